@@ -1,0 +1,600 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * listrx [EAL options] -- [listrx options]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_version.h>
+
+#include "app.h"
+#include "listrx_build.h"
+#include "stats.h"
+#include "summary.h"
+#include "telemetry.h"
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+#define MAX_OVERRIDES 64
+#define MAX_EAL_ARGS 128
+
+static struct lrx_app the_app;
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: listrx [EAL options] -- [listrx options]\n"
+		"\n"
+		"A DPDK poll-mode dataplane that emulates the Linux kernel RX path and\n"
+		"measures per-packet vs listified (burst) processing.\n"
+		"Without EAL options, the [eal] section of the config is used (default:\n"
+		"--no-huge --no-pci --no-shconf -m 1024 with the emulated NIC net_synth0).\n"
+		"EAL options given here replace it; every ethdev EAL probes is then a port\n"
+		"unless the config names ports ([port.N]).\n"
+		"\n"
+		"listrx options (each overrides the config key in brackets):\n"
+		"  --config FILE        INI config (default: %s)\n"
+		"  --duration SECONDS   stop after this time [run] duration; 0 = no limit\n"
+		"  --packets N          stop after N packets received [run] packets\n"
+		"  --burst N            packets per poll, 1..%u (NAPI budget) [pipeline] burst\n"
+		"  --engine E           packet | burst | hybrid:K | static | graph [pipeline] engine\n"
+		"  --pipeline S,S,...   stage list, e.g. build-meta,gro,l3-demux [pipeline] stages\n"
+		"                       ('none' = empty pipeline: packets are delivered)\n"
+		"  --footprint KB       ballast code executed per packet, split over stages\n"
+		"  --stats-level L      off | counters | cycles [pipeline] stats_level\n"
+		"  --stats-period S     print a stats line every S seconds [run] stats_period\n"
+		"  --json FILE          write the summary as JSON [run] json\n"
+		"  --set SEC.KEY=VALUE  set any config key, e.g. --set stage.touch.bytes=64\n"
+		"  --topology           print cores, NUMA nodes and the L1i geometry, exit\n"
+		"  --list-stages        print the stages and their config keys, exit\n"
+		"  --version            print version, DPDK version, build options, exit\n"
+		"  --help               this text\n"
+		"\n"
+		"Exit status: 0 ok (also after SIGINT/SIGTERM), 1 run-time failure,\n"
+		"2 bad usage, bad config or missing device.\n"
+		"Docs: docs/usage.md, docs/config.md.\n",
+		lrx_config_default_path(), LRX_BURST_MAX);
+}
+
+static void print_version(FILE *out)
+{
+	struct lrx_topology topo;
+	lrx_topology_read(&topo);
+	fprintf(out, "listrx %s (%s build)\n", LISTRX_VERSION, LISTRX_BUILD_FLAVOUR);
+	fprintf(out, "%s\n", rte_version());
+	fprintf(out, "retpoline: %s\n", LISTRX_RETPOLINE ? "yes" : "no");
+	if (topo.l1i_bytes)
+		fprintf(out, "host L1i: %u KiB, %u-byte lines, %d-way (%s)\n",
+			topo.l1i_bytes / 1024, topo.l1i_line, topo.l1i_assoc, topo.l1i_source);
+	else
+		fprintf(out, "host L1i: unknown\n");
+}
+
+static void list_stages(FILE *out)
+{
+	for (unsigned i = 0; lrx_stage_at(i); i++) {
+		const struct lrx_stage *s = lrx_stage_at(i);
+		fprintf(out, "%-12s %s\n", s->name, s->summary ? s->summary : "");
+		fprintf(out, "    %-18s default %-10s %s\n", "footprint_kb", "0",
+			"KB of ballast code executed per packet in this stage");
+		for (const struct lrx_stage_key *k = s->keys; k && k->name; k++)
+			fprintf(out, "    %-18s default %-10s %s\n", k->name,
+				k->def && *k->def ? k->def : "\"\"", k->help ? k->help : "");
+	}
+}
+
+/* ---- options ---------------------------------------------------------- */
+
+struct options {
+	const char *config;
+	struct lrx_override overrides[MAX_OVERRIDES];
+	unsigned n_overrides;
+	bool help, version, topology, list_stages;
+};
+
+static int add_override(struct options *o, const char *section, const char *key,
+			const char *value, const char *origin)
+{
+	if (o->n_overrides == MAX_OVERRIDES) {
+		fprintf(stderr, "listrx: too many options (at most %u overrides)\n", MAX_OVERRIDES);
+		return -EINVAL;
+	}
+	struct lrx_override *ov = &o->overrides[o->n_overrides++];
+	snprintf(ov->section, sizeof(ov->section), "%s", section);
+	snprintf(ov->key, sizeof(ov->key), "%s", key);
+	snprintf(ov->value, sizeof(ov->value), "%s", value);
+	snprintf(ov->origin, sizeof(ov->origin), "%s", origin);
+	return 0;
+}
+
+/* --set SECTION.KEY=VALUE; the key is after the last dot before '=' so
+ * that sections with dots work: --set port.0.device=net_null0 */
+static int parse_set(struct options *o, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	const char *dot = NULL;
+	for (const char *p = arg; eq && p < eq; p++)
+		if (*p == '.')
+			dot = p;
+	if (!eq || !dot || dot == arg || dot + 1 == eq) {
+		fprintf(stderr, "listrx: --set %s: expected SECTION.KEY=VALUE, e.g. --set pipeline.burst=32\n",
+			arg);
+		return -EINVAL;
+	}
+	char section[LRX_NAME_LEN], key[LRX_NAME_LEN];
+	snprintf(section, sizeof(section), "%.*s", (int)(dot - arg), arg);
+	snprintf(key, sizeof(key), "%.*s", (int)(eq - dot - 1), dot + 1);
+	return add_override(o, section, key, eq + 1, "--set");
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	enum { OPT_CONFIG = 256, OPT_DURATION, OPT_PACKETS, OPT_BURST, OPT_ENGINE,
+	       OPT_PIPELINE, OPT_FOOTPRINT, OPT_STATS_LEVEL, OPT_STATS_PERIOD,
+	       OPT_JSON, OPT_SET, OPT_TOPOLOGY, OPT_LIST_STAGES, OPT_VERSION, OPT_HELP };
+	static const struct option longopts[] = {
+		{"config", required_argument, NULL, OPT_CONFIG},
+		{"duration", required_argument, NULL, OPT_DURATION},
+		{"packets", required_argument, NULL, OPT_PACKETS},
+		{"burst", required_argument, NULL, OPT_BURST},
+		{"engine", required_argument, NULL, OPT_ENGINE},
+		{"pipeline", required_argument, NULL, OPT_PIPELINE},
+		{"footprint", required_argument, NULL, OPT_FOOTPRINT},
+		{"stats-level", required_argument, NULL, OPT_STATS_LEVEL},
+		{"stats-period", required_argument, NULL, OPT_STATS_PERIOD},
+		{"json", required_argument, NULL, OPT_JSON},
+		{"set", required_argument, NULL, OPT_SET},
+		{"topology", no_argument, NULL, OPT_TOPOLOGY},
+		{"list-stages", no_argument, NULL, OPT_LIST_STAGES},
+		{"version", no_argument, NULL, OPT_VERSION},
+		{"help", no_argument, NULL, OPT_HELP},
+		{NULL, 0, NULL, 0},
+	};
+	static const struct {
+		int opt;
+		const char *section, *key, *origin;
+	} mapped[] = {
+		{OPT_DURATION, "run", "duration", "--duration"},
+		{OPT_PACKETS, "run", "packets", "--packets"},
+		{OPT_STATS_PERIOD, "run", "stats_period", "--stats-period"},
+		{OPT_JSON, "run", "json", "--json"},
+		{OPT_BURST, "pipeline", "burst", "--burst"},
+		{OPT_ENGINE, "pipeline", "engine", "--engine"},
+		{OPT_PIPELINE, "pipeline", "stages", "--pipeline"},
+		{OPT_FOOTPRINT, "pipeline", "footprint_kb", "--footprint"},
+		{OPT_STATS_LEVEL, "pipeline", "stats_level", "--stats-level"},
+	};
+	optind = 1;
+	opterr = 0;
+	int opt;
+	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		int rc = 0;
+		switch (opt) {
+		case OPT_CONFIG: o->config = optarg; break;
+		case OPT_SET: rc = parse_set(o, optarg); break;
+		case OPT_TOPOLOGY: o->topology = true; break;
+		case OPT_LIST_STAGES: o->list_stages = true; break;
+		case OPT_VERSION: o->version = true; break;
+		case OPT_HELP: o->help = true; break;
+		case ':':
+			fprintf(stderr, "listrx: option %s needs a value (see --help)\n", argv[optind - 1]);
+			return -EINVAL;
+		case '?':
+			fprintf(stderr,
+				"listrx: unknown option '%s' (see --help; EAL options go before '--': listrx [EAL options] -- [listrx options])\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		default:
+			for (size_t i = 0; i < RTE_DIM(mapped); i++)
+				if (mapped[i].opt == opt)
+					rc = add_override(o, mapped[i].section, mapped[i].key,
+							  optarg, mapped[i].origin);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "listrx: unexpected argument '%s' (see --help)\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Splits the [eal] args string on whitespace (no quoting: EAL arguments
+ * do not contain spaces). */
+static int split_eal_args(char *text, char **argv, int max)
+{
+	int n = 0;
+	char *save = NULL;
+	for (char *tok = strtok_r(text, " \t", &save); tok && n < max;
+	     tok = strtok_r(NULL, " \t", &save))
+		argv[n++] = tok;
+	return n;
+}
+
+/* ---- signals and the monitor -------------------------------------------- */
+
+static void on_signal(int sig)
+{
+	the_app.stopped_by_signal = true;
+	the_app.signal = sig;
+	atomic_store(&the_app.run.stop, true);
+}
+
+static bool all_workers_done(const struct lrx_app *app)
+{
+	for (unsigned i = 0; i < app->n_workers; i++)
+		if (!app->workers[i]->done)
+			return false;
+	return true;
+}
+
+/* Periodic stats, the duration limit, and noticing that every worker
+ * stopped on its own (packet limit). */
+static void *monitor_main(void *arg)
+{
+	struct lrx_app *app = arg;
+	const double period = app->conf.stats_period_s;
+	const double duration = app->conf.duration_s;
+	struct lrx_totals prev = {0};
+	double prev_s = 0, next_line = period;
+	while (!atomic_load(&app->run.stop)) {
+		struct timespec ts = {0, 2 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+		double now = lrx_run_seconds(app);
+		if (period > 0 && now >= next_line) {
+			lrx_stats_line(app, &prev, &prev_s, stdout);
+			next_line += period;
+		}
+		if ((duration > 0 && now >= duration) || all_workers_done(app))
+			atomic_store(&app->run.stop, true);
+	}
+	return NULL;
+}
+
+/* ---- lcores --------------------------------------------------------- */
+
+static int worker_create(struct lrx_app *app, unsigned lcore_id, uint16_t tx_queue,
+			 struct lrx_worker **out, char *err, size_t err_len)
+{
+	int socket = (int)rte_lcore_to_socket_id(lcore_id);
+	struct lrx_worker *w = rte_zmalloc_socket("listrx_worker", sizeof(*w),
+						  RTE_CACHE_LINE_SIZE, socket);
+	if (!w) {
+		snprintf(err, err_len, "lcore %u: no memory for its state", lcore_id);
+		return -ENOMEM;
+	}
+	w->lcore_id = lcore_id;
+	w->tx_queue = tx_queue;
+	w->sink = rte_zmalloc_socket("listrx_sink", sizeof(*w->sink), RTE_CACHE_LINE_SIZE,
+				     socket);
+	for (unsigned i = 0; i < RTE_MAX_ETHPORTS; i++)
+		w->forward_of_port[i] = -1;
+	for (unsigned i = 0; i < app->ports.n; i++) {
+		const struct lrx_port *port = &app->ports.ports[i];
+		if (port->forward_port_id >= 0) {
+			w->forward_of_port[port->port_id] = port->forward_port_id;
+			w->forwarding = true;
+		}
+	}
+	*out = w;
+	if (!w->sink) {
+		snprintf(err, err_len, "lcore %u: no memory for its sink", lcore_id);
+		return -ENOMEM;
+	}
+	struct lrx_pipeline_conf pc = app->conf.pipeline;
+	pc.socket_id = socket;
+	pc.lcore_id = lcore_id;
+	return lrx_pipeline_create(&pc, &w->pipeline, err, err_len);
+}
+
+static void worker_destroy(struct lrx_worker *w)
+{
+	if (!w)
+		return;
+	if (w->pipeline)
+		lrx_pipeline_destroy(w->pipeline);
+	rte_free(w->sink);
+	rte_free(w);
+}
+
+static int add_poll(struct lrx_worker *w, struct lrx_port *port, uint16_t queue)
+{
+	if (w->n_polls == LRX_MAX_LCORE_POLLS)
+		return -ENOSPC;
+	w->polls[w->n_polls++] = (struct lrx_worker_poll){.port = port, .queue = queue};
+	return 0;
+}
+
+/* Which lcores poll: [lcore.N] sections, else every worker lcore (queues
+ * spread round-robin; with the auto port set, the first worker polls
+ * all), else the main lcore. */
+static int lcores_plan(struct lrx_app *app, unsigned *ids, unsigned *n, char *err,
+		       size_t err_len)
+{
+	*n = 0;
+	if (app->conf.n_lcores) {
+		for (unsigned i = 0; i < app->conf.n_lcores; i++) {
+			unsigned id = app->conf.lcores[i].lcore_id;
+			if (!rte_lcore_is_enabled(id)) {
+				snprintf(err, err_len,
+					 "[lcore.%u]: lcore %u is not enabled in EAL (EAL options -l/--lcores; enabled: %u lcores, main %u)",
+					 id, id, rte_lcore_count(), rte_get_main_lcore());
+				return -EINVAL;
+			}
+			ids[(*n)++] = id;
+		}
+		return 0;
+	}
+	unsigned id;
+	RTE_LCORE_FOREACH_WORKER(id) {
+		ids[(*n)++] = id;
+		if (app->conf.n_ports == 0)
+			break; /* auto ports: the first worker polls everything */
+	}
+	if (*n == 0)
+		ids[(*n)++] = rte_get_main_lcore();
+	return 0;
+}
+
+static int workers_assign(struct lrx_app *app, char *err, size_t err_len)
+{
+	if (app->conf.n_lcores) {
+		for (unsigned i = 0; i < app->conf.n_lcores; i++) {
+			const struct lrx_lcore_conf *lc = &app->conf.lcores[i];
+			for (unsigned p = 0; p < lc->n_polls; p++) {
+				struct lrx_port *port = lrx_ports_by_index(&app->ports, lc->polls[p].port_index);
+				add_poll(app->workers[i], port, lc->polls[p].queue);
+			}
+		}
+		return 0;
+	}
+	unsigned next = 0;
+	for (unsigned i = 0; i < app->ports.n; i++)
+		for (uint16_t q = 0; q < app->ports.ports[i].rx_queues; q++) {
+			if (add_poll(app->workers[next % app->n_workers], &app->ports.ports[i], q) < 0) {
+				snprintf(err, err_len, "too many queues for %u lcores (at most %u each)",
+					 app->n_workers, LRX_MAX_LCORE_POLLS);
+				return -EINVAL;
+			}
+			next++;
+		}
+	return 0;
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+static int run(struct lrx_app *app)
+{
+	struct lrx_worker_arg args[RTE_MAX_LCORE];
+	unsigned main_lcore = rte_get_main_lcore();
+	struct lrx_worker *on_main = NULL;
+
+	/* a signal during set-up already asked to stop */
+	atomic_store(&app->run.stop, app->stopped_by_signal);
+	app->run.packet_limit = app->conf.packets;
+	app->run.burst = app->conf.pipeline.burst;
+	atomic_store(&app->run.quota, (int_fast64_t)app->conf.packets);
+	atomic_store(&app->run.received, 0);
+
+	app->start_tsc = rte_rdtsc();
+	for (unsigned i = 0; i < app->n_workers; i++) {
+		args[i] = (struct lrx_worker_arg){.worker = app->workers[i], .run = &app->run};
+		if (app->workers[i]->lcore_id == main_lcore) {
+			on_main = app->workers[i];
+			continue;
+		}
+		int rc = rte_eal_remote_launch(lrx_worker_main, &args[i],
+					       app->workers[i]->lcore_id);
+		if (rc < 0) {
+			fprintf(stderr, "listrx: cannot launch lcore %u: %s\n",
+				app->workers[i]->lcore_id, strerror(-rc));
+			atomic_store(&app->run.stop, true);
+			rte_eal_mp_wait_lcore();
+			return -rc;
+		}
+	}
+	if (on_main) {
+		/* the main lcore polls: the monitor runs beside it */
+		pthread_t monitor;
+		if (pthread_create(&monitor, NULL, monitor_main, app) != 0) {
+			atomic_store(&app->run.stop, true);
+			rte_eal_mp_wait_lcore();
+			return EAGAIN;
+		}
+		for (unsigned i = 0; i < app->n_workers; i++)
+			if (app->workers[i] == on_main)
+				lrx_worker_main(&args[i]);
+		atomic_store(&app->run.stop, true);
+		pthread_join(monitor, NULL);
+	} else {
+		monitor_main(app);
+	}
+	rte_eal_mp_wait_lcore();
+	app->end_tsc = rte_rdtsc();
+	/* what stages still hold goes on now, as at napi_disable */
+	for (unsigned i = 0; i < app->n_workers; i++)
+		lrx_worker_drain(app->workers[i]);
+	return 0;
+}
+
+static void ports_snapshot_and_close(struct lrx_app *app)
+{
+	for (unsigned i = 0; i < app->ports.n; i++)
+		if (app->ports.ports[i].started &&
+		    rte_eth_stats_get(app->ports.ports[i].port_id, &app->port_stats[i]) < 0)
+			memset(&app->port_stats[i], 0, sizeof(app->port_stats[i]));
+	lrx_ports_close(&app->ports);
+}
+
+static void workers_destroy(struct lrx_app *app)
+{
+	for (unsigned i = 0; i < app->n_workers; i++) {
+		worker_destroy(app->workers[i]);
+		app->workers[i] = NULL;
+	}
+	app->n_workers = 0;
+}
+
+int lrx_app_main(int argc, char **argv)
+{
+	struct lrx_app *app = &the_app;
+	char err[2048];
+
+	/* listrx [EAL options] -- [listrx options]; without "--", every
+	 * argument is a listrx option */
+	int split = -1;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			split = i;
+			break;
+		}
+	int eal_argc = split < 0 ? 1 : split;
+	char **own_argv = split < 0 ? argv : argv + split;
+	int own_argc = split < 0 ? argc : argc - split;
+	if (split >= 0)
+		own_argv[0] = argv[0];
+
+	struct options opts = {0};
+	if (parse_options(own_argc, own_argv, &opts) < 0)
+		return EXIT_USAGE;
+	if (opts.help) {
+		usage(stdout);
+		return 0;
+	}
+	if (opts.version) {
+		print_version(stdout);
+		return 0;
+	}
+	if (opts.topology) {
+		struct lrx_topology topo;
+		lrx_topology_read(&topo);
+		lrx_topology_print(&topo, stdout);
+		return 0;
+	}
+	if (opts.list_stages) {
+		list_stages(stdout);
+		return 0;
+	}
+
+	/* from here to the exit a signal only asks the run to stop: one that
+	 * arrives during EAL init or set-up skips the run (the summary shows
+	 * 0 packets), one during shutdown changes nothing (tests/faults) */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	int rc = lrx_config_load(&app->conf, opts.config, opts.overrides, opts.n_overrides,
+				 err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "listrx: %s\n", err);
+		return EXIT_USAGE;
+	}
+
+	/* EAL: the command line's options, else the config's [eal] args */
+	char eal_text[sizeof(app->conf.eal_args)];
+	char *eal_argv[MAX_EAL_ARGS + 1];
+	int n_eal;
+	if (eal_argc > 1) {
+		n_eal = eal_argc;
+		for (int i = 0; i < eal_argc && i < MAX_EAL_ARGS; i++)
+			eal_argv[i] = argv[i];
+	} else {
+		memcpy(eal_text, app->conf.eal_args, sizeof(eal_text));
+		eal_text[sizeof(eal_text) - 1] = '\0';
+		eal_argv[0] = argv[0];
+		n_eal = 1 + split_eal_args(eal_text, eal_argv + 1, MAX_EAL_ARGS - 1);
+	}
+	eal_argv[n_eal] = NULL;
+	if (rte_eal_init(n_eal, eal_argv) < 0) {
+		fprintf(stderr, "listrx: EAL initialisation failed: %s (EAL options: ",
+			rte_strerror(rte_errno));
+		for (int i = 1; i < n_eal; i++)
+			fprintf(stderr, "%s%s", i > 1 ? " " : "", eal_argv[i]);
+		fprintf(stderr, ")\n");
+		lrx_config_free(&app->conf);
+		return EXIT_USAGE;
+	}
+
+	lrx_topology_read(&app->topo);
+	int status = 0;
+	unsigned lcore_ids[RTE_MAX_LCORE], n_lcores;
+	rc = lcores_plan(app, lcore_ids, &n_lcores, err, sizeof(err));
+	if (rc == 0)
+		rc = lrx_ports_open(&app->conf, (uint16_t)n_lcores,
+				    n_lcores * LRX_SINK_MAX, &app->ports, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "listrx: %s\n", err);
+		status = (rc == -EINVAL || rc == -ENODEV) ? EXIT_USAGE : EXIT_RUNTIME;
+		goto out;
+	}
+	for (unsigned i = 0; i < n_lcores; i++) {
+		rc = worker_create(app, lcore_ids[i], (uint16_t)i, &app->workers[i], err,
+				   sizeof(err));
+		app->n_workers = i + 1;
+		if (rc < 0) {
+			fprintf(stderr, "listrx: %s\n", err);
+			status = rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+			goto out;
+		}
+	}
+	rc = workers_assign(app, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "listrx: %s\n", err);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (app->conf.telemetry && lrx_telemetry_register(app) < 0)
+		fprintf(stderr, "listrx: telemetry commands not registered (telemetry disabled in EAL?)\n");
+
+	{
+		char engine[32];
+		snprintf(engine, sizeof(engine), "%s", lrx_engine_name(app->conf.pipeline.engine));
+		printf("listrx %s: %u port(s), %u polling lcore(s), engine %s, burst %u, %u stage(s)%s\n",
+		       LISTRX_VERSION, app->ports.n, app->n_workers, engine,
+		       app->conf.pipeline.burst, app->conf.pipeline.n_stages,
+		       app->conf.duration_s == 0 && app->conf.packets == 0
+			       ? "; Ctrl-C stops" : "");
+		fflush(stdout);
+	}
+	rc = run(app);
+	if (rc != 0)
+		status = EXIT_RUNTIME;
+
+out:
+	ports_snapshot_and_close(app);
+	app->mbufs_in_use_at_exit = lrx_ports_pools_in_use(&app->ports);
+	app->driver_held_mbufs_at_exit = lrx_ports_driver_held(&app->ports);
+	if (app->start_tsc) {
+		lrx_summary_print(app, stdout);
+		if (app->conf.json_path[0]) {
+			int jrc = lrx_summary_write_json(app, app->conf.json_path);
+			if (jrc < 0) {
+				fprintf(stderr, "listrx: --json %s: %s\n", app->conf.json_path,
+					strerror(-jrc));
+				status = status ? status : EXIT_RUNTIME;
+			}
+		}
+		if (app->mbufs_in_use_at_exit) {
+			fprintf(stderr, "listrx: %u mbufs not returned to the pool at exit\n",
+				app->mbufs_in_use_at_exit);
+			status = status ? status : EXIT_RUNTIME;
+		}
+	}
+	workers_destroy(app);
+	lrx_ports_free_pools(&app->ports);
+	lrx_config_free(&app->conf);
+	rte_eal_cleanup();
+	return status;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LISTRX_APP_H
+#define LISTRX_APP_H
+
+#include <stdint.h>
+
+#include <rte_ethdev.h>
+
+#include "config.h"
+#include "lcore_loop.h"
+#include "ports.h"
+#include "topology.h"
+
+struct lrx_app {
+	struct lrx_config conf;
+	struct lrx_topology topo;
+	struct lrx_ports ports;
+	unsigned n_workers;
+	struct lrx_worker *workers[RTE_MAX_LCORE];
+	struct lrx_run run;
+	uint64_t start_tsc, end_tsc;    /* 0 until the run starts / ends */
+	unsigned mbufs_in_use_at_exit;
+	unsigned driver_held_mbufs_at_exit;
+	/* ethdev stats taken before the ports closed, for the summary */
+	struct rte_eth_stats port_stats[LRX_MAX_PORTS];
+	bool stopped_by_signal;
+	int signal;
+};
+
+/* The whole program: EAL, config, ports, lcores, summary. Returns the exit
+ * status (0 ok, 1 run-time failure, 2 bad usage or config). */
+int lrx_app_main(int argc, char **argv);
+
+#endif

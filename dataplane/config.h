@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * listrx configuration: INI file read with rte_cfgfile, overridden by
+ * command-line options, validated completely before anything starts.
+ */
+#ifndef LISTRX_CONFIG_H
+#define LISTRX_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pipeline.h"
+
+#define LRX_MAX_PORTS 16
+#define LRX_MAX_LCORE_POLLS 32
+#define LRX_MAX_LCORE_CONFS 64
+#define LRX_MAX_QUEUES 16
+#define LRX_NAME_LEN 64
+#define LRX_VALUE_LEN 256
+
+/* Port offloads listrx can ask for (negotiated with rte_eth_dev_info). */
+enum lrx_offload {
+	LRX_OFFLOAD_RSS = 1u << 0,
+	LRX_OFFLOAD_RX_CKSUM = 1u << 1,
+	LRX_OFFLOAD_VLAN_STRIP = 1u << 2,
+	LRX_OFFLOAD_TIMESTAMP = 1u << 3,
+	LRX_OFFLOAD_LRO = 1u << 4,
+	LRX_OFFLOAD_SCATTER = 1u << 5,
+};
+
+struct lrx_port_conf {
+	unsigned index;                 /* N of [port.N] */
+	char device[LRX_VALUE_LEN];     /* ethdev name or PCI address */
+	char devargs[LRX_VALUE_LEN];    /* hot-plugged with these if not probed */
+	uint16_t rx_queues, tx_queues;
+	uint16_t rx_desc, tx_desc;
+	uint32_t offloads;              /* enum lrx_offload bits wanted */
+	uint32_t offloads_required;     /* of those, missing = error */
+	uint16_t mtu;                   /* 0 = leave the device's */
+	bool promiscuous;
+	int forward_to;                 /* port index or -1: deliver locally */
+};
+
+struct lrx_poll_conf {
+	uint16_t port_index;
+	uint16_t queue;
+};
+
+struct lrx_lcore_conf {
+	unsigned lcore_id;
+	unsigned n_polls;
+	struct lrx_poll_conf polls[LRX_MAX_LCORE_POLLS];
+};
+
+struct lrx_config {
+	char path[PATH_MAX];            /* config file read */
+	char eal_args[1024];            /* [eal] args */
+
+	/* [run] */
+	double duration_s;              /* 0 = until --packets or a signal */
+	uint64_t packets;               /* 0 = no limit */
+	double stats_period_s;          /* 0 = no periodic line */
+	char json_path[PATH_MAX];       /* "" = no JSON summary */
+
+	/* [pipeline] + [stage.NAME] */
+	struct lrx_pipeline_conf pipeline;
+	unsigned footprint_total_kb;    /* --footprint: split over stages */
+
+	/* [mempool] */
+	unsigned mbufs;                 /* 0 = computed from ports/lcores */
+	unsigned mempool_cache;
+	unsigned data_room;
+	unsigned priv_size;
+
+	/* [port.N]; n_ports == 0: every probed ethdev, one queue each */
+	unsigned n_ports;
+	struct lrx_port_conf ports[LRX_MAX_PORTS];
+
+	/* [lcore.N]; n_lcores == 0: first worker polls everything */
+	unsigned n_lcores;
+	struct lrx_lcore_conf lcores[LRX_MAX_LCORE_CONFS];
+
+	/* [telemetry] */
+	bool telemetry;
+
+	/* storage for stage key/value strings referenced by pipeline.stages */
+	char strings[16384];
+	size_t strings_used;
+
+	/* the effective configuration, for --json and /listrx/config */
+	struct rte_cfgfile *cfg;
+};
+
+/* A command-line override: section, key, value, and the option it came
+ * from (named in error messages). */
+struct lrx_override {
+	char section[LRX_NAME_LEN];
+	char key[LRX_NAME_LEN];
+	char value[LRX_VALUE_LEN];
+	char origin[LRX_NAME_LEN];
+};
+
+/* Loads path (NULL: the default config), applies overrides, validates.
+ * Returns 0, or -EINVAL with a message in err naming file, line, section,
+ * key, value and what is valid. */
+int lrx_config_load(struct lrx_config *conf, const char *path,
+		    const struct lrx_override *overrides, unsigned n_overrides,
+		    char *err, size_t err_len);
+/* Same, from INI text (tests). */
+int lrx_config_load_string(struct lrx_config *conf, const char *text,
+			   const struct lrx_override *overrides,
+			   unsigned n_overrides, char *err, size_t err_len);
+void lrx_config_free(struct lrx_config *conf);
+
+/* Path of the default config: conf/default.ini of the source tree when it
+ * exists (running from a build directory), else the installed one. */
+const char *lrx_config_default_path(void);
+
+/* Calls fn for every (section, key, value) of the effective config. */
+void lrx_config_foreach(const struct lrx_config *conf,
+			void (*fn)(void *arg, const char *section,
+				   const char *key, const char *value),
+			void *arg);
+
+/* "rss,rx-cksum" from bits, into buf. */
+const char *lrx_offload_names(uint32_t offloads, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The `burst` engine: for each stage, one process_burst call over the whole
+ * vector (row-major, as netif_receive_skb_list / ip_list_rcv run one layer
+ * over a list). Packets that leave at a stage have their fate recorded by
+ * slot; the survivors are compacted into the next vector, and a vector that
+ * all continues is passed on as it is (the rte_graph "home run"). The sink
+ * is filled in slot order at the end, so it matches the packet engine.
+ */
+#include <string.h>
+
+#include "engine_internal.h"
+
+uint16_t engine_identity_slots[LRX_BURST_MAX];
+
+RTE_INIT(engine_identity_slots_init)
+{
+	for (uint16_t i = 0; i < LRX_BURST_MAX; i++)
+		engine_identity_slots[i] = i;
+}
+
+void engine_slots_emit(struct lrx_pipeline *p, struct lrx_sink *sink)
+{
+	uint32_t n = sink->n;
+
+	/* branch-free: a CONSUMED slot is written and not counted */
+	for (uint32_t i = 0; i < p->n_base; i++) {
+		lrx_next_t next = p->fate[i];
+		sink->pkts[n] = p->base_pkts[i];
+		sink->nexts[n] = next;
+		n += next != LRX_NEXT_CONSUMED_V;
+	}
+	for (uint32_t i = p->n_base; i < p->n_slots; i++) {
+		lrx_next_t next = p->fate[i];
+		sink->pkts[n] = p->slot_extra[i - p->n_base];
+		sink->nexts[n] = next;
+		n += next != LRX_NEXT_CONSUMED_V;
+	}
+	sink->n = n;
+}
+
+void engine_vector_run(struct lrx_pipeline *p, unsigned first,
+		       unsigned burst_until, struct rte_mbuf **pkts,
+		       uint16_t n, struct lrx_sink *sink)
+{
+	struct rte_mbuf **vec = pkts;
+	const uint16_t *slots = engine_identity_slots;
+	int own = -1;          /* which p->vec holds vec, -1: not ours */
+	uint16_t count = n;
+	lrx_next_t *nexts = p->nexts;
+	const bool stats = p->stats_level != LRX_STATS_OFF;
+	unsigned s;
+
+	engine_slots_begin(p, pkts, n, sink);
+	for (s = first; s < burst_until && count != 0; s++) {
+		struct engine_stage *st = &p->stages[s];
+		uint16_t released = 0, i = 0, w;
+
+		engine_call_burst(p, st, vec, count, nexts);
+		if (unlikely(st->release != NULL)) {
+			uint16_t max = engine_release_max(
+				p, (uint16_t)(LRX_BURST_MAX - count));
+			released = max ? st->release(st->ctx, p->released, max)
+				       : 0;
+			p->release_room -= released;
+		}
+		while (i < count && nexts[i] == LRX_NEXT_CONTINUE_V)
+			i++;
+		if (likely(i == count && released == 0))
+			continue; /* all continue: pass the vector on */
+
+		/* compact in place when the vector is ours and nothing is
+		 * prepended; otherwise into the other buffer */
+		int dst_buf = own < 0 ? 0 : (released != 0 ? own ^ 1 : own);
+		struct rte_mbuf **dst = p->vec[dst_buf];
+		uint16_t *dslots = p->vec_slot[dst_buf];
+
+		w = 0;
+		/* released packets continue first (stage.h) */
+		for (uint16_t r = 0; r < released; r++) {
+			dst[w] = p->released[r];
+			dslots[w++] = engine_new_slot(p, p->released[r]);
+		}
+		if (dst != vec || w != 0) {
+			memmove(dst + w, vec, i * sizeof(*vec));
+			memmove(dslots + w, slots, i * sizeof(*slots));
+		}
+		w += i;
+		for (; i < count; i++) {
+			lrx_next_t next = nexts[i];
+			if (next == LRX_NEXT_CONTINUE_V) {
+				dst[w] = vec[i];
+				dslots[w++] = slots[i];
+				continue;
+			}
+			p->fate[slots[i]] = next;
+			if (stats)
+				engine_account_exit(st, next);
+		}
+		vec = dst;
+		slots = dslots;
+		own = dst_buf;
+		count = w;
+	}
+	if (count != 0) {
+		if (s < p->n_stages) {
+			/* hybrid: the rest per packet, in vector order */
+			engine_packet_tail(p, vec, slots, count, s);
+		} else {
+			for (uint16_t i = 0; i < count; i++)
+				p->fate[slots[i]] = LRX_NEXT_DELIVER_V;
+			if (stats && p->n_stages != 0)
+				p->stages[p->n_stages - 1].stats.delivered +=
+					count;
+		}
+	}
+	engine_slots_emit(p, sink);
+}
+
+void engine_burst_run(struct lrx_pipeline *p, unsigned first,
+		      struct rte_mbuf **pkts, uint16_t n,
+		      struct lrx_sink *sink)
+{
+	engine_vector_run(p, first, p->n_stages, pkts, n, sink);
+}

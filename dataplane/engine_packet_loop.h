@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The per-packet walk shared by the packet, static and hybrid engines: one
+ * always-inline body, specialised by two constant parameters (how a stage
+ * is called, where a finished packet goes), so that the three engines run
+ * the same code and differ only where they are meant to.
+ */
+#ifndef LISTRX_ENGINE_PACKET_LOOP_H
+#define LISTRX_ENGINE_PACKET_LOOP_H
+
+#include "engine_internal.h"
+
+#include "base/base_stages.h"
+
+enum engine_dispatch {
+	ENGINE_INDIRECT, /* through the descriptor's function pointers */
+	ENGINE_DIRECT,   /* direct calls chosen by comparison (static) */
+};
+
+enum engine_emit {
+	ENGINE_TO_SINK, /* packet engines: into the sink when it leaves */
+	ENGINE_TO_SLOT, /* vector engines: fate recorded per slot */
+};
+
+/* The static engine's dispatch: compare the descriptor's entry with the
+ * stages known at build time and call that one directly (the compiler sees
+ * a direct call; a comparison of function addresses cannot become a jump
+ * table). A stage without a direct entry here is called indirectly, and
+ * counted in docs/engines.md as such. */
+static __rte_always_inline lrx_next_t
+engine_static_one(const struct engine_stage *st, struct rte_mbuf *pkt)
+{
+	lrx_next_t (*fn)(void *, struct rte_mbuf *) = st->process_one;
+
+	if (fn == lrx_touch_process_one)
+		return lrx_touch_process_one(st->ctx, pkt);
+	if (fn == lrx_null_process_one)
+		return lrx_null_process_one(st->ctx, pkt);
+	if (fn == lrx_drop_every_process_one)
+		return lrx_drop_every_process_one(st->ctx, pkt);
+	if (fn == lrx_tx_every_process_one)
+		return lrx_tx_every_process_one(st->ctx, pkt);
+	if (fn == lrx_hold_process_one)
+		return lrx_hold_process_one(st->ctx, pkt);
+	return fn(st->ctx, pkt);
+}
+
+static __rte_always_inline uint16_t
+engine_release(const struct engine_stage *st, struct rte_mbuf **pkts,
+	       uint16_t max, enum engine_dispatch dispatch)
+{
+	if (dispatch == ENGINE_DIRECT && st->release == lrx_hold_release)
+		return lrx_hold_release(st->ctx, pkts, max);
+	return st->release(st->ctx, pkts, max);
+}
+
+static __rte_always_inline lrx_next_t
+engine_dispatch_one(const struct engine_stage *st, struct rte_mbuf *pkt,
+		    enum engine_dispatch dispatch)
+{
+	if (dispatch == ENGINE_DIRECT)
+		return engine_static_one(st, pkt);
+	return st->process_one(st->ctx, pkt);
+}
+
+/* One stage call for one packet plus its ballast; stats per call. */
+static __rte_always_inline lrx_next_t
+engine_call_one(struct lrx_pipeline *p, struct engine_stage *st,
+		struct rte_mbuf *pkt, enum engine_dispatch dispatch)
+{
+	lrx_next_t next;
+
+	if (p->stats_level == LRX_STATS_OFF) {
+		next = engine_dispatch_one(st, pkt, dispatch);
+		engine_ballast(p, st, 1);
+		return next;
+	}
+	uint64_t start = p->stats_level == LRX_STATS_CYCLES ? rte_rdtsc() : 0;
+	next = engine_dispatch_one(st, pkt, dispatch);
+	engine_ballast(p, st, 1);
+	if (p->stats_level == LRX_STATS_CYCLES)
+		st->stats.cycles += rte_rdtsc() - start;
+	st->stats.calls++;
+	st->stats.packets++;
+	return next;
+}
+
+static __rte_always_inline void
+engine_emit_one(struct lrx_pipeline *p, struct rte_mbuf *pkt, uint16_t slot,
+		lrx_next_t next, struct lrx_sink *sink, enum engine_emit emit)
+{
+	if (emit == ENGINE_TO_SLOT)
+		p->fate[slot] = next;
+	else if (next != LRX_NEXT_CONSUMED_V)
+		lrx_sink_put(sink, pkt, next);
+}
+
+/* Runs what stage s released, each packet from stage s + 1 (defined once
+ * per specialisation in engine_packet.c; recursion depth <= stages). */
+void engine_packet_released(struct lrx_pipeline *p, unsigned s,
+			    struct lrx_sink *sink,
+			    enum engine_dispatch dispatch,
+			    enum engine_emit emit);
+
+/* One packet from stage s to wherever it ends. */
+static __rte_always_inline void
+engine_packet_walk(struct lrx_pipeline *p, struct rte_mbuf *pkt,
+		   uint16_t slot, unsigned s, struct lrx_sink *sink,
+		   enum engine_dispatch dispatch, enum engine_emit emit)
+{
+	for (; s < p->n_stages; s++) {
+		struct engine_stage *st = &p->stages[s];
+		lrx_next_t next = engine_call_one(p, st, pkt, dispatch);
+
+		/* released packets go on before this one (stage.h) */
+		if (unlikely(st->release != NULL))
+			engine_packet_released(p, s, sink, dispatch, emit);
+		if (next != LRX_NEXT_CONTINUE_V) {
+			if (p->stats_level != LRX_STATS_OFF)
+				engine_account_exit(st, next);
+			engine_emit_one(p, pkt, slot, next, sink, emit);
+			return;
+		}
+	}
+	if (p->n_stages != 0 && p->stats_level != LRX_STATS_OFF)
+		p->stages[p->n_stages - 1].stats.delivered++;
+	engine_emit_one(p, pkt, slot, LRX_NEXT_DELIVER_V, sink, emit);
+}
+
+#endif

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The `static` engine: the packet engine's order (for each packet, each
+ * stage) with no indirect call for stage dispatch. Each call site compares
+ * the stage's entry with the entries known at build time
+ * (engine_static_one in engine_packet_loop.h) and calls it directly: the
+ * bound of what removing indirect calls (and retpoline thunks) can save.
+ * The proof is in docs/engines.md (objdump of this object, cachegrind's
+ * indirect-branch count).
+ */
+#include "engine_packet_loop.h"
+
+void engine_static_run(struct lrx_pipeline *p, unsigned first,
+		       struct rte_mbuf **pkts, uint16_t n,
+		       struct lrx_sink *sink)
+{
+	p->release_room = engine_release_room(sink, n);
+	for (uint16_t i = 0; i < n; i++)
+		engine_packet_walk(p, pkts[i], 0, first, sink, ENGINE_DIRECT,
+				   ENGINE_TO_SINK);
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_pause.h>
+
+#include "lcore_loop.h"
+
+/* Packets this poll may receive under --packets: reserve up to a burst
+ * from the shared quota; what the poll does not use is given back after,
+ * so the run receives exactly the limit, on any number of lcores. */
+static inline uint16_t quota_reserve(struct lrx_run *run)
+{
+	int_fast64_t old = atomic_fetch_sub_explicit(&run->quota, run->burst,
+						     memory_order_relaxed);
+	if (old <= 0)
+		return 0;
+	return old < run->burst ? (uint16_t)old : run->burst;
+}
+
+static inline void quota_return(struct lrx_run *run, uint16_t received)
+{
+	atomic_fetch_add_explicit(&run->quota, run->burst - received,
+				  memory_order_relaxed);
+	atomic_fetch_add_explicit(&run->received, received, memory_order_relaxed);
+}
+
+/* Delivered packets of a forwarding port go out of its peer instead, like
+ * testpmd's io forwarding. */
+static void forward_delivered(struct lrx_worker *w)
+{
+	struct lrx_sink *sink = w->sink;
+	for (uint32_t i = 0; i < sink->n; i++) {
+		if (sink->nexts[i] != LRX_NEXT_DELIVER_V &&
+		    sink->nexts[i] != LRX_NEXT_CONTINUE_V)
+			continue;
+		int to = w->forward_of_port[sink->pkts[i]->port];
+		if (to >= 0)
+			sink->nexts[i] = lrx_next_tx((uint16_t)to);
+	}
+}
+
+static inline uint16_t worker_poll_one(struct lrx_worker *w,
+				       struct lrx_worker_poll *poll,
+				       uint16_t budget)
+{
+	uint16_t n = lrx_pipeline_poll(w->pipeline, poll->port->port_id,
+				       poll->queue, budget, w->sink);
+	if (unlikely(w->forwarding))
+		forward_delivered(w);
+	if (w->sink->n)
+		lrx_sink_complete(w->sink, w->tx_queue, &w->counters);
+	poll->stats.polls++;
+	poll->stats.rx_packets += n;
+	return n;
+}
+
+int lrx_worker_main(void *arg)
+{
+	struct lrx_worker_arg *a = arg;
+	struct lrx_worker *w = a->worker;
+	struct lrx_run *run = a->run;
+	const bool limited = run->packet_limit != 0;
+
+	while (!atomic_load_explicit(&run->stop, memory_order_relaxed)) {
+		for (unsigned i = 0; i < w->n_polls; i++) {
+			uint16_t budget = run->burst;
+			if (limited) {
+				budget = quota_reserve(run);
+				if (budget == 0) {
+					quota_return(run, 0);
+					if (atomic_load_explicit(&run->received, memory_order_relaxed) >=
+					    run->packet_limit)
+						goto out;
+					rte_pause();
+					continue;
+				}
+			}
+			uint64_t start = rte_rdtsc();
+			uint16_t n = worker_poll_one(w, &w->polls[i], budget);
+			if (limited)
+				quota_return(run, n);
+			w->polls_total++;
+			if (n) {
+				w->rx_packets += n;
+				w->busy_cycles += rte_rdtsc() - start;
+			} else {
+				w->empty_polls++;
+			}
+		}
+	}
+out:
+	w->done = true;
+	return 0;
+}
+
+void lrx_worker_drain(struct lrx_worker *w)
+{
+	if (!w->pipeline)
+		return;
+	lrx_pipeline_drain(w->pipeline, w->sink);
+	if (w->forwarding)
+		forward_delivered(w);
+	if (w->sink->n)
+		lrx_sink_complete(w->sink, w->tx_queue, &w->counters);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The poll loop: one worker per lcore polling its (port, queue) list with a
+ * NAPI-like budget, completing the sink (TX, frees, counters) per poll. */
+#ifndef LISTRX_LCORE_LOOP_H
+#define LISTRX_LCORE_LOOP_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "pipeline.h"
+#include "ports.h"
+#include "sink.h"
+
+struct lrx_queue_stats {
+	uint64_t rx_packets;
+	uint64_t polls;
+};
+
+struct lrx_worker_poll {
+	struct lrx_port *port;
+	uint16_t queue;
+	struct lrx_queue_stats stats;
+};
+
+struct lrx_worker {
+	unsigned lcore_id;
+	uint16_t tx_queue;                /* this lcore's TX queue on every port */
+	unsigned n_polls;
+	struct lrx_worker_poll polls[LRX_MAX_LCORE_POLLS];
+	struct lrx_pipeline *pipeline;
+	struct lrx_sink *sink;
+	bool forwarding;                  /* some port forwards delivered packets */
+	int forward_of_port[RTE_MAX_ETHPORTS]; /* ingress port id -> port id or -1 */
+
+	/* written by the worker, read by the monitor and telemetry */
+	uint64_t polls_total, empty_polls, rx_packets;
+	uint64_t busy_cycles;             /* TSC in non-empty polls */
+	struct lrx_sink_counters counters;
+	bool done;
+} __rte_cache_aligned;
+
+/* Shared by the workers of one run. */
+struct lrx_run {
+	atomic_bool stop;
+	uint64_t packet_limit;            /* 0 = none */
+	atomic_int_fast64_t quota;        /* packets left to receive */
+	atomic_uint_fast64_t received;    /* received under the limit */
+	uint16_t burst;
+};
+
+/* The worker body (rte_eal_remote_launch argument: struct lrx_worker_arg). */
+struct lrx_worker_arg {
+	struct lrx_worker *worker;
+	struct lrx_run *run;
+};
+int lrx_worker_main(void *arg);
+
+/* After the loop: releases what stages hold and completes the sink. */
+void lrx_worker_drain(struct lrx_worker *w);
+
+#endif

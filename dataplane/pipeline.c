@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Pipeline creation (config keys validated against each stage descriptor,
+ * per-stage contexts), the engine switch, the end-of-poll flush and the
+ * per-stage figures. The loops themselves are in engine_*.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+
+#include "engine_internal.h"
+
+/* Accepted in every stage's section: the engine runs the ballast. */
+#define ENGINE_KEY_FOOTPRINT "footprint_kb"
+
+static const char *const engine_names[] = {
+	[LRX_ENGINE_PACKET] = "packet",
+	[LRX_ENGINE_BURST] = "burst",
+	[LRX_ENGINE_HYBRID] = "hybrid",
+	[LRX_ENGINE_STATIC] = "static",
+	[LRX_ENGINE_GRAPH] = "graph",
+};
+
+int lrx_engine_parse(const char *text, enum lrx_engine_kind *kind,
+		     unsigned *hybrid_k)
+{
+	if (text == NULL)
+		return -EINVAL;
+	for (unsigned i = 0; i < RTE_DIM(engine_names); i++) {
+		if (i != LRX_ENGINE_HYBRID && strcmp(text, engine_names[i]) == 0) {
+			*kind = (enum lrx_engine_kind)i;
+			*hybrid_k = 0;
+			return 0;
+		}
+	}
+	if (strncmp(text, "hybrid:", 7) == 0) {
+		const char *num = text + 7;
+		char *end = NULL;
+		unsigned long k;
+
+		if (*num < '0' || *num > '9')
+			return -EINVAL;
+		errno = 0;
+		k = strtoul(num, &end, 10);
+		if (errno != 0 || *end != '\0' || k > LRX_PIPELINE_MAX_STAGES)
+			return -EINVAL;
+		*kind = LRX_ENGINE_HYBRID;
+		*hybrid_k = (unsigned)k;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+const char *lrx_engine_name(enum lrx_engine_kind kind)
+{
+	return (unsigned)kind < RTE_DIM(engine_names) ? engine_names[kind]
+						      : "unknown";
+}
+
+/* init->get(): the instance's value, else the descriptor's default. */
+static const char *stage_conf_get(const struct lrx_stage_init *init,
+				  const char *key)
+{
+	const struct lrx_stage_conf *sc = init->values;
+	const char *value = NULL;
+
+	for (unsigned i = 0; i < sc->n_values; i++)
+		if (strcmp(sc->keys[i], key) == 0)
+			value = sc->values[i]; /* the last one wins */
+	if (value != NULL)
+		return value;
+	for (const struct lrx_stage_key *k = sc->stage->keys; k && k->name; k++)
+		if (strcmp(k->name, key) == 0)
+			return k->def;
+	return NULL;
+}
+
+static bool stage_has_key(const struct lrx_stage *stage, const char *key)
+{
+	for (const struct lrx_stage_key *k = stage->keys; k && k->name; k++)
+		if (strcmp(k->name, key) == 0)
+			return true;
+	return false;
+}
+
+static void stage_valid_keys(const struct lrx_stage *stage, char *buf,
+			     size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (const struct lrx_stage_key *k = stage->keys; k && k->name; k++)
+		off += (size_t)snprintf(buf + off, off < len ? len - off : 0,
+					"%s, ", k->name);
+	snprintf(buf + RTE_MIN(off, len - 1), off < len ? len - off : 1, "%s",
+		 ENGINE_KEY_FOOTPRINT);
+}
+
+/* Keys of stage i: each must be one of the descriptor's (or footprint_kb);
+ * returns the footprint in KB or -EINVAL. */
+static int stage_conf_check(const struct lrx_stage_conf *sc, unsigned index,
+			    unsigned *footprint_kb, char *err, size_t err_len)
+{
+	*footprint_kb = sc->footprint_kb;
+	if (sc->n_values > RTE_DIM(sc->keys)) {
+		snprintf(err, err_len, "stage '%s' (position %u): %u keys, at most %zu",
+			 sc->stage->name, index + 1, sc->n_values,
+			 RTE_DIM(sc->keys));
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < sc->n_values; i++) {
+		const char *key = sc->keys[i];
+		if (strcmp(key, ENGINE_KEY_FOOTPRINT) == 0) {
+			char *end = NULL;
+			unsigned long kb;
+
+			errno = 0;
+			kb = strtoul(sc->values[i], &end, 10);
+			if (errno != 0 || end == sc->values[i] || *end != '\0' ||
+			    sc->values[i][0] == '-' || kb > UINT16_MAX) {
+				snprintf(err, err_len,
+					 "stage '%s' (position %u): key '%s' = '%s' is not a size in KB",
+					 sc->stage->name, index + 1, key,
+					 sc->values[i]);
+				return -EINVAL;
+			}
+			*footprint_kb = (unsigned)kb;
+			continue;
+		}
+		if (!stage_has_key(sc->stage, key)) {
+			char valid[256];
+
+			stage_valid_keys(sc->stage, valid, sizeof(valid));
+			snprintf(err, err_len,
+				 "stage '%s' (position %u): unknown key '%s' (valid keys: %s)",
+				 sc->stage->name, index + 1, key, valid);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int stage_create(struct lrx_pipeline *p, unsigned index,
+			const struct lrx_pipeline_conf *conf, char *err,
+			size_t err_len)
+{
+	const struct lrx_stage_conf *sc = &conf->stages[index];
+	const struct lrx_stage *desc = sc->stage;
+	struct engine_stage *st = &p->stages[index];
+	unsigned footprint_kb;
+	char msg[256] = "";
+	int rc;
+
+	if (desc == NULL || desc->process_one == NULL ||
+	    desc->process_burst == NULL) {
+		snprintf(err, err_len, "stage %u: no stage, or one without process_one/process_burst",
+			 index + 1);
+		return -EINVAL;
+	}
+	if (desc->flush != NULL && desc->release == NULL) {
+		snprintf(err, err_len, "stage '%s': flush() without release()",
+			 desc->name);
+		return -EINVAL;
+	}
+	rc = stage_conf_check(sc, index, &footprint_kb, err, err_len);
+	if (rc < 0)
+		return rc;
+	rc = engine_ballast_setup(st, index, footprint_kb, msg, sizeof(msg));
+	if (rc < 0) {
+		snprintf(err, err_len, "stage '%s' (position %u): %s",
+			 desc->name, index + 1, msg);
+		return rc;
+	}
+	if (desc->ctx_size != 0) {
+		st->ctx = rte_zmalloc_socket(desc->name, desc->ctx_size,
+					     RTE_CACHE_LINE_SIZE,
+					     conf->socket_id);
+		if (st->ctx == NULL) {
+			snprintf(err, err_len,
+				 "stage '%s': no memory for its %zu-byte context on socket %d",
+				 desc->name, desc->ctx_size, conf->socket_id);
+			return -ENOMEM;
+		}
+	}
+	st->desc = desc;
+	st->process_one = desc->process_one;
+	st->process_burst = desc->process_burst;
+	st->release = desc->release;
+	st->footprint_kb = footprint_kb;
+	if (desc->init != NULL) {
+		struct lrx_stage_init init = {
+			.instance = desc->name,
+			.socket_id = conf->socket_id,
+			.burst = conf->burst,
+			.get = stage_conf_get,
+			.values = sc,
+			.err = msg,
+			.err_len = sizeof(msg),
+		};
+		rc = desc->init(st->ctx, &init);
+		if (rc < 0) {
+			snprintf(err, err_len, "stage '%s' (position %u): %s",
+				 desc->name, index + 1,
+				 msg[0] ? msg : strerror(-rc));
+			rte_free(st->ctx);
+			st->ctx = NULL;
+			st->desc = NULL;
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int lrx_pipeline_create(const struct lrx_pipeline_conf *conf,
+			struct lrx_pipeline **out, char *err, size_t err_len)
+{
+	struct lrx_pipeline *p;
+	int rc;
+
+	*out = NULL;
+	if ((unsigned)conf->engine >= RTE_DIM(engine_names)) {
+		snprintf(err, err_len, "engine %d: not one of packet, burst, hybrid:K, static, graph",
+			 (int)conf->engine);
+		return -EINVAL;
+	}
+	if (conf->burst < 1 || conf->burst > LRX_BURST_MAX) {
+		snprintf(err, err_len, "burst %u: valid bursts are 1..%u",
+			 conf->burst, LRX_BURST_MAX);
+		return -EINVAL;
+	}
+	if (conf->n_stages > LRX_PIPELINE_MAX_STAGES) {
+		snprintf(err, err_len, "%u stages: at most %u", conf->n_stages,
+			 LRX_PIPELINE_MAX_STAGES);
+		return -EINVAL;
+	}
+	if (conf->engine == LRX_ENGINE_HYBRID &&
+	    conf->hybrid_k > conf->n_stages) {
+		snprintf(err, err_len,
+			 "engine hybrid:%u: K must be 0..%u (the number of stages)",
+			 conf->hybrid_k, conf->n_stages);
+		return -EINVAL;
+	}
+	p = rte_zmalloc_socket("lrx_pipeline", sizeof(*p), RTE_CACHE_LINE_SIZE,
+			       conf->socket_id);
+	if (p == NULL) {
+		snprintf(err, err_len, "no memory for the pipeline (%zu bytes) on socket %d",
+			 sizeof(*p), conf->socket_id);
+		return -ENOMEM;
+	}
+	p->engine = conf->engine;
+	p->hybrid_k = conf->hybrid_k;
+	p->burst = conf->burst;
+	p->stats_level = conf->stats_level;
+	p->socket_id = conf->socket_id;
+	p->lcore_id = conf->lcore_id;
+	for (unsigned i = 0; i < conf->n_stages; i++) {
+		rc = stage_create(p, i, conf, err, err_len);
+		if (rc < 0) {
+			lrx_pipeline_destroy(p);
+			return rc;
+		}
+		p->n_stages = i + 1;
+	}
+	if (p->engine == LRX_ENGINE_GRAPH) {
+		rc = engine_graph_create(p, err, err_len);
+		if (rc < 0) {
+			lrx_pipeline_destroy(p);
+			return rc;
+		}
+	}
+	*out = p;
+	return 0;
+}
+
+void lrx_pipeline_destroy(struct lrx_pipeline *p)
+{
+	if (p == NULL)
+		return;
+	if (p->graph != NULL)
+		engine_graph_destroy(p);
+	for (unsigned i = 0; i < p->n_stages; i++) {
+		struct engine_stage *st = &p->stages[i];
+		if (st->desc != NULL && st->desc->fini != NULL)
+			st->desc->fini(st->ctx);
+		rte_free(st->ctx);
+	}
+	rte_free(p);
+}
+
+/* Packets enter at stage `first`. Compare-and-branch rather than a switch:
+ * a switch becomes a jump table, an indirect jump per burst that would blur
+ * the indirect-branch counts of docs/engines.md. */
+static void engine_run(struct lrx_pipeline *p, unsigned first,
+		       struct rte_mbuf **pkts, uint16_t n,
+		       struct lrx_sink *sink)
+{
+	const enum lrx_engine_kind e = p->engine;
+
+	if (e == LRX_ENGINE_BURST)
+		engine_burst_run(p, first, pkts, n, sink);
+	else if (e == LRX_ENGINE_PACKET)
+		engine_packet_run(p, first, pkts, n, sink);
+	else if (e == LRX_ENGINE_STATIC)
+		engine_static_run(p, first, pkts, n, sink);
+	else if (e == LRX_ENGINE_HYBRID)
+		engine_hybrid_run(p, first, pkts, n, sink);
+	else
+		engine_graph_run(p, first, pkts, n, sink);
+}
+
+void lrx_pipeline_process(struct lrx_pipeline *p, struct rte_mbuf **pkts,
+			  uint16_t n, struct lrx_sink *sink)
+{
+	/* the vector engines' scratch is sized for one burst */
+	RTE_ASSERT(n <= LRX_BURST_MAX);
+	if (n != 0)
+		engine_run(p, 0, pkts, n, sink);
+}
+
+void lrx_pipeline_poll_end(struct lrx_pipeline *p, bool budget_used,
+			   struct lrx_sink *sink)
+{
+	for (unsigned s = 0; s < p->n_stages; s++) {
+		struct engine_stage *st = &p->stages[s];
+		uint16_t n, max;
+
+		if (st->desc->flush == NULL)
+			continue;
+		st->desc->flush(st->ctx, budget_used);
+		/* in pipeline order, so what this stage releases is flushed
+		 * by a later holding stage in the same poll */
+		while ((max = (uint16_t)RTE_MIN((uint32_t)LRX_BURST_MAX,
+						LRX_SINK_MAX - sink->n)) != 0 &&
+		       (n = st->release(st->ctx, p->flushed, max)) != 0)
+			engine_run(p, s + 1, p->flushed, n, sink);
+	}
+}
+
+uint16_t lrx_pipeline_poll(struct lrx_pipeline *p, uint16_t port,
+			   uint16_t queue, uint16_t budget,
+			   struct lrx_sink *sink)
+{
+	uint16_t n;
+
+	budget = RTE_MIN(budget, (uint16_t)LRX_BURST_MAX);
+	if (p->n_stages == 0 && p->engine != LRX_ENGINE_GRAPH) {
+		/* empty pipeline: receive straight into the sink, everything
+		 * is delivered (the I/O baseline, as testpmd rxonly) */
+		budget = (uint16_t)RTE_MIN((uint32_t)budget, LRX_SINK_MAX - sink->n);
+		n = rte_eth_rx_burst(port, queue, sink->pkts + sink->n, budget);
+		for (uint16_t i = 0; i < n; i++)
+			sink->nexts[sink->n + i] = LRX_NEXT_DELIVER_V;
+		sink->n += n;
+		return n;
+	}
+	if (p->engine == LRX_ENGINE_GRAPH) {
+		n = engine_graph_poll(p, port, queue, budget, sink);
+	} else {
+		n = rte_eth_rx_burst(port, queue, p->rx_pkts, budget);
+		if (n != 0)
+			engine_run(p, 0, p->rx_pkts, n, sink);
+	}
+	lrx_pipeline_poll_end(p, n == budget, sink);
+	return n;
+}
+
+static uint64_t pipeline_held(const struct lrx_pipeline *p)
+{
+	uint64_t held = 0;
+
+	for (unsigned s = 0; s < p->n_stages; s++) {
+		const struct engine_stage *st = &p->stages[s];
+		if (st->desc->held != NULL)
+			held += st->desc->held(st->ctx);
+	}
+	return held;
+}
+
+void lrx_pipeline_drain(struct lrx_pipeline *p, struct lrx_sink *sink)
+{
+	/* one pass normally empties everything (flushes run in pipeline
+	 * order); more only if the sink filled up */
+	for (unsigned pass = 0; pass <= p->n_stages; pass++) {
+		lrx_pipeline_poll_end(p, false, sink);
+		if (pipeline_held(p) == 0 || sink->n == LRX_SINK_MAX)
+			break;
+	}
+}
+
+unsigned lrx_pipeline_stage_count(const struct lrx_pipeline *p)
+{
+	return p->n_stages;
+}
+
+const char *lrx_pipeline_stage_name(const struct lrx_pipeline *p, unsigned i)
+{
+	return i < p->n_stages ? p->stages[i].desc->name : NULL;
+}
+
+void lrx_pipeline_stage_stats(const struct lrx_pipeline *p, unsigned i,
+			      struct lrx_stage_stats *out)
+{
+	if (i < p->n_stages)
+		*out = p->stages[i].stats;
+	else
+		memset(out, 0, sizeof(*out));
+}
+
+void lrx_pipeline_stage_counters(const struct lrx_pipeline *p, unsigned i,
+				 void (*fn)(void *arg, const char *name,
+					    uint64_t value),
+				 void *arg)
+{
+	if (i >= p->n_stages)
+		return;
+	const struct engine_stage *st = &p->stages[i];
+	for (const struct lrx_stage_counter *c = st->desc->counters;
+	     c && c->name; c++) {
+		uint64_t v;
+		memcpy(&v, (const char *)st->ctx + c->offset, sizeof(v));
+		fn(arg, c->name, v);
+	}
+}
+
+unsigned lrx_pipeline_footprint_bytes(const struct lrx_pipeline *p)
+{
+	unsigned bytes = 0;
+
+	for (unsigned i = 0; i < p->n_stages; i++)
+		bytes += p->stages[i].ballast_lines * LRX_BALLAST_LINE_BYTES;
+	return bytes;
+}
+
+uint64_t lrx_pipeline_ballast_checksum(const struct lrx_pipeline *p)
+{
+	return p->ballast_sum;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * A pipeline: a list of stage instances run by one engine. One pipeline per
+ * polling lcore (stage contexts are per lcore, like per-NAPI GRO state).
+ * The poll loop knows engines only through this header.
+ */
+#ifndef LISTRX_PIPELINE_H
+#define LISTRX_PIPELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../stages/stage.h"
+#include "sink.h"
+
+#define LRX_PIPELINE_MAX_STAGES 16
+
+enum lrx_engine_kind {
+	LRX_ENGINE_PACKET, /* per packet: for each stage an indirect call */
+	LRX_ENGINE_BURST,  /* per stage: one indirect call over the burst */
+	LRX_ENGINE_HYBRID, /* burst through the first K stages, then per packet */
+	LRX_ENGINE_STATIC, /* direct calls, no indirect dispatch */
+	LRX_ENGINE_GRAPH,  /* DPDK rte_graph nodes, rte_graph_walk */
+};
+
+enum lrx_stats_level {
+	LRX_STATS_OFF,      /* nothing counted in the hot path beyond rx */
+	LRX_STATS_COUNTERS, /* calls, packets, drops */
+	LRX_STATS_CYCLES,   /* + TSC cycles per stage call */
+};
+
+/* Values of one stage instance's config keys (from the config file). */
+struct lrx_stage_conf {
+	const struct lrx_stage *stage;
+	unsigned n_values;
+	const char *keys[32];
+	const char *values[32];
+	unsigned footprint_kb; /* ballast executed per packet in this stage */
+};
+
+struct lrx_pipeline_conf {
+	enum lrx_engine_kind engine;
+	unsigned hybrid_k;            /* for LRX_ENGINE_HYBRID */
+	uint16_t burst;               /* 1..LRX_BURST_MAX */
+	enum lrx_stats_level stats_level;
+	unsigned n_stages;
+	struct lrx_stage_conf stages[LRX_PIPELINE_MAX_STAGES];
+	int socket_id;
+	unsigned lcore_id;            /* for per-lcore names (rte_graph) */
+};
+
+/* Per stage instance, the VPP `show runtime` figures. */
+struct lrx_stage_stats {
+	uint64_t calls;       /* process_one or process_burst calls */
+	uint64_t packets;     /* packets into the stage */
+	uint64_t cycles;      /* TSC, when stats level is cycles */
+	uint64_t drops[LRX_DROP_MAX];
+	uint64_t tx, redirected, consumed, delivered;
+};
+
+struct lrx_pipeline;
+
+/* Parses "packet", "burst", "hybrid:K", "static", "graph".
+ * Returns 0 or -EINVAL. */
+int lrx_engine_parse(const char *text, enum lrx_engine_kind *kind,
+		     unsigned *hybrid_k);
+const char *lrx_engine_name(enum lrx_engine_kind kind);
+
+/* Builds the stage contexts and the engine. On failure returns -errno with
+ * a message in err naming the stage and key. */
+int lrx_pipeline_create(const struct lrx_pipeline_conf *conf,
+			struct lrx_pipeline **out, char *err, size_t err_len);
+void lrx_pipeline_destroy(struct lrx_pipeline *p);
+
+/* Runs n received packets (ownership passes to the pipeline) through the
+ * stages; every packet ends in the sink or held by a stage. */
+void lrx_pipeline_process(struct lrx_pipeline *p, struct rte_mbuf **pkts,
+			  uint16_t n, struct lrx_sink *sink);
+
+/* End of one poll (napi_complete_done / napi_gro_flush): flushes stages
+ * that hold packets and runs what they release into the sink. */
+void lrx_pipeline_poll_end(struct lrx_pipeline *p, bool budget_used,
+			   struct lrx_sink *sink);
+
+/* One poll of (port, queue): rx_burst of up to `budget` packets (the
+ * caller passes the burst size, or less when --packets is nearly reached),
+ * process, poll_end (budget_used = received == budget). Returns the number
+ * received. The graph engine does its RX in its source node. */
+uint16_t lrx_pipeline_poll(struct lrx_pipeline *p, uint16_t port,
+			   uint16_t queue, uint16_t budget,
+			   struct lrx_sink *sink);
+
+/* Releases everything still held (at exit) into the sink. */
+void lrx_pipeline_drain(struct lrx_pipeline *p, struct lrx_sink *sink);
+
+unsigned lrx_pipeline_stage_count(const struct lrx_pipeline *p);
+const char *lrx_pipeline_stage_name(const struct lrx_pipeline *p, unsigned i);
+void lrx_pipeline_stage_stats(const struct lrx_pipeline *p, unsigned i,
+			      struct lrx_stage_stats *out);
+/* Stage-specific counters of stage i: calls fn for each. */
+void lrx_pipeline_stage_counters(const struct lrx_pipeline *p, unsigned i,
+				 void (*fn)(void *arg, const char *name,
+					    uint64_t value),
+				 void *arg);
+/* Bytes of ballast code executed per packet over all stages. */
+unsigned lrx_pipeline_footprint_bytes(const struct lrx_pipeline *p);
+
+#endif

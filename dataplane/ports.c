@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "ports.h"
+
+struct lrx_port *lrx_ports_by_index(struct lrx_ports *ports, unsigned index)
+{
+	for (unsigned i = 0; i < ports->n; i++)
+		if (ports->ports[i].index == index)
+			return &ports->ports[i];
+	return NULL;
+}
+
+static void probed_names(char *buf, size_t len)
+{
+	uint16_t pid;
+	size_t used = 0;
+	buf[0] = '\0';
+	RTE_ETH_FOREACH_DEV(pid) {
+		char name[RTE_ETH_NAME_MAX_LEN];
+		if (rte_eth_dev_get_name_by_port(pid, name) < 0)
+			continue;
+		int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+	if (!used)
+		snprintf(buf, len, "none");
+}
+
+/* An ethdev by its name, or by the name of its device (a PCI NIC whose
+ * ethdev is named otherwise, e.g. mlx5 representors). */
+static int port_lookup(const char *device, uint16_t *port_id)
+{
+	if (rte_eth_dev_get_port_by_name(device, port_id) == 0)
+		return 0;
+	uint16_t pid;
+	RTE_ETH_FOREACH_DEV(pid) {
+		struct rte_eth_dev_info info;
+		if (rte_eth_dev_info_get(pid, &info) == 0 && info.device &&
+		    strcmp(rte_dev_name(info.device), device) == 0) {
+			*port_id = pid;
+			return 0;
+		}
+	}
+	return -ENODEV;
+}
+
+static int port_find(const struct lrx_port_conf *pc, struct lrx_port *port,
+		     char *err, size_t err_len)
+{
+	if (port_lookup(pc->device, &port->port_id) == 0)
+		return 0;
+	/* not probed by EAL: hot-plug it (vdev or PCI) with its devargs */
+	char devargs[2 * LRX_VALUE_LEN + 2];
+	snprintf(devargs, sizeof(devargs), "%s%s%s", pc->device,
+		 pc->devargs[0] ? "," : "", pc->devargs);
+	int rc = rte_dev_probe(devargs);
+	if (rc == 0 && port_lookup(pc->device, &port->port_id) == 0) {
+		port->hotplugged = true;
+		return 0;
+	}
+	char probed[512];
+	probed_names(probed, sizeof(probed));
+	snprintf(err, err_len,
+		 "[port.%u] device = %s: no such ethdev, and probing '%s' failed (%s); ethdevs present: %s. "
+		 "Give a vdev name (net_synth0, net_null0, net_pcap0, ...) with devargs, or a PCI address that EAL may probe (-a 0000:3b:00.0)",
+		 pc->index, pc->device, devargs, rc < 0 ? strerror(-rc) : "no ethdev created",
+		 probed);
+	return -ENODEV;
+}
+
+struct offload_map {
+	uint32_t lrx;
+	uint64_t eth;
+	const char *name;
+};
+
+static const struct offload_map offload_maps[] = {
+	{LRX_OFFLOAD_RX_CKSUM, RTE_ETH_RX_OFFLOAD_CHECKSUM, "rx-cksum"},
+	{LRX_OFFLOAD_VLAN_STRIP, RTE_ETH_RX_OFFLOAD_VLAN_STRIP, "vlan-strip"},
+	{LRX_OFFLOAD_TIMESTAMP, RTE_ETH_RX_OFFLOAD_TIMESTAMP, "timestamp"},
+	{LRX_OFFLOAD_LRO, RTE_ETH_RX_OFFLOAD_TCP_LRO, "lro"},
+	{LRX_OFFLOAD_SCATTER, RTE_ETH_RX_OFFLOAD_SCATTER, "scatter"},
+};
+
+/* Decides the device configuration from what was asked and what the device
+ * has; an offload it lacks is reported once and not used, or is an error
+ * when the config marks it required. */
+static int port_negotiate(const struct lrx_port_conf *pc, struct lrx_port *port,
+			  const struct rte_eth_dev_info *info,
+			  struct rte_eth_conf *eth_conf, char *err, size_t err_len)
+{
+	memset(eth_conf, 0, sizeof(*eth_conf));
+	uint32_t wanted = pc->offloads;
+	if (port->rx_queues > 1)
+		wanted |= LRX_OFFLOAD_RSS; /* spreading over queues needs RSS */
+
+	if (wanted & LRX_OFFLOAD_RSS) {
+		uint64_t hf = info->flow_type_rss_offloads &
+			      (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP);
+		if (hf) {
+			eth_conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+			eth_conf->rx_adv_conf.rss_conf.rss_hf = hf;
+			if (info->rx_offload_capa & RTE_ETH_RX_OFFLOAD_RSS_HASH)
+				eth_conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_RSS_HASH;
+			port->offloads_active |= LRX_OFFLOAD_RSS;
+		} else {
+			port->offloads_missing |= LRX_OFFLOAD_RSS;
+		}
+	}
+	for (size_t i = 0; i < RTE_DIM(offload_maps); i++) {
+		const struct offload_map *m = &offload_maps[i];
+		if (!(wanted & m->lrx))
+			continue;
+		if ((info->rx_offload_capa & m->eth) == m->eth) {
+			eth_conf->rxmode.offloads |= m->eth;
+			port->offloads_active |= m->lrx;
+		} else {
+			port->offloads_missing |= m->lrx;
+		}
+	}
+	uint32_t missing_required = port->offloads_missing & pc->offloads_required;
+	if (missing_required) {
+		char names[128];
+		snprintf(err, err_len,
+			 "[port.%u] offloads_required: %s not supported by %s (driver %s)",
+			 pc->index, lrx_offload_names(missing_required, names, sizeof(names)),
+			 port->name, port->driver);
+		return -EINVAL;
+	}
+	if (port->offloads_missing) {
+		char names[128];
+		fprintf(stderr,
+			"listrx: port %u (%s, driver %s): offload %s not supported by the device; continuing without it\n",
+			port->index, port->name, port->driver,
+			lrx_offload_names(port->offloads_missing, names, sizeof(names)));
+	}
+	if (port->rx_queues > 1 && !(port->offloads_active & LRX_OFFLOAD_RSS))
+		fprintf(stderr,
+			"listrx: port %u (%s): %u RX queues without RSS: the device decides how packets spread\n",
+			port->index, port->name, port->rx_queues);
+	return 0;
+}
+
+static bool driver_keeps_buffers(const char *driver)
+{
+	return strcmp(driver, "net_af_xdp") == 0;
+}
+
+static int port_setup(const struct lrx_port_conf *pc, struct lrx_ports *ports,
+		      struct lrx_port *port, char *err, size_t err_len)
+{
+	struct rte_eth_dev_info info;
+	int rc = rte_eth_dev_info_get(port->port_id, &info);
+	if (rc < 0) {
+		snprintf(err, err_len, "port %u (%s): rte_eth_dev_info_get: %s",
+			 pc->index, port->name, strerror(-rc));
+		return rc;
+	}
+	snprintf(port->driver, sizeof(port->driver), "%s", info.driver_name);
+	if (port->rx_queues > info.max_rx_queues || port->tx_queues > info.max_tx_queues) {
+		snprintf(err, err_len,
+			 "[port.%u] %s (driver %s) has at most %u RX and %u TX queues; asked for %u RX, %u TX (TX queues: one per polling lcore at least)",
+			 pc->index, port->name, info.driver_name, info.max_rx_queues,
+			 info.max_tx_queues, port->rx_queues, port->tx_queues);
+		return -EINVAL;
+	}
+	struct rte_eth_conf eth_conf;
+	rc = port_negotiate(pc, port, &info, &eth_conf, err, err_len);
+	if (rc < 0)
+		return rc;
+	rc = rte_eth_dev_configure(port->port_id, port->rx_queues, port->tx_queues, &eth_conf);
+	if (rc < 0) {
+		snprintf(err, err_len, "port %u (%s): rte_eth_dev_configure(%u rx, %u tx): %s",
+			 pc->index, port->name, port->rx_queues, port->tx_queues, strerror(-rc));
+		return rc;
+	}
+	port->configured = true;
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port->port_id, &port->rx_desc, &port->tx_desc);
+	if (rc < 0) {
+		snprintf(err, err_len, "port %u (%s): descriptor counts: %s", pc->index,
+			 port->name, strerror(-rc));
+		return rc;
+	}
+	if (pc->mtu) {
+		rc = rte_eth_dev_set_mtu(port->port_id, pc->mtu);
+		if (rc < 0) {
+			snprintf(err, err_len, "[port.%u] mtu = %u: %s (device range %u..%u)",
+				 pc->index, pc->mtu, strerror(-rc), info.min_mtu, info.max_mtu);
+			return -EINVAL;
+		}
+	}
+	int socket = rte_eth_dev_socket_id(port->port_id);
+	port->socket_id = socket < 0 ? 0 : socket;
+	struct rte_mempool *mp = ports->pools[port->socket_id];
+	if (!mp)
+		mp = ports->pools[0];
+	if (driver_keeps_buffers(info.driver_name)) {
+		/* DPDK 22.11 net_af_xdp takes its fill-ring buffers from the RX
+		 * pool and does not return them at close: give it a pool of its
+		 * own so that the exit check of listrx's pools stays exact */
+		char name[RTE_MEMPOOL_NAMESIZE];
+		snprintf(name, sizeof(name), "listrx_port%u", pc->index);
+		unsigned n = ports->mbufs_per_pool + 4096u * port->rx_queues;
+		port->own_pool = rte_pktmbuf_pool_create(name, n, mp->cache_size,
+							 rte_pktmbuf_priv_size(mp),
+							 rte_pktmbuf_data_room_size(mp), port->socket_id);
+		if (!port->own_pool) {
+			snprintf(err, err_len, "port %u (%s): mempool: %s", pc->index, port->name,
+				 rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+		mp = port->own_pool;
+	}
+	struct rte_eth_rxconf rxconf = info.default_rxconf;
+	rxconf.offloads = eth_conf.rxmode.offloads;
+	for (uint16_t q = 0; q < port->rx_queues; q++) {
+		rc = rte_eth_rx_queue_setup(port->port_id, q, port->rx_desc,
+					    (unsigned)port->socket_id, &rxconf, mp);
+		if (rc < 0) {
+			snprintf(err, err_len, "port %u (%s): RX queue %u setup: %s", pc->index,
+				 port->name, q, strerror(-rc));
+			return rc;
+		}
+	}
+	struct rte_eth_txconf txconf = info.default_txconf;
+	txconf.offloads = eth_conf.txmode.offloads;
+	for (uint16_t q = 0; q < port->tx_queues; q++) {
+		rc = rte_eth_tx_queue_setup(port->port_id, q, port->tx_desc,
+					    (unsigned)port->socket_id, &txconf);
+		if (rc < 0) {
+			snprintf(err, err_len, "port %u (%s): TX queue %u setup: %s", pc->index,
+				 port->name, q, strerror(-rc));
+			return rc;
+		}
+	}
+	if (pc->promiscuous) {
+		rc = rte_eth_promiscuous_enable(port->port_id);
+		if (rc < 0 && rc != -ENOTSUP)
+			fprintf(stderr, "listrx: port %u (%s): promiscuous mode: %s\n",
+				pc->index, port->name, strerror(-rc));
+	}
+	rc = rte_eth_dev_start(port->port_id);
+	if (rc < 0) {
+		snprintf(err, err_len, "port %u (%s): rte_eth_dev_start: %s", pc->index,
+			 port->name, strerror(-rc));
+		return rc;
+	}
+	port->started = true;
+	struct rte_eth_link link;
+	if (rte_eth_link_get_nowait(port->port_id, &link) == 0) {
+		char text[RTE_ETH_LINK_MAX_STR_LEN];
+		rte_eth_link_to_str(text, sizeof(text), &link);
+		if (!link.link_status)
+			fprintf(stderr, "listrx: port %u (%s): %s (polling anyway)\n",
+				pc->index, port->name, text);
+	}
+	return 0;
+}
+
+static int pools_create(const struct lrx_config *conf, const struct lrx_port_conf *pcs,
+			unsigned n_ports, unsigned extra_mbufs, struct lrx_ports *ports,
+			char *err, size_t err_len)
+{
+	unsigned need = extra_mbufs;
+	for (unsigned i = 0; i < n_ports; i++)
+		need += (unsigned)pcs[i].rx_queues * pcs[i].rx_desc +
+			(unsigned)pcs[i].tx_queues * pcs[i].tx_desc;
+	need += rte_lcore_count() * (conf->mempool_cache * 2 + 4 * LRX_BURST_MAX);
+	unsigned n = conf->mbufs ? conf->mbufs : need + 4096;
+	/* mempools are most efficient at 2^k - 1 elements */
+	unsigned pow2 = 1;
+	while (pow2 - 1 < n)
+		pow2 <<= 1;
+	if (!conf->mbufs)
+		n = pow2 - 1;
+	ports->mbufs_per_pool = n;
+	bool any = false;
+	for (unsigned s = 0; s < RTE_MAX_NUMA_NODES; s++) {
+		bool used = s == rte_socket_id();
+		for (unsigned i = 0; i < ports->n; i++)
+			used |= ports->ports[i].socket_id == (int)s;
+		if (!used)
+			continue;
+		char name[RTE_MEMPOOL_NAMESIZE];
+		snprintf(name, sizeof(name), "listrx_mbuf_%u", s);
+		ports->pools[s] = rte_pktmbuf_pool_create(name, n, conf->mempool_cache,
+							  (uint16_t)conf->priv_size,
+							  (uint16_t)conf->data_room, (int)s);
+		if (!ports->pools[s]) {
+			snprintf(err, err_len,
+				 "mempool of %u mbufs (%u-byte data room) on socket %u: %s (raise -m, or lower [mempool] mbufs)",
+				 n, conf->data_room, s, rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+		any = true;
+	}
+	return any ? 0 : -ENOMEM;
+}
+
+int lrx_ports_open(const struct lrx_config *conf, uint16_t tx_queues_min,
+		   unsigned extra_mbufs, struct lrx_ports *ports, char *err,
+		   size_t err_len)
+{
+	memset(ports, 0, sizeof(*ports));
+	struct lrx_port_conf auto_confs[LRX_MAX_PORTS];
+	const struct lrx_port_conf *pcs = conf->ports;
+	unsigned n_ports = conf->n_ports;
+	if (n_ports == 0) {
+		/* every ethdev EAL probed is a port, one RX queue each */
+		uint16_t pid;
+		RTE_ETH_FOREACH_DEV(pid) {
+			if (n_ports == LRX_MAX_PORTS)
+				break;
+			struct lrx_port_conf *pc = &auto_confs[n_ports];
+			*pc = (struct lrx_port_conf){.index = n_ports, .rx_queues = 1,
+						     .tx_queues = 1, .rx_desc = 1024,
+						     .tx_desc = 1024, .promiscuous = true,
+						     .forward_to = -1};
+			rte_eth_dev_get_name_by_port(pid, pc->device);
+			n_ports++;
+		}
+		if (n_ports == 0) {
+			snprintf(err, err_len,
+				 "no ports: EAL probed no ethdev and the config names none. Add --vdev net_synth0 (or net_null0) to the EAL options, or a [port.N] section");
+			return -ENODEV;
+		}
+		pcs = auto_confs;
+	}
+	for (unsigned i = 0; i < n_ports; i++) {
+		struct lrx_port *port = &ports->ports[ports->n];
+		*port = (struct lrx_port){.index = pcs[i].index, .forward_port_id = -1,
+					  .rx_queues = pcs[i].rx_queues,
+					  .tx_queues = RTE_MAX(pcs[i].tx_queues, tx_queues_min),
+					  .rx_desc = pcs[i].rx_desc, .tx_desc = pcs[i].tx_desc};
+		int rc = port_find(&pcs[i], port, err, err_len);
+		if (rc < 0)
+			return rc;
+		for (unsigned j = 0; j < ports->n; j++)
+			if (ports->ports[j].port_id == port->port_id) {
+				snprintf(err, err_len, "[port.%u] device = %s: same ethdev as [port.%u]",
+					 pcs[i].index, pcs[i].device, ports->ports[j].index);
+				return -EINVAL;
+			}
+		rte_eth_dev_get_name_by_port(port->port_id, port->name);
+		int socket = rte_eth_dev_socket_id(port->port_id);
+		port->socket_id = socket < 0 ? (int)rte_socket_id() : socket;
+		ports->n++;
+	}
+	int rc = pools_create(conf, pcs, n_ports, extra_mbufs, ports, err, err_len);
+	if (rc < 0)
+		return rc;
+	for (unsigned i = 0; i < ports->n; i++) {
+		rc = port_setup(&pcs[i], ports, &ports->ports[i], err, err_len);
+		if (rc < 0)
+			return rc;
+	}
+	for (unsigned i = 0; i < ports->n; i++) {
+		if (pcs[i].forward_to < 0)
+			continue;
+		struct lrx_port *to = lrx_ports_by_index(ports, (unsigned)pcs[i].forward_to);
+		ports->ports[i].forward_port_id = to ? to->port_id : -1;
+	}
+	return 0;
+}
+
+void lrx_ports_close(struct lrx_ports *ports)
+{
+	for (unsigned i = 0; i < ports->n; i++) {
+		struct lrx_port *port = &ports->ports[i];
+		if (port->started)
+			rte_eth_dev_stop(port->port_id);
+		port->started = false;
+		if (port->configured || port->hotplugged)
+			rte_eth_dev_close(port->port_id);
+		port->configured = false;
+	}
+}
+
+unsigned lrx_ports_pools_in_use(const struct lrx_ports *ports)
+{
+	unsigned in_use = 0;
+	for (unsigned s = 0; s < RTE_MAX_NUMA_NODES; s++)
+		if (ports->pools[s])
+			in_use += rte_mempool_in_use_count(ports->pools[s]);
+	return in_use;
+}
+
+unsigned lrx_ports_driver_held(const struct lrx_ports *ports)
+{
+	unsigned held = 0;
+	for (unsigned i = 0; i < ports->n; i++)
+		if (ports->ports[i].own_pool)
+			held += rte_mempool_in_use_count(ports->ports[i].own_pool);
+	return held;
+}
+
+void lrx_ports_free_pools(struct lrx_ports *ports)
+{
+	for (unsigned i = 0; i < ports->n; i++) {
+		rte_mempool_free(ports->ports[i].own_pool);
+		ports->ports[i].own_pool = NULL;
+	}
+	for (unsigned s = 0; s < RTE_MAX_NUMA_NODES; s++) {
+		rte_mempool_free(ports->pools[s]);
+		ports->pools[s] = NULL;
+	}
+}

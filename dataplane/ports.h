@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The port layer: opens the ports the config names (or every probed ethdev),
+ * negotiates queues and offloads against rte_eth_dev_info, starts them. */
+#ifndef LISTRX_PORTS_H
+#define LISTRX_PORTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+#include "config.h"
+
+struct lrx_port {
+	unsigned index;            /* N of [port.N] (auto: ethdev order) */
+	uint16_t port_id;          /* ethdev port id */
+	char name[RTE_ETH_NAME_MAX_LEN];
+	char driver[64];
+	uint16_t rx_queues, tx_queues;
+	uint16_t rx_desc, tx_desc;
+	uint32_t offloads_active;  /* enum lrx_offload bits in use */
+	uint32_t offloads_missing; /* asked for, device lacks them */
+	int forward_port_id;       /* -1: deliver locally */
+	bool configured, started, hotplugged;
+	int socket_id;
+	/* a pool of its own, for a driver that keeps buffers after close */
+	struct rte_mempool *own_pool;
+};
+
+struct lrx_ports {
+	unsigned n;
+	struct lrx_port ports[LRX_MAX_PORTS];
+	struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
+	unsigned mbufs_per_pool;
+};
+
+/* Finds or probes every port, creates the mempools, configures, sets up
+ * queues (tx_queues_min: at least one TX queue per polling lcore) and
+ * starts. Returns 0; -ENODEV/-EINVAL with a message (bad configuration:
+ * the caller exits 2), or another -errno (run-time failure). */
+int lrx_ports_open(const struct lrx_config *conf, uint16_t tx_queues_min,
+		   unsigned extra_mbufs, struct lrx_ports *ports, char *err,
+		   size_t err_len);
+/* Stops and closes every port (buffers in RX rings return to the pools). */
+void lrx_ports_close(struct lrx_ports *ports);
+/* mbufs not back in listrx's pools (after lrx_ports_close). */
+unsigned lrx_ports_pools_in_use(const struct lrx_ports *ports);
+/* mbufs kept by drivers known to keep buffers after close (net_af_xdp
+ * keeps its fill ring), in the pools given to those ports alone. */
+unsigned lrx_ports_driver_held(const struct lrx_ports *ports);
+void lrx_ports_free_pools(struct lrx_ports *ports);
+
+struct lrx_port *lrx_ports_by_index(struct lrx_ports *ports, unsigned index);
+
+#endif

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Completing the sink once per poll: TX bursts per port (order within a
+ * port kept), one bulk free for everything delivered, dropped or refused,
+ * counters by reason.
+ */
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "sink.h"
+
+static inline void sink_count_drop(struct lrx_sink_counters *c,
+				   uint32_t reason)
+{
+	c->dropped++;
+	c->drops[reason < LRX_DROP_MAX ? reason : LRX_DROP_NOT_SPECIFIED]++;
+}
+
+void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
+		       struct lrx_sink_counters *counters)
+{
+	struct rte_mbuf *to_free[LRX_SINK_MAX];
+	struct rte_mbuf *to_send[LRX_SINK_MAX];
+	uint16_t send_port[LRX_SINK_MAX];
+	uint32_t n_free = 0, n_send = 0;
+
+	/* the common case, everything delivered: one bulk free, no copy */
+	uint32_t delivered = 0;
+	for (uint32_t i = 0; i < sink->n; i++)
+		delivered += sink->nexts[i] == LRX_NEXT_DELIVER_V;
+	if (delivered == sink->n) {
+		if (delivered != 0)
+			rte_pktmbuf_free_bulk(sink->pkts, delivered);
+		counters->delivered += delivered;
+		sink->n = 0;
+		return;
+	}
+
+	for (uint32_t i = 0; i < sink->n; i++) {
+		struct rte_mbuf *m = sink->pkts[i];
+		lrx_next_t next = sink->nexts[i];
+		uint32_t arg = lrx_next_arg(next);
+
+		switch (lrx_next_kind(next)) {
+		case LRX_NEXT_TX:
+		case LRX_NEXT_REDIRECT:
+			if (arg <= UINT16_MAX &&
+			    rte_eth_dev_is_valid_port((uint16_t)arg)) {
+				send_port[n_send] = (uint16_t)arg;
+				to_send[n_send++] = m;
+			} else {
+				/* as a redirect to a device that is gone */
+				sink_count_drop(counters, LRX_DROP_TC_EGRESS);
+				to_free[n_free++] = m;
+			}
+			break;
+		case LRX_NEXT_DROP:
+			sink_count_drop(counters, arg);
+			to_free[n_free++] = m;
+			break;
+		case LRX_NEXT_DELIVER:
+		case LRX_NEXT_CONTINUE: /* past the last stage */
+			counters->delivered++;
+			to_free[n_free++] = m;
+			break;
+		default: /* CONSUMED never reaches the sink; be safe */
+			sink_count_drop(counters, LRX_DROP_NOT_SPECIFIED);
+			to_free[n_free++] = m;
+			break;
+		}
+	}
+
+	/* one rte_eth_tx_burst per port, in order of first appearance; the
+	 * packets of one port keep their sink order */
+	while (n_send != 0) {
+		uint16_t port = send_port[0];
+		struct rte_mbuf *burst[LRX_SINK_MAX];
+		uint32_t n = 0, keep = 0;
+
+		/* take this port's packets, keep the others (in order) */
+		for (uint32_t i = 0; i < n_send; i++) {
+			if (send_port[i] == port) {
+				burst[n++] = to_send[i];
+			} else {
+				send_port[keep] = send_port[i];
+				to_send[keep++] = to_send[i];
+			}
+		}
+		uint32_t sent = 0;
+		while (sent < n) {
+			uint16_t chunk = (uint16_t)RTE_MIN(n - sent, (uint32_t)UINT16_MAX);
+			uint16_t ok = rte_eth_tx_burst(port, tx_queue,
+						       burst + sent, chunk);
+			sent += ok;
+			if (ok < chunk)
+				break;
+		}
+		counters->tx += sent;
+		for (uint32_t i = sent; i < n; i++) {
+			counters->tx_failed++;
+			sink_count_drop(counters, LRX_DROP_DEV_READY);
+			to_free[n_free++] = burst[i];
+		}
+		n_send = keep;
+	}
+	if (n_free != 0)
+		rte_pktmbuf_free_bulk(to_free, n_free);
+	sink->n = 0;
+}
+
+void lrx_sink_discard(struct lrx_sink *sink)
+{
+	if (sink->n != 0)
+		rte_pktmbuf_free_bulk(sink->pkts, sink->n);
+	sink->n = 0;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The sink: where packets end up after the pipeline. Engines append each
+ * packet that leaves the pipeline (delivered, dropped with a reason, sent
+ * to a port) with its final next, in the order it left; the poll loop then
+ * completes the sink once per poll (TX bursts per port, frees, counters).
+ * Tests read the sink before completing it to compare engines.
+ */
+#ifndef LISTRX_SINK_H
+#define LISTRX_SINK_H
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "../stages/stage.h"
+
+/* A poll emits at most its burst plus what stages held and released. */
+#define LRX_SINK_MAX (4 * LRX_BURST_MAX)
+
+struct lrx_sink {
+	uint32_t n;
+	struct rte_mbuf *pkts[LRX_SINK_MAX];
+	lrx_next_t nexts[LRX_SINK_MAX];
+};
+
+/* Counters the sink completion adds to (per lcore). */
+struct lrx_sink_counters {
+	uint64_t delivered;
+	uint64_t tx;             /* accepted by rte_eth_tx_burst */
+	uint64_t tx_failed;      /* TX ring full: freed, also counted as drop */
+	uint64_t dropped;        /* all drops, any reason */
+	uint64_t drops[LRX_DROP_MAX];
+};
+
+static inline void lrx_sink_put(struct lrx_sink *sink, struct rte_mbuf *pkt,
+				lrx_next_t next)
+{
+	/* Capacity is a bound of the engines (burst + released); checked in
+	 * debug builds, proven by the engine tests. */
+	RTE_ASSERT(sink->n < LRX_SINK_MAX);
+	sink->pkts[sink->n] = pkt;
+	sink->nexts[sink->n] = next;
+	sink->n++;
+}
+
+/* Sends, frees and counts everything in the sink, then empties it.
+ * TX to a port that is not started/does not exist is a drop (TC_EGRESS).
+ * tx_queue: the queue this lcore transmits on. */
+void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
+		       struct lrx_sink_counters *counters);
+
+/* Frees everything in the sink without sending (tests, teardown). */
+void lrx_sink_discard(struct lrx_sink *sink);
+
+#endif

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_version.h>
+
+#include "listrx_build.h"
+#include "summary.h"
+
+static double per_second(uint64_t count, double seconds)
+{
+	return seconds > 0 ? (double)count / seconds : 0;
+}
+
+void lrx_stats_line(const struct lrx_app *app, struct lrx_totals *prev,
+		    double *prev_seconds, FILE *out)
+{
+	struct lrx_totals t;
+	lrx_totals_read(app, &t);
+	double now = lrx_run_seconds(app);
+	double dt = now - *prev_seconds;
+	fprintf(out,
+		"[%7.1fs] rx %7.3f Mpps  tx %7.3f Mpps  drop %7.3f Mpps | total rx %lu tx %lu delivered %lu dropped %lu held %lu\n",
+		now, per_second(t.rx - prev->rx, dt) / 1e6,
+		per_second(t.tx - prev->tx, dt) / 1e6,
+		per_second(t.dropped - prev->dropped, dt) / 1e6, (unsigned long)t.rx,
+		(unsigned long)t.tx, (unsigned long)t.delivered, (unsigned long)t.dropped,
+		(unsigned long)t.held);
+	fflush(out);
+	*prev = t;
+	*prev_seconds = now;
+}
+
+
+void lrx_summary_print(const struct lrx_app *app, FILE *out)
+{
+	struct lrx_totals t;
+	lrx_totals_read(app, &t);
+	double secs = lrx_run_seconds(app);
+	const struct lrx_pipeline_conf *pc = &app->conf.pipeline;
+	char engine[32];
+	snprintf(engine, sizeof(engine), "%s", lrx_engine_name(pc->engine));
+	if (pc->engine == LRX_ENGINE_HYBRID)
+		snprintf(engine, sizeof(engine), "hybrid:%u", pc->hybrid_k);
+
+	fprintf(out, "\n==== listrx summary (%s build, engine %s, burst %u) ====\n",
+		LISTRX_BUILD_FLAVOUR, engine, pc->burst);
+	fprintf(out, "duration %.3f s, rx %lu packets, %.3f Mpps, %.1f ns/packet (wall, all lcores)\n",
+		secs, (unsigned long)t.rx, per_second(t.rx, secs) / 1e6,
+		t.rx ? secs * 1e9 / (double)t.rx : 0.0);
+	fprintf(out, "delivered %lu, tx %lu, dropped %lu (tx failed %lu), held %lu\n",
+		(unsigned long)t.delivered, (unsigned long)t.tx, (unsigned long)t.dropped,
+		(unsigned long)t.tx_failed, (unsigned long)t.held);
+
+	fprintf(out, "\n%-5s %-22s %-5s %14s %14s %12s %12s %12s\n", "port", "device", "queue",
+		"rx (lcore)", "ipackets", "opackets", "imissed", "rx_nombuf");
+	for (unsigned i = 0; i < app->ports.n; i++) {
+		const struct lrx_port *port = &app->ports.ports[i];
+		const struct rte_eth_stats st = app->port_stats[i];
+		fprintf(out, "%-5u %-22s %-5s %14s %14lu %12lu %12lu %12lu\n", port->index,
+			port->name, "all", "", (unsigned long)st.ipackets,
+			(unsigned long)st.opackets, (unsigned long)st.imissed,
+			(unsigned long)st.rx_nombuf);
+		for (unsigned w = 0; w < app->n_workers; w++)
+			for (unsigned p = 0; p < app->workers[w]->n_polls; p++) {
+				const struct lrx_worker_poll *poll = &app->workers[w]->polls[p];
+				if (poll->port != port)
+					continue;
+				fprintf(out, "%-5s %-22s %-5u %14lu   (lcore %u, %lu polls)\n", "", "",
+					poll->queue, (unsigned long)poll->stats.rx_packets,
+					app->workers[w]->lcore_id,
+					(unsigned long)poll->stats.polls);
+			}
+	}
+
+	fprintf(out, "\n%-6s %14s %14s %14s %10s\n", "lcore", "polls", "empty polls",
+		"packets", "pkts/poll");
+	for (unsigned w = 0; w < app->n_workers; w++) {
+		const struct lrx_worker *wk = app->workers[w];
+		uint64_t busy = wk->polls_total - wk->empty_polls;
+		fprintf(out, "%-6u %14lu %14lu %14lu %10.2f\n", wk->lcore_id,
+			(unsigned long)wk->polls_total, (unsigned long)wk->empty_polls,
+			(unsigned long)wk->rx_packets,
+			busy ? (double)wk->rx_packets / (double)busy : 0.0);
+	}
+
+	unsigned n_stages = app->n_workers && app->workers[0]->pipeline
+				    ? lrx_pipeline_stage_count(app->workers[0]->pipeline)
+				    : 0;
+	if (n_stages) {
+		bool cycles = pc->stats_level == LRX_STATS_CYCLES;
+		fprintf(out, "\n%-14s %12s %14s %10s %14s %10s %12s\n", "stage", "calls",
+			"packets", "vec/call", "cycles", "cyc/pkt", "dropped");
+		for (unsigned s = 0; s < n_stages; s++) {
+			struct lrx_stage_stats st;
+			lrx_stage_totals(app, s, &st);
+			uint64_t drops = 0;
+			for (unsigned r = 0; r < LRX_DROP_MAX; r++)
+				drops += st.drops[r];
+			char cyc[32] = "-", cpp[32] = "-";
+			if (cycles) {
+				snprintf(cyc, sizeof(cyc), "%lu", (unsigned long)st.cycles);
+				snprintf(cpp, sizeof(cpp), "%.1f",
+					 st.packets ? (double)st.cycles / (double)st.packets : 0.0);
+			}
+			fprintf(out, "%-14s %12lu %14lu %10.2f %14s %10s %12lu\n",
+				lrx_pipeline_stage_name(app->workers[0]->pipeline, s),
+				(unsigned long)st.calls, (unsigned long)st.packets,
+				st.calls ? (double)st.packets / (double)st.calls : 0.0, cyc, cpp,
+				(unsigned long)drops);
+		}
+		if (!cycles)
+			fprintf(out, "(cycles not measured: --stats-level cycles measures them)\n");
+	}
+	bool any_drop = false;
+	for (unsigned r = 0; r < LRX_DROP_MAX; r++)
+		any_drop |= t.drops[r] != 0;
+	if (any_drop) {
+		fprintf(out, "\n%-24s %14s\n", "drop reason", "packets");
+		for (unsigned r = 0; r < LRX_DROP_MAX; r++)
+			if (t.drops[r])
+				fprintf(out, "%-24s %14lu\n", lrx_drop_reason_name(r),
+					(unsigned long)t.drops[r]);
+	}
+	fprintf(out, "\nmbufs in use at exit: %u\n", app->mbufs_in_use_at_exit);
+	if (app->driver_held_mbufs_at_exit)
+		fprintf(out,
+			"mbufs kept by drivers after close: %u (net_af_xdp keeps its fill ring; in a pool of its own)\n",
+			app->driver_held_mbufs_at_exit);
+}
+
+static void json_config_entry(void *arg, const char *section, const char *key,
+			      const char *value)
+{
+	struct lrx_json *j = arg;
+	char name[160];
+	snprintf(name, sizeof(name), "%s.%s", section, key);
+	lrx_json_string(j, name, value);
+}
+
+static void json_stage_counter(void *arg, const char *name, uint64_t value)
+{
+	lrx_json_u64(arg, name, value);
+}
+
+static void summary_json_stages(const struct lrx_app *app, struct lrx_json *j)
+{
+	lrx_json_array_begin(j, "stages");
+	const struct lrx_pipeline *p0 = app->n_workers ? app->workers[0]->pipeline : NULL;
+	unsigned n_stages = p0 ? lrx_pipeline_stage_count(p0) : 0;
+	for (unsigned s = 0; s < n_stages; s++) {
+		struct lrx_stage_stats st;
+		lrx_stage_totals(app, s, &st);
+		lrx_json_object_begin(j, NULL);
+		lrx_json_string(j, "name", lrx_pipeline_stage_name(p0, s));
+		lrx_json_u64(j, "calls", st.calls);
+		lrx_json_u64(j, "packets", st.packets);
+		lrx_json_double(j, "vectors_per_call",
+				st.calls ? (double)st.packets / (double)st.calls : 0.0);
+		if (app->conf.pipeline.stats_level == LRX_STATS_CYCLES) {
+			lrx_json_u64(j, "cycles", st.cycles);
+			lrx_json_double(j, "cycles_per_packet",
+					st.packets ? (double)st.cycles / (double)st.packets : 0.0);
+		} else {
+			lrx_json_null(j, "cycles"); /* not measured, not zero */
+			lrx_json_null(j, "cycles_per_packet");
+		}
+		lrx_json_u64(j, "tx", st.tx);
+		lrx_json_u64(j, "redirected", st.redirected);
+		lrx_json_u64(j, "consumed", st.consumed);
+		lrx_json_u64(j, "delivered", st.delivered);
+		lrx_json_object_begin(j, "drops");
+		for (unsigned r = 0; r < LRX_DROP_MAX; r++)
+			if (st.drops[r])
+				lrx_json_u64(j, lrx_drop_reason_name(r), st.drops[r]);
+		lrx_json_object_end(j);
+		/* stage-specific counters summed over lcores are those of the
+		 * first pipeline plus the others */
+		lrx_json_object_begin(j, "counters");
+		for (unsigned w = 0; w < app->n_workers && w < 1; w++)
+			lrx_pipeline_stage_counters(app->workers[w]->pipeline, s,
+						    json_stage_counter, j);
+		lrx_json_object_end(j);
+		lrx_json_object_end(j);
+	}
+	lrx_json_array_end(j);
+}
+
+void lrx_summary_json(const struct lrx_app *app, struct lrx_json *j)
+{
+	struct lrx_totals t;
+	lrx_totals_read(app, &t);
+	double secs = lrx_run_seconds(app);
+	const struct lrx_pipeline_conf *pc = &app->conf.pipeline;
+	char engine[32];
+	snprintf(engine, sizeof(engine), "%s", lrx_engine_name(pc->engine));
+	if (pc->engine == LRX_ENGINE_HYBRID)
+		snprintf(engine, sizeof(engine), "hybrid:%u", pc->hybrid_k);
+
+	lrx_json_object_begin(j, NULL);
+	lrx_json_string(j, "version", LISTRX_VERSION);
+	lrx_json_string(j, "build", LISTRX_BUILD_FLAVOUR);
+	lrx_json_bool(j, "retpoline", LISTRX_RETPOLINE);
+	lrx_json_string(j, "dpdk_version", rte_version());
+	lrx_json_string(j, "engine", engine);
+	lrx_json_u64(j, "burst", pc->burst);
+	const char *levels[] = {"off", "counters", "cycles"};
+	lrx_json_string(j, "stats_level", levels[pc->stats_level]);
+	lrx_json_double(j, "duration_s", secs);
+	lrx_json_u64(j, "rx_packets", t.rx);
+	lrx_json_u64(j, "tx_packets", t.tx);
+	lrx_json_u64(j, "delivered", t.delivered);
+	lrx_json_u64(j, "dropped", t.dropped);
+	lrx_json_u64(j, "tx_failed", t.tx_failed);
+	lrx_json_u64(j, "held", t.held);
+	lrx_json_object_begin(j, "drops");
+	for (unsigned r = 0; r < LRX_DROP_MAX; r++)
+		if (t.drops[r])
+			lrx_json_u64(j, lrx_drop_reason_name(r), t.drops[r]);
+	lrx_json_object_end(j);
+	lrx_json_double(j, "mpps", per_second(t.rx, secs) / 1e6);
+	if (t.rx)
+		lrx_json_double(j, "ns_per_packet", secs * 1e9 / (double)t.rx);
+	else
+		lrx_json_null(j, "ns_per_packet");
+	/* busy cycles per packet: TSC inside non-empty polls, all lcores */
+	if (t.rx)
+		lrx_json_double(j, "busy_cycles_per_packet",
+				(double)t.busy_cycles / (double)t.rx);
+	else
+		lrx_json_null(j, "busy_cycles_per_packet");
+	lrx_json_u64(j, "tsc_hz", rte_get_tsc_hz());
+	lrx_json_bool(j, "stopped_by_signal", app->stopped_by_signal);
+
+	lrx_json_array_begin(j, "ports");
+	for (unsigned i = 0; i < app->ports.n; i++) {
+		const struct lrx_port *port = &app->ports.ports[i];
+		const struct rte_eth_stats st = app->port_stats[i];
+		char names[128];
+		lrx_json_object_begin(j, NULL);
+		lrx_json_u64(j, "index", port->index);
+		lrx_json_u64(j, "port_id", port->port_id);
+		lrx_json_string(j, "device", port->name);
+		lrx_json_string(j, "driver", port->driver);
+		lrx_json_u64(j, "ipackets", st.ipackets);
+		lrx_json_u64(j, "opackets", st.opackets);
+		lrx_json_u64(j, "ierrors", st.ierrors);
+		lrx_json_u64(j, "oerrors", st.oerrors);
+		lrx_json_u64(j, "imissed", st.imissed);
+		lrx_json_u64(j, "rx_nombuf", st.rx_nombuf);
+		lrx_json_string(j, "offloads", lrx_offload_names(port->offloads_active, names, sizeof(names)));
+		lrx_json_string(j, "offloads_missing", lrx_offload_names(port->offloads_missing, names, sizeof(names)));
+		lrx_json_array_begin(j, "queues");
+		for (unsigned w = 0; w < app->n_workers; w++)
+			for (unsigned p = 0; p < app->workers[w]->n_polls; p++) {
+				const struct lrx_worker_poll *poll = &app->workers[w]->polls[p];
+				if (poll->port != port)
+					continue;
+				lrx_json_object_begin(j, NULL);
+				lrx_json_u64(j, "queue", poll->queue);
+				lrx_json_u64(j, "lcore", app->workers[w]->lcore_id);
+				lrx_json_u64(j, "rx_packets", poll->stats.rx_packets);
+				lrx_json_u64(j, "polls", poll->stats.polls);
+				if (poll->queue < RTE_ETHDEV_QUEUE_STAT_CNTRS)
+					lrx_json_u64(j, "q_ipackets", st.q_ipackets[poll->queue]);
+				lrx_json_object_end(j);
+			}
+		lrx_json_array_end(j);
+		lrx_json_object_end(j);
+	}
+	lrx_json_array_end(j);
+
+	lrx_json_array_begin(j, "lcores");
+	for (unsigned w = 0; w < app->n_workers; w++) {
+		const struct lrx_worker *wk = app->workers[w];
+		lrx_json_object_begin(j, NULL);
+		lrx_json_u64(j, "lcore", wk->lcore_id);
+		lrx_json_u64(j, "polls", wk->polls_total);
+		lrx_json_u64(j, "empty_polls", wk->empty_polls);
+		lrx_json_u64(j, "packets", wk->rx_packets);
+		lrx_json_u64(j, "busy_cycles", wk->busy_cycles);
+		lrx_json_object_end(j);
+	}
+	lrx_json_array_end(j);
+
+	summary_json_stages(app, j);
+
+	unsigned footprint = app->n_workers && app->workers[0]->pipeline
+				     ? lrx_pipeline_footprint_bytes(app->workers[0]->pipeline)
+				     : 0;
+	lrx_json_u64(j, "footprint_bytes", footprint);
+	lrx_json_object_begin(j, "topology");
+	lrx_json_string(j, "cpu", app->topo.cpu_model);
+	lrx_json_u64(j, "cores", app->topo.cores);
+	lrx_json_u64(j, "hardware_threads", app->topo.pus);
+	lrx_json_u64(j, "numa_nodes", app->topo.numa_nodes);
+	if (app->topo.l1i_bytes)
+		lrx_json_u64(j, "l1i_bytes", app->topo.l1i_bytes);
+	else
+		lrx_json_null(j, "l1i_bytes");
+	lrx_json_u64(j, "l1i_line", app->topo.l1i_line);
+	lrx_json_i64(j, "l1i_assoc", app->topo.l1i_assoc);
+	lrx_json_string(j, "l1i_source", app->topo.l1i_source);
+	lrx_json_u64(j, "l1d_bytes", app->topo.l1d_bytes);
+	lrx_json_u64(j, "llc_bytes", app->topo.llc_bytes);
+	lrx_json_object_end(j);
+	lrx_json_u64(j, "mbufs_in_use_at_exit", app->mbufs_in_use_at_exit);
+	lrx_json_u64(j, "driver_held_mbufs_at_exit", app->driver_held_mbufs_at_exit);
+	lrx_json_u64(j, "mbufs_per_pool", app->ports.mbufs_per_pool);
+	lrx_json_string(j, "config_file", app->conf.path);
+	lrx_json_object_begin(j, "config");
+	lrx_config_foreach(&app->conf, json_config_entry, j);
+	lrx_json_object_end(j);
+	lrx_json_object_end(j);
+}
+
+int lrx_summary_write_json(const struct lrx_app *app, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	struct lrx_json j;
+	lrx_json_init(&j, f, true);
+	lrx_summary_json(app, &j);
+	if (fclose(f) != 0)
+		return -errno;
+	return 0;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Host topology from hwloc: cores, NUMA nodes and the L1 instruction cache
+ * geometry the footprint sweeps are sized against. */
+#ifndef LISTRX_TOPOLOGY_H
+#define LISTRX_TOPOLOGY_H
+
+#include <stdio.h>
+
+struct lrx_topology {
+	unsigned cores;          /* physical cores */
+	unsigned pus;            /* hardware threads */
+	unsigned numa_nodes;
+	unsigned l1i_bytes;      /* 0 = unknown */
+	unsigned l1i_line;
+	int l1i_assoc;           /* -1 = fully associative, 0 = unknown */
+	unsigned l1d_bytes;
+	unsigned llc_bytes;
+	char l1i_source[32];     /* "hwloc", "sysconf" or "unknown" */
+	char cpu_model[128];
+};
+
+/* Fills topo; returns 0 or -errno (topo still holds what was found). */
+int lrx_topology_read(struct lrx_topology *topo);
+void lrx_topology_print(const struct lrx_topology *topo, FILE *out);
+
+#endif
