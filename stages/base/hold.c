@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * `hold`: keeps every packet it sees (CONSUMED) and gives them all back, in
+ * arrival order, at the end-of-poll flush, as GRO keeps segments until
+ * napi_gro_flush. Exercises the engines' flush/release protocol
+ * (stages/stage.h). When full, a packet continues instead of being held.
+ * With release=immediate every packet is released right after the call
+ * that consumed it, as GRO hands non-mergeable packets to gro_normal_list:
+ * the engines' mid-call release path.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "base_stages.h"
+
+/* A poll holds at most its burst plus what earlier holding stages gave
+ * back at the same flush; four bursts is the sink's bound too. */
+#define HOLD_CAPACITY (4 * LRX_BURST_MAX)
+
+struct hold_ctx {
+	uint32_t head;        /* next to release */
+	uint32_t tail;        /* next free */
+	uint32_t releasable;  /* release() returns up to here (set by flush) */
+	uint64_t held_total;  /* counter "held" */
+	uint64_t passed_full; /* counter "passed_full": not held, ring full */
+	bool immediate;       /* release=immediate */
+	struct rte_mbuf *pkts[HOLD_CAPACITY];
+};
+
+static inline lrx_next_t hold_core(struct hold_ctx *hc, struct rte_mbuf *pkt)
+{
+	if (unlikely(hc->tail == HOLD_CAPACITY)) {
+		hc->passed_full++;
+		return LRX_NEXT_CONTINUE_V;
+	}
+	hc->pkts[hc->tail++] = pkt;
+	hc->held_total++;
+	hc->releasable = hc->immediate ? hc->tail : hc->releasable;
+	return LRX_NEXT_CONSUMED_V;
+}
+
+lrx_next_t lrx_hold_process_one(void *ctx, struct rte_mbuf *pkt)
+{
+	return hold_core(ctx, pkt);
+}
+
+void lrx_hold_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
+			    lrx_next_t *nexts)
+{
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = hold_core(ctx, pkts[i]);
+}
+
+static void hold_flush(void *ctx, bool budget_used)
+{
+	struct hold_ctx *hc = ctx;
+
+	/* unlike napi_gro_flush(napi, flush_old) everything goes: the test
+	 * stage has no notion of age */
+	(void)budget_used;
+	hc->releasable = hc->tail;
+}
+
+uint16_t lrx_hold_release(void *ctx, struct rte_mbuf **pkts, uint16_t max)
+{
+	struct hold_ctx *hc = ctx;
+	uint16_t n = 0;
+
+	while (hc->head < hc->releasable && n < max)
+		pkts[n++] = hc->pkts[hc->head++];
+	if (hc->head == hc->tail) {
+		hc->head = 0;
+		hc->tail = 0;
+		hc->releasable = 0;
+	}
+	return n;
+}
+
+static uint32_t hold_held(const void *ctx)
+{
+	const struct hold_ctx *hc = ctx;
+
+	return hc->tail - hc->head;
+}
+
+static void hold_fini(void *ctx)
+{
+	struct hold_ctx *hc = ctx;
+
+	/* the engines drain before destroying; this only guards leaks */
+	for (uint32_t i = hc->head; i < hc->tail; i++)
+		rte_pktmbuf_free(hc->pkts[i]);
+	hc->head = hc->tail = hc->releasable = 0;
+}
+
+static int hold_init(void *ctx, const struct lrx_stage_init *init)
+{
+	struct hold_ctx *hc = ctx;
+	const char *mode = init->get(init, "release");
+
+	if (mode != NULL && strcmp(mode, "immediate") == 0) {
+		hc->immediate = true;
+	} else if (mode == NULL || strcmp(mode, "flush") != 0) {
+		snprintf(init->err, init->err_len,
+			 "stage '%s': key 'release' = '%s' is not valid (valid: flush, immediate)",
+			 init->instance, mode ? mode : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const struct lrx_stage_key hold_keys[] = {
+	{ .name = "release", .def = "flush",
+	  .help = "flush: give packets back at the end-of-poll flush; immediate: right after the call that took them" },
+	{ .name = NULL },
+};
+
+static const struct lrx_stage_counter hold_counters[] = {
+	{ .name = "held", .offset = offsetof(struct hold_ctx, held_total) },
+	{ .name = "passed_full", .offset = offsetof(struct hold_ctx, passed_full) },
+	{ .name = NULL },
+};
+
+const struct lrx_stage lrx_stage_hold = {
+	.name = "hold",
+	.summary = "test: holds every packet until the end-of-poll flush (key release)",
+	.ctx_size = sizeof(struct hold_ctx),
+	.keys = hold_keys,
+	.counters = hold_counters,
+	.init = hold_init,
+	.fini = hold_fini,
+	.process_one = lrx_hold_process_one,
+	.process_burst = lrx_hold_process_burst,
+	.flush = hold_flush,
+	.release = lrx_hold_release,
+	.held = hold_held,
+};
+LRX_STAGE_REGISTER(lrx_stage_hold)

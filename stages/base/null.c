@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * `null`: every packet continues. The baseline that measures the engine
+ * alone (dispatch, iteration, sink).
+ */
+#include "base_stages.h"
+
+static inline lrx_next_t null_core(struct rte_mbuf *pkt)
+{
+	(void)pkt;
+	return LRX_NEXT_CONTINUE_V;
+}
+
+lrx_next_t lrx_null_process_one(void *ctx, struct rte_mbuf *pkt)
+{
+	(void)ctx;
+	return null_core(pkt);
+}
+
+void lrx_null_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
+			    lrx_next_t *nexts)
+{
+	(void)ctx;
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = null_core(pkts[i]);
+}
+
+const struct lrx_stage lrx_stage_null = {
+	.name = "null",
+	.summary = "every packet continues (engine baseline)",
+	.ctx_size = 0,
+	.process_one = lrx_null_process_one,
+	.process_burst = lrx_null_process_burst,
+};
+LRX_STAGE_REGISTER(lrx_stage_null)

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * `touch`: reads the first `bytes` bytes of each packet (as a stage that
+ * parses headers would) and continues. The sum it keeps makes the reads
+ * observable, so the compiler cannot drop them; the packet is not written.
+ */
+#include <string.h>
+
+#include "base_stages.h"
+
+struct touch_ctx {
+	uint64_t sum;       /* counter "sum": folded packet words */
+	uint64_t bytes_read; /* counter "bytes_read" */
+	uint32_t bytes;
+};
+
+static inline lrx_next_t touch_core(struct touch_ctx *tc, struct rte_mbuf *pkt)
+{
+	const uint8_t *data = rte_pktmbuf_mtod(pkt, const uint8_t *);
+	uint32_t len = RTE_MIN(tc->bytes, (uint32_t)rte_pktmbuf_data_len(pkt));
+	uint64_t sum = 0;
+	uint32_t off = 0;
+
+	for (; off + 8 <= len; off += 8) {
+		uint64_t word;
+		memcpy(&word, data + off, sizeof(word));
+		sum += word;
+	}
+	for (; off < len; off++)
+		sum += data[off];
+	tc->sum += sum;
+	tc->bytes_read += len;
+	return LRX_NEXT_CONTINUE_V;
+}
+
+lrx_next_t lrx_touch_process_one(void *ctx, struct rte_mbuf *pkt)
+{
+	return touch_core(ctx, pkt);
+}
+
+void lrx_touch_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
+			     lrx_next_t *nexts)
+{
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = touch_core(ctx, pkts[i]);
+}
+
+static int touch_init(void *ctx, const struct lrx_stage_init *init)
+{
+	struct touch_ctx *tc = ctx;
+	unsigned long bytes;
+	int rc = lrx_stage_key_uint(init, "bytes", 0, 65535, &bytes);
+
+	if (rc < 0)
+		return rc;
+	tc->bytes = (uint32_t)bytes;
+	return 0;
+}
+
+static const struct lrx_stage_key touch_keys[] = {
+	{ .name = "bytes", .def = "64",
+	  .help = "bytes of each packet to read, 0..65535 (capped at the first segment)" },
+	{ .name = NULL },
+};
+
+static const struct lrx_stage_counter touch_counters[] = {
+	{ .name = "sum", .offset = offsetof(struct touch_ctx, sum) },
+	{ .name = "bytes_read", .offset = offsetof(struct touch_ctx, bytes_read) },
+	{ .name = NULL },
+};
+
+const struct lrx_stage lrx_stage_touch = {
+	.name = "touch",
+	.summary = "reads N bytes of each packet (key bytes), continues",
+	.ctx_size = sizeof(struct touch_ctx),
+	.keys = touch_keys,
+	.counters = touch_counters,
+	.init = touch_init,
+	.process_one = lrx_touch_process_one,
+	.process_burst = lrx_touch_process_burst,
+};
+LRX_STAGE_REGISTER(lrx_stage_touch)

@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * build-meta: what a NIC driver does between the RX descriptor and the
+ * stack (napi_build_skb + the hint setters + eth_type_trans), with the
+ * choices the kernel hard-codes made parameters:
+ *   placement  priv (mbuf private area, like build_skb around the buffer)
+ *              | pool (a separate metadata ring, like skbuff_head_cache)
+ *   alloc      packet | bulk (pool: one slot per packet, or one contiguous
+ *              run per burst as napi_skb_cache_get's bulk refill)
+ *   clear      memset (per packet, as __build_skb) | bulk (one memset over
+ *              the contiguous run of the burst: seed 000's proposal) | none
+ *   hints      each NIC hint (hash, csum, vlan, timestamp, ptype) on/off
+ * Packets are not modified: VLAN tags stay in the frame (their TCIs go to
+ * the metadata) and offsets count from the first byte of the frame.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_prefetch.h>
+
+#include "build_meta.h"
+#include "meta.h"
+#include "stage.h"
+#include "stage_keys.h"
+
+enum build_meta_placement { BM_PLACE_PRIV, BM_PLACE_POOL };
+enum build_meta_alloc { BM_ALLOC_PACKET, BM_ALLOC_BULK };
+enum build_meta_clear { BM_CLEAR_MEMSET, BM_CLEAR_BULK, BM_CLEAR_NONE };
+enum build_meta_host { BM_HOST_ANY, BM_HOST_PORT, BM_HOST_ADDR };
+
+struct build_meta_ctx {
+	/* read for every packet */
+	uint8_t placement;
+	uint8_t alloc;
+	uint8_t clear;
+	uint8_t hints;           /* enum lrx_meta_hint enabled */
+	uint8_t host_mode;
+	uint16_t meta_size;
+	uint32_t stride;         /* pool slot size: meta_size cache aligned */
+	uint32_t pool_slots;
+	uint32_t cursor;         /* next free pool slot */
+	uint8_t *pool;
+	int ts_offset;           /* rx timestamp dynfield, or -1 */
+	uint64_t ts_flag;
+	const struct rte_mempool *priv_pool_ok; /* last pool whose priv fits */
+	struct rte_ether_addr host_addr;
+
+	/* counters (descriptor `counters`) */
+	uint64_t built;
+	uint64_t too_short;
+	uint64_t no_priv_room;
+	uint64_t vlan_inband;
+	uint64_t hint_hash;
+	uint64_t hint_csum;
+	uint64_t hint_vlan;
+	uint64_t hint_timestamp;
+	uint64_t hint_ptype;
+	uint64_t otherhost;
+	uint64_t multicast;
+	uint64_t broadcast;
+	uint64_t pool_wraps;
+
+	/* cold: per port MAC for host_mac=port */
+	uint8_t port_addr_valid[RTE_MAX_ETHPORTS];
+	struct rte_ether_addr port_addr[RTE_MAX_ETHPORTS];
+};
+
+static inline bool build_meta_is_vlan(uint16_t ethertype)
+{
+	return ethertype == RTE_ETHER_TYPE_VLAN ||
+	       ethertype == RTE_ETHER_TYPE_QINQ;
+}
+
+static inline const struct rte_ether_addr *
+build_meta_host_addr(const struct build_meta_ctx *c, uint16_t port)
+{
+	if (c->host_mode == BM_HOST_ADDR)
+		return &c->host_addr;
+	if (c->host_mode == BM_HOST_PORT && port < RTE_MAX_ETHPORTS &&
+	    c->port_addr_valid[port])
+		return &c->port_addr[port];
+	return NULL; /* any unicast is for this host */
+}
+
+/* The NIC hints, each taken only when enabled and present (the driver's
+ * mlx5e_build_rx_skb / ice_process_skb_fields part). */
+static inline void build_meta_hints(struct build_meta_ctx *c,
+				    const struct rte_mbuf *m,
+				    struct lrx_meta *v)
+{
+	const uint64_t ol = m->ol_flags;
+	const uint8_t on = c->hints;
+
+	if ((on & LRX_HINT_HASH) && (ol & RTE_MBUF_F_RX_RSS_HASH)) {
+		v->hash = m->hash.rss;
+		v->hints |= LRX_HINT_HASH;
+		c->hint_hash++;
+	}
+	if (on & LRX_HINT_CSUM) {
+		const uint64_t l4 = ol & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+		const uint64_t l3 = ol & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+		v->ip_summed = l4 == RTE_MBUF_F_RX_L4_CKSUM_GOOD ? LRX_CHECKSUM_UNNECESSARY
+			     : l4 == RTE_MBUF_F_RX_L4_CKSUM_BAD  ? LRX_CHECKSUM_BAD
+								 : LRX_CHECKSUM_NONE;
+		v->l3_csum_state = l3 == RTE_MBUF_F_RX_IP_CKSUM_GOOD ? LRX_CHECKSUM_UNNECESSARY
+				 : l3 == RTE_MBUF_F_RX_IP_CKSUM_BAD  ? LRX_CHECKSUM_BAD
+								     : LRX_CHECKSUM_NONE;
+		if (l4 != RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN ||
+		    l3 != RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN) {
+			v->hints |= LRX_HINT_CSUM;
+			c->hint_csum++;
+		}
+	}
+	/* A tag the NIC stripped was the outermost one (__vlan_hwaccel_put_tag). */
+	if ((on & LRX_HINT_VLAN) && (ol & RTE_MBUF_F_RX_VLAN_STRIPPED)) {
+		if (ol & RTE_MBUF_F_RX_QINQ_STRIPPED) {
+			v->vlan_tci[0] = m->vlan_tci_outer;
+			v->vlan_tci[1] = m->vlan_tci;
+			v->vlan_count = 2;
+		} else {
+			v->vlan_tci[0] = m->vlan_tci;
+			v->vlan_count = 1;
+		}
+		v->hints |= LRX_HINT_VLAN;
+		c->hint_vlan++;
+	}
+	if ((on & LRX_HINT_TIMESTAMP) && c->ts_offset >= 0 &&
+	    (ol & c->ts_flag)) {
+		v->rx_timestamp = *RTE_MBUF_DYNFIELD(m, c->ts_offset,
+						     const rte_mbuf_timestamp_t *);
+		v->hints |= LRX_HINT_TIMESTAMP;
+		c->hint_timestamp++;
+	}
+	if ((on & LRX_HINT_PTYPE) && m->packet_type) {
+		v->ptype = m->packet_type;
+		v->hints |= LRX_HINT_PTYPE;
+		c->hint_ptype++;
+	}
+}
+
+/* The core: parse L2 and write the metadata of one packet into meta
+ * (already cleared if the clear method says so). */
+static inline lrx_next_t build_meta_core(struct build_meta_ctx *c,
+					 struct rte_mbuf *m,
+					 struct lrx_meta *meta)
+{
+	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint32_t avail = m->data_len;
+	struct lrx_meta v = {0};
+
+	/* eth_type_trans: needs the whole Ethernet header */
+	if (unlikely(avail < RTE_ETHER_HDR_LEN)) {
+		c->too_short++;
+		return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
+	}
+	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)frame;
+	uint16_t proto = rte_be_to_cpu_16(eth->ether_type);
+	uint16_t off = RTE_ETHER_HDR_LEN;
+
+	build_meta_hints(c, m, &v);
+
+	/* In-band tags (skb_vlan_untag), at most two in total as the
+	 * kernel's one untag + one "another_round" for 802.1ad. */
+	for (unsigned i = 0; i < 2 && build_meta_is_vlan(proto) &&
+			     v.vlan_count < 2; i++) {
+		if (unlikely(avail < (uint32_t)off + 4)) {
+			c->too_short++;
+			return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
+		}
+		const rte_be16_t *tag = (const rte_be16_t *)(frame + off);
+		v.vlan_tci[v.vlan_count++] = rte_be_to_cpu_16(tag[0]);
+		proto = rte_be_to_cpu_16(tag[1]);
+		off += 4;
+		c->vlan_inband++;
+	}
+
+	/* eth_type_trans's pkt_type */
+	if (unlikely(rte_is_multicast_ether_addr(&eth->dst_addr))) {
+		if (rte_is_broadcast_ether_addr(&eth->dst_addr)) {
+			v.pkt_type = LRX_PACKET_BROADCAST;
+			c->broadcast++;
+		} else {
+			v.pkt_type = LRX_PACKET_MULTICAST;
+			c->multicast++;
+		}
+	} else {
+		const struct rte_ether_addr *host =
+			build_meta_host_addr(c, m->port);
+		if (host && !rte_is_same_ether_addr(host, &eth->dst_addr)) {
+			v.pkt_type = LRX_PACKET_OTHERHOST;
+			c->otherhost++;
+		}
+	}
+
+	v.protocol = proto;
+	v.mac_len = off;
+	v.network_offset = off;
+	v.len = m->pkt_len - off;
+	v.ingress_port = m->port;
+
+	if (c->clear == BM_CLEAR_MEMSET)
+		memset(meta, 0, c->meta_size);
+	*meta = v;
+	lrx_meta_set(m, meta);
+	c->built++;
+	return LRX_NEXT_CONTINUE_V;
+}
+
+/* pool placement: n contiguous slots (wraps to the start of the ring when
+ * the tail cannot hold n). */
+static inline uint8_t *build_meta_pool_take(struct build_meta_ctx *c,
+					    uint32_t n)
+{
+	if (unlikely(c->cursor + n > c->pool_slots)) {
+		c->cursor = 0;
+		c->pool_wraps++;
+	}
+	uint8_t *slot = c->pool + (size_t)c->cursor * c->stride;
+	c->cursor += n;
+	return slot;
+}
+
+/* One packet's metadata location, or NULL (private area too small). */
+static inline struct lrx_meta *build_meta_locate(struct build_meta_ctx *c,
+						 struct rte_mbuf *m)
+{
+	if (c->placement == BM_PLACE_POOL)
+		return (struct lrx_meta *)build_meta_pool_take(c, 1);
+	if (unlikely(m->pool != c->priv_pool_ok)) {
+		if (rte_pktmbuf_priv_size(m->pool) < c->meta_size)
+			return NULL;
+		c->priv_pool_ok = m->pool;
+	}
+	return rte_mbuf_to_priv(m);
+}
+
+static inline lrx_next_t build_meta_one_core(struct build_meta_ctx *c,
+					     struct rte_mbuf *m)
+{
+	struct lrx_meta *meta = build_meta_locate(c, m);
+	if (unlikely(meta == NULL)) {
+		c->no_priv_room++;
+		return lrx_next_drop(LRX_DROP_NOMEM);
+	}
+	if (c->clear == BM_CLEAR_BULK) /* one slot: bulk of one */
+		memset(meta, 0, c->meta_size);
+	return build_meta_core(c, m, meta);
+}
+
+static lrx_next_t build_meta_process_one(void *ctx, struct rte_mbuf *pkt)
+{
+	return build_meta_one_core(ctx, pkt);
+}
+
+static void build_meta_process_burst(void *ctx, struct rte_mbuf **pkts,
+				     uint16_t n, lrx_next_t *nexts)
+{
+	struct build_meta_ctx *c = ctx;
+
+	if (n && c->placement == BM_PLACE_POOL && c->alloc == BM_ALLOC_BULK) {
+		uint8_t *run = build_meta_pool_take(c, n);
+		if (c->clear == BM_CLEAR_BULK)
+			memset(run, 0, (size_t)n * c->stride);
+		for (uint16_t i = 0; i < n; i++) {
+			if (i + 1 < n)
+				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+			nexts[i] = build_meta_core(
+				c, pkts[i],
+				(struct lrx_meta *)(run + (size_t)i * c->stride));
+		}
+		return;
+	}
+	for (uint16_t i = 0; i < n; i++) {
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		nexts[i] = build_meta_one_core(c, pkts[i]);
+	}
+}
+
+/* ---- configuration ------------------------------------------------------ */
+
+static int build_meta_parse_hints(const struct lrx_stage_init *init,
+				  uint8_t *out)
+{
+	static const struct { const char *name; uint8_t bit; } names[] = {
+		{"hash", LRX_HINT_HASH}, {"csum", LRX_HINT_CSUM},
+		{"vlan", LRX_HINT_VLAN}, {"timestamp", LRX_HINT_TIMESTAMP},
+		{"ptype", LRX_HINT_PTYPE},
+	};
+	static const char valid[] =
+		"valid values are all, none, or a comma list of "
+		"hash,csum,vlan,timestamp,ptype";
+	const char *v = lrx_key_value(init, "hints");
+	if (strcmp(v, "all") == 0) {
+		*out = LRX_HINT_HASH | LRX_HINT_CSUM | LRX_HINT_VLAN |
+		       LRX_HINT_TIMESTAMP | LRX_HINT_PTYPE;
+		return 0;
+	}
+	*out = 0;
+	if (strcmp(v, "none") == 0)
+		return 0;
+	const char *p = v;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		bool found = false;
+		for (size_t i = 0; i < RTE_DIM(names); i++) {
+			if (strlen(names[i].name) == len &&
+			    strncmp(p, names[i].name, len) == 0) {
+				*out |= names[i].bit;
+				found = true;
+			}
+		}
+		if (!found)
+			return lrx_key_error(init, "hints", v, valid);
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return *out ? 0 : lrx_key_error(init, "hints", v, valid);
+}
+
+static int build_meta_init(void *ctx, const struct lrx_stage_init *init)
+{
+	static const char *const placements[] = {"priv", "pool", NULL};
+	static const char *const allocs[] = {"packet", "bulk", NULL};
+	static const char *const clears[] = {"memset", "bulk", "none", NULL};
+	struct build_meta_ctx *c = ctx;
+	unsigned choice;
+	unsigned long number;
+	int rc;
+
+	if ((rc = lrx_key_choice(init, "placement", placements, &choice)))
+		return rc;
+	c->placement = (uint8_t)choice;
+	if ((rc = lrx_key_choice(init, "alloc", allocs, &choice)))
+		return rc;
+	c->alloc = (uint8_t)choice;
+	if ((rc = lrx_key_choice(init, "clear", clears, &choice)))
+		return rc;
+	c->clear = (uint8_t)choice;
+	if ((rc = lrx_key_uint(init, "meta_size", sizeof(struct lrx_meta),
+			       BUILD_META_SIZE_MAX, &number)))
+		return rc;
+	c->meta_size = (uint16_t)number;
+	if ((rc = lrx_key_uint(init, "pool_slots", BUILD_META_POOL_SLOTS_MIN,
+			       1u << 20, &number)))
+		return rc;
+	c->pool_slots = (uint32_t)number;
+	if ((rc = build_meta_parse_hints(init, &c->hints)))
+		return rc;
+
+	if (c->clear == BM_CLEAR_BULK &&
+	    (c->placement != BM_PLACE_POOL || c->alloc != BM_ALLOC_BULK))
+		return lrx_key_error(init, "clear", "bulk",
+				     "bulk clearing needs one contiguous run of "
+				     "metadata per burst: use it with "
+				     "placement=pool and alloc=bulk, or choose "
+				     "clear=memset|none");
+
+	const char *host = lrx_key_value(init, "host_mac");
+	if (strcmp(host, "any") == 0) {
+		c->host_mode = BM_HOST_ANY;
+	} else if (strcmp(host, "port") == 0) {
+		c->host_mode = BM_HOST_PORT;
+		uint16_t port;
+		RTE_ETH_FOREACH_DEV(port) {
+			if (rte_eth_macaddr_get(port, &c->port_addr[port]) == 0)
+				c->port_addr_valid[port] = 1;
+		}
+	} else if (lrx_parse_mac(host, &c->host_addr) == 0) {
+		c->host_mode = BM_HOST_ADDR;
+	} else {
+		return lrx_key_error(init, "host_mac", host,
+				     "valid values are any, port, or a MAC "
+				     "address aa:bb:cc:dd:ee:ff");
+	}
+
+	if ((rc = lrx_meta_register()) < 0) {
+		snprintf(init->err, init->err_len,
+			 "%s: cannot register the metadata dynfield: %s",
+			 init->instance, rte_strerror(-rc));
+		return rc;
+	}
+	/* The timestamp dynfield exists once someone registers it; register
+	 * it here so that the hint has a place to be read from. */
+	if (rte_mbuf_dyn_rx_timestamp_register(&c->ts_offset, &c->ts_flag) < 0)
+		c->ts_offset = -1;
+
+	c->stride = RTE_ALIGN_CEIL(c->meta_size, RTE_CACHE_LINE_SIZE);
+	if (c->placement == BM_PLACE_POOL) {
+		c->pool = rte_zmalloc_socket("build_meta_pool",
+					     (size_t)c->pool_slots * c->stride,
+					     RTE_CACHE_LINE_SIZE,
+					     init->socket_id);
+		if (!c->pool) {
+			snprintf(init->err, init->err_len,
+				 "%s: no memory for the metadata pool "
+				 "(pool_slots=%u x %u bytes)",
+				 init->instance, c->pool_slots, c->stride);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void build_meta_fini(void *ctx)
+{
+	struct build_meta_ctx *c = ctx;
+	rte_free(c->pool);
+	c->pool = NULL;
+}
+
+#define BM_COUNTER(field) {#field, offsetof(struct build_meta_ctx, field)}
+static const struct lrx_stage_counter build_meta_counters[] = {
+	BM_COUNTER(built),
+	BM_COUNTER(too_short),
+	BM_COUNTER(no_priv_room),
+	BM_COUNTER(vlan_inband),
+	BM_COUNTER(hint_hash),
+	BM_COUNTER(hint_csum),
+	BM_COUNTER(hint_vlan),
+	BM_COUNTER(hint_timestamp),
+	BM_COUNTER(hint_ptype),
+	BM_COUNTER(otherhost),
+	BM_COUNTER(multicast),
+	BM_COUNTER(broadcast),
+	BM_COUNTER(pool_wraps),
+	{NULL, 0},
+};
+#undef BM_COUNTER
+
+static const struct lrx_stage_key build_meta_keys[] = {
+	{"placement", "pool",
+	 "where the metadata lives: priv (mbuf private area; the mbuf pool's "
+	 "priv_size must be >= meta_size, else packets drop as NOMEM) | pool "
+	 "(a separate per-lcore metadata ring)"},
+	{"alloc", "bulk",
+	 "placement=pool: packet (one slot per packet) | bulk (one contiguous "
+	 "run per burst)"},
+	{"meta_size", "256",
+	 "bytes of metadata per packet, 56..4096 (64 small, 256 ~ sk_buff, "
+	 "552 = sk_buff + skb_shared_info)"},
+	{"clear", "memset",
+	 "memset (per packet) | bulk (one memset per burst, needs "
+	 "placement=pool alloc=bulk) | none (only the fields written)"},
+	{"hints", "all",
+	 "NIC hints taken: all | none | comma list of "
+	 "hash,csum,vlan,timestamp,ptype"},
+	{"host_mac", "any",
+	 "PACKET_HOST test of eth_type_trans: any (every unicast is for us) | "
+	 "port (the ingress port's MAC) | aa:bb:cc:dd:ee:ff"},
+	{"pool_slots", "8192",
+	 "placement=pool: slots in the metadata ring, 2048..1048576; a slot "
+	 "is reused after that many later packets"},
+	{NULL, NULL, NULL},
+};
+
+static const struct lrx_stage build_meta_stage = {
+	.name = BUILD_META_STAGE_NAME,
+	.summary = "build skb-like metadata: L2/VLAN parse, offsets, NIC hints",
+	.ctx_size = sizeof(struct build_meta_ctx),
+	.keys = build_meta_keys,
+	.counters = build_meta_counters,
+	.init = build_meta_init,
+	.fini = build_meta_fini,
+	.process_one = build_meta_process_one,
+	.process_burst = build_meta_process_burst,
+};
+
+LRX_STAGE_REGISTER(build_meta_stage)

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Config key parsing shared by build-meta and l3-demux. Each helper reads
+ * one key through init->get() and, on a bad value, writes a message naming
+ * the stage instance, the key, the value and what would be valid into
+ * init->err, and returns -EINVAL.
+ */
+#ifndef LISTRX_STAGE_KEYS_H
+#define LISTRX_STAGE_KEYS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+
+#include "stage.h"
+
+/* The value of key (never NULL: a missing key reads as ""). */
+const char *lrx_key_value(const struct lrx_stage_init *init, const char *key);
+
+/* Writes "<instance>: key '<key>' = '<value>': <what is valid>". */
+int lrx_key_error(const struct lrx_stage_init *init, const char *key,
+		  const char *value, const char *valid);
+
+/* One of choices[] (NULL terminated); *out = its index. */
+int lrx_key_choice(const struct lrx_stage_init *init, const char *key,
+		   const char *const *choices, unsigned *out);
+/* yes|no (also on|off, true|false, 1|0). */
+int lrx_key_bool(const struct lrx_stage_init *init, const char *key,
+		 bool *out);
+/* Decimal integer in [min, max]. */
+int lrx_key_uint(const struct lrx_stage_init *init, const char *key,
+		 unsigned long min, unsigned long max, unsigned long *out);
+/* Parses "aa:bb:cc:dd:ee:ff"; returns 0 or -EINVAL (no message). */
+int lrx_parse_mac(const char *text, struct rte_ether_addr *out);
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Drop reasons, named after the kernel's enum skb_drop_reason
+ * (include/net/dropreason-core.h) where one exists, so that a drop counted
+ * by listrx and one counted by `perf trace -e skb:kfree_skb` read the same.
+ * One X-macro list yields the enum and the strings (as VPP's error lists).
+ */
+#ifndef LISTRX_DROP_REASON_H
+#define LISTRX_DROP_REASON_H
+
+#define LRX_DROP_REASONS(X)                                                   \
+	X(NOT_SPECIFIED)    /* kernel: SKB_DROP_REASON_NOT_SPECIFIED */           \
+	X(PKT_TOO_SMALL)    /* frame shorter than the header it claims */         \
+	X(OTHERHOST)        /* PACKET_OTHERHOST, as ip_rcv_core */                \
+	X(IP_CSUM)          /* IPv4 header checksum bad */                        \
+	X(IP_INHDR)         /* bad version / IHL / total length */                \
+	X(IP_INADDRERRORS)  /* martian source or destination */                   \
+	X(IP_RPFILTER)      /* reverse path filter */                             \
+	X(IP_NOPROTO)       /* no handler for the L4 protocol */                  \
+	X(IPV6_BAD_EXTHDR)  /* malformed IPv6 extension header */                 \
+	X(UNHANDLED_PROTO)  /* L3 protocol with no handler (ARP, ...) */          \
+	X(FRAG_REASM_TIMEOUT)                                                     \
+	X(TCP_CSUM)         /* TCP checksum bad */                                \
+	X(UDP_CSUM)         /* UDP checksum bad */                                \
+	X(XDP)              /* XDP_DROP verdict */                                \
+	X(XDP_ABORTED)      /* XDP_ABORTED: kernel counts it as XDP too, with a trace */ \
+	X(TC_EGRESS)        /* redirect/tx to a port that does not exist */       \
+	X(DEV_READY)        /* TX ring full: kernel's qdisc drop analog */        \
+	X(NOMEM)            /* no buffer (metadata pool empty, ...) */            \
+	X(TEST_DROP)        /* drop-every-k test stage */                     \
+	X(NO_SOCKET)        /* UDP/TCP: no socket bound to the port */        \
+	X(ICMP_CSUM)        /* ICMP checksum bad (icmp_rcv) */                \
+	X(IP_INVALID_SOURCE) /* martian source (ip_route_input_slow) */       \
+	X(IP_INVALID_DEST)  /* martian destination */
+
+enum lrx_drop_reason {
+#define LRX_DROP_ENUM(name) LRX_DROP_##name,
+	LRX_DROP_REASONS(LRX_DROP_ENUM)
+#undef LRX_DROP_ENUM
+	LRX_DROP_MAX
+};
+
+/* "IP_CSUM" etc.: the kernel's SKB_DROP_REASON_ suffix. */
+const char *lrx_drop_reason_name(enum lrx_drop_reason reason);
+
+#endif

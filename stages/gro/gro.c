@@ -1,0 +1,1190 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * GRO stage: Linux generic receive offload over mbufs.
+ *
+ * Follows the kernel's per-NAPI GRO state (net/core/gro.c):
+ *  - dev_gro_receive: 8 hash buckets chosen by the flow hash, at most
+ *    MAX_GRO_SKBS held packets per bucket (oldest flushed when full:
+ *    gro_flush_oldest), a bitmask of non-empty buckets, result enum
+ *    HELD / MERGED / NORMAL;
+ *  - gro_list_prepare: branch-free same-flow test (diffs |= a ^ b) over the
+ *    hash, ingress device, L2 header (incl. VLAN tags);
+ *  - inet_gro_receive (net/ipv4/af_inet.c), ipv6_gro_receive
+ *    (net/ipv6/ip6_offload.c): addresses and protocol make the flow; TTL,
+ *    TOS, DF, traffic class, hop limit must match; IP ID incrementing or
+ *    fixed (inet_gro_flush, ip_fixedid); no IP options; total length must
+ *    be the frame's;
+ *  - tcp_gro_receive (net/ipv4/tcp_offload.c): ports make the flow;
+ *    contiguous seq, same ack, same flag word except CWR/FIN/PSH (doff and
+ *    window included), identical options, len <= mss of the first segment;
+ *    PSH/FIN or a short segment: merged, then the packet ends;
+ *    URG/RST/SYN/CWR: the held packet ends, the segment passes;
+ *  - skb_gro_receive: merged L3 length must stay below gro_max_size
+ *    (64 KB, or BIG TCP);
+ *  - udp_gro_receive_segment (net/ipv4/udp_offload.c): UDP GRO as with the
+ *    UDP_GRO socket option (config udp_gro=on);
+ *  - napi_gro_flush / __napi_gro_flush_chain: end-of-poll flush of all
+ *    held packets, or only of those older than one jiffy when the poll used
+ *    its whole budget (napi_poll), gro_flush_timeout deferral
+ *    (napi_complete_done);
+ *  - napi_gro_complete / inet_gro_complete / tcp4_gro_complete: merged
+ *    packets get their L3 length and IPv4 header checksum fixed, the L4
+ *    checksum field set to the pseudo-header sum, gso_size/gso_segs and a
+ *    checksum state that says "verified".
+ *
+ * Output order: as the kernel's napi->rx_list (gro_normal_list), every
+ * packet GRO outputs, merged or not, is appended to one ordered release
+ * list; process_one/process_burst return CONSUMED for all packets and the
+ * engine drains release(). So the engines cannot reorder GRO's output and a
+ * flow's held packet always leaves before the packet that flushed it.
+ *
+ * Deliberate deviation: the kernel lets a same-flow packet that fails an
+ * IP-level check (IP options, bad IP header checksum) or the TCP checksum
+ * overtake the held packet of its flow (inet_gro_receive "goto out",
+ * tcp4_gro_receive returns NULL); listrx flushes the held packet first so
+ * that per-flow order is always preserved (docs/gro.md).
+ *
+ * Where kernels differ, the rule of the kernel the oracle test ran on
+ * (Linux 6.18) is followed: fixed IP IDs without DF, CWR passes alone.
+ * impl=rte puts DPDK rte_gro behind the same descriptor (the peer).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_ether.h>
+#include <rte_gro.h>
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h> /* meta.h uses RTE_MBUF_DYNFIELD */
+#include <rte_prefetch.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+
+#include "../meta.h"
+#include "../stage.h"
+#include "gro.h"
+
+#define GRO_TCP_FLAG_CWR 0x80
+#define GRO_TCP_FLAG_URG 0x20
+#define GRO_TCP_FLAG_PSH 0x08
+#define GRO_TCP_FLAG_RST 0x04
+#define GRO_TCP_FLAG_SYN 0x02
+#define GRO_TCP_FLAG_FIN 0x01
+/* flags that end a GRO packet (tcp_gro_receive out_check_final). CWR is
+ * among them: a CWR segment ends the held packet and passes alone, as Linux
+ * 6.18 does (kernel oracle test; older kernels held it as the head of a new
+ * packet) */
+#define GRO_TCP_FLUSH_FLAGS                                                   \
+	(GRO_TCP_FLAG_URG | GRO_TCP_FLAG_PSH | GRO_TCP_FLAG_RST |             \
+	 GRO_TCP_FLAG_SYN | GRO_TCP_FLAG_FIN | GRO_TCP_FLAG_CWR)
+/* tcp_flag_word bits (doff, flags, window) that may differ between merged
+ * segments: CWR, FIN, PSH (tcp_gro_receive) */
+#define GRO_TCP_WORD_MAY_DIFFER                                               \
+	((uint32_t)(GRO_TCP_FLAG_CWR | GRO_TCP_FLAG_FIN | GRO_TCP_FLAG_PSH)  \
+	 << 16)
+
+/* Which GRO runs behind the descriptor (config key impl). */
+enum gro_impl {
+	GRO_IMPL_KERNEL = 0, /* this file: the kernel's rules */
+	GRO_IMPL_RTE = 1,    /* the peer: DPDK rte_gro heavy mode */
+};
+
+enum gro_kind {
+	GRO_KIND_OTHER = 0, /* not something GRO merges: passes through */
+	GRO_KIND_TCP4,
+	GRO_KIND_TCP6,
+	GRO_KIND_UDP4,
+	GRO_KIND_UDP6,
+};
+
+/* What dev_gro_receive returns (enum gro_result). */
+enum gro_result {
+	GRO_MERGED,  /* appended to a held packet */
+	GRO_HELD,    /* became the head of a new held packet */
+	GRO_NORMAL,  /* passed on (to the release list) */
+};
+
+/* Why a held packet left (counted per cause). */
+enum gro_flush_cause {
+	GRO_FLUSH_FLAGS,        /* PSH/FIN/URG/RST/SYN/CWR */
+	GRO_FLUSH_SHORT,        /* segment shorter than mss ends the packet */
+	GRO_FLUSH_MISMATCH,     /* seq gap, ack, options, TTL/TOS/ID, mss... */
+	GRO_FLUSH_SIZE,         /* gro_max_size or UDP_GRO_CNT_MAX reached */
+	GRO_FLUSH_NOT_ELIGIBLE, /* same-flow packet that may not be merged */
+	GRO_FLUSH_EVICT,        /* bucket full: gro_flush_oldest */
+	GRO_FLUSH_POLL_END,     /* napi_gro_flush(napi, false) */
+	GRO_FLUSH_AGE,          /* napi_gro_flush(napi, true): older than age */
+};
+
+/* The parsed view of one incoming packet (its NAPI_GRO_CB). */
+struct gro_pkt {
+	struct rte_mbuf *m;
+	uint8_t *l2;
+	uint8_t *l3;
+	uint8_t *l4;
+	uint32_t hash;
+	uint32_t ip_len;      /* L3 length from the IP header */
+	uint32_t payload_len; /* skb_gro_len after pulling L4 */
+	uint32_t seq;         /* TCP */
+	uint32_t flag_word;   /* TCP: doff/flags/window word, host order */
+	uint16_t l2_len, l3_len, l4_len;
+	uint16_t ip_id;
+	uint8_t kind;         /* enum gro_kind */
+	uint8_t flush;        /* NAPI_GRO_CB(skb)->flush: may not be merged */
+	uint8_t df;           /* IP_DF set (IPv6: 1) */
+	uint8_t tcp_flags;
+	struct lrx_meta *meta;
+};
+
+/* One held packet (an entry of napi->gro_hash[bucket].list). */
+struct gro_held {
+	struct rte_mbuf *head;
+	struct rte_mbuf *last;
+	uint64_t age_tsc;     /* NAPI_GRO_CB(p)->age */
+	uint32_t hash;
+	uint32_t ip_len;      /* p->len: L3 length of all merged */
+	uint32_t next_seq;    /* th2->seq + NAPI_GRO_CB(p)->len */
+	uint16_t mss;         /* gso_size: payload of the first segment */
+	uint16_t count;       /* NAPI_GRO_CB(p)->count */
+	uint16_t l2_len, l3_len, l4_len;
+	uint8_t kind;
+	uint8_t ip_fixedid;   /* NAPI_GRO_CB(p)->ip_fixedid */
+	struct lrx_meta *meta;
+};
+
+struct gro_bucket {
+	uint8_t count;
+	uint8_t used;                  /* bitmask of used slots */
+	uint8_t order[MAX_GRO_SKBS];   /* slot indices, oldest first */
+	struct gro_held slot[MAX_GRO_SKBS];
+};
+
+struct gro_counters {
+	uint64_t segments_in;
+	uint64_t packets_out;
+	uint64_t merged;
+	uint64_t held;
+	uint64_t flush[GRO_FLUSH_AGE + 1];
+	uint64_t bad_csum;
+	uint64_t not_eligible;
+	uint64_t udp_merged;
+	uint64_t release_overflow;
+};
+
+struct gro_ctx {
+	/* hot */
+	uint32_t bitmask;       /* napi->gro_bitmask */
+	uint32_t held_count;
+	uint32_t max_size;      /* gro_max_size */
+	uint32_t ring_head;     /* next to release */
+	uint32_t ring_tail;     /* next free */
+	uint8_t udp_gro;
+	uint8_t csum_verify;
+	uint8_t use_meta;
+	uint8_t impl;            /* enum gro_impl */
+	void *rte_ctx;           /* impl=rte: the rte_gro context */
+	uint64_t age_cycles;     /* one jiffy by default */
+	uint64_t timeout_cycles; /* gro_flush_timeout, 0 = off */
+	struct gro_counters c;
+	struct gro_bucket buckets[GRO_HASH_BUCKETS];
+	struct rte_mbuf *ring[GRO_RELEASE_RING];
+};
+
+_Static_assert((GRO_RELEASE_RING & (GRO_RELEASE_RING - 1)) == 0,
+	       "release ring size must be a power of two");
+_Static_assert(GRO_RELEASE_RING >=
+		       LRX_BURST_MAX + GRO_HASH_BUCKETS * MAX_GRO_SKBS,
+	       "release ring must hold one burst plus everything held");
+_Static_assert(GRO_HASH_BUCKETS <= 32, "bitmask is 32 bits");
+
+/* ---- release list (napi->rx_list) ------------------------------------- */
+
+static inline void gro_release_push(struct gro_ctx *ctx, struct rte_mbuf *m)
+{
+	if (unlikely(ctx->ring_tail - ctx->ring_head >= GRO_RELEASE_RING)) {
+		/* the engine broke the drain-after-every-call contract; the
+		 * mbuf is freed (never leaked) and the breach counted */
+		ctx->c.release_overflow++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	ctx->ring[ctx->ring_tail++ & (GRO_RELEASE_RING - 1)] = m;
+	ctx->c.packets_out++;
+}
+
+/* ---- parsing: one helper for both "build-meta ran" and "it did not" ---- */
+
+static inline uint16_t gro_load16(const void *p)
+{
+	uint16_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+static inline uint32_t gro_load32(const void *p)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+static inline uint64_t gro_load64(const void *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline struct lrx_meta *gro_meta_of(const struct gro_ctx *ctx,
+					   const struct rte_mbuf *m)
+{
+	if (!ctx->use_meta || lrx_meta_dynfield_offset < 0)
+		return NULL;
+	struct lrx_meta *meta = lrx_meta(m);
+	/* build-meta sets network_offset (>= ETH_HLEN) when it ran */
+	return meta && meta->network_offset >= RTE_ETHER_HDR_LEN ? meta : NULL;
+}
+
+/* L4 checksum state: the NIC's (through build-meta, or the mbuf flags when
+ * build-meta did not run), as skb->ip_summed. */
+static inline unsigned gro_l4_csum_state(const struct gro_pkt *s)
+{
+	if (s->meta)
+		return s->meta->ip_summed;
+	switch (s->m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) {
+	case RTE_MBUF_F_RX_L4_CKSUM_GOOD:
+		return LRX_CHECKSUM_UNNECESSARY;
+	case RTE_MBUF_F_RX_L4_CKSUM_BAD:
+		return LRX_CHECKSUM_BAD;
+	default:
+		return LRX_CHECKSUM_NONE;
+	}
+}
+
+static inline bool gro_l3_csum_known_good(const struct gro_pkt *s)
+{
+	if (s->meta)
+		return s->meta->l3_csum_state == LRX_CHECKSUM_UNNECESSARY;
+	return (s->m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
+	       RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+}
+
+/* skb_get_hash_raw, computed when the NIC gave none. */
+static inline uint32_t gro_flow_hash(const struct gro_pkt *s)
+{
+	if (s->meta && s->meta->hash)
+		return s->meta->hash;
+	if (s->m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		return s->m->hash.rss;
+	uint32_t h = rte_hash_crc_4byte(gro_load32(s->l4), 0x9e3779b9u);
+	if (s->kind == GRO_KIND_TCP4 || s->kind == GRO_KIND_UDP4)
+		return rte_hash_crc_8byte(gro_load64(s->l3 + 12), h);
+	/* IPv6 addresses: 8-byte loads (headers need not be aligned, which
+	 * rte_hash_crc assumes) */
+	for (int i = 8; i < 40; i += 8)
+		h = rte_hash_crc_8byte(gro_load64(s->l3 + i), h);
+	return h;
+}
+
+/* Fills s for one frame. Returns false when the frame is nothing GRO
+ * handles (kind OTHER: non-IP, other L4, fragments, malformed); true when it
+ * belongs to a TCP/UDP flow, with s->flush set when it may not be merged
+ * (inet_gro_receive / ipv6_gro_receive / tcp4_gro_receive checks). */
+static inline bool gro_parse(const struct gro_ctx *ctx, struct gro_pkt *s,
+			     struct rte_mbuf *m)
+{
+	s->m = m;
+	s->kind = GRO_KIND_OTHER;
+	s->flush = 0;
+	s->seq = 0;
+	s->flag_word = 0;
+	s->tcp_flags = 0;
+	if (unlikely(m->nb_segs != 1))
+		return false; /* chains come only from GRO itself */
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t frame_len = m->data_len;
+	struct lrx_meta *meta = gro_meta_of(ctx, m);
+	s->meta = meta;
+	s->l2 = frame;
+
+	uint16_t proto;
+	uint32_t l2_len;
+	if (meta) {
+		proto = meta->protocol;
+		l2_len = meta->network_offset;
+	} else {
+		/* eth_type_trans + vlan_gro_receive: up to two tags */
+		if (frame_len < RTE_ETHER_HDR_LEN)
+			return false;
+		l2_len = RTE_ETHER_HDR_LEN;
+		proto = rte_be_to_cpu_16(gro_load16(frame + 12));
+		for (int tags = 0; tags < 2 &&
+				   (proto == RTE_ETHER_TYPE_VLAN ||
+				    proto == RTE_ETHER_TYPE_QINQ);
+		     tags++) {
+			if (frame_len < l2_len + 4)
+				return false;
+			proto = rte_be_to_cpu_16(gro_load16(frame + l2_len + 2));
+			l2_len += 4;
+		}
+	}
+	s->l2_len = (uint16_t)l2_len;
+	s->l3 = frame + l2_len;
+	uint32_t l3_avail = frame_len > l2_len ? frame_len - l2_len : 0;
+	uint8_t l4_proto;
+	uint32_t l3_len;
+	uint8_t flush = 0;
+
+	if (proto == RTE_ETHER_TYPE_IPV4) {
+		const struct rte_ipv4_hdr *iph = (const void *)s->l3;
+		if (l3_avail < sizeof(*iph) || (iph->version_ihl >> 4) != 4)
+			return false;
+		l3_len = (uint32_t)(iph->version_ihl & 0xf) * 4;
+		if (l3_len < sizeof(*iph))
+			return false;
+		/* ip_is_fragment: no ports to find a flow with */
+		if (iph->fragment_offset &
+		    rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
+				     RTE_IPV4_HDR_OFFSET_MASK))
+			return false;
+		l4_proto = iph->next_proto_id;
+		s->ip_len = rte_be_to_cpu_16(iph->total_length);
+		s->ip_id = rte_be_to_cpu_16(iph->packet_id);
+		s->df = !!(iph->fragment_offset &
+			   rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG));
+		/* inet_gro_receive: no options (0x45), checksum good */
+		flush |= iph->version_ihl != 0x45;
+		if (!flush && !gro_l3_csum_known_good(s))
+			flush |= rte_raw_cksum(iph, sizeof(*iph)) != 0xffff;
+		if (l4_proto == IPPROTO_TCP)
+			s->kind = GRO_KIND_TCP4;
+		else if (l4_proto == IPPROTO_UDP && ctx->udp_gro)
+			s->kind = GRO_KIND_UDP4;
+		else
+			return false;
+	} else if (proto == RTE_ETHER_TYPE_IPV6) {
+		const struct rte_ipv6_hdr *ip6h = (const void *)s->l3;
+		if (l3_avail < sizeof(*ip6h) ||
+		    (s->l3[0] >> 4) != 6)
+			return false;
+		l3_len = sizeof(*ip6h);
+		l4_proto = ip6h->proto;
+		s->ip_len = sizeof(*ip6h) + rte_be_to_cpu_16(ip6h->payload_len);
+		s->ip_id = 0;
+		s->df = 1; /* no ID to check */
+		/* extension headers (ipv6_gso_pull_exthdrs) are not handled:
+		 * such packets pass through (docs/gro.md) */
+		if (l4_proto == IPPROTO_TCP)
+			s->kind = GRO_KIND_TCP6;
+		else if (l4_proto == IPPROTO_UDP && ctx->udp_gro)
+			s->kind = GRO_KIND_UDP6;
+		else
+			return false;
+	} else {
+		return false;
+	}
+
+	/* the L3 length must be the frame's: padded or truncated frames are
+	 * not merged (inet_gro_receive: tot_len ^ skb_gro_len) */
+	flush |= s->ip_len != l3_avail;
+	uint32_t l4_min = (s->kind == GRO_KIND_TCP4 || s->kind == GRO_KIND_TCP6)
+				  ? sizeof(struct rte_tcp_hdr)
+				  : sizeof(struct rte_udp_hdr);
+	uint32_t ip_len = RTE_MIN(s->ip_len, l3_avail);
+	if (ip_len < l3_len + l4_min) {
+		s->kind = GRO_KIND_OTHER;
+		return false;
+	}
+	s->l3_len = (uint16_t)l3_len;
+	s->l4 = s->l3 + l3_len;
+	if (l4_min == sizeof(struct rte_tcp_hdr)) {
+		const struct rte_tcp_hdr *th = (const void *)s->l4;
+		uint32_t thlen = (uint32_t)(th->data_off >> 4) * 4;
+		if (thlen < sizeof(*th) || ip_len < l3_len + thlen) {
+			s->kind = GRO_KIND_OTHER;
+			return false;
+		}
+		s->l4_len = (uint16_t)thlen;
+		s->seq = rte_be_to_cpu_32(th->sent_seq);
+		s->flag_word = rte_be_to_cpu_32(gro_load32(s->l4 + 12));
+		s->tcp_flags = th->tcp_flags;
+	} else {
+		s->l4_len = sizeof(struct rte_udp_hdr);
+	}
+	s->payload_len = ip_len - l3_len - s->l4_len;
+	s->flush = flush;
+	s->hash = gro_flow_hash(s);
+	return true;
+}
+
+/* tcp4_gro_receive / udp4_gro_receive: skb_gro_checksum_validate, skipped
+ * when the NIC verified it. Returns true when bad. */
+static inline bool gro_l4_csum_bad(const struct gro_ctx *ctx,
+				   const struct gro_pkt *s)
+{
+	unsigned state = gro_l4_csum_state(s);
+	if (state == LRX_CHECKSUM_UNNECESSARY)
+		return false;
+	if (state == LRX_CHECKSUM_BAD)
+		return true;
+	if (!ctx->csum_verify)
+		return false;
+	if ((s->kind == GRO_KIND_UDP4 || s->kind == GRO_KIND_UDP6) &&
+	    ((const struct rte_udp_hdr *)s->l4)->dgram_cksum == 0)
+		return false; /* no checksum: udp_gro_receive_segment decides */
+	if (s->kind == GRO_KIND_TCP4 || s->kind == GRO_KIND_UDP4)
+		return rte_ipv4_udptcp_cksum_verify((const void *)s->l3,
+						    s->l4) != 0;
+	return rte_ipv6_udptcp_cksum_verify((const void *)s->l3, s->l4) != 0;
+}
+
+/* ---- same flow: gro_list_prepare + inet/ipv6/tcp/udp flow fields ------ */
+
+static inline uint64_t gro_l2_diff(const uint8_t *a, const uint8_t *b,
+				   uint16_t len)
+{
+	/* compare_ether_header, widened to VLAN tags: overlapping 8-byte
+	 * loads cover 14, 18 and 22 byte headers */
+	uint64_t diffs = gro_load64(a) ^ gro_load64(b);
+	diffs |= gro_load64(a + len - 8) ^ gro_load64(b + len - 8);
+	if (len > 16)
+		diffs |= gro_load64(a + 8) ^ gro_load64(b + 8);
+	return diffs;
+}
+
+static inline bool gro_same_flow(const struct gro_held *p,
+				 const struct gro_pkt *s)
+{
+	/* the IPv4 header length is not part of the flow: a same-flow
+	 * packet with options must find (and flush) its held packet */
+	uint64_t diffs = (uint64_t)(p->hash ^ s->hash) |
+			 (uint64_t)(p->kind ^ s->kind) |
+			 (uint64_t)(p->l2_len ^ s->l2_len);
+	if (diffs)
+		return false;
+	const uint8_t *l2 = rte_pktmbuf_mtod(p->head, const uint8_t *);
+	const uint8_t *l3 = l2 + p->l2_len;
+	const uint8_t *l4 = l3 + p->l3_len;
+	diffs |= (uint64_t)(p->head->port ^ s->m->port);
+	diffs |= gro_l2_diff(l2, s->l2, p->l2_len);
+	if (p->kind == GRO_KIND_TCP4 || p->kind == GRO_KIND_UDP4) {
+		/* inet_gro_receive: protocol, saddr, daddr */
+		diffs |= (uint64_t)(l3[9] ^ s->l3[9]);
+		diffs |= gro_load64(l3 + 12) ^ gro_load64(s->l3 + 12);
+	} else {
+		/* ipv6_gro_receive: version + flow label, addresses,
+		 * nexthdr (traffic class is a flush, not a flow, field) */
+		diffs |= (gro_load32(l3) ^ gro_load32(s->l3)) &
+			 rte_cpu_to_be_32(0xF00FFFFF);
+		diffs |= (uint64_t)(l3[6] ^ s->l3[6]);
+		for (int i = 8; i < 40; i += 8)
+			diffs |= gro_load64(l3 + i) ^ gro_load64(s->l3 + i);
+	}
+	/* tcp_gro_receive / udp_gro_receive_segment: ports */
+	diffs |= gro_load32(l4) ^ gro_load32(s->l4);
+	return diffs == 0;
+}
+
+/* The IP fields that must match, and the IP ID rule, as the kernel's
+ * inet_gro_flush / ipv6_gro_flush (include/net/gro.h, called from
+ * tcp_gro_receive and udp_gro_receive_segment since Linux 6.10; older
+ * kernels did this in inet_gro_receive with flush_id / is_atomic). TTL, TOS
+ * and DF must match; the ID decides at the second segment: the same ID
+ * makes a fixed-ID flow (ip_fixedid; Linux 6.18, verified by the kernel
+ * oracle test, no longer requires DF for it), else the ID must grow by one
+ * per merged segment. IPv6: traffic class and hop limit must match.
+ * Non-zero = do not merge. */
+static inline uint32_t gro_network_flush(struct gro_held *p,
+					 const struct gro_pkt *s)
+{
+	const uint8_t *l3 = rte_pktmbuf_mtod(p->head, const uint8_t *) +
+			    p->l2_len;
+	uint32_t flush = 0;
+	if (p->kind == GRO_KIND_TCP4 || p->kind == GRO_KIND_UDP4) {
+		const struct rte_ipv4_hdr *iph2 = (const void *)l3;
+		const struct rte_ipv4_hdr *iph = (const void *)s->l3;
+		flush |= (uint32_t)(iph->time_to_live ^ iph2->time_to_live) |
+			 (uint32_t)(iph->type_of_service ^
+				    iph2->type_of_service) |
+			 (uint32_t)((iph->fragment_offset ^
+				     iph2->fragment_offset) &
+				    rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG));
+		uint16_t ipid_offset = (uint16_t)(s->ip_id -
+				rte_be_to_cpu_16(iph2->packet_id));
+		p->ip_fixedid |= (uint8_t)(p->count == 1 && ipid_offset == 0);
+		flush |= (uint16_t)(ipid_offset ^
+				    (uint16_t)(p->count * !p->ip_fixedid));
+	} else {
+		flush |= (gro_load32(l3) ^ gro_load32(s->l3)) &
+			 rte_cpu_to_be_32(0x0FF00000);
+		flush |= (uint32_t)(l3[7] ^ s->l3[7]);
+	}
+	return flush;
+}
+
+/* ---- buckets ------------------------------------------------------------ */
+
+static inline int gro_bucket_find(struct gro_bucket *b,
+				  const struct gro_pkt *s)
+{
+	for (int i = 0; i < b->count; i++)
+		if (gro_same_flow(&b->slot[b->order[i]], s))
+			return i;
+	return -1;
+}
+
+/* The pseudo-header sum, as ~tcp_v4_check(len, saddr, daddr, 0): what
+ * tcp4_gro_complete / udp4_gro_complete leave in the L4 checksum field
+ * (length as 32 bits, so BIG TCP lengths are summed right). */
+static inline uint16_t gro_pseudo_sum(const uint8_t *l3, bool v6,
+				      uint8_t proto, uint32_t l4_len)
+{
+	uint32_t sum = v6 ? __rte_raw_cksum(l3 + 8, 32, 0)
+			  : __rte_raw_cksum(l3 + 12, 8, 0);
+	sum += rte_cpu_to_be_16((uint16_t)proto);
+	sum += rte_cpu_to_be_16((uint16_t)(l4_len >> 16));
+	sum += rte_cpu_to_be_16((uint16_t)l4_len);
+	return __rte_raw_cksum_reduce(sum);
+}
+
+/* napi_gro_complete: a held packet leaves. One segment leaves untouched
+ * (count == 1: gro_complete is skipped); a merged one gets its headers
+ * fixed as inet_gro_complete / ipv6_gro_complete and tcp4_gro_complete /
+ * udp_gro_complete do. */
+static void gro_complete(struct gro_ctx *ctx, struct gro_held *p,
+			 enum gro_flush_cause cause)
+{
+	struct rte_mbuf *m = p->head;
+	ctx->c.flush[cause]++;
+	if (p->count > 1) {
+		uint8_t *l3 = rte_pktmbuf_mtod(m, uint8_t *) + p->l2_len;
+		uint8_t *l4 = l3 + p->l3_len;
+		bool v6 = p->kind == GRO_KIND_TCP6 || p->kind == GRO_KIND_UDP6;
+		bool tcp = p->kind == GRO_KIND_TCP4 || p->kind == GRO_KIND_TCP6;
+		uint32_t l4_total = p->ip_len - p->l3_len;
+		if (!v6) {
+			struct rte_ipv4_hdr *iph = (void *)l3;
+			/* BIG TCP: tot_len 0 above 64 KB (iph_set_totlen) */
+			iph->total_length = rte_cpu_to_be_16(
+				p->ip_len > 0xffff ? 0 : (uint16_t)p->ip_len);
+			iph->hdr_checksum = 0;
+			iph->hdr_checksum = rte_ipv4_cksum(iph);
+		} else {
+			struct rte_ipv6_hdr *ip6h = (void *)l3;
+			/* BIG TCP: payload_len 0 above 64 KB (the kernel also
+			 * inserts a jumbo hop-by-hop header: not done here) */
+			ip6h->payload_len = rte_cpu_to_be_16(
+				l4_total > 0xffff ? 0 : (uint16_t)l4_total);
+		}
+		uint16_t pseudo = gro_pseudo_sum(l3, v6,
+						 tcp ? IPPROTO_TCP : IPPROTO_UDP,
+						 l4_total);
+		if (tcp) {
+			((struct rte_tcp_hdr *)l4)->cksum = pseudo;
+		} else {
+			struct rte_udp_hdr *uh = (void *)l4;
+			uh->dgram_len = rte_cpu_to_be_16(
+				l4_total > 0xffff ? 0 : (uint16_t)l4_total);
+			if (uh->dgram_cksum)
+				uh->dgram_cksum = pseudo;
+		}
+		/* CHECKSUM_PARTIAL on receive = verified: listrx's meta has
+		 * CHECKSUM_UNNECESSARY for it, the mbuf RX_L4_CKSUM_GOOD */
+		m->ol_flags = (m->ol_flags & ~RTE_MBUF_F_RX_L4_CKSUM_MASK) |
+			      RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+		m->tso_segsz = p->mss;
+		if (p->meta) {
+			p->meta->gso_size = p->mss;
+			p->meta->gso_segs = p->count;
+			p->meta->ip_summed = LRX_CHECKSUM_UNNECESSARY;
+			p->meta->len = p->ip_len;
+		}
+	}
+	gro_release_push(ctx, m);
+	p->head = NULL;
+	ctx->held_count--;
+}
+
+static inline void gro_bucket_remove(struct gro_ctx *ctx, unsigned bucket,
+				     int pos)
+{
+	struct gro_bucket *b = &ctx->buckets[bucket];
+	b->used &= (uint8_t)~(1u << b->order[pos]);
+	memmove(&b->order[pos], &b->order[pos + 1],
+		(size_t)(b->count - pos - 1));
+	b->count--;
+	if (!b->count)
+		ctx->bitmask &= ~(1u << bucket);
+}
+
+static inline void gro_flush_at(struct gro_ctx *ctx, unsigned bucket, int pos,
+				enum gro_flush_cause cause)
+{
+	struct gro_bucket *b = &ctx->buckets[bucket];
+	gro_complete(ctx, &b->slot[b->order[pos]], cause);
+	gro_bucket_remove(ctx, bucket, pos);
+}
+
+/* dev_gro_receive after "normal" was ruled out: s becomes a held packet;
+ * a full bucket first flushes its oldest (gro_flush_oldest). */
+static inline void gro_hold(struct gro_ctx *ctx, unsigned bucket,
+			    const struct gro_pkt *s)
+{
+	struct gro_bucket *b = &ctx->buckets[bucket];
+	if (unlikely(b->count >= MAX_GRO_SKBS))
+		gro_flush_at(ctx, bucket, 0, GRO_FLUSH_EVICT);
+	unsigned idx = (unsigned)__builtin_ctz(~(unsigned)b->used);
+	struct gro_held *p = &b->slot[idx];
+	p->head = s->m;
+	p->last = s->m;
+	p->age_tsc = rte_rdtsc();
+	p->hash = s->hash;
+	p->ip_len = s->ip_len;
+	p->next_seq = s->seq + s->payload_len;
+	p->mss = (uint16_t)s->payload_len;
+	p->count = 1;
+	p->l2_len = s->l2_len;
+	p->l3_len = s->l3_len;
+	p->l4_len = s->l4_len;
+	p->kind = s->kind;
+	p->ip_fixedid = 0;
+	p->meta = s->meta;
+	b->used |= (uint8_t)(1u << idx);
+	b->order[b->count++] = (uint8_t)idx;
+	ctx->bitmask |= 1u << bucket;
+	ctx->held_count++;
+	ctx->c.held++;
+}
+
+/* skb_gro_receive: append s's payload to p. False (-E2BIG) when the merged
+ * L3 length would reach gro_max_size. */
+static inline bool gro_append(struct gro_ctx *ctx, struct gro_held *p,
+			      const struct gro_pkt *s)
+{
+	if (p->ip_len + s->payload_len >= ctx->max_size ||
+	    p->count == UINT16_MAX)
+		return false;
+	struct rte_mbuf *m = s->m;
+	/* strip the appended segment's headers: data_off moves past them */
+	rte_pktmbuf_adj(m, (uint16_t)(s->l2_len + s->l3_len + s->l4_len));
+	p->last->next = m;
+	p->last = m;
+	p->head->nb_segs++;
+	p->head->pkt_len += m->pkt_len;
+	p->ip_len += s->payload_len;
+	p->next_seq += s->payload_len;
+	p->count++;
+	ctx->c.merged++;
+	return true;
+}
+
+/* tcp_gro_receive for a segment whose flow has a held packet p (at pos).
+ * Returns the result; on failure p has been flushed and the caller decides
+ * for s as for a packet without a held flow. */
+static inline enum gro_result gro_tcp_receive(struct gro_ctx *ctx,
+					      unsigned bucket, int pos,
+					      const struct gro_pkt *s)
+{
+	struct gro_bucket *b = &ctx->buckets[bucket];
+	struct gro_held *p = &b->slot[b->order[pos]];
+	const uint8_t *th2 = rte_pktmbuf_mtod(p->head, const uint8_t *) +
+			     p->l2_len + p->l3_len;
+	const uint8_t *th = s->l4;
+	uint32_t flush = gro_network_flush(p, s);
+	uint32_t flags2 = rte_be_to_cpu_32(gro_load32(th2 + 12));
+	flush |= s->tcp_flags & GRO_TCP_FLAG_CWR;
+	/* doff, flags and window must match except CWR/FIN/PSH */
+	flush |= (s->flag_word ^ flags2) & ~GRO_TCP_WORD_MAY_DIFFER;
+	flush |= gro_load32(th + 8) ^ gro_load32(th2 + 8); /* ack_seq */
+	for (unsigned i = sizeof(struct rte_tcp_hdr); i < s->l4_len; i += 4)
+		flush |= gro_load32(th + i) ^ gro_load32(th2 + i); /* options */
+	/* a single frame larger than mss is not merged; len 0 (pure ACK)
+	 * wraps and is never merged */
+	flush |= (s->payload_len - 1) >= p->mss;
+	flush |= p->next_seq ^ s->seq;
+
+	if (!flush && gro_append(ctx, p, s)) {
+		/* tcp_flag_word(th2) |= flags & (FIN | PSH) */
+		((uint8_t *)th2)[13] |= s->tcp_flags &
+					 (GRO_TCP_FLAG_FIN | GRO_TCP_FLAG_PSH);
+		/* out_check_final: a short segment or PSH/FIN/... ends it */
+		if (s->tcp_flags & GRO_TCP_FLUSH_FLAGS)
+			gro_flush_at(ctx, bucket, pos, GRO_FLUSH_FLAGS);
+		else if (s->payload_len < p->mss)
+			gro_flush_at(ctx, bucket, pos, GRO_FLUSH_SHORT);
+		return GRO_MERGED;
+	}
+	enum gro_flush_cause cause =
+		flush ? ((s->tcp_flags & GRO_TCP_FLUSH_FLAGS) ? GRO_FLUSH_FLAGS
+							      : GRO_FLUSH_MISMATCH)
+		      : GRO_FLUSH_SIZE;
+	gro_flush_at(ctx, bucket, pos, cause);
+	return GRO_NORMAL;
+}
+
+/* udp_gro_receive_segment for a datagram whose flow has a held packet. */
+static inline enum gro_result gro_udp_receive(struct gro_ctx *ctx,
+					      unsigned bucket, int pos,
+					      const struct gro_pkt *s)
+{
+	struct gro_bucket *b = &ctx->buckets[bucket];
+	struct gro_held *p = &b->slot[b->order[pos]];
+	const struct rte_udp_hdr *uh2 = (const void *)(
+		rte_pktmbuf_mtod(p->head, const uint8_t *) + p->l2_len +
+		p->l3_len);
+	uint32_t ulen = s->payload_len + sizeof(struct rte_udp_hdr);
+	uint32_t ulen2 = rte_be_to_cpu_16(uh2->dgram_len);
+	uint32_t flush = gro_network_flush(p, s);
+	/* a longer datagram ends the packet and starts a new one */
+	if (!flush && ulen <= ulen2 && gro_append(ctx, p, s)) {
+		ctx->c.udp_merged++;
+		/* the first shorter datagram is merged, then the packet
+		 * ends; so does one that reached UDP_GRO_CNT_MAX */
+		if (ulen != ulen2)
+			gro_flush_at(ctx, bucket, pos, GRO_FLUSH_SHORT);
+		else if (p->count >= UDP_GRO_CNT_MAX)
+			gro_flush_at(ctx, bucket, pos, GRO_FLUSH_SIZE);
+		return GRO_MERGED;
+	}
+	gro_flush_at(ctx, bucket, pos,
+		     (flush || ulen > ulen2) ? GRO_FLUSH_MISMATCH
+					     : GRO_FLUSH_SIZE);
+	return GRO_NORMAL;
+}
+
+/* The core: dev_gro_receive for one packet. */
+static inline enum gro_result gro_receive(struct gro_ctx *ctx,
+					  struct rte_mbuf *m)
+{
+	struct gro_pkt s;
+	ctx->c.segments_in++;
+	if (!gro_parse(ctx, &s, m)) {
+		ctx->c.not_eligible++;
+		gro_release_push(ctx, m);
+		return GRO_NORMAL;
+	}
+	unsigned bucket = s.hash & (GRO_HASH_BUCKETS - 1);
+	int pos = -1;
+	if (ctx->bitmask & (1u << bucket))
+		pos = gro_bucket_find(&ctx->buckets[bucket], &s);
+
+	/* "Don't bother verifying checksum if we're going to flush anyway" */
+	if (!s.flush && gro_l4_csum_bad(ctx, &s)) {
+		ctx->c.bad_csum++;
+		s.flush = 1;
+	} else if (s.flush) {
+		ctx->c.not_eligible++;
+	}
+	bool udp = s.kind == GRO_KIND_UDP4 || s.kind == GRO_KIND_UDP6;
+	if (udp && !s.flush) {
+		/* udp_gro_receive_segment: non-zero checksum (symmetry with
+		 * GSO), udp len must be the datagram's */
+		const struct rte_udp_hdr *uh = (const void *)s.l4;
+		s.flush = uh->dgram_cksum == 0 ||
+			  rte_be_to_cpu_16(uh->dgram_len) !=
+				  s.payload_len + sizeof(*uh) ||
+			  s.payload_len == 0;
+		if (s.flush)
+			ctx->c.not_eligible++;
+	}
+	if (s.flush) {
+		/* listrx keeps flow order: the held packet goes first */
+		if (pos >= 0)
+			gro_flush_at(ctx, bucket, pos, GRO_FLUSH_NOT_ELIGIBLE);
+		gro_release_push(ctx, m);
+		return GRO_NORMAL;
+	}
+	if (pos >= 0) {
+		enum gro_result r = udp ? gro_udp_receive(ctx, bucket, pos, &s)
+					: gro_tcp_receive(ctx, bucket, pos, &s);
+		if (r == GRO_MERGED)
+			return r;
+	}
+	/* no held packet of this flow (or it was just flushed): out_check_final
+	 * with mss = 1 — pure ACKs and PSH/FIN/URG/RST/SYN go on, the rest is
+	 * held */
+	if (!udp && (s.payload_len == 0 || (s.tcp_flags & GRO_TCP_FLUSH_FLAGS))) {
+		gro_release_push(ctx, m);
+		return GRO_NORMAL;
+	}
+	gro_hold(ctx, bucket, &s);
+	return GRO_HELD;
+}
+
+/* ---- the peer: DPDK rte_gro (impl=rte) ----------------------------------
+ * rte_gro_reassemble (heavy mode: state across calls) behind the same
+ * descriptor, so that a pipeline can run either on the same stream. Only
+ * TCP/IPv4 is given to rte_gro (22.11 merges nothing else); rte_gro needs
+ * packet_type and l2/l3/l4_len, which the shared parse helper fills. The
+ * packets rte_gro does not take, and what rte_gro_timeout_flush returns,
+ * go to the same release list. rte_gro leaves the IPv4 header checksum of
+ * merged packets stale and the TCP checksum of the first segment; listrx
+ * recomputes the former and marks the packet verified on output so that
+ * l3-demux accepts it (docs/gro.md: differences). */
+
+static inline void gro_rte_output(struct gro_ctx *ctx, struct rte_mbuf *m)
+{
+	if (m->nb_segs > 1) {
+		struct rte_ipv4_hdr *iph = rte_pktmbuf_mtod_offset(
+			m, struct rte_ipv4_hdr *, m->l2_len);
+		iph->hdr_checksum = 0;
+		iph->hdr_checksum = rte_ipv4_cksum(iph);
+		/* rte_gro assumes the NIC verified the segments and leaves
+		 * the first one's TCP checksum: listrx marks the merged
+		 * packet verified, as the kernel rule does, so that the
+		 * stages after GRO treat both impls alike */
+		uint16_t mss = (uint16_t)(m->data_len - m->l2_len - m->l3_len -
+					  m->l4_len);
+		m->ol_flags = (m->ol_flags & ~RTE_MBUF_F_RX_L4_CKSUM_MASK) |
+			      RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+		m->tso_segsz = mss;
+		struct lrx_meta *meta = gro_meta_of(ctx, m);
+		if (meta) {
+			meta->gso_size = mss;
+			meta->gso_segs = m->nb_segs;
+			meta->ip_summed = LRX_CHECKSUM_UNNECESSARY;
+			meta->len = m->pkt_len - m->l2_len;
+		}
+	}
+	gro_release_push(ctx, m);
+}
+
+/* Returns true when m is for rte_gro (fields set), false when it passes. */
+static inline bool gro_rte_prepare(struct gro_ctx *ctx, struct rte_mbuf *m)
+{
+	struct gro_pkt s;
+	ctx->c.segments_in++;
+	/* rte_gro's flow key has no VLAN, and merge_two_tcp4_packets strips
+	 * the head's header length from the tail: a tagged and an untagged
+	 * segment of one flow would lose 4 payload bytes (found by
+	 * tests/fuzz/fuzz_gro). Only untagged frames go to rte_gro. */
+	if (!gro_parse(ctx, &s, m) || s.kind != GRO_KIND_TCP4 || s.flush ||
+	    s.l2_len != RTE_ETHER_HDR_LEN) {
+		ctx->c.not_eligible++;
+		return false;
+	}
+	m->l2_len = s.l2_len;
+	m->l3_len = s.l3_len;
+	m->l4_len = s.l4_len;
+	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 |
+			 RTE_PTYPE_L4_TCP;
+	return true;
+}
+
+static void gro_rte_burst(struct gro_ctx *ctx, struct rte_mbuf **pkts,
+			  uint16_t n)
+{
+	struct rte_mbuf *take[LRX_BURST_MAX];
+	uint16_t k = 0;
+	for (uint16_t i = 0; i < n; i++) {
+		if (gro_rte_prepare(ctx, pkts[i]))
+			take[k++] = pkts[i];
+		else
+			gro_release_push(ctx, pkts[i]);
+	}
+	if (k == 0)
+		return;
+	uint64_t before = rte_gro_get_pkt_count(ctx->rte_ctx);
+	uint16_t left = rte_gro_reassemble(take, k, ctx->rte_ctx);
+	/* segments taken minus packets it holds more now = merged */
+	ctx->c.merged += (uint64_t)(k - left) -
+			 (rte_gro_get_pkt_count(ctx->rte_ctx) - before);
+	for (uint16_t i = 0; i < left; i++)
+		gro_rte_output(ctx, take[i]);
+}
+
+static void gro_rte_flush(struct gro_ctx *ctx, uint64_t older_than,
+			  enum gro_flush_cause cause)
+{
+	struct rte_mbuf *out[64];
+	uint16_t n;
+	do {
+		n = rte_gro_timeout_flush(ctx->rte_ctx, older_than,
+					  RTE_GRO_TCP_IPV4, out, RTE_DIM(out));
+		ctx->c.flush[cause] += n;
+		for (uint16_t i = 0; i < n; i++)
+			gro_rte_output(ctx, out[i]);
+	} while (n == RTE_DIM(out));
+}
+
+static int gro_rte_init(struct gro_ctx *ctx, const struct lrx_stage_init *init)
+{
+	/* 64 flows as the kernel's 8 x MAX_GRO_SKBS; 32 items per flow: with
+	 * fewer, rte_gro heavy mode merged almost nothing (docs/gro.md) */
+	struct rte_gro_param param = {
+		.gro_types = RTE_GRO_TCP_IPV4,
+		.max_flow_num = GRO_HASH_BUCKETS * MAX_GRO_SKBS,
+		.max_item_per_flow = 32,
+		.socket_id = (uint16_t)(init->socket_id < 0 ? 0 : init->socket_id),
+	};
+	ctx->rte_ctx = rte_gro_ctx_create(&param);
+	if (!ctx->rte_ctx) {
+		snprintf(init->err, init->err_len,
+			 "%s: impl=rte: rte_gro_ctx_create failed on socket %d",
+			 init->instance, init->socket_id);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- flush at the end of a poll: napi_gro_flush ----------------------- */
+
+static void gro_flush_old(struct gro_ctx *ctx, uint64_t older_than,
+			  enum gro_flush_cause cause)
+{
+	uint64_t now = older_than ? rte_rdtsc() : 0;
+	uint32_t bitmask = ctx->bitmask;
+	while (bitmask) {
+		unsigned bucket = (unsigned)__builtin_ctz(bitmask);
+		bitmask &= bitmask - 1;
+		struct gro_bucket *b = &ctx->buckets[bucket];
+		/* __napi_gro_flush_chain: oldest first, stop at the first
+		 * that is young enough */
+		while (b->count) {
+			struct gro_held *p = &b->slot[b->order[0]];
+			if (older_than && now - p->age_tsc < older_than)
+				break;
+			gro_flush_at(ctx, bucket, 0, cause);
+		}
+	}
+}
+
+static void gro_flush(void *vctx, bool budget_used)
+{
+	struct gro_ctx *ctx = vctx;
+	if (unlikely(ctx->impl == GRO_IMPL_RTE)) {
+		uint64_t age = budget_used ? ctx->age_cycles
+					   : ctx->timeout_cycles;
+		gro_rte_flush(ctx, age,
+			      age ? GRO_FLUSH_AGE : GRO_FLUSH_POLL_END);
+		return;
+	}
+	if (!ctx->held_count)
+		return;
+	if (budget_used) {
+		/* napi_poll: work == weight → napi_gro_flush(n, HZ >= 1000) */
+		gro_flush_old(ctx, ctx->age_cycles,
+			      ctx->age_cycles ? GRO_FLUSH_AGE
+					      : GRO_FLUSH_POLL_END);
+	} else {
+		/* napi_complete_done: napi_gro_flush(n, !!timeout); with a
+		 * gro_flush_timeout the hrtimer's poll flushes what waited
+		 * that long: modelled as "older than the timeout" */
+		gro_flush_old(ctx, ctx->timeout_cycles,
+			      ctx->timeout_cycles ? GRO_FLUSH_AGE
+						  : GRO_FLUSH_POLL_END);
+	}
+}
+
+static uint16_t gro_release(void *vctx, struct rte_mbuf **pkts, uint16_t max)
+{
+	struct gro_ctx *ctx = vctx;
+	uint32_t avail = ctx->ring_tail - ctx->ring_head;
+	uint16_t n = (uint16_t)RTE_MIN(avail, (uint32_t)max);
+	for (uint16_t i = 0; i < n; i++)
+		pkts[i] = ctx->ring[(ctx->ring_head + i) &
+				    (GRO_RELEASE_RING - 1)];
+	ctx->ring_head += n;
+	return n;
+}
+
+static uint32_t gro_held_count(const void *vctx)
+{
+	const struct gro_ctx *ctx = vctx;
+	uint32_t held = ctx->held_count;
+	if (ctx->impl == GRO_IMPL_RTE)
+		held = (uint32_t)rte_gro_get_pkt_count(ctx->rte_ctx);
+	return held + (ctx->ring_tail - ctx->ring_head);
+}
+
+
+/* ---- the two thin loops ------------------------------------------------- */
+
+static lrx_next_t gro_process_one(void *vctx, struct rte_mbuf *pkt)
+{
+	struct gro_ctx *ctx = vctx;
+	if (unlikely(ctx->impl == GRO_IMPL_RTE))
+		gro_rte_burst(ctx, &pkt, 1);
+	else
+		gro_receive(ctx, pkt);
+	return LRX_NEXT_CONSUMED_V;
+}
+
+static void gro_process_burst(void *vctx, struct rte_mbuf **pkts, uint16_t n,
+			      lrx_next_t *nexts)
+{
+	struct gro_ctx *ctx = vctx;
+	if (unlikely(ctx->impl == GRO_IMPL_RTE)) {
+		gro_rte_burst(ctx, pkts, n);
+		for (uint16_t i = 0; i < n; i++)
+			nexts[i] = LRX_NEXT_CONSUMED_V;
+		return;
+	}
+	for (uint16_t i = 0; i < n; i++) {
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		gro_receive(vctx, pkts[i]);
+		nexts[i] = LRX_NEXT_CONSUMED_V;
+	}
+}
+
+/* ---- configuration ----------------------------------------------------- */
+
+static const struct lrx_stage_key gro_keys[] = {
+	{"flush_age_us", "1000",
+	 "end of a poll that used its whole budget: flush held packets older "
+	 "than this (napi_gro_flush(napi, HZ >= 1000): one jiffy at HZ=1000); "
+	 "0 = flush all; 0..10000000"},
+	{"flush_timeout_us", "0",
+	 "gro_flush_timeout: a poll that did not use its budget flushes only "
+	 "packets older than this; 0 = flush all (default); 0..10000000"},
+	{"max_size", "65536",
+	 "gro_max_size: merged L3 length stays below this; 65536 = "
+	 "GRO_LEGACY_MAX_SIZE, up to 524280 for BIG TCP"},
+	{"udp_gro", "off", "on|off: merge UDP datagrams as with UDP_GRO"},
+	{"csum_verify", "on",
+	 "on|off: verify TCP/UDP checksums the NIC did not (the kernel always "
+	 "does; off only to measure the cost)"},
+	{"impl", "kernel",
+	 "kernel|rte: this stage's Linux rules, or DPDK rte_gro heavy mode "
+	 "(rte_gro_reassemble + rte_gro_timeout_flush, TCP/IPv4 only) as the "
+	 "peer on the same stream"},
+	{"use_meta", "auto",
+	 "auto|off: read build-meta's metadata when present, else parse the "
+	 "headers (off: always parse)"},
+	{NULL, NULL, NULL},
+};
+
+#define GRO_COUNTER(n, field) {n, offsetof(struct gro_ctx, c.field)}
+static const struct lrx_stage_counter gro_counters[] = {
+	GRO_COUNTER("segments_in", segments_in),
+	GRO_COUNTER("packets_out", packets_out),
+	GRO_COUNTER("merged", merged),
+	GRO_COUNTER("held", held),
+	GRO_COUNTER("flush_flags", flush[GRO_FLUSH_FLAGS]),
+	GRO_COUNTER("flush_short", flush[GRO_FLUSH_SHORT]),
+	GRO_COUNTER("flush_mismatch", flush[GRO_FLUSH_MISMATCH]),
+	GRO_COUNTER("flush_size", flush[GRO_FLUSH_SIZE]),
+	GRO_COUNTER("flush_not_eligible", flush[GRO_FLUSH_NOT_ELIGIBLE]),
+	GRO_COUNTER("flush_evict", flush[GRO_FLUSH_EVICT]),
+	GRO_COUNTER("flush_poll_end", flush[GRO_FLUSH_POLL_END]),
+	GRO_COUNTER("flush_age", flush[GRO_FLUSH_AGE]),
+	GRO_COUNTER("bad_csum", bad_csum),
+	GRO_COUNTER("not_eligible", not_eligible),
+	GRO_COUNTER("udp_merged", udp_merged),
+	GRO_COUNTER("release_overflow", release_overflow),
+	{NULL, 0},
+};
+
+static int gro_parse_u64(const struct lrx_stage_init *init, const char *key,
+			 uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	const char *text = init->get(init, key);
+	char *end = NULL;
+	errno = 0;
+	unsigned long long v = text ? strtoull(text, &end, 10) : 0;
+	if (!text || !*text || *end || errno || text[0] == '-' || v < lo ||
+	    v > hi) {
+		snprintf(init->err, init->err_len,
+			 "%s: %s=%s: expected an integer in %llu..%llu",
+			 init->instance, key, text ? text : "(none)",
+			 (unsigned long long)lo, (unsigned long long)hi);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int gro_parse_choice(const struct lrx_stage_init *init, const char *key,
+			    const char *yes, const char *no, uint8_t *out)
+{
+	const char *text = init->get(init, key);
+	if (text && strcmp(text, yes) == 0) {
+		*out = 1;
+		return 0;
+	}
+	if (text && strcmp(text, no) == 0) {
+		*out = 0;
+		return 0;
+	}
+	snprintf(init->err, init->err_len, "%s: %s=%s: expected %s or %s",
+		 init->instance, key, text ? text : "(none)", yes, no);
+	return -EINVAL;
+}
+
+static int gro_init(void *vctx, const struct lrx_stage_init *init)
+{
+	struct gro_ctx *ctx = vctx;
+	uint64_t age_us, timeout_us, max_size;
+	int rc;
+	if ((rc = gro_parse_u64(init, "flush_age_us", 0, 10000000, &age_us)) ||
+	    (rc = gro_parse_u64(init, "flush_timeout_us", 0, 10000000,
+				&timeout_us)) ||
+	    (rc = gro_parse_u64(init, "max_size", 1, GRO_MAX_SIZE,
+				&max_size)) ||
+	    (rc = gro_parse_choice(init, "udp_gro", "on", "off",
+				   &ctx->udp_gro)) ||
+	    (rc = gro_parse_choice(init, "csum_verify", "on", "off",
+				   &ctx->csum_verify)) ||
+	    (rc = gro_parse_choice(init, "use_meta", "auto", "off",
+				   &ctx->use_meta)) ||
+	    (rc = gro_parse_choice(init, "impl", "rte", "kernel",
+				   &ctx->impl)))
+		return rc;
+	uint64_t hz = rte_get_tsc_hz();
+	ctx->age_cycles = age_us * hz / 1000000;
+	ctx->timeout_cycles = timeout_us * hz / 1000000;
+	/* a configured age must not round to "flush all" */
+	if (age_us && !ctx->age_cycles)
+		ctx->age_cycles = 1;
+	if (timeout_us && !ctx->timeout_cycles)
+		ctx->timeout_cycles = 1;
+	ctx->max_size = (uint32_t)max_size;
+	if (ctx->impl == GRO_IMPL_RTE)
+		return gro_rte_init(ctx, init);
+	return 0;
+}
+
+static void gro_fini(void *vctx)
+{
+	struct gro_ctx *ctx = vctx;
+	/* the engine drains at exit; anything left is freed, not leaked */
+	for (unsigned bucket = 0; bucket < GRO_HASH_BUCKETS; bucket++) {
+		struct gro_bucket *b = &ctx->buckets[bucket];
+		for (int i = 0; i < b->count; i++)
+			rte_pktmbuf_free(b->slot[b->order[i]].head);
+		b->count = 0;
+		b->used = 0;
+	}
+	ctx->bitmask = 0;
+	ctx->held_count = 0;
+	if (ctx->rte_ctx) {
+		/* rte_gro_ctx_destroy frees its tables, not the packets */
+		gro_rte_flush(ctx, 0, GRO_FLUSH_POLL_END);
+		rte_gro_ctx_destroy(ctx->rte_ctx);
+		ctx->rte_ctx = NULL;
+	}
+	while (ctx->ring_head != ctx->ring_tail)
+		rte_pktmbuf_free(ctx->ring[ctx->ring_head++ &
+					   (GRO_RELEASE_RING - 1)]);
+}
+
+static const struct lrx_stage gro = {
+	.name = "gro",
+	.summary = "generic receive offload: merge TCP (and UDP with udp_gro=on) "
+		   "segments as Linux dev_gro_receive",
+	.ctx_size = sizeof(struct gro_ctx),
+	.keys = gro_keys,
+	.counters = gro_counters,
+	.init = gro_init,
+	.fini = gro_fini,
+	.process_one = gro_process_one,
+	.process_burst = gro_process_burst,
+	.flush = gro_flush,
+	.release = gro_release,
+	.held = gro_held_count,
+};
+LRX_STAGE_REGISTER(gro)

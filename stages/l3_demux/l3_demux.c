@@ -1,0 +1,1144 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * l3-demux: ip_rcv / ipv6_rcv / arp_rcv and the L4 protocol dispatch, in
+ * the kernel's order, with its drop reasons and SNMP counters.
+ *
+ * Two levels of handler tables, each entry a pair of function pointers
+ * (one packet / one sublist) around one inline core:
+ *   by ethertype (the kernel's packet_type list: deliver_skb's pt->func):
+ *     IPv4, IPv6, ARP; anything else drops UNHANDLED_PROTO;
+ *   by IP protocol (inet_protos / inet6_protos): UDP, TCP, ICMP, ICMPv6;
+ *     anything else drops IP_NOPROTO (ip_protocol_deliver_rcu).
+ * dispatch=direct turns the calls to the two common entries into direct
+ * calls, as INDIRECT_CALL_2 / INDIRECT_CALL_INET do under retpolines.
+ *
+ * The burst path is the kernel's list path: the burst is split into runs
+ * of the same ethertype handler (__netif_receive_skb_list_core) and each
+ * run goes to its handler in one call (ip_list_rcv); that handler checks
+ * every packet (ip_rcv_core), reuses the previous packet's route lookup
+ * when the destination is unchanged (ip_can_use_hint) and splits the
+ * survivors into runs of the same L4 handler, one call each
+ * (ip_sublist_rcv). Same verdicts and counters as the per-packet path.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_arp.h>
+#include <rte_branch_prediction.h>
+#include <rte_byteorder.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+
+#include "build_meta/stage_keys.h"
+#include "l3_demux.h"
+#include "meta.h"
+#include "stage.h"
+
+enum { L3_FAMILY_V4 = 0, L3_FAMILY_V6 = 1, L3_FAMILIES = 2 };
+
+/* IPSTATS_MIB_* of one family */
+struct l3_ip_mib {
+	uint64_t in_receives;
+	uint64_t in_hdr_errors;
+	uint64_t in_csum_errors;
+	uint64_t in_truncated_pkts;
+	uint64_t in_addr_errors;
+	uint64_t in_unknown_protos;
+	uint64_t in_discards;
+	uint64_t in_delivers;
+	uint64_t in_mcast_pkts;
+	uint64_t in_bcast_pkts;
+	uint64_t reasm_reqds;
+	uint64_t reasm_fails;
+};
+struct l3_udp_mib {
+	uint64_t in_datagrams, no_ports, in_errors, in_csum_errors;
+};
+struct l3_tcp_mib {
+	uint64_t in_segs, in_errs, in_csum_errors;
+};
+struct l3_icmp_mib {
+	uint64_t in_msgs, in_errors, in_csum_errors, in_echos, out_echo_reps;
+};
+
+struct l3_ctx;
+
+/* One protocol handler: one packet, or a sublist of pkts[idx[0..n-1]]. */
+typedef lrx_next_t (*l3_rcv_fn)(struct l3_ctx *c, struct rte_mbuf *m,
+				struct lrx_meta *meta);
+typedef void (*l3_list_rcv_fn)(struct l3_ctx *c, struct rte_mbuf **pkts,
+			       struct lrx_meta *const *metas,
+			       const uint16_t *idx, uint16_t n,
+			       lrx_next_t *nexts);
+struct l3_handler {
+	const char *name;
+	l3_rcv_fn rcv;
+	l3_list_rcv_fn list_rcv;
+};
+
+/* ethertype classes: index of the first-level table */
+enum l3_class { L3_CLASS_OTHER, L3_CLASS_IPV4, L3_CLASS_IPV6, L3_CLASS_ARP,
+		L3_CLASS_MAX };
+
+struct l3_ctx {
+	/* configuration, read for every packet */
+	bool direct;             /* dispatch=direct (INDIRECT_CALL_2) */
+	bool trust_ip_csum_hint;
+	bool martians_drop;
+	bool route_hint;
+	bool icmp_echo_reply;
+	bool udp_any, tcp_any;
+	uint8_t n_local4, n_local6;
+	uint32_t local4[L3_LOCAL_ADDR_MAX];         /* network order */
+	uint8_t local6[L3_LOCAL_ADDR_MAX][16];
+	uint32_t arp_ip;         /* network order, 0 = no ARP replies */
+	bool arp_mac_from_port;
+	struct rte_ether_addr arp_mac;
+	const struct l3_handler *l3_table[L3_CLASS_MAX];
+	const struct l3_handler *l4_table[L3_FAMILIES][256];
+
+	/* SNMP counters, as nstat names them (descriptor `counters`) */
+	struct l3_ip_mib ip[L3_FAMILIES];
+	struct l3_udp_mib udp[L3_FAMILIES];
+	struct l3_tcp_mib tcp;   /* one TCP MIB for both families, as the kernel */
+	struct l3_icmp_mib icmp[L3_FAMILIES];
+	uint64_t tcp_no_socket;
+	/* listrx counters */
+	uint64_t rx_otherhost_dropped; /* dev_core_stats_rx_otherhost_dropped */
+	uint64_t rx_nohandler;         /* no packet_type for the ethertype */
+	uint64_t in_martian_src;       /* rt_cache stat in_martian_src */
+	uint64_t in_martian_dst;
+	uint64_t ip_csum_verified;
+	uint64_t ip_csum_hint_skipped;
+	uint64_t l4_csum_verified;
+	uint64_t l4_csum_hint_skipped;
+	uint64_t l3_trimmed;           /* pskb_trim_rcsum removed padding */
+	uint64_t udp_trimmed;
+	uint64_t route_lookups;
+	uint64_t route_hint_hits;      /* ip_can_use_hint: lookup reused */
+	uint64_t arp_in;
+	uint64_t arp_replies;
+	uint64_t l3_sublists;          /* handler calls of the list path */
+	uint64_t l4_sublists;
+
+	uint64_t udp_ports[1024];      /* bitmap of bound ports */
+	uint64_t tcp_ports[1024];
+};
+
+/* ---- dispatch -------------------------------------------------------------
+ * INDIRECT_CALL_2: with dispatch=direct the two common targets are
+ * compared and called directly; otherwise an indirect call, as without
+ * retpolines. */
+#define L3_CALL2(c, fn, f1, f2, ...)                                          \
+	((c)->direct && (fn) == (f1)   ? f1(__VA_ARGS__)                      \
+	 : (c)->direct && (fn) == (f2) ? f2(__VA_ARGS__)                      \
+				       : (fn)(__VA_ARGS__))
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static inline const uint8_t *l3_frame(const struct rte_mbuf *m)
+{
+	return rte_pktmbuf_mtod(m, const uint8_t *);
+}
+
+/* Bytes of L4 (transport header onwards) within the trimmed L3 packet. */
+static inline uint32_t l3_l4_len(const struct lrx_meta *meta)
+{
+	return meta->len - (uint32_t)(meta->transport_offset -
+				      meta->network_offset);
+}
+
+/* The L4 checksum of [transport_offset, +len) with the pseudo header of
+ * the family when pseudo is set; true when it verifies (folds to 0xffff).
+ * Terms are summed in memory order, as rte_raw_cksum does. */
+static inline bool l3_l4_csum_ok(const struct rte_mbuf *m,
+				 const struct lrx_meta *meta, uint32_t len,
+				 int family, bool pseudo)
+{
+	uint16_t raw;
+	if (rte_raw_cksum_mbuf(m, meta->transport_offset, len, &raw))
+		return false;
+	uint32_t sum = raw;
+	if (pseudo) {
+		const uint8_t *l3 = l3_frame(m) + meta->network_offset;
+		sum += family == L3_FAMILY_V4 ? rte_raw_cksum(l3 + 12, 8)
+					      : rte_raw_cksum(l3 + 8, 32);
+		sum += rte_cpu_to_be_16((uint16_t)meta->l4_proto);
+		sum += rte_cpu_to_be_16((uint16_t)len);
+	}
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
+/* Is the L4 checksum to be verified? Skipped when the NIC said good, as
+ * skb_csum_unnecessary() makes the kernel skip it. */
+static inline bool l3_l4_csum_needed(struct l3_ctx *c,
+				     const struct lrx_meta *meta)
+{
+	if (meta->ip_summed == LRX_CHECKSUM_UNNECESSARY) {
+		c->l4_csum_hint_skipped++;
+		return false;
+	}
+	c->l4_csum_verified++;
+	return true;
+}
+
+/* pskb_trim_rcsum: cut the packet to len bytes. Padding in the last
+ * segment is the common case; otherwise the chain is cut and the segments
+ * past len are freed, as pskb_trim drops the frags past the new end. */
+static inline void l3_trim_to(struct rte_mbuf *m, uint32_t len)
+{
+	const uint32_t excess = m->pkt_len - len;
+	if (excess <= UINT16_MAX && rte_pktmbuf_trim(m, (uint16_t)excess) == 0)
+		return;
+	struct rte_mbuf *seg = m;
+	uint32_t left = len;
+	uint16_t nb_segs = 1;
+	while (left > seg->data_len) {
+		left -= seg->data_len;
+		seg = seg->next;
+		nb_segs++;
+	}
+	struct rte_mbuf *rest = seg->next;
+	seg->data_len = (uint16_t)left;
+	seg->next = NULL;
+	m->nb_segs = nb_segs;
+	m->pkt_len = len;
+	while (rest) {
+		struct rte_mbuf *next = rest->next;
+		rte_pktmbuf_free_seg(rest);
+		rest = next;
+	}
+}
+
+static inline bool l3_port_bound(const uint64_t *bitmap, bool any,
+				 uint16_t port)
+{
+	return any || (bitmap[port >> 6] >> (port & 63)) & 1;
+}
+
+/* ---- UDP: __udp4_lib_rcv / __udp6_lib_rcv -------------------------------- */
+
+static inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_mbuf *m,
+				     struct lrx_meta *meta)
+{
+	const int fam = meta->protocol == RTE_ETHER_TYPE_IPV6;
+	struct l3_udp_mib *mib = &c->udp[fam];
+	uint32_t l4_len = l3_l4_len(meta);
+
+	if (unlikely(l4_len < sizeof(struct rte_udp_hdr) ||
+		     m->data_len < meta->transport_offset +
+				   sizeof(struct rte_udp_hdr))) {
+		mib->in_errors++; /* short_packet */
+		return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
+	}
+	const struct rte_udp_hdr *uh = (const struct rte_udp_hdr *)(
+		l3_frame(m) + meta->transport_offset);
+	uint32_t ulen = rte_be_to_cpu_16(uh->dgram_len);
+	if (unlikely(ulen > l4_len || ulen < sizeof(struct rte_udp_hdr))) {
+		mib->in_errors++;
+		return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
+	}
+	if (ulen < l4_len) {
+		/* udp4_lib_rcv's pskb_trim_rcsum to the UDP length */
+		l3_trim_to(m, m->pkt_len - (l4_len - ulen));
+		meta->len -= l4_len - ulen;
+		l4_len = ulen;
+		c->udp_trimmed++;
+	}
+	/* udp4_csum_init: 0 = no checksum over IPv4; over IPv6 a zero
+	 * checksum is an error (RFC 2460 8.1, udp6_csum_init). */
+	if (uh->dgram_cksum == 0 ? fam == L3_FAMILY_V6
+				 : (l3_l4_csum_needed(c, meta) &&
+				    !l3_l4_csum_ok(m, meta, l4_len, fam, true))) {
+		mib->in_csum_errors++;
+		mib->in_errors++;
+		return lrx_next_drop(LRX_DROP_UDP_CSUM);
+	}
+	if (!l3_port_bound(c->udp_ports, c->udp_any,
+			   rte_be_to_cpu_16(uh->dst_port))) {
+		mib->no_ports++; /* and icmp_send(PORT_UNREACH) */
+		return lrx_next_drop(LRX_DROP_NO_SOCKET);
+	}
+	mib->in_datagrams++;
+	return LRX_NEXT_DELIVER_V;
+}
+
+/* ---- TCP: tcp_v4_rcv / tcp_v6_rcv (up to the socket lookup) -------------- */
+
+static inline lrx_next_t l3_tcp_core(struct l3_ctx *c, struct rte_mbuf *m,
+				     struct lrx_meta *meta)
+{
+	const int fam = meta->protocol == RTE_ETHER_TYPE_IPV6;
+	struct l3_tcp_mib *mib = &c->tcp;
+	const uint32_t l4_len = l3_l4_len(meta);
+
+	if (meta->pkt_type != LRX_PACKET_HOST)
+		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
+	mib->in_segs++; /* "Count it even if it's bad" */
+	if (unlikely(l4_len < sizeof(struct rte_tcp_hdr) ||
+		     m->data_len < meta->transport_offset +
+				   sizeof(struct rte_tcp_hdr)))
+		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
+	const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)(
+		l3_frame(m) + meta->transport_offset);
+	const uint32_t doff = (uint32_t)(th->data_off >> 4) * 4;
+	if (unlikely(doff < sizeof(struct rte_tcp_hdr))) {
+		mib->in_errs++; /* bad_packet */
+		return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
+	}
+	if (unlikely(doff > l4_len))
+		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
+	if (l3_l4_csum_needed(c, meta) &&
+	    !l3_l4_csum_ok(m, meta, l4_len, fam, true)) {
+		mib->in_csum_errors++;
+		mib->in_errs++;
+		return lrx_next_drop(LRX_DROP_TCP_CSUM);
+	}
+	if (!l3_port_bound(c->tcp_ports, c->tcp_any,
+			   rte_be_to_cpu_16(th->dst_port))) {
+		c->tcp_no_socket++; /* no_tcp_socket: sends a RST */
+		return lrx_next_drop(LRX_DROP_NO_SOCKET);
+	}
+	return LRX_NEXT_DELIVER_V;
+}
+
+/* ---- ICMP: icmp_rcv / icmpv6_rcv ----------------------------------------- */
+
+/* icmp_echo: the request becomes the reply, sent out of the ingress port. */
+static lrx_next_t l3_icmp_echo_reply(struct l3_ctx *c, struct rte_mbuf *m,
+				     const struct lrx_meta *meta)
+{
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)frame;
+	struct rte_ipv4_hdr *ip =
+		(struct rte_ipv4_hdr *)(frame + meta->network_offset);
+	struct rte_icmp_hdr *icmp =
+		(struct rte_icmp_hdr *)(frame + meta->transport_offset);
+	struct rte_ether_addr mac = eth->src_addr;
+	eth->src_addr = eth->dst_addr;
+	eth->dst_addr = mac;
+	uint32_t addr = ip->src_addr;
+	ip->src_addr = ip->dst_addr;
+	ip->dst_addr = addr;
+	ip->time_to_live = 64;
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	icmp->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
+	icmp->icmp_cksum = 0;
+	uint16_t raw = 0;
+	rte_raw_cksum_mbuf(m, meta->transport_offset, l3_l4_len(meta), &raw);
+	icmp->icmp_cksum = (uint16_t)~raw;
+	c->icmp[L3_FAMILY_V4].out_echo_reps++;
+	return lrx_next_tx(m->port);
+}
+
+static inline lrx_next_t l3_icmp_core(struct l3_ctx *c, struct rte_mbuf *m,
+				      struct lrx_meta *meta)
+{
+	const int fam = meta->protocol == RTE_ETHER_TYPE_IPV6;
+	struct l3_icmp_mib *mib = &c->icmp[fam];
+	const uint32_t l4_len = l3_l4_len(meta);
+
+	mib->in_msgs++;
+	/* skb_checksum_simple_validate: ICMPv4 has no pseudo header */
+	if (l3_l4_csum_needed(c, meta) &&
+	    !l3_l4_csum_ok(m, meta, l4_len, fam, fam == L3_FAMILY_V6)) {
+		mib->in_csum_errors++;
+		mib->in_errors++;
+		return lrx_next_drop(LRX_DROP_ICMP_CSUM);
+	}
+	if (unlikely(l4_len < sizeof(struct rte_icmp_hdr) ||
+		     m->data_len < meta->transport_offset +
+				   sizeof(struct rte_icmp_hdr))) {
+		mib->in_errors++;
+		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
+	}
+	const uint8_t type = l3_frame(m)[meta->transport_offset];
+	if (fam == L3_FAMILY_V4 && type == RTE_IP_ICMP_ECHO_REQUEST) {
+		mib->in_echos++;
+		if (c->icmp_echo_reply && meta->pkt_type == LRX_PACKET_HOST)
+			return l3_icmp_echo_reply(c, m, meta);
+	} else if (fam == L3_FAMILY_V6 && type == 128) {
+		mib->in_echos++;
+	}
+	return LRX_NEXT_DELIVER_V;
+}
+
+/* The L4 handlers: two thin entries around each core. */
+#define L3_DEFINE_HANDLER(proto, core)                                        \
+	static lrx_next_t l3_##proto##_rcv(struct l3_ctx *c,                  \
+					   struct rte_mbuf *m,                \
+					   struct lrx_meta *meta)             \
+	{                                                                     \
+		return core(c, m, meta);                                      \
+	}                                                                     \
+	static void l3_##proto##_list_rcv(struct l3_ctx *c,                   \
+					  struct rte_mbuf **pkts,             \
+					  struct lrx_meta *const *metas,      \
+					  const uint16_t *idx, uint16_t n,    \
+					  lrx_next_t *nexts)                  \
+	{                                                                     \
+		for (uint16_t k = 0; k < n; k++)                              \
+			nexts[idx[k]] = core(c, pkts[idx[k]], metas[idx[k]]);  \
+	}                                                                     \
+	static const struct l3_handler l3_##proto##_handler = {               \
+		.name = #proto,                                               \
+		.rcv = l3_##proto##_rcv,                                      \
+		.list_rcv = l3_##proto##_list_rcv,                            \
+	};
+L3_DEFINE_HANDLER(udp, l3_udp_core)
+L3_DEFINE_HANDLER(tcp, l3_tcp_core)
+L3_DEFINE_HANDLER(icmp, l3_icmp_core)
+
+/* ip_protocol_deliver_rcu / ip6_protocol_deliver_rcu for one packet whose
+ * L3 checks passed. */
+static inline lrx_next_t l3_local_deliver_one(struct l3_ctx *c,
+					      struct rte_mbuf *m,
+					      struct lrx_meta *meta, int fam)
+{
+	const struct l3_handler *h = c->l4_table[fam][meta->l4_proto];
+	if (unlikely(h == NULL)) {
+		c->ip[fam].in_unknown_protos++; /* + ICMP proto unreachable */
+		return lrx_next_drop(LRX_DROP_IP_NOPROTO);
+	}
+	c->ip[fam].in_delivers++;
+	return L3_CALL2(c, h->rcv, l3_tcp_rcv, l3_udp_rcv, c, m, meta);
+}
+
+/* The list form: survivors pkts[idx[0..n-1]] split into runs of the same
+ * L4 handler, one handler call per run (ip_sublist_rcv). */
+static void l3_local_deliver_list(struct l3_ctx *c, struct rte_mbuf **pkts,
+				  struct lrx_meta *const *metas,
+				  const uint16_t *idx, uint16_t n,
+				  lrx_next_t *nexts, int fam)
+{
+	uint16_t start = 0;
+	while (start < n) {
+		const uint8_t proto = metas[idx[start]]->l4_proto;
+		const struct l3_handler *h = c->l4_table[fam][proto];
+		uint16_t end = start + 1;
+		while (end < n && metas[idx[end]]->l4_proto == proto)
+			end++;
+		if (unlikely(h == NULL)) {
+			for (uint16_t k = start; k < end; k++)
+				nexts[idx[k]] = lrx_next_drop(LRX_DROP_IP_NOPROTO);
+			c->ip[fam].in_unknown_protos += end - start;
+		} else {
+			c->ip[fam].in_delivers += end - start;
+			c->l4_sublists++;
+			L3_CALL2(c, h->list_rcv, l3_tcp_list_rcv,
+				 l3_udp_list_rcv, c, pkts, metas, idx + start,
+				 end - start, nexts);
+		}
+		start = end;
+	}
+}
+
+/* ---- IPv4: ip_rcv_core + ip_rcv_finish_core + ip_local_deliver ----------- */
+
+/* The local-address lookup of one destination, reusable by the next
+ * packet to the same destination (ip_can_use_hint; the source is still
+ * validated for every packet, as ip_route_use_hint does). */
+struct l3_route_hint {
+	bool valid;
+	bool local, bcast, mcast;
+	uint32_t daddr;
+};
+
+static inline bool l3_ipv4_is_local(const struct l3_ctx *c, uint32_t daddr)
+{
+	if (c->n_local4 == 0)
+		return true;
+	for (unsigned i = 0; i < c->n_local4; i++)
+		if (c->local4[i] == daddr)
+			return true;
+	return false;
+}
+
+/* ip_route_input_slow's martian tests, in its order (s, d host order). */
+static inline lrx_next_t l3_ipv4_martians(struct l3_ctx *c, uint32_t s,
+					  uint32_t d)
+{
+	if ((s & 0xf0000000) == 0xe0000000 || s == 0xffffffff)
+		goto martian_source;
+	if (d == 0xffffffff || (s == 0 && d == 0))
+		return LRX_NEXT_CONTINUE_V; /* brd_input */
+	if ((s >> 24) == 0)
+		goto martian_source;
+	if ((d >> 24) == 0 || (d >> 24) == 127) {
+		c->in_martian_dst++;
+		return lrx_next_drop(LRX_DROP_IP_INVALID_DEST);
+	}
+	if ((s >> 24) == 127)
+		goto martian_source;
+	return LRX_NEXT_CONTINUE_V;
+martian_source:
+	c->in_martian_src++;
+	return lrx_next_drop(LRX_DROP_IP_INVALID_SOURCE);
+}
+
+/* The route of a host that does not forward: martians, then local
+ * delivery or ip_error's EHOSTUNREACH (InAddrErrors). */
+static inline lrx_next_t l3_ipv4_route(struct l3_ctx *c,
+				       const struct rte_ipv4_hdr *iph,
+				       struct l3_route_hint *hint)
+{
+	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V4];
+	const uint32_t d = rte_be_to_cpu_32(iph->dst_addr);
+
+	if (c->martians_drop) {
+		lrx_next_t next = l3_ipv4_martians(
+			c, rte_be_to_cpu_32(iph->src_addr), d);
+		if (next != LRX_NEXT_CONTINUE_V)
+			return next;
+	}
+	struct l3_route_hint here;
+	if (hint && hint->valid && hint->daddr == iph->dst_addr) {
+		c->route_hint_hits++;
+	} else {
+		c->route_lookups++;
+		here.valid = true;
+		here.daddr = iph->dst_addr;
+		here.mcast = (d & 0xf0000000) == 0xe0000000;
+		here.bcast = d == 0xffffffff;
+		here.local = here.mcast || here.bcast ||
+			     l3_ipv4_is_local(c, iph->dst_addr);
+		if (hint)
+			*hint = here;
+		else
+			hint = &here;
+	}
+	if (!hint->local) {
+		mib->in_addr_errors++;
+		return lrx_next_drop(LRX_DROP_IP_INADDRERRORS);
+	}
+	mib->in_mcast_pkts += hint->mcast;
+	mib->in_bcast_pkts += hint->bcast;
+	return LRX_NEXT_CONTINUE_V;
+}
+
+/* ip_options_compile, structure only: each option fits its header. */
+static inline bool l3_ipv4_options_ok(const uint8_t *opt, uint32_t len)
+{
+	uint32_t i = 0;
+	while (i < len) {
+		if (opt[i] == 0) /* IPOPT_END */
+			return true;
+		if (opt[i] == 1) { /* IPOPT_NOOP */
+			i++;
+			continue;
+		}
+		if (i + 1 >= len || opt[i + 1] < 2 || opt[i + 1] > len - i)
+			return false;
+		i += opt[i + 1];
+	}
+	return true;
+}
+
+/* Everything ip_rcv does to one packet before the L4 handler. Returns
+ * CONTINUE when the packet is to be delivered locally. hint may be NULL
+ * (per-packet path: no hint, as ip_rcv). */
+static inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
+					  struct lrx_meta *meta,
+					  struct l3_route_hint *hint)
+{
+	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V4];
+	enum lrx_drop_reason reason = LRX_DROP_NOT_SPECIFIED;
+
+	/* "When the interface is in promisc. mode, drop all the crap" */
+	if (unlikely(meta->pkt_type == LRX_PACKET_OTHERHOST)) {
+		c->rx_otherhost_dropped++;
+		return lrx_next_drop(LRX_DROP_OTHERHOST);
+	}
+	mib->in_receives++;
+
+	const uint32_t noff = meta->network_offset;
+	const uint32_t skb_len = m->pkt_len - noff;
+	if (unlikely(skb_len < sizeof(struct rte_ipv4_hdr) ||
+		     m->data_len < noff + sizeof(struct rte_ipv4_hdr)))
+		goto inhdr_error;
+	const struct rte_ipv4_hdr *iph =
+		(const struct rte_ipv4_hdr *)(l3_frame(m) + noff);
+	const uint32_t ihl = (iph->version_ihl & RTE_IPV4_HDR_IHL_MASK) * 4u;
+	if (unlikely(ihl < 20 || (iph->version_ihl >> 4) != 4))
+		goto inhdr_error;
+	if (unlikely(m->data_len < noff + ihl))
+		goto inhdr_error;
+	/* RFC 1122 3.2.1.2: silently discard on a bad checksum. listrx
+	 * trusts the NIC's IP checksum hint if told to (the kernel always
+	 * runs ip_fast_csum). */
+	if (c->trust_ip_csum_hint &&
+	    meta->l3_csum_state == LRX_CHECKSUM_UNNECESSARY) {
+		c->ip_csum_hint_skipped++;
+	} else {
+		c->ip_csum_verified++;
+		if (unlikely(rte_raw_cksum(iph, ihl) != 0xffff)) {
+			reason = LRX_DROP_IP_CSUM;
+			mib->in_csum_errors++;
+			goto inhdr_error;
+		}
+	}
+	const uint32_t len = rte_be_to_cpu_16(iph->total_length);
+	if (unlikely(skb_len < len)) {
+		mib->in_truncated_pkts++;
+		return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
+	}
+	if (unlikely(len < ihl))
+		goto inhdr_error;
+	/* Our transport medium may have padded the buffer out: trim to the
+	 * true length (pskb_trim_rcsum). */
+	if (skb_len > len) {
+		l3_trim_to(m, noff + len);
+		c->l3_trimmed++;
+	}
+	meta->len = len;
+	meta->transport_offset = (uint16_t)(noff + ihl);
+	meta->l4_proto = iph->next_proto_id;
+
+	/* ip_rcv_finish_core: route (or the previous packet's), options */
+	lrx_next_t verdict = l3_ipv4_route(c, iph, hint);
+	if (verdict != LRX_NEXT_CONTINUE_V)
+		return verdict;
+	if (ihl > 20 && !l3_ipv4_options_ok((const uint8_t *)(iph + 1),
+					    ihl - 20)) {
+		mib->in_hdr_errors++; /* ip_rcv_options */
+		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
+	}
+	/* ip_local_deliver: fragments go to ip_defrag; listrx does not
+	 * reassemble, so they end as a reassembly would time out. */
+	if (unlikely(iph->fragment_offset &
+		     rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
+				      RTE_IPV4_HDR_OFFSET_MASK))) {
+		mib->reasm_reqds++;
+		mib->reasm_fails++;
+		return lrx_next_drop(LRX_DROP_FRAG_REASM_TIMEOUT);
+	}
+	return LRX_NEXT_CONTINUE_V;
+
+inhdr_error:
+	if (reason == LRX_DROP_NOT_SPECIFIED)
+		reason = LRX_DROP_IP_INHDR;
+	mib->in_hdr_errors++;
+	return lrx_next_drop(reason);
+}
+
+/* ---- IPv6: ip6_rcv_core (+ hop-by-hop) and the route ---------------------- */
+
+static inline bool l3_ipv6_is_local(const struct l3_ctx *c, const uint8_t *d)
+{
+	if (d[0] == 0xff || c->n_local6 == 0)
+		return true;
+	for (unsigned i = 0; i < c->n_local6; i++)
+		if (memcmp(c->local6[i], d, 16) == 0)
+			return true;
+	return false;
+}
+
+static inline bool l3_ipv6_is_loopback(const uint8_t *a)
+{
+	static const uint8_t loopback[16] = {[15] = 1};
+	return memcmp(a, loopback, 16) == 0;
+}
+
+/* ipv6_parse_hopopts + ip6_parse_tlv: the header fits, each TLV fits,
+ * unknown options whose action bits say "discard" are discarded
+ * (ip6_tlvopt_unknown). */
+static inline bool l3_ipv6_hbh_ok(const struct rte_mbuf *m, uint32_t off,
+				  uint32_t avail, uint32_t *hdr_len)
+{
+	if (avail < 8 || m->data_len < off + 8)
+		return false;
+	const uint8_t *h = l3_frame(m) + off;
+	const uint32_t len = (h[1] + 1u) * 8;
+	if (len > avail || m->data_len < off + len)
+		return false;
+	for (uint32_t i = 2; i < len;) {
+		if (h[i] == 0) { /* Pad1 */
+			i++;
+			continue;
+		}
+		if (i + 1 >= len || i + 2 + h[i + 1] > len)
+			return false;
+		const uint8_t type = h[i];
+		/* PadN, router alert, jumbo are known; others by action */
+		if (type != 1 && type != 5 && type != 0xc2 && (type >> 6) != 0)
+			return false;
+		i += 2u + h[i + 1];
+	}
+	*hdr_len = len;
+	return true;
+}
+
+static inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
+					  struct lrx_meta *meta,
+					  struct l3_route_hint *hint)
+{
+	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V6];
+	enum lrx_drop_reason reason = LRX_DROP_NOT_SPECIFIED;
+	(void)hint; /* ipv6_list_rcv has no route hint in the kernel either */
+
+	if (unlikely(meta->pkt_type == LRX_PACKET_OTHERHOST)) {
+		c->rx_otherhost_dropped++;
+		return lrx_next_drop(LRX_DROP_OTHERHOST);
+	}
+	mib->in_receives++;
+
+	const uint32_t noff = meta->network_offset;
+	const uint32_t skb_len = m->pkt_len - noff;
+	if (unlikely(skb_len < sizeof(struct rte_ipv6_hdr) ||
+		     m->data_len < noff + sizeof(struct rte_ipv6_hdr)))
+		goto err;
+	const struct rte_ipv6_hdr *hdr =
+		(const struct rte_ipv6_hdr *)(l3_frame(m) + noff);
+	if (unlikely((hdr->vtc_flow & rte_cpu_to_be_32(0xf0000000)) !=
+		     rte_cpu_to_be_32(0x60000000))) {
+		reason = LRX_DROP_UNHANDLED_PROTO;
+		goto err;
+	}
+	/* RFC 4291 2.5.3: loopback must not appear on the wire */
+	if (l3_ipv6_is_loopback(hdr->src_addr) ||
+	    l3_ipv6_is_loopback(hdr->dst_addr))
+		goto err;
+	/* RFC 4291 2.7: interface-local (1) and reserved (0) multicast
+	 * scopes from another node; multicast sources */
+	if (hdr->dst_addr[0] == 0xff && (hdr->dst_addr[1] & 0x0f) <= 1)
+		goto err;
+	if (hdr->src_addr[0] == 0xff)
+		goto err;
+
+	const uint32_t plen = rte_be_to_cpu_16(hdr->payload_len);
+	if (plen == 0 && hdr->proto == 0) /* jumbogram: not supported */
+		goto err;
+	if (plen + sizeof(struct rte_ipv6_hdr) > skb_len) {
+		mib->in_truncated_pkts++;
+		return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
+	}
+	if (skb_len > plen + sizeof(struct rte_ipv6_hdr)) {
+		l3_trim_to(m, noff + plen + sizeof(struct rte_ipv6_hdr));
+		c->l3_trimmed++;
+	}
+	meta->len = plen + sizeof(struct rte_ipv6_hdr);
+	uint32_t toff = noff + sizeof(struct rte_ipv6_hdr);
+	uint8_t nexthdr = hdr->proto;
+	if (nexthdr == 0) { /* NEXTHDR_HOP */
+		uint32_t hbh_len = 0;
+		if (!l3_ipv6_hbh_ok(m, toff, plen, &hbh_len)) {
+			mib->in_hdr_errors++;
+			return lrx_next_drop(LRX_DROP_IPV6_BAD_EXTHDR);
+		}
+		nexthdr = l3_frame(m)[toff];
+		toff += hbh_len;
+	}
+	meta->transport_offset = (uint16_t)toff;
+	meta->l4_proto = nexthdr;
+
+	/* ip6_route_input: a non-forwarding host's ip6_forward error */
+	c->route_lookups++;
+	if (!l3_ipv6_is_local(c, hdr->dst_addr)) {
+		mib->in_addr_errors++;
+		return lrx_next_drop(LRX_DROP_IP_INADDRERRORS);
+	}
+	mib->in_mcast_pkts += hdr->dst_addr[0] == 0xff;
+	if (nexthdr == 44) { /* NEXTHDR_FRAGMENT: no reassembly */
+		mib->reasm_reqds++;
+		mib->reasm_fails++;
+		return lrx_next_drop(LRX_DROP_FRAG_REASM_TIMEOUT);
+	}
+	return LRX_NEXT_CONTINUE_V;
+
+err:
+	mib->in_hdr_errors++;
+	if (reason == LRX_DROP_NOT_SPECIFIED)
+		reason = LRX_DROP_IP_INHDR;
+	return lrx_next_drop(reason);
+}
+
+/* ip_rcv / ipv6_rcv (one packet) and ip_list_rcv / ipv6_list_rcv (a run). */
+#define L3_DEFINE_IP_HANDLER(family, core, fam)                                 \
+	static lrx_next_t l3_##family##_rcv(struct l3_ctx *c,                   \
+					  struct rte_mbuf *m,                 \
+					  struct lrx_meta *meta)              \
+	{                                                                     \
+		lrx_next_t next = core(c, m, meta, NULL);                     \
+		if (next != LRX_NEXT_CONTINUE_V)                              \
+			return next;                                          \
+		return l3_local_deliver_one(c, m, meta, fam);                 \
+	}                                                                     \
+	static void l3_##family##_list_rcv(struct l3_ctx *c,                    \
+					 struct rte_mbuf **pkts,              \
+					 struct lrx_meta *const *metas,       \
+					 const uint16_t *idx, uint16_t n,     \
+					 lrx_next_t *nexts)                   \
+	{                                                                     \
+		uint16_t live[LRX_BURST_MAX];                                 \
+		uint16_t n_live = 0;                                          \
+		struct l3_route_hint hint = {.valid = false};                 \
+		for (uint16_t k = 0; k < n; k++) {                            \
+			struct rte_mbuf *m = pkts[idx[k]];                    \
+			lrx_next_t next = core(c, m, metas[idx[k]],           \
+					       c->route_hint ? &hint : NULL); \
+			nexts[idx[k]] = next;                                 \
+			live[n_live] = idx[k];                                \
+			n_live += next == LRX_NEXT_CONTINUE_V;                \
+		}                                                             \
+		l3_local_deliver_list(c, pkts, metas, live, n_live, nexts,    \
+				      fam);                                   \
+	}                                                                     \
+	static const struct l3_handler l3_##family##_handler = {                \
+		.name = #family,                                                \
+		.rcv = l3_##family##_rcv,                                       \
+		.list_rcv = l3_##family##_list_rcv,                             \
+	};
+L3_DEFINE_IP_HANDLER(ipv4, l3_ipv4_rcv_core, L3_FAMILY_V4)
+L3_DEFINE_IP_HANDLER(ipv6, l3_ipv6_rcv_core, L3_FAMILY_V6)
+
+/* ---- ARP: arp_rcv + arp_process (reply for the configured address) ------- */
+
+static inline lrx_next_t l3_arp_core(struct l3_ctx *c, struct rte_mbuf *m,
+				     struct lrx_meta *meta)
+{
+	c->arp_in++;
+	const uint32_t noff = meta->network_offset;
+	if (m->pkt_len < noff + sizeof(struct rte_arp_hdr) ||
+	    m->data_len < noff + sizeof(struct rte_arp_hdr))
+		return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
+	struct rte_arp_hdr *arp =
+		rte_pktmbuf_mtod_offset(m, struct rte_arp_hdr *, noff);
+	/* arp_rcv consumes (does not drop) what is not for it */
+	if (arp->arp_hlen != RTE_ETHER_ADDR_LEN || arp->arp_plen != 4 ||
+	    meta->pkt_type == LRX_PACKET_OTHERHOST || c->arp_ip == 0 ||
+	    arp->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) ||
+	    arp->arp_data.arp_tip != c->arp_ip)
+		return LRX_NEXT_DELIVER_V;
+
+	struct rte_ether_addr mine = c->arp_mac;
+	if (c->arp_mac_from_port && rte_eth_macaddr_get(m->port, &mine) != 0)
+		mine = c->arp_mac;
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	eth->dst_addr = arp->arp_data.arp_sha;
+	eth->src_addr = mine;
+	arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
+	arp->arp_data.arp_tha = arp->arp_data.arp_sha;
+	arp->arp_data.arp_tip = arp->arp_data.arp_sip;
+	arp->arp_data.arp_sha = mine;
+	arp->arp_data.arp_sip = c->arp_ip;
+	c->arp_replies++;
+	return lrx_next_tx(m->port);
+}
+L3_DEFINE_HANDLER(arp, l3_arp_core)
+
+/* ---- the stage: first-level dispatch by ethertype ------------------------- */
+
+static inline enum l3_class l3_classify(const struct lrx_meta *meta)
+{
+	switch (meta->protocol) {
+	case RTE_ETHER_TYPE_IPV4: return L3_CLASS_IPV4;
+	case RTE_ETHER_TYPE_IPV6: return L3_CLASS_IPV6;
+	case RTE_ETHER_TYPE_ARP: return L3_CLASS_ARP;
+	default: return L3_CLASS_OTHER;
+	}
+}
+
+static inline lrx_next_t l3_demux_core(struct l3_ctx *c, struct rte_mbuf *m)
+{
+	struct lrx_meta *meta = lrx_meta(m);
+	const struct l3_handler *h = c->l3_table[l3_classify(meta)];
+	if (unlikely(h == NULL)) {
+		c->rx_nohandler++;
+		return lrx_next_drop(LRX_DROP_UNHANDLED_PROTO);
+	}
+	/* INDIRECT_CALL_INET(pt_prev->func, ipv6_rcv, ip_rcv, ...) */
+	return L3_CALL2(c, h->rcv, l3_ipv4_rcv, l3_ipv6_rcv, c, m, meta);
+}
+
+static lrx_next_t l3_demux_process_one(void *ctx, struct rte_mbuf *pkt)
+{
+	return l3_demux_core(ctx, pkt);
+}
+
+/* __netif_receive_skb_list_core: runs of the same handler, one call each. */
+static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
+				   uint16_t n, lrx_next_t *nexts)
+{
+	struct l3_ctx *c = ctx;
+	struct lrx_meta *metas[LRX_BURST_MAX];
+	uint8_t cls[LRX_BURST_MAX];
+	uint16_t idx[LRX_BURST_MAX];
+
+	for (uint16_t i = 0; i < n; i++)
+		metas[i] = lrx_meta(pkts[i]);
+	for (uint16_t i = 0; i < n; i++) {
+		cls[i] = (uint8_t)l3_classify(metas[i]);
+		idx[i] = i;
+	}
+	uint16_t start = 0;
+	while (start < n) {
+		uint16_t end = start + 1;
+		while (end < n && cls[end] == cls[start])
+			end++;
+		const struct l3_handler *h = c->l3_table[cls[start]];
+		if (unlikely(h == NULL)) {
+			for (uint16_t k = start; k < end; k++)
+				nexts[k] = lrx_next_drop(LRX_DROP_UNHANDLED_PROTO);
+			c->rx_nohandler += end - start;
+		} else {
+			c->l3_sublists++;
+			L3_CALL2(c, h->list_rcv, l3_ipv4_list_rcv,
+				 l3_ipv6_list_rcv, c, pkts, metas,
+				 idx + start, end - start, nexts);
+		}
+		start = end;
+	}
+}
+
+/* ---- configuration ------------------------------------------------------- */
+
+static int l3_parse_ports(const struct lrx_stage_init *init, const char *key,
+			  uint64_t *bitmap, bool *any)
+{
+	static const char valid[] =
+		"valid values are any, none, or a comma list of ports and "
+		"ranges (53,8000-8100) in 0..65535";
+	const char *v = lrx_key_value(init, key);
+	*any = strcmp(v, "any") == 0;
+	if (*any || strcmp(v, "none") == 0)
+		return 0;
+	const char *p = v;
+	while (*p) {
+		unsigned lo, hi;
+		int used = 0;
+		if (sscanf(p, "%u-%u%n", &lo, &hi, &used) != 2) {
+			used = 0;
+			if (sscanf(p, "%u%n", &lo, &used) != 1)
+				return lrx_key_error(init, key, v, valid);
+			hi = lo;
+		}
+		if (lo > hi || hi > 65535)
+			return lrx_key_error(init, key, v, valid);
+		for (unsigned port = lo; port <= hi; port++)
+			bitmap[port >> 6] |= 1ull << (port & 63);
+		p += used;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return lrx_key_error(init, key, v, valid);
+	}
+	return 0;
+}
+
+/* "any" or a comma list of addresses of one family. */
+static int l3_parse_addrs(const struct lrx_stage_init *init, const char *key,
+			  int af, void *out, size_t size, uint8_t *n_out)
+{
+	const char *v = lrx_key_value(init, key);
+	const char *valid = af == AF_INET
+		? "valid values are any, or a comma list of up to 16 IPv4 addresses"
+		: "valid values are any, or a comma list of up to 16 IPv6 addresses";
+	*n_out = 0;
+	if (strcmp(v, "any") == 0)
+		return 0;
+	const char *p = v;
+	while (*p) {
+		char text[64];
+		size_t len = strcspn(p, ",");
+		if (len == 0 || len >= sizeof(text) ||
+		    *n_out == L3_LOCAL_ADDR_MAX)
+			return lrx_key_error(init, key, v, valid);
+		memcpy(text, p, len);
+		text[len] = '\0';
+		if (inet_pton(af, text, (uint8_t *)out + *n_out * size) != 1)
+			return lrx_key_error(init, key, v, valid);
+		(*n_out)++;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
+{
+	static const char *const dispatches[] = {"indirect", "direct", NULL};
+	static const char *const martians[] = {"drop", "accept", NULL};
+	static const char *const echoes[] = {"deliver", "reply", NULL};
+	struct l3_ctx *c = ctx;
+	unsigned choice;
+	int rc;
+
+	if ((rc = lrx_key_choice(init, "dispatch", dispatches, &choice)))
+		return rc;
+	c->direct = choice == 1;
+	if ((rc = lrx_key_choice(init, "martians", martians, &choice)))
+		return rc;
+	c->martians_drop = choice == 0;
+	if ((rc = lrx_key_choice(init, "icmp_echo", echoes, &choice)))
+		return rc;
+	c->icmp_echo_reply = choice == 1;
+	if ((rc = lrx_key_bool(init, "trust_ip_csum_hint",
+			       &c->trust_ip_csum_hint)))
+		return rc;
+	if ((rc = lrx_key_bool(init, "route_hint", &c->route_hint)))
+		return rc;
+	if ((rc = l3_parse_addrs(init, "local_ipv4", AF_INET, c->local4,
+				 sizeof(c->local4[0]), &c->n_local4)))
+		return rc;
+	if ((rc = l3_parse_addrs(init, "local_ipv6", AF_INET6, c->local6,
+				 sizeof(c->local6[0]), &c->n_local6)))
+		return rc;
+	if ((rc = l3_parse_ports(init, "udp_ports", c->udp_ports, &c->udp_any)))
+		return rc;
+	if ((rc = l3_parse_ports(init, "tcp_ports", c->tcp_ports, &c->tcp_any)))
+		return rc;
+
+	const char *arp_ip = lrx_key_value(init, "arp_ip");
+	if (strcmp(arp_ip, "none") != 0 &&
+	    (inet_pton(AF_INET, arp_ip, &c->arp_ip) != 1 || c->arp_ip == 0))
+		return lrx_key_error(init, "arp_ip", arp_ip,
+				     "valid values are none or an IPv4 address");
+	const char *arp_mac = lrx_key_value(init, "arp_mac");
+	c->arp_mac_from_port = strcmp(arp_mac, "port") == 0;
+	if (c->arp_mac_from_port) {
+		/* used when the port has no MAC (no ethdev) */
+		rte_ether_unformat_addr("02:00:00:00:00:02", &c->arp_mac);
+	} else if (lrx_parse_mac(arp_mac, &c->arp_mac) != 0) {
+		return lrx_key_error(init, "arp_mac", arp_mac,
+				     "valid values are port or a MAC address "
+				     "aa:bb:cc:dd:ee:ff");
+	}
+
+	if (lrx_meta_dynfield_offset < 0) {
+		snprintf(init->err, init->err_len,
+			 "%s: reads the packet metadata: put build-meta before "
+			 "it in the pipeline", init->instance);
+		return -EINVAL;
+	}
+
+	c->l3_table[L3_CLASS_IPV4] = &l3_ipv4_handler;
+	c->l3_table[L3_CLASS_IPV6] = &l3_ipv6_handler;
+	c->l3_table[L3_CLASS_ARP] = &l3_arp_handler;
+	for (int fam = 0; fam < L3_FAMILIES; fam++) {
+		c->l4_table[fam][IPPROTO_UDP] = &l3_udp_handler;
+		c->l4_table[fam][IPPROTO_TCP] = &l3_tcp_handler;
+	}
+	c->l4_table[L3_FAMILY_V4][IPPROTO_ICMP] = &l3_icmp_handler;
+	c->l4_table[L3_FAMILY_V6][IPPROTO_ICMPV6] = &l3_icmp_handler;
+	return 0;
+}
+
+static const struct lrx_stage_key l3_demux_keys[] = {
+	{"dispatch", "indirect",
+	 "protocol handler calls: indirect (function pointers) | direct "
+	 "(INDIRECT_CALL_2: IPv4/IPv6 and TCP/UDP called directly)"},
+	{"trust_ip_csum_hint", "yes",
+	 "yes: skip the IPv4 header checksum when the NIC says good | no: "
+	 "always verify it (the kernel's ip_fast_csum)"},
+	{"martians", "drop",
+	 "drop | accept martian sources/destinations (0/8, 127/8, multicast "
+	 "or broadcast source)"},
+	{"route_hint", "yes",
+	 "yes | no: in bursts, reuse the previous packet's route lookup when "
+	 "the destination is the same (ip_can_use_hint)"},
+	{"local_ipv4", "any",
+	 "addresses delivered locally: any | comma list of IPv4 addresses "
+	 "(others drop IP_INADDRERRORS: this host does not forward)"},
+	{"local_ipv6", "any", "same for IPv6: any | comma list"},
+	{"udp_ports", "any",
+	 "UDP ports with a socket: any | none | list like 53,8000-8100 "
+	 "(others drop NO_SOCKET, UdpNoPorts)"},
+	{"tcp_ports", "any", "TCP ports with a socket, as udp_ports"},
+	{"icmp_echo", "deliver",
+	 "deliver | reply (ICMP echo reply sent out of the ingress port)"},
+	{"arp_ip", "none",
+	 "none | IPv4 address this host answers ARP requests for"},
+	{"arp_mac", "port",
+	 "MAC in ARP replies: port (the ingress port's) | aa:bb:cc:dd:ee:ff"},
+	{NULL, NULL, NULL},
+};
+
+#define L3C(name, field) {name, offsetof(struct l3_ctx, field)}
+static const struct lrx_stage_counter l3_demux_counters[] = {
+	L3C("IpInReceives", ip[0].in_receives),
+	L3C("IpInHdrErrors", ip[0].in_hdr_errors),
+	L3C("IpInAddrErrors", ip[0].in_addr_errors),
+	L3C("IpInUnknownProtos", ip[0].in_unknown_protos),
+	L3C("IpInDiscards", ip[0].in_discards),
+	L3C("IpInDelivers", ip[0].in_delivers),
+	L3C("IpReasmReqds", ip[0].reasm_reqds),
+	L3C("IpReasmFails", ip[0].reasm_fails),
+	L3C("IpExtInTruncatedPkts", ip[0].in_truncated_pkts),
+	L3C("IpExtInCsumErrors", ip[0].in_csum_errors),
+	L3C("IpExtInMcastPkts", ip[0].in_mcast_pkts),
+	L3C("IpExtInBcastPkts", ip[0].in_bcast_pkts),
+	L3C("Ip6InReceives", ip[1].in_receives),
+	L3C("Ip6InHdrErrors", ip[1].in_hdr_errors),
+	L3C("Ip6InAddrErrors", ip[1].in_addr_errors),
+	L3C("Ip6InUnknownProtos", ip[1].in_unknown_protos),
+	L3C("Ip6InDiscards", ip[1].in_discards),
+	L3C("Ip6InDelivers", ip[1].in_delivers),
+	L3C("Ip6InTruncatedPkts", ip[1].in_truncated_pkts),
+	L3C("Ip6InMcastPkts", ip[1].in_mcast_pkts),
+	L3C("Ip6ReasmReqds", ip[1].reasm_reqds),
+	L3C("Ip6ReasmFails", ip[1].reasm_fails),
+	L3C("UdpInDatagrams", udp[0].in_datagrams),
+	L3C("UdpNoPorts", udp[0].no_ports),
+	L3C("UdpInErrors", udp[0].in_errors),
+	L3C("UdpInCsumErrors", udp[0].in_csum_errors),
+	L3C("Udp6InDatagrams", udp[1].in_datagrams),
+	L3C("Udp6NoPorts", udp[1].no_ports),
+	L3C("Udp6InErrors", udp[1].in_errors),
+	L3C("Udp6InCsumErrors", udp[1].in_csum_errors),
+	L3C("TcpInSegs", tcp.in_segs),
+	L3C("TcpInErrs", tcp.in_errs),
+	L3C("TcpInCsumErrors", tcp.in_csum_errors),
+	L3C("IcmpInMsgs", icmp[0].in_msgs),
+	L3C("IcmpInErrors", icmp[0].in_errors),
+	L3C("IcmpInCsumErrors", icmp[0].in_csum_errors),
+	L3C("IcmpInEchos", icmp[0].in_echos),
+	L3C("IcmpOutEchoReps", icmp[0].out_echo_reps),
+	L3C("Icmp6InMsgs", icmp[1].in_msgs),
+	L3C("Icmp6InErrors", icmp[1].in_errors),
+	L3C("Icmp6InCsumErrors", icmp[1].in_csum_errors),
+	L3C("Icmp6InEchos", icmp[1].in_echos),
+	L3C("tcp_no_socket", tcp_no_socket),
+	L3C("rx_otherhost_dropped", rx_otherhost_dropped),
+	L3C("rx_nohandler", rx_nohandler),
+	L3C("in_martian_src", in_martian_src),
+	L3C("in_martian_dst", in_martian_dst),
+	L3C("ip_csum_verified", ip_csum_verified),
+	L3C("ip_csum_hint_skipped", ip_csum_hint_skipped),
+	L3C("l4_csum_verified", l4_csum_verified),
+	L3C("l4_csum_hint_skipped", l4_csum_hint_skipped),
+	L3C("l3_trimmed", l3_trimmed),
+	L3C("udp_trimmed", udp_trimmed),
+	L3C("route_lookups", route_lookups),
+	L3C("route_hint_hits", route_hint_hits),
+	L3C("arp_in", arp_in),
+	L3C("arp_replies", arp_replies),
+	L3C("l3_sublists", l3_sublists),
+	L3C("l4_sublists", l4_sublists),
+	{NULL, 0},
+};
+#undef L3C
+
+static const struct lrx_stage l3_demux_stage = {
+	.name = L3_DEMUX_STAGE_NAME,
+	.summary = "ip_rcv/ipv6_rcv/arp_rcv checks and protocol dispatch "
+		   "(kernel drop reasons, SNMP counters, sublists)",
+	.ctx_size = sizeof(struct l3_ctx),
+	.keys = l3_demux_keys,
+	.counters = l3_demux_counters,
+	.init = l3_demux_init,
+	.process_one = l3_demux_process_one,
+	.process_burst = l3_demux_process_burst,
+};
+
+LRX_STAGE_REGISTER(l3_demux_stage)

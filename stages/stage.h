@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The stage interface: one descriptor per stage, the engines know stages
+ * only through it. A stage supplies one inline core and two thin loops
+ * around it (process_one for the per-packet engines, process_burst for the
+ * listified ones), so that the engines differ only in iteration order and
+ * dispatch (shared/DESIGN.md).
+ */
+#ifndef LISTRX_STAGE_H
+#define LISTRX_STAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "drop_reason.h"
+
+/* Largest burst an engine hands a stage (--burst is 1..LRX_BURST_MAX). */
+#define LRX_BURST_MAX 512
+
+/* ---- Next: what happens to a packet after a stage ----------------------
+ * Encoded in 32 bits: kind in the low 4 bits, argument (drop reason or
+ * port id) above. Compared as integers, so a whole burst that goes one way
+ * is detected with one comparison per packet.
+ */
+typedef uint32_t lrx_next_t;
+
+enum lrx_next_kind {
+	LRX_NEXT_CONTINUE = 0, /* to the next stage (deliver after the last) */
+	LRX_NEXT_DROP = 1,     /* freed, counted under arg = lrx_drop_reason */
+	LRX_NEXT_TX = 2,       /* sent out of port arg (XDP_TX: the ingress port) */
+	LRX_NEXT_REDIRECT = 3, /* sent out of port arg (XDP_REDIRECT) */
+	LRX_NEXT_CONSUMED = 4, /* the stage kept it (GRO held/merged it) */
+	LRX_NEXT_DELIVER = 5,  /* handed to "the socket layer": counted, freed */
+};
+
+#define LRX_NEXT_KIND_BITS 4
+#define LRX_NEXT_KIND_MASK ((1u << LRX_NEXT_KIND_BITS) - 1)
+
+static inline lrx_next_t lrx_next_make(enum lrx_next_kind kind, uint32_t arg)
+{
+	return (arg << LRX_NEXT_KIND_BITS) | (uint32_t)kind;
+}
+static inline enum lrx_next_kind lrx_next_kind(lrx_next_t next)
+{
+	return (enum lrx_next_kind)(next & LRX_NEXT_KIND_MASK);
+}
+static inline uint32_t lrx_next_arg(lrx_next_t next)
+{
+	return next >> LRX_NEXT_KIND_BITS;
+}
+#define LRX_NEXT_CONTINUE_V ((lrx_next_t)LRX_NEXT_CONTINUE)
+#define LRX_NEXT_CONSUMED_V ((lrx_next_t)LRX_NEXT_CONSUMED)
+#define LRX_NEXT_DELIVER_V ((lrx_next_t)LRX_NEXT_DELIVER)
+static inline lrx_next_t lrx_next_drop(enum lrx_drop_reason reason)
+{
+	return lrx_next_make(LRX_NEXT_DROP, (uint32_t)reason);
+}
+static inline lrx_next_t lrx_next_tx(uint16_t port)
+{
+	return lrx_next_make(LRX_NEXT_TX, port);
+}
+static inline lrx_next_t lrx_next_redirect(uint16_t port)
+{
+	return lrx_next_make(LRX_NEXT_REDIRECT, port);
+}
+
+/* ---- Configuration keys ------------------------------------------------ */
+struct lrx_stage_key {
+	const char *name;     /* key in the stage's config section */
+	const char *def;      /* default value as text */
+	const char *help;     /* what it means and which values are valid */
+};
+
+/* What init gets: the values of the stage's keys (defaults filled in),
+ * where to allocate, and a buffer for a message naming a bad value. */
+struct lrx_stage_init {
+	const char *instance;   /* stage name as written in the pipeline */
+	int socket_id;          /* NUMA node of the polling lcore */
+	uint16_t burst;         /* the engine's burst size */
+	const char *(*get)(const struct lrx_stage_init *init, const char *key);
+	const void *values;     /* opaque to the stage, used by get() */
+	char *err;              /* init writes a message here when it fails */
+	size_t err_len;
+};
+
+/* Stage-specific counter (beyond calls/packets/cycles/drops, which the
+ * engines take): e.g. the SNMP InHdrErrors of l3-demux. */
+struct lrx_stage_counter {
+	const char *name;
+	size_t offset;          /* offset of a uint64_t inside the stage ctx */
+};
+
+/* ---- The descriptor ----------------------------------------------------- */
+struct lrx_stage {
+	const char *name;
+	const char *summary;                 /* one line for --help */
+	size_t ctx_size;                     /* allocated cache-aligned, zeroed */
+	const struct lrx_stage_key *keys;    /* NULL-name terminated, or NULL */
+	const struct lrx_stage_counter *counters; /* NULL-name terminated, or NULL */
+
+	/* Returns 0 or -errno, with a message in init->err. */
+	int (*init)(void *ctx, const struct lrx_stage_init *init);
+	void (*fini)(void *ctx);
+
+	/* One packet; the returned next decides its fate. */
+	lrx_next_t (*process_one)(void *ctx, struct rte_mbuf *pkt);
+	/* n packets; nexts[i] is the fate of pkts[i]. Same result as calling
+	 * process_one on each in order. */
+	void (*process_burst)(void *ctx, struct rte_mbuf **pkts, uint16_t n,
+			      lrx_next_t *nexts);
+
+	/* Optional, for stages that hold packets (GRO). Packets a stage
+	 * returned CONSUMED for come back, in the order they must continue,
+	 * through release(): the engine calls it after every process_one /
+	 * process_burst call and after flush(), and runs what it returns
+	 * through the stages after this one, before anything else.
+	 * flush() is the end-of-poll point (napi_gro_flush): budget_used says
+	 * whether the poll used its whole budget (then only old packets are
+	 * flushed, as napi_poll does). */
+	void (*flush)(void *ctx, bool budget_used);
+	uint16_t (*release)(void *ctx, struct rte_mbuf **pkts, uint16_t max);
+	/* Optional: packets still held (for accounting and the exit flush). */
+	uint32_t (*held)(const void *ctx);
+};
+
+/* The registry: every stage listrx knows. A stage file registers its
+ * descriptor with LRX_STAGE_REGISTER(desc) (a constructor, as DPDK's
+ * RTE_NODE_REGISTER); the library is linked whole so none is dropped. */
+void lrx_stage_register(const struct lrx_stage *stage);
+#define LRX_STAGE_REGISTER(desc)                                              \
+	static void __attribute__((constructor, used))                        \
+	lrx_stage_register_##desc(void) { lrx_stage_register(&(desc)); }
+const struct lrx_stage *lrx_stage_find(const char *name);
+/* Iterate: returns NULL after the last. */
+const struct lrx_stage *lrx_stage_at(unsigned index);
+
+#endif

@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The `xdp` stage: runs one XDP program on each frame and turns its action
+ * into the packet's next, as the kernel's netif_receive_generic_xdp /
+ * a driver's XDP hook do (docs/xdp.md):
+ *   ABORTED -> drop XDP_ABORTED (trace_xdp_exception), DROP -> drop XDP,
+ *   PASS -> continue, TX -> out of the ingress port, REDIRECT -> out of the
+ *   bpf_redirect / redirect:PORT port; any other value is treated as
+ *   ABORTED, as bpf_warn_invalid_xdp_action does.
+ * Placement decides native vs generic: first in the pipeline it sees the
+ * raw frame (a driver hook); after build-meta it is xdpgeneric. The key
+ * `mode` says which one is meant: where the ingress port/queue are read
+ * from (mbuf vs skb-like metadata).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_bpf.h>
+#include <rte_malloc.h>
+
+#include "../build_meta/stage_keys.h"
+#include "../meta.h"
+#include "xdp.h"
+
+__thread uint32_t lrx_xdp_redirect_port = LRX_XDP_REDIRECT_NONE;
+
+enum xdp_exec { XDP_EXEC_BUILTIN, XDP_EXEC_JIT, XDP_EXEC_INTERP };
+
+/* returned by the run step when the mbuf cannot hold the context window */
+#define XDP_RUN_NO_WINDOW UINT64_MAX
+
+struct xdp_ctx {
+	/* counters (per program instance) */
+	uint64_t n_aborted, n_drop, n_pass, n_tx, n_redirect;
+	uint64_t n_invalid_action; /* out-of-range return values (aborted) */
+	uint64_t n_window_error;   /* mbuf too small for the window (aborted) */
+
+	enum xdp_exec exec;
+	bool generic;
+	uint32_t window;
+	lrx_xdp_builtin_fn builtin;
+	uint64_t (*jit)(void *);
+	const struct rte_bpf *bpf;
+	bool burst_interp; /* rte_bpf_exec_burst usable (no bpf_redirect) */
+	struct lrx_xdp_prog *prog;
+	struct lrx_xdp_builtin_conf bconf;
+	uint64_t udp_ports[65536 / 64];
+};
+
+struct lrx_xdp_prog *lrx_xdp_stage_prog(void *ctx)
+{
+	return ((struct xdp_ctx *)ctx)->prog;
+}
+
+static inline void xdp_ingress(const struct xdp_ctx *xc,
+			       const struct rte_mbuf *m, uint16_t *port,
+			       uint16_t *queue)
+{
+	if (xc->generic) {
+		const struct lrx_meta *meta = lrx_meta(m);
+
+		*port = meta->ingress_port;
+		*queue = meta->ingress_queue;
+	} else {
+		*port = m->port;
+		*queue = 0;
+	}
+}
+
+/* Runs the program on one frame: its action, or XDP_RUN_NO_WINDOW. */
+static inline uint64_t xdp_run(struct xdp_ctx *xc, struct rte_mbuf *m)
+{
+	uint16_t port, queue;
+	struct lrx_xdp_md *md;
+
+	xdp_ingress(xc, m, &port, &queue);
+	if (xc->exec == XDP_EXEC_BUILTIN) {
+		uint8_t *data = rte_pktmbuf_mtod(m, uint8_t *);
+		struct lrx_xdp_buff buff = {
+			.data = data,
+			.data_end = data + rte_pktmbuf_data_len(m),
+			.ingress_port = port,
+			.rx_queue = queue,
+		};
+		return xc->builtin(&xc->bconf, &buff);
+	}
+	md = lrx_xdp_md_prepare(m, xc->window, port, queue);
+	if (unlikely(md == NULL))
+		return XDP_RUN_NO_WINDOW;
+	return xc->exec == XDP_EXEC_JIT ? xc->jit(md) : rte_bpf_exec(xc->bpf, md);
+}
+
+/* Action -> next, counted (the kernel's switch in do_xdp_generic /
+ * a driver's XDP run function). */
+static inline lrx_next_t xdp_verdict(struct xdp_ctx *xc,
+				     const struct rte_mbuf *m, uint64_t action)
+{
+	uint16_t port, queue;
+	uint32_t target;
+
+	switch (action) {
+	case LRX_XDP_PASS:
+		xc->n_pass++;
+		return LRX_NEXT_CONTINUE_V;
+	case LRX_XDP_DROP:
+		xc->n_drop++;
+		return lrx_next_drop(LRX_DROP_XDP);
+	case LRX_XDP_TX:
+		xc->n_tx++;
+		xdp_ingress(xc, m, &port, &queue);
+		return lrx_next_tx(port);
+	case LRX_XDP_REDIRECT:
+		target = lrx_xdp_redirect_port;
+		lrx_xdp_redirect_port = LRX_XDP_REDIRECT_NONE;
+		if (likely(target != LRX_XDP_REDIRECT_NONE)) {
+			xc->n_redirect++;
+			return lrx_next_redirect((uint16_t)target);
+		}
+		/* XDP_REDIRECT without bpf_redirect: xdp_do_redirect fails,
+		 * the kernel traces an exception and drops */
+		break;
+	case LRX_XDP_ABORTED:
+		break;
+	case XDP_RUN_NO_WINDOW:
+		xc->n_window_error++;
+		break;
+	default:
+		xc->n_invalid_action++;
+		break;
+	}
+	xc->n_aborted++;
+	return lrx_next_drop(LRX_DROP_XDP_ABORTED);
+}
+
+lrx_next_t lrx_xdp_process_one(void *ctx, struct rte_mbuf *pkt)
+{
+	struct xdp_ctx *xc = ctx;
+
+	return xdp_verdict(xc, pkt, xdp_run(xc, pkt));
+}
+
+/* The interpreter's burst entry (rte_bpf_exec_burst) over the frames that
+ * have the window; the others are aborted in place. */
+static void xdp_burst_interp(struct xdp_ctx *xc, struct rte_mbuf **pkts,
+			     uint16_t n, lrx_next_t *nexts)
+{
+	void *mds[LRX_BURST_MAX];
+	uint64_t rc[LRX_BURST_MAX];
+	uint16_t idx[LRX_BURST_MAX];
+	uint32_t nv = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		uint16_t port, queue;
+		struct lrx_xdp_md *md;
+
+		xdp_ingress(xc, pkts[i], &port, &queue);
+		md = lrx_xdp_md_prepare(pkts[i], xc->window, port, queue);
+		if (unlikely(md == NULL)) {
+			nexts[i] = xdp_verdict(xc, pkts[i], XDP_RUN_NO_WINDOW);
+			continue;
+		}
+		mds[nv] = md;
+		idx[nv++] = i;
+	}
+	rte_bpf_exec_burst(xc->bpf, mds, rc, nv);
+	for (uint32_t k = 0; k < nv; k++)
+		nexts[idx[k]] = xdp_verdict(xc, pkts[idx[k]], rc[k]);
+}
+
+void lrx_xdp_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
+			   lrx_next_t *nexts)
+{
+	struct xdp_ctx *xc = ctx;
+
+	if (xc->burst_interp) {
+		xdp_burst_interp(xc, pkts, n, nexts);
+		return;
+	}
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = xdp_verdict(xc, pkts[i], xdp_run(xc, pkts[i]));
+}
+
+/* ---- Configuration ----------------------------------------------------- */
+static int parse_ports(const struct lrx_stage_init *init, const char *text,
+		       uint64_t *bitmap)
+{
+	const char *prog = lrx_key_value(init, "prog");
+	char *copy = strdup(text), *save = NULL;
+	int rc = 0;
+	unsigned count = 0;
+
+	if (copy == NULL)
+		return -ENOMEM;
+	for (char *tok = strtok_r(copy, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		unsigned long port = strtoul(tok, &end, 10);
+
+		if (*tok == '\0' || *end != '\0' || port > 65535) {
+			rc = lrx_key_error(init, "prog", prog,
+				"udp-port-drop:P1,P2,... takes UDP ports "
+				"0..65535 separated by commas");
+			break;
+		}
+		bitmap[port / 64] |= UINT64_C(1) << (port % 64);
+		count++;
+	}
+	if (rc == 0 && count == 0)
+		rc = lrx_key_error(init, "prog", prog,
+			"udp-port-drop:P1,P2,... needs at least one port");
+	free(copy);
+	return rc;
+}
+
+static bool parse_u64(const char *text, uint64_t *out)
+{
+	char *end;
+
+	if (*text == '\0' || *text == '-')
+		return false;
+	errno = 0;
+	*out = strtoull(text, &end, 0);
+	return errno == 0 && *end == '\0';
+}
+
+/* Stores v in n bytes, host order (as a C integer of that size). */
+static bool store_uint(uint8_t *dst, uint32_t n, uint64_t v)
+{
+	switch (n) {
+	case 1: { uint8_t x = (uint8_t)v; memcpy(dst, &x, 1); return v <= UINT8_MAX; }
+	case 2: { uint16_t x = (uint16_t)v; memcpy(dst, &x, 2); return v <= UINT16_MAX; }
+	case 4: { uint32_t x = (uint32_t)v; memcpy(dst, &x, 4); return v <= UINT32_MAX; }
+	case 8: memcpy(dst, &v, 8); return true;
+	default: return false;
+	}
+}
+
+/* map_init = NAME:KEY=VALUE,KEY=VALUE;NAME2:KEY=VALUE */
+static int apply_map_init(struct xdp_ctx *xc, const struct lrx_stage_init *init,
+			  const char *text)
+{
+	static const char valid[] =
+		"NAME:KEY=VALUE,KEY=VALUE;NAME2:... with unsigned integers "
+		"stored host-order in the map's key/value size (1, 2, 4 or 8 "
+		"bytes), for a map the program declares";
+	char *copy = strdup(text), *save_map = NULL;
+	int rc = 0;
+
+	if (copy == NULL)
+		return -ENOMEM;
+	for (char *spec = strtok_r(copy, ";", &save_map); spec != NULL && rc == 0;
+	     spec = strtok_r(NULL, ";", &save_map)) {
+		char *colon = strchr(spec, ':'), *save = NULL;
+		struct lrx_xdp_map *map;
+
+		if (colon == NULL || xc->prog == NULL) {
+			rc = lrx_key_error(init, "map_init", text, valid);
+			break;
+		}
+		*colon = '\0';
+		map = lrx_xdp_prog_map(xc->prog, spec);
+		if (map == NULL) {
+			rc = lrx_key_error(init, "map_init", text,
+				"the program has no map of that name");
+			break;
+		}
+		for (char *kv = strtok_r(colon + 1, ",", &save); kv != NULL;
+		     kv = strtok_r(NULL, ",", &save)) {
+			char *eq = strchr(kv, '=');
+			uint8_t key[8] = {0}, value[8] = {0};
+			uint64_t k, v;
+
+			if (eq == NULL) {
+				rc = lrx_key_error(init, "map_init", text, valid);
+				break;
+			}
+			*eq = '\0';
+			if (!parse_u64(kv, &k) || !parse_u64(eq + 1, &v) ||
+			    !store_uint(key, map->key_size, k) ||
+			    !store_uint(value, map->value_size, v) ||
+			    lrx_xdp_map_update(map, key, value, 0) != 0) {
+				rc = lrx_key_error(init, "map_init", text, valid);
+				break;
+			}
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+static int xdp_init(void *ctx, const struct lrx_stage_init *init)
+{
+	static const char *const execs[] = { "jit", "interp", NULL };
+	static const char *const modes[] = { "native", "generic", NULL };
+	struct xdp_ctx *xc = ctx;
+	const char *prog = lrx_key_value(init, "prog");
+	const char *arg = strchr(prog, ':');
+	unsigned exec, mode;
+	unsigned long window;
+	char name[32];
+	int rc;
+
+	rc = lrx_key_choice(init, "exec", execs, &exec);
+	if (rc == 0)
+		rc = lrx_key_choice(init, "mode", modes, &mode);
+	if (rc == 0)
+		rc = lrx_key_uint(init, "window", 64, 65535 - LRX_XDP_MD_SIZE,
+				  &window);
+	if (rc < 0)
+		return rc;
+	xc->generic = mode == 1;
+	xc->window = (uint32_t)window;
+	if (xc->generic) {
+		rc = lrx_meta_register();
+		if (rc < 0)
+			return rc;
+	}
+
+	size_t plen = strlen(prog);
+	bool is_object = strncmp(prog, "bpf:", 4) == 0 ||
+			 (plen > 2 && strcmp(prog + plen - 2, ".o") == 0);
+
+	if (is_object) {
+		const char *path = strncmp(prog, "bpf:", 4) == 0 ? prog + 4 : prog;
+
+		rc = lrx_xdp_prog_load(path, lrx_key_value(init, "section"),
+				       xc->window, init->socket_id, &xc->prog,
+				       init->err, init->err_len);
+		if (rc < 0)
+			return rc;
+		xc->bpf = lrx_xdp_prog_bpf(xc->prog);
+		xc->jit = lrx_xdp_prog_jit(xc->prog);
+		xc->exec = exec == 0 ? XDP_EXEC_JIT : XDP_EXEC_INTERP;
+		if (xc->exec == XDP_EXEC_JIT && xc->jit == NULL) {
+			snprintf(init->err, init->err_len,
+				 "%s: rte_bpf produced no JIT code for %s on "
+				 "this machine; use exec=interp",
+				 init->instance, path);
+			rc = -ENOTSUP;
+		} else {
+			rc = apply_map_init(xc, init,
+					    lrx_key_value(init, "map_init"));
+		}
+		xc->burst_interp = xc->exec == XDP_EXEC_INTERP &&
+				   !lrx_xdp_prog_uses_redirect(xc->prog);
+		if (rc < 0) { /* a failed init is not followed by fini */
+			lrx_xdp_prog_free(xc->prog);
+			xc->prog = NULL;
+		}
+		return rc;
+	}
+
+	size_t nlen = arg ? (size_t)(arg - prog) : plen;
+
+	if (nlen >= sizeof(name))
+		nlen = sizeof(name) - 1;
+	memcpy(name, prog, nlen);
+	name[nlen] = '\0';
+	xc->exec = XDP_EXEC_BUILTIN;
+	xc->builtin = lrx_xdp_builtin_find(name);
+	xc->bconf.udp_ports = xc->udp_ports;
+	if (xc->builtin == NULL) {
+		char valid[256];
+
+		snprintf(valid, sizeof(valid),
+			 "a built-in (%s) or bpf:FILE.o / FILE.o",
+			 lrx_xdp_builtin_names);
+		return lrx_key_error(init, "prog", prog, valid);
+	}
+	bool needs_arg = strcmp(name, "redirect") == 0 ||
+			 strcmp(name, "udp-port-drop") == 0;
+
+	if (needs_arg != (arg != NULL))
+		return lrx_key_error(init, "prog", prog, needs_arg ?
+			"redirect:PORT and udp-port-drop:P1,P2,... need their "
+			"argument after ':'" :
+			"only redirect and udp-port-drop take an argument");
+	if (strcmp(name, "redirect") == 0) {
+		char *end;
+		unsigned long port = strtoul(arg + 1, &end, 10);
+
+		if (arg[1] == '\0' || *end != '\0' || port >= RTE_MAX_ETHPORTS)
+			return lrx_key_error(init, "prog", prog,
+				"redirect:PORT takes a DPDK port id");
+		xc->bconf.redirect_port = (uint16_t)port;
+	} else if (strcmp(name, "udp-port-drop") == 0) {
+		rc = parse_ports(init, arg + 1, xc->udp_ports);
+		if (rc < 0)
+			return rc;
+	}
+	if (lrx_key_value(init, "map_init")[0] != '\0')
+		return lrx_key_error(init, "map_init",
+				     lrx_key_value(init, "map_init"),
+				     "maps exist only for eBPF programs");
+	return 0;
+}
+
+static void xdp_fini(void *ctx)
+{
+	struct xdp_ctx *xc = ctx;
+
+	lrx_xdp_prog_free(xc->prog);
+	xc->prog = NULL;
+}
+
+static const struct lrx_stage_key xdp_keys[] = {
+	{ .name = "prog", .def = "pass",
+	  .help = "built-in program (drop, pass, tx, redirect:PORT, read, "
+		  "touch, udp-port-drop:P1,P2,..., abort) or an eBPF object "
+		  "bpf:FILE.o (or FILE.o)" },
+	{ .name = "section", .def = "xdp",
+	  .help = "ELF section of the eBPF program" },
+	{ .name = "exec", .def = "jit",
+	  .help = "jit|interp: rte_bpf x86 JIT or interpreter (eBPF only)" },
+	{ .name = "mode", .def = "native",
+	  .help = "native (first stage, raw frame; ingress port from the "
+		  "mbuf) | generic (after build-meta; ingress from metadata)" },
+	{ .name = "window", .def = "1600",
+	  .help = "bytes past data an eBPF program may address (checked by "
+		  "rte_bpf; frames in mbufs with less room are aborted)" },
+	{ .name = "map_init", .def = "",
+	  .help = "NAME:KEY=VALUE,...;NAME2:... initial map entries" },
+	{ .name = NULL },
+};
+
+static const struct lrx_stage_counter xdp_counters[] = {
+	{ .name = "aborted", .offset = offsetof(struct xdp_ctx, n_aborted) },
+	{ .name = "drop", .offset = offsetof(struct xdp_ctx, n_drop) },
+	{ .name = "pass", .offset = offsetof(struct xdp_ctx, n_pass) },
+	{ .name = "tx", .offset = offsetof(struct xdp_ctx, n_tx) },
+	{ .name = "redirect", .offset = offsetof(struct xdp_ctx, n_redirect) },
+	{ .name = "invalid_action",
+	  .offset = offsetof(struct xdp_ctx, n_invalid_action) },
+	{ .name = "window_error",
+	  .offset = offsetof(struct xdp_ctx, n_window_error) },
+	{ .name = NULL },
+};
+
+const struct lrx_stage lrx_stage_xdp = {
+	.name = "xdp",
+	.summary = "XDP verdict: built-in or eBPF program (rte_bpf JIT or "
+		   "interpreter), DROP/PASS/TX/REDIRECT/ABORTED",
+	.ctx_size = sizeof(struct xdp_ctx),
+	.keys = xdp_keys,
+	.counters = xdp_counters,
+	.init = xdp_init,
+	.fini = xdp_fini,
+	.process_one = lrx_xdp_process_one,
+	.process_burst = lrx_xdp_process_burst,
+};
+LRX_STAGE_REGISTER(lrx_stage_xdp)

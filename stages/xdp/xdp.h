@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The XDP verdict stage (docs/xdp.md): built-in C programs and real eBPF
+ * objects run by DPDK rte_bpf (interpreter or x86 JIT), with the kernel's
+ * `struct xdp_md` context, array/hash maps and a few helpers supplied by
+ * listrx, so that an unmodified kernel XDP object runs here and in the
+ * kernel alike.
+ *
+ * How an eBPF program sees a frame: rte_bpf verifies memory accesses only
+ * against the static size of the program's argument (it has no notion of
+ * data/data_end), so the argument is a window that starts with a 32-byte
+ * context header written into the mbuf headroom just before the frame and
+ * continues over the frame: `ctx->data` is rewritten at load time into
+ * `ctx + LRX_XDP_MD_SIZE` (a pointer the verifier can bound), `ctx->data_end`
+ * into a 64-bit load of the header's data_end. The per-packet check that
+ * the mbuf really has that window (headroom >= 32, buffer after data >=
+ * window) keeps what the verifier allowed inside the mbuf's own buffer.
+ */
+#ifndef LISTRX_XDP_H
+#define LISTRX_XDP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../stage.h"
+
+/* The kernel's enum xdp_action values (include/uapi/linux/bpf.h). */
+enum lrx_xdp_action {
+	LRX_XDP_ABORTED = 0,
+	LRX_XDP_DROP = 1,
+	LRX_XDP_PASS = 2,
+	LRX_XDP_TX = 3,
+	LRX_XDP_REDIRECT = 4,
+};
+
+/* What an eBPF program's r1 points at; lives in the headroom, the frame
+ * follows at +LRX_XDP_MD_SIZE. Field order is ours; the loader rewrites
+ * the kernel xdp_md offsets onto it. */
+struct lrx_xdp_md {
+	uint64_t data_end;        /* absolute address, as the kernel's */
+	uint32_t ingress_ifindex; /* listrx: the DPDK port id */
+	uint32_t rx_queue_index;
+	uint32_t egress_ifindex;  /* 0, as the kernel's for XDP on RX */
+	uint32_t reserved0;
+	uint64_t reserved1;
+};
+#define LRX_XDP_MD_SIZE 32
+
+/* ---- Maps (the kernel's bpf_map_lookup_elem/update/delete semantics) -- */
+#define LRX_XDP_MAP_NAME_MAX 32
+
+struct lrx_xdp_map {
+	char name[LRX_XDP_MAP_NAME_MAX];
+	uint32_t type;        /* BPF_MAP_TYPE_ARRAY / _HASH (per-CPU aliases) */
+	uint32_t key_size, value_size, max_entries;
+	uint32_t value_stride; /* value_size rounded up to 8, as array_map */
+	uint32_t n_slots;     /* hash: power of two >= 2 * max_entries */
+	uint32_t count;       /* hash: entries in use */
+	uint8_t *values;      /* array: max_entries values; hash: per slot */
+	uint8_t *keys;        /* hash: per slot */
+	uint8_t *slot_state;  /* hash: 0 empty, 1 used, 2 deleted */
+};
+
+/* BPF_ANY / BPF_NOEXIST / BPF_EXIST */
+int lrx_xdp_map_create(struct lrx_xdp_map *map, const char *name,
+		       uint32_t type, uint32_t key_size, uint32_t value_size,
+		       uint32_t max_entries, int socket_id, char *err,
+		       size_t err_len);
+void lrx_xdp_map_destroy(struct lrx_xdp_map *map);
+void *lrx_xdp_map_lookup(struct lrx_xdp_map *map, const void *key);
+int lrx_xdp_map_update(struct lrx_xdp_map *map, const void *key,
+		       const void *value, uint64_t flags);
+int lrx_xdp_map_delete(struct lrx_xdp_map *map, const void *key);
+
+/* ---- Loaded eBPF programs ----------------------------------------------- */
+#define LRX_XDP_MAX_MAPS 16
+
+struct lrx_xdp_prog;
+
+/* Reads section `section` of the ELF object `path`, applies map
+ * relocations, rewrites xdp_md accesses and helper calls, and hands the
+ * result to rte_bpf_load. `window` is the number of frame bytes the
+ * program may address past data. On failure returns -EINVAL (or -ENOMEM,
+ * -ENOENT) with a message naming the file, section and instruction. */
+int lrx_xdp_prog_load(const char *path, const char *section, uint32_t window,
+		      int socket_id, struct lrx_xdp_prog **out, char *err,
+		      size_t err_len);
+void lrx_xdp_prog_free(struct lrx_xdp_prog *prog);
+/* NULL when the object has no map of that name. */
+struct lrx_xdp_map *lrx_xdp_prog_map(struct lrx_xdp_prog *prog,
+				     const char *name);
+unsigned lrx_xdp_prog_map_count(const struct lrx_xdp_prog *prog);
+struct lrx_xdp_map *lrx_xdp_prog_map_at(struct lrx_xdp_prog *prog,
+					unsigned index);
+/* rte_bpf handle and its JIT (NULL when rte_bpf produced none). */
+const struct rte_bpf *lrx_xdp_prog_bpf(const struct lrx_xdp_prog *prog);
+uint64_t (*lrx_xdp_prog_jit(const struct lrx_xdp_prog *prog))(void *);
+/* Instructions before and after the rewrite (for docs and tests). */
+uint32_t lrx_xdp_prog_insn_count(const struct lrx_xdp_prog *prog,
+				 bool rewritten);
+/* Whether the program calls bpf_redirect (then bursts run per packet so
+ * that each packet's target is read right after its run). */
+bool lrx_xdp_prog_uses_redirect(const struct lrx_xdp_prog *prog);
+
+/* bpf_redirect's target, per thread as the kernel's per-CPU
+ * bpf_redirect_info; read and reset by the stage after each run. */
+extern __thread uint32_t lrx_xdp_redirect_port;
+#define LRX_XDP_REDIRECT_NONE UINT32_MAX
+
+/* Places the context header in front of the frame of m (returns NULL when
+ * the mbuf lacks the headroom or the window: the caller aborts it). */
+static inline struct lrx_xdp_md *lrx_xdp_md_prepare(struct rte_mbuf *m,
+						    uint32_t window,
+						    uint16_t port,
+						    uint16_t queue)
+{
+	uint8_t *data = rte_pktmbuf_mtod(m, uint8_t *);
+	struct lrx_xdp_md *md = (struct lrx_xdp_md *)(data - LRX_XDP_MD_SIZE);
+	uint32_t room = (uint32_t)m->buf_len - m->data_off;
+
+	if (unlikely(m->data_off < LRX_XDP_MD_SIZE || room < window))
+		return NULL;
+	md->data_end = (uint64_t)(uintptr_t)(data + rte_pktmbuf_data_len(m));
+	md->ingress_ifindex = port;
+	md->rx_queue_index = queue;
+	md->egress_ifindex = 0;
+	return md;
+}
+
+/* ---- Built-in C programs ------------------------------------------------ */
+struct lrx_xdp_buff {
+	uint8_t *data, *data_end;
+	uint16_t ingress_port, rx_queue;
+};
+
+struct lrx_xdp_builtin_conf {
+	uint16_t redirect_port;
+	const uint64_t *udp_ports; /* bitmap of 65536 ports, host order */
+};
+
+typedef uint32_t (*lrx_xdp_builtin_fn)(const struct lrx_xdp_builtin_conf *conf,
+				       struct lrx_xdp_buff *buff);
+
+/* "drop", "pass", "tx", "read", "touch", "abort", "redirect", 
+ * "udp-port-drop" (the argument after ':' is parsed by the stage). */
+lrx_xdp_builtin_fn lrx_xdp_builtin_find(const char *name);
+/* Space-separated names, for messages. */
+extern const char lrx_xdp_builtin_names[];
+
+/* ---- The stage ----------------------------------------------------------- */
+extern const struct lrx_stage lrx_stage_xdp;
+/* The entry points, exported for the static engine's direct calls. */
+lrx_next_t lrx_xdp_process_one(void *ctx, struct rte_mbuf *pkt);
+void lrx_xdp_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
+			   lrx_next_t *nexts);
+/* The loaded eBPF program of a stage instance (NULL for a built-in). */
+struct lrx_xdp_prog *lrx_xdp_stage_prog(void *ctx);
+
+#endif

@@ -1,0 +1,1123 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Loads a kernel XDP object (clang -target bpf) into rte_bpf.
+ *
+ * rte_bpf_elf_load would hand the section to rte_bpf as is; a kernel XDP
+ * object needs what the kernel's loader and verifier do to it first:
+ *  - map relocations (libbpf's bpf_object__relocate: ld_imm64 against a
+ *    `.maps` symbol gets the map's address; map definitions are read from
+ *    BTF through libbpf's bpf_object__open, no kernel involved);
+ *  - helper calls `call N` become calls of rte_bpf external symbols
+ *    (rte_bpf resolves `call` by index into the xsym table);
+ *  - xdp_md context loads are rewritten as the kernel's
+ *    xdp_convert_ctx_access does, onto struct lrx_xdp_md (xdp.h);
+ *  - anything the rewrite cannot translate is rejected here, naming the
+ *    instruction, rather than left for rte_bpf to run on wrong memory.
+ * Which register holds the context, a map or a possibly-NULL map value is
+ * found by a small forward data-flow pass over the program (registers
+ * only: the context or a map pointer spilled to the stack is rejected).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <linux/bpf.h>
+
+#include <rte_bpf.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <rte_random.h>
+
+#include "xdp.h"
+
+#ifndef EM_BPF
+#define EM_BPF 247
+#endif
+
+#define XDP_MAX_XSYM 64
+#define XDP_MAX_INSNS 65536
+
+struct lrx_xdp_prog {
+	struct rte_bpf *bpf;
+	uint64_t (*jit)(void *);
+	uint32_t n_insns_orig, n_insns;
+	bool uses_redirect;
+	unsigned n_maps;
+	struct lrx_xdp_map maps[LRX_XDP_MAX_MAPS];
+	int16_t map_xsym[LRX_XDP_MAX_MAPS][3]; /* lookup, update, delete */
+	struct rte_bpf_xsym xsym[XDP_MAX_XSYM];
+	uint32_t nb_xsym;
+};
+
+/* ---- Helpers (the kernel's BPF_FUNC_* ids) ------------------------------ */
+static uint64_t helper_map_lookup(uint64_t map, uint64_t key, uint64_t a3,
+				  uint64_t a4, uint64_t a5)
+{
+	RTE_SET_USED(a3); RTE_SET_USED(a4); RTE_SET_USED(a5);
+	return (uintptr_t)lrx_xdp_map_lookup((struct lrx_xdp_map *)map,
+					     (const void *)key);
+}
+
+static uint64_t helper_map_update(uint64_t map, uint64_t key, uint64_t value,
+				  uint64_t flags, uint64_t a5)
+{
+	RTE_SET_USED(a5);
+	return (uint64_t)(int64_t)lrx_xdp_map_update(
+		(struct lrx_xdp_map *)map, (const void *)key,
+		(const void *)value, flags);
+}
+
+static uint64_t helper_map_delete(uint64_t map, uint64_t key, uint64_t a3,
+				  uint64_t a4, uint64_t a5)
+{
+	RTE_SET_USED(a3); RTE_SET_USED(a4); RTE_SET_USED(a5);
+	return (uint64_t)(int64_t)lrx_xdp_map_delete(
+		(struct lrx_xdp_map *)map, (const void *)key);
+}
+
+static uint64_t helper_ktime_get_ns(uint64_t a1, uint64_t a2, uint64_t a3,
+				    uint64_t a4, uint64_t a5)
+{
+	RTE_SET_USED(a1); RTE_SET_USED(a2); RTE_SET_USED(a3);
+	RTE_SET_USED(a4); RTE_SET_USED(a5);
+	return rte_get_tsc_cycles() * UINT64_C(1000000000) / rte_get_tsc_hz();
+}
+
+static uint64_t helper_get_prandom_u32(uint64_t a1, uint64_t a2, uint64_t a3,
+				       uint64_t a4, uint64_t a5)
+{
+	RTE_SET_USED(a1); RTE_SET_USED(a2); RTE_SET_USED(a3);
+	RTE_SET_USED(a4); RTE_SET_USED(a5);
+	return (uint32_t)rte_rand();
+}
+
+static uint64_t helper_get_smp_processor_id(uint64_t a1, uint64_t a2,
+					    uint64_t a3, uint64_t a4,
+					    uint64_t a5)
+{
+	RTE_SET_USED(a1); RTE_SET_USED(a2); RTE_SET_USED(a3);
+	RTE_SET_USED(a4); RTE_SET_USED(a5);
+	return rte_lcore_id();
+}
+
+/* bpf_redirect(ifindex, flags): ifindex is a DPDK port id here; as
+ * bpf_xdp_redirect, flags other than 0 give XDP_ABORTED. */
+static uint64_t helper_redirect(uint64_t ifindex, uint64_t flags, uint64_t a3,
+				uint64_t a4, uint64_t a5)
+{
+	RTE_SET_USED(a3); RTE_SET_USED(a4); RTE_SET_USED(a5);
+	if (flags != 0 || ifindex >= RTE_MAX_ETHPORTS)
+		return LRX_XDP_ABORTED;
+	lrx_xdp_redirect_port = (uint32_t)ifindex;
+	return LRX_XDP_REDIRECT;
+}
+
+enum { H_LOOKUP, H_UPDATE, H_DELETE };
+
+struct helper_info {
+	int id;
+	const char *name;
+	uint64_t (*fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+	uint32_t nb_args;
+};
+
+static const struct helper_info helpers[] = {
+	{ BPF_FUNC_map_lookup_elem, "bpf_map_lookup_elem", helper_map_lookup, 2 },
+	{ BPF_FUNC_map_update_elem, "bpf_map_update_elem", helper_map_update, 4 },
+	{ BPF_FUNC_map_delete_elem, "bpf_map_delete_elem", helper_map_delete, 2 },
+	{ BPF_FUNC_ktime_get_ns, "bpf_ktime_get_ns", helper_ktime_get_ns, 0 },
+	{ BPF_FUNC_get_prandom_u32, "bpf_get_prandom_u32", helper_get_prandom_u32, 0 },
+	{ BPF_FUNC_get_smp_processor_id, "bpf_get_smp_processor_id",
+	  helper_get_smp_processor_id, 0 },
+	{ BPF_FUNC_redirect, "bpf_redirect", helper_redirect, 2 },
+};
+
+/* Names of helpers XDP programs commonly call that listrx lacks, so that
+ * the error says which one. */
+static const char *helper_name(int id)
+{
+	static const struct { int id; const char *name; } known[] = {
+		{ BPF_FUNC_trace_printk, "bpf_trace_printk" },
+		{ BPF_FUNC_xdp_adjust_head, "bpf_xdp_adjust_head" },
+		{ BPF_FUNC_xdp_adjust_meta, "bpf_xdp_adjust_meta" },
+		{ BPF_FUNC_xdp_adjust_tail, "bpf_xdp_adjust_tail" },
+		{ BPF_FUNC_redirect_map, "bpf_redirect_map" },
+		{ BPF_FUNC_csum_diff, "bpf_csum_diff" },
+		{ BPF_FUNC_fib_lookup, "bpf_fib_lookup" },
+		{ BPF_FUNC_perf_event_output, "bpf_perf_event_output" },
+		{ BPF_FUNC_tail_call, "bpf_tail_call" },
+	};
+	for (size_t i = 0; i < RTE_DIM(helpers); i++)
+		if (helpers[i].id == id)
+			return helpers[i].name;
+	for (size_t i = 0; i < RTE_DIM(known); i++)
+		if (known[i].id == id)
+			return known[i].name;
+	return "unknown helper";
+}
+
+static int xsym_add(struct lrx_xdp_prog *prog, const struct helper_info *h,
+		    const struct lrx_xdp_map *map)
+{
+	struct rte_bpf_xsym *x;
+
+	if (prog->nb_xsym == XDP_MAX_XSYM)
+		return -1;
+	x = &prog->xsym[prog->nb_xsym];
+	memset(x, 0, sizeof(*x));
+	x->name = h->name;
+	x->type = RTE_BPF_XTYPE_FUNC;
+	x->func.val = h->fn;
+	x->func.nb_args = h->nb_args;
+	for (uint32_t a = 0; a < h->nb_args; a++)
+		x->func.args[a] = (struct rte_bpf_arg){
+			.type = RTE_BPF_ARG_RAW, .size = sizeof(uint64_t) };
+	x->func.ret = (struct rte_bpf_arg){ .type = RTE_BPF_ARG_RAW,
+					    .size = sizeof(uint64_t) };
+	if (map != NULL) {
+		/* the verifier checks key/value pointers cover the sizes and
+		 * bounds accesses to the returned value */
+		x->func.args[1] = (struct rte_bpf_arg){
+			.type = RTE_BPF_ARG_PTR, .size = map->key_size };
+		if (h->id == BPF_FUNC_map_update_elem)
+			x->func.args[2] = (struct rte_bpf_arg){
+				.type = RTE_BPF_ARG_PTR,
+				.size = map->value_size };
+		if (h->id == BPF_FUNC_map_lookup_elem)
+			x->func.ret = (struct rte_bpf_arg){
+				.type = RTE_BPF_ARG_PTR,
+				.size = map->value_size };
+	}
+	return (int)prog->nb_xsym++;
+}
+
+/* ---- Register tags for the data-flow pass -------------------------------- */
+enum {
+	TAG_CTX = 1,        /* the xdp_md pointer (r1 at entry) */
+	TAG_MAP = 2,        /* &map, from a relocated ld_imm64 */
+	TAG_MAYBE_NULL = 4, /* bpf_map_lookup_elem result, not yet tested */
+	TAG_NULL = 8,       /* the same, known to be NULL */
+	TAG_OTHER = 16,     /* anything else */
+};
+#define TAG_MAP_CONFLICT 0xff
+#define TAG_NULL_CONFLICT 0xffff
+
+struct reg_tag {
+	uint8_t kinds;
+	uint8_t map;
+	uint16_t null_id;
+};
+
+struct flow_state {
+	bool reached;
+	struct reg_tag r[EBPF_REG_NUM];
+};
+
+static bool tag_merge(struct reg_tag *into, const struct reg_tag *from)
+{
+	struct reg_tag old = *into;
+
+	if ((from->kinds & TAG_MAP) != 0) {
+		if ((into->kinds & TAG_MAP) == 0)
+			into->map = from->map;
+		else if (into->map != from->map)
+			into->map = TAG_MAP_CONFLICT;
+	}
+	if ((from->kinds & TAG_MAYBE_NULL) != 0) {
+		if ((into->kinds & TAG_MAYBE_NULL) == 0)
+			into->null_id = from->null_id;
+		else if (into->null_id != from->null_id)
+			into->null_id = TAG_NULL_CONFLICT;
+	}
+	into->kinds |= from->kinds;
+	return memcmp(&old, into, sizeof(old)) != 0;
+}
+
+static bool state_merge(struct flow_state *into, const struct flow_state *from)
+{
+	bool changed = !into->reached;
+
+	if (!into->reached) {
+		*into = *from;
+		return true;
+	}
+	for (int r = 0; r < EBPF_REG_NUM; r++)
+		changed |= tag_merge(&into->r[r], &from->r[r]);
+	return changed;
+}
+
+static const struct reg_tag tag_other = { .kinds = TAG_OTHER };
+
+struct loader {
+	const char *path, *section;
+	char *err;
+	size_t err_len;
+	struct lrx_xdp_prog *prog;
+	struct ebpf_insn *insns; /* as in the object, relocations applied */
+	uint32_t n;
+	int16_t *insn_map;       /* map index of a relocated ld_imm64, or -1 */
+	struct flow_state *in;   /* state before each instruction */
+};
+
+static int load_error(struct loader *ld, uint32_t insn, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int load_error(struct loader *ld, uint32_t insn, const char *fmt, ...)
+{
+	va_list ap;
+	int pos;
+
+	if (insn == UINT32_MAX)
+		pos = snprintf(ld->err, ld->err_len, "%s: section '%s': ",
+			       ld->path, ld->section);
+	else
+		pos = snprintf(ld->err, ld->err_len,
+			       "%s: section '%s': instruction %u: ", ld->path,
+			       ld->section, insn);
+	if (pos < 0 || (size_t)pos >= ld->err_len)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(ld->err + pos, ld->err_len - pos, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static bool insn_is_lookup_call(const struct ebpf_insn *ins)
+{
+	return ins->code == (BPF_JMP | EBPF_CALL) && ins->src_reg == 0 &&
+	       ins->imm == BPF_FUNC_map_lookup_elem;
+}
+
+/* Successor states of instruction i (at most two edges). */
+static void flow_step(const struct loader *ld, uint32_t i,
+		      const struct flow_state *s, struct flow_state *next,
+		      uint32_t *next_at, unsigned *n_next)
+{
+	const struct ebpf_insn *ins = &ld->insns[i];
+	uint8_t cls = BPF_CLASS(ins->code);
+	struct flow_state out = *s;
+
+	*n_next = 0;
+	switch (cls) {
+	case BPF_ALU:
+	case EBPF_ALU64:
+		out.r[ins->dst_reg] =
+			ins->code == (EBPF_ALU64 | EBPF_MOV | BPF_X) ?
+				s->r[ins->src_reg] : tag_other;
+		break;
+	case BPF_LDX:
+		out.r[ins->dst_reg] = tag_other;
+		break;
+	case BPF_LD:
+		if (ins->code == (BPF_LD | BPF_IMM | EBPF_DW)) {
+			if (ld->insn_map[i] >= 0)
+				out.r[ins->dst_reg] = (struct reg_tag){
+					.kinds = TAG_MAP,
+					.map = (uint8_t)ld->insn_map[i] };
+			else
+				out.r[ins->dst_reg] = tag_other;
+			next[0] = out;
+			next_at[0] = i + 2;
+			*n_next = 1;
+			return;
+		}
+		for (int r = EBPF_REG_0; r <= EBPF_REG_5; r++)
+			out.r[r] = tag_other;
+		break;
+	case BPF_JMP: {
+		uint8_t op = BPF_OP(ins->code);
+
+		if (op == EBPF_EXIT)
+			return;
+		if (op == EBPF_CALL) {
+			for (int r = EBPF_REG_1; r <= EBPF_REG_5; r++)
+				out.r[r] = tag_other;
+			out.r[EBPF_REG_0] = insn_is_lookup_call(ins) ?
+				(struct reg_tag){ .kinds = TAG_MAYBE_NULL,
+						  .null_id = (uint16_t)i } :
+				tag_other;
+			break;
+		}
+		if (op == BPF_JA) {
+			next[0] = out;
+			next_at[0] = i + 1 + ins->off;
+			*n_next = 1;
+			return;
+		}
+		next[0] = out;
+		next_at[0] = i + 1;
+		next[1] = out;
+		next_at[1] = i + 1 + ins->off;
+		*n_next = 2;
+		/* `if rX == 0` / `if rX != 0` on a lookup result: NULL on the
+		 * equal edge, a valid value pointer on the other (the kernel's
+		 * mark_ptr_or_null_regs, for every copy with the same id) */
+		if (BPF_SRC(ins->code) == BPF_K && ins->imm == 0 &&
+		    (op == BPF_JEQ || op == EBPF_JNE) &&
+		    s->r[ins->dst_reg].kinds == TAG_MAYBE_NULL &&
+		    s->r[ins->dst_reg].null_id != TAG_NULL_CONFLICT) {
+			uint16_t id = s->r[ins->dst_reg].null_id;
+			unsigned eq = op == BPF_JEQ ? 1 : 0;
+
+			for (int r = 0; r < EBPF_REG_NUM; r++) {
+				if (s->r[r].kinds != TAG_MAYBE_NULL ||
+				    s->r[r].null_id != id)
+					continue;
+				next[eq].r[r] = (struct reg_tag){
+					.kinds = TAG_NULL };
+				next[1 - eq].r[r] = tag_other;
+			}
+		}
+		return;
+	}
+	default: /* ST, STX: no register changes */
+		break;
+	}
+	next[0] = out;
+	next_at[0] = i + 1;
+	*n_next = 1;
+}
+
+static int flow_analyse(struct loader *ld)
+{
+	struct flow_state next[2];
+	uint32_t next_at[2];
+	unsigned n_next;
+	bool changed = true;
+
+	ld->in = calloc(ld->n + 2, sizeof(*ld->in));
+	if (ld->in == NULL)
+		return -ENOMEM;
+	/* the register fields are 4 bits: r11..r15 would index past the
+	 * tracked state (found by tests/fuzz/fuzz_bpf_elf); the kernel's
+	 * check_reg_arg rejects them the same way */
+	for (uint32_t i = 0; i < ld->n; i++) {
+		unsigned dst = ld->insns[i].dst_reg, src = ld->insns[i].src_reg;
+
+		if (dst >= EBPF_REG_NUM || src >= EBPF_REG_NUM)
+			return load_error(ld, i, "register r%u does not exist "
+					  "(r0..r10)", RTE_MAX(dst, src));
+	}
+	ld->in[0].reached = true;
+	for (int r = 0; r < EBPF_REG_NUM; r++)
+		ld->in[0].r[r] = tag_other;
+	ld->in[0].r[EBPF_REG_1] = (struct reg_tag){ .kinds = TAG_CTX };
+
+	/* forward jumps only (rte_bpf rejects loops), so this settles in one
+	 * pass; the loop bounds the rare back edge */
+	for (uint32_t pass = 0; changed && pass <= ld->n; pass++) {
+		changed = false;
+		for (uint32_t i = 0; i < ld->n; i++) {
+			if (!ld->in[i].reached)
+				continue;
+			flow_step(ld, i, &ld->in[i], next, next_at, &n_next);
+			for (unsigned e = 0; e < n_next; e++) {
+				if (next_at[e] > ld->n)
+					return load_error(ld, i,
+						"jump out of the program");
+				changed |= state_merge(&ld->in[next_at[e]],
+						       &next[e]);
+			}
+			if (BPF_CLASS(ld->insns[i].code) == BPF_LD &&
+			    ld->insns[i].code == (BPF_LD | BPF_IMM | EBPF_DW))
+				i++;
+		}
+	}
+	return 0;
+}
+
+/* ---- Rewrite --------------------------------------------------------------- */
+#define BAD_PTR (TAG_CTX | TAG_MAP | TAG_MAYBE_NULL | TAG_NULL)
+
+static int check_deref(struct loader *ld, uint32_t i, uint8_t reg,
+		       const struct reg_tag *t, const char *what)
+{
+	if (t->kinds & (TAG_MAYBE_NULL | TAG_NULL))
+		return load_error(ld, i,
+			"%s through r%u, a bpf_map_lookup_elem result that "
+			"may be NULL (test it against 0 first)", what, reg);
+	if (t->kinds & TAG_MAP)
+		return load_error(ld, i,
+			"%s through r%u, a map pointer (direct map access "
+			"is not supported: use bpf_map_lookup_elem)",
+			what, reg);
+	return 0;
+}
+
+static unsigned bpf_size_bytes(uint8_t code)
+{
+	switch (BPF_SIZE(code)) {
+	case BPF_B: return 1;
+	case BPF_H: return 2;
+	case BPF_W: return 4;
+	default: return 8;
+	}
+}
+
+/* Rewrites one context load (xdp_convert_ctx_access); appends 1 or 2
+ * instructions to out. */
+static int rewrite_ctx_load(struct loader *ld, uint32_t i,
+			    const struct ebpf_insn *ins, struct ebpf_insn *out,
+			    uint32_t *n_out)
+{
+	const struct reg_tag *t = &ld->in[i].r[ins->src_reg];
+	struct ebpf_insn x = *ins;
+
+	if (t->kinds != TAG_CTX)
+		return load_error(ld, i,
+			"load through r%u, which holds the xdp_md context on "
+			"some paths only", ins->src_reg);
+	if (ins->code != (BPF_LDX | BPF_MEM | BPF_W))
+		goto unsupported;
+	switch (ins->off) {
+	case 0:  /* data */
+	case 8:  /* data_meta: no metadata, so it equals data */
+		if (ins->dst_reg != ins->src_reg)
+			out[(*n_out)++] = (struct ebpf_insn){
+				.code = EBPF_ALU64 | EBPF_MOV | BPF_X,
+				.dst_reg = ins->dst_reg,
+				.src_reg = ins->src_reg };
+		out[(*n_out)++] = (struct ebpf_insn){
+			.code = EBPF_ALU64 | BPF_ADD | BPF_K,
+			.dst_reg = ins->dst_reg, .imm = LRX_XDP_MD_SIZE };
+		return 0;
+	case 4:  /* data_end */
+		x.code = BPF_LDX | BPF_MEM | EBPF_DW;
+		x.off = offsetof(struct lrx_xdp_md, data_end);
+		break;
+	case 12:
+		x.off = offsetof(struct lrx_xdp_md, ingress_ifindex);
+		break;
+	case 16:
+		x.off = offsetof(struct lrx_xdp_md, rx_queue_index);
+		break;
+	case 20:
+		x.off = offsetof(struct lrx_xdp_md, egress_ifindex);
+		break;
+	default:
+		goto unsupported;
+	}
+	out[(*n_out)++] = x;
+	return 0;
+unsupported:
+	return load_error(ld, i,
+		"context access at offset %d, size %u is not supported "
+		"(struct xdp_md: 32-bit loads of data@0, data_end@4, "
+		"data_meta@8, ingress_ifindex@12, rx_queue_index@16, "
+		"egress_ifindex@20)", ins->off,
+		bpf_size_bytes(ins->code));
+}
+
+static int rewrite_call(struct loader *ld, uint32_t i, struct ebpf_insn *x)
+{
+	const struct flow_state *s = &ld->in[i];
+	const struct helper_info *h = NULL;
+	struct lrx_xdp_prog *prog = ld->prog;
+	int idx;
+
+	if (x->src_reg == EBPF_PSEUDO_CALL)
+		return load_error(ld, i,
+			"bpf-to-bpf call (subprograms are not supported: make "
+			"the function __always_inline)");
+	for (size_t k = 0; k < RTE_DIM(helpers); k++)
+		if (helpers[k].id == x->imm)
+			h = &helpers[k];
+	if (h == NULL)
+		return load_error(ld, i,
+			"calls helper %d (%s), which listrx does not provide "
+			"(supported: bpf_map_lookup_elem, bpf_map_update_elem, "
+			"bpf_map_delete_elem, bpf_ktime_get_ns, "
+			"bpf_get_prandom_u32, bpf_get_smp_processor_id, "
+			"bpf_redirect)", x->imm, helper_name(x->imm));
+	for (uint32_t a = 0; a < h->nb_args; a++) {
+		const struct reg_tag *t = &s->r[EBPF_REG_1 + a];
+
+		if (t->kinds & TAG_CTX)
+			return load_error(ld, i,
+				"passes the xdp_md context to %s", h->name);
+		if (a > 0 && (t->kinds & (TAG_MAYBE_NULL | TAG_NULL | TAG_MAP)))
+			return load_error(ld, i,
+				"passes a map or a possibly-NULL pointer as "
+				"argument %u of %s", a + 1, h->name);
+	}
+	if (h->id == BPF_FUNC_map_lookup_elem ||
+	    h->id == BPF_FUNC_map_update_elem ||
+	    h->id == BPF_FUNC_map_delete_elem) {
+		const struct reg_tag *t = &s->r[EBPF_REG_1];
+		int which = h->id == BPF_FUNC_map_lookup_elem ? H_LOOKUP :
+			    h->id == BPF_FUNC_map_update_elem ? H_UPDATE :
+								H_DELETE;
+
+		if (t->kinds != TAG_MAP || t->map == TAG_MAP_CONFLICT)
+			return load_error(ld, i,
+				"%s: the map argument (r1) is not one known "
+				"map on every path", h->name);
+		idx = prog->map_xsym[t->map][which];
+		if (idx < 0) {
+			idx = xsym_add(prog, h, &prog->maps[t->map]);
+			prog->map_xsym[t->map][which] = (int16_t)idx;
+		}
+	} else {
+		idx = -1;
+		for (uint32_t k = 0; k < prog->nb_xsym; k++)
+			if (prog->xsym[k].func.val == h->fn)
+				idx = (int)k;
+		if (idx < 0)
+			idx = xsym_add(prog, h, NULL);
+		if (h->id == BPF_FUNC_redirect)
+			prog->uses_redirect = true;
+	}
+	if (idx < 0)
+		return load_error(ld, i, "too many external symbols");
+	x->imm = idx;
+	return 0;
+}
+
+/* Produces the rewritten program into out (capacity 2n); new_at[i] is
+ * where old instruction i starts in it. */
+static int rewrite(struct loader *ld, struct ebpf_insn *out, uint32_t *new_at,
+		   uint32_t *n_out)
+{
+	uint32_t o = 0;
+	int rc;
+
+	for (uint32_t i = 0; i < ld->n; i++) {
+		const struct ebpf_insn *ins = &ld->insns[i];
+		const struct flow_state *s = &ld->in[i];
+		uint8_t cls = BPF_CLASS(ins->code);
+		struct ebpf_insn x = *ins;
+		bool wide = ins->code == (BPF_LD | BPF_IMM | EBPF_DW);
+
+		new_at[i] = o;
+		if (wide && i + 1 < ld->n)
+			new_at[i + 1] = o + 1;
+		if (!s->reached) { /* rte_bpf reports unreachable code */
+			out[o++] = x;
+			if (wide && i + 1 < ld->n)
+				out[o++] = ld->insns[++i];
+			continue;
+		}
+		switch (cls) {
+		case BPF_LDX:
+			if (s->r[ins->src_reg].kinds & TAG_CTX) {
+				rc = rewrite_ctx_load(ld, i, ins, out, &o);
+				if (rc < 0)
+					return rc;
+				continue;
+			}
+			rc = check_deref(ld, i, ins->src_reg,
+					 &s->r[ins->src_reg], "load");
+			if (rc < 0)
+				return rc;
+			break;
+		case BPF_ST:
+		case BPF_STX:
+			if (s->r[ins->dst_reg].kinds & TAG_CTX)
+				return load_error(ld, i,
+					"writes to the xdp_md context (r%u)",
+					ins->dst_reg);
+			rc = check_deref(ld, i, ins->dst_reg,
+					 &s->r[ins->dst_reg], "store");
+			if (rc < 0)
+				return rc;
+			if (cls == BPF_STX &&
+			    (s->r[ins->src_reg].kinds & BAD_PTR & ~TAG_NULL))
+				return load_error(ld, i,
+					"stores r%u (the context, a map or a "
+					"possibly-NULL value pointer) to memory: "
+					"spilling it is not supported",
+					ins->src_reg);
+			break;
+		case BPF_ALU:
+		case EBPF_ALU64: {
+			uint8_t op = BPF_OP(ins->code);
+			bool mov64 = ins->code ==
+				(EBPF_ALU64 | EBPF_MOV | BPF_X);
+			bool uses_dst = op != EBPF_MOV;
+
+			if (!mov64 && BPF_SRC(ins->code) == BPF_X &&
+			    (s->r[ins->src_reg].kinds & BAD_PTR & ~TAG_NULL))
+				return load_error(ld, i,
+					"arithmetic with r%u, which holds the "
+					"context, a map or a possibly-NULL "
+					"value pointer", ins->src_reg);
+			if (uses_dst &&
+			    (s->r[ins->dst_reg].kinds & BAD_PTR & ~TAG_NULL))
+				return load_error(ld, i,
+					"arithmetic on r%u, which holds the "
+					"context, a map or a possibly-NULL "
+					"value pointer", ins->dst_reg);
+			break;
+		}
+		case BPF_LD:
+			if (!wide)
+				return load_error(ld, i,
+					"legacy packet access (LD_ABS/LD_IND) "
+					"is not supported for XDP");
+			if (i + 1 >= ld->n)
+				return load_error(ld, i, "truncated ld_imm64");
+			out[o++] = x;
+			out[o] = ld->insns[++i];
+			if (ld->insn_map[i - 1] >= 0) {
+				uint64_t addr = (uintptr_t)
+					&ld->prog->maps[ld->insn_map[i - 1]];
+
+				out[o - 1].src_reg = 0;
+				out[o - 1].imm = (int32_t)(uint32_t)addr;
+				out[o].imm = (int32_t)(uint32_t)(addr >> 32);
+			} else if (x.src_reg != 0) {
+				return load_error(ld, i - 1,
+					"ld_imm64 with src_reg %u and no map "
+					"relocation", x.src_reg);
+			}
+			o++;
+			continue;
+		case BPF_JMP:
+			if (BPF_OP(ins->code) == EBPF_CALL) {
+				rc = rewrite_call(ld, i, &x);
+				if (rc < 0)
+					return rc;
+			} else if (BPF_OP(ins->code) != EBPF_EXIT &&
+				   ((s->r[ins->dst_reg].kinds & TAG_CTX) ||
+				    (BPF_SRC(ins->code) == BPF_X &&
+				     (s->r[ins->src_reg].kinds & TAG_CTX)))) {
+				return load_error(ld, i,
+					"compares the xdp_md context pointer");
+			}
+			break;
+		default:
+			return load_error(ld, i,
+				"instruction class 0x%x (opcode 0x%02x) is not "
+				"supported by rte_bpf (JMP32/ALU32 jumps: "
+				"compile with -mcpu=v2)", cls, ins->code);
+		}
+		out[o++] = x;
+	}
+	new_at[ld->n] = o;
+
+	/* jump offsets over the (possibly longer) program */
+	for (uint32_t i = 0; i < ld->n; i++) {
+		const struct ebpf_insn *ins = &ld->insns[i];
+		uint8_t op = BPF_OP(ins->code);
+		uint32_t target;
+
+		if (ins->code == (BPF_LD | BPF_IMM | EBPF_DW)) {
+			i++;
+			continue;
+		}
+		if (BPF_CLASS(ins->code) != BPF_JMP || op == EBPF_CALL ||
+		    op == EBPF_EXIT)
+			continue;
+		target = i + 1 + ins->off;
+		if (target > ld->n)
+			return load_error(ld, i, "jump out of the program");
+		out[new_at[i]].off = (int16_t)((int64_t)new_at[target] -
+					       new_at[i] - 1);
+	}
+	*n_out = o;
+	return 0;
+}
+
+/* libbpf explains why it cannot open an object in its log; keep the
+ * last warning for the error message. */
+static __thread char libbpf_last_warning[256];
+
+static int libbpf_keep_warning(enum libbpf_print_level level,
+			       const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_WARN) {
+		vsnprintf(libbpf_last_warning, sizeof(libbpf_last_warning),
+			  fmt, ap);
+		libbpf_last_warning[strcspn(libbpf_last_warning, "\n")] = '\0';
+	}
+	return 0;
+}
+
+/* ---- ELF ----------------------------------------------------------------- */
+static int maps_from_btf(struct loader *ld, int socket_id)
+{
+	struct lrx_xdp_prog *prog = ld->prog;
+	struct bpf_object *obj;
+	struct bpf_map *m;
+	int rc = 0;
+
+	libbpf_print_fn_t old_print = libbpf_set_print(libbpf_keep_warning);
+
+	libbpf_last_warning[0] = '\0';
+	obj = bpf_object__open_file(ld->path, NULL);
+	libbpf_set_print(old_print);
+	if (obj == NULL || libbpf_get_error(obj) != 0)
+		return load_error(ld, UINT32_MAX,
+			"libbpf cannot open the object (not a BPF ELF "
+			"object, or its BTF map definitions are invalid)%s%s",
+			libbpf_last_warning[0] ? ": " : "",
+			libbpf_last_warning);
+	bpf_object__for_each_map(m, obj) {
+		if (bpf_map__is_internal(m))
+			continue; /* .rodata/.data/.bss: rejected if used */
+		if (prog->n_maps == LRX_XDP_MAX_MAPS) {
+			rc = load_error(ld, UINT32_MAX,
+				"more than %d maps", LRX_XDP_MAX_MAPS);
+			break;
+		}
+		rc = lrx_xdp_map_create(&prog->maps[prog->n_maps],
+			bpf_map__name(m), bpf_map__type(m),
+			bpf_map__key_size(m), bpf_map__value_size(m),
+			bpf_map__max_entries(m), socket_id, ld->err,
+			ld->err_len);
+		if (rc < 0) {
+			char why[256];
+
+			snprintf(why, sizeof(why), "%s", ld->err);
+			load_error(ld, UINT32_MAX, "%s", why);
+			break;
+		}
+		prog->n_maps++;
+	}
+	bpf_object__close(obj);
+	return rc;
+}
+
+static int map_index(const struct lrx_xdp_prog *prog, const char *name)
+{
+	for (unsigned k = 0; k < prog->n_maps; k++)
+		if (strcmp(prog->maps[k].name, name) == 0)
+			return (int)k;
+	return -1;
+}
+
+/* Finds the section, copies its instructions and applies the map
+ * relocations (records which ld_imm64 loads which map). */
+static int elf_read(struct loader *ld, Elf *elf)
+{
+	size_t shstrndx, prog_idx = 0, maps_idx = 0;
+	Elf_Scn *scn = NULL, *symtab = NULL, *rel = NULL, *code = NULL;
+	char sections[512] = "";
+	GElf_Ehdr ehdr;
+	GElf_Shdr sh;
+	Elf_Data *data;
+	unsigned funcs = 0;
+
+	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &ehdr) == NULL)
+		return load_error(ld, UINT32_MAX, "not an ELF object");
+	if (ehdr.e_machine != EM_BPF)
+		return load_error(ld, UINT32_MAX,
+			"not an eBPF object (ELF machine %u; compile with "
+			"clang -target bpf)", ehdr.e_machine);
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return load_error(ld, UINT32_MAX, "no section name table");
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) == NULL)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name == NULL)
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			symtab = scn;
+		if (strcmp(name, ".maps") == 0)
+			maps_idx = elf_ndxscn(scn);
+		if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) &&
+		    sh.sh_size > 0) {
+			size_t len = strlen(sections);
+
+			snprintf(sections + len, sizeof(sections) - len, "%s%s",
+				 len ? ", " : "", name);
+			if (strcmp(name, ld->section) == 0) {
+				code = scn;
+				prog_idx = elf_ndxscn(scn);
+			}
+		}
+	}
+	if (code == NULL)
+		return load_error(ld, UINT32_MAX,
+			"no such code section (the object has: %s)",
+			sections[0] ? sections : "none");
+	scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == SHT_REL &&
+		    sh.sh_info == prog_idx)
+			rel = scn;
+
+	data = elf_getdata(code, NULL);
+	if (data == NULL || data->d_size == 0 ||
+	    data->d_size % sizeof(struct ebpf_insn) != 0 ||
+	    data->d_size / sizeof(struct ebpf_insn) > XDP_MAX_INSNS)
+		return load_error(ld, UINT32_MAX,
+			"empty or malformed code section");
+	ld->n = data->d_size / sizeof(struct ebpf_insn);
+	ld->insns = malloc(data->d_size);
+	ld->insn_map = malloc(ld->n * sizeof(*ld->insn_map));
+	if (ld->insns == NULL || ld->insn_map == NULL)
+		return -ENOMEM;
+	memcpy(ld->insns, data->d_buf, data->d_size);
+	memset(ld->insn_map, 0xff, ld->n * sizeof(*ld->insn_map));
+
+	if (symtab == NULL)
+		return load_error(ld, UINT32_MAX, "no symbol table");
+	Elf_Data *syms = elf_getdata(symtab, NULL);
+	GElf_Shdr symsh;
+
+	gelf_getshdr(symtab, &symsh);
+	for (size_t k = 0; syms != NULL && k < syms->d_size / sizeof(Elf64_Sym);
+	     k++) {
+		GElf_Sym sym;
+
+		if (gelf_getsym(syms, (int)k, &sym) != NULL &&
+		    GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+		    sym.st_shndx == prog_idx)
+			funcs++;
+	}
+	if (funcs > 1)
+		return load_error(ld, UINT32_MAX,
+			"%u functions in one section (one program per section "
+			"is supported; subprograms must be __always_inline)",
+			funcs);
+
+	if (rel == NULL)
+		return 0;
+	Elf_Data *rels = elf_getdata(rel, NULL);
+
+	for (size_t k = 0; rels != NULL && k < rels->d_size / sizeof(Elf64_Rel);
+	     k++) {
+		GElf_Rel r;
+		GElf_Sym sym;
+		GElf_Shdr tsh;
+		const char *sym_name, *sec_name = "?";
+		uint32_t at;
+		Elf_Scn *tscn;
+		int m;
+
+		if (gelf_getrel(rels, (int)k, &r) == NULL ||
+		    gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) == NULL)
+			return load_error(ld, UINT32_MAX, "bad relocation %zu",
+					  k);
+		at = (uint32_t)(r.r_offset / sizeof(struct ebpf_insn));
+		sym_name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+		tscn = elf_getscn(elf, sym.st_shndx);
+		if (tscn != NULL && gelf_getshdr(tscn, &tsh) != NULL)
+			sec_name = elf_strptr(elf, shstrndx, tsh.sh_name);
+		if (at >= ld->n)
+			return load_error(ld, UINT32_MAX,
+				"relocation %zu outside the section", k);
+		if (ld->insns[at].code == (BPF_JMP | EBPF_CALL))
+			return load_error(ld, at,
+				"bpf-to-bpf call (subprograms are not "
+				"supported: make the function __always_inline)");
+		if (ld->insns[at].code != (BPF_LD | BPF_IMM | EBPF_DW) ||
+		    maps_idx == 0 || sym.st_shndx != maps_idx)
+			return load_error(ld, at,
+				"refers to '%s' in section '%s' (global "
+				"variables and data sections are not supported; "
+				"maps must be BTF-defined in .maps)",
+				sym_name ? sym_name : "?",
+				sec_name ? sec_name : "?");
+		m = map_index(ld->prog, sym_name ? sym_name : "");
+		if (m < 0)
+			return load_error(ld, at, "unknown map '%s'",
+					  sym_name ? sym_name : "?");
+		ld->insn_map[at] = (int16_t)m;
+	}
+	return 0;
+}
+
+/* rte_bpf logs why it rejects a program; keep that text for the error. */
+static struct rte_bpf *bpf_load_logged(const struct rte_bpf_prm *prm,
+				       char *why, size_t why_len)
+{
+	FILE *old = rte_log_get_stream();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	struct rte_bpf *bpf;
+
+	if (mem != NULL)
+		rte_openlog_stream(mem);
+	bpf = rte_bpf_load(prm);
+	if (mem != NULL) {
+		rte_openlog_stream(old);
+		fclose(mem);
+	}
+	why[0] = '\0';
+	if (buf != NULL) {
+		/* the last non-empty line */
+		char *end = buf + strlen(buf);
+
+		while (end > buf && (end[-1] == '\n' || end[-1] == ' '))
+			*--end = '\0';
+		char *line = strrchr(buf, '\n');
+
+		snprintf(why, why_len, "%s", line ? line + 1 : buf);
+		free(buf);
+	}
+	return bpf;
+}
+
+int lrx_xdp_prog_load(const char *path, const char *section, uint32_t window,
+		      int socket_id, struct lrx_xdp_prog **out, char *err,
+		      size_t err_len)
+{
+	struct loader ld = { .path = path, .section = section, .err = err,
+			     .err_len = err_len };
+	struct ebpf_insn *rewritten = NULL;
+	uint32_t *new_at = NULL, n_new = 0;
+	struct lrx_xdp_prog *prog;
+	Elf *elf = NULL;
+	int fd, rc;
+
+	*out = NULL;
+	prog = rte_zmalloc_socket("xdp_prog", sizeof(*prog),
+				  RTE_CACHE_LINE_SIZE, socket_id);
+	if (prog == NULL) {
+		snprintf(err, err_len, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	memset(prog->map_xsym, 0xff, sizeof(prog->map_xsym));
+	ld.prog = prog;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, err_len, "%s: cannot open: %s", path,
+			 strerror(errno));
+		goto fail;
+	}
+	rc = maps_from_btf(&ld, socket_id);
+	if (rc < 0)
+		goto fail;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf == NULL) {
+		rc = load_error(&ld, UINT32_MAX, "not an ELF object: %s",
+				elf_errmsg(-1));
+		goto fail;
+	}
+	rc = elf_read(&ld, elf);
+	if (rc < 0)
+		goto fail;
+	rc = flow_analyse(&ld);
+	if (rc < 0)
+		goto fail;
+	rewritten = calloc(2 * (size_t)ld.n, sizeof(*rewritten));
+	new_at = calloc((size_t)ld.n + 1, sizeof(*new_at));
+	if (rewritten == NULL || new_at == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	rc = rewrite(&ld, rewritten, new_at, &n_new);
+	if (rc < 0)
+		goto fail;
+
+	struct rte_bpf_prm prm = {
+		.ins = rewritten,
+		.nb_ins = n_new,
+		.xsym = prog->xsym,
+		.nb_xsym = prog->nb_xsym,
+		.prog_arg = { .type = RTE_BPF_ARG_PTR,
+			      .size = LRX_XDP_MD_SIZE + window },
+	};
+	char why[256];
+
+	prog->bpf = bpf_load_logged(&prm, why, sizeof(why));
+	if (prog->bpf == NULL) {
+		/* rte_bpf names the rewritten pc; map it back to the object */
+		const char *pc = strstr(why, "pc: ");
+		uint32_t at = UINT32_MAX;
+
+		if (pc != NULL) {
+			uint32_t n = (uint32_t)strtoul(pc + 4, NULL, 10);
+
+			for (uint32_t i = 0; i < ld.n; i++)
+				if (new_at[i] <= n && n < new_at[i + 1])
+					at = i;
+		}
+		rc = load_error(&ld, at,
+			"rte_bpf rejected the program (rte_errno %d: %s)%s%s "
+			"[frame accesses must stay within window=%u bytes of "
+			"data]", rte_errno, rte_strerror(rte_errno),
+			why[0] ? ": " : "", why, window);
+		goto fail;
+	}
+	struct rte_bpf_jit jit;
+
+	if (rte_bpf_get_jit(prog->bpf, &jit) == 0)
+		prog->jit = jit.func;
+	prog->n_insns_orig = ld.n;
+	prog->n_insns = n_new;
+	*out = prog;
+	rc = 0;
+fail:
+	if (elf != NULL)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	free(ld.insns);
+	free(ld.insn_map);
+	free(ld.in);
+	free(rewritten);
+	free(new_at);
+	if (rc < 0)
+		lrx_xdp_prog_free(prog);
+	return rc;
+}
+
+void lrx_xdp_prog_free(struct lrx_xdp_prog *prog)
+{
+	if (prog == NULL)
+		return;
+	if (prog->bpf != NULL)
+		rte_bpf_destroy(prog->bpf);
+	for (unsigned k = 0; k < prog->n_maps; k++)
+		lrx_xdp_map_destroy(&prog->maps[k]);
+	rte_free(prog);
+}
+
+struct lrx_xdp_map *lrx_xdp_prog_map(struct lrx_xdp_prog *prog,
+				     const char *name)
+{
+	int k = map_index(prog, name);
+
+	return k < 0 ? NULL : &prog->maps[k];
+}
+
+unsigned lrx_xdp_prog_map_count(const struct lrx_xdp_prog *prog)
+{
+	return prog->n_maps;
+}
+
+struct lrx_xdp_map *lrx_xdp_prog_map_at(struct lrx_xdp_prog *prog,
+					unsigned index)
+{
+	return index < prog->n_maps ? &prog->maps[index] : NULL;
+}
+
+const struct rte_bpf *lrx_xdp_prog_bpf(const struct lrx_xdp_prog *prog)
+{
+	return prog->bpf;
+}
+
+uint64_t (*lrx_xdp_prog_jit(const struct lrx_xdp_prog *prog))(void *)
+{
+	return prog->jit;
+}
+
+uint32_t lrx_xdp_prog_insn_count(const struct lrx_xdp_prog *prog,
+				 bool rewritten)
+{
+	return rewritten ? prog->n_insns : prog->n_insns_orig;
+}
+
+bool lrx_xdp_prog_uses_redirect(const struct lrx_xdp_prog *prog)
+{
+	return prog->uses_redirect;
+}
