@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Config parser: good inputs give the documented values, bad inputs are
+// rejected with a message naming file, line, section, key, value and what
+// would be valid.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <string>
+
+extern "C" {
+#include "config.h"
+}
+
+namespace {
+
+struct Loaded {
+	lrx_config conf;
+	char err[2048] = "";
+	int rc;
+	explicit Loaded(const char *text, const lrx_override *ov = nullptr, unsigned n = 0)
+	{
+		rc = lrx_config_load_string(&conf, text, ov, n, err, sizeof(err));
+	}
+	~Loaded() { lrx_config_free(&conf); }
+};
+
+lrx_override override_of(const char *section, const char *key, const char *value,
+			 const char *origin)
+{
+	lrx_override o{};
+	std::snprintf(o.section, sizeof(o.section), "%s", section);
+	std::snprintf(o.key, sizeof(o.key), "%s", key);
+	std::snprintf(o.value, sizeof(o.value), "%s", value);
+	std::snprintf(o.origin, sizeof(o.origin), "%s", origin);
+	return o;
+}
+
+} // namespace
+
+TEST_CASE("empty config gives the defaults", "[config]")
+{
+	Loaded l("");
+	REQUIRE(l.rc == 0);
+	CHECK(l.conf.pipeline.engine == LRX_ENGINE_BURST);
+	CHECK(l.conf.pipeline.burst == 64);
+	CHECK(l.conf.pipeline.n_stages == 0);
+	CHECK(l.conf.pipeline.stats_level == LRX_STATS_COUNTERS);
+	CHECK(l.conf.n_ports == 0);
+	CHECK(l.conf.n_lcores == 0);
+	CHECK(std::string(l.conf.eal_args).find("--no-huge") != std::string::npos);
+	CHECK(l.conf.duration_s == 0);
+	CHECK(l.conf.packets == 0);
+}
+
+TEST_CASE("shipped default.ini loads", "[config]")
+{
+	lrx_config conf;
+	char err[2048] = "";
+	const char *root = std::getenv("LISTRX_SOURCE_ROOT");
+	std::string path = root ? std::string(root) + "/conf/default.ini" : lrx_config_default_path();
+	REQUIRE(lrx_config_load(&conf, path.c_str(), nullptr, 0, err, sizeof(err)) == 0);
+	CHECK(std::string(conf.eal_args).find("net_synth0") != std::string::npos);
+	CHECK(conf.pipeline.burst == 64);
+	lrx_config_free(&conf);
+}
+
+TEST_CASE("a full config is read", "[config]")
+{
+	Loaded l("[eal]\nargs = --no-huge -l 0-1\n"
+		 "[run]\nduration = 2.5\npackets = 1000\nstats_period = 0.5\njson = out.json\n"
+		 "[pipeline]\nengine = hybrid:1\nburst = 32\nstages = null,touch\nstats_level = cycles\n"
+		 "[stage.touch]\nbytes = 64\nfootprint_kb = 8\n"
+		 "[port.0]\ndevice = net_null0\nrx_queues = 2\ntx_queues = 2\nrx_desc = 512\n"
+		 "offloads = rss,rx-cksum\nforward = 1\npromiscuous = no\n"
+		 "[port.1]\ndevice = net_null1\n"
+		 "[lcore.1]\npoll = 0:0,1:0\n[lcore.2]\npoll = 0:1\n");
+	REQUIRE(l.rc == 0);
+	CHECK(std::string(l.conf.eal_args) == "--no-huge -l 0-1");
+	CHECK(l.conf.duration_s == 2.5);
+	CHECK(l.conf.packets == 1000);
+	CHECK(l.conf.stats_period_s == 0.5);
+	CHECK(std::string(l.conf.json_path) == "out.json");
+	CHECK(l.conf.pipeline.engine == LRX_ENGINE_HYBRID);
+	CHECK(l.conf.pipeline.hybrid_k == 1);
+	CHECK(l.conf.pipeline.burst == 32);
+	CHECK(l.conf.pipeline.stats_level == LRX_STATS_CYCLES);
+	REQUIRE(l.conf.pipeline.n_stages == 2);
+	CHECK(std::string(l.conf.pipeline.stages[0].stage->name) == "null");
+	const lrx_stage_conf &touch = l.conf.pipeline.stages[1];
+	CHECK(touch.footprint_kb == 8);
+	REQUIRE(touch.n_values == 1);
+	CHECK(std::string(touch.keys[0]) == "bytes");
+	CHECK(std::string(touch.values[0]) == "64");
+	REQUIRE(l.conf.n_ports == 2);
+	CHECK(l.conf.ports[0].rx_queues == 2);
+	CHECK(l.conf.ports[0].rx_desc == 512);
+	CHECK(l.conf.ports[0].offloads == (LRX_OFFLOAD_RSS | LRX_OFFLOAD_RX_CKSUM));
+	CHECK(l.conf.ports[0].forward_to == 1);
+	CHECK_FALSE(l.conf.ports[0].promiscuous);
+	CHECK(l.conf.ports[1].forward_to == -1);
+	REQUIRE(l.conf.n_lcores == 2);
+	CHECK(l.conf.lcores[0].n_polls == 2);
+	CHECK(l.conf.lcores[1].polls[0].queue == 1);
+}
+
+TEST_CASE("command-line overrides win over the file", "[config]")
+{
+	lrx_override ov[] = {override_of("pipeline", "burst", "8", "--burst"),
+			     override_of("run", "packets", "77", "--packets")};
+	Loaded l("[pipeline]\nburst = 32\n", ov, 2);
+	REQUIRE(l.rc == 0);
+	CHECK(l.conf.pipeline.burst == 8);
+	CHECK(l.conf.packets == 77);
+}
+
+TEST_CASE("--footprint splits over the stages", "[config]")
+{
+	lrx_override ov[] = {override_of("pipeline", "footprint_kb", "10", "--footprint")};
+	Loaded l("[pipeline]\nstages = null,null,null\n", ov, 1);
+	REQUIRE(l.rc == 0);
+	CHECK(l.conf.pipeline.stages[0].footprint_kb == 4);
+	CHECK(l.conf.pipeline.stages[1].footprint_kb == 3);
+	CHECK(l.conf.pipeline.stages[2].footprint_kb == 3);
+}
+
+TEST_CASE("bad values are rejected with file, line, key, value and what is valid",
+	  "[config]")
+{
+	struct Case {
+		const char *text;
+		const char *message; // after the file name
+	};
+	const Case cases[] = {
+		{"[pipeline]\nburst = 0\n",
+		 ":2: [pipeline] burst = 0: must be an integer in 1..512"},
+		{"[pipeline]\n\nburst = 513\n",
+		 ":3: [pipeline] burst = 513: must be an integer in 1..512"},
+		{"[pipeline]\nburst = 12x\n",
+		 ":2: [pipeline] burst = 12x: must be an integer in 1..512"},
+		{"[pipeline]\nengine = fast\n",
+		 ":2: [pipeline] engine = fast: valid engines: packet, burst, hybrid:K (K = stages run as bursts, 1..16), static, graph"},
+		{"[pipeline]\nstats_level = all\n",
+		 ":2: [pipeline] stats_level = all: valid levels: off, counters, cycles"},
+		{"[run]\nduration = -1\n",
+		 ":2: [run] duration = -1: must be a number in 0..1e+09"},
+		{"[run]\nfoo = 1\n",
+		 ":2: [run] foo = 1: unknown key; valid keys in [run]: duration, packets, stats_period, json"},
+		{"[ports]\ndevice = x\n",
+		 ":1: [ports]: unknown section; valid sections: [eal], [run], [pipeline], [mempool], [telemetry], [port.N], [lcore.N], [stage.NAME]"},
+		{"[port.0]\nrx_queues = 2\n",
+		 ":1: [port.0]: key 'device' missing or empty: name the ethdev (e.g. net_synth0, net_null0) or a PCI address (0000:3b:00.0)"},
+		{"[port.0]\ndevice = net_null0\noffloads = rss,tso\n",
+		 ":3: [port.0] offloads = rss,tso: unknown offload 'tso'; valid: rss, rx-cksum, vlan-strip, timestamp, lro, scatter, none"},
+		{"[port.0]\ndevice = net_null0\nforward = 3\n",
+		 ":3: [port.0] forward = 3: no [port.3] section"},
+		{"[port.0]\ndevice = net_null0\n[lcore.1]\npoll = 0:1\n",
+		 ":4: [lcore.1] poll = 0:1: port 0 has 1 RX queues (0..0)"},
+		{"[port.0]\ndevice = net_null0\n[lcore.1]\npoll = 0:0\n[lcore.2]\npoll = 0:0\n",
+		 ":6: [lcore.2] poll = 0:0: queue 0:0 is already polled by lcore 1"},
+		{"[port.0]\ndevice = net_null0\n[lcore.1]\npoll = zero\n",
+		 ":4: [lcore.1] poll = zero: bad entry 'zero': expected PORT:QUEUE with PORT < 16, QUEUE < 16"},
+		{"[mempool]\npriv_size = 7\n",
+		 ":2: [mempool] priv_size = 7: must be a multiple of 8"},
+		{"[telemetry]\nenabled = maybe\n",
+		 ":2: [telemetry] enabled = maybe: must be yes/no, true/false, on/off or 1/0"},
+		{"[pipeline]\nstages = null\n[stage.null]\ncolour = red\n",
+		 ":4: [stage.null] colour = red: unknown key for stage null; valid keys: footprint_kb"},
+	};
+	for (const Case &c : cases) {
+		Loaded l(c.text);
+		INFO("config:\n" << c.text);
+		CHECK(l.rc == -EINVAL);
+		// the file is a temporary; the message starts with its name
+		std::string err = l.err;
+		auto colon = err.find(':');
+		REQUIRE(colon != std::string::npos);
+		CHECK(err.substr(colon) == c.message);
+	}
+}
+
+TEST_CASE("unknown stages name the valid ones", "[config]")
+{
+	Loaded l("[pipeline]\nstages = null,frobnicate\n");
+	CHECK(l.rc == -EINVAL);
+	std::string err = l.err;
+	CHECK(err.find(":2: [pipeline] stages = null,frobnicate: unknown stage 'frobnicate'; valid stages: ") !=
+	      std::string::npos);
+	CHECK(err.find("null") != std::string::npos);
+	CHECK(err.find("touch") != std::string::npos);
+}
+
+TEST_CASE("a bad command-line value names the option", "[config]")
+{
+	lrx_override ov[] = {override_of("pipeline", "burst", "0", "--burst")};
+	Loaded l("", ov, 1);
+	CHECK(l.rc == -EINVAL);
+	CHECK(std::string(l.err) == "--burst 0: [pipeline] burst: must be an integer in 1..512");
+}
+
+TEST_CASE("hybrid needs enough stages", "[config]")
+{
+	Loaded l("[pipeline]\nengine = hybrid:3\nstages = null,null\n");
+	CHECK(l.rc == -EINVAL);
+	std::string err = l.err;
+	CHECK(err.substr(err.find(':')) ==
+	      ":2: [pipeline] engine = hybrid:3: hybrid:3 needs at least 3 stages; the pipeline has 2");
+}
+
+TEST_CASE("a file that is not INI is rejected with the line", "[config]")
+{
+	struct Case {
+		const char *text, *message;
+	} cases[] = {
+		{"; comment\nthis is not ini\n",
+		 ":2: this is not ini: expected [section], key = value, or a comment (; or #)"},
+		{"burst = 1\n", ":1: burst = 1: key = value before any [section]"},
+		{"[pipeline\n", ":1: [pipeline: a section header must be [name]"},
+		{"[run]\n= 5\n", ":2: = 5: a key name is missing before '='"},
+	};
+	for (const Case &c : cases) {
+		Loaded l(c.text);
+		INFO(c.text);
+		CHECK(l.rc == -EINVAL);
+		std::string err = l.err;
+		CHECK(err.substr(err.find(':')) == c.message);
+	}
+}
+
+TEST_CASE("a missing file is reported with its name", "[config]")
+{
+	lrx_config conf;
+	char err[512];
+	CHECK(lrx_config_load(&conf, "/nonexistent/listrx.ini", nullptr, 0, err, sizeof(err)) ==
+	      -ENOENT);
+	CHECK(std::string(err) ==
+	      "/nonexistent/listrx.ini: cannot read config file: No such file or directory");
+}
+
+TEST_CASE("the effective config lists overrides", "[config]")
+{
+	lrx_override ov[] = {override_of("pipeline", "burst", "16", "--burst")};
+	Loaded l("[run]\npackets = 5\n", ov, 1);
+	REQUIRE(l.rc == 0);
+	std::string all;
+	lrx_config_foreach(
+		&l.conf,
+		[](void *arg, const char *s, const char *k, const char *v) {
+			*static_cast<std::string *>(arg) += std::string(s) + "." + k + "=" + v + ";";
+		},
+		&all);
+	CHECK(all.find("run.packets=5;") != std::string::npos);
+	CHECK(all.find("pipeline.burst=16;") != std::string::npos);
+}

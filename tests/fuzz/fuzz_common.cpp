@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "fuzz_common.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+
+namespace lrx_fuzz {
+
+void eal_init(const char *harness)
+{
+	static bool done = false;
+	if (done)
+		return;
+	std::string prefix = std::string("lrxfuzz_") + harness + "_" +
+			     std::to_string(getpid());
+	std::vector<std::string> args = {
+		harness, "--no-huge", "--no-pci", "--no-shconf", "-m", "256",
+		"-l", "0", "--log-level", "*:error", "--file-prefix", prefix,
+	};
+	std::vector<char *> argv;
+	for (auto &a : args)
+		argv.push_back(const_cast<char *>(a.c_str()));
+	if (rte_eal_init((int)argv.size(), argv.data()) < 0) {
+		std::fprintf(stderr, "%s: rte_eal_init failed: %s\n", harness,
+			     rte_strerror(rte_errno));
+		std::abort();
+	}
+	done = true;
+}
+
+rte_mempool *pool(const char *name, unsigned n, uint16_t data_room)
+{
+	rte_mempool *mp = rte_mempool_lookup(name);
+	if (mp)
+		return mp;
+	mp = rte_pktmbuf_pool_create(name, n, 0, 0, data_room,
+				     (int)rte_socket_id());
+	if (!mp) {
+		std::fprintf(stderr, "fuzz: mempool %s: %s\n", name,
+			     rte_strerror(rte_errno));
+		std::abort();
+	}
+	return mp;
+}
+
+// Without a cache rte_mempool_avail_count is the ring count, unclamped:
+// fewer than size = a buffer still out (leak or held), more = a buffer
+// freed twice. Pools with a cache (not the harnesses') clamp at size.
+static void pool_check(struct rte_mempool *mp, void *arg)
+{
+	unsigned *bad = static_cast<unsigned *>(arg);
+	unsigned avail = rte_mempool_avail_count(mp);
+	if (avail != mp->size) {
+		std::fprintf(stderr,
+			     "fuzz: mempool %s: %u of %u buffers back (%d in use%s)\n",
+			     mp->name, avail, mp->size,
+			     (int)mp->size - (int)avail,
+			     avail > mp->size ? ": double free" : "");
+		(*bad)++;
+	}
+}
+
+void require_pools_full(const char *where)
+{
+	unsigned bad = 0;
+	rte_mempool_walk(pool_check, &bad);
+	if (bad)
+		fail("%u mempool(s) not full %s", bad, where);
+}
+
+void fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	std::fputs("fuzz invariant failed: ", stderr);
+	std::vfprintf(stderr, fmt, ap);
+	std::fputc('\n', stderr);
+	va_end(ap);
+	std::abort();
+}
+
+} // namespace lrx_fuzz

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "run_binary.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <poll.h>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace lrx_test {
+
+std::string listrx_bin()
+{
+	const char *bin = std::getenv("LISTRX_BIN");
+	return bin ? bin : "build/dataplane/listrx";
+}
+
+std::string scratch_path(const std::string &name)
+{
+	const char *root = std::getenv("LISTRX_BUILD_ROOT");
+	std::string dir = std::string(root ? root : "/tmp") + "/test-scratch";
+	mkdir(dir.c_str(), 0755);
+	return dir + "/" + std::to_string(getpid()) + "-" + name;
+}
+
+std::string file_prefix(const std::string &name)
+{
+	return "lrx" + name + std::to_string(getpid());
+}
+
+std::string read_file(const std::string &path)
+{
+	std::ifstream f(path);
+	std::stringstream ss;
+	ss << f.rdbuf();
+	return ss.str();
+}
+
+RunResult run_program(const std::vector<std::string> &argv, const RunOptions &opt)
+{
+	RunResult r;
+	int out_pipe[2], err_pipe[2];
+	if (pipe(out_pipe) < 0 || pipe(err_pipe) < 0)
+		return r;
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(out_pipe[1], 1);
+		dup2(err_pipe[1], 2);
+		close(out_pipe[0]);
+		close(err_pipe[0]);
+		std::vector<char *> args;
+		for (auto &a : argv)
+			args.push_back(const_cast<char *>(a.c_str()));
+		args.push_back(nullptr);
+		execv(args[0], args.data());
+		std::fprintf(stderr, "exec %s: %s\n", args[0], std::strerror(errno));
+		_exit(127);
+	}
+	close(out_pipe[1]);
+	close(err_pipe[1]);
+	auto start = std::chrono::steady_clock::now();
+	bool signalled = false;
+	pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+	int open_fds = 2;
+	while (open_fds > 0) {
+		double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+		if (!signalled && opt.signal &&
+		    ((opt.signal_after_s > 0 && elapsed >= opt.signal_after_s) ||
+		     (!opt.signal_when_output.empty() &&
+		      r.out.find(opt.signal_when_output) != std::string::npos))) {
+			kill(pid, opt.signal);
+			signalled = true;
+		}
+		if (elapsed > opt.timeout_s) {
+			r.timed_out = true;
+			kill(pid, SIGKILL);
+			break;
+		}
+		if (poll(fds, 2, 20) <= 0)
+			continue;
+		for (auto &fd : fds) {
+			if (fd.fd < 0 || !(fd.revents & (POLLIN | POLLHUP)))
+				continue;
+			char buf[4096];
+			ssize_t n = read(fd.fd, buf, sizeof(buf));
+			if (n <= 0) {
+				close(fd.fd);
+				fd.fd = -1;
+				open_fds--;
+				continue;
+			}
+			(fd.fd == out_pipe[0] ? r.out : r.err).append(buf, (size_t)n);
+		}
+	}
+	for (auto &fd : fds)
+		if (fd.fd >= 0)
+			close(fd.fd);
+	int wstatus = 0;
+	waitpid(pid, &wstatus, 0);
+	r.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+	return r;
+}
+
+int spawn_program(const std::vector<std::string> &argv, const std::string &out_path)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		std::vector<char *> args;
+		for (auto &a : argv)
+			args.push_back(const_cast<char *>(a.c_str()));
+		args.push_back(nullptr);
+		execv(args[0], args.data());
+		_exit(127);
+	}
+	return pid;
+}
+
+bool wait_for_text(const std::string &path, const std::string &text, double timeout_s)
+{
+	auto start = std::chrono::steady_clock::now();
+	while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
+	       timeout_s) {
+		if (read_file(path).find(text) != std::string::npos)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+int wait_program(int pid, double timeout_s)
+{
+	auto start = std::chrono::steady_clock::now();
+	int wstatus = 0;
+	while (waitpid(pid, &wstatus, WNOHANG) == 0) {
+		if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
+		    timeout_s) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &wstatus, 0);
+			return 128 + SIGKILL;
+		}
+		usleep(10000);
+	}
+	return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+}
+
+} // namespace lrx_test

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The listrx binary as a user runs it: exit statuses, messages, the JSON
+// summary, signals, telemetry, and every mbuf back in its pool at exit.
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <unistd.h>
+
+#include "run_binary.h"
+
+using lrx_test::listrx_bin;
+using lrx_test::run_program;
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> eal(const std::string &prefix, const std::string &vdev)
+{
+	return {"--no-huge", "--no-pci", "--no-shconf", "-m", "512", "--file-prefix",
+		lrx_test::file_prefix(prefix), "--vdev", vdev};
+}
+
+std::vector<std::string> cmd(std::vector<std::string> eal_args, std::vector<std::string> own)
+{
+	std::vector<std::string> v{listrx_bin()};
+	v.insert(v.end(), eal_args.begin(), eal_args.end());
+	v.push_back("--");
+	v.insert(v.end(), own.begin(), own.end());
+	return v;
+}
+
+json load_json(const std::string &path)
+{
+	std::string text = lrx_test::read_file(path);
+	INFO("summary file " << path);
+	REQUIRE_FALSE(text.empty());
+	return json::parse(text);
+}
+
+void require_summary_keys(const json &s)
+{
+	for (const char *key : {"version", "engine", "burst", "duration_s", "rx_packets",
+				"tx_packets", "dropped", "drops", "mpps", "ns_per_packet",
+				"ports", "stages", "topology", "mbufs_in_use_at_exit", "config"}) {
+		INFO("key " << key);
+		CHECK(s.contains(key));
+	}
+	CHECK(s["topology"].contains("l1i_bytes"));
+}
+
+} // namespace
+
+TEST_CASE("the default (config [eal], emulated NIC) runs N packets and exits 0", "[binary]")
+{
+	std::string js = lrx_test::scratch_path("default.json");
+	auto r = run_program({listrx_bin(), "--", "--packets", "200000", "--json", js,
+			      "--set", "run.stats_period=0"});
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	json s = load_json(js);
+	require_summary_keys(s);
+	CHECK(s["rx_packets"] == 200000);
+	CHECK(s["mbufs_in_use_at_exit"] == 0);
+	CHECK(s["ports"].size() == 1);
+	CHECK(s["ports"][0]["driver"].get<std::string>().find("synth") != std::string::npos);
+	// an empty pipeline delivers what it receives
+	CHECK(s["delivered"] == 200000);
+	CHECK(s["dropped"] == 0);
+	CHECK(r.out.find("mbufs in use at exit: 0") != std::string::npos);
+}
+
+TEST_CASE("EAL options on the command line replace [eal]; every probed ethdev is a port",
+	  "[binary]")
+{
+	std::string js = lrx_test::scratch_path("null.json");
+	std::vector<std::string> e = eal("null", "net_null0,copy=0");
+	e.insert(e.begin(), {"-l", "0-1"});
+	e.push_back("--vdev");
+	e.push_back("net_null1,copy=0");
+	auto r = run_program(cmd(e, {"--packets", "1000000", "--json", js}));
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	json s = load_json(js);
+	CHECK(s["rx_packets"] == 1000000);
+	REQUIRE(s["ports"].size() == 2);
+	CHECK(s["ports"][0]["driver"] == "net_null");
+	CHECK(s["mbufs_in_use_at_exit"] == 0);
+	// one worker (lcore 1) polls both ports
+	REQUIRE(s["lcores"].size() == 1);
+	CHECK(s["lcores"][0]["lcore"] == 1);
+	uint64_t per_queue = 0;
+	for (auto &p : s["ports"])
+		for (auto &q : p["queues"])
+			per_queue += q["rx_packets"].get<uint64_t>();
+	CHECK(per_queue == 1000000);
+}
+
+TEST_CASE("--packets is exact with two polling lcores", "[binary]")
+{
+	std::string conf = lrx_test::scratch_path("two.ini");
+	FILE *f = std::fopen(conf.c_str(), "w");
+	REQUIRE(f);
+	std::fputs("[port.0]\ndevice = net_null0\n[port.1]\ndevice = net_null1\n"
+		   "[lcore.0]\npoll = 0:0\n[lcore.1]\npoll = 1:0\n",
+		   f);
+	std::fclose(f);
+	std::string js = lrx_test::scratch_path("two.json");
+	std::vector<std::string> e = eal("two", "net_null0,copy=0");
+	e.insert(e.begin(), {"-l", "0-1"});
+	e.push_back("--vdev");
+	e.push_back("net_null1,copy=0");
+	auto r = run_program(cmd(e, {"--config", conf, "--packets", "777777", "--burst", "32",
+				     "--json", js}));
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	json s = load_json(js);
+	CHECK(s["rx_packets"] == 777777);
+	REQUIRE(s["lcores"].size() == 2);
+	CHECK(s["lcores"][0]["packets"].get<uint64_t>() > 0);
+	CHECK(s["lcores"][1]["packets"].get<uint64_t>() > 0);
+	CHECK(s["mbufs_in_use_at_exit"] == 0);
+}
+
+TEST_CASE("bad config: exit 2 and a message naming file, line, key, value", "[binary]")
+{
+	std::string conf = lrx_test::scratch_path("bad.ini");
+	FILE *f = std::fopen(conf.c_str(), "w");
+	REQUIRE(f);
+	std::fputs("[pipeline]\nengine = burst\nburst = 9999\n", f);
+	std::fclose(f);
+	auto r = run_program({listrx_bin(), "--", "--config", conf});
+	CHECK(r.status == 2);
+	CHECK(r.err == "listrx: " + conf + ":3: [pipeline] burst = 9999: must be an integer in 1..512\n");
+	CHECK(r.out.empty());
+}
+
+TEST_CASE("bad option values: exit 2 naming the option", "[binary]")
+{
+	auto r = run_program({listrx_bin(), "--", "--burst", "0"});
+	CHECK(r.status == 2);
+	CHECK(r.err == "listrx: --burst 0: [pipeline] burst: must be an integer in 1..512\n");
+	r = run_program({listrx_bin(), "--", "--frobnicate"});
+	CHECK(r.status == 2);
+	CHECK(r.err.find("unknown option '--frobnicate'") != std::string::npos);
+	r = run_program({listrx_bin(), "--", "--engine", "warp"});
+	CHECK(r.status == 2);
+	CHECK(r.err.find("--engine warp: [pipeline] engine: valid engines: packet, burst") !=
+	      std::string::npos);
+	r = run_program({listrx_bin(), "--", "--config", "/nonexistent.ini"});
+	CHECK(r.status == 2);
+	CHECK(r.err == "listrx: /nonexistent.ini: cannot read config file: No such file or directory\n");
+}
+
+TEST_CASE("a missing device: exit 2 and what exists", "[binary]")
+{
+	std::string conf = lrx_test::scratch_path("missing.ini");
+	FILE *f = std::fopen(conf.c_str(), "w");
+	REQUIRE(f);
+	std::fputs("[port.0]\ndevice = net_nosuch0\n", f);
+	std::fclose(f);
+	auto r = run_program(cmd(eal("missing", "net_null0"), {"--config", conf, "--packets", "10"}));
+	CHECK(r.status == 2);
+	CHECK(r.err.find("[port.0] device = net_nosuch0: no such ethdev") != std::string::npos);
+	CHECK(r.err.find("ethdevs present: net_null0") != std::string::npos);
+}
+
+TEST_CASE("no ports at all: exit 2 with a hint", "[binary]")
+{
+	auto r = run_program({listrx_bin(), "--no-huge", "--no-pci", "--no-shconf", "-m", "256",
+			      "--file-prefix", lrx_test::file_prefix("noports"), "--", "--packets", "1"});
+	CHECK(r.status == 2);
+	CHECK(r.err.find("no ports: EAL probed no ethdev") != std::string::npos);
+}
+
+TEST_CASE("SIGINT and SIGTERM stop the run: summary, pool full, exit 0", "[binary]")
+{
+	for (int sig : {SIGINT, SIGTERM}) {
+		std::string js = lrx_test::scratch_path("sig" + std::to_string(sig) + ".json");
+		lrx_test::RunOptions opt;
+		opt.signal = sig;
+		opt.signal_after_s = 1.5;
+		opt.timeout_s = 60;
+		auto r = run_program(cmd(eal("sig" + std::to_string(sig), "net_null0,copy=0"),
+					 {"--json", js, "--stats-period", "0.2"}),
+				     opt);
+		INFO(r.out << r.err);
+		REQUIRE_FALSE(r.timed_out);
+		CHECK(r.status == 0);
+		CHECK(r.out.find("==== listrx summary") != std::string::npos);
+		CHECK(r.out.find("] rx ") != std::string::npos); // periodic lines
+		json s = load_json(js);
+		CHECK(s["stopped_by_signal"] == true);
+		CHECK(s["rx_packets"].get<uint64_t>() > 0);
+		CHECK(s["mbufs_in_use_at_exit"] == 0);
+	}
+}
+
+TEST_CASE("--duration stops the run", "[binary]")
+{
+	std::string js = lrx_test::scratch_path("dur.json");
+	auto r = run_program(cmd(eal("dur", "net_null0,copy=0"), {"--duration", "0.5", "--json", js}));
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	json s = load_json(js);
+	CHECK(s["duration_s"].get<double>() >= 0.5);
+	CHECK(s["duration_s"].get<double>() < 5);
+	CHECK(s["stopped_by_signal"] == false);
+}
+
+TEST_CASE("--help and --version", "[binary]")
+{
+	auto r = run_program({listrx_bin(), "--", "--help"});
+	CHECK(r.status == 0);
+	CHECK(r.out.find("Usage: listrx [EAL options] -- [listrx options]") != std::string::npos);
+	r = run_program({listrx_bin(), "--help"});
+	CHECK(r.status == 0);
+	r = run_program({listrx_bin(), "--", "--version"});
+	CHECK(r.status == 0);
+	CHECK(r.out.find("listrx 0.") == 0);
+	CHECK(r.out.find("DPDK 22.11") != std::string::npos);
+	CHECK(r.out.find("host L1i:") != std::string::npos);
+	r = run_program({listrx_bin(), "--", "--topology"});
+	CHECK(r.status == 0);
+	CHECK(r.out.find("L1i:") != std::string::npos);
+}
+
+TEST_CASE("telemetry: /listrx/stats and /listrx/config while running", "[binary]")
+{
+	if (access("/usr/bin/dpdk-telemetry.py", X_OK) != 0) {
+		WARN("SKIPPED: dpdk-telemetry.py not installed (Debian package dpdk-dev)");
+		return;
+	}
+	std::string prefix = lrx_test::file_prefix("tel");
+	std::vector<std::string> e = {"--no-huge", "--no-pci", "-m", "256", "--file-prefix",
+				      prefix, "--vdev", "net_null0,copy=0"};
+	pid_t pid = fork();
+	if (pid == 0) {
+		std::vector<std::string> v = cmd(e, {"--duration", "6", "--stats-period", "0"});
+		std::vector<char *> args;
+		for (auto &a : v)
+			args.push_back(const_cast<char *>(a.c_str()));
+		args.push_back(nullptr);
+		int devnull = open("/dev/null", O_WRONLY);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		execv(args[0], args.data());
+		_exit(127);
+	}
+	std::string stats_out, config_out;
+	for (int attempt = 0; attempt < 40 && stats_out.find("rx_packets") == std::string::npos;
+	     attempt++) {
+		std::this_thread::sleep_for(std::chrono::milliseconds(150));
+		lrx_test::RunResult t = run_program(
+			{"/bin/sh", "-c",
+			 "printf '/listrx/stats\\n/listrx/config\\n' | /usr/bin/dpdk-telemetry.py -f " + prefix});
+		stats_out = t.out;
+	}
+	int status;
+	kill(pid, SIGINT);
+	waitpid(pid, &status, 0);
+	INFO(stats_out);
+	CHECK(stats_out.find("\"/listrx/stats\"") != std::string::npos);
+	CHECK(stats_out.find("\"rx_packets\"") != std::string::npos);
+	CHECK(stats_out.find("\"/listrx/config\"") != std::string::npos);
+	CHECK(stats_out.find("\"run\": {") != std::string::npos);
+	CHECK(stats_out.find("\"duration\": \"6\"") != std::string::npos);
+	CHECK(stats_out.find("\"queues\": {\"port0_q0\": ") != std::string::npos);
+}
