@@ -1,0 +1,416 @@
+"""Counter backends and the parsers of their tools' output.
+
+Every backend either measures or says "unavailable: <reason>" for each of
+its figures; nothing is ever reported as 0 because a counter was missing.
+
+  time        wall clock and TSC figures from listrx's JSON summary
+  perf        `perf stat -x,` around listrx (cycles, instructions, L1i misses,
+              branch misses, iTLB misses), differential over two packet counts
+  pcm         Intel PCM (`pcm DELAY -csv=FILE`) spawned around a timed run,
+              rows aligned with the run's measuring window
+  cachegrind  valgrind --tool=cachegrind with the host L1i geometry,
+              differential over two packet counts, per stage by function
+  rapl        package energy from /sys/class/powercap (T^2/Power)
+"""
+
+import csv
+import datetime
+import glob
+import io
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+
+from .stats import unavailable, number
+
+BACKENDS = ("time", "perf", "pcm", "cachegrind", "rapl")
+
+# ---- perf ------------------------------------------------------------------
+
+PERF_EVENTS = ("cycles", "instructions", "L1-icache-load-misses", "branch-misses",
+               "iTLB-load-misses")
+PERF_MEASURES = {"cycles": "perf_cycles_per_packet",
+                 "instructions": "perf_instructions_per_packet",
+                 "L1-icache-load-misses": "perf_l1i_misses_per_packet",
+                 "branch-misses": "perf_branch_misses_per_packet",
+                 "iTLB-load-misses": "perf_itlb_misses_per_packet"}
+
+
+def parse_perf_stat(text):
+    """`perf stat -x,` output -> {event: count or "unavailable: ..."}.
+    Fields: value, unit, event, run time, % running, [metric, metric unit].
+    A value of <not supported> (no such PMU event: VMs, this machine) or
+    <not counted> (the event never ran, e.g. multiplexed out) is unavailable."""
+    counts = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        fields = next(csv.reader([line]))
+        if len(fields) < 3:
+            continue
+        value, event = fields[0].strip(), fields[2].strip()
+        event = re.sub(r":[ukhHGp]+$", "", event)
+        if not event:
+            continue
+        if value.startswith("<not supported>"):
+            counts[event] = unavailable("perf: %s not supported (no PMU event on this CPU/VM)"
+                                        % event)
+        elif value.startswith("<not counted>"):
+            counts[event] = unavailable("perf: %s not counted" % event)
+        else:
+            v = number(value)
+            if v is None:
+                continue
+            pct = number(fields[4]) if len(fields) > 4 else None
+            if pct is not None and 0 < pct < 100:
+                v = v * 100.0 / pct  # scale a multiplexed count as perf does
+            counts[event] = v
+    return counts
+
+
+def perf_figures(counts_small, counts_large, packets_small, packets_large, events):
+    """Per-packet figures from two runs' counts (difference / packets
+    difference, so start-up cancels), IPC, and unavailable per event."""
+    fig = {}
+    dp = packets_large - packets_small
+    for event in events:
+        key = PERF_MEASURES.get(event, "perf_%s_per_packet" % re.sub(r"\W+", "_", event))
+        a, b = counts_small.get(event), counts_large.get(event)
+        if isinstance(b, str):
+            fig[key] = b
+        elif isinstance(a, str):
+            fig[key] = a
+        elif a is None or b is None:
+            fig[key] = unavailable("perf: %s missing from perf output" % event)
+        elif dp <= 0:
+            fig[key] = unavailable("perf: packet counts of the two runs do not differ")
+        else:
+            fig[key] = (b - a) / dp
+    cyc, ins = fig.get("perf_cycles_per_packet"), fig.get("perf_instructions_per_packet")
+    if isinstance(cyc, float) and isinstance(ins, float) and cyc > 0:
+        fig["perf_ipc"] = ins / cyc
+    else:
+        fig["perf_ipc"] = cyc if isinstance(cyc, str) else (
+            ins if isinstance(ins, str) else unavailable("perf: no cycles"))
+    return fig
+
+
+def perf_probe():
+    if not shutil.which("perf"):
+        return "perf not installed (Debian: linux-perf)"
+    return None
+
+
+# ---- cachegrind --------------------------------------------------------------
+
+# Function name -> stage group, for per-stage attribution (inlined helpers
+# count in their caller).
+CG_GROUPS = (
+    ("ballast", re.compile(r"^lrx_ballast")),
+    ("build-meta", re.compile(r"^(build_meta_|lrx_build_meta)")),
+    ("gro", re.compile(r"^(gro_|lrx_gro)")),
+    ("l3-demux", re.compile(r"^(l3_|lrx_l3|skb_csum)")),
+    ("xdp", re.compile(r"^(xdp_|lrx_xdp|rte_bpf|__rte_bpf|bpf_)")),
+    ("engine", re.compile(r"^(engine_|graph_|lrx_pipeline_|pipeline_|rte_graph|__rte_node|"
+                          r"lrx_(null|touch|drop_every|tx_every|hold)_)")),
+    ("sink", re.compile(r"^(lrx_sink|sink_)")),
+    ("driver", re.compile(r"^(eth_null|null_|synth_|rte_eth_|eth_|rte_pktmbuf|rte_mempool|"
+                          r"common_ring|bucket_|rte_ring)")),
+    # Debian's DPDK shared libraries (PMDs, mempool, ring) are stripped
+    ("dpdk-unsymbolled", re.compile(r"^\?\?\?$")),
+    ("libc", re.compile(r"^(__)?(mem|str)[a-z]*(_[a-z0-9_]+)?$")),
+)
+
+
+def cg_group(fn):
+    for name, rx in CG_GROUPS:
+        if rx.search(fn):
+            return name
+    return "other"
+
+
+def parse_cachegrind(text):
+    """A cachegrind.out file -> {"events": [...], "totals": {event: n},
+    "functions": {fn: {event: n}}}. Cost lines are "line n n n ..." (trailing
+    zero events may be omitted); "summary:" gives the totals."""
+    events, totals, functions = [], {}, {}
+    fn = None
+    for line in text.splitlines():
+        if line.startswith("events:"):
+            events = line.split()[1:]
+        elif line.startswith("fn="):
+            fn = line[3:]
+            functions.setdefault(fn, {e: 0 for e in events})
+        elif line.startswith("summary:"):
+            vals = [int(v) for v in line.split()[1:]]
+            totals = dict(zip(events, vals))
+        elif line and line[0].isdigit() and fn is not None:
+            vals = line.split()[1:]
+            acc = functions[fn]
+            for e, v in zip(events, vals):
+                acc[e] = acc.get(e, 0) + int(v)
+    if not totals and functions:
+        for acc in functions.values():
+            for e, v in acc.items():
+                totals[e] = totals.get(e, 0) + v
+    return {"events": events, "totals": totals, "functions": functions}
+
+
+def cg_groups(parsed):
+    groups = {}
+    for fn, acc in parsed["functions"].items():
+        g = groups.setdefault(cg_group(fn), {})
+        for e, v in acc.items():
+            g[e] = g.get(e, 0) + v
+    return groups
+
+
+CG_MEASURES = (("Ir", "ir"), ("I1mr", "i1_misses"), ("Bi", "indirect_branches"),
+               ("Bim", "indirect_mispredicts"), ("Bc", "cond_branches"),
+               ("Bcm", "cond_mispredicts"))
+
+
+def cachegrind_figures(small, large, packets_small, packets_large):
+    """Per-packet figures: (large - small) / (packets_large - packets_small).
+    The small run carries the same start-up (EAL init, pools, pipeline
+    creation, exit) so it cancels; what remains is the cost of the extra
+    packets only."""
+    dp = packets_large - packets_small
+    if dp <= 0:
+        return {"cg_status": unavailable("cachegrind: the two runs received the same "
+                                         "number of packets")}
+    fig = {}
+    for event, name in CG_MEASURES:
+        if event not in large["totals"]:
+            fig["cg_%s_per_packet" % name] = unavailable(
+                "cachegrind: no %s event (needs --cache-sim=yes --branch-sim=yes)" % event)
+            continue
+        fig["cg_%s_per_packet" % name] = (large["totals"][event]
+                                          - small["totals"].get(event, 0)) / dp
+    gs, gl = cg_groups(small), cg_groups(large)
+    for group in sorted(gl):
+        for event, name in (("Ir", "ir"), ("I1mr", "i1_misses"), ("Bi", "indirect_branches")):
+            value = (gl[group].get(event, 0) - gs.get(group, {}).get(event, 0)) / dp
+            fig["cg_stage.%s.%s_per_packet" % (group, name)] = value
+    return fig
+
+
+def cachegrind_probe():
+    if not shutil.which("valgrind"):
+        return "valgrind not installed (Debian: valgrind)"
+    return None
+
+
+def cachegrind_prefix(out_file, i1):
+    return ["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
+            "--I1=" + i1, "--cachegrind-out-file=" + out_file]
+
+
+# ---- PCM -------------------------------------------------------------------
+
+PCM_FAILURES = (
+    (re.compile(r"unsupported processor", re.I),
+     "pcm: unsupported processor (PCM needs an Intel CPU)"),
+    (re.compile(r"no MSR or PCI CFG space access|Can not access CPUs Model Specific", re.I),
+     "pcm: no MSR access (needs root and `modprobe msr`)"),
+    (re.compile(r"NMI watchdog", re.I),
+     "pcm: NMI watchdog holds a counter (echo 0 > /proc/sys/kernel/nmi_watchdog)"),
+)
+
+
+def pcm_failure_reason(output, rc):
+    for rx, reason in PCM_FAILURES:
+        if rx.search(output):
+            return reason
+    last = [l for l in output.strip().splitlines() if l.strip()]
+    return "pcm: exit %s: %s" % (rc, last[-1][:200] if last else "no output")
+
+
+def parse_pcm_csv(text):
+    """PCM's CSV (pcm DELAY -csv=FILE): two header rows, the first naming
+    the group of each column (System, Socket 0, Core0 (Socket 0), ...), the
+    second the metric (Date, Time, EXEC, IPC, L3MISS, ...). Returns a list
+    of rows {"time": datetime or None, (group, metric): float}. Older PCM
+    versions separate with ';'; "N/A" cells are left out."""
+    lines = [l for l in text.splitlines() if l.strip()]
+    if len(lines) < 3:
+        return []
+    sep = ";" if lines[1].count(";") > lines[1].count(",") else ","
+    rows = list(csv.reader(io.StringIO("\n".join(lines)), delimiter=sep))
+    groups, names = rows[0], rows[1]
+    keys, group = [], ""
+    for i, name in enumerate(names):
+        g = groups[i].strip() if i < len(groups) and groups[i].strip() else group
+        group = g
+        keys.append((g, name.strip()))
+    out = []
+    for row in rows[2:]:
+        rec, date, clock = {}, None, None
+        for (g, name), cell in zip(keys, row):
+            cell = cell.strip()
+            if name == "Date":
+                date = cell
+            elif name == "Time":
+                clock = cell
+            elif name:
+                v = number(cell)
+                if v is not None:
+                    rec[(g, name)] = v
+        rec["time"] = _pcm_time(date, clock)
+        out.append(rec)
+    return out
+
+
+def _pcm_time(date, clock):
+    if not date or not clock:
+        return None
+    for fmt in ("%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S"):
+        try:
+            return datetime.datetime.strptime(date + " " + clock, fmt)
+        except ValueError:
+            pass
+    return None
+
+
+def pcm_figures(rows, start, end, core, packets, mpps):
+    """Figures from the PCM rows inside [start, end] (local datetimes):
+    IPC of the worker core (mean), L2/L3 misses per packet (PCM prints them
+    in millions per interval), package energy (J) and T^2/Power."""
+    inside = [r for r in rows if r["time"] is not None and start <= r["time"] <= end]
+    if not inside:
+        return {"pcm_status": unavailable("pcm: no CSV row inside the run's window")}
+    core_group = None
+    for key in inside[0]:
+        if isinstance(key, tuple) and re.match(r"Core\s*%d\b" % core, key[0]):
+            core_group = key[0]
+            break
+    fig = {"pcm_rows": len(inside)}
+
+    def col(group, name):
+        vals = [r[(group, name)] for r in inside if (group, name) in r]
+        return vals or None
+
+    ipc = col(core_group, "IPC") if core_group else None
+    fig["pcm_ipc"] = sum(ipc) / len(ipc) if ipc else unavailable(
+        "pcm: no IPC column for core %d" % core)
+    for metric, key in (("L2MISS", "pcm_l2_misses_per_packet"),
+                        ("L3MISS", "pcm_l3_misses_per_packet")):
+        vals = col(core_group, metric) if core_group else None
+        fig[key] = (sum(vals) * 1e6 / packets if vals and packets else
+                    unavailable("pcm: no %s column for core %d" % (metric, core)))
+    energy = col("System", "Proc Energy (Joules)")
+    if not energy:
+        energy_keys = {k for r in inside for k in r
+                       if isinstance(k, tuple) and k[0] == "Proc Energy (Joules)"}
+        energy = [sum(r.get(k, 0) for k in energy_keys) for r in inside] if energy_keys else None
+    if energy:
+        joules = sum(energy)
+        seconds = (end - start).total_seconds()
+        fig["pcm_energy_j"] = joules
+        watts = joules / seconds if seconds > 0 else None
+        fig["pcm_t2_per_power"] = (mpps * mpps / watts) if watts and mpps else unavailable(
+            "pcm: no power figure")
+    else:
+        fig["pcm_energy_j"] = unavailable("pcm: no energy column (no RAPL in PCM)")
+        fig["pcm_t2_per_power"] = fig["pcm_energy_j"]
+    return fig
+
+
+class PcmSession:
+    """pcm spawned before a run and stopped after it (SIGINT, as Ctrl-C)."""
+
+    def __init__(self, csv_path, interval=0.1, tool="pcm"):
+        self.csv_path, self.interval, self.tool = csv_path, interval, tool
+        self.proc = None
+        self.error = None
+
+    def start(self):
+        exe = shutil.which(self.tool) or shutil.which("/usr/sbin/" + self.tool)
+        if not exe:
+            self.error = unavailable("pcm: %s not installed (Debian: pcm)" % self.tool)
+            return False
+        self.proc = subprocess.Popen([exe, str(self.interval), "-csv=" + self.csv_path],
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, text=True)
+        time.sleep(max(self.interval * 3, 0.5))
+        if self.proc.poll() is not None:
+            out = self.proc.stdout.read()
+            self.proc.stdout.close()
+            self.error = unavailable(pcm_failure_reason(out, self.proc.returncode))
+            return False
+        return True
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc and self.proc.stdout:
+            self.proc.stdout.close()
+
+
+def pcm_probe():
+    if not (shutil.which("pcm") or os.access("/usr/sbin/pcm", os.X_OK)):
+        return "pcm not installed (Debian: pcm)"
+    return None
+
+
+# ---- RAPL --------------------------------------------------------------------
+
+def rapl_domains(root="/sys/class/powercap"):
+    """Package-level RAPL domains: [(name, energy_uj path, max range)]."""
+    found = []
+    for d in sorted(glob.glob(os.path.join(root, "*rapl:*"))):
+        if d.count(":") != 1:
+            continue  # sub-domains (core, uncore, dram) are inside the package
+        try:
+            with open(os.path.join(d, "name")) as f:
+                name = f.read().strip()
+            with open(os.path.join(d, "max_energy_range_uj")) as f:
+                max_range = int(f.read())
+            with open(os.path.join(d, "energy_uj")) as f:
+                int(f.read())
+        except (OSError, ValueError):
+            continue
+        if name.startswith("package"):
+            found.append((name, os.path.join(d, "energy_uj"), max_range))
+    return found
+
+
+def rapl_read(domains):
+    vals = []
+    for _, path, _ in domains:
+        with open(path) as f:
+            vals.append(int(f.read()))
+    return vals
+
+
+def rapl_energy_j(domains, before, after):
+    total = 0
+    for (_, _, max_range), a, b in zip(domains, before, after):
+        total += (b - a) if b >= a else (b + max_range - a)  # counter wrapped
+    return total / 1e6
+
+
+def rapl_probe(root="/sys/class/powercap"):
+    if not os.path.isdir(root):
+        return "no %s (no RAPL driver: VM or kernel without intel_rapl/amd rapl)" % root
+    try:
+        if not rapl_domains(root):
+            return "no readable package RAPL domain in %s (needs root)" % root
+    except OSError as e:
+        return "cannot read RAPL: %s" % e
+    return None
+
+
+def probe(name):
+    """None when the backend can run here, else the reason it cannot."""
+    return {"time": lambda: None, "perf": perf_probe, "pcm": pcm_probe,
+            "cachegrind": cachegrind_probe, "rapl": rapl_probe}[name]()

@@ -1,0 +1,247 @@
+"""Finding and running the listrx binary: command lines, topology, machine."""
+
+import json
+import os
+import platform
+import re
+import resource
+import shlex
+import shutil
+import subprocess
+import time
+
+# EAL arguments that run on a machine without hugepages or NICs; --eal on
+# the command line replaces them (e.g. "-a 0000:3b:00.0" for a real NIC).
+DEFAULT_EAL = "--no-huge --no-pci --no-shconf -m 1024"
+
+
+class BenchError(Exception):
+    """A user-facing error: says what was wrong and what would be valid."""
+
+
+def find_binary(explicit=None):
+    """--listrx, $LISTRX_BIN, build*/dataplane/listrx next to this package
+    or the working directory, then `listrx` on the PATH."""
+    if explicit:
+        if not os.access(explicit, os.X_OK):
+            raise BenchError("--listrx %s: not an executable file" % explicit)
+        return os.path.abspath(explicit)
+    env = os.environ.get("LISTRX_BIN")
+    if env and os.access(env, os.X_OK):
+        return os.path.abspath(env)
+    roots = [os.getcwd(), os.path.join(os.path.dirname(__file__), "..", "..")]
+    for root in roots:
+        candidate = os.path.join(root, "build", "dataplane", "listrx")
+        if os.access(candidate, os.X_OK):
+            return os.path.abspath(candidate)
+    on_path = shutil.which("listrx")
+    if on_path:
+        return on_path
+    raise BenchError("listrx binary not found: build it (ninja -C build) or give "
+                     "--listrx PATH or LISTRX_BIN=PATH")
+
+
+def parse_topology(text):
+    """`listrx -- --topology` output -> dict (l1i_bytes None when unknown)."""
+    topo = {"cpu": None, "cores": None, "hardware_threads": None,
+            "l1i_bytes": None, "l1i_line": None, "l1i_assoc": None,
+            "l1i_source": None}
+    m = re.search(r"^cpu:\s*(.+)$", text, re.M)
+    if m:
+        topo["cpu"] = m.group(1).strip()
+    m = re.search(r"cores:\s*(\d+),\s*hardware threads:\s*(\d+)", text)
+    if m:
+        topo["cores"], topo["hardware_threads"] = int(m.group(1)), int(m.group(2))
+    m = re.search(r"L1i:\s*(\d+)\s*KiB,\s*(\d+)-byte lines,\s*(-?\d+)-way\s*\((?:from )?([^)]*)\)",
+                  text)
+    if m:
+        topo["l1i_bytes"] = int(m.group(1)) * 1024
+        topo["l1i_line"] = int(m.group(2))
+        topo["l1i_assoc"] = int(m.group(3))
+        topo["l1i_source"] = m.group(4)
+    return topo
+
+
+def parse_version(text):
+    info = {"listrx_version": None, "build": None, "dpdk_version": None,
+            "retpoline": None}
+    m = re.search(r"listrx (\S+) \(([^)]*) build\)", text)
+    if m:
+        info["listrx_version"], info["build"] = m.group(1), m.group(2)
+    m = re.search(r"^(DPDK .+)$", text, re.M)
+    if m:
+        info["dpdk_version"] = m.group(1).strip()
+    m = re.search(r"retpoline:\s*(\w+)", text)
+    if m:
+        info["retpoline"] = m.group(1) == "yes"
+    return info
+
+
+def cachegrind_i1(topo):
+    """--I1=size,assoc,line from the host L1i. Cachegrind needs a known
+    associativity and a power-of-two set count; unknown (0, -1) means 8-way,
+    the L1i of every x86 core of the last decade (Intel since Sandy Bridge,
+    AMD since Zen)."""
+    size = topo.get("l1i_bytes") or 32768
+    line = topo.get("l1i_line") or 64
+    assoc = topo.get("l1i_assoc") or 0
+    if assoc <= 0:
+        assoc = 8
+    sets = size // (assoc * line)
+    if sets <= 0 or sets & (sets - 1) or sets * assoc * line != size:
+        assoc = 8
+    return "%d,%d,%d" % (size, assoc, line)
+
+
+class Listrx:
+    def __init__(self, binary, eal=DEFAULT_EAL, lcores=None, log_dir=None):
+        self.binary = binary
+        self.eal = shlex.split(eal) if isinstance(eal, str) else list(eal)
+        self.lcores = lcores or default_lcores()
+        self.log_dir = log_dir
+        self._topology = None
+        self._version = None
+        self._stages = None
+        self.counter = 0
+
+    def _query(self, flag):
+        proc = subprocess.run([self.binary, "--", flag], capture_output=True,
+                              text=True, timeout=60)
+        return proc.stdout + proc.stderr
+
+    def topology(self):
+        if self._topology is None:
+            self._topology = parse_topology(self._query("--topology"))
+        return self._topology
+
+    def version(self):
+        if self._version is None:
+            self._version = parse_version(self._query("--version"))
+        return self._version
+
+    def stages(self):
+        """Names of the stages the binary has (from --list-stages)."""
+        if self._stages is None:
+            text = self._query("--list-stages")
+            self._stages = [m.group(1) for m in re.finditer(r"^(\S+)\s", text, re.M)]
+        return self._stages
+
+    # ---- command lines -------------------------------------------------
+    def eal_args(self, profile, lcores=None):
+        args = ["-l", lcores or self.lcores] + self.eal
+        self.counter += 1
+        args += ["--file-prefix", "lrxbench%d_%d" % (os.getpid(), self.counter)]
+        return args + profile_eal(profile)
+
+    def command(self, spec, json_path, packets=None, duration=None,
+                stats_level=None, lcores=None):
+        cmd = [self.binary] + self.eal_args(spec["profile"], lcores) + ["--"]
+        cmd += profile_listrx(spec["profile"])
+        cmd += ["--engine", spec["engine"], "--burst", str(spec["burst"]),
+                "--pipeline", spec["pipeline_arg"],
+                "--footprint", str(spec["footprint_kb"]),
+                "--stats-level", stats_level or spec.get("stats_level", "counters"),
+                "--stats-period", "0", "--json", json_path]
+        if packets:
+            cmd += ["--packets", str(packets)]
+        if duration:
+            cmd += ["--duration", str(duration)]
+        for assignment in spec.get("sets", ()):
+            cmd += ["--set", assignment]
+        return cmd
+
+    def run(self, cmd, json_path, prefix=(), timeout=600, log_name=None):
+        """Runs cmd (optionally under prefix, e.g. perf stat or valgrind);
+        returns (summary dict or None, error string or None, info dict)."""
+        full = list(prefix) + list(cmd)
+        usage0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.time()
+        try:
+            proc = subprocess.run(full, capture_output=True, text=True,
+                                  timeout=timeout)
+            out, rc = proc.stdout + proc.stderr, proc.returncode
+        except subprocess.TimeoutExpired as e:
+            out = (e.stdout or b"")
+            out = out.decode(errors="replace") if isinstance(out, bytes) else out
+            rc = "timeout after %ds" % timeout
+        t1 = time.time()
+        usage1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        info = {"command": shlex.join(full), "wall_s": t1 - t0,
+                "start_time": t0, "end_time": t1,
+                "cpu_s": (usage1.ru_utime - usage0.ru_utime)
+                + (usage1.ru_stime - usage0.ru_stime),
+                "output": out}
+        if self.log_dir and log_name:
+            with open(os.path.join(self.log_dir, log_name + ".log"), "w") as f:
+                f.write("$ " + info["command"] + "\n" + out)
+        if rc != 0:
+            tail = " | ".join(line for line in out.strip().splitlines()[-3:])
+            return None, "exit %s: %s" % (rc, tail[-300:]), info
+        try:
+            with open(json_path) as f:
+                return json.load(f), None, info
+        except (OSError, ValueError) as e:
+            return None, "no JSON summary (%s)" % e, info
+
+
+def default_lcores():
+    """Main lcore + one worker when there are two CPUs: -l 0-1 pins the
+    worker to CPU 1 (EAL pins each lcore to its CPU)."""
+    n = os.cpu_count() or 1
+    return "0-1" if n >= 2 else "0"
+
+
+def profile_eal(profile):
+    """EAL device arguments for a traffic profile:
+    null -> DPDK net_null (no copy); none or config:FILE -> nothing (the
+    ports come from --eal or the config); a devargs string (net_...) is used
+    as is; any other word is a net_synth profile."""
+    if profile == "null":
+        return ["--vdev", "net_null0,copy=0"]
+    if profile == "none" or profile.startswith("config:"):
+        return []
+    if profile.startswith("net_"):
+        return ["--vdev", profile]
+    return ["--vdev", "net_synth0,profile=" + profile]
+
+
+def profile_listrx(profile):
+    if profile.startswith("config:"):
+        return ["--config", profile[len("config:"):]]
+    return []
+
+
+def machine_info(lx):
+    """What the report prints about the machine and build."""
+    info = {"hostname": platform.node(), "kernel": platform.release(),
+            "python": platform.python_version(), "binary": lx.binary,
+            "lcores": lx.lcores, "eal": " ".join(lx.eal)}
+    info.update(lx.topology())
+    info.update(lx.version())
+    try:
+        with open("/proc/cpuinfo") as f:
+            m = re.search(r"^model name\s*:\s*(.+)$", f.read(), re.M)
+            if m:
+                info["cpu_model"] = m.group(1).strip()
+    except OSError:
+        pass
+    try:
+        with open("/sys/devices/system/cpu/cpufreq/boost") as f:
+            info["turbo"] = "on" if f.read().strip() == "1" else "off"
+    except OSError:
+        info["turbo"] = "unknown (no cpufreq boost control: VM or intel_pstate)"
+    try:
+        with open("/proc/cmdline") as f:
+            m = re.search(r"isolcpus=(\S+)", f.read())
+            info["isolcpus"] = m.group(1) if m else "none"
+    except OSError:
+        pass
+    try:
+        rev = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(lx.binary)),
+                              "describe", "--always", "--dirty"],
+                             capture_output=True, text=True, timeout=10)
+        if rev.returncode == 0:
+            info["git"] = rev.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return info

@@ -1,0 +1,387 @@
+"""report DIR: report.md + report.html (self-contained: plots as base64 PNG)."""
+
+import base64
+import html
+import os
+from collections import OrderedDict
+
+from . import results
+from .stats import fmt, is_unavailable, median, number, summary
+
+PLOTS = (
+    ("time_mpps", "Mpps", "throughput (wall clock, time backend)"),
+    ("time_ns_per_packet", "ns/packet", "wall ns per packet (time backend)"),
+    ("cg_i1_misses_per_packet", "I1 misses/packet", "L1i misses per packet (cachegrind)"),
+    ("cg_indirect_branches_per_packet", "indirect branches/packet",
+     "indirect branches per packet (cachegrind Bi)"),
+    ("perf_l1i_misses_per_packet", "L1i misses/packet", "L1-icache-load-misses per packet (perf)"),
+    ("perf_ipc", "IPC", "instructions per cycle (perf)"),
+    ("pcm_ipc", "IPC", "instructions per cycle of the worker core (PCM)"),
+)
+TABLE_MEASURES = (("time_mpps", "Mpps"), ("time_ns_per_packet", "ns/pkt"),
+                  ("cg_i1_misses_per_packet", "I1 miss/pkt"),
+                  ("cg_indirect_branches_per_packet", "Bi/pkt"),
+                  ("cg_ir_per_packet", "instr/pkt (cg)"), ("perf_ipc", "IPC"))
+
+
+def _engine_order(name):
+    order = ["packet", "burst", "static", "graph"]
+    return (order.index(name) if name in order else 2.5, name)
+
+
+def group_rows(rows):
+    """(profile, pipeline, xdp) -> footprint label -> engine -> burst -> rows."""
+    tree = OrderedDict()
+    for r in rows:
+        if r.get("status") != "ok":
+            continue
+        key = (r["profile"], r["pipeline_arg"], r["xdp"])
+        fp = "%s (%s KB)" % (r["footprint"], r["footprint_kb"]) if str(r["footprint"]) != str(
+            r["footprint_kb"]) else "%s KB" % r["footprint_kb"]
+        tree.setdefault(key, OrderedDict()).setdefault(fp, OrderedDict()).setdefault(
+            r["engine"], OrderedDict()).setdefault(int(r["burst"]), []).append(r)
+    return tree
+
+
+def first_unavailable(rows, key):
+    for r in rows:
+        v = r.get(key)
+        if is_unavailable(v):
+            return v
+        if key.startswith("cg_") and is_unavailable(r.get("cg_status")):
+            return r["cg_status"]
+    return None
+
+
+def has_numbers(rows, key):
+    return any(number(r.get(key)) is not None for r in rows)
+
+
+def _cell(values):
+    s = summary(values)
+    if not s["n"]:
+        return None, "-"
+    if s["n"] == 1:
+        return s["median"], fmt(s["median"])
+    return s["median"], "%s [%s–%s]" % (fmt(s["median"]), fmt(s["min"]), fmt(s["max"]))
+
+
+def speedups(tree):
+    """Speedup of each engine over packet: packet ns/pkt ÷ engine ns/pkt,
+    paired by repetition (same cell, same rep index), median and range."""
+    out = []
+    for key, fps in tree.items():
+        for fp, engines in fps.items():
+            base = engines.get("packet")
+            if not base:
+                continue
+            for engine in sorted(engines, key=_engine_order):
+                if engine == "packet":
+                    continue
+                for burst, rows in engines[engine].items():
+                    ref = {r["rep"]: number(r.get("time_ns_per_packet")) for r in base.get(burst, [])}
+                    ratios = [ref[r["rep"]] / number(r.get("time_ns_per_packet"))
+                              for r in rows if ref.get(r["rep"]) and
+                              number(r.get("time_ns_per_packet"))]
+                    if ratios:
+                        out.append((key, fp, engine, burst, summary(ratios)))
+    return out
+
+
+class Doc:
+    """Blocks rendered to both Markdown and HTML."""
+
+    def __init__(self):
+        self.blocks = []
+
+    def h(self, level, text):
+        self.blocks.append(("h", level, text))
+
+    def p(self, text):
+        self.blocks.append(("p", text))
+
+    def pre(self, text):
+        self.blocks.append(("pre", text))
+
+    def table(self, header, rows):
+        self.blocks.append(("table", header, rows))
+
+    def img(self, path, caption):
+        self.blocks.append(("img", path, caption))
+
+    def markdown(self, base_dir):
+        out = []
+        for b in self.blocks:
+            if b[0] == "h":
+                out.append("#" * b[1] + " " + b[2])
+            elif b[0] == "p":
+                out.append(b[1])
+            elif b[0] == "pre":
+                out.append("```\n" + b[1] + "\n```")
+            elif b[0] == "table":
+                out.append("| " + " | ".join(b[1]) + " |\n|" + "---|" * len(b[1]) + "\n" +
+                           "\n".join("| " + " | ".join(str(c) for c in row) + " |"
+                                     for row in b[2]))
+            elif b[0] == "img":
+                out.append("![%s](%s)" % (b[2], os.path.relpath(b[1], base_dir)))
+        return "\n\n".join(out) + "\n"
+
+    def html(self, title):
+        e = html.escape
+        out = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>%s</title>" % e(title),
+               "<style>body{font-family:sans-serif;max-width:1200px;margin:auto;padding:1em}"
+               "table{border-collapse:collapse;margin:1em 0;font-size:90%}"
+               "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
+               "th{background:#eee}td:first-child{text-align:left}"
+               "pre{background:#f6f6f6;padding:.5em;overflow-x:auto}"
+               "img{max-width:100%}</style></head><body>"]
+        for b in self.blocks:
+            if b[0] == "h":
+                out.append("<h%d>%s</h%d>" % (b[1], e(b[2]), b[1]))
+            elif b[0] == "p":
+                out.append("<p>%s</p>" % e(b[1]).replace("`", ""))
+            elif b[0] == "pre":
+                out.append("<pre>%s</pre>" % e(b[1]))
+            elif b[0] == "table":
+                out.append("<table><tr>%s</tr>%s</table>" % (
+                    "".join("<th>%s</th>" % e(str(c)) for c in b[1]),
+                    "".join("<tr>%s</tr>" % "".join("<td>%s</td>" % e(str(c)) for c in row)
+                            for row in b[2])))
+            elif b[0] == "img":
+                with open(b[1], "rb") as f:
+                    data = base64.b64encode(f.read()).decode()
+                out.append("<figure><img alt='%s' src='data:image/png;base64,%s'>"
+                           "<figcaption>%s</figcaption></figure>" % (e(b[2]), data, e(b[2])))
+        out.append("</body></html>")
+        return "\n".join(out)
+
+
+def matplotlib_pyplot():
+    """pyplot with a file-only backend, or the reason it cannot be used."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt, None
+    except ImportError as e:
+        return None, "matplotlib not importable (%s; Debian: python3-matplotlib)" % e
+
+
+def plot_measure(plt, path, title, ylabel, key, fps):
+    """One PNG: a panel per footprint, burst on a log2 x axis, one line per
+    engine (median of the reps, bars from min to max)."""
+    panels = [(fp, engines) for fp, engines in fps.items()
+              if any(has_numbers(rows, key) for e in engines.values() for rows in e.values())]
+    if not panels:
+        return False
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 1, 3.6),
+                             squeeze=False, sharey=False)
+    for ax, (fp, engines) in zip(axes[0], panels):
+        for engine in sorted(engines, key=_engine_order):
+            xs, ys, lo, hi = [], [], [], []
+            for burst in sorted(engines[engine]):
+                s = summary(r.get(key) for r in engines[engine][burst])
+                if s["n"]:
+                    xs.append(burst)
+                    ys.append(s["median"])
+                    lo.append(s["median"] - s["min"])
+                    hi.append(s["max"] - s["median"])
+            if xs:
+                ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", ms=3, capsize=2, label=engine)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("burst size")
+        ax.set_title("footprint %s" % fp, fontsize=9)
+        ax.grid(True, alpha=0.3)
+    axes[0][0].set_ylabel(ylabel)
+    axes[0][-1].legend(fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return True
+
+
+def zoom_tables(doc, tree, zoom_burst):
+    """Seed 000's "zoom-in": per stage ns/packet for the per-packet and the
+    burst engine side by side (TSC cycles per stage at stats level cycles ÷
+    tsc_hz), plus cachegrind's per-stage I1 misses where measured."""
+    any_table = False
+    for key, fps in tree.items():
+        for fp, engines in fps.items():
+            if "packet" not in engines or "burst" not in engines:
+                continue
+            common = sorted(set(engines["packet"]) & set(engines["burst"]))
+            if not common:
+                continue
+            burst = zoom_burst if zoom_burst in common else (64 if 64 in common else common[-1])
+            prow, brow = engines["packet"][burst], engines["burst"][burst]
+            stages = []
+            for r in prow + brow:
+                for k in r:
+                    if k.startswith("stage.") and k.endswith(".ns_per_packet"):
+                        name = k[len("stage."):-len(".ns_per_packet")]
+                        if name not in stages:
+                            stages.append(name)
+            groups = []
+            for r in prow + brow:
+                for k in r:
+                    if k.startswith("cg_stage.") and k.endswith(".i1_misses_per_packet"):
+                        g = k[len("cg_stage."):-len(".i1_misses_per_packet")]
+                        if g not in groups:
+                            groups.append(g)
+            if not stages and not groups:
+                continue
+            any_table = True
+            doc.h(3, "%s, pipeline %s, xdp %s, footprint %s, burst %d" % (key[0], key[1], key[2],
+                                                                           fp, burst))
+            if stages:
+                rows = []
+                tp = tb = 0.0
+                for st in stages:
+                    k = "stage.%s.ns_per_packet" % st
+                    p, b = median(r.get(k) for r in prow), median(r.get(k) for r in brow)
+                    if p is not None and b is not None:
+                        tp, tb = tp + p, tb + b
+                    rows.append([st, fmt(p, 2), fmt(b, 2),
+                                 fmt(p - b, 2) if p is not None and b is not None else "-",
+                                 "%.0f %%" % ((p - b) / p * 100) if p and b is not None else "-"])
+                rows.append(["**sum of stages**", fmt(tp, 2), fmt(tb, 2), fmt(tp - tb, 2),
+                             "%.0f %%" % ((tp - tb) / tp * 100) if tp else "-"])
+                doc.table(["stage", "packet ns/pkt", "burst ns/pkt", "saved ns/pkt", "saved"],
+                          rows)
+            else:
+                doc.p("No per-stage cycles in these rows (run the sweep with --zoom).")
+            if groups:
+                rows = []
+                for g in groups:
+                    cells = [g]
+                    for what in ("i1_misses", "ir", "indirect_branches"):
+                        k = "cg_stage.%s.%s_per_packet" % (g, what)
+                        cells += [fmt(median(r.get(k) for r in prow), 3),
+                                  fmt(median(r.get(k) for r in brow), 3)]
+                    rows.append(cells)
+                doc.p("Cachegrind, by function (functions attributed to stages by name; "
+                      "inlined code counts in its caller):")
+                doc.table(["code", "I1 miss packet", "I1 miss burst", "instr packet",
+                           "instr burst", "Bi packet", "Bi burst"], rows)
+    if not any_table:
+        doc.p("No per-stage figures: the sweep needs both the packet and burst engines "
+              "(and --zoom for ns, the cachegrind backend for I1 misses).")
+
+
+def write_report(directory, title="listrx results", zoom_burst=None):
+    meta, rows = results.load(directory)
+    tree = group_rows(rows)
+    plot_dir = os.path.join(directory, "plots")
+    os.makedirs(plot_dir, exist_ok=True)
+    plt, plt_error = matplotlib_pyplot()
+    machine = meta.get("machine", {})
+    doc = Doc()
+    doc.h(1, title)
+    ok = [r for r in rows if r.get("status") == "ok"]
+    skipped = [r for r in rows if str(r.get("status", "")).startswith("skipped")]
+    failed = [r for r in rows if str(r.get("status", "")).startswith("failed")]
+    doc.p("%d runs (%d ok, %d skipped, %d failed), sweep of %s to %s. Every figure is the "
+          "median over repetitions with [min–max]; the spread column of the speedup table "
+          "is (max-min)/median." % (len(rows), len(ok), len(skipped), len(failed),
+                                     meta.get("created", "?"), meta.get("finished", "?")))
+
+    doc.h(2, "Machine and build")
+    doc.table(["what", "value"], [
+        ["CPU", machine.get("cpu_model") or machine.get("cpu") or "?"],
+        ["cores / hardware threads", "%s / %s" % (machine.get("cores"),
+                                                  machine.get("hardware_threads"))],
+        ["L1i", "%s KiB, %s-byte lines, %s-way (from %s)" % (
+            (machine.get("l1i_bytes") or 0) // 1024, machine.get("l1i_line"),
+            machine.get("l1i_assoc"), machine.get("l1i_source"))],
+        ["cachegrind --I1", meta.get("cachegrind_i1", "-")],
+        ["DPDK", machine.get("dpdk_version") or "?"],
+        ["listrx", "%s, %s build, retpoline %s" % (machine.get("listrx_version"),
+                                                    machine.get("build"),
+                                                    "yes" if machine.get("retpoline") else "no")],
+        ["git", machine.get("git", "-")],
+        ["kernel", machine.get("kernel", "?")],
+        ["turbo", machine.get("turbo", "?")], ["isolcpus", machine.get("isolcpus", "?")],
+        ["EAL", "-l %s %s" % (machine.get("lcores"), machine.get("eal"))],
+    ])
+    doc.h(3, "Counter backends")
+    doc.table(["backend", "status"], [[k, v] for k, v in meta.get("backends", {}).items()])
+
+    doc.h(2, "Plots")
+    if plt is None:
+        doc.p("plots unavailable: " + plt_error)
+    for gi, (key, fps) in enumerate(tree.items()):
+        doc.h(3, "profile %s, pipeline %s, xdp %s" % key)
+        all_rows = [r for e in fps.values() for b in e.values() for rr in b.values() for r in rr]
+        for mi, (mkey, ylabel, caption) in enumerate(PLOTS):
+            if not has_numbers(all_rows, mkey):
+                reason = first_unavailable(all_rows, mkey)
+                if reason:
+                    doc.p("%s: %s" % (caption, reason))
+                continue
+            if plt is None:
+                continue
+            path = os.path.join(plot_dir, "g%d_%s.png" % (gi, mkey))
+            if plot_measure(plt, path, "%s — %s, %s" % (caption, key[0], key[1]), ylabel, mkey,
+                            fps):
+                doc.img(path, caption + " vs burst size, one line per engine, "
+                        "a panel per footprint")
+
+    doc.h(2, "Speedup over the per-packet engine")
+    doc.p("packet ns/pkt ÷ engine ns/pkt, paired by repetition (same cell, same rep): "
+          "> 1 means faster than per-packet processing.")
+    sp = speedups(tree)
+    if sp:
+        doc.table(["profile/pipeline", "footprint", "engine", "burst", "speedup median",
+                   "min–max", "spread", "n"],
+                  [["%s %s" % (k[0], k[1]), fp, e, b, fmt(s["median"]),
+                    "%s–%s" % (fmt(s["min"]), fmt(s["max"])),
+                    "%.1f %%" % s["spread_pct"] if s["spread_pct"] is not None else "-", s["n"]]
+                   for k, fp, e, b, s in sp])
+    else:
+        doc.p("No speedup: the sweep has no packet engine or no time figures.")
+
+    doc.h(2, "Per-stage zoom-in (per-packet vs burst)")
+    zoom_tables(doc, tree, zoom_burst)
+
+    doc.h(2, "All cells")
+    for key, fps in tree.items():
+        doc.h(3, "profile %s, pipeline %s, xdp %s" % key)
+        measures = [(k, n) for k, n in TABLE_MEASURES
+                    if has_numbers([r for e in fps.values() for b in e.values()
+                                    for rr in b.values() for r in rr], k)]
+        trows = []
+        for fp, engines in fps.items():
+            for engine in sorted(engines, key=_engine_order):
+                for burst, rs in sorted(engines[engine].items()):
+                    trows.append([fp, engine, burst] + [_cell(r.get(k) for r in rs)[1]
+                                                         for k, _ in measures] + [len(rs)])
+        doc.table(["footprint", "engine", "burst"] + [n for _, n in measures] + ["reps"], trows)
+    if skipped or failed:
+        doc.h(3, "Skipped and failed runs")
+        seen = OrderedDict()
+        for r in skipped + failed:
+            seen.setdefault(r["status"], []).append(r["cell"])
+        doc.table(["status", "cells"], [[s, "%d: %s%s" % (len(c), ", ".join(c[:3]),
+                                                           " ..." if len(c) > 3 else "")]
+                                        for s, c in seen.items()])
+
+    doc.h(2, "Reproduce")
+    doc.p("The sweep (run from the repository root after scripts/setup):")
+    doc.pre(meta.get("command", "?"))
+    doc.p("then `listrx-bench report DIR`. One run of each kind, as the sweep ran it:")
+    examples = []
+    for k in ("command", "perf_command", "cachegrind_command"):
+        for r in ok:
+            if r.get(k):
+                examples.append(r[k])
+                break
+    doc.pre("\n".join(examples) or "-")
+
+    md_path = os.path.join(directory, "report.md")
+    html_path = os.path.join(directory, "report.html")
+    with open(md_path, "w") as f:
+        f.write(doc.markdown(directory))
+    with open(html_path, "w") as f:
+        f.write(doc.html(title))
+    return md_path, html_path

@@ -1,0 +1,72 @@
+"""Medians and spreads; measures that could not be taken are strings that
+start with "unavailable:" (never zeros)."""
+
+import math
+
+UNAVAILABLE = "unavailable: "
+
+
+def unavailable(reason):
+    return UNAVAILABLE + reason
+
+
+def is_unavailable(value):
+    return isinstance(value, str) and value.startswith("unavailable")
+
+
+def number(value):
+    """The float in a result cell, or None (unavailable, empty, failed)."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return None if math.isnan(value) else float(value)
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def median(values):
+    vals = sorted(v for v in (number(x) for x in values) if v is not None)
+    if not vals:
+        return None
+    n = len(vals)
+    mid = n // 2
+    return vals[mid] if n % 2 else (vals[mid - 1] + vals[mid]) / 2
+
+
+def quantile(sorted_vals, q):
+    """Linear interpolation between closest ranks (numpy's default)."""
+    if not sorted_vals:
+        return None
+    pos = (len(sorted_vals) - 1) * q
+    lo = int(math.floor(pos))
+    hi = min(lo + 1, len(sorted_vals) - 1)
+    return sorted_vals[lo] + (sorted_vals[hi] - sorted_vals[lo]) * (pos - lo)
+
+
+def summary(values):
+    """n, median, min, max, spread (max-min)/median in %, IQR."""
+    vals = sorted(v for v in (number(x) for x in values) if v is not None)
+    if not vals:
+        return {"n": 0, "median": None, "min": None, "max": None,
+                "spread_pct": None, "iqr": None}
+    med = median(vals)
+    spread = (vals[-1] - vals[0]) / med * 100 if med else None
+    return {"n": len(vals), "median": med, "min": vals[0], "max": vals[-1],
+            "spread_pct": spread,
+            "iqr": quantile(vals, 0.75) - quantile(vals, 0.25)}
+
+
+def fmt(value, digits=3):
+    """A cell for a table: numbers rounded, unavailable kept as said."""
+    if value is None:
+        return "-"
+    if is_unavailable(value):
+        return value
+    v = number(value)
+    if v is None:
+        return str(value)
+    if v != 0 and abs(v) < 10 ** -(digits - 1):
+        return "%.*g" % (digits, v)
+    return "%.*f" % (digits, v) if abs(v) < 1000 else "%.0f" % v

@@ -1,0 +1,302 @@
+"""The sweep: every cell of the grid, each repetition, each backend."""
+
+import datetime
+import os
+import shlex
+import sys
+import time
+
+from . import backends, grid, results
+from .listrx import cachegrind_i1, machine_info
+from .progress import Progress
+from .stats import unavailable
+
+TIME_KEYS = ("mpps", "ns_per_packet", "busy_cycles_per_packet")
+
+
+def summary_figures(summary, info, prefix="time_"):
+    """Figures from listrx's JSON summary of a timed run."""
+    fig = {}
+    for k in TIME_KEYS:
+        v = summary.get(k)
+        fig[prefix + k] = v if v is not None else unavailable("listrx received no packet")
+    tsc = summary.get("tsc_hz")
+    bcp = summary.get("busy_cycles_per_packet")
+    fig[prefix + "busy_ns_per_packet"] = (bcp / tsc * 1e9 if bcp is not None and tsc
+                                          else unavailable("no busy cycles or TSC rate"))
+    for k in ("rx_packets", "duration_s", "delivered", "dropped", "tx_packets",
+              "mbufs_in_use_at_exit", "footprint_bytes", "tsc_hz"):
+        if k in summary:
+            fig[k] = summary[k]
+    fig["wall_s"] = info["wall_s"]
+    # ROI (seed 003): T^2/sum(CPU), T in Mpps, sum(CPU) = CPU seconds the
+    # process used per wall second (poll mode: about one per polling lcore)
+    cores = info["cpu_s"] / info["wall_s"] if info["wall_s"] > 0 else 0
+    fig["cpu_cores_used"] = cores
+    mpps = summary.get("mpps")
+    fig["roi_t2_per_cpu"] = (mpps * mpps / cores if mpps and cores > 0
+                             else unavailable("no CPU time or no packets"))
+    return fig
+
+
+def stage_figures(summary):
+    """Per-stage zoom-in from a --stats-level cycles summary: TSC cycles per
+    packet of each stage, and in ns (cycles / tsc_hz)."""
+    fig = {}
+    tsc = summary.get("tsc_hz") or 0
+    for st in summary.get("stages", []):
+        name = st.get("name")
+        cpp = st.get("cycles_per_packet")
+        fig["stage.%s.vectors_per_call" % name] = st.get("vectors_per_call")
+        if cpp is None:
+            fig["stage.%s.ns_per_packet" % name] = unavailable(
+                "stage cycles not measured (stats level %s)" % summary.get("stats_level"))
+            continue
+        fig["stage.%s.cycles_per_packet" % name] = cpp
+        fig["stage.%s.ns_per_packet" % name] = cpp / tsc * 1e9 if tsc else unavailable(
+            "no TSC rate")
+    return fig
+
+
+class Sweep:
+    def __init__(self, lx, args, out_dir, log=sys.stderr):
+        self.lx, self.args, self.out = lx, args, out_dir
+        self.runs = os.path.join(out_dir, "runs")
+        os.makedirs(self.runs, exist_ok=True)
+        lx.log_dir = self.runs
+        self.log = log
+        self.counters = args.counters
+        self.status = {}
+        for name in self.counters:
+            reason = backends.probe(name)
+            self.status[name] = "ok" if reason is None else unavailable(reason)
+        self.i1 = cachegrind_i1(lx.topology())
+        self.stages = set(lx.stages())
+
+    def skip_reason(self, cell):
+        wanted = [] if cell["pipeline_arg"] in ("none", "") else cell["pipeline_arg"].split(",")
+        missing = [s for s in wanted if s not in self.stages]
+        if "xdp" in missing:
+            return "skipped: xdp stage not built in this listrx (xdp %s)" % cell["xdp"]
+        if missing:
+            return "skipped: stage(s) %s not in this listrx (listrx -- --list-stages)" % ",".join(
+                missing)
+        return None
+
+    # ---- one backend each ------------------------------------------------
+    def timed_run(self, cell, rep, row):
+        a = self.args
+        json_path = os.path.join(self.runs, "%s-r%d-time.json" % (cell["cell"], rep))
+        cmd = self.lx.command(cell, json_path, duration=a.duration,
+                              packets=a.packets, stats_level=a.stats_level)
+        pcm = None
+        if "pcm" in self.counters and self.status["pcm"] == "ok":
+            pcm = backends.PcmSession(json_path[:-5] + ".pcm.csv", a.pcm_interval)
+            if not pcm.start():
+                row["pcm_status"] = pcm.error
+                pcm = None
+        rapl = None
+        if "rapl" in self.counters and self.status["rapl"] == "ok":
+            rapl = backends.rapl_domains()
+            before = backends.rapl_read(rapl)
+        summary, err, info = self.lx.run(cmd, json_path, log_name=cell["cell"] + "-r%d-time" % rep,
+                                         timeout=a.timeout)
+        if rapl:
+            after = backends.rapl_read(rapl)
+        if pcm:
+            pcm.stop()
+        row["command"] = info["command"]
+        if err:
+            row["status"] = "failed: " + err
+            return
+        row.update(summary_figures(summary, info))
+        row["build"] = summary.get("build")
+        row["retpoline"] = summary.get("retpoline")
+        if summary.get("stats_level") == "cycles":
+            row.update(stage_figures(summary))
+        if rapl:
+            joules = backends.rapl_energy_j(rapl, before, after)
+            watts = joules / info["wall_s"] if info["wall_s"] > 0 else None
+            row["rapl_energy_j"] = joules
+            row["rapl_watts"] = watts
+            mpps = summary.get("mpps")
+            row["rapl_t2_per_power"] = mpps * mpps / watts if watts and mpps else unavailable(
+                "rapl: no power or no packets")
+        elif "rapl" in self.counters:
+            row["rapl_energy_j"] = self.status["rapl"]
+            row["rapl_t2_per_power"] = self.status["rapl"]
+        if pcm:
+            try:
+                with open(pcm.csv_path) as f:
+                    rows = backends.parse_pcm_csv(f.read())
+            except OSError as e:
+                row["pcm_status"] = unavailable("pcm: no CSV (%s)" % e)
+            else:
+                end = datetime.datetime.fromtimestamp(info["end_time"])
+                start = end - datetime.timedelta(seconds=summary.get("duration_s") or 0)
+                worker = summary.get("lcores", [{}])[0].get("lcore", 0)
+                row.update(backends.pcm_figures(rows, start, end, worker,
+                                                summary.get("rx_packets"), summary.get("mpps")))
+        elif "pcm" in self.counters and "pcm_status" not in row:
+            row["pcm_status"] = self.status["pcm"]
+        if "pcm" in self.counters and "pcm_status" in row:
+            for k in ("pcm_ipc", "pcm_l2_misses_per_packet", "pcm_l3_misses_per_packet",
+                      "pcm_energy_j"):
+                row.setdefault(k, row["pcm_status"])
+
+    def zoom_run(self, cell, rep, row):
+        a = self.args
+        json_path = os.path.join(self.runs, "%s-r%d-zoom.json" % (cell["cell"], rep))
+        cmd = self.lx.command(cell, json_path, duration=a.duration, packets=a.packets,
+                              stats_level="cycles")
+        summary, err, info = self.lx.run(cmd, json_path, log_name=cell["cell"] + "-r%d-zoom" % rep,
+                                         timeout=a.timeout)
+        if err:
+            row["stage_status"] = "failed: " + err
+            return
+        row.update(stage_figures(summary))
+
+    def differential(self, cell, rep, kind, packet_counts, prefix_for, lcores=None):
+        """Two runs with --packets small/large under a tool; returns
+        [(summary, tool output path)] or an error string."""
+        out = []
+        for packets in packet_counts:
+            base = os.path.join(self.runs, "%s-r%d-%s-%d" % (cell["cell"], rep, kind, packets))
+            json_path = base + ".json"
+            tool_out = base + "." + kind
+            cmd = self.lx.command(cell, json_path, packets=packets,
+                                  stats_level=self.args.stats_level, lcores=lcores)
+            summary, err, info = self.lx.run(cmd, json_path, prefix=prefix_for(tool_out),
+                                             log_name=os.path.basename(base),
+                                             timeout=self.args.timeout * 10)
+            if err:
+                return "failed: %s" % err, info
+            out.append((summary, tool_out))
+        return out, info
+
+    def perf_runs(self, cell, rep, row):
+        events = self.args.perf_events
+        if self.status["perf"] != "ok":
+            for e in events:
+                row[backends.PERF_MEASURES.get(e, "perf_%s" % e)] = self.status["perf"]
+            row["perf_ipc"] = self.status["perf"]
+            return
+        res, info = self.differential(
+            cell, rep, "perf", self.args.perf_packets,
+            lambda path: ["perf", "stat", "-x,", "-o", path, "-e", ",".join(events), "--"])
+        row["perf_command"] = info["command"]
+        if isinstance(res, str):
+            row["perf_status"] = res
+            return
+        counts = []
+        for summary, path in res:
+            with open(path) as f:
+                counts.append(backends.parse_perf_stat(f.read()))
+        row.update(backends.perf_figures(counts[0], counts[1], res[0][0]["rx_packets"],
+                                         res[1][0]["rx_packets"], events))
+
+    def cachegrind_runs(self, cell, rep, row):
+        if self.status["cachegrind"] != "ok":
+            row["cg_status"] = self.status["cachegrind"]
+            return
+        if rep > 0 and not self.args.cg_every_rep:
+            return  # deterministic: measured once per cell (rep 0)
+        # one lcore: the main lcore polls, so valgrind runs a single thread
+        res, info = self.differential(
+            cell, rep, "cachegrind", self.args.cg_packets,
+            lambda path: backends.cachegrind_prefix(path, self.i1),
+            lcores=self.args.cg_lcores)
+        row["cachegrind_command"] = info["command"]
+        if isinstance(res, str):
+            row["cg_status"] = res
+            return
+        parsed = []
+        for summary, path in res:
+            with open(path) as f:
+                parsed.append(backends.parse_cachegrind(f.read()))
+            if not self.args.keep_raw:
+                os.unlink(path)
+        row["cg_i1"] = self.i1
+        row["cg_packets"] = "%d-%d" % (res[0][0]["rx_packets"], res[1][0]["rx_packets"])
+        row.update(backends.cachegrind_figures(parsed[0], parsed[1], res[0][0]["rx_packets"],
+                                               res[1][0]["rx_packets"]))
+
+    # ---- the grid --------------------------------------------------------
+    def run(self, cells, reps):
+        a = self.args
+        rows = []
+        timed = any(c in self.counters for c in ("time", "rapl", "pcm"))
+        per_cell = reps * (int(timed) + int(bool(a.zoom)) + 2 * int("perf" in self.counters)) \
+            + 2 * int("cachegrind" in self.counters) * (reps if a.cg_every_rep else 1)
+        progress = Progress(len(cells) * max(per_cell, 1) + a.warmup, enabled=not a.quiet)
+        progress.show("starting")
+        runnable = [c for c in cells if not self.skip_reason(c)]
+        for w in range(a.warmup if runnable else 0):
+            c = runnable[0]
+            json_path = os.path.join(self.runs, "warmup%d.json" % w)
+            self.lx.run(self.lx.command(c, json_path, duration=min(a.duration or 1, 1)),
+                        json_path, log_name="warmup%d" % w, timeout=a.timeout)
+            progress.update("warm-up")
+        for cell in cells:
+            skip = self.skip_reason(cell)
+            for rep in range(reps):
+                row = dict(cell)
+                row.update(rep=rep, stats_level=a.stats_level,
+                           counters="+".join(self.counters), status="ok")
+                if skip:
+                    row["status"] = skip
+                    rows.append(row)
+                    progress.update(skip, per_cell // max(reps, 1))
+                    continue
+                label = "%s %s b%d fp%s r%d" % (cell["profile"], cell["engine"], cell["burst"],
+                                                 cell["footprint"], rep)
+                if timed:
+                    self.timed_run(cell, rep, row)
+                    progress.update(label + " time")
+                if a.zoom:
+                    self.zoom_run(cell, rep, row)
+                    progress.update(label + " zoom")
+                if "perf" in self.counters:
+                    self.perf_runs(cell, rep, row)
+                    progress.update(label + " perf", 2)
+                if "cachegrind" in self.counters and (rep == 0 or a.cg_every_rep):
+                    self.cachegrind_runs(cell, rep, row)
+                    progress.update(label + " cachegrind", 2)
+                elif "cachegrind" in self.counters:
+                    row["cg_status"] = "measured once per cell (rep 0): deterministic"
+                rows.append(row)
+        progress.close()
+        return rows
+
+
+def meta_for(lx, args, argv, status, started):
+    return {"tool": "listrx-bench", "created": started,
+            "finished": datetime.datetime.now().isoformat(timespec="seconds"),
+            "command": "listrx-bench " + " ".join(shlex.quote(a) for a in argv),
+            "machine": machine_info(lx), "backends": status,
+            "cachegrind_i1": cachegrind_i1(lx.topology()),
+            "params": {k: v for k, v in vars(args).items() if k not in ("func",)}}
+
+
+def run_sweep(lx, args, argv):
+    started = datetime.datetime.now().isoformat(timespec="seconds")
+    topo = lx.topology()
+    cells = grid.expand(args.profiles, args.pipelines,
+                        grid.parse_footprints(args.footprints, topo.get("l1i_bytes")),
+                        args.engines, args.bursts,
+                        [x for x in args.xdp] if args.xdp else [None])
+    sweep = Sweep(lx, args, args.out)
+    for name, st in sweep.status.items():
+        if st != "ok":
+            print("listrx-bench: backend %s %s" % (name, st), file=sys.stderr)
+    t0 = time.time()
+    rows = sweep.run(cells, args.reps)
+    skipped = {}
+    for r in rows:
+        if str(r.get("status", "")).startswith("skipped"):
+            skipped[r["status"]] = skipped.get(r["status"], 0) + 1
+    for status, n in skipped.items():
+        print("listrx-bench: %d run(s) %s" % (n, status), file=sys.stderr)
+    meta = meta_for(lx, args, argv, sweep.status, started)
+    meta["elapsed_s"] = time.time() - t0
+    return results.write(args.out, meta, rows), rows
