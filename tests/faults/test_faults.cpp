@@ -201,7 +201,8 @@ TEST_CASE("bad devargs on the EAL command line: exit 2 with EAL's reason", "[fau
 TEST_CASE("SIGINT/SIGTERM at random moments: exit 0, summary and full pool once running",
 	  "[faults]")
 {
-	// delays cover EAL initialisation (< ~0.3 s), the run, and the
+	// delays, counted from the moment listrx catches the signal, cover
+	// EAL initialisation (< ~0.3 s), the run, and the
 	// shutdown after --duration 1 (a second signal 20 ms after the first
 	// lands in the shutdown path in every run)
 	std::mt19937 rng(std::random_device{}());
@@ -220,6 +221,9 @@ TEST_CASE("SIGINT/SIGTERM at random moments: exit 0, summary and full pool once 
 			     "--pipeline", "touch"}),
 			out);
 		REQUIRE(pid > 0);
+		// the clock starts once listrx handles the signal: before that
+		// (fork, exec, the dynamic loader) no code of ours runs at all
+		REQUIRE(lrx_test::wait_signal_caught(pid, sig, 30));
 		std::this_thread::sleep_for(std::chrono::duration<double>(delay));
 		kill(pid, sig);
 		std::this_thread::sleep_for(std::chrono::milliseconds(20));

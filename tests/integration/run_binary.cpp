@@ -139,6 +139,30 @@ bool wait_for_text(const std::string &path, const std::string &text, double time
 	return false;
 }
 
+bool wait_signal_caught(int pid, int sig, double timeout_s)
+{
+	std::string path = "/proc/" + std::to_string(pid) + "/status";
+	auto start = std::chrono::steady_clock::now();
+	while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
+	       timeout_s) {
+		std::ifstream f(path);
+		if (!f)
+			return false; // gone
+		std::string line;
+		while (std::getline(f, line)) {
+			if (line.rfind("State:", 0) == 0 && line.find('Z') != std::string::npos)
+				return false; // exited, not reaped yet
+			if (line.rfind("SigCgt:", 0) == 0) {
+				unsigned long long mask = std::strtoull(line.c_str() + 7, nullptr, 16);
+				if (mask & (1ULL << (sig - 1)))
+					return true;
+			}
+		}
+		usleep(1000);
+	}
+	return false;
+}
+
 int wait_program(int pid, double timeout_s)
 {
 	auto start = std::chrono::steady_clock::now();

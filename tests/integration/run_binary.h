@@ -29,6 +29,11 @@ RunResult run_program(const std::vector<std::string> &argv, const RunOptions &op
 int spawn_program(const std::vector<std::string> &argv, const std::string &out_path);
 // Waits until the file contains text (true) or timeout_s passes (false).
 bool wait_for_text(const std::string &path, const std::string &text, double timeout_s);
+// Waits until pid catches sig (its handler is installed, as /proc/PID/status
+// SigCgt shows) (true), or it exits or timeout_s passes (false). A signal sent
+// before that kills a process whatever its code does (it may not have reached
+// main yet), so a test of signal handling starts its clock here.
+bool wait_signal_caught(int pid, int sig, double timeout_s);
 // Waits for pid (SIGKILL after timeout_s); returns its exit status.
 int wait_program(int pid, double timeout_s);
 
