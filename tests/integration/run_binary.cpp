@@ -110,8 +110,15 @@ RunResult run_program(const std::vector<std::string> &argv, const RunOptions &op
 
 int spawn_program(const std::vector<std::string> &argv, const std::string &out_path)
 {
+	// returns once the child has exec'd (the close-on-exec pipe reads EOF):
+	// before that it still has the test's signal handlers (Catch2 catches
+	// SIGINT and SIGTERM), which would mislead wait_signal_caught
+	int sync[2];
+	if (pipe2(sync, O_CLOEXEC) < 0)
+		return -1;
 	pid_t pid = fork();
 	if (pid == 0) {
+		close(sync[0]);
 		int fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd >= 0) {
 			dup2(fd, 1);
@@ -122,8 +129,19 @@ int spawn_program(const std::vector<std::string> &argv, const std::string &out_p
 			args.push_back(const_cast<char *>(a.c_str()));
 		args.push_back(nullptr);
 		execv(args[0], args.data());
+		int e = errno;
+		ssize_t w = write(sync[1], &e, sizeof(e));
+		(void)w;
 		_exit(127);
 	}
+	close(sync[1]);
+	if (pid > 0) {
+		int e;
+		ssize_t r;
+		while ((r = read(sync[0], &e, sizeof(e))) < 0 && errno == EINTR)
+			;
+	}
+	close(sync[0]);
 	return pid;
 }
 
