@@ -181,6 +181,9 @@ void engine_slots_emit(struct lrx_pipeline *p, struct lrx_sink *sink);
 void engine_packet_run(struct lrx_pipeline *p, unsigned first,
 		       struct rte_mbuf **pkts, uint16_t n,
 		       struct lrx_sink *sink);
+/* Whether the static engine calls this stage's per-packet entry (and its
+ * release, if it has one) directly. */
+bool engine_static_direct(const struct lrx_stage *stage);
 void engine_static_run(struct lrx_pipeline *p, unsigned first,
 		       struct rte_mbuf **pkts, uint16_t n,
 		       struct lrx_sink *sink);

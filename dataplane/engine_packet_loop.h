@@ -10,6 +10,7 @@
 #include "engine_internal.h"
 
 #include "base/base_stages.h"
+#include "static_entries.h"
 
 enum engine_dispatch {
 	ENGINE_INDIRECT, /* through the descriptor's function pointers */
@@ -21,26 +22,36 @@ enum engine_emit {
 	ENGINE_TO_SLOT, /* vector engines: fate recorded per slot */
 };
 
+/* The per-packet entries the static engine calls directly: every stage the
+ * registry has (the pipeline stages first: they are what a real pipeline
+ * runs). A stage added without a line here would be called indirectly;
+ * the engine test "static engine: a direct entry for every registered
+ * stage" fails then. */
+#define ENGINE_STATIC_ENTRIES(X) \
+	X(lrx_build_meta_process_one) \
+	X(lrx_gro_process_one) \
+	X(lrx_l3_demux_process_one) \
+	X(lrx_xdp_process_one) \
+	X(lrx_touch_process_one) \
+	X(lrx_null_process_one) \
+	X(lrx_drop_every_process_one) \
+	X(lrx_tx_every_process_one) \
+	X(lrx_hold_process_one)
+
 /* The static engine's dispatch: compare the descriptor's entry with the
  * stages known at build time and call that one directly (the compiler sees
  * a direct call; a comparison of function addresses cannot become a jump
- * table). A stage without a direct entry here is called indirectly, and
- * counted in docs/engines.md as such. */
+ * table). */
 static __rte_always_inline lrx_next_t
 engine_static_one(const struct engine_stage *st, struct rte_mbuf *pkt)
 {
 	lrx_next_t (*fn)(void *, struct rte_mbuf *) = st->process_one;
 
-	if (fn == lrx_touch_process_one)
-		return lrx_touch_process_one(st->ctx, pkt);
-	if (fn == lrx_null_process_one)
-		return lrx_null_process_one(st->ctx, pkt);
-	if (fn == lrx_drop_every_process_one)
-		return lrx_drop_every_process_one(st->ctx, pkt);
-	if (fn == lrx_tx_every_process_one)
-		return lrx_tx_every_process_one(st->ctx, pkt);
-	if (fn == lrx_hold_process_one)
-		return lrx_hold_process_one(st->ctx, pkt);
+#define ENGINE_STATIC_CALL(entry) \
+	if (fn == entry) \
+		return entry(st->ctx, pkt);
+	ENGINE_STATIC_ENTRIES(ENGINE_STATIC_CALL)
+#undef ENGINE_STATIC_CALL
 	return fn(st->ctx, pkt);
 }
 
@@ -48,6 +59,8 @@ static __rte_always_inline uint16_t
 engine_release(const struct engine_stage *st, struct rte_mbuf **pkts,
 	       uint16_t max, enum engine_dispatch dispatch)
 {
+	if (dispatch == ENGINE_DIRECT && st->release == lrx_gro_release)
+		return lrx_gro_release(st->ctx, pkts, max);
 	if (dispatch == ENGINE_DIRECT && st->release == lrx_hold_release)
 		return lrx_hold_release(st->ctx, pkts, max);
 	return st->release(st->ctx, pkts, max);

@@ -18,3 +18,16 @@ void engine_static_run(struct lrx_pipeline *p, unsigned first,
 		engine_packet_walk(p, pkts[i], 0, first, sink, ENGINE_DIRECT,
 				   ENGINE_TO_SINK);
 }
+
+bool engine_static_direct(const struct lrx_stage *stage)
+{
+	bool direct = false;
+
+#define ENGINE_STATIC_MATCH(entry) direct |= stage->process_one == entry;
+	ENGINE_STATIC_ENTRIES(ENGINE_STATIC_MATCH)
+#undef ENGINE_STATIC_MATCH
+	if (stage->release != NULL)
+		direct = direct && (stage->release == lrx_gro_release ||
+				    stage->release == lrx_hold_release);
+	return direct;
+}

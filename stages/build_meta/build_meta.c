@@ -27,6 +27,7 @@
 #include "build_meta.h"
 #include "meta.h"
 #include "stage.h"
+#include "static_entries.h"
 #include "stage_keys.h"
 
 enum build_meta_placement { BM_PLACE_PRIV, BM_PLACE_POOL };
@@ -253,7 +254,7 @@ static inline lrx_next_t build_meta_one_core(struct build_meta_ctx *c,
 	return build_meta_core(c, m, meta);
 }
 
-static lrx_next_t build_meta_process_one(void *ctx, struct rte_mbuf *pkt)
+lrx_next_t lrx_build_meta_process_one(void *ctx, struct rte_mbuf *pkt)
 {
 	return build_meta_one_core(ctx, pkt);
 }
@@ -469,7 +470,7 @@ static const struct lrx_stage build_meta_stage = {
 	.counters = build_meta_counters,
 	.init = build_meta_init,
 	.fini = build_meta_fini,
-	.process_one = build_meta_process_one,
+	.process_one = lrx_build_meta_process_one,
 	.process_burst = build_meta_process_burst,
 };
 

@@ -67,6 +67,7 @@
 
 #include "../meta.h"
 #include "../stage.h"
+#include "../static_entries.h"
 #include "gro.h"
 
 #define GRO_TCP_FLAG_CWR 0x80
@@ -979,7 +980,7 @@ static void gro_flush(void *vctx, bool budget_used)
 	}
 }
 
-static uint16_t gro_release(void *vctx, struct rte_mbuf **pkts, uint16_t max)
+uint16_t lrx_gro_release(void *vctx, struct rte_mbuf **pkts, uint16_t max)
 {
 	struct gro_ctx *ctx = vctx;
 	uint32_t avail = ctx->ring_tail - ctx->ring_head;
@@ -1003,7 +1004,7 @@ static uint32_t gro_held_count(const void *vctx)
 
 /* ---- the two thin loops ------------------------------------------------- */
 
-static lrx_next_t gro_process_one(void *vctx, struct rte_mbuf *pkt)
+lrx_next_t lrx_gro_process_one(void *vctx, struct rte_mbuf *pkt)
 {
 	struct gro_ctx *ctx = vctx;
 	if (unlikely(ctx->impl == GRO_IMPL_RTE))
@@ -1181,10 +1182,10 @@ static const struct lrx_stage gro = {
 	.counters = gro_counters,
 	.init = gro_init,
 	.fini = gro_fini,
-	.process_one = gro_process_one,
+	.process_one = lrx_gro_process_one,
 	.process_burst = gro_process_burst,
 	.flush = gro_flush,
-	.release = gro_release,
+	.release = lrx_gro_release,
 	.held = gro_held_count,
 };
 LRX_STAGE_REGISTER(gro)

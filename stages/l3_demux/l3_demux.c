@@ -39,6 +39,7 @@
 #include "build_meta/stage_keys.h"
 #include "l3_demux.h"
 #include "meta.h"
+#include "static_entries.h"
 #include "stage.h"
 
 enum { L3_FAMILY_V4 = 0, L3_FAMILY_V6 = 1, L3_FAMILIES = 2 };
@@ -860,7 +861,7 @@ static inline lrx_next_t l3_demux_core(struct l3_ctx *c, struct rte_mbuf *m)
 	return L3_CALL2(c, h->rcv, l3_ipv4_rcv, l3_ipv6_rcv, c, m, meta);
 }
 
-static lrx_next_t l3_demux_process_one(void *ctx, struct rte_mbuf *pkt)
+lrx_next_t lrx_l3_demux_process_one(void *ctx, struct rte_mbuf *pkt)
 {
 	return l3_demux_core(ctx, pkt);
 }
@@ -1137,7 +1138,7 @@ static const struct lrx_stage l3_demux_stage = {
 	.keys = l3_demux_keys,
 	.counters = l3_demux_counters,
 	.init = l3_demux_init,
-	.process_one = l3_demux_process_one,
+	.process_one = lrx_l3_demux_process_one,
 	.process_burst = l3_demux_process_burst,
 };
 

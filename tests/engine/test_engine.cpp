@@ -276,6 +276,22 @@ StageSpec random_stage(std::mt19937 &rng)
 
 } // namespace
 
+TEST_CASE("static engine: a direct entry for every registered stage", "[engine][static]")
+{
+	// the static engine is the no-indirect-call bound only if it knows
+	// every stage a pipeline can name (engine_packet_loop.h)
+	unsigned n = 0;
+	for (const lrx_stage *st; (st = lrx_stage_at(n)) != nullptr; n++) {
+		INFO("stage " << st->name);
+		CHECK(engine_static_direct(st));
+	}
+	for (const char *name : {"build-meta", "gro", "l3-demux", "xdp", "null", "touch"}) {
+		INFO("stage " << name);
+		REQUIRE(lrx_stage_find(name) != nullptr);
+	}
+	CHECK(n >= 6);
+}
+
 TEST_CASE("engine names parse and print", "[engine]")
 {
 	lrx_engine_kind kind;
