@@ -57,6 +57,13 @@ static void usage(FILE *out)
 		"  --stats-level L      off | counters | cycles [pipeline] stats_level\n"
 		"  --stats-period S     print a stats line every S seconds [run] stats_period\n"
 		"  --json FILE          write the summary as JSON [run] json\n"
+		"  --xdp-prog P         XDP program: drop, pass, tx, redirect:PORT, read, touch,\n"
+		"                       udp-port-drop:PORTS, abort, or an eBPF object FILE.o;\n"
+		"                       adds the xdp stage where --xdp-mode says [xdp] prog\n"
+		"  --xdp-mode M         native (first stage, raw frame) | generic (after\n"
+		"                       build-meta and gro) [xdp] mode\n"
+		"  --xdp-section S      ELF section of the program (default xdp) [xdp] section\n"
+		"  --xdp-jit 1|0        rte_bpf x86 JIT or interpreter [xdp] jit\n"
 		"  --set SEC.KEY=VALUE  set any config key, e.g. --set stage.touch.bytes=64\n"
 		"  --topology           print cores, NUMA nodes and the L1i geometry, exit\n"
 		"  --list-stages        print the stages and their config keys, exit\n"
@@ -144,7 +151,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_CONFIG = 256, OPT_DURATION, OPT_PACKETS, OPT_BURST, OPT_ENGINE,
 	       OPT_PIPELINE, OPT_FOOTPRINT, OPT_STATS_LEVEL, OPT_STATS_PERIOD,
-	       OPT_JSON, OPT_SET, OPT_TOPOLOGY, OPT_LIST_STAGES, OPT_VERSION, OPT_HELP };
+	       OPT_JSON, OPT_XDP_PROG, OPT_XDP_MODE, OPT_XDP_SECTION, OPT_XDP_JIT, OPT_SET, OPT_TOPOLOGY, OPT_LIST_STAGES, OPT_VERSION, OPT_HELP };
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, OPT_CONFIG},
 		{"duration", required_argument, NULL, OPT_DURATION},
@@ -156,6 +163,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"stats-level", required_argument, NULL, OPT_STATS_LEVEL},
 		{"stats-period", required_argument, NULL, OPT_STATS_PERIOD},
 		{"json", required_argument, NULL, OPT_JSON},
+		{"xdp-prog", required_argument, NULL, OPT_XDP_PROG},
+		{"xdp-mode", required_argument, NULL, OPT_XDP_MODE},
+		{"xdp-section", required_argument, NULL, OPT_XDP_SECTION},
+		{"xdp-jit", required_argument, NULL, OPT_XDP_JIT},
 		{"set", required_argument, NULL, OPT_SET},
 		{"topology", no_argument, NULL, OPT_TOPOLOGY},
 		{"list-stages", no_argument, NULL, OPT_LIST_STAGES},
@@ -176,6 +187,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{OPT_PIPELINE, "pipeline", "stages", "--pipeline"},
 		{OPT_FOOTPRINT, "pipeline", "footprint_kb", "--footprint"},
 		{OPT_STATS_LEVEL, "pipeline", "stats_level", "--stats-level"},
+		{OPT_XDP_PROG, "xdp", "prog", "--xdp-prog"},
+		{OPT_XDP_MODE, "xdp", "mode", "--xdp-mode"},
+		{OPT_XDP_SECTION, "xdp", "section", "--xdp-section"},
+		{OPT_XDP_JIT, "xdp", "jit", "--xdp-jit"},
 	};
 	optind = 1;
 	opterr = 0;
@@ -223,6 +238,17 @@ static int split_eal_args(char *text, char **argv, int max)
 	     tok = strtok_r(NULL, " \t", &save))
 		argv[n++] = tok;
 	return n;
+}
+
+/* A stage that cannot be set up because of what the user named (a bad
+ * value, a file that is missing or unreadable, a feature this machine
+ * lacks for that setting) is a usage error (exit 2); anything else (out
+ * of memory, a device failing) is a run-time failure (exit 1). */
+static int setup_error_status(int rc)
+{
+	return rc == -EINVAL || rc == -ENOENT || rc == -EACCES || rc == -ENOTSUP
+		       ? EXIT_USAGE
+		       : EXIT_RUNTIME;
 }
 
 /* ---- signals and the monitor -------------------------------------------- */
@@ -545,7 +571,7 @@ int lrx_app_main(int argc, char **argv)
 		app->n_workers = i + 1;
 		if (rc < 0) {
 			fprintf(stderr, "listrx: %s\n", err);
-			status = rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+			status = setup_error_status(rc);
 			goto out;
 		}
 	}

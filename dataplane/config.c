@@ -219,6 +219,7 @@ static const char *const port_keys[] = {"device", "devargs", "rx_queues", "tx_qu
 					"forward", NULL};
 static const char *const lcore_keys[] = {"poll", NULL};
 static const char *const telemetry_keys[] = {"enabled", NULL};
+static const char *const xdp_keys[] = {"prog", "section", "mode", "jit", NULL};
 
 static void join_keys(const char *const *keys, char *buf, size_t len)
 {
@@ -432,6 +433,93 @@ static void stage_names(char *buf, size_t len)
 	}
 }
 
+/* [xdp] (and --xdp-prog/--xdp-mode/--xdp-section/--xdp-jit): the issue's
+ * short form of [stage.xdp]. With a prog it also places the xdp stage, as
+ * the kernel attaches a program: mode native = first, on the raw frame (the
+ * driver hook); mode generic = after build-meta and GRO, as xdpgeneric
+ * runs once the skb is built (netif_receive_generic_xdp). A pipeline that
+ * names xdp already must have it where the mode says. Its keys come after
+ * [stage.xdp]'s, so they win. */
+static int load_xdp(struct config_ctx *c, struct rte_cfgfile *cfg)
+{
+	struct lrx_pipeline_conf *pc = &c->conf->pipeline;
+	int rc = check_keys(c, cfg, "xdp", xdp_keys);
+	if (rc || !rte_cfgfile_has_section(cfg, "xdp"))
+		return rc;
+	const char *prog = get(cfg, "xdp", "prog");
+	const char *mode = get(cfg, "xdp", "mode");
+	bool jit = true;
+	rc = get_bool(c, cfg, "xdp", "jit", &jit);
+	if (rc)
+		return rc;
+	bool generic = mode && strcmp(mode, "generic") == 0;
+	if (mode && !generic && strcmp(mode, "native") != 0)
+		return config_error(c, "xdp", "mode", mode, "valid modes: native, generic");
+	if (prog && !*prog)
+		return config_error(c, "xdp", "prog", prog,
+				    "empty; name a built-in program (see docs/xdp.md) or an ELF object FILE.o");
+
+	/* where xdp is, and where the mode wants it: after the last of
+	 * build-meta and gro, or first */
+	int at = -1, after_meta = -1;
+	bool has_meta = false;
+	for (unsigned i = 0; i < pc->n_stages; i++) {
+		const char *name = pc->stages[i].stage->name;
+		if (strcmp(name, "xdp") == 0 && at < 0)
+			at = (int)i;
+		if (strcmp(name, "build-meta") == 0 || strcmp(name, "gro") == 0) {
+			has_meta |= strcmp(name, "build-meta") == 0;
+			if (at < 0)
+				after_meta = (int)i;
+		}
+	}
+	const char *stages = get(cfg, "pipeline", "stages");
+	if (generic && !has_meta)
+		return config_error(c, "xdp", "mode", mode,
+				    "generic XDP runs after build-meta (as xdpgeneric after the skb is built), and the pipeline (%s) has no build-meta; add it, or use mode native",
+				    stages && *stages ? stages : "none");
+	if (at >= 0 && ((!generic && at != 0) || (generic && after_meta < 0)))
+		return config_error(c, "xdp", "mode", mode ? mode : "native",
+				    "the pipeline (%s) has xdp at position %d: mode %s needs it %s",
+				    stages, at + 1, generic ? "generic" : "native",
+				    generic ? "after build-meta" : "first");
+	if (at < 0 && prog) {
+		if (pc->n_stages == LRX_PIPELINE_MAX_STAGES)
+			return config_error(c, "xdp", "prog", prog,
+					    "no room for the xdp stage: at most %u stages",
+					    LRX_PIPELINE_MAX_STAGES);
+		at = generic ? after_meta + 1 : 0;
+		memmove(&pc->stages[at + 1], &pc->stages[at],
+			(pc->n_stages - (unsigned)at) * sizeof(pc->stages[0]));
+		memset(&pc->stages[at], 0, sizeof(pc->stages[0]));
+		pc->stages[at].stage = lrx_stage_find("xdp");
+		pc->n_stages++;
+		rc = load_stage_section(c, cfg, "stage.xdp", &pc->stages[at]);
+		if (rc)
+			return rc;
+	}
+	if (at < 0)
+		return 0; /* settings kept for an xdp stage switched off */
+
+	struct lrx_stage_conf *sc = &pc->stages[at];
+	const char *section = get(cfg, "xdp", "section");
+	const char *keys[] = {"prog", "section", "mode", "exec"};
+	const char *values[] = {prog, section, mode,
+				get(cfg, "xdp", "jit") ? (jit ? "jit" : "interp") : NULL};
+	for (unsigned k = 0; k < RTE_DIM(keys); k++) {
+		if (!values[k])
+			continue;
+		if (sc->n_values == RTE_DIM(sc->keys))
+			return config_error(c, "xdp", keys[k], values[k], "too many keys");
+		sc->keys[sc->n_values] = config_strdup(c->conf, keys[k]);
+		sc->values[sc->n_values] = config_strdup(c->conf, values[k]);
+		if (!sc->keys[sc->n_values] || !sc->values[sc->n_values])
+			return config_error(c, "xdp", keys[k], values[k], "config too large");
+		sc->n_values++;
+	}
+	return 0;
+}
+
 static int load_pipeline(struct config_ctx *c, struct rte_cfgfile *cfg)
 {
 	struct lrx_pipeline_conf *pc = &c->conf->pipeline;
@@ -489,10 +577,6 @@ static int load_pipeline(struct config_ctx *c, struct rte_cfgfile *cfg)
 			sc->stage = stage;
 		}
 	}
-	if (pc->engine == LRX_ENGINE_HYBRID && pc->hybrid_k > pc->n_stages)
-		return config_error(c, "pipeline", "engine", engine,
-				    "hybrid:%u needs at least %u stages; the pipeline has %u",
-				    pc->hybrid_k, pc->hybrid_k, pc->n_stages);
 	/* [stage.NAME] sections apply to every instance of NAME */
 	for (unsigned i = 0; i < pc->n_stages; i++) {
 		char section[LRX_NAME_LEN + 8];
@@ -501,6 +585,13 @@ static int load_pipeline(struct config_ctx *c, struct rte_cfgfile *cfg)
 		if (rc)
 			return rc;
 	}
+	rc = load_xdp(c, cfg); /* may add the xdp stage */
+	if (rc)
+		return rc;
+	if (pc->engine == LRX_ENGINE_HYBRID && pc->hybrid_k > pc->n_stages)
+		return config_error(c, "pipeline", "engine", engine,
+				    "hybrid:%u needs at least %u stages; the pipeline has %u",
+				    pc->hybrid_k, pc->hybrid_k, pc->n_stages);
 	if (c->conf->footprint_total_kb && pc->n_stages) {
 		unsigned per = c->conf->footprint_total_kb / pc->n_stages;
 		unsigned rest = c->conf->footprint_total_kb % pc->n_stages;
@@ -715,7 +806,7 @@ static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
 		char tail;
 		if (strcmp(s, "eal") == 0 || strcmp(s, "run") == 0 ||
 		    strcmp(s, "pipeline") == 0 || strcmp(s, "mempool") == 0 ||
-		    strcmp(s, "telemetry") == 0)
+		    strcmp(s, "telemetry") == 0 || strcmp(s, "xdp") == 0)
 			continue;
 		if (sscanf(s, "port.%u%c", &index, &tail) == 1) {
 			rc = index < LRX_MAX_PORTS ? load_port(c, cfg, s, index)
@@ -747,7 +838,7 @@ static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
 			}
 		} else {
 			rc = config_error(c, s, NULL, NULL,
-					  "unknown section; valid sections: [eal], [run], [pipeline], [mempool], [telemetry], [port.N], [lcore.N], [stage.NAME]");
+					  "unknown section; valid sections: [eal], [run], [pipeline], [mempool], [telemetry], [xdp], [port.N], [lcore.N], [stage.NAME]");
 		}
 	}
 	free(names);

@@ -146,7 +146,7 @@ TEST_CASE("bad values are rejected with file, line, key, value and what is valid
 		{"[run]\nfoo = 1\n",
 		 ":2: [run] foo = 1: unknown key; valid keys in [run]: duration, packets, stats_period, json"},
 		{"[ports]\ndevice = x\n",
-		 ":1: [ports]: unknown section; valid sections: [eal], [run], [pipeline], [mempool], [telemetry], [port.N], [lcore.N], [stage.NAME]"},
+		 ":1: [ports]: unknown section; valid sections: [eal], [run], [pipeline], [mempool], [telemetry], [xdp], [port.N], [lcore.N], [stage.NAME]"},
 		{"[port.0]\nrx_queues = 2\n",
 		 ":1: [port.0]: key 'device' missing or empty: name the ethdev (e.g. net_synth0, net_null0) or a PCI address (0000:3b:00.0)"},
 		{"[port.0]\ndevice = net_null0\noffloads = rss,tso\n",
@@ -250,4 +250,97 @@ TEST_CASE("the effective config lists overrides", "[config]")
 		&all);
 	CHECK(all.find("run.packets=5;") != std::string::npos);
 	CHECK(all.find("pipeline.burst=16;") != std::string::npos);
+}
+
+namespace {
+
+std::string stage_list(const lrx_pipeline_conf &pc)
+{
+	std::string s;
+	for (unsigned i = 0; i < pc.n_stages; i++)
+		s += (i ? "," : "") + std::string(pc.stages[i].stage->name);
+	return s;
+}
+
+// the last value of key in stage i's settings ("" if absent): what the
+// stage's init sees last wins
+std::string stage_value(const lrx_pipeline_conf &pc, unsigned i, const char *key)
+{
+	std::string v;
+	for (unsigned k = 0; k < pc.stages[i].n_values; k++)
+		if (std::strcmp(pc.stages[i].keys[k], key) == 0)
+			v = pc.stages[i].values[k];
+	return v;
+}
+
+} // namespace
+
+TEST_CASE("[xdp] places the xdp stage where its mode says", "[config][xdp]")
+{
+	SECTION("native (the default): first, before build-meta")
+	{
+		Loaded l("[pipeline]\nstages = build-meta,l3-demux\n[xdp]\nprog = drop\n");
+		REQUIRE(l.rc == 0);
+		CHECK(stage_list(l.conf.pipeline) == "xdp,build-meta,l3-demux");
+		CHECK(stage_value(l.conf.pipeline, 0, "prog") == "drop");
+	}
+	SECTION("generic: after build-meta and gro, keys mapped to the stage's")
+	{
+		Loaded l("[pipeline]\nstages = build-meta,gro,l3-demux\n"
+			 "[stage.xdp]\nprog = pass\nwindow = 256\n"
+			 "[xdp]\nprog = x.o\nmode = generic\nsection = xdp/f\njit = no\n");
+		REQUIRE(l.rc == 0);
+		CHECK(stage_list(l.conf.pipeline) == "build-meta,gro,xdp,l3-demux");
+		CHECK(stage_value(l.conf.pipeline, 2, "prog") == "x.o"); // [xdp] wins
+		CHECK(stage_value(l.conf.pipeline, 2, "window") == "256");
+		CHECK(stage_value(l.conf.pipeline, 2, "section") == "xdp/f");
+		CHECK(stage_value(l.conf.pipeline, 2, "mode") == "generic");
+		CHECK(stage_value(l.conf.pipeline, 2, "exec") == "interp");
+	}
+	SECTION("the command-line options, on an empty pipeline")
+	{
+		lrx_override ov[] = {override_of("xdp", "prog", "tx", "--xdp-prog"),
+				     override_of("xdp", "jit", "1", "--xdp-jit")};
+		Loaded l("", ov, 2);
+		REQUIRE(l.rc == 0);
+		CHECK(stage_list(l.conf.pipeline) == "xdp");
+		CHECK(stage_value(l.conf.pipeline, 0, "exec") == "jit");
+	}
+	SECTION("a pipeline that names xdp keeps it where it is, if the mode agrees")
+	{
+		Loaded l("[pipeline]\nstages = build-meta,xdp\n[xdp]\nprog = drop\nmode = generic\n");
+		REQUIRE(l.rc == 0);
+		CHECK(stage_list(l.conf.pipeline) == "build-meta,xdp");
+	}
+	SECTION("no prog, no xdp in the pipeline: nothing added")
+	{
+		Loaded l("[pipeline]\nstages = build-meta\n[xdp]\nmode = generic\n");
+		REQUIRE(l.rc == 0);
+		CHECK(stage_list(l.conf.pipeline) == "build-meta");
+	}
+}
+
+TEST_CASE("[xdp] mistakes are named", "[config][xdp]")
+{
+	struct Case {
+		const char *text, *expect;
+	} cases[] = {
+		{"[xdp]\nprog = drop\nmode = driver\n",
+		 "[xdp] mode = driver: valid modes: native, generic"},
+		{"[xdp]\nprog = drop\nmode = generic\n",
+		 "the pipeline (none) has no build-meta; add it, or use mode native"},
+		{"[pipeline]\nstages = build-meta,xdp\n[xdp]\nprog = drop\n",
+		 "has xdp at position 2: mode native needs it first"},
+		{"[pipeline]\nstages = xdp,build-meta\n[xdp]\nmode = generic\n",
+		 "has xdp at position 1: mode generic needs it after build-meta"},
+		{"[xdp]\nprog = drop\njit = maybe\n",
+		 "[xdp] jit = maybe: must be yes/no"},
+		{"[xdp]\nprogram = drop\n", "program"},
+	};
+	for (const Case &c : cases) {
+		Loaded l(c.text);
+		INFO(c.text << "-> " << l.err);
+		CHECK(l.rc == -EINVAL);
+		CHECK(std::string(l.err).find(c.expect) != std::string::npos);
+	}
 }

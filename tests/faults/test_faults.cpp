@@ -241,3 +241,46 @@ TEST_CASE("SIGINT/SIGTERM at random moments: exit 0, summary and full pool once 
 	// the runs signalled after start-up did print their summary
 	CHECK(runs_with_summary >= 10);
 }
+
+TEST_CASE("bad XDP programs and options: exit 2 naming the input, nothing started",
+	  "[faults][xdp]")
+{
+	const char *src = std::getenv("LISTRX_SOURCE_ROOT");
+	const char *build = std::getenv("LISTRX_BUILD_ROOT");
+	REQUIRE(src);
+	REQUIRE(build);
+	std::string corpus = std::string(src) + "/tests/fuzz/corpus/bpf_elf/";
+	std::string bad_helper = std::string(build) + "/tests/xdp/bad_helper.bpf.o";
+	std::string drop = std::string(build) + "/stages/xdp/xdp_drop.bpf.o";
+	struct Case {
+		const char *name;
+		std::vector<std::string> args;
+		std::string expect; // in stderr
+	};
+	std::vector<Case> cases = {
+		{"not_elf", {"--xdp-prog", "bpf:" + corpus + "not_elf"}, "not a proper ELF object"},
+		{"truncated", {"--xdp-prog", "bpf:" + corpus + "truncated_elf"}, "truncated_elf"},
+		{"missing", {"--xdp-prog", "/nonexistent/x.o"}, "/nonexistent/x.o: cannot open"},
+		{"helper", {"--xdp-prog", bad_helper}, "calls helper 44 (bpf_xdp_adjust_head)"},
+		{"section", {"--xdp-prog", drop, "--xdp-section", "nosuch"},
+		 "section 'nosuch': no such code section (the object has: xdp)"},
+		{"builtin", {"--xdp-prog", "nosuchprog"}, "'nosuchprog': a built-in (drop, pass"},
+		{"mode", {"--xdp-prog", "drop", "--xdp-mode", "driver"},
+		 "--xdp-mode driver: [xdp] mode: valid modes: native, generic"},
+		{"jit", {"--xdp-prog", "drop", "--xdp-jit", "sometimes"}, "--xdp-jit sometimes"},
+	};
+	for (const Case &c : cases) {
+		SECTION(c.name) {
+			std::vector<std::string> own = c.args;
+			own.insert(own.end(), {"--packets", "1000", "--stats-period", "0"});
+			auto r = run_program(cmd(eal(std::string("xdpbad") + c.name,
+						     {"net_null0,copy=0"}), own),
+					     within(60));
+			INFO(r.out << r.err);
+			REQUIRE_FALSE(r.timed_out);
+			CHECK(r.status == 2);
+			CHECK(r.err.find(c.expect) != std::string::npos);
+			CHECK(r.out.find("==== listrx summary") == std::string::npos);
+		}
+	}
+}
