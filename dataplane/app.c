@@ -55,6 +55,8 @@ static void usage(FILE *out)
 		"                       ('none' = empty pipeline: packets are delivered)\n"
 		"  --footprint KB       ballast code executed per packet, split over stages\n"
 		"  --stats-level L      off | counters | cycles [pipeline] stats_level\n"
+		"  --latency            record RX timestamp to verdict latency (needs TSC\n"
+		"                       stamps: net_synth hints=...+timestamp) [pipeline] latency\n"
 		"  --stats-period S     print a stats line every S seconds [run] stats_period\n"
 		"  --json FILE          write the summary as JSON [run] json\n"
 		"  --xdp-prog P         XDP program: drop, pass, tx, redirect:PORT, read, touch,\n"
@@ -151,7 +153,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_CONFIG = 256, OPT_DURATION, OPT_PACKETS, OPT_BURST, OPT_ENGINE,
 	       OPT_PIPELINE, OPT_FOOTPRINT, OPT_STATS_LEVEL, OPT_STATS_PERIOD,
-	       OPT_JSON, OPT_XDP_PROG, OPT_XDP_MODE, OPT_XDP_SECTION, OPT_XDP_JIT, OPT_SET, OPT_TOPOLOGY, OPT_LIST_STAGES, OPT_VERSION, OPT_HELP };
+	       OPT_JSON, OPT_XDP_PROG, OPT_XDP_MODE, OPT_XDP_SECTION, OPT_XDP_JIT,
+	       OPT_SET, OPT_LATENCY, OPT_TOPOLOGY, OPT_LIST_STAGES, OPT_VERSION,
+	       OPT_HELP };
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, OPT_CONFIG},
 		{"duration", required_argument, NULL, OPT_DURATION},
@@ -168,6 +172,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"xdp-section", required_argument, NULL, OPT_XDP_SECTION},
 		{"xdp-jit", required_argument, NULL, OPT_XDP_JIT},
 		{"set", required_argument, NULL, OPT_SET},
+		{"latency", no_argument, NULL, OPT_LATENCY},
 		{"topology", no_argument, NULL, OPT_TOPOLOGY},
 		{"list-stages", no_argument, NULL, OPT_LIST_STAGES},
 		{"version", no_argument, NULL, OPT_VERSION},
@@ -200,6 +205,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		switch (opt) {
 		case OPT_CONFIG: o->config = optarg; break;
 		case OPT_SET: rc = parse_set(o, optarg); break;
+		case OPT_LATENCY: rc = add_override(o, "pipeline", "latency", "1", "--latency"); break;
 		case OPT_TOPOLOGY: o->topology = true; break;
 		case OPT_LIST_STAGES: o->list_stages = true; break;
 		case OPT_VERSION: o->version = true; break;
@@ -293,6 +299,32 @@ static void *monitor_main(void *arg)
 
 /* ---- lcores --------------------------------------------------------- */
 
+/* --latency: the lcore's histogram; the ports whose stamps are TSC are
+ * the ones it records (the others' stamps are counted, not recorded). */
+static int worker_latency_create(const struct lrx_app *app, struct lrx_worker *w,
+				 int socket, char *err, size_t err_len)
+{
+	w->latency = rte_zmalloc_socket("listrx_latency", sizeof(*w->latency),
+					RTE_CACHE_LINE_SIZE, socket);
+	if (!w->latency) {
+		snprintf(err, err_len, "lcore %u: no memory for its latency histogram",
+			 w->lcore_id);
+		return -ENOMEM;
+	}
+	int rc = lrx_latency_init(w->latency);
+	if (rc < 0) {
+		snprintf(err, err_len,
+			 "lcore %u: --latency: cannot register the RX timestamp mbuf field: %s",
+			 w->lcore_id, rte_strerror(-rc));
+		return rc;
+	}
+	for (unsigned i = 0; i < app->ports.n; i++) {
+		const struct lrx_port *port = &app->ports.ports[i];
+		w->latency->port_tsc[port->port_id] = lrx_port_rx_timestamp_is_tsc(port);
+	}
+	return 0;
+}
+
 static int worker_create(struct lrx_app *app, unsigned lcore_id, uint16_t tx_queue,
 			 struct lrx_worker **out, char *err, size_t err_len)
 {
@@ -321,6 +353,11 @@ static int worker_create(struct lrx_app *app, unsigned lcore_id, uint16_t tx_que
 		snprintf(err, err_len, "lcore %u: no memory for its sink", lcore_id);
 		return -ENOMEM;
 	}
+	if (app->conf.latency) {
+		int rc = worker_latency_create(app, w, socket, err, err_len);
+		if (rc < 0)
+			return rc;
+	}
 	struct lrx_pipeline_conf pc = app->conf.pipeline;
 	pc.socket_id = socket;
 	pc.lcore_id = lcore_id;
@@ -333,6 +370,7 @@ static void worker_destroy(struct lrx_worker *w)
 		return;
 	if (w->pipeline)
 		lrx_pipeline_destroy(w->pipeline);
+	rte_free(w->latency);
 	rte_free(w->sink);
 	rte_free(w);
 }

@@ -211,7 +211,7 @@ static int parse_offloads(const char *text, uint32_t *out, char *bad, size_t bad
 static const char *const run_keys[] = {"duration", "packets", "stats_period", "json", NULL};
 static const char *const eal_keys[] = {"args", NULL};
 static const char *const pipeline_keys[] = {"engine", "burst", "stages", "stats_level",
-					    "footprint_kb", NULL};
+					    "footprint_kb", "latency", NULL};
 static const char *const mempool_keys[] = {"mbufs", "cache", "data_room", "priv_size", NULL};
 static const char *const port_keys[] = {"device", "devargs", "rx_queues", "tx_queues",
 					"rx_desc", "tx_desc", "offloads",
@@ -536,6 +536,7 @@ static int load_pipeline(struct config_ctx *c, struct rte_cfgfile *cfg)
 	pc->burst = (uint16_t)burst;
 	rc = rc ?: get_unsigned(c, cfg, "pipeline", "footprint_kb", 0, 1u << 20,
 				&c->conf->footprint_total_kb);
+	rc = rc ?: get_bool(c, cfg, "pipeline", "latency", &c->conf->latency);
 	if (rc)
 		return rc;
 	const char *level = get(cfg, "pipeline", "stats_level");

@@ -66,6 +66,7 @@ struct lrx_config {
 	/* [pipeline] + [stage.NAME] */
 	struct lrx_pipeline_conf pipeline;
 	unsigned footprint_total_kb;    /* --footprint: split over stages */
+	bool latency;                   /* --latency: RX stamp to verdict */
 
 	/* [mempool] */
 	unsigned mbufs;                 /* 0 = computed from ports/lcores */

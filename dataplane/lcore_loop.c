@@ -47,8 +47,11 @@ static inline uint16_t worker_poll_one(struct lrx_worker *w,
 				       poll->queue, budget, w->sink);
 	if (unlikely(w->forwarding))
 		forward_delivered(w);
-	if (w->sink->n)
+	if (w->sink->n) {
+		if (w->latency)
+			lrx_latency_record_sink(w->latency, w->sink);
 		lrx_sink_complete(w->sink, w->tx_queue, &w->counters);
+	}
 	poll->stats.polls++;
 	poll->stats.rx_packets += n;
 	return n;
@@ -98,6 +101,8 @@ void lrx_worker_drain(struct lrx_worker *w)
 	if (!w->pipeline)
 		return;
 	lrx_pipeline_drain(w->pipeline, w->sink);
+	if (w->latency)
+		w->latency->at_exit += w->sink->n;
 	if (w->forwarding)
 		forward_delivered(w);
 	if (w->sink->n)

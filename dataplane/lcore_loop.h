@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "latency.h"
 #include "pipeline.h"
 #include "ports.h"
 #include "sink.h"
@@ -33,6 +34,7 @@ struct lrx_worker {
 	struct lrx_sink *sink;
 	bool forwarding;                  /* some port forwards delivered packets */
 	int forward_of_port[RTE_MAX_ETHPORTS]; /* ingress port id -> port id or -1 */
+	struct lrx_latency *latency;      /* NULL unless --latency */
 
 	/* written by the worker, read by the monitor and telemetry */
 	uint64_t polls_total, empty_polls, rx_packets;
@@ -57,7 +59,8 @@ struct lrx_worker_arg {
 };
 int lrx_worker_main(void *arg);
 
-/* After the loop: releases what stages hold and completes the sink. */
+/* After the loop: releases what stages hold and completes the sink (not
+ * recorded as latency: held until the run stopped, not until a verdict). */
 void lrx_worker_drain(struct lrx_worker *w);
 
 #endif

@@ -20,6 +20,12 @@ struct lrx_port *lrx_ports_by_index(struct lrx_ports *ports, unsigned index)
 	return NULL;
 }
 
+bool lrx_port_rx_timestamp_is_tsc(const struct lrx_port *port)
+{
+	/* net_synth writes rte_rdtsc() at rx_burst (docs/net_synth.md, hints) */
+	return strcmp(port->driver, "net_synth") == 0;
+}
+
 static void probed_names(char *buf, size_t len)
 {
 	uint16_t pid;

@@ -51,5 +51,9 @@ unsigned lrx_ports_driver_held(const struct lrx_ports *ports);
 void lrx_ports_free_pools(struct lrx_ports *ports);
 
 struct lrx_port *lrx_ports_by_index(struct lrx_ports *ports, unsigned index);
+/* The port stamps RX timestamps with the TSC of the polling lcore, so
+ * rte_rdtsc() - stamp is a latency. Only net_synth does (hints=timestamp);
+ * NICs stamp with their own clock, which listrx does not relate to the TSC. */
+bool lrx_port_rx_timestamp_is_tsc(const struct lrx_port *port);
 
 #endif

@@ -48,6 +48,25 @@ void lrx_stage_totals(const struct lrx_app *app, unsigned stage,
 	}
 }
 
+bool lrx_latency_totals(const struct lrx_app *app, struct lrx_latency *total)
+{
+	memset(total, 0, sizeof(*total));
+	if (!app->conf.latency)
+		return false;
+	for (unsigned i = 0; i < app->n_workers; i++) {
+		const struct lrx_latency *lat = app->workers[i]->latency;
+		if (!lat)
+			continue;
+		lrx_latency_hist_merge(&total->hist, &lat->hist);
+		total->at_exit += lat->at_exit;
+		for (unsigned p = 0; p < RTE_DIM(total->not_tsc); p++) {
+			total->not_tsc[p] += lat->not_tsc[p];
+			total->port_tsc[p] |= lat->port_tsc[p];
+		}
+	}
+	return true;
+}
+
 double lrx_run_seconds(const struct lrx_app *app)
 {
 	if (!app->start_tsc)

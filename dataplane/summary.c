@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -33,6 +35,115 @@ void lrx_stats_line(const struct lrx_app *app, struct lrx_totals *prev,
 	*prev_seconds = now;
 }
 
+/* ---- latency (--latency) ------------------------------------------------ */
+
+struct summary_latency {
+	uint64_t samples, clamped, at_exit;
+	double p50_ns, p99_ns, p999_ns, max_ns; /* -1 without samples */
+	double clamp_ns;                        /* the histogram's range */
+	char reason[1024];                      /* why (some) latency is missing */
+};
+
+static void __attribute__((format(printf, 3, 4)))
+reason_append(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	if (used + 3 >= len)
+		return;
+	if (used) {
+		memcpy(buf + used, "; ", 3);
+		used += 2;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+/* false when --latency is off */
+static bool summary_latency_read(const struct lrx_app *app, struct summary_latency *s)
+{
+	struct lrx_latency t;
+	memset(s, 0, sizeof(*s));
+	if (!lrx_latency_totals(app, &t))
+		return false;
+	uint64_t hz = rte_get_tsc_hz();
+	s->samples = lrx_latency_hist_count(&t.hist);
+	s->clamped = t.hist.clamped;
+	s->at_exit = t.at_exit;
+	s->p50_ns = lrx_latency_ticks_to_ns(lrx_latency_hist_quantile(&t.hist, 0.50), hz);
+	s->p99_ns = lrx_latency_ticks_to_ns(lrx_latency_hist_quantile(&t.hist, 0.99), hz);
+	s->p999_ns = lrx_latency_ticks_to_ns(lrx_latency_hist_quantile(&t.hist, 0.999), hz);
+	s->max_ns = lrx_latency_ticks_to_ns(lrx_latency_hist_max(&t.hist), hz);
+	s->clamp_ns = lrx_latency_ticks_to_ns((double)LRX_LATENCY_MAX_TICKS, hz);
+	/* stamps of a clock that is not the TSC are not comparable with
+	 * rte_rdtsc(): name the ports rather than report their numbers */
+	for (unsigned i = 0; i < app->ports.n; i++) {
+		const struct lrx_port *port = &app->ports.ports[i];
+		if (t.not_tsc[port->port_id])
+			reason_append(s->reason, sizeof(s->reason),
+				      "port %u (%s, driver %s) timestamps are not TSC: %lu stamped packets not recorded",
+				      port->index, port->name, port->driver,
+				      (unsigned long)t.not_tsc[port->port_id]);
+	}
+	uint64_t elsewhere = 0;
+	for (unsigned p = 0; p < RTE_DIM(t.not_tsc); p++)
+		elsewhere += t.not_tsc[p];
+	for (unsigned i = 0; i < app->ports.n; i++)
+		elsewhere -= t.not_tsc[app->ports.ports[i].port_id];
+	if (elsewhere)
+		reason_append(s->reason, sizeof(s->reason),
+			      "%lu packets stamped by a port listrx does not poll not recorded",
+			      (unsigned long)elsewhere);
+	if (s->samples == 0 && !s->reason[0])
+		reason_append(s->reason, sizeof(s->reason),
+			      "no RX timestamps (use net_synth hints=...+timestamp)");
+	return true;
+}
+
+static void summary_latency_print(const struct lrx_app *app, FILE *out)
+{
+	struct summary_latency s;
+	if (!summary_latency_read(app, &s))
+		return;
+	fprintf(out, "\n");
+	if (s.samples)
+		fprintf(out,
+			"latency, RX stamp to verdict (synth-tsc, %lu samples, \u00b11.6%%): p50 %.1f ns, p99 %.1f ns, p99.9 %.1f ns, max %.1f ns\n",
+			(unsigned long)s.samples, s.p50_ns, s.p99_ns, s.p999_ns, s.max_ns);
+	if (s.clamped)
+		fprintf(out, "latency: %lu samples above the histogram's %.3f ms counted at it\n",
+			(unsigned long)s.clamped, s.clamp_ns / 1e6);
+	if (s.at_exit)
+		fprintf(out, "latency: %lu packets held until the run stopped, not recorded\n",
+			(unsigned long)s.at_exit);
+	if (s.reason[0])
+		fprintf(out, "latency: %s\n", s.reason);
+}
+
+static void summary_latency_json(const struct lrx_app *app, struct lrx_json *j)
+{
+	struct summary_latency s;
+	if (!summary_latency_read(app, &s))
+		return;
+	lrx_json_object_begin(j, "latency_ns");
+	/* null, not 0, without samples: not measured */
+	lrx_json_double(j, "p50", s.samples ? s.p50_ns : NAN);
+	lrx_json_double(j, "p99", s.samples ? s.p99_ns : NAN);
+	lrx_json_double(j, "p999", s.samples ? s.p999_ns : NAN);
+	lrx_json_double(j, "max", s.samples ? s.max_ns : NAN);
+	lrx_json_u64(j, "samples", s.samples);
+	lrx_json_u64(j, "clamped", s.clamped);
+	lrx_json_u64(j, "held_at_exit", s.at_exit);
+	lrx_json_double(j, "clamp_ns", s.clamp_ns);
+	if (s.samples)
+		lrx_json_string(j, "source", "synth-tsc");
+	else
+		lrx_json_null(j, "source");
+	lrx_json_object_end(j);
+	if (s.reason[0])
+		lrx_json_string(j, "latency_unavailable", s.reason);
+}
 
 void lrx_summary_print(const struct lrx_app *app, FILE *out)
 {
@@ -124,6 +235,7 @@ void lrx_summary_print(const struct lrx_app *app, FILE *out)
 				fprintf(out, "%-24s %14lu\n", lrx_drop_reason_name(r),
 					(unsigned long)t.drops[r]);
 	}
+	summary_latency_print(app, out);
 	fprintf(out, "\nmbufs in use at exit: %u\n", app->mbufs_in_use_at_exit);
 	if (app->driver_held_mbufs_at_exit)
 		fprintf(out,
@@ -232,6 +344,7 @@ void lrx_summary_json(const struct lrx_app *app, struct lrx_json *j)
 	else
 		lrx_json_null(j, "busy_cycles_per_packet");
 	lrx_json_u64(j, "tsc_hz", rte_get_tsc_hz());
+	summary_latency_json(app, j);
 	lrx_json_bool(j, "stopped_by_signal", app->stopped_by_signal);
 
 	lrx_json_array_begin(j, "ports");

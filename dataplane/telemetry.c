@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_telemetry.h>
 
 #include "stats.h"
@@ -161,6 +162,34 @@ static int tel_lcores(const char *cmd __rte_unused, const char *params __rte_unu
 	return 0;
 }
 
+/* /listrx/latency: the lcores' histograms merged while they run (read
+ * without locks, like the other counters: a percentile may miss the
+ * samples of the poll in progress) */
+static int tel_latency(const char *cmd __rte_unused, const char *params __rte_unused,
+		       struct rte_tel_data *d)
+{
+	struct lrx_latency total;
+	rte_tel_data_start_dict(d);
+	bool on = lrx_latency_totals(telemetry_app, &total);
+	rte_tel_data_add_dict_string(d, "recording", on ? "on" : "off (--latency)");
+	if (!on)
+		return 0;
+	uint64_t hz = rte_get_tsc_hz();
+	uint64_t samples = lrx_latency_hist_count(&total.hist);
+	rte_tel_data_add_dict_u64(d, "samples", samples);
+	if (!samples)
+		return 0;
+	static const struct {
+		const char *name;
+		double q;
+	} quantiles[] = {{"p50_ns", 0.5}, {"p99_ns", 0.99}, {"p999_ns", 0.999}};
+	for (unsigned i = 0; i < RTE_DIM(quantiles); i++)
+		rte_tel_data_add_dict_u64(d, quantiles[i].name,
+					  (uint64_t)lrx_latency_ticks_to_ns(
+						  lrx_latency_hist_quantile(&total.hist, quantiles[i].q), hz));
+	return 0;
+}
+
 int lrx_telemetry_register(const struct lrx_app *app)
 {
 	telemetry_app = app;
@@ -172,5 +201,7 @@ int lrx_telemetry_register(const struct lrx_app *app)
 					      "listrx per-stage calls, packets, cycles, drops. No parameters");
 	rc = rc ?: rte_telemetry_register_cmd("/listrx/lcores", tel_lcores,
 					      "listrx per-lcore polls and packets. No parameters");
+	rc = rc ?: rte_telemetry_register_cmd("/listrx/latency", tel_latency,
+					      "listrx RX timestamp to verdict latency (--latency). No parameters");
 	return rc;
 }

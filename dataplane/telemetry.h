@@ -6,7 +6,8 @@
 
 #include "app.h"
 
-/* Registers /listrx/stats, /listrx/config, /listrx/stages, /listrx/lcores.
+/* Registers /listrx/stats, /listrx/config, /listrx/stages, /listrx/lcores,
+ * /listrx/latency.
  * The app must outlive the process's telemetry thread (it is static). */
 int lrx_telemetry_register(const struct lrx_app *app);
 

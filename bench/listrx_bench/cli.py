@@ -151,7 +151,8 @@ def build_parser():
 
     lt = sub.add_parser("latency", help="p50/p99/p99.9 per burst size and engine")
     add_common(lt)
-    add_grid(lt, "1,8,32,64,256", "packet,burst", "0", "build-meta,l3-demux", "null")
+    # net_synth: the device that stamps packets with the TSC (net_null does not)
+    add_grid(lt, "1,8,32,64,256", "packet,burst", "0", "build-meta,l3-demux", "udp64")
     lt.add_argument("--duration", type=float, default=1.0)
     lt.add_argument("--out", default=None, help="write latency.json/.md here (default: %(default)s)")
     lt.set_defaults(func=cmd_latency)

@@ -1,13 +1,17 @@
 """latency: p50/p99/p99.9 from RX timestamp to verdict, per burst and engine.
 
-The figures come from the binary's JSON summary, key `latency_ns`:
+Each cell runs `listrx --latency` with net_synth's timestamp hint
+(hints=...+timestamp); the figures come from the JSON summary, key
+`latency_ns`:
 
     "latency_ns": {"p50": 410.0, "p99": 1630.0, "p999": 2900.0,
-                   "samples": 1000000, "source": "synth-tsc" | "nic" | ...}
+                   "samples": 1000000, "source": "synth-tsc", ...}
 
-(nanoseconds from the packet's RX timestamp -- the NIC's, or the TSC stamp
-the emulated NIC writes -- to its verdict at the sink). When the key is
-absent the figures are "unavailable: binary does not record latency".
+(nanoseconds from the TSC stamp the emulated NIC writes at rx_burst to the
+packet's verdict at the sink). Without samples (a device that does not stamp
+with the TSC, e.g. net_null or a NIC) the figures are unavailable with the
+binary's reason (`latency_unavailable`); when the key is absent, "binary
+does not record latency".
 """
 
 import json
@@ -35,8 +39,9 @@ def latency_figures(summary):
     fig["samples"] = lat.get("samples")
     fig["source"] = lat.get("source", "?")
     if not lat.get("samples"):
+        why = summary.get("latency_unavailable") or "latency_ns has no samples"
         for k in KEYS:
-            fig[k] = unavailable("latency_ns has no samples")
+            fig[k] = unavailable(why)
     return fig
 
 
@@ -52,7 +57,8 @@ def run_latency(lx, args, argv):
             fig["samples"] = fig["source"] = None
         else:
             json_path = os.path.join(args.out or "/tmp", "latency-%d-%d.json" % (os.getpid(), i))
-            summary, err, info = lx.run(lx.command(cell, json_path, duration=args.duration),
+            summary, err, info = lx.run(lx.command(cell, json_path, duration=args.duration,
+                                                   latency=True),
                                         json_path, timeout=args.timeout)
             if not args.out and os.path.exists(json_path):
                 os.unlink(json_path)

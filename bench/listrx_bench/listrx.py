@@ -13,6 +13,9 @@ import time
 # EAL arguments that run on a machine without hugepages or NICs; --eal on
 # the command line replaces them (e.g. "-a 0000:3b:00.0" for a real NIC).
 DEFAULT_EAL = "--no-huge --no-pci --no-shconf -m 1024"
+# net_synth's default hints plus the RX timestamp (the TSC at rx_burst),
+# which `listrx --latency` needs
+SYNTH_TIMESTAMP_HINTS = "hash+csum+ptype+timestamp"
 
 
 class BenchError(Exception):
@@ -127,16 +130,18 @@ class Listrx:
         return self._stages
 
     # ---- command lines -------------------------------------------------
-    def eal_args(self, profile, lcores=None):
+    def eal_args(self, profile, lcores=None, timestamps=False):
         args = ["-l", lcores or self.lcores] + self.eal
         self.counter += 1
         args += ["--file-prefix", "lrxbench%d_%d" % (os.getpid(), self.counter)]
-        return args + profile_eal(profile)
+        return args + profile_eal(profile, timestamps)
 
     def command(self, spec, json_path, packets=None, duration=None,
-                stats_level=None, lcores=None):
-        cmd = [self.binary] + self.eal_args(spec["profile"], lcores) + ["--"]
-        cmd += profile_listrx(spec["profile"])
+                stats_level=None, lcores=None, latency=False):
+        cmd = [self.binary] + self.eal_args(spec["profile"], lcores, timestamps=latency)
+        cmd += ["--"] + profile_listrx(spec["profile"])
+        if latency:
+            cmd += ["--latency"]
         cmd += ["--engine", spec["engine"], "--burst", str(spec["burst"]),
                 "--pipeline", spec["pipeline_arg"],
                 "--footprint", str(spec["footprint_kb"]),
@@ -191,18 +196,25 @@ def default_lcores():
     return "0-1" if n >= 2 else "0"
 
 
-def profile_eal(profile):
+def profile_eal(profile, timestamps=False):
     """EAL device arguments for a traffic profile:
     null -> DPDK net_null (no copy); none or config:FILE -> nothing (the
     ports come from --eal or the config); a devargs string (net_...) is used
-    as is; any other word is a net_synth profile."""
+    as is; any other word is a net_synth profile. timestamps: net_synth
+    stamps packets with the TSC (hints=...+timestamp) unless the devargs
+    choose hints themselves; other devices are left as they are."""
     if profile == "null":
         return ["--vdev", "net_null0,copy=0"]
     if profile == "none" or profile.startswith("config:"):
         return []
     if profile.startswith("net_"):
+        if timestamps and profile.startswith("net_synth") and "hints=" not in profile:
+            profile += ",hints=" + SYNTH_TIMESTAMP_HINTS
         return ["--vdev", profile]
-    return ["--vdev", "net_synth0,profile=" + profile]
+    devargs = "net_synth0,profile=" + profile
+    if timestamps:
+        devargs += ",hints=" + SYNTH_TIMESTAMP_HINTS
+    return ["--vdev", devargs]
 
 
 def profile_listrx(profile):

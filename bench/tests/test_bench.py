@@ -2,9 +2,11 @@
 result files, the report, the "unavailable" paths, and a short real sweep
 of the binary (skipped, with the reason printed, when it is not built)."""
 
+import contextlib
 import csv
 import datetime
 import io
+import json
 import os
 import subprocess
 import shutil
@@ -19,7 +21,7 @@ from listrx_bench import backends, cli, grid, results  # noqa: E402
 from listrx_bench.compare import parse_testpmd  # noqa: E402
 from listrx_bench.latency import latency_figures  # noqa: E402
 from listrx_bench.listrx import (cachegrind_i1, find_binary, parse_topology,  # noqa: E402
-                                 parse_version, BenchError)
+                                 parse_version, profile_eal, BenchError, Listrx)
 from listrx_bench.progress import Progress  # noqa: E402
 from listrx_bench.report import speedups, group_rows, write_report  # noqa: E402
 from listrx_bench.stats import is_unavailable, median, summary  # noqa: E402
@@ -261,6 +263,32 @@ class UnavailablePaths(unittest.TestCase):
         fig = latency_figures({"latency_ns": {"p50": 400, "p99": 1600, "p999": 2900,
                                               "samples": 1000, "source": "synth-tsc"}})
         self.assertEqual((fig["p50"], fig["p999"], fig["source"]), (400, 2900, "synth-tsc"))
+        # recorded, but nothing stamped with the TSC: the binary's reason
+        fig = latency_figures({"latency_ns": {"p50": None, "p99": None, "p999": None,
+                                              "samples": 0, "source": None},
+                               "latency_unavailable": "no RX timestamps (use net_synth "
+                               "hints=...+timestamp)"})
+        for k in ("p50", "p99", "p999"):
+            self.assertTrue(is_unavailable(fig[k]))
+            self.assertIn("no RX timestamps", fig[k])
+        self.assertEqual(fig["samples"], 0)
+
+    def test_latency_command_asks_for_timestamps(self):
+        self.assertEqual(profile_eal("udp64", timestamps=True),
+                         ["--vdev", "net_synth0,profile=udp64,hints=hash+csum+ptype+timestamp"])
+        self.assertEqual(profile_eal("udp64"), ["--vdev", "net_synth0,profile=udp64"])
+        self.assertEqual(profile_eal("net_synth0,profile=imix", timestamps=True),
+                         ["--vdev", "net_synth0,profile=imix,hints=hash+csum+ptype+timestamp"])
+        # hints the user chose, and devices that cannot stamp, are left alone
+        self.assertEqual(profile_eal("net_synth0,hints=all", timestamps=True),
+                         ["--vdev", "net_synth0,hints=all"])
+        self.assertEqual(profile_eal("null", timestamps=True), ["--vdev", "net_null0,copy=0"])
+        lx = Listrx("/bin/true", lcores="0-1")
+        cell = grid.expand(["udp64"], ["none"], [("0", 0)], ["burst"], [32])[0]
+        cmd = lx.command(cell, "/tmp/x.json", duration=1, latency=True)
+        self.assertIn("--latency", cmd[cmd.index("--"):])
+        self.assertIn("net_synth0,profile=udp64,hints=hash+csum+ptype+timestamp", cmd)
+        self.assertNotIn("--latency", lx.command(cell, "/tmp/x.json", duration=1))
 
     def test_pcm_session_on_this_machine(self):
         """pcm refuses non-Intel CPUs: the session must say why, not return
@@ -412,6 +440,32 @@ class RealSweep(unittest.TestCase):
             md, html = write_report(out)
             self.assertIn("Speedup over the per-packet engine", read(md))
             self.assertGreater(os.path.getsize(html), 2000)
+
+
+class RealLatency(unittest.TestCase):
+    """`listrx-bench latency` on the real binary: one short cell, the figures
+    well-formed and taken from net_synth's TSC stamps."""
+
+    def test_latency_one_cell(self):
+        try:
+            binary = find_binary(None)
+        except BenchError as e:
+            print("SKIPPED: %s" % e)
+            self.skipTest(str(e))
+        with tempfile.TemporaryDirectory() as d:
+            argv = ["latency", "--listrx", binary, "--bursts", "32", "--engines", "burst",
+                    "--duration", "0.3", "--out", d, "-q"]
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(cli.main(argv), 0)
+            with open(os.path.join(d, "latency.json")) as f:
+                rows = json.load(f)["rows"]
+            self.assertEqual(len(rows), 1)
+            r = rows[0]
+            self.assertEqual(r["source"], "synth-tsc")
+            self.assertGreater(r["samples"], 0)
+            self.assertGreater(r["p50"], 0)
+            self.assertLessEqual(r["p50"], r["p99"])
+            self.assertLessEqual(r["p99"], r["p999"])
 
 
 if __name__ == "__main__":

@@ -50,6 +50,7 @@ TEST_CASE("empty config gives the defaults", "[config]")
 	CHECK(std::string(l.conf.eal_args).find("--no-huge") != std::string::npos);
 	CHECK(l.conf.duration_s == 0);
 	CHECK(l.conf.packets == 0);
+	CHECK_FALSE(l.conf.latency);
 }
 
 TEST_CASE("shipped default.ini loads", "[config]")
@@ -113,6 +114,20 @@ TEST_CASE("command-line overrides win over the file", "[config]")
 	CHECK(l.conf.packets == 77);
 }
 
+TEST_CASE("[pipeline] latency and --latency switch latency recording on", "[config]")
+{
+	Loaded on("[pipeline]\nlatency = yes\n");
+	REQUIRE(on.rc == 0);
+	CHECK(on.conf.latency);
+	lrx_override ov[] = {override_of("pipeline", "latency", "1", "--latency")};
+	Loaded opt("[pipeline]\nlatency = off\n", ov, 1);
+	REQUIRE(opt.rc == 0);
+	CHECK(opt.conf.latency);
+	Loaded off("[pipeline]\nlatency = 0\n");
+	REQUIRE(off.rc == 0);
+	CHECK_FALSE(off.conf.latency);
+}
+
 TEST_CASE("--footprint splits over the stages", "[config]")
 {
 	lrx_override ov[] = {override_of("pipeline", "footprint_kb", "10", "--footprint")};
@@ -163,6 +178,8 @@ TEST_CASE("bad values are rejected with file, line, key, value and what is valid
 		 ":2: [mempool] priv_size = 7: must be a multiple of 8"},
 		{"[telemetry]\nenabled = maybe\n",
 		 ":2: [telemetry] enabled = maybe: must be yes/no, true/false, on/off or 1/0"},
+		{"[pipeline]\nlatency = 2\n",
+		 ":2: [pipeline] latency = 2: must be yes/no, true/false, on/off or 1/0"},
 		{"[pipeline]\nstages = null\n[stage.null]\ncolour = red\n",
 		 ":4: [stage.null] colour = red: unknown key for stage null; valid keys: footprint_kb"},
 	};
