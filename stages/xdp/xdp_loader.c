@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -743,37 +744,145 @@ static int libbpf_keep_warning(enum libbpf_print_level level,
 }
 
 /* ---- ELF ----------------------------------------------------------------- */
-static int maps_from_btf(struct loader *ld, int socket_id)
+
+/* What the loader needs of a map definition. */
+struct btf_map_def {
+	char name[LRX_XDP_MAP_NAME_MAX];
+	uint32_t type, key_size, value_size, max_entries;
+};
+
+struct btf_maps_reply {
+	int status; /* 0, or -EINVAL with why */
+	uint32_t n_maps; /* may exceed LRX_XDP_MAX_MAPS: only that many sent */
+	struct btf_map_def maps[LRX_XDP_MAX_MAPS];
+	char why[256];
+};
+
+/* In the child: libbpf reads the object's BTF map definitions. */
+static void btf_maps_read(const char *path, struct btf_maps_reply *r)
 {
-	struct lrx_xdp_prog *prog = ld->prog;
+	libbpf_print_fn_t old_print = libbpf_set_print(libbpf_keep_warning);
 	struct bpf_object *obj;
 	struct bpf_map *m;
-	int rc = 0;
-
-	libbpf_print_fn_t old_print = libbpf_set_print(libbpf_keep_warning);
 
 	libbpf_last_warning[0] = '\0';
-	obj = bpf_object__open_file(ld->path, NULL);
+	obj = bpf_object__open_file(path, NULL);
 	libbpf_set_print(old_print);
-	if (obj == NULL || libbpf_get_error(obj) != 0)
-		return load_error(ld, UINT32_MAX,
-			"libbpf cannot open the object (not a BPF ELF "
-			"object, or its BTF map definitions are invalid)%s%s",
-			libbpf_last_warning[0] ? ": " : "",
-			libbpf_last_warning);
+	if (obj == NULL || libbpf_get_error(obj) != 0) {
+		r->status = -EINVAL;
+		snprintf(r->why, sizeof(r->why), "%s", libbpf_last_warning);
+		return;
+	}
 	bpf_object__for_each_map(m, obj) {
 		if (bpf_map__is_internal(m))
 			continue; /* .rodata/.data/.bss: rejected if used */
-		if (prog->n_maps == LRX_XDP_MAX_MAPS) {
-			rc = load_error(ld, UINT32_MAX,
-				"more than %d maps", LRX_XDP_MAX_MAPS);
-			break;
+		if (r->n_maps < LRX_XDP_MAX_MAPS) {
+			struct btf_map_def *d = &r->maps[r->n_maps];
+			snprintf(d->name, sizeof(d->name), "%s", bpf_map__name(m));
+			d->type = bpf_map__type(m);
+			d->key_size = bpf_map__key_size(m);
+			d->value_size = bpf_map__value_size(m);
+			d->max_entries = bpf_map__max_entries(m);
 		}
-		rc = lrx_xdp_map_create(&prog->maps[prog->n_maps],
-			bpf_map__name(m), bpf_map__type(m),
-			bpf_map__key_size(m), bpf_map__value_size(m),
-			bpf_map__max_entries(m), socket_id, ld->err,
-			ld->err_len);
+		r->n_maps++;
+	}
+	bpf_object__close(obj);
+}
+
+/* libbpf 1.1 (Debian 12) dereferences bad pointers on some malformed
+ * objects (tests/fuzz/corpus/bpf_elf/libbpf_open_segv). Its parse
+ * runs in a child process, so that a crash there is a load error naming
+ * the object (exit 2), never a crash of listrx. The child does no DPDK
+ * call: it parses, writes the reply into the pipe and _exits. */
+static int btf_maps_isolated(const char *path, struct btf_maps_reply *r)
+{
+	int fds[2];
+
+	memset(r, 0, sizeof(*r));
+	if (pipe(fds) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		btf_maps_read(path, r);
+		const char *p = (const char *)r;
+		size_t left = sizeof(*r);
+		while (left > 0) {
+			ssize_t w = write(fds[1], p, left);
+			if (w <= 0)
+				_exit(1);
+			p += w;
+			left -= (size_t)w;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	size_t got = 0;
+	while (got < sizeof(*r)) {
+		ssize_t n = read(fds[0], (char *)r + got, sizeof(*r) - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fds[0]);
+	int wstatus = 0;
+	while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+		;
+	if (got != sizeof(*r) || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
+		memset(r, 0, sizeof(*r));
+		r->status = -EINVAL;
+		if (WIFSIGNALED(wstatus))
+			snprintf(r->why, sizeof(r->why),
+				 "libbpf crashed parsing it (signal %d): the ELF "
+				 "or BTF is malformed",
+				 WTERMSIG(wstatus));
+		else
+			snprintf(r->why, sizeof(r->why),
+				 "the libbpf parse did not complete");
+	}
+	r->why[sizeof(r->why) - 1] = '\0';
+	return 0;
+}
+
+static int maps_from_btf(struct loader *ld, int socket_id)
+{
+	struct lrx_xdp_prog *prog = ld->prog;
+	struct btf_maps_reply *r = malloc(sizeof(*r));
+	int rc;
+
+	if (r == NULL)
+		return load_error(ld, UINT32_MAX, "out of memory");
+	rc = btf_maps_isolated(ld->path, r);
+	if (rc < 0) {
+		rc = load_error(ld, UINT32_MAX,
+			"cannot start the libbpf parse: %s", strerror(-rc));
+		goto out;
+	}
+	if (r->status < 0) {
+		rc = load_error(ld, UINT32_MAX,
+			"libbpf cannot open the object (not a BPF ELF "
+			"object, or its BTF map definitions are invalid)%s%s",
+			r->why[0] ? ": " : "", r->why);
+		goto out;
+	}
+	if (r->n_maps > LRX_XDP_MAX_MAPS) {
+		rc = load_error(ld, UINT32_MAX, "more than %d maps",
+				LRX_XDP_MAX_MAPS);
+		goto out;
+	}
+	for (uint32_t i = 0; i < r->n_maps; i++) {
+		const struct btf_map_def *d = &r->maps[i];
+		rc = lrx_xdp_map_create(&prog->maps[prog->n_maps], d->name,
+			d->type, d->key_size, d->value_size,
+			d->max_entries, socket_id, ld->err, ld->err_len);
 		if (rc < 0) {
 			char why[256];
 
@@ -783,7 +892,8 @@ static int maps_from_btf(struct loader *ld, int socket_id)
 		}
 		prog->n_maps++;
 	}
-	bpf_object__close(obj);
+out:
+	free(r);
 	return rc;
 }
 

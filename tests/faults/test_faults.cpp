@@ -8,6 +8,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -252,6 +253,16 @@ TEST_CASE("bad XDP programs and options: exit 2 naming the input, nothing starte
 	std::string corpus = std::string(src) + "/tests/fuzz/corpus/bpf_elf/";
 	std::string bad_helper = std::string(build) + "/tests/xdp/bad_helper.bpf.o";
 	std::string drop = std::string(build) + "/stages/xdp/xdp_drop.bpf.o";
+	// a fuzz input (byte 0 picks the section, the rest is the object) on
+	// which Debian's libbpf 1.1 crashes in bpf_object__open_file
+	std::string segv_input = lrx_test::read_file(corpus + "libbpf_open_segv");
+	REQUIRE(segv_input.size() > 1);
+	std::string segv = lrx_test::scratch_path("libbpf_segv.o");
+	{
+		std::ofstream f(segv, std::ios::binary);
+		f.write(segv_input.data() + 1, (std::streamsize)segv_input.size() - 1);
+		REQUIRE(f.good());
+	}
 	struct Case {
 		const char *name;
 		std::vector<std::string> args;
@@ -262,6 +273,7 @@ TEST_CASE("bad XDP programs and options: exit 2 naming the input, nothing starte
 		{"truncated", {"--xdp-prog", "bpf:" + corpus + "truncated_elf"}, "truncated_elf"},
 		{"missing", {"--xdp-prog", "/nonexistent/x.o"}, "/nonexistent/x.o: cannot open"},
 		{"helper", {"--xdp-prog", bad_helper}, "calls helper 44 (bpf_xdp_adjust_head)"},
+		{"libbpf_crash", {"--xdp-prog", segv}, "libbpf crashed parsing it (signal 11)"},
 		{"section", {"--xdp-prog", drop, "--xdp-section", "nosuch"},
 		 "section 'nosuch': no such code section (the object has: xdp)"},
 		{"builtin", {"--xdp-prog", "nosuchprog"}, "'nosuchprog': a built-in (drop, pass"},
