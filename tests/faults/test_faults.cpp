@@ -86,6 +86,17 @@ void require_consistent(const json &s)
 	CHECK(u64(s, "mbufs_in_use_at_exit") == 0);
 }
 
+// Bad input: exit 2, stderr names it (expect), nothing ran (no summary).
+void require_refused(const std::vector<std::string> &argv, const std::string &expect)
+{
+	auto r = run_program(argv, within(60));
+	INFO(r.out << r.err);
+	REQUIRE_FALSE(r.timed_out);
+	CHECK(r.status == 2);
+	CHECK(r.err.find(expect) != std::string::npos);
+	CHECK(r.out.find("==== listrx summary") == std::string::npos);
+}
+
 } // namespace
 
 TEST_CASE("mempool exhaustion: rx_nombuf counted, the loop keeps running, nothing leaks",
@@ -177,26 +188,17 @@ TEST_CASE("ports that cannot be set up: exit 2 naming the port, nothing started"
 	for (const Case &c : cases) {
 		SECTION(c.name) {
 			std::string conf = write_conf(std::string("port_") + c.name + ".ini", c.conf);
-			auto r = run_program(cmd(eal(std::string("port") + c.name, c.vdevs),
-						 {"--config", conf, "--duration", "5"}),
-					     within(60));
-			INFO(r.out << r.err);
-			REQUIRE_FALSE(r.timed_out);
-			CHECK(r.status == 2);
-			CHECK(r.err.find(c.expect) != std::string::npos);
-			CHECK(r.out.find("==== listrx summary") == std::string::npos);
+			require_refused(cmd(eal(std::string("port") + c.name, c.vdevs),
+					    {"--config", conf, "--duration", "5"}),
+					c.expect);
 		}
 	}
 }
 
 TEST_CASE("bad devargs on the EAL command line: exit 2 with EAL's reason", "[faults]")
 {
-	auto r = run_program(cmd(eal("evdevargs", {"net_null0,nosuchkey=1"}), {"--packets", "10"}),
-			     within(60));
-	INFO(r.out << r.err);
-	REQUIRE_FALSE(r.timed_out);
-	CHECK(r.status == 2);
-	CHECK(r.err.find("EAL") != std::string::npos);
+	require_refused(cmd(eal("evdevargs", {"net_null0,nosuchkey=1"}), {"--packets", "10"}),
+			"EAL");
 }
 
 TEST_CASE("SIGINT/SIGTERM at random moments: exit 0, summary and full pool once running",
@@ -285,14 +287,9 @@ TEST_CASE("bad XDP programs and options: exit 2 naming the input, nothing starte
 		SECTION(c.name) {
 			std::vector<std::string> own = c.args;
 			own.insert(own.end(), {"--packets", "1000", "--stats-period", "0"});
-			auto r = run_program(cmd(eal(std::string("xdpbad") + c.name,
-						     {"net_null0,copy=0"}), own),
-					     within(60));
-			INFO(r.out << r.err);
-			REQUIRE_FALSE(r.timed_out);
-			CHECK(r.status == 2);
-			CHECK(r.err.find(c.expect) != std::string::npos);
-			CHECK(r.out.find("==== listrx summary") == std::string::npos);
+			require_refused(cmd(eal(std::string("xdpbad") + c.name,
+						{"net_null0,copy=0"}), own),
+					c.expect);
 		}
 	}
 }
