@@ -5,7 +5,8 @@
 //     built-in drop/read, eBPF drop/pass/port filter (JIT and interpreter);
 //  2. placement: pipeline `xdp(native)` vs `build-meta, xdp(generic)`, same
 //     eBPF drop object, packet and burst engines, including mbuf alloc and
-//     free per packet (as a driver refills its ring);
+//     free per packet (as a driver refills its ring); plus the built-in
+//     drop native, for reference;
 //  3. per-execution cost of the same object on the same frame: rte_bpf JIT
 //     and interpreter vs the kernel's JIT through BPF_PROG_TEST_RUN with
 //     repeat (its own reported duration per run); root only.
@@ -149,9 +150,11 @@ void placement(rte_mempool *mp)
 		const char *label;
 		bool generic;
 		lrx_engine_kind engine;
-		const char *exec;
+		const char *exec; // nullptr: the built-in drop
 	};
 	const Conf confs[] = {
+		{"native  built-in drop, packet engine", false, LRX_ENGINE_PACKET, nullptr},
+		{"native  built-in drop, burst engine", false, LRX_ENGINE_BURST, nullptr},
 		{"native  xdp_drop JIT, packet engine", false, LRX_ENGINE_PACKET, "jit"},
 		{"native  xdp_drop JIT, burst engine", false, LRX_ENGINE_BURST, "jit"},
 		{"generic xdp_drop JIT, packet engine", true, LRX_ENGINE_PACKET, "jit"},
@@ -183,11 +186,11 @@ void placement(rte_mempool *mp)
 		}
 		conf.stages[s].stage = lrx_stage_find("xdp");
 		conf.stages[s].keys[0] = "prog";
-		conf.stages[s].values[0] = obj.c_str();
+		conf.stages[s].values[0] = c.exec ? obj.c_str() : "drop";
 		conf.stages[s].keys[1] = "mode";
 		conf.stages[s].values[1] = c.generic ? "generic" : "native";
 		conf.stages[s].keys[2] = "exec";
-		conf.stages[s].values[2] = c.exec;
+		conf.stages[s].values[2] = c.exec ? c.exec : "jit";
 		conf.stages[s].n_values = 3;
 		conf.n_stages = s + 1;
 		lrx_pipeline *p = nullptr;
