@@ -4,7 +4,9 @@
 // (bpf_prog_test_run_opts, repeat 1, the kernel's JIT); the kernel's return
 // code, output frame and final map contents must equal listrx's, with the
 // rte_bpf interpreter and JIT. Needs root and a kernel with BPF; skips with
-// a printed reason otherwise.
+// a printed reason otherwise. End to end, the objects run as generic XDP on
+// a veth in a network namespace and the kernel's counts are compared with
+// listrx's pipeline (native and generic placement) on the same frames.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -26,12 +28,19 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
+#include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "frames.h"
 #include "test_eal.h"
 #include "xdp_harness.h"
+
+extern "C" {
+#include "pipeline.h"
+#include "sink.h"
+}
 
 using namespace lrx_test::frames;
 using lrx_xdp_test::Stage;
@@ -214,11 +223,230 @@ int sh(const std::string &cmd)
 	return system((cmd + " >/dev/null 2>&1").c_str());
 }
 
-std::vector<uint64_t> proto_counts(bpf_map *m)
+// The first line of a command's output ("" when it fails).
+std::string sh_out(const std::string &cmd)
 {
-	std::vector<uint64_t> v(256);
-	for (uint32_t k = 0; k < 256; k++)
+	std::string out;
+	if (FILE *p = popen((cmd + " 2>/dev/null").c_str(), "r")) {
+		char line[256];
+		if (fgets(line, sizeof(line), p))
+			out = line;
+		pclose(p);
+	}
+	return out;
+}
+
+std::vector<uint64_t> array_values(bpf_map *m, uint32_t n)
+{
+	std::vector<uint64_t> v(n);
+	for (uint32_t k = 0; k < n; k++)
 		bpf_map__lookup_elem(m, &k, sizeof(k), &v[k], sizeof(v[k]), 0);
+	return v;
+}
+
+// A veth pair: `a` in this namespace, its peer `b` in a fresh network
+// namespace. Generic XDP is attached to `b`; frames written to `a` with
+// AF_PACKET arrive on `b` (veth_xmit -> netif_rx -> do_xdp_generic).
+struct VethNs {
+	std::string ns, a, b, why;
+	bool ok = false;
+
+	VethNs()
+	{
+		const std::string id = std::to_string(getpid() % 100000);
+		ns = "lrxxdp" + id;
+		a = "lrxa" + id;
+		b = "lrxb" + id;
+		if (sh("ip netns add " + ns) != 0) {
+			why = "cannot create a network namespace (ip netns add)";
+			return;
+		}
+		if (sh("ip link add " + a + " type veth peer name " + b) != 0 ||
+		    sh("ip link set " + b + " netns " + ns) != 0) {
+			why = "cannot create a veth pair into the namespace";
+			return;
+		}
+		// no IPv6 autoconfiguration chatter (DAD, MLD) during the count
+		sh("sysctl -w net.ipv6.conf." + a + ".disable_ipv6=1");
+		sh("ip netns exec " + ns + " sysctl -w net.ipv6.conf." + b +
+		   ".disable_ipv6=1");
+		if (sh("ip link set " + a + " up") != 0 ||
+		    sh("ip netns exec " + ns + " ip link set " + b + " up") != 0) {
+			why = "cannot bring the veth pair up";
+			return;
+		}
+		ok = true;
+	}
+	~VethNs()
+	{
+		sh("ip link del " + a);
+		sh("ip netns del " + ns);
+	}
+
+	// Runs f() inside the namespace (f's sockets stay in it).
+	template <class F> bool in_ns(F f)
+	{
+		int self = open("/proc/self/ns/net", O_RDONLY);
+		int target = open(("/var/run/netns/" + ns).c_str(), O_RDONLY);
+		bool done = self >= 0 && target >= 0 &&
+			    setns(target, CLONE_NEWNET) == 0;
+		if (done) {
+			f();
+			done = setns(self, CLONE_NEWNET) == 0;
+		}
+		if (self >= 0)
+			close(self);
+		if (target >= 0)
+			close(target);
+		return done;
+	}
+
+	// bpf_xdp_attach's result, or -1 when the namespace was not entered
+	int attach_generic(int prog_fd)
+	{
+		int rc = -1;
+		in_ns([&] {
+			int ifindex = (int)if_nametoindex(b.c_str());
+			rc = ifindex > 0 ? bpf_xdp_attach(ifindex, prog_fd,
+							  XDP_FLAGS_SKB_MODE,
+							  nullptr)
+					 : -1;
+		});
+		return rc;
+	}
+
+	// A packet socket on b: the kernel's ptype_all taps run after
+	// generic XDP (__netif_receive_skb_core: do_xdp_generic first), so
+	// it receives exactly the frames XDP passed.
+	int tap_after_xdp()
+	{
+		int fd = -1;
+		in_ns([&] {
+			fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK,
+				    htons(ETH_P_ALL));
+			sockaddr_ll at{};
+			at.sll_family = AF_PACKET;
+			at.sll_protocol = htons(ETH_P_ALL);
+			at.sll_ifindex = (int)if_nametoindex(b.c_str());
+			if (fd >= 0 && bind(fd, (sockaddr *)&at, sizeof(at)) != 0) {
+				close(fd);
+				fd = -1;
+			}
+		});
+		return fd;
+	}
+
+	// b's rx_packets (veth counts the frame before XDP sees it)
+	uint64_t b_rx_packets()
+	{
+		return strtoull(sh_out("ip netns exec " + ns +
+				       " cat /sys/class/net/" + b +
+				       "/statistics/rx_packets").c_str(),
+				nullptr, 10);
+	}
+
+	void send(const std::vector<Frame> &frames, int rounds)
+	{
+		int fd = socket(AF_PACKET, SOCK_RAW, 0);
+		REQUIRE(fd >= 0);
+		sockaddr_ll to{};
+		to.sll_family = AF_PACKET;
+		to.sll_ifindex = (int)if_nametoindex(a.c_str());
+		to.sll_halen = 6;
+		for (int r = 0; r < rounds; r++)
+			for (const Frame &f : frames)
+				REQUIRE(sendto(fd, f.data.data(), f.size(), 0,
+					       (sockaddr *)&to, sizeof(to)) ==
+					(ssize_t)f.size());
+		close(fd);
+	}
+};
+
+// Frames the tap received (incoming only: not what b itself sent).
+uint64_t drain_tap(int fd)
+{
+	uint64_t n = 0;
+	uint8_t buf[2048];
+	sockaddr_ll from{};
+	socklen_t len = sizeof(from);
+	while (recvfrom(fd, buf, sizeof(buf), 0, (sockaddr *)&from, &len) >= 0) {
+		n += from.sll_pkttype != PACKET_OUTGOING;
+		len = sizeof(from);
+	}
+	return n;
+}
+
+// listrx's side of the end-to-end comparison: the same object on the same
+// frames through listrx's pipeline, native ([xdp]) or generic
+// ([build-meta, xdp mode=generic]), under one engine; the xdp stage's
+// counters and the sink's fates.
+struct ListrxVerdicts {
+	std::map<std::string, uint64_t> counters;
+	uint64_t sink_dropped = 0, sink_passed = 0;
+};
+
+ListrxVerdicts listrx_verdicts(const std::string &obj, const std::string &map_init,
+			       bool generic, lrx_engine_kind engine,
+			       const std::vector<Frame> &frames, int rounds)
+{
+	lrx_pipeline_conf conf{};
+	conf.engine = engine;
+	conf.burst = 32;
+	conf.stats_level = LRX_STATS_COUNTERS;
+	conf.socket_id = (int)rte_socket_id();
+	conf.lcore_id = rte_lcore_id();
+	unsigned s = 0;
+	if (generic)
+		conf.stages[s++].stage = lrx_stage_find("build-meta");
+	lrx_stage_conf &x = conf.stages[s++];
+	x.stage = lrx_stage_find("xdp");
+	const char *keys[] = {"prog", "mode", "map_init"};
+	const char *values[] = {obj.c_str(), generic ? "generic" : "native",
+				map_init.c_str()};
+	for (unsigned i = 0; i < 3; i++) {
+		x.keys[i] = keys[i];
+		x.values[i] = values[i];
+	}
+	x.n_values = 3;
+	conf.n_stages = s;
+	lrx_pipeline *p = nullptr;
+	char err[512] = "";
+	int rc = lrx_pipeline_create(&conf, &p, err, sizeof(err));
+	INFO("create: " << err);
+	REQUIRE(rc == 0);
+	static lrx_sink sink;
+	ListrxVerdicts v;
+	std::vector<rte_mbuf *> pkts;
+	auto flush = [&] {
+		sink.n = 0;
+		lrx_pipeline_process(p, pkts.data(), (uint16_t)pkts.size(), &sink);
+		lrx_pipeline_poll_end(p, pkts.size() == conf.burst, &sink);
+		for (uint32_t i = 0; i < sink.n; i++) {
+			const auto kind = lrx_next_kind(sink.nexts[i]);
+			v.sink_dropped += kind == LRX_NEXT_DROP;
+			v.sink_passed += kind == LRX_NEXT_DELIVER ||
+					 kind == LRX_NEXT_CONTINUE;
+		}
+		lrx_sink_discard(&sink);
+		pkts.clear();
+	};
+	for (int r = 0; r < rounds; r++)
+		for (const Frame &f : frames) {
+			rte_mbuf *m = f.to_mbuf(pool());
+			REQUIRE(m);
+			pkts.push_back(m);
+			if (pkts.size() == conf.burst)
+				flush();
+		}
+	if (!pkts.empty())
+		flush();
+	lrx_pipeline_stage_counters(
+		p, s - 1,
+		[](void *arg, const char *name, uint64_t value) {
+			(*(std::map<std::string, uint64_t> *)arg)[name] = value;
+		},
+		&v.counters);
+	lrx_pipeline_destroy(p);
 	return v;
 }
 
@@ -236,71 +464,30 @@ TEST_CASE("kernel parity end to end: generic XDP on a veth in a netns",
 		return;
 	}
 	rte_mempool *mp = pool();
-	const std::string ns = "lrxxdp" + std::to_string(getpid());
-	const std::string a = "lrxa" + std::to_string(getpid() % 100000);
-	const std::string b = "lrxb" + std::to_string(getpid() % 100000);
-	if (sh("ip netns add " + ns) != 0) {
-		WARN("SKIPPED: cannot create a network namespace (ip netns add)");
+	VethNs veth;
+	if (!veth.ok) {
+		WARN("SKIPPED: " << veth.why);
 		return;
 	}
-	struct Cleanup {
-		std::string ns, a;
-		~Cleanup() { sh("ip link del " + a); sh("ip netns del " + ns); }
-	} cleanup{ns, a};
-	if (sh("ip link add " + a + " type veth peer name " + b) != 0 ||
-	    sh("ip link set " + b + " netns " + ns) != 0) {
-		WARN("SKIPPED: cannot create a veth pair into the namespace");
-		return;
-	}
-	// no IPv6 autoconfiguration chatter (DAD, MLD) during the count
-	sh("sysctl -w net.ipv6.conf." + a + ".disable_ipv6=1");
-	sh("ip netns exec " + ns + " sysctl -w net.ipv6.conf." + b +
-	   ".disable_ipv6=1");
-	REQUIRE(sh("ip link set " + a + " up") == 0);
-	REQUIRE(sh("ip netns exec " + ns + " ip link set " + b + " up") == 0);
-
 	KernelProg k(prog_path("xdp_proto_count"));
 	if (k.fd < 0) {
 		WARN("SKIPPED: " << k.why);
 		return;
 	}
-	// attach inside the namespace, then come back
-	int self = open("/proc/self/ns/net", O_RDONLY);
-	int target = open(("/var/run/netns/" + ns).c_str(), O_RDONLY);
-	REQUIRE(self >= 0);
-	REQUIRE(target >= 0);
-	REQUIRE(setns(target, CLONE_NEWNET) == 0);
-	int ifindex = (int)if_nametoindex(b.c_str());
-	int arc = ifindex > 0 ? bpf_xdp_attach(ifindex, k.fd,
-					       XDP_FLAGS_SKB_MODE, nullptr) : -1;
-	REQUIRE(setns(self, CLONE_NEWNET) == 0);
-	close(self);
-	close(target);
+	int arc = veth.attach_generic(k.fd);
 	if (arc != 0) {
 		WARN("SKIPPED: cannot attach generic XDP to the veth: " << arc);
 		return;
 	}
-
-	int fd = socket(AF_PACKET, SOCK_RAW, 0);
-	REQUIRE(fd >= 0);
-	sockaddr_ll to{};
-	to.sll_family = AF_PACKET;
-	to.sll_ifindex = (int)if_nametoindex(a.c_str());
-	to.sll_halen = 6;
 	std::this_thread::sleep_for(std::chrono::milliseconds(200));
 	bpf_map *counts = k.map("proto_count");
 	REQUIRE(counts != nullptr);
-	const auto before = proto_counts(counts);
+	const auto before = array_values(counts, 256);
 	const auto frames = oracle_frames();
 	const int rounds = 5;
-	for (int r = 0; r < rounds; r++)
-		for (const Frame &f : frames)
-			REQUIRE(sendto(fd, f.data.data(), f.size(), 0,
-				       (sockaddr *)&to, sizeof(to)) ==
-				(ssize_t)f.size());
-	close(fd);
+	veth.send(frames, rounds);
 	std::this_thread::sleep_for(std::chrono::milliseconds(300));
-	const auto after = proto_counts(counts);
+	const auto after = array_values(counts, 256);
 
 	Stage st(Keys{{"prog", prog_path("xdp_proto_count")}, {"mode", "native"}});
 	REQUIRE(st.rc == 0);
@@ -321,5 +508,94 @@ TEST_CASE("kernel parity end to end: generic XDP on a veth in a netns",
 		total += mine;
 	}
 	CHECK(total == rounds * frames.size());
+	LRX_REQUIRE_POOL_FULL(mp);
+}
+
+// End to end with verdicts that differ: xdp_port_filter (UDP port 53
+// blocked) attached as generic XDP to the veth. The kernel's side is
+// counted three ways: frames b received (its rx_packets: veth counts
+// before XDP), frames a packet tap on b saw (taps run after generic XDP:
+// the passed ones) and the program's own filter_stats map. listrx runs the
+// same object on the same frames native (first stage) and generic (after
+// build-meta), packet and burst engines: its dropped/passed counts must
+// equal the kernel's.
+TEST_CASE("kernel parity end to end: xdp_port_filter drops and passes the same frames",
+	  "[xdp][kernel][netns]")
+{
+	if (geteuid() != 0) {
+		WARN("SKIPPED: the veth/netns variant needs root");
+		return;
+	}
+	rte_mempool *mp = pool();
+	VethNs veth;
+	if (!veth.ok) {
+		WARN("SKIPPED: " << veth.why);
+		return;
+	}
+	const std::string obj = prog_path("xdp_port_filter");
+	KernelProg k(obj);
+	if (k.fd < 0) {
+		WARN("SKIPPED: " << k.why);
+		return;
+	}
+	uint16_t port = 53;
+	uint64_t zero = 0;
+	REQUIRE(bpf_map__update_elem(k.map("blocked_ports"), &port, sizeof(port),
+				     &zero, sizeof(zero), BPF_ANY) == 0);
+	int arc = veth.attach_generic(k.fd);
+	if (arc != 0) {
+		WARN("SKIPPED: cannot attach generic XDP to the veth: " << arc);
+		return;
+	}
+	int tap = veth.tap_after_xdp();
+	REQUIRE(tap >= 0);
+	std::this_thread::sleep_for(std::chrono::milliseconds(200));
+	drain_tap(tap); // anything from before the count
+	bpf_map *stats = k.map("filter_stats");
+	REQUIRE(stats != nullptr);
+	const auto before = array_values(stats, 2);
+	const uint64_t rx_before = veth.b_rx_packets();
+
+	const auto frames = oracle_frames();
+	const int rounds = 5;
+	const uint64_t sent = rounds * frames.size();
+	veth.send(frames, rounds);
+	std::this_thread::sleep_for(std::chrono::milliseconds(300));
+	const auto after = array_values(stats, 2);
+	const uint64_t k_rx = veth.b_rx_packets() - rx_before;
+	const uint64_t k_tapped = drain_tap(tap);
+	close(tap);
+	const uint64_t k_passed = after[0] - before[0];
+	const uint64_t k_dropped = after[1] - before[1];
+	uint16_t hits_key = 53;
+	uint64_t k_hits = 0;
+	REQUIRE(bpf_map__lookup_elem(k.map("blocked_ports"), &hits_key,
+				     sizeof(hits_key), &k_hits, sizeof(k_hits),
+				     0) == 0);
+
+	INFO("kernel: rx " << k_rx << ", tap (after XDP) " << k_tapped
+			   << ", filter_stats passed " << k_passed << " dropped "
+			   << k_dropped << ", port 53 hits " << k_hits);
+	// the kernel's own counts agree with each other
+	REQUIRE(k_rx == sent);
+	REQUIRE(k_passed + k_dropped == sent);
+	CHECK(k_tapped == k_passed);
+	CHECK(k_hits == k_dropped);
+	// the program does both: some frames dropped, some passed
+	CHECK(k_dropped > 0);
+	CHECK(k_passed > 0);
+
+	for (bool generic : {false, true})
+		for (auto engine : {LRX_ENGINE_PACKET, LRX_ENGINE_BURST}) {
+			INFO("listrx " << (generic ? "generic (after build-meta)" : "native")
+				       << ", engine " << lrx_engine_name(engine));
+			auto v = listrx_verdicts(obj, "blocked_ports:53=0", generic,
+						 engine, frames, rounds);
+			CHECK(v.counters["drop"] == k_dropped);
+			CHECK(v.counters["pass"] == k_passed);
+			CHECK(v.counters["aborted"] == 0);
+			CHECK(v.sink_dropped == k_dropped);
+			CHECK(v.sink_passed == k_passed);
+		}
 	LRX_REQUIRE_POOL_FULL(mp);
 }

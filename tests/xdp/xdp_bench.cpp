@@ -5,11 +5,15 @@
 //     built-in drop/read, eBPF drop/pass/port filter (JIT and interpreter);
 //  2. placement: pipeline `xdp(native)` vs `build-meta, xdp(generic)`, same
 //     eBPF drop object, packet and burst engines, including mbuf alloc and
-//     free per packet (as a driver refills its ring);
+//     free per packet (as a driver refills its ring); plus the built-in
+//     drop native, for reference;
 //  3. per-execution cost of the same object on the same frame: rte_bpf JIT
 //     and interpreter vs the kernel's JIT through BPF_PROG_TEST_RUN with
 //     repeat (its own reported duration per run); root only.
 // Every figure: median of --reps runs, with min and max.
+// --only stage|placement|kernel runs one part, --match TEXT only the rows
+// whose label contains TEXT (with valgrind --tool=cachegrind, two runs that
+// differ only in --iters give exact instructions per packet).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -42,6 +46,12 @@ namespace {
 
 unsigned g_reps = 7;
 unsigned g_iters = 20000; // bursts of 64 per rep
+std::string g_match;      // run only the rows whose label contains this
+
+bool selected(const std::string &label)
+{
+	return g_match.empty() || label.find(g_match) != std::string::npos;
+}
 
 struct Stat {
 	double median, min, max;
@@ -98,12 +108,19 @@ void stage_costs(rte_mempool *mp)
 	printf("|---|---|---|---|\n");
 	lrx_next_t nexts[64];
 	for (const Conf &c : confs) {
+		if (!selected(std::string(c.label) + ", per packet") &&
+		    !selected(std::string(c.label) + ", burst-64"))
+			continue;
 		Stage st(c.keys);
 		if (st.rc != 0) {
 			fprintf(stderr, "%s: %s\n", c.label, st.err);
 			exit(1);
 		}
 		for (int burst = 0; burst < 2; burst++) {
+			const std::string label = std::string(c.label) +
+				(burst ? ", burst-64" : ", per packet");
+			if (!selected(label))
+				continue;
 			std::vector<double> ns;
 			for (unsigned r = 0; r < g_reps; r++) {
 				uint64_t t0 = rte_rdtsc_precise();
@@ -118,9 +135,7 @@ void stage_costs(rte_mempool *mp)
 				uint64_t t1 = rte_rdtsc_precise();
 				ns.push_back(tsc_ns(t1 - t0) / (64.0 * g_iters));
 			}
-			print_row(std::string(c.label) +
-				  (burst ? ", burst-64" : ", per packet"),
-				  stat_of(ns));
+			print_row(label, stat_of(ns));
 		}
 	}
 	for (auto m : pkts)
@@ -135,9 +150,11 @@ void placement(rte_mempool *mp)
 		const char *label;
 		bool generic;
 		lrx_engine_kind engine;
-		const char *exec;
+		const char *exec; // nullptr: the built-in drop
 	};
 	const Conf confs[] = {
+		{"native  built-in drop, packet engine", false, LRX_ENGINE_PACKET, nullptr},
+		{"native  built-in drop, burst engine", false, LRX_ENGINE_BURST, nullptr},
 		{"native  xdp_drop JIT, packet engine", false, LRX_ENGINE_PACKET, "jit"},
 		{"native  xdp_drop JIT, burst engine", false, LRX_ENGINE_BURST, "jit"},
 		{"generic xdp_drop JIT, packet engine", true, LRX_ENGINE_PACKET, "jit"},
@@ -153,6 +170,8 @@ void placement(rte_mempool *mp)
 	printf("|---|---|---|---|\n");
 	static lrx_sink sink;
 	for (const Conf &c : confs) {
+		if (!selected(c.label))
+			continue;
 		lrx_pipeline_conf conf{};
 		conf.engine = c.engine;
 		conf.burst = 64;
@@ -167,11 +186,11 @@ void placement(rte_mempool *mp)
 		}
 		conf.stages[s].stage = lrx_stage_find("xdp");
 		conf.stages[s].keys[0] = "prog";
-		conf.stages[s].values[0] = obj.c_str();
+		conf.stages[s].values[0] = c.exec ? obj.c_str() : "drop";
 		conf.stages[s].keys[1] = "mode";
 		conf.stages[s].values[1] = c.generic ? "generic" : "native";
 		conf.stages[s].keys[2] = "exec";
-		conf.stages[s].values[2] = c.exec;
+		conf.stages[s].values[2] = c.exec ? c.exec : "jit";
 		conf.stages[s].n_values = 3;
 		conf.n_stages = s + 1;
 		lrx_pipeline *p = nullptr;
@@ -284,6 +303,7 @@ void kernel_vs_rte_bpf(rte_mempool *mp)
 int main(int argc, char **argv)
 {
 	std::vector<std::string> eal_extra;
+	std::string only;
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];
 		if (a == "--reps" && i + 1 < argc)
@@ -292,20 +312,30 @@ int main(int argc, char **argv)
 			g_iters = (unsigned)atoi(argv[++i]);
 		else if (a == "--file-prefix" && i + 1 < argc)
 			eal_extra = {"--file-prefix", argv[++i]};
+		else if (a == "--only" && i + 1 < argc)
+			only = argv[++i];
+		else if (a == "--match" && i + 1 < argc)
+			g_match = argv[++i];
 		else {
 			fprintf(stderr, "usage: %s [--reps N] [--iters N] "
-				"[--file-prefix P]\n", argv[0]);
+				"[--file-prefix P] [--only stage|placement|kernel] "
+				"[--match TEXT]\n", argv[0]);
 			return 2;
 		}
 	}
-	if (g_reps == 0 || g_iters == 0)
+	if (g_reps == 0 || g_iters == 0 ||
+	    (!only.empty() && only != "stage" && only != "placement" &&
+	     only != "kernel"))
 		return 2;
 	lrx_test::eal_init(eal_extra);
 	rte_mempool *mp = lrx_test::mbuf_pool("xdpbench", 8191);
 	printf("xdp bench: reps %u, %u bursts of 64 per rep, TSC %.3f GHz\n",
 	       g_reps, g_iters, rte_get_tsc_hz() / 1e9);
-	stage_costs(mp);
-	placement(mp);
-	kernel_vs_rte_bpf(mp);
+	if (only.empty() || only == "stage")
+		stage_costs(mp);
+	if (only.empty() || only == "placement")
+		placement(mp);
+	if (only.empty() || only == "kernel")
+		kernel_vs_rte_bpf(mp);
 	return lrx_test::in_use(mp) == 0 ? 0 : 1;
 }
