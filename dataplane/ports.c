@@ -11,6 +11,7 @@
 #include <rte_mbuf.h>
 
 #include "ports.h"
+#include "sink.h"
 
 struct lrx_port *lrx_ports_by_index(struct lrx_ports *ports, unsigned index)
 {
@@ -264,6 +265,7 @@ static int port_setup(const struct lrx_port_conf *pc, struct lrx_ports *ports,
 		return rc;
 	}
 	port->started = true;
+	lrx_sink_port_ready(port->port_id, true);
 	struct rte_eth_link link;
 	if (rte_eth_link_get_nowait(port->port_id, &link) == 0) {
 		char text[RTE_ETH_LINK_MAX_STR_LEN];
@@ -385,6 +387,7 @@ void lrx_ports_close(struct lrx_ports *ports)
 {
 	for (unsigned i = 0; i < ports->n; i++) {
 		struct lrx_port *port = &ports->ports[i];
+		lrx_sink_port_ready(port->port_id, false);
 		if (port->started)
 			rte_eth_dev_stop(port->port_id);
 		port->started = false;

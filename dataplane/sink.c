@@ -3,12 +3,24 @@
  * port kept), one bulk free for everything delivered, dropped or refused,
  * counters by reason.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
 #include "sink.h"
+
+/* Ports listrx opened and started: they have a TX queue for every
+ * polling lcore. A port that DPDK knows but listrx did not open (or has
+ * stopped) has none, and rte_eth_tx_burst on it is undefined. */
+static bool sink_port_ready[RTE_MAX_ETHPORTS];
+
+void lrx_sink_port_ready(uint16_t port, bool ready)
+{
+	if (port < RTE_MAX_ETHPORTS)
+		sink_port_ready[port] = ready;
+}
 
 static inline void sink_count_drop(struct lrx_sink_counters *c,
 				   uint32_t reason)
@@ -45,12 +57,12 @@ void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
 		switch (lrx_next_kind(next)) {
 		case LRX_NEXT_TX:
 		case LRX_NEXT_REDIRECT:
-			if (arg <= UINT16_MAX &&
-			    rte_eth_dev_is_valid_port((uint16_t)arg)) {
+			if (arg < RTE_MAX_ETHPORTS && sink_port_ready[arg]) {
 				send_port[n_send] = (uint16_t)arg;
 				to_send[n_send++] = m;
 			} else {
-				/* as a redirect to a device that is gone */
+				/* as a redirect to a device that is gone
+				 * or down (not one listrx started) */
 				sink_count_drop(counters, LRX_DROP_TC_EGRESS);
 				to_free[n_free++] = m;
 			}

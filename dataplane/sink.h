@@ -8,6 +8,7 @@
 #ifndef LISTRX_SINK_H
 #define LISTRX_SINK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_mbuf.h>
@@ -48,6 +49,11 @@ static inline void lrx_sink_put(struct lrx_sink *sink, struct rte_mbuf *pkt,
  * tx_queue: the queue this lcore transmits on. */
 void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
 		       struct lrx_sink_counters *counters);
+
+/* Marks a port as started by listrx with a TX queue per polling lcore
+ * (the port layer sets it after rte_eth_dev_start, clears it before
+ * stopping); TX and REDIRECT to any other port are TC_EGRESS drops. */
+void lrx_sink_port_ready(uint16_t port, bool ready);
 
 /* Frees everything in the sink without sending (tests, teardown). */
 void lrx_sink_discard(struct lrx_sink *sink);

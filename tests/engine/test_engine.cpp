@@ -575,6 +575,7 @@ uint16_t null_port()
 	REQUIRE(rte_eth_rx_queue_setup(id, 0, 256, (unsigned)rte_socket_id(), nullptr, pool()) == 0);
 	REQUIRE(rte_eth_tx_queue_setup(id, 0, 256, (unsigned)rte_socket_id(), nullptr) == 0);
 	REQUIRE(rte_eth_dev_start(id) == 0);
+	lrx_sink_port_ready(id, true);
 	port = id;
 	return id;
 }
@@ -609,6 +610,17 @@ TEST_CASE("sink completion: TX per port, drops by reason, bad port is TC_EGRESS"
 	CHECK(c.drops[LRX_DROP_IP_CSUM] == 1);
 	CHECK(c.drops[LRX_DROP_TEST_DROP] == 2);
 	CHECK(c.drops[LRX_DROP_TC_EGRESS] == 2);
+
+	// a port DPDK knows but listrx has not started (no TX queue of ours)
+	lrx_sink_port_ready(port, false);
+	auto more = to_mbufs(frames, 0, 2);
+	lrx_sink_put(&sink, more[0], lrx_next_tx(port));
+	lrx_sink_put(&sink, more[1], lrx_next_redirect(port));
+	lrx_sink_counters d{};
+	lrx_sink_complete(&sink, 0, &d);
+	lrx_sink_port_ready(port, true);
+	CHECK(d.tx == 0);
+	CHECK(d.drops[LRX_DROP_TC_EGRESS] == 2);
 	LRX_REQUIRE_POOL_FULL(mp);
 }
 
