@@ -49,6 +49,8 @@ static void usage(FILE *out)
 		"  --config FILE        INI config (default: %s)\n"
 		"  --duration SECONDS   stop after this time [run] duration; 0 = no limit\n"
 		"  --packets N          stop after N packets received [run] packets\n"
+		"  --measure-from N     under callgrind, collect costs only after N packets,\n"
+		"                       to the end of --packets [run] measure_from\n"
 		"  --burst N            packets per poll, 1..%u (NAPI budget) [pipeline] burst\n"
 		"  --engine E           packet | burst | hybrid:K | static | graph [pipeline] engine\n"
 		"  --pipeline S,S,...   stage list, e.g. build-meta,gro,l3-demux [pipeline] stages\n"
@@ -154,7 +156,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	enum { OPT_CONFIG = 256, OPT_DURATION, OPT_PACKETS, OPT_BURST, OPT_ENGINE,
 	       OPT_PIPELINE, OPT_FOOTPRINT, OPT_STATS_LEVEL, OPT_STATS_PERIOD,
 	       OPT_JSON, OPT_XDP_PROG, OPT_XDP_MODE, OPT_XDP_SECTION, OPT_XDP_JIT,
-	       OPT_SET, OPT_LATENCY, OPT_TOPOLOGY, OPT_LIST_STAGES, OPT_VERSION,
+	       OPT_SET, OPT_MEASURE_FROM, OPT_LATENCY, OPT_TOPOLOGY, OPT_LIST_STAGES, OPT_VERSION,
 	       OPT_HELP };
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, OPT_CONFIG},
@@ -172,6 +174,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"xdp-section", required_argument, NULL, OPT_XDP_SECTION},
 		{"xdp-jit", required_argument, NULL, OPT_XDP_JIT},
 		{"set", required_argument, NULL, OPT_SET},
+		{"measure-from", required_argument, NULL, OPT_MEASURE_FROM},
 		{"latency", no_argument, NULL, OPT_LATENCY},
 		{"topology", no_argument, NULL, OPT_TOPOLOGY},
 		{"list-stages", no_argument, NULL, OPT_LIST_STAGES},
@@ -185,6 +188,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	} mapped[] = {
 		{OPT_DURATION, "run", "duration", "--duration"},
 		{OPT_PACKETS, "run", "packets", "--packets"},
+		{OPT_MEASURE_FROM, "run", "measure_from", "--measure-from"},
 		{OPT_STATS_PERIOD, "run", "stats_period", "--stats-period"},
 		{OPT_JSON, "run", "json", "--json"},
 		{OPT_BURST, "pipeline", "burst", "--burst"},
@@ -450,6 +454,7 @@ static int run(struct lrx_app *app)
 	/* a signal during set-up already asked to stop */
 	atomic_store(&app->run.stop, app->stopped_by_signal);
 	app->run.packet_limit = app->conf.packets;
+	app->run.measure_from = app->conf.measure_from;
 	app->run.burst = app->conf.pipeline.burst;
 	atomic_store(&app->run.quota, (int_fast64_t)app->conf.packets);
 	atomic_store(&app->run.received, 0);

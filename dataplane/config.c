@@ -14,6 +14,7 @@
 #include <rte_cfgfile.h>
 
 #include "config.h"
+#include "measure.h"
 #include "listrx_build.h"
 
 /* ---- error reporting with file and line -------------------------------- */
@@ -208,7 +209,8 @@ static int parse_offloads(const char *text, uint32_t *out, char *bad, size_t bad
 
 /* ---- sections ----------------------------------------------------------- */
 
-static const char *const run_keys[] = {"duration", "packets", "stats_period", "json", NULL};
+static const char *const run_keys[] = {"duration", "packets", "stats_period", "json",
+				       "measure_from", NULL};
 static const char *const eal_keys[] = {"args", NULL};
 static const char *const pipeline_keys[] = {"engine", "burst", "stages", "stats_level",
 					    "footprint_kb", "latency", NULL};
@@ -339,6 +341,13 @@ static int load_run(struct config_ctx *c, struct rte_cfgfile *cfg)
 	rc = rc ?: get_double(c, cfg, "run", "duration", 0, 1e9, &conf->duration_s);
 	rc = rc ?: get_uint(c, cfg, "run", "packets", 0, UINT64_MAX, &conf->packets);
 	rc = rc ?: get_double(c, cfg, "run", "stats_period", 0, 1e6, &conf->stats_period_s);
+	rc = rc ?: get_uint(c, cfg, "run", "measure_from", 0, UINT64_MAX, &conf->measure_from);
+	if (!rc && conf->measure_from && !lrx_measure_available())
+		rc = config_error(c, "run", "measure_from", get(cfg, "run", "measure_from"),
+				  "needs valgrind/callgrind.h at build time (Debian: valgrind)");
+	if (!rc && conf->measure_from && conf->packets <= conf->measure_from)
+		rc = config_error(c, "run", "measure_from", get(cfg, "run", "measure_from"),
+				  "must be below [run] packets (--packets), the end of the window");
 	const char *json = get(cfg, "run", "json");
 	if (json)
 		snprintf(conf->json_path, sizeof(conf->json_path), "%s", json);

@@ -60,6 +60,7 @@ struct lrx_config {
 	/* [run] */
 	double duration_s;              /* 0 = until --packets or a signal */
 	uint64_t packets;               /* 0 = no limit */
+	uint64_t measure_from;          /* callgrind collects after this many packets; 0 = off */
 	double stats_period_s;          /* 0 = no periodic line */
 	char json_path[PATH_MAX];       /* "" = no JSON summary */
 

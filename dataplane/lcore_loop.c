@@ -4,6 +4,7 @@
 #include <rte_pause.h>
 
 #include "lcore_loop.h"
+#include "measure.h"
 
 /* Packets this poll may receive under --packets: reserve up to a burst
  * from the shared quota; what the poll does not use is given back after,
@@ -64,6 +65,9 @@ int lrx_worker_main(void *arg)
 	struct lrx_run *run = a->run;
 	const bool limited = run->packet_limit != 0;
 
+	if (run->measure_from)
+		lrx_measure_instrument();
+
 	while (!atomic_load_explicit(&run->stop, memory_order_relaxed)) {
 		for (unsigned i = 0; i < w->n_polls; i++) {
 			uint16_t budget = run->burst;
@@ -82,6 +86,13 @@ int lrx_worker_main(void *arg)
 			uint16_t n = worker_poll_one(w, &w->polls[i], budget);
 			if (limited)
 				quota_return(run, n);
+			if (unlikely(run->measure_from) && !w->measuring &&
+			    w->rx_packets + n >= run->measure_from) {
+				/* the window opens after this poll: packets from here on */
+				w->measured_from = w->rx_packets + n;
+				w->measuring = true;
+				lrx_measure_toggle_collect();
+			}
 			w->polls_total++;
 			if (n) {
 				w->rx_packets += n;
@@ -92,6 +103,8 @@ int lrx_worker_main(void *arg)
 		}
 	}
 out:
+	if (w->measuring)
+		lrx_measure_toggle_collect();
 	w->done = true;
 	return 0;
 }

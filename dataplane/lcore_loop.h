@@ -39,6 +39,8 @@ struct lrx_worker {
 	/* written by the worker, read by the monitor and telemetry */
 	uint64_t polls_total, empty_polls, rx_packets;
 	uint64_t busy_cycles;             /* TSC in non-empty polls */
+	uint64_t measured_from;           /* rx_packets when callgrind began collecting */
+	bool measuring;
 	struct lrx_sink_counters counters;
 	bool done;
 } __rte_cache_aligned;
@@ -47,6 +49,7 @@ struct lrx_worker {
 struct lrx_run {
 	atomic_bool stop;
 	uint64_t packet_limit;            /* 0 = none */
+	uint64_t measure_from;            /* [run] measure_from; 0 = no window */
 	atomic_int_fast64_t quota;        /* packets left to receive */
 	atomic_uint_fast64_t received;    /* received under the limit */
 	uint16_t burst;

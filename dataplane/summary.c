@@ -322,6 +322,15 @@ void lrx_summary_json(const struct lrx_app *app, struct lrx_json *j)
 	lrx_json_string(j, "stats_level", levels[pc->stats_level]);
 	lrx_json_double(j, "duration_s", secs);
 	lrx_json_u64(j, "rx_packets", t.rx);
+	if (app->conf.measure_from) {
+		/* the packets callgrind collected costs for ([run] measure_from) */
+		uint64_t measured = 0;
+		for (unsigned w = 0; w < app->n_workers; w++)
+			if (app->workers[w]->measuring)
+				measured += app->workers[w]->rx_packets - app->workers[w]->measured_from;
+		lrx_json_u64(j, "measure_from", app->conf.measure_from);
+		lrx_json_u64(j, "measured_packets", measured);
+	}
 	lrx_json_u64(j, "tx_packets", t.tx);
 	lrx_json_u64(j, "delivered", t.delivered);
 	lrx_json_u64(j, "dropped", t.dropped);
@@ -394,6 +403,8 @@ void lrx_summary_json(const struct lrx_app *app, struct lrx_json *j)
 		lrx_json_u64(j, "empty_polls", wk->empty_polls);
 		lrx_json_u64(j, "packets", wk->rx_packets);
 		lrx_json_u64(j, "busy_cycles", wk->busy_cycles);
+		if (wk->measuring)
+			lrx_json_u64(j, "measured_packets", wk->rx_packets - wk->measured_from);
 		lrx_json_object_end(j);
 	}
 	lrx_json_array_end(j);

@@ -120,8 +120,9 @@ CG_GROUPS = (
     ("sink", re.compile(r"^(lrx_sink|sink_)")),
     ("driver", re.compile(r"^(eth_null|null_|synth_|rte_eth_|eth_|rte_pktmbuf|rte_mempool|"
                           r"common_ring|bucket_|rte_ring)")),
-    # Debian's DPDK shared libraries (PMDs, mempool, ring) are stripped
-    ("dpdk-unsymbolled", re.compile(r"^\?\?\?$")),
+    # Debian's DPDK shared libraries (PMDs, mempool, ring) are stripped:
+    # cachegrind names their functions ???, callgrind by address
+    ("dpdk-unsymbolled", re.compile(r"^(\?\?\?|0x[0-9a-fA-F]+)$")),
     ("libc", re.compile(r"^(__)?(mem|str)[a-z]*(_[a-z0-9_]+)?$")),
 )
 
@@ -160,6 +161,37 @@ def parse_cachegrind(text):
     return {"events": events, "totals": totals, "functions": functions}
 
 
+def parse_callgrind(text):
+    """A callgrind.out file (--compress-strings=no --compress-pos=no) ->
+    the same shape as parse_cachegrind: self cost per function. The cost
+    line right after a "calls=" line is the inclusive cost of that call
+    (already counted as self cost in the callee) and is skipped."""
+    events, totals, functions = [], {}, {}
+    fn, skip_next = None, False
+    for line in text.splitlines():
+        if line.startswith("events:"):
+            events = line.split()[1:]
+        elif line.startswith("fn="):
+            fn = line[3:]
+            functions.setdefault(fn, {e: 0 for e in events})
+        elif line.startswith("calls="):
+            skip_next = True
+        elif line.startswith(("summary:", "totals:")):
+            totals = dict(zip(events, (int(v) for v in line.split()[1:])))
+        elif line and (line[0].isdigit() or line[0] in "+-*") and fn is not None:
+            if skip_next:
+                skip_next = False
+                continue
+            acc = functions[fn]
+            for e, v in zip(events, line.split()[1:]):
+                acc[e] = acc.get(e, 0) + int(v)
+    if not totals and functions:
+        for acc in functions.values():
+            for e, v in acc.items():
+                totals[e] = totals.get(e, 0) + v
+    return {"events": events, "totals": totals, "functions": functions}
+
+
 def cg_groups(parsed):
     groups = {}
     for fn, acc in parsed["functions"].items():
@@ -178,11 +210,14 @@ def cachegrind_figures(small, large, packets_small, packets_large):
     """Per-packet figures: (large - small) / (packets_large - packets_small).
     The small run carries the same start-up (EAL init, pools, pipeline
     creation, exit) so it cancels; what remains is the cost of the extra
-    packets only."""
+    packets only. small=None, packets_small=0: a callgrind window run, whose
+    counts already cover only the measured packets."""
     dp = packets_large - packets_small
     if dp <= 0:
         return {"cg_status": unavailable("cachegrind: the two runs received the same "
                                          "number of packets")}
+    if small is None:
+        small = {"totals": {}, "functions": {}}
     fig = {}
     for event, name in CG_MEASURES:
         if event not in large["totals"]:
@@ -203,6 +238,16 @@ def cachegrind_probe():
     if not shutil.which("valgrind"):
         return "valgrind not installed (Debian: valgrind)"
     return None
+
+
+def callgrind_window_prefix(out_file, i1):
+    """callgrind with the same cache and branch simulation as cachegrind,
+    instrumentation and collection switched on by listrx --measure-from
+    (start-up runs uninstrumented: several times faster)."""
+    return ["valgrind", "--tool=callgrind", "--cache-sim=yes", "--branch-sim=yes",
+            "--I1=" + i1, "--instr-atstart=no", "--collect-atstart=no",
+            "--compress-strings=no", "--compress-pos=no",
+            "--callgrind-out-file=" + out_file]
 
 
 def cachegrind_prefix(out_file, i1):

@@ -5,7 +5,7 @@ import os
 import sys
 
 from . import __version__, grid
-from .listrx import DEFAULT_EAL, BenchError, Listrx, find_binary
+from .listrx import CG_EAL, DEFAULT_EAL, BenchError, Listrx, find_binary
 
 EPILOG = """examples:
   listrx-bench sweep --out results/ --counters time,cachegrind
@@ -97,7 +97,9 @@ def build_parser():
     sw.add_argument("--reps", type=int, default=3, help="repetitions per cell (default: %(default)s)")
     sw.add_argument("--counters", type=_list(_counters), default=["time"],
                     help="backends: time,perf,pcm,cachegrind,rapl (default: %(default)s)")
-    sw.add_argument("--duration", type=float, default=1.0, help="seconds per timed run (default: %(default)s)")
+    sw.add_argument("--duration", type=float, default=0.25,
+                    help="seconds per timed run (each also pays ~0.3-0.5 s of start-up: 675 "
+                    "runs on the default grid) (default: %(default)s)")
     sw.add_argument("--packets", type=int, default=0,
                     help="also stop timed runs after N packets (0 = duration only) (default: %(default)s)")
     sw.add_argument("--stats-level", default="counters", choices=("off", "counters", "cycles"),
@@ -111,8 +113,25 @@ def build_parser():
                              "iTLB-load-misses"], help="perf events (add raw ones: r0080) (default: %(default)s)")
     sw.add_argument("--perf-packets", type=_list(_packet_pair), default=[1000000, 11000000],
                     help="perf: the two packet counts whose difference is measured (default: %(default)s)")
+    sw.add_argument("--cg-method", choices=("window", "pair"), default="window",
+                    help="cachegrind backend: 'window' = one callgrind run per cell, costs "
+                    "collected only for the packets after --cg-window's first count (listrx "
+                    "--measure-from); 'pair' = two cachegrind runs, --cg-packets, differenced "
+                    "(default: %(default)s)")
+    sw.add_argument("--cg-window", type=_list(_packet_pair), default=[2000, 6000],
+                    help="window: warm-up packets, total packets; the difference is measured "
+                    "(default: %(default)s)")
     sw.add_argument("--cg-packets", type=_list(_packet_pair), default=[20000, 60000],
-                    help="cachegrind: the two packet counts whose difference is measured (default: %(default)s)")
+                    help="pair: the two packet counts whose difference is measured (default: %(default)s)")
+    sw.add_argument("--cg-eal", default=CG_EAL,
+                    help="EAL arguments of the cachegrind runs (64 MB is plenty for the "
+                    "--cg-mbufs pool; start-up under valgrind is shorter) (default: %(default)s)")
+    sw.add_argument("--cg-mbufs", type=int, default=2047,
+                    help="mempool size of the cachegrind runs (--set mempool.mbufs; 0 = "
+                    "listrx's own sizing) (default: %(default)s)")
+    sw.add_argument("--cg-jobs", type=int, default=os.cpu_count() or 1,
+                    help="cachegrind runs in parallel, in a phase of their own after every "
+                    "timed run (their counts do not depend on load) (default: %(default)s)")
     sw.add_argument("--cg-lcores", default="0",
                     help="cachegrind: EAL -l (one lcore: the main lcore polls) (default: %(default)s)")
     sw.add_argument("--cg-every-rep", action="store_true",

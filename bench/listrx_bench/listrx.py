@@ -1,5 +1,6 @@
 """Finding and running the listrx binary: command lines, topology, machine."""
 
+import itertools
 import json
 import os
 import platform
@@ -13,6 +14,9 @@ import time
 # EAL arguments that run on a machine without hugepages or NICs; --eal on
 # the command line replaces them (e.g. "-a 0000:3b:00.0" for a real NIC).
 DEFAULT_EAL = "--no-huge --no-pci --no-shconf -m 1024"
+# The cachegrind runs: a smaller pool (--cg-mbufs) in a smaller heap; the
+# simulated I1/branch figures do not depend on them, start-up is shorter
+CG_EAL = "--no-huge --no-pci --no-shconf -m 64"
 # net_synth's default hints plus the RX timestamp (the TSC at rx_burst),
 # which `listrx --latency` needs
 SYNTH_TIMESTAMP_HINTS = "hash+csum+ptype+timestamp"
@@ -105,7 +109,7 @@ class Listrx:
         self._topology = None
         self._version = None
         self._stages = None
-        self.counter = 0
+        self._ids = itertools.count(1)  # file prefixes; next() is atomic (parallel runs)
 
     def _query(self, flag):
         proc = subprocess.run([self.binary, "--", flag], capture_output=True,
@@ -130,15 +134,16 @@ class Listrx:
         return self._stages
 
     # ---- command lines -------------------------------------------------
-    def eal_args(self, profile, lcores=None, timestamps=False):
-        args = ["-l", lcores or self.lcores] + self.eal
-        self.counter += 1
-        args += ["--file-prefix", "lrxbench%d_%d" % (os.getpid(), self.counter)]
+    def eal_args(self, profile, lcores=None, timestamps=False, eal=None):
+        args = ["-l", lcores or self.lcores] + (shlex.split(eal) if eal is not None
+                                                 else self.eal)
+        args += ["--file-prefix", "lrxbench%d_%d" % (os.getpid(), next(self._ids))]
         return args + profile_eal(profile, timestamps)
 
     def command(self, spec, json_path, packets=None, duration=None,
-                stats_level=None, lcores=None, latency=False):
-        cmd = [self.binary] + self.eal_args(spec["profile"], lcores, timestamps=latency)
+                stats_level=None, lcores=None, latency=False, eal=None, extra=()):
+        cmd = [self.binary] + self.eal_args(spec["profile"], lcores, timestamps=latency,
+                                            eal=eal)
         cmd += ["--"] + profile_listrx(spec["profile"])
         if latency:
             cmd += ["--latency"]
@@ -153,7 +158,7 @@ class Listrx:
             cmd += ["--duration", str(duration)]
         for assignment in spec.get("sets", ()):
             cmd += ["--set", assignment]
-        return cmd
+        return cmd + list(extra)
 
     def run(self, cmd, json_path, prefix=(), timeout=600, log_name=None):
         """Runs cmd (optionally under prefix, e.g. perf stat or valgrind);

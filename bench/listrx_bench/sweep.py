@@ -1,5 +1,6 @@
 """The sweep: every cell of the grid, each repetition, each backend."""
 
+import concurrent.futures
 import datetime
 import os
 import shlex
@@ -156,7 +157,8 @@ class Sweep:
             return
         row.update(stage_figures(summary))
 
-    def differential(self, cell, rep, kind, packet_counts, prefix_for, lcores=None):
+    def differential(self, cell, rep, kind, packet_counts, prefix_for, lcores=None,
+                     eal=None, extra=()):
         """Two runs with --packets small/large under a tool; returns
         [(summary, tool output path)] or an error string."""
         out = []
@@ -165,7 +167,8 @@ class Sweep:
             json_path = base + ".json"
             tool_out = base + "." + kind
             cmd = self.lx.command(cell, json_path, packets=packets,
-                                  stats_level=self.args.stats_level, lcores=lcores)
+                                  stats_level=self.args.stats_level, lcores=lcores,
+                                  eal=eal, extra=extra)
             summary, err, info = self.lx.run(cmd, json_path, prefix=prefix_for(tool_out),
                                              log_name=os.path.basename(base),
                                              timeout=self.args.timeout * 10)
@@ -196,16 +199,23 @@ class Sweep:
                                          res[1][0]["rx_packets"], events))
 
     def cachegrind_runs(self, cell, rep, row):
+        """The cachegrind figures of one cell into row. Thread-safe: the
+        sweep runs several at once (--cg-jobs)."""
         if self.status["cachegrind"] != "ok":
             row["cg_status"] = self.status["cachegrind"]
             return
         if rep > 0 and not self.args.cg_every_rep:
             return  # deterministic: measured once per cell (rep 0)
+        a = self.args
+        extra = ["--set", "mempool.mbufs=%d" % a.cg_mbufs] if a.cg_mbufs else []
+        if a.cg_method == "window":
+            self.callgrind_window(cell, rep, row, extra)
+            return
         # one lcore: the main lcore polls, so valgrind runs a single thread
         res, info = self.differential(
-            cell, rep, "cachegrind", self.args.cg_packets,
+            cell, rep, "cachegrind", a.cg_packets,
             lambda path: backends.cachegrind_prefix(path, self.i1),
-            lcores=self.args.cg_lcores)
+            lcores=a.cg_lcores, eal=a.cg_eal, extra=extra)
         row["cachegrind_command"] = info["command"]
         if isinstance(res, str):
             row["cg_status"] = res
@@ -221,13 +231,68 @@ class Sweep:
         row.update(backends.cachegrind_figures(parsed[0], parsed[1], res[0][0]["rx_packets"],
                                                res[1][0]["rx_packets"]))
 
+    def callgrind_window(self, cell, rep, row, extra):
+        """One callgrind run: --packets TOTAL --measure-from WARMUP; listrx
+        switches collection on after the warm-up packets (simulated caches
+        and predictors warm) and off at the end, and reports how many
+        packets the window held."""
+        warmup, total = self.args.cg_window
+        # whole bursts on both sides: a last partial burst would pay a whole
+        # burst's per-burst misses for fewer packets (+4 % at burst 256)
+        b = cell["burst"]
+        warmup, total = -(-warmup // b) * b, -(-warmup // b) * b + -(-(total - warmup) // b) * b
+        base = os.path.join(self.runs, "%s-r%d-callgrind-%d-%d" % (cell["cell"], rep, warmup,
+                                                                  total))
+        json_path, tool_out = base + ".json", base + ".callgrind"
+        cmd = self.lx.command(cell, json_path, packets=total, stats_level=self.args.stats_level,
+                              lcores=self.args.cg_lcores, eal=self.args.cg_eal,
+                              extra=extra + ["--measure-from", str(warmup)])
+        summary, err, info = self.lx.run(
+            cmd, json_path, prefix=backends.callgrind_window_prefix(tool_out, self.i1),
+            log_name=os.path.basename(base), timeout=self.args.timeout * 10)
+        row["cachegrind_command"] = info["command"]
+        if err:
+            row["cg_status"] = "failed: %s" % err
+            return
+        measured = summary.get("measured_packets")
+        if not measured:
+            row["cg_status"] = unavailable(
+                "cachegrind: listrx reported no measured_packets (a binary without "
+                "--measure-from? use --cg-method pair)")
+            return
+        with open(tool_out) as f:
+            parsed = backends.parse_callgrind(f.read())
+        if not self.args.keep_raw:
+            os.unlink(tool_out)
+        row["cg_i1"] = self.i1
+        row["cg_packets"] = "%d-%d" % (summary["rx_packets"] - measured, summary["rx_packets"])
+        row.update(backends.cachegrind_figures(None, parsed, 0, measured))
+
+    def cachegrind_phase(self, jobs, progress):
+        """Runs the cachegrind work [(cell, rep, row, label)] in parallel:
+        simulated counts do not depend on load, so both cores are used; this
+        phase starts after every timed run has finished."""
+        if not jobs:
+            return
+        workers = max(1, min(self.args.cg_jobs, len(jobs)))
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(self.cachegrind_runs, cell, rep, row): label
+                       for cell, rep, row, label in jobs}
+            for fut in concurrent.futures.as_completed(futures):
+                fut.result()
+                progress.update(futures[fut] + " cachegrind", self.cg_runs_per_job())
+
+    def cg_runs_per_job(self):
+        return 1 if self.args.cg_method == "window" else 2
+
     # ---- the grid --------------------------------------------------------
     def run(self, cells, reps):
         a = self.args
         rows = []
         timed = any(c in self.counters for c in ("time", "rapl", "pcm"))
         per_cell = reps * (int(timed) + int(bool(a.zoom)) + 2 * int("perf" in self.counters)) \
-            + 2 * int("cachegrind" in self.counters) * (reps if a.cg_every_rep else 1)
+            + self.cg_runs_per_job() * int("cachegrind" in self.counters) * (
+                reps if a.cg_every_rep else 1)
         progress = Progress(len(cells) * max(per_cell, 1) + a.warmup, enabled=not a.quiet)
         progress.show("starting")
         runnable = [c for c in cells if not self.skip_reason(c)]
@@ -237,6 +302,7 @@ class Sweep:
             self.lx.run(self.lx.command(c, json_path, duration=min(a.duration or 1, 1)),
                         json_path, log_name="warmup%d" % w, timeout=a.timeout)
             progress.update("warm-up")
+        cg_jobs = []
         for cell in cells:
             skip = self.skip_reason(cell)
             for rep in range(reps):
@@ -260,11 +326,13 @@ class Sweep:
                     self.perf_runs(cell, rep, row)
                     progress.update(label + " perf", 2)
                 if "cachegrind" in self.counters and (rep == 0 or a.cg_every_rep):
-                    self.cachegrind_runs(cell, rep, row)
-                    progress.update(label + " cachegrind", 2)
+                    cg_jobs.append((cell, rep, row, label))
                 elif "cachegrind" in self.counters:
                     row["cg_status"] = "measured once per cell (rep 0): deterministic"
                 rows.append(row)
+        # after the timed runs, never beside them: a valgrind process on the
+        # other core would slow the timed runs' figures
+        self.cachegrind_phase(cg_jobs, progress)
         progress.close()
         return rows
 

@@ -369,6 +369,122 @@ class Report(unittest.TestCase):
         self.assertEqual((s["median"], s["min"], s["max"], s["n"]), (2.0, 1.0, 3.0, 3))
 
 
+class CallgrindWindow(unittest.TestCase):
+    CALLGRIND = (
+        "# callgrind format\nversion: 1\npositions: line\n"
+        "events: Ir I1mr Bi\nsummary: 1150 12 7\n\n"
+        "ob=/usr/lib/librte_net_null.so\nfl=???\nfn=0x0000000000002090\n"
+        "0 100 2 1\ncfn=lrx_sink_complete\ncalls=4 0\n0 900 9 5\n"
+        "fl=sink.c\nfn=lrx_sink_complete\n12 1000 9 5\n"
+        "fn=lrx_ballast_run\n3 50 1 1\n+2 0 0 0\ntotals: 1150 12 7\n")
+
+    def test_call_lines_are_inclusive_and_skipped(self):
+        p = backends.parse_callgrind(self.CALLGRIND)
+        self.assertEqual(p["totals"], {"Ir": 1150, "I1mr": 12, "Bi": 7})
+        self.assertEqual(p["functions"]["0x0000000000002090"]["Ir"], 100)
+        self.assertEqual(p["functions"]["lrx_sink_complete"]["Ir"], 1000)
+        self.assertEqual(sum(f["Ir"] for f in p["functions"].values()), p["totals"]["Ir"])
+        self.assertEqual(backends.cg_group("0x0000000000002090"), "dpdk-unsymbolled")
+
+    def test_window_figures_divide_by_measured_packets(self):
+        fig = backends.cachegrind_figures(None, backends.parse_callgrind(self.CALLGRIND), 0, 10)
+        self.assertAlmostEqual(fig["cg_ir_per_packet"], 115.0)
+        self.assertAlmostEqual(fig["cg_i1_misses_per_packet"], 1.2)
+        self.assertAlmostEqual(fig["cg_stage.sink.ir_per_packet"], 100.0)
+        self.assertTrue(is_unavailable(fig["cg_cond_branches_per_packet"]))
+
+    def test_prefix_switches_collection_from_listrx(self):
+        pre = backends.callgrind_window_prefix("/x/out", "32768,8,64")
+        for flag in ("--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no",
+                     "--cache-sim=yes", "--branch-sim=yes", "--I1=32768,8,64"):
+            self.assertIn(flag, pre)
+
+
+class SweepPhases(unittest.TestCase):
+    """The cachegrind work runs after every timed run, never beside one, and
+    in parallel with itself; a fake Listrx records the order of the runs."""
+
+    class FakeListrx:
+        def __init__(self):
+            import threading
+            self.lock = threading.Lock()
+            self.events, self.active, self.max_active = [], 0, 0
+            self.log_dir = None
+
+        def topology(self):
+            return {"l1i_bytes": 32768, "l1i_line": 64, "l1i_assoc": 8}
+
+        def stages(self):
+            return ["build-meta", "l3-demux"]
+
+        def command(self, spec, json_path, **kw):
+            return ["listrx", json_path] + list(kw.get("extra", ()))
+
+        def run(self, cmd, json_path, prefix=(), timeout=0, log_name=None):
+            import time
+            kind = "cg" if prefix else "time"
+            with self.lock:
+                self.active += 1
+                self.max_active = max(self.max_active, self.active)
+                self.events.append(("start", kind, self.active))
+            time.sleep(0.05)
+            summary = {"mpps": 1.0, "ns_per_packet": 1000.0, "busy_cycles_per_packet": 10.0,
+                       "tsc_hz": 1e9, "rx_packets": 6000, "duration_s": 0.1}
+            if prefix:
+                self.assertions(cmd, prefix)
+                summary["measured_packets"] = 4000
+                out = [p for p in prefix if p.startswith("--callgrind-out-file=")][0]
+                with open(out.split("=", 1)[1], "w") as f:
+                    f.write("events: Ir I1mr\nfn=lrx_ballast_run\n1 8000 400\n")
+            with self.lock:
+                self.active -= 1
+                self.events.append(("end", kind, self.active))
+            info = {"command": " ".join(cmd), "wall_s": 0.1, "cpu_s": 0.1,
+                    "start_time": 0, "end_time": 0.1, "output": ""}
+            return summary, None, info
+
+        def assertions(self, cmd, prefix):
+            assert "--measure-from" in cmd and "--instr-atstart=no" in prefix, (cmd, prefix)
+            assert "mempool.mbufs=2047" in cmd, cmd
+
+    def test_cachegrind_phase_after_timed_runs_and_parallel(self):
+        from listrx_bench.sweep import Sweep
+        lx = self.FakeListrx()
+        with tempfile.TemporaryDirectory() as d:
+            args = cli.build_parser().parse_args(
+                ["sweep", "--out", d, "--bursts", "1,32", "--engines", "packet,burst",
+                 "--footprints", "0", "--counters", "time,cachegrind", "--warmup", "0",
+                 "--cg-jobs", "2", "-q"])
+            sweep = Sweep(lx, args, d)
+            sweep.status["cachegrind"] = "ok"
+            cells = grid.expand(["null"], ["build-meta,l3-demux"], [("0", 0)],
+                                args.engines, args.bursts)
+            rows = sweep.run(cells, args.reps)
+        kinds = [k for e, k, _ in lx.events if e == "start"]
+        self.assertEqual(kinds, ["time"] * 12 + ["cg"] * 4)
+        # no timed run ever overlapped another run
+        for e, k, active in lx.events:
+            if k == "time" and e == "start":
+                self.assertEqual(active, 1)
+        self.assertEqual(lx.max_active, 2)
+        self.assertEqual(len(rows), 12)
+        for r in rows:
+            if r["rep"] == 0:
+                self.assertAlmostEqual(r["cg_i1_misses_per_packet"], 0.1)
+                self.assertAlmostEqual(r["cg_ir_per_packet"], 2.0)
+            else:
+                self.assertIn("deterministic", r["cg_status"])
+
+    def test_new_defaults(self):
+        args = cli.build_parser().parse_args(["sweep", "--out", "x"])
+        self.assertEqual(args.reps, 3)  # median and spread need 3
+        self.assertEqual(args.duration, 0.25)
+        self.assertEqual(args.cg_method, "window")
+        self.assertEqual(args.cg_window, [2000, 6000])
+        self.assertIn("-m 64", args.cg_eal)
+        self.assertEqual(len(args.bursts) * len(args.engines), 45)
+
+
 class RealSweep(unittest.TestCase):
     """One short sweep of the real binary (time + cachegrind), its report,
     and the determinism of cachegrind's per-packet figures."""

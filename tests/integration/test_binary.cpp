@@ -127,6 +127,29 @@ TEST_CASE("--packets is exact with two polling lcores", "[binary]")
 	CHECK(s["mbufs_in_use_at_exit"] == 0);
 }
 
+TEST_CASE("--measure-from: the window's packets in the summary, outside valgrind too",
+	  "[binary]")
+{
+	std::string js = lrx_test::scratch_path("window.json");
+	std::vector<std::string> e = eal("window", "net_null0,copy=0");
+	e.insert(e.begin(), {"-l", "0"});
+	auto r = run_program(cmd(e, {"--packets", "6000", "--measure-from", "2000", "--burst", "256",
+				     "--json", js}));
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	json s = load_json(js);
+	CHECK(s["rx_packets"] == 6000);
+	CHECK(s["measure_from"] == 2000);
+	/* the window opens after the poll that reaches 2000: 8 bursts of 256 */
+	CHECK(s["measured_packets"] == 6000 - 2048);
+	CHECK(s["lcores"][0]["measured_packets"] == 6000 - 2048);
+	r = run_program(cmd(eal("window2", "net_null0,copy=0"),
+			    {"--packets", "100", "--measure-from", "100"}));
+	CHECK(r.status == 2);
+	CHECK(r.err.find("--measure-from 100: [run] measure_from: must be below [run] packets") !=
+	      std::string::npos);
+}
+
 TEST_CASE("bad config: exit 2 and a message naming file, line, key, value", "[binary]")
 {
 	std::string conf = lrx_test::scratch_path("bad.ini");
