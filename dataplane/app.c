@@ -365,6 +365,9 @@ static int worker_create(struct lrx_app *app, unsigned lcore_id, uint16_t tx_que
 	struct lrx_pipeline_conf pc = app->conf.pipeline;
 	pc.socket_id = socket;
 	pc.lcore_id = lcore_id;
+	/* the I/O baseline: nothing between RX and the free (lcore_loop.c) */
+	w->rx_only = pc.n_stages == 0 && pc.engine != LRX_ENGINE_GRAPH &&
+		     !w->forwarding && !w->latency;
 	return lrx_pipeline_create(&pc, &w->pipeline, err, err_len);
 }
 
@@ -456,6 +459,7 @@ static int run(struct lrx_app *app)
 	app->run.packet_limit = app->conf.packets;
 	app->run.measure_from = app->conf.measure_from;
 	app->run.burst = app->conf.pipeline.burst;
+	app->run.busy_cycles = app->conf.pipeline.stats_level != LRX_STATS_OFF;
 	atomic_store(&app->run.quota, (int_fast64_t)app->conf.packets);
 	atomic_store(&app->run.received, 0);
 

@@ -35,6 +35,7 @@ struct lrx_worker {
 	bool forwarding;                  /* some port forwards delivered packets */
 	int forward_of_port[RTE_MAX_ETHPORTS]; /* ingress port id -> port id or -1 */
 	struct lrx_latency *latency;      /* NULL unless --latency */
+	bool rx_only;                     /* empty pipeline, no forwarding, no latency */
 
 	/* written by the worker, read by the monitor and telemetry */
 	uint64_t polls_total, empty_polls, rx_packets;
@@ -53,6 +54,7 @@ struct lrx_run {
 	atomic_int_fast64_t quota;        /* packets left to receive */
 	atomic_uint_fast64_t received;    /* received under the limit */
 	uint16_t burst;
+	bool busy_cycles;                 /* TSC per poll (stats level != off) */
 };
 
 /* The worker body (rte_eal_remote_launch argument: struct lrx_worker_arg). */

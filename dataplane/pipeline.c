@@ -349,11 +349,15 @@ uint16_t lrx_pipeline_poll(struct lrx_pipeline *p, uint16_t port,
 	if (p->n_stages == 0 && p->engine != LRX_ENGINE_GRAPH) {
 		/* empty pipeline: receive straight into the sink, everything
 		 * is delivered (the I/O baseline, as testpmd rxonly) */
-		budget = (uint16_t)RTE_MIN((uint32_t)budget, LRX_SINK_MAX - sink->n);
-		n = rte_eth_rx_burst(port, queue, sink->pkts + sink->n, budget);
+		uint32_t used = sink->n; /* a local: the stores below may not
+					  * alias it, so the loop vectorises */
+		lrx_next_t *nexts = sink->nexts + used;
+
+		budget = (uint16_t)RTE_MIN((uint32_t)budget, LRX_SINK_MAX - used);
+		n = rte_eth_rx_burst(port, queue, sink->pkts + used, budget);
 		for (uint16_t i = 0; i < n; i++)
-			sink->nexts[sink->n + i] = LRX_NEXT_DELIVER_V;
-		sink->n += n;
+			nexts[i] = LRX_NEXT_DELIVER_V;
+		sink->n = used + n;
 		return n;
 	}
 	if (p->engine == LRX_ENGINE_GRAPH) {

@@ -38,13 +38,14 @@ void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
 	uint32_t n_free = 0, n_send = 0;
 
 	/* the common case, everything delivered: one bulk free, no copy */
-	uint32_t delivered = 0;
-	for (uint32_t i = 0; i < sink->n; i++)
-		delivered += sink->nexts[i] == LRX_NEXT_DELIVER_V;
-	if (delivered == sink->n) {
-		if (delivered != 0)
-			rte_pktmbuf_free_bulk(sink->pkts, delivered);
-		counters->delivered += delivered;
+	const uint32_t n = sink->n;
+	lrx_next_t differ = 0; /* branch-free, so the scan vectorises */
+	for (uint32_t i = 0; i < n; i++)
+		differ |= sink->nexts[i] ^ LRX_NEXT_DELIVER_V;
+	if (differ == 0) {
+		if (n != 0)
+			rte_pktmbuf_free_bulk(sink->pkts, n);
+		counters->delivered += n;
 		sink->n = 0;
 		return;
 	}

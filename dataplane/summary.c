@@ -346,8 +346,9 @@ void lrx_summary_json(const struct lrx_app *app, struct lrx_json *j)
 		lrx_json_double(j, "ns_per_packet", secs * 1e9 / (double)t.rx);
 	else
 		lrx_json_null(j, "ns_per_packet");
-	/* busy cycles per packet: TSC inside non-empty polls, all lcores */
-	if (t.rx)
+	/* busy cycles per packet: TSC inside non-empty polls, all lcores;
+	 * not measured at stats level off */
+	if (t.rx && app->conf.pipeline.stats_level != LRX_STATS_OFF)
 		lrx_json_double(j, "busy_cycles_per_packet",
 				(double)t.busy_cycles / (double)t.rx);
 	else

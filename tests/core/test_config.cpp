@@ -159,7 +159,7 @@ TEST_CASE("bad values are rejected with file, line, key, value and what is valid
 		{"[run]\nduration = -1\n",
 		 ":2: [run] duration = -1: must be a number in 0..1e+09"},
 		{"[run]\nfoo = 1\n",
-		 ":2: [run] foo = 1: unknown key; valid keys in [run]: duration, packets, stats_period, json"},
+		 ":2: [run] foo = 1: unknown key; valid keys in [run]: duration, packets, stats_period, json, measure_from"},
 		{"[ports]\ndevice = x\n",
 		 ":1: [ports]: unknown section; valid sections: [eal], [run], [pipeline], [mempool], [telemetry], [xdp], [port.N], [lcore.N], [stage.NAME]"},
 		{"[port.0]\nrx_queues = 2\n",

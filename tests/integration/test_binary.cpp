@@ -75,6 +75,20 @@ TEST_CASE("the default (config [eal], emulated NIC) runs N packets and exits 0",
 	CHECK(r.out.find("mbufs in use at exit: 0") != std::string::npos);
 }
 
+TEST_CASE("--stats-level off reads no TSC per poll: busy cycles null, counts exact", "[binary]")
+{
+	std::string js = lrx_test::scratch_path("statsoff.json");
+	auto r = run_program({listrx_bin(), "--", "--packets", "100000", "--json", js,
+			      "--stats-level", "off", "--stats-period", "0"});
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	json s = load_json(js);
+	CHECK(s["rx_packets"] == 100000);
+	CHECK(s["delivered"] == 100000);
+	CHECK(s["busy_cycles_per_packet"].is_null()); // not measured, not 0
+	CHECK(s["mbufs_in_use_at_exit"] == 0);
+}
+
 TEST_CASE("EAL options on the command line replace [eal]; every probed ethdev is a port",
 	  "[binary]")
 {
