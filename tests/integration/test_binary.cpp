@@ -75,7 +75,7 @@ TEST_CASE("the default (config [eal], emulated NIC) runs N packets and exits 0",
 	CHECK(r.out.find("mbufs in use at exit: 0") != std::string::npos);
 }
 
-TEST_CASE("--stats-level off reads no TSC per poll: busy cycles null, counts exact", "[binary]")
+TEST_CASE("stats level off reads no TSC per poll: busy cycles null, counts exact", "[binary]")
 {
 	std::string js = lrx_test::scratch_path("statsoff.json");
 	auto r = run_program({listrx_bin(), "--", "--packets", "100000", "--json", js,
