@@ -216,13 +216,16 @@ TEST_CASE("gro: metadata from build-meta is read and gso fields written",
 }
 
 // Flush rules: six contiguous 1000-byte segments s0..s5; `mutate` changes
-// s2 (and maybe later ones); the expected output is the segment count of
-// each output packet in order (kernel's tcp_gro_receive / inet_gro_receive
+// s2 (and maybe later ones); the expected output is, for each output
+// packet in order, its segment count, IPv4 total length (and so frame
+// length) and TCP seq (kernel's tcp_gro_receive / inet_gro_receive
 // outcome), with per-flow payload conserved.
 struct RuleCase {
 	const char *name;
 	std::function<void(std::vector<Spec> &)> mutate;
 	std::vector<uint16_t> expect;
+	std::vector<uint32_t> ip_lens; // IPv4 total length of each output
+	std::vector<uint32_t> seqs;    // TCP seq of each output
 	const char *counter;   // a counter that must be non-zero (or nullptr)
 	bool corrupt_l4 = false;  // s2's TCP checksum made wrong
 	bool corrupt_ip = false;  // s2's IPv4 header checksum made wrong
@@ -238,81 +241,102 @@ TEST_CASE("gro: flush rules (table)", "[gro]")
 			v[i].payload = seq_payload(v[i].seq, v[i].payload.size());
 		}
 	};
+	// ip_lens: IPv4 total length of each output packet (20 + 20 TCP [+ 12
+	// timestamp option] + payload; the frame is 14 bytes more); seqs: its
+	// TCP sequence number. Input s_i: seq 1000 + 1000 i, 1000 bytes.
+	const std::vector<uint32_t> split_2_1_3_lens = {2040, 1040, 3040};
+	const std::vector<uint32_t> split_2_1_3_seqs = {1000, 3000, 4000};
 	std::vector<RuleCase> cases = {
-		{"in order", [](auto &) {}, {6}, nullptr},
+		{"in order", [](auto &) {}, {6}, {6040}, {1000}, nullptr},
 		{"PSH merges then flushes", [](auto &v) { v[2].tcp_flags |= fr::TCP_PSH; },
-		 {3, 3}, "flush_flags"},
+		 {3, 3}, {3040, 3040}, {1000, 4000}, "flush_flags"},
 		{"FIN merges then flushes", [](auto &v) { v[2].tcp_flags |= fr::TCP_FIN; },
-		 {3, 3}, "flush_flags"},
+		 {3, 3}, {3040, 3040}, {1000, 4000}, "flush_flags"},
 		{"RST flushes held, passes", [](auto &v) { v[2].tcp_flags |= fr::TCP_RST; },
-		 {2, 1, 3}, "flush_flags"},
+		 {2, 1, 3}, split_2_1_3_lens, split_2_1_3_seqs, "flush_flags"},
 		{"SYN flushes held, passes", [](auto &v) { v[2].tcp_flags |= fr::TCP_SYN; },
-		 {2, 1, 3}, "flush_flags"},
+		 {2, 1, 3}, split_2_1_3_lens, split_2_1_3_seqs, "flush_flags"},
 		{"URG flushes held, passes", [](auto &v) { v[2].tcp_flags |= fr::TCP_URG; },
-		 {2, 1, 3}, "flush_flags"},
+		 {2, 1, 3}, split_2_1_3_lens, split_2_1_3_seqs, "flush_flags"},
 		{"CWR flushes held, passes (Linux 6.18)",
-		 [](auto &v) { v[2].tcp_flags |= 0x80; }, {2, 1, 3}, "flush_flags"},
+		 [](auto &v) { v[2].tcp_flags |= 0x80; }, {2, 1, 3},
+		 split_2_1_3_lens, split_2_1_3_seqs, "flush_flags"},
+		// s2..s5 at 4000..7000
 		{"seq gap", [&](auto &v) { shift_from(v, 2, 1000); }, {2, 4},
-		 "flush_mismatch"},
+		 {2040, 4040}, {1000, 4000}, "flush_mismatch"},
+		// arrival 1000 2000 4000 3000 5000 6000
 		{"out of order segment", [&](auto &v) { std::swap(v[2], v[3]); },
-		 {2, 1, 1, 2}, "flush_mismatch"},
-		{"retransmit", [](auto &v) { v[2] = v[1]; v[2].ip_id = 102; },
-		 {2, 1, 3}, "flush_mismatch"},
-		{"ack change", [](auto &v) { for (size_t i = 2; i < 6; i++) v[i].ack = 999; },
-		 {2, 4}, "flush_mismatch"},
-		{"window change", [](auto &v) { v[2].window = 1000; }, {2, 1, 3},
+		 {2, 1, 1, 2}, {2040, 1040, 1040, 2040}, {1000, 4000, 3000, 5000},
 		 "flush_mismatch"},
+		// arrival 1000 2000 2000 4000 5000 6000
+		{"retransmit", [](auto &v) { v[2] = v[1]; v[2].ip_id = 102; },
+		 {2, 1, 3}, split_2_1_3_lens, {1000, 2000, 4000}, "flush_mismatch"},
+		{"ack change", [](auto &v) { for (size_t i = 2; i < 6; i++) v[i].ack = 999; },
+		 {2, 4}, {2040, 4040}, {1000, 3000}, "flush_mismatch"},
+		{"window change", [](auto &v) { v[2].window = 1000; }, {2, 1, 3},
+		 split_2_1_3_lens, split_2_1_3_seqs, "flush_mismatch"},
 		{"option change (timestamp)",
 		 [&](auto &v) {
 			 for (auto &s : v) s.tcp_options = ts1;
 			 v[2].tcp_options = ts2;
 		 },
-		 {2, 1, 3}, "flush_mismatch"},
+		 {2, 1, 3}, {2052, 1052, 3052}, split_2_1_3_seqs, "flush_mismatch"},
 		{"same timestamps merge", [&](auto &v) { for (auto &s : v) s.tcp_options = ts1; },
-		 {6}, nullptr},
-		{"TTL change", [](auto &v) { v[2].ttl = 5; }, {2, 1, 3}, "flush_mismatch"},
-		{"TOS change", [](auto &v) { v[2].tos = 4; }, {2, 1, 3}, "flush_mismatch"},
-		{"DF change", [](auto &v) { v[2].frag = 0; }, {2, 1, 3}, "flush_mismatch"},
+		 {6}, {6052}, {1000}, nullptr},
+		{"TTL change", [](auto &v) { v[2].ttl = 5; }, {2, 1, 3},
+		 split_2_1_3_lens, split_2_1_3_seqs, "flush_mismatch"},
+		{"TOS change", [](auto &v) { v[2].tos = 4; }, {2, 1, 3},
+		 split_2_1_3_lens, split_2_1_3_seqs, "flush_mismatch"},
+		{"DF change", [](auto &v) { v[2].frag = 0; }, {2, 1, 3},
+		 split_2_1_3_lens, split_2_1_3_seqs, "flush_mismatch"},
 		{"IP ID jump", [](auto &v) { v[2].ip_id = 9000; }, {2, 1, 3},
-		 "flush_mismatch"},
+		 split_2_1_3_lens, split_2_1_3_seqs, "flush_mismatch"},
 		{"fixed IP ID with DF merges",
-		 [](auto &v) { for (auto &s : v) s.ip_id = 7; }, {6}, nullptr},
+		 [](auto &v) { for (auto &s : v) s.ip_id = 7; }, {6}, {6040}, {1000},
+		 nullptr},
 		{"fixed IP ID without DF merges too (Linux 6.18)",
 		 [](auto &v) { for (auto &s : v) { s.ip_id = 7; s.frag = 0; } },
-		 {6}, nullptr},
+		 {6}, {6040}, {1000}, nullptr},
 		{"fixed IP ID then a step",
 		 [](auto &v) { for (auto &s : v) s.ip_id = 7; v[3].ip_id = 8; },
-		 {3, 1, 2}, "flush_mismatch"},
+		 {3, 1, 2}, {3040, 1040, 2040}, {1000, 4000, 5000}, "flush_mismatch"},
 		{"incrementing IP ID then fixed",
 		 [](auto &v) { v[3].ip_id = v[2].ip_id; }, {3, 1, 2},
-		 "flush_mismatch"},
+		 {3040, 1040, 2040}, {1000, 4000, 5000}, "flush_mismatch"},
 		{"incrementing IP ID without DF merges",
-		 [](auto &v) { for (auto &s : v) s.frag = 0; }, {6}, nullptr},
+		 [](auto &v) { for (auto &s : v) s.frag = 0; }, {6}, {6040}, {1000},
+		 nullptr},
+		// s2 carries 4 bytes of IP options: passed on unchanged
 		{"IP options: not eligible, held flushed first",
 		 [](auto &v) { v[2].ip4_options = {1, 1, 1, 0}; }, {2, 1, 3},
-		 "flush_not_eligible"},
+		 {2040, 1044, 3040}, split_2_1_3_seqs, "flush_not_eligible"},
+		// s2: 1200 bytes at 3000, then 4200 5200 6200: s2 heads a packet
+		// with mss 1200 that s3 (shorter) ends
 		{"segment larger than mss",
 		 [&](auto &v) {
 			 v[2].payload = seq_payload(v[2].seq, 1200);
 			 shift_from(v, 3, 200);
 		 },
-		 {2, 2, 2}, "flush_short"},
+		 {2, 2, 2}, {2040, 2240, 2040}, {1000, 3000, 5200}, "flush_short"},
+		// s2: 500 bytes at 3000, then 3500 4500 5500
 		{"short segment merges then flushes",
 		 [&](auto &v) {
 			 v[2].payload = seq_payload(v[2].seq, 500);
 			 shift_from(v, 3, -500);
 		 },
-		 {3, 3}, "flush_short"},
+		 {3, 3}, {2540, 3040}, {1000, 3500}, "flush_short"},
+		// s2: no payload at 3000, then 3000 4000 5000
 		{"pure ACK flushes and passes",
 		 [&](auto &v) {
 			 v[2].payload.clear();
 			 shift_from(v, 3, -1000);
 		 },
-		 {2, 1, 3}, "flush_mismatch"},
+		 {2, 1, 3}, {2040, 40, 3040}, {1000, 3000, 3000}, "flush_mismatch"},
 		{"bad TCP checksum: not merged, counted", [](auto &) {},
-		 {2, 1, 3}, "bad_csum", true},
+		 {2, 1, 3}, split_2_1_3_lens, split_2_1_3_seqs, "bad_csum", true},
 		{"bad IP header checksum: not merged", [](auto &) {},
-		 {2, 1, 3}, "not_eligible", false, true},
+		 {2, 1, 3}, split_2_1_3_lens, split_2_1_3_seqs, "not_eligible", false,
+		 true},
 	};
 	for (const RuleCase &rc : cases) {
 		SECTION(rc.name)
@@ -341,6 +365,17 @@ TEST_CASE("gro: flush rules (table)", "[gro]")
 			}
 			INFO(rc.name);
 			REQUIRE(seg_counts(outs) == rc.expect);
+			std::vector<uint32_t> ip_lens, frame_lens, seqs, want_frames;
+			for (const Out &o : outs) {
+				ip_lens.push_back(o.ip_len_field);
+				frame_lens.push_back((uint32_t)o.bytes.size());
+				seqs.push_back(o.seq);
+			}
+			for (uint32_t l : rc.ip_lens)
+				want_frames.push_back(14 + l);
+			REQUIRE(ip_lens == rc.ip_lens);
+			REQUIRE(frame_lens == want_frames);
+			REQUIRE(seqs == rc.seqs);
 			if (rc.counter)
 				REQUIRE(c[rc.counter] >= 1);
 			LRX_REQUIRE_POOL_FULL(pool());
