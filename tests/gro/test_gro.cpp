@@ -856,6 +856,91 @@ TEST_CASE("gro: impl=rte runs DPDK rte_gro behind the same descriptor",
 	}
 	Gro bad(Keys{{"impl", "bsd"}});
 	REQUIRE(bad.init_rc == -EINVAL);
+	REQUIRE(std::string(bad.err).find("impl=bsd") != std::string::npos);
+	REQUIRE(std::string(bad.err).find("rte-light") != std::string::npos);
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
+TEST_CASE("gro: impl=rte-light merges within a poll's burst, holds nothing "
+	  "across polls",
+	  "[gro][rte_gro]")
+{
+	auto frames = build_all(tcp_stream(100, 1460));
+	Spec udp;
+	udp.sport = 4444;
+	frames.insert(frames.begin() + 50, fr::build(udp));
+	// polls of 32 frames: 0..31 | 32..63 (TCP 32..49, UDP, TCP 50..62) |
+	// 64..95 | 96..100; the same through process_burst and process_one
+	for (bool per_packet : {false, true}) {
+		INFO((per_packet ? "process_one" : "process_burst"));
+		Gro g(Keys{{"impl", "rte-light"}});
+		REQUIRE(g.init_rc == 0);
+		auto mbufs = to_mbufs(frames, pool());
+		std::vector<size_t> out_after_poll;
+		for (size_t i = 0; i < mbufs.size(); i += 32) {
+			size_t n = std::min<size_t>(32, mbufs.size() - i);
+			std::vector<rte_mbuf *> poll(mbufs.begin() + (long)i,
+						     mbufs.begin() + (long)(i + n));
+			size_t udp_in = i <= 50 && 50 < i + n ? 1 : 0;
+			size_t before = g.out.size();
+			REQUIRE((per_packet ? g.one(poll) : g.burst(poll, 32)));
+			// until the poll ends the TCP segments wait (the
+			// UDP datagram passes at once)
+			REQUIRE(g.out.size() == before + udp_in);
+			REQUIRE(g.held() == n - udp_in);
+			// a poll that used its budget still flushes all:
+			// light mode keeps nothing for the next poll
+			g.flush(n == 32);
+			REQUIRE(g.held() == 0);
+			out_after_poll.push_back(g.out.size());
+		}
+		REQUIRE(out_after_poll == std::vector<size_t>{1, 3, 4, 5});
+		auto outs = decode_all(g.out);
+		REQUIRE(seg_counts(outs) ==
+			std::vector<uint16_t>{32, 1, 31, 32, 5});
+		std::vector<uint32_t> seqs;
+		for (const Out &o : outs)
+			seqs.push_back(o.seq);
+		REQUIRE(seqs[0] == 1000);
+		REQUIRE(seqs[2] == 1000 + 32 * 1460);
+		REQUIRE(seqs[3] == 1000 + 63 * 1460);
+		REQUIRE(seqs[4] == 1000 + 95 * 1460);
+		REQUIRE(outs[1].sport == 4444);
+		REQUIRE(outs[2].ip_len_field == 40 + 31 * 1460);
+		check_headers(outs); // IPv4 header checksum fixed on output
+		REQUIRE((g.out[0]->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+			RTE_MBUF_F_RX_L4_CKSUM_GOOD);
+		REQUIRE(g.out[0]->tso_segsz == 1460);
+		REQUIRE(payload_by_flow(outs) == payload_by_flow(frames));
+		REQUIRE(g.counter("segments_in") == 101);
+		REQUIRE(g.counter("merged") == 96);
+		REQUIRE(g.counter("packets_out") == 5);
+		REQUIRE(g.counter("flush_poll_end") == 4);
+	}
+	LRX_REQUIRE_POOL_FULL(pool());
+	{
+		// one poll of 200 segments (more than rte_gro light mode's
+		// RTE_GRO_MAX_BURST_ITEM_NUM = 128): reassembled in a batch of
+		// 128 at once, the other 72 at the poll's end; rte_gro's size
+		// limit (L3 length <= 65535) gives 65 segments of 1000 bytes
+		Gro g(Keys{{"impl", "rte-light"}});
+		auto mbufs = to_mbufs(build_all(tcp_stream(200, 1000)), pool());
+		REQUIRE(g.burst(mbufs, 200));
+		REQUIRE(g.held() == 72);
+		REQUIRE(g.out.size() == 2);
+		REQUIRE(g.counter("flush_size") == 2);
+		g.flush(true);
+		REQUIRE(g.held() == 0);
+		REQUIRE(seg_counts(decode_all(g.out)) ==
+			std::vector<uint16_t>{65, 63, 65, 7});
+	}
+	{
+		Gro g(Keys{{"impl", "rte-light"}});
+		auto frames10 = build_all(tcp_stream(10, 1000));
+		REQUIRE(g.one(to_mbufs(frames10, pool())));
+		REQUIRE(g.held() == 10);
+		// destroyed before the poll ended: fini frees the batch
+	}
 	LRX_REQUIRE_POOL_FULL(pool());
 }
 
