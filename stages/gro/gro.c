@@ -45,7 +45,8 @@
  *
  * Where kernels differ, the rule of the kernel the oracle test ran on
  * (Linux 6.18) is followed: fixed IP IDs without DF, CWR passes alone.
- * impl=rte puts DPDK rte_gro behind the same descriptor (the peer).
+ * impl=rte (heavy mode) and impl=rte-light put DPDK rte_gro behind the same
+ * descriptor (the peer).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -91,8 +92,9 @@
 
 /* Which GRO runs behind the descriptor (config key impl). */
 enum gro_impl {
-	GRO_IMPL_KERNEL = 0, /* this file: the kernel's rules */
-	GRO_IMPL_RTE = 1,    /* the peer: DPDK rte_gro heavy mode */
+	GRO_IMPL_KERNEL = 0,    /* this file: the kernel's rules */
+	GRO_IMPL_RTE_HEAVY = 1, /* the peer: rte_gro_reassemble + timeout */
+	GRO_IMPL_RTE_LIGHT = 2, /* the peer: rte_gro_reassemble_burst per poll */
 };
 
 enum gro_kind {
@@ -188,12 +190,17 @@ struct gro_ctx {
 	uint8_t csum_verify;
 	uint8_t use_meta;
 	uint8_t impl;            /* enum gro_impl */
+	uint16_t light_n;        /* impl=rte-light: segments in light[] */
 	void *rte_ctx;           /* impl=rte: the rte_gro context */
 	uint64_t age_cycles;     /* one jiffy by default */
 	uint64_t timeout_cycles; /* gro_flush_timeout, 0 = off */
 	struct gro_counters c;
 	struct gro_bucket buckets[GRO_HASH_BUCKETS];
 	struct rte_mbuf *ring[GRO_RELEASE_RING];
+	/* impl=rte-light: this poll's TCP/IPv4 segments, given to
+	 * rte_gro_reassemble_burst at the poll's end */
+	struct rte_gro_param light_param;
+	struct rte_mbuf *light[RTE_GRO_MAX_BURST_ITEM_NUM];
 };
 
 _Static_assert((GRO_RELEASE_RING & (GRO_RELEASE_RING - 1)) == 0,
@@ -201,6 +208,9 @@ _Static_assert((GRO_RELEASE_RING & (GRO_RELEASE_RING - 1)) == 0,
 _Static_assert(GRO_RELEASE_RING >=
 		       LRX_BURST_MAX + GRO_HASH_BUCKETS * MAX_GRO_SKBS,
 	       "release ring must hold one burst plus everything held");
+_Static_assert(GRO_RELEASE_RING >=
+		       LRX_BURST_MAX + RTE_GRO_MAX_BURST_ITEM_NUM,
+	       "release ring must hold one burst plus a light-mode batch");
 _Static_assert(GRO_HASH_BUCKETS <= 32, "bitmask is 32 bits");
 
 /* ---- release list (napi->rx_list) ------------------------------------- */
@@ -815,13 +825,15 @@ static inline enum gro_result gro_receive(struct gro_ctx *ctx,
 	return GRO_HELD;
 }
 
-/* ---- the peer: DPDK rte_gro (impl=rte) ----------------------------------
- * rte_gro_reassemble (heavy mode: state across calls) behind the same
- * descriptor, so that a pipeline can run either on the same stream. Only
- * TCP/IPv4 is given to rte_gro (22.11 merges nothing else); rte_gro needs
- * packet_type and l2/l3/l4_len, which the shared parse helper fills. The
- * packets rte_gro does not take, and what rte_gro_timeout_flush returns,
- * go to the same release list. rte_gro leaves the IPv4 header checksum of
+/* ---- the peer: DPDK rte_gro (impl=rte, impl=rte-light) -------------------
+ * rte_gro_reassemble (heavy mode: state across calls, impl=rte) or
+ * rte_gro_reassemble_burst (light mode: one burst, nothing kept,
+ * impl=rte-light) behind the same descriptor, so that a pipeline can run
+ * either on the same stream. Only TCP/IPv4 is given to rte_gro (22.11
+ * merges nothing else); rte_gro needs packet_type and l2/l3/l4_len, which
+ * the shared parse helper fills. The packets rte_gro does not take, and
+ * what rte_gro_timeout_flush or rte_gro_reassemble_burst returns, go to the
+ * same release list. rte_gro leaves the IPv4 header checksum of
  * merged packets stale and the TCP checksum of the first segment; listrx
  * recomputes the former and marks the packet verified on output so that
  * l3-demux accepts it (docs/gro.md: differences). */
@@ -875,19 +887,41 @@ static inline bool gro_rte_prepare(struct gro_ctx *ctx, struct rte_mbuf *m)
 	return true;
 }
 
-static void gro_rte_burst(struct gro_ctx *ctx, struct rte_mbuf **pkts,
-			  uint16_t n)
+/* Light mode: rte_gro_reassemble_burst over the segments collected since
+ * the last call; everything it returns (merged and unprocessed) leaves at
+ * once, in its order. */
+static void gro_rte_light_flush(struct gro_ctx *ctx,
+				enum gro_flush_cause cause)
 {
-	struct rte_mbuf *take[LRX_BURST_MAX];
-	uint16_t k = 0;
-	for (uint16_t i = 0; i < n; i++) {
-		if (gro_rte_prepare(ctx, pkts[i]))
-			take[k++] = pkts[i];
-		else
-			gro_release_push(ctx, pkts[i]);
-	}
-	if (k == 0)
+	uint16_t n = ctx->light_n;
+	if (n == 0)
 		return;
+	ctx->light_n = 0;
+	uint16_t left = rte_gro_reassemble_burst(ctx->light, n,
+						 &ctx->light_param);
+	ctx->c.merged += (uint64_t)(n - left);
+	ctx->c.flush[cause] += left;
+	for (uint16_t i = 0; i < left; i++)
+		gro_rte_output(ctx, ctx->light[i]);
+}
+
+/* Light mode per burst: the burst is the poll (rx burst to poll end), not
+ * one engine call, so that the packet engine, which hands the stage one
+ * packet per call, merges what the burst engine does. The segments wait
+ * in light[] for flush(); more than rte_gro's RTE_GRO_MAX_BURST_ITEM_NUM
+ * in one poll (--burst > 128) are reassembled in batches of that size. */
+static inline void gro_rte_light_add(struct gro_ctx *ctx, struct rte_mbuf *m)
+{
+	ctx->light[ctx->light_n++] = m;
+	if (unlikely(ctx->light_n == RTE_GRO_MAX_BURST_ITEM_NUM))
+		gro_rte_light_flush(ctx, GRO_FLUSH_SIZE);
+}
+
+/* Heavy mode: one rte_gro_reassemble call over a run of segments; what it
+ * returns unprocessed (flags, full table) leaves at once, in input order. */
+static void gro_rte_heavy_run(struct gro_ctx *ctx, struct rte_mbuf **take,
+			      uint16_t k)
+{
 	uint64_t before = rte_gro_get_pkt_count(ctx->rte_ctx);
 	uint16_t left = rte_gro_reassemble(take, k, ctx->rte_ctx);
 	/* segments taken minus packets it holds more now = merged */
@@ -895,6 +929,33 @@ static void gro_rte_burst(struct gro_ctx *ctx, struct rte_mbuf **pkts,
 			 (rte_gro_get_pkt_count(ctx->rte_ctx) - before);
 	for (uint16_t i = 0; i < left; i++)
 		gro_rte_output(ctx, take[i]);
+}
+
+/* A packet rte_gro does not take ends the run before it, so that it leaves
+ * after the segments rte_gro returned unprocessed before it: the order one
+ * call per packet gives, the same in every engine. */
+static void gro_rte_burst(struct gro_ctx *ctx, struct rte_mbuf **pkts,
+			  uint16_t n)
+{
+	struct rte_mbuf *take[LRX_BURST_MAX];
+	uint16_t k = 0;
+	const bool light = ctx->impl == GRO_IMPL_RTE_LIGHT;
+	for (uint16_t i = 0; i < n; i++) {
+		if (gro_rte_prepare(ctx, pkts[i])) {
+			if (light)
+				gro_rte_light_add(ctx, pkts[i]);
+			else
+				take[k++] = pkts[i];
+			continue;
+		}
+		if (k != 0) {
+			gro_rte_heavy_run(ctx, take, k);
+			k = 0;
+		}
+		gro_release_push(ctx, pkts[i]);
+	}
+	if (k != 0)
+		gro_rte_heavy_run(ctx, take, k);
 }
 
 static void gro_rte_flush(struct gro_ctx *ctx, uint64_t older_than,
@@ -913,6 +974,17 @@ static void gro_rte_flush(struct gro_ctx *ctx, uint64_t older_than,
 
 static int gro_rte_init(struct gro_ctx *ctx, const struct lrx_stage_init *init)
 {
+	if (ctx->impl == GRO_IMPL_RTE_LIGHT) {
+		/* rte_gro_reassemble_burst sizes its on-stack table by
+		 * min(n, flows x items, RTE_GRO_MAX_BURST_ITEM_NUM): these
+		 * let a whole batch of 128 in */
+		ctx->light_param = (struct rte_gro_param){
+			.gro_types = RTE_GRO_TCP_IPV4,
+			.max_flow_num = GRO_HASH_BUCKETS * MAX_GRO_SKBS,
+			.max_item_per_flow = RTE_GRO_MAX_BURST_ITEM_NUM,
+		};
+		return 0;
+	}
 	/* 64 flows as the kernel's 8 x MAX_GRO_SKBS; 32 items per flow: with
 	 * fewer, rte_gro heavy mode merged almost nothing (docs/gro.md) */
 	struct rte_gro_param param = {
@@ -956,7 +1028,12 @@ static void gro_flush_old(struct gro_ctx *ctx, uint64_t older_than,
 static void gro_flush(void *vctx, bool budget_used)
 {
 	struct gro_ctx *ctx = vctx;
-	if (unlikely(ctx->impl == GRO_IMPL_RTE)) {
+	if (unlikely(ctx->impl == GRO_IMPL_RTE_LIGHT)) {
+		/* light mode keeps nothing across polls, budget or not */
+		gro_rte_light_flush(ctx, GRO_FLUSH_POLL_END);
+		return;
+	}
+	if (unlikely(ctx->impl == GRO_IMPL_RTE_HEAVY)) {
 		uint64_t age = budget_used ? ctx->age_cycles
 					   : ctx->timeout_cycles;
 		gro_rte_flush(ctx, age,
@@ -995,8 +1072,8 @@ uint16_t lrx_gro_release(void *vctx, struct rte_mbuf **pkts, uint16_t max)
 static uint32_t gro_held_count(const void *vctx)
 {
 	const struct gro_ctx *ctx = vctx;
-	uint32_t held = ctx->held_count;
-	if (ctx->impl == GRO_IMPL_RTE)
+	uint32_t held = ctx->held_count + ctx->light_n;
+	if (ctx->impl == GRO_IMPL_RTE_HEAVY)
 		held = (uint32_t)rte_gro_get_pkt_count(ctx->rte_ctx);
 	return held + (ctx->ring_tail - ctx->ring_head);
 }
@@ -1007,7 +1084,7 @@ static uint32_t gro_held_count(const void *vctx)
 lrx_next_t lrx_gro_process_one(void *vctx, struct rte_mbuf *pkt)
 {
 	struct gro_ctx *ctx = vctx;
-	if (unlikely(ctx->impl == GRO_IMPL_RTE))
+	if (unlikely(ctx->impl != GRO_IMPL_KERNEL))
 		gro_rte_burst(ctx, &pkt, 1);
 	else
 		gro_receive(ctx, pkt);
@@ -1018,7 +1095,7 @@ static void gro_process_burst(void *vctx, struct rte_mbuf **pkts, uint16_t n,
 			      lrx_next_t *nexts)
 {
 	struct gro_ctx *ctx = vctx;
-	if (unlikely(ctx->impl == GRO_IMPL_RTE)) {
+	if (unlikely(ctx->impl != GRO_IMPL_KERNEL)) {
 		gro_rte_burst(ctx, pkts, n);
 		for (uint16_t i = 0; i < n; i++)
 			nexts[i] = LRX_NEXT_CONSUMED_V;
@@ -1050,9 +1127,11 @@ static const struct lrx_stage_key gro_keys[] = {
 	 "on|off: verify TCP/UDP checksums the NIC did not (the kernel always "
 	 "does; off only to measure the cost)"},
 	{"impl", "kernel",
-	 "kernel|rte: this stage's Linux rules, or DPDK rte_gro heavy mode "
-	 "(rte_gro_reassemble + rte_gro_timeout_flush, TCP/IPv4 only) as the "
-	 "peer on the same stream"},
+	 "kernel|rte|rte-light: this stage's Linux rules, or DPDK rte_gro as "
+	 "the peer on the same stream (TCP/IPv4 only): rte = heavy mode "
+	 "(rte_gro_reassemble + rte_gro_timeout_flush), rte-light = light mode "
+	 "(rte_gro_reassemble_burst over each poll's burst, nothing held "
+	 "across polls)"},
 	{"use_meta", "auto",
 	 "auto|off: read build-meta's metadata when present, else parse the "
 	 "headers (off: always parse)"},
@@ -1116,6 +1195,26 @@ static int gro_parse_choice(const struct lrx_stage_init *init, const char *key,
 	return -EINVAL;
 }
 
+static int gro_parse_impl(const struct lrx_stage_init *init, uint8_t *out)
+{
+	static const char *const names[] = {
+		[GRO_IMPL_KERNEL] = "kernel",
+		[GRO_IMPL_RTE_HEAVY] = "rte",
+		[GRO_IMPL_RTE_LIGHT] = "rte-light",
+	};
+	const char *text = init->get(init, "impl");
+	for (uint8_t i = 0; text && i < RTE_DIM(names); i++)
+		if (strcmp(text, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	snprintf(init->err, init->err_len,
+		 "%s: impl=%s: expected kernel, rte (rte_gro heavy mode) or "
+		 "rte-light (rte_gro light mode)",
+		 init->instance, text ? text : "(none)");
+	return -EINVAL;
+}
+
 static int gro_init(void *vctx, const struct lrx_stage_init *init)
 {
 	struct gro_ctx *ctx = vctx;
@@ -1132,8 +1231,7 @@ static int gro_init(void *vctx, const struct lrx_stage_init *init)
 				   &ctx->csum_verify)) ||
 	    (rc = gro_parse_choice(init, "use_meta", "auto", "off",
 				   &ctx->use_meta)) ||
-	    (rc = gro_parse_choice(init, "impl", "rte", "kernel",
-				   &ctx->impl)))
+	    (rc = gro_parse_impl(init, &ctx->impl)))
 		return rc;
 	uint64_t hz = rte_get_tsc_hz();
 	ctx->age_cycles = age_us * hz / 1000000;
@@ -1144,7 +1242,7 @@ static int gro_init(void *vctx, const struct lrx_stage_init *init)
 	if (timeout_us && !ctx->timeout_cycles)
 		ctx->timeout_cycles = 1;
 	ctx->max_size = (uint32_t)max_size;
-	if (ctx->impl == GRO_IMPL_RTE)
+	if (ctx->impl != GRO_IMPL_KERNEL)
 		return gro_rte_init(ctx, init);
 	return 0;
 }
@@ -1162,6 +1260,9 @@ static void gro_fini(void *vctx)
 	}
 	ctx->bitmask = 0;
 	ctx->held_count = 0;
+	for (uint16_t i = 0; i < ctx->light_n; i++)
+		rte_pktmbuf_free(ctx->light[i]);
+	ctx->light_n = 0;
 	if (ctx->rte_ctx) {
 		/* rte_gro_ctx_destroy frees its tables, not the packets */
 		gro_rte_flush(ctx, 0, GRO_FLUSH_POLL_END);

@@ -22,8 +22,8 @@
 #define GRO_RELEASE_RING 1024
 
 /* Config keys: flush_age_us, flush_timeout_us, max_size, udp_gro,
- * csum_verify, impl (kernel|rte), use_meta (see the key table in gro.c and
- * docs/gro.md).
+ * csum_verify, impl (kernel|rte|rte-light), use_meta (see the key table in
+ * gro.c and docs/gro.md).
  * Counters: segments_in, packets_out, merged, held, flush_flags,
  * flush_short, flush_mismatch, flush_size, flush_not_eligible,
  * flush_evict, flush_poll_end, flush_age, bad_csum, not_eligible,

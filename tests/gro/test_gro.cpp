@@ -216,13 +216,16 @@ TEST_CASE("gro: metadata from build-meta is read and gso fields written",
 }
 
 // Flush rules: six contiguous 1000-byte segments s0..s5; `mutate` changes
-// s2 (and maybe later ones); the expected output is the segment count of
-// each output packet in order (kernel's tcp_gro_receive / inet_gro_receive
+// s2 (and maybe later ones); the expected output is, for each output
+// packet in order, its segment count, IPv4 total length (and so frame
+// length) and TCP seq (kernel's tcp_gro_receive / inet_gro_receive
 // outcome), with per-flow payload conserved.
 struct RuleCase {
 	const char *name;
 	std::function<void(std::vector<Spec> &)> mutate;
 	std::vector<uint16_t> expect;
+	std::vector<uint32_t> ip_lens; // IPv4 total length of each output
+	std::vector<uint32_t> seqs;    // TCP seq of each output
 	const char *counter;   // a counter that must be non-zero (or nullptr)
 	bool corrupt_l4 = false;  // s2's TCP checksum made wrong
 	bool corrupt_ip = false;  // s2's IPv4 header checksum made wrong
@@ -238,81 +241,102 @@ TEST_CASE("gro: flush rules (table)", "[gro]")
 			v[i].payload = seq_payload(v[i].seq, v[i].payload.size());
 		}
 	};
+	// ip_lens: IPv4 total length of each output packet (20 + 20 TCP [+ 12
+	// timestamp option] + payload; the frame is 14 bytes more); seqs: its
+	// TCP sequence number. Input s_i: seq 1000 + 1000 i, 1000 bytes.
+	const std::vector<uint32_t> split_2_1_3_lens = {2040, 1040, 3040};
+	const std::vector<uint32_t> split_2_1_3_seqs = {1000, 3000, 4000};
 	std::vector<RuleCase> cases = {
-		{"in order", [](auto &) {}, {6}, nullptr},
+		{"in order", [](auto &) {}, {6}, {6040}, {1000}, nullptr},
 		{"PSH merges then flushes", [](auto &v) { v[2].tcp_flags |= fr::TCP_PSH; },
-		 {3, 3}, "flush_flags"},
+		 {3, 3}, {3040, 3040}, {1000, 4000}, "flush_flags"},
 		{"FIN merges then flushes", [](auto &v) { v[2].tcp_flags |= fr::TCP_FIN; },
-		 {3, 3}, "flush_flags"},
+		 {3, 3}, {3040, 3040}, {1000, 4000}, "flush_flags"},
 		{"RST flushes held, passes", [](auto &v) { v[2].tcp_flags |= fr::TCP_RST; },
-		 {2, 1, 3}, "flush_flags"},
+		 {2, 1, 3}, split_2_1_3_lens, split_2_1_3_seqs, "flush_flags"},
 		{"SYN flushes held, passes", [](auto &v) { v[2].tcp_flags |= fr::TCP_SYN; },
-		 {2, 1, 3}, "flush_flags"},
+		 {2, 1, 3}, split_2_1_3_lens, split_2_1_3_seqs, "flush_flags"},
 		{"URG flushes held, passes", [](auto &v) { v[2].tcp_flags |= fr::TCP_URG; },
-		 {2, 1, 3}, "flush_flags"},
+		 {2, 1, 3}, split_2_1_3_lens, split_2_1_3_seqs, "flush_flags"},
 		{"CWR flushes held, passes (Linux 6.18)",
-		 [](auto &v) { v[2].tcp_flags |= 0x80; }, {2, 1, 3}, "flush_flags"},
+		 [](auto &v) { v[2].tcp_flags |= 0x80; }, {2, 1, 3},
+		 split_2_1_3_lens, split_2_1_3_seqs, "flush_flags"},
+		// s2..s5 at 4000..7000
 		{"seq gap", [&](auto &v) { shift_from(v, 2, 1000); }, {2, 4},
-		 "flush_mismatch"},
+		 {2040, 4040}, {1000, 4000}, "flush_mismatch"},
+		// arrival 1000 2000 4000 3000 5000 6000
 		{"out of order segment", [&](auto &v) { std::swap(v[2], v[3]); },
-		 {2, 1, 1, 2}, "flush_mismatch"},
-		{"retransmit", [](auto &v) { v[2] = v[1]; v[2].ip_id = 102; },
-		 {2, 1, 3}, "flush_mismatch"},
-		{"ack change", [](auto &v) { for (size_t i = 2; i < 6; i++) v[i].ack = 999; },
-		 {2, 4}, "flush_mismatch"},
-		{"window change", [](auto &v) { v[2].window = 1000; }, {2, 1, 3},
+		 {2, 1, 1, 2}, {2040, 1040, 1040, 2040}, {1000, 4000, 3000, 5000},
 		 "flush_mismatch"},
+		// arrival 1000 2000 2000 4000 5000 6000
+		{"retransmit", [](auto &v) { v[2] = v[1]; v[2].ip_id = 102; },
+		 {2, 1, 3}, split_2_1_3_lens, {1000, 2000, 4000}, "flush_mismatch"},
+		{"ack change", [](auto &v) { for (size_t i = 2; i < 6; i++) v[i].ack = 999; },
+		 {2, 4}, {2040, 4040}, {1000, 3000}, "flush_mismatch"},
+		{"window change", [](auto &v) { v[2].window = 1000; }, {2, 1, 3},
+		 split_2_1_3_lens, split_2_1_3_seqs, "flush_mismatch"},
 		{"option change (timestamp)",
 		 [&](auto &v) {
 			 for (auto &s : v) s.tcp_options = ts1;
 			 v[2].tcp_options = ts2;
 		 },
-		 {2, 1, 3}, "flush_mismatch"},
+		 {2, 1, 3}, {2052, 1052, 3052}, split_2_1_3_seqs, "flush_mismatch"},
 		{"same timestamps merge", [&](auto &v) { for (auto &s : v) s.tcp_options = ts1; },
-		 {6}, nullptr},
-		{"TTL change", [](auto &v) { v[2].ttl = 5; }, {2, 1, 3}, "flush_mismatch"},
-		{"TOS change", [](auto &v) { v[2].tos = 4; }, {2, 1, 3}, "flush_mismatch"},
-		{"DF change", [](auto &v) { v[2].frag = 0; }, {2, 1, 3}, "flush_mismatch"},
+		 {6}, {6052}, {1000}, nullptr},
+		{"TTL change", [](auto &v) { v[2].ttl = 5; }, {2, 1, 3},
+		 split_2_1_3_lens, split_2_1_3_seqs, "flush_mismatch"},
+		{"TOS change", [](auto &v) { v[2].tos = 4; }, {2, 1, 3},
+		 split_2_1_3_lens, split_2_1_3_seqs, "flush_mismatch"},
+		{"DF change", [](auto &v) { v[2].frag = 0; }, {2, 1, 3},
+		 split_2_1_3_lens, split_2_1_3_seqs, "flush_mismatch"},
 		{"IP ID jump", [](auto &v) { v[2].ip_id = 9000; }, {2, 1, 3},
-		 "flush_mismatch"},
+		 split_2_1_3_lens, split_2_1_3_seqs, "flush_mismatch"},
 		{"fixed IP ID with DF merges",
-		 [](auto &v) { for (auto &s : v) s.ip_id = 7; }, {6}, nullptr},
+		 [](auto &v) { for (auto &s : v) s.ip_id = 7; }, {6}, {6040}, {1000},
+		 nullptr},
 		{"fixed IP ID without DF merges too (Linux 6.18)",
 		 [](auto &v) { for (auto &s : v) { s.ip_id = 7; s.frag = 0; } },
-		 {6}, nullptr},
+		 {6}, {6040}, {1000}, nullptr},
 		{"fixed IP ID then a step",
 		 [](auto &v) { for (auto &s : v) s.ip_id = 7; v[3].ip_id = 8; },
-		 {3, 1, 2}, "flush_mismatch"},
+		 {3, 1, 2}, {3040, 1040, 2040}, {1000, 4000, 5000}, "flush_mismatch"},
 		{"incrementing IP ID then fixed",
 		 [](auto &v) { v[3].ip_id = v[2].ip_id; }, {3, 1, 2},
-		 "flush_mismatch"},
+		 {3040, 1040, 2040}, {1000, 4000, 5000}, "flush_mismatch"},
 		{"incrementing IP ID without DF merges",
-		 [](auto &v) { for (auto &s : v) s.frag = 0; }, {6}, nullptr},
+		 [](auto &v) { for (auto &s : v) s.frag = 0; }, {6}, {6040}, {1000},
+		 nullptr},
+		// s2 carries 4 bytes of IP options: passed on unchanged
 		{"IP options: not eligible, held flushed first",
 		 [](auto &v) { v[2].ip4_options = {1, 1, 1, 0}; }, {2, 1, 3},
-		 "flush_not_eligible"},
+		 {2040, 1044, 3040}, split_2_1_3_seqs, "flush_not_eligible"},
+		// s2: 1200 bytes at 3000, then 4200 5200 6200: s2 heads a packet
+		// with mss 1200 that s3 (shorter) ends
 		{"segment larger than mss",
 		 [&](auto &v) {
 			 v[2].payload = seq_payload(v[2].seq, 1200);
 			 shift_from(v, 3, 200);
 		 },
-		 {2, 2, 2}, "flush_short"},
+		 {2, 2, 2}, {2040, 2240, 2040}, {1000, 3000, 5200}, "flush_short"},
+		// s2: 500 bytes at 3000, then 3500 4500 5500
 		{"short segment merges then flushes",
 		 [&](auto &v) {
 			 v[2].payload = seq_payload(v[2].seq, 500);
 			 shift_from(v, 3, -500);
 		 },
-		 {3, 3}, "flush_short"},
+		 {3, 3}, {2540, 3040}, {1000, 3500}, "flush_short"},
+		// s2: no payload at 3000, then 3000 4000 5000
 		{"pure ACK flushes and passes",
 		 [&](auto &v) {
 			 v[2].payload.clear();
 			 shift_from(v, 3, -1000);
 		 },
-		 {2, 1, 3}, "flush_mismatch"},
+		 {2, 1, 3}, {2040, 40, 3040}, {1000, 3000, 3000}, "flush_mismatch"},
 		{"bad TCP checksum: not merged, counted", [](auto &) {},
-		 {2, 1, 3}, "bad_csum", true},
+		 {2, 1, 3}, split_2_1_3_lens, split_2_1_3_seqs, "bad_csum", true},
 		{"bad IP header checksum: not merged", [](auto &) {},
-		 {2, 1, 3}, "not_eligible", false, true},
+		 {2, 1, 3}, split_2_1_3_lens, split_2_1_3_seqs, "not_eligible", false,
+		 true},
 	};
 	for (const RuleCase &rc : cases) {
 		SECTION(rc.name)
@@ -341,6 +365,17 @@ TEST_CASE("gro: flush rules (table)", "[gro]")
 			}
 			INFO(rc.name);
 			REQUIRE(seg_counts(outs) == rc.expect);
+			std::vector<uint32_t> ip_lens, frame_lens, seqs, want_frames;
+			for (const Out &o : outs) {
+				ip_lens.push_back(o.ip_len_field);
+				frame_lens.push_back((uint32_t)o.bytes.size());
+				seqs.push_back(o.seq);
+			}
+			for (uint32_t l : rc.ip_lens)
+				want_frames.push_back(14 + l);
+			REQUIRE(ip_lens == rc.ip_lens);
+			REQUIRE(frame_lens == want_frames);
+			REQUIRE(seqs == rc.seqs);
 			if (rc.counter)
 				REQUIRE(c[rc.counter] >= 1);
 			LRX_REQUIRE_POOL_FULL(pool());
@@ -821,6 +856,91 @@ TEST_CASE("gro: impl=rte runs DPDK rte_gro behind the same descriptor",
 	}
 	Gro bad(Keys{{"impl", "bsd"}});
 	REQUIRE(bad.init_rc == -EINVAL);
+	REQUIRE(std::string(bad.err).find("impl=bsd") != std::string::npos);
+	REQUIRE(std::string(bad.err).find("rte-light") != std::string::npos);
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
+TEST_CASE("gro: impl=rte-light merges within a poll's burst, holds nothing "
+	  "across polls",
+	  "[gro][rte_gro]")
+{
+	auto frames = build_all(tcp_stream(100, 1460));
+	Spec udp;
+	udp.sport = 4444;
+	frames.insert(frames.begin() + 50, fr::build(udp));
+	// polls of 32 frames: 0..31 | 32..63 (TCP 32..49, UDP, TCP 50..62) |
+	// 64..95 | 96..100; the same through process_burst and process_one
+	for (bool per_packet : {false, true}) {
+		INFO((per_packet ? "process_one" : "process_burst"));
+		Gro g(Keys{{"impl", "rte-light"}});
+		REQUIRE(g.init_rc == 0);
+		auto mbufs = to_mbufs(frames, pool());
+		std::vector<size_t> out_after_poll;
+		for (size_t i = 0; i < mbufs.size(); i += 32) {
+			size_t n = std::min<size_t>(32, mbufs.size() - i);
+			std::vector<rte_mbuf *> poll(mbufs.begin() + (long)i,
+						     mbufs.begin() + (long)(i + n));
+			size_t udp_in = i <= 50 && 50 < i + n ? 1 : 0;
+			size_t before = g.out.size();
+			REQUIRE((per_packet ? g.one(poll) : g.burst(poll, 32)));
+			// until the poll ends the TCP segments wait (the
+			// UDP datagram passes at once)
+			REQUIRE(g.out.size() == before + udp_in);
+			REQUIRE(g.held() == n - udp_in);
+			// a poll that used its budget still flushes all:
+			// light mode keeps nothing for the next poll
+			g.flush(n == 32);
+			REQUIRE(g.held() == 0);
+			out_after_poll.push_back(g.out.size());
+		}
+		REQUIRE(out_after_poll == std::vector<size_t>{1, 3, 4, 5});
+		auto outs = decode_all(g.out);
+		REQUIRE(seg_counts(outs) ==
+			std::vector<uint16_t>{32, 1, 31, 32, 5});
+		std::vector<uint32_t> seqs;
+		for (const Out &o : outs)
+			seqs.push_back(o.seq);
+		REQUIRE(seqs[0] == 1000);
+		REQUIRE(seqs[2] == 1000 + 32 * 1460);
+		REQUIRE(seqs[3] == 1000 + 63 * 1460);
+		REQUIRE(seqs[4] == 1000 + 95 * 1460);
+		REQUIRE(outs[1].sport == 4444);
+		REQUIRE(outs[2].ip_len_field == 40 + 31 * 1460);
+		check_headers(outs); // IPv4 header checksum fixed on output
+		REQUIRE((g.out[0]->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+			RTE_MBUF_F_RX_L4_CKSUM_GOOD);
+		REQUIRE(g.out[0]->tso_segsz == 1460);
+		REQUIRE(payload_by_flow(outs) == payload_by_flow(frames));
+		REQUIRE(g.counter("segments_in") == 101);
+		REQUIRE(g.counter("merged") == 96);
+		REQUIRE(g.counter("packets_out") == 5);
+		REQUIRE(g.counter("flush_poll_end") == 4);
+	}
+	LRX_REQUIRE_POOL_FULL(pool());
+	{
+		// one poll of 200 segments (more than rte_gro light mode's
+		// RTE_GRO_MAX_BURST_ITEM_NUM = 128): reassembled in a batch of
+		// 128 at once, the other 72 at the poll's end; rte_gro's size
+		// limit (L3 length <= 65535) gives 65 segments of 1000 bytes
+		Gro g(Keys{{"impl", "rte-light"}});
+		auto mbufs = to_mbufs(build_all(tcp_stream(200, 1000)), pool());
+		REQUIRE(g.burst(mbufs, 200));
+		REQUIRE(g.held() == 72);
+		REQUIRE(g.out.size() == 2);
+		REQUIRE(g.counter("flush_size") == 2);
+		g.flush(true);
+		REQUIRE(g.held() == 0);
+		REQUIRE(seg_counts(decode_all(g.out)) ==
+			std::vector<uint16_t>{65, 63, 65, 7});
+	}
+	{
+		Gro g(Keys{{"impl", "rte-light"}});
+		auto frames10 = build_all(tcp_stream(10, 1000));
+		REQUIRE(g.one(to_mbufs(frames10, pool())));
+		REQUIRE(g.held() == 10);
+		// destroyed before the poll ended: fini frees the batch
+	}
 	LRX_REQUIRE_POOL_FULL(pool());
 }
 

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // GRO under every engine: the same input gives the same output bytes, in
 // the same order, and the same GRO counters (shared/DESIGN.md: engines
-// differ only in iteration order and dispatch).
+// differ only in iteration order and dispatch), for each impl: the kernel
+// rules, rte_gro heavy mode and rte_gro light mode.
 #include <catch2/catch.hpp>
 
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gro_harness.h"
@@ -37,8 +39,9 @@ void collect(struct lrx_sink *sink, EngineRun &r)
 // budget_used: what every full poll reports. With it, held packets stay
 // across polls until the age (set to 10 s so that timing cannot make the
 // engines differ); without it, every poll end flushes everything.
-EngineRun run_engine(const char *engine, const std::vector<Frame> &frames,
-		     uint16_t burst, bool budget_used, rte_mempool *mp)
+EngineRun run_engine(const char *engine, const char *impl,
+		     const std::vector<Frame> &frames, uint16_t burst,
+		     bool budget_used, rte_mempool *mp)
 {
 	EngineRun r;
 	lrx_pipeline_conf conf = {};
@@ -47,16 +50,18 @@ EngineRun run_engine(const char *engine, const std::vector<Frame> &frames,
 	conf.stats_level = LRX_STATS_COUNTERS;
 	conf.n_stages = 1;
 	conf.stages[0].stage = lrx_stage_find("gro");
-	conf.stages[0].n_values = 1;
+	conf.stages[0].n_values = 2;
 	conf.stages[0].keys[0] = "flush_age_us";
 	conf.stages[0].values[0] = "10000000";
+	conf.stages[0].keys[1] = "impl";
+	conf.stages[0].values[1] = impl;
 	REQUIRE(conf.stages[0].stage != nullptr);
 	conf.socket_id = 0;
 	conf.lcore_id = 0;
 	lrx_pipeline *p = nullptr;
 	char err[256] = "";
 	int rc = lrx_pipeline_create(&conf, &p, err, sizeof(err));
-	INFO("engine " << engine << ": " << err);
+	INFO("engine " << engine << " impl " << impl << ": " << err);
 	REQUIRE(rc == 0);
 	auto *sink = new lrx_sink();
 	std::vector<rte_mbuf *> mbufs = to_mbufs(frames, mp);
@@ -109,22 +114,36 @@ std::vector<Spec> mixed_stream(unsigned seed, size_t n)
 
 } // namespace
 
-// The reference is the packet engine; each other engine must match it.
+// The reference is the packet engine; each other engine must match it,
+// for every impl.
 static void check_engines_match(const std::vector<const char *> &engines)
 {
 	rte_mempool *mp = lrx_test::mbuf_pool("gro_engine_pool", 8191);
 	std::vector<Frame> frames = build_all(mixed_stream(7, 3000));
-	for (auto [burst, budget_used] : {std::pair<uint16_t, bool>{32, true},
-					  {64, true}, {32, false}}) {
-		INFO("burst " << burst << " budget_used " << budget_used);
-		EngineRun ref = run_engine("packet", frames, burst, budget_used, mp);
+	for (auto [burst, budget_used, impl] :
+	     {std::tuple<uint16_t, bool, const char *>{32, true, "kernel"},
+	      {64, true, "kernel"}, {32, false, "kernel"},
+	      {32, true, "rte"}, {64, true, "rte"}, {32, false, "rte"},
+	      {32, true, "rte-light"}, {64, true, "rte-light"},
+	      {32, false, "rte-light"}}) {
+		INFO("impl " << impl << " burst " << burst << " budget_used "
+			     << budget_used);
+		EngineRun ref = run_engine("packet", impl, frames, burst,
+					   budget_used, mp);
 		REQUIRE(ref.bytes.size() > 0);
-		REQUIRE(ref.bytes.size() < frames.size() / 2); // it merged
+		// it merged: rte_gro does not merge flagged (PSH) segments,
+		// and light mode (or a flush at every poll's end) merges only
+		// within a poll of 32/64 packets over 10 flows
+		size_t most = std::string(impl) == "kernel"
+				      ? frames.size() / 2
+				      : frames.size() * 2 / 3;
+		INFO("packets out " << ref.bytes.size() << " of " << frames.size());
+		REQUIRE(ref.bytes.size() < most);
 		for (lrx_next_t x : ref.nexts)
 			REQUIRE(x == LRX_NEXT_DELIVER_V);
 		for (const char *engine : engines) {
 			INFO("engine " << engine);
-			EngineRun r = run_engine(engine, frames, burst,
+			EngineRun r = run_engine(engine, impl, frames, burst,
 						 budget_used, mp);
 			size_t tot_r = 0, tot_ref = 0;
 			for (auto &b : r.bytes)
@@ -136,8 +155,17 @@ static void check_engines_match(const std::vector<const char *> &engines)
 				cs += kv.first + "=" + std::to_string(kv.second) + " ";
 			INFO("bytes out " << tot_r << " vs packet engine " << tot_ref);
 			INFO("gro counters " << cs);
+			// the first packet that differs (not the whole streams:
+			// Catch2 would print every byte of them)
+			size_t first_diff = 0;
+			while (first_diff < r.bytes.size() &&
+			       first_diff < ref.bytes.size() &&
+			       r.bytes[first_diff] == ref.bytes[first_diff])
+				first_diff++;
+			INFO("first packet that differs: " << first_diff << " of "
+							   << ref.bytes.size());
 			REQUIRE(r.bytes.size() == ref.bytes.size());
-			REQUIRE(r.bytes == ref.bytes);
+			REQUIRE(first_diff == ref.bytes.size());
 			REQUIRE(r.nexts == ref.nexts);
 			REQUIRE(r.counters == ref.counters);
 		}

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""GRO through the listrx binary on net_synth tcp-stream (issue 6's acceptance).
+
+One run, one polling core, pipeline `gro` only, the configurations
+interleaved rep by rep (A B C ... A B C ...): listrx's GRO (the kernel's
+rules, impl=kernel) against DPDK rte_gro in heavy mode (impl=rte) and in
+light mode (impl=rte-light), on the same stream, at each burst. A run's
+figure is the median of listrx's per-second rx readings after the first
+(--stats-period 1): every received packet is a TCP segment into GRO, so it
+is GRO's input segments per second. The merge ratio (segments per output
+packet) is (merged + packets_out) / packets_out from the gro stage's
+counters in the run's --json summary, next to what the rules give for
+this MSS (the kernel: L3 length < 65536, 44 x 1460 with timestamps).
+The table gives the median over reps, min..max, ns/segment, and the ratios
+listrx / rte_gro taken per rep (median [min..max]).
+
+  python3 bench/gro_synth.py                       # build/ in this checkout
+  python3 bench/gro_synth.py --reps 7 --seconds 5 --json out.json
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from listrx_bench.compare import parse_listrx_periodic  # noqa: E402
+from listrx_bench.stats import median  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+IMPLS = [
+    ("listrx gro", "kernel"),
+    ("rte_gro heavy", "rte"),
+    ("rte_gro light", "rte-light"),
+]
+
+# net_synth tcp-stream headers: IPv4 20 + TCP 20 + NOP,NOP,timestamp 12
+TCP_STREAM_L3_HEADERS = 52
+GRO_LEGACY_MAX_SIZE = 65536  # kernel: p->len + len < gro_max_size
+RTE_GRO_MAX_IPV4_LENGTH = 65535  # rte_gro: merged L3 length <= 65535
+
+
+def expected_segments_per_packet(impl, mss, burst, flows):
+    """Segments per output packet the rules give for an in-order stream of
+    `flows` round-robin flows of `mss`-byte segments (nothing else ends a
+    packet): the kernel's 64 KB rule, rte_gro's 65535 limit, and for light
+    mode also the burst (a flow has burst / flows segments in one poll)."""
+    if impl == "kernel":
+        return (GRO_LEGACY_MAX_SIZE - 1 - TCP_STREAM_L3_HEADERS) // mss
+    n = (RTE_GRO_MAX_IPV4_LENGTH - TCP_STREAM_L3_HEADERS) // mss
+    if impl == "rte-light":
+        n = min(n, max(burst // flows, 1))
+    return n
+
+
+def gro_counters(summary):
+    """The gro entry's stage-specific counters of a listrx --json summary."""
+    for stage in summary.get("stages", []):
+        if stage.get("name") == "gro":
+            return stage.get("counters", {})
+    raise ValueError("no gro stage in the summary's stages array")
+
+
+def merge_ratio(counters):
+    """Input segments per output packet: every segment either left as (the
+    head of) an output packet or was merged into one."""
+    out = counters.get("packets_out", 0)
+    if not out:
+        return None
+    return (counters.get("merged", 0) + out) / out
+
+
+def run_once(args, impl, burst, json_path):
+    cmd = [args.listrx, "-l", args.lcores, "--no-huge", "--no-pci", "--no-shconf",
+           "-m", "1024", "--file-prefix", "lrxgro%d" % os.getpid(),
+           "--vdev", args.vdev, "--", "--duration", str(args.seconds),
+           "--stats-period", "1", "--stats-level", args.stats_level,
+           "--engine", args.engine, "--burst", str(burst), "--pipeline", "gro",
+           "--set", "stage.gro.impl=" + impl, "--json", json_path]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.seconds * 4 + 60)
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-2:]
+        raise SystemExit("gro_synth: %s failed (exit %d): %s"
+                         % (" ".join(cmd), proc.returncode, " | ".join(tail)))
+    readings = parse_listrx_periodic(proc.stdout)
+    if not readings:
+        raise SystemExit("gro_synth: no per-second reading after the first "
+                         "(--seconds must be >= 2): " + " ".join(cmd))
+    with open(json_path) as f:
+        counters = gro_counters(json.load(f))
+    if counters.get("segments_in") != counters.get("merged", 0) + counters.get("packets_out", 0):
+        print("gro_synth: warning: segments_in %s != merged %s + packets_out %s (%s)"
+              % (counters.get("segments_in"), counters.get("merged"),
+                 counters.get("packets_out"), " ".join(cmd)), file=sys.stderr)
+    return median(readings), merge_ratio(counters), counters, " ".join(cmd)
+
+
+def fmt_ratio(values):
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return "unavailable"
+    return "%.2f [%.2f..%.2f]" % (median(vals), min(vals), max(vals))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--listrx", default=os.path.join(ROOT, "build/dataplane/listrx"))
+    ap.add_argument("--flows", type=int, default=4, help="tcp-stream flows (net_synth default 4)")
+    ap.add_argument("--mss", type=int, default=1460, help="tcp-stream TCP payload per segment")
+    ap.add_argument("--vdev", default=None,
+                    help="default: net_synth0,profile=tcp-stream,flows=F,mss=M,copy=0")
+    ap.add_argument("--lcores", default="0-1", help="EAL -l: main + one polling lcore")
+    ap.add_argument("--engine", default="burst")
+    ap.add_argument("--bursts", default="64,32")
+    ap.add_argument("--stats-level", default="off",
+                    help="off: the gro counters are the stage's own and are read at any level")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    if args.vdev is None:
+        args.vdev = "net_synth0,profile=tcp-stream,flows=%d,mss=%d,copy=0" % (args.flows, args.mss)
+    if not os.path.exists(args.listrx):
+        raise SystemExit("gro_synth: %s not found (build first: bash scripts/setup)" % args.listrx)
+    bursts = [int(b) for b in args.bursts.split(",")]
+
+    cells = [(name, impl, burst) for burst in bursts for name, impl in IMPLS]
+    label = {cell: "%s (impl=%s), burst %d" % cell for cell in cells}
+    mpps = {cell: [] for cell in cells}
+    merge = {cell: [] for cell in cells}
+    counters = {cell: [] for cell in cells}
+    commands = {}
+    with tempfile.TemporaryDirectory(prefix="gro_synth") as tmp:
+        json_path = os.path.join(tmp, "summary.json")
+        for rep in range(args.reps):
+            for cell in cells:
+                m, r, c, commands[label[cell]] = run_once(args, cell[1], cell[2], json_path)
+                mpps[cell].append(m)
+                merge[cell].append(r)
+                counters[cell].append(c)
+                print("rep %d  %-44s %8.2f Mseg/s  %s seg/pkt"
+                      % (rep + 1, label[cell], m, "%.2f" % r if r else "-"), file=sys.stderr)
+
+    med = {cell: median(v) for cell, v in mpps.items()}
+    print("\nbackend: listrx per-second rx (first second dropped) = GRO input segments/s, "
+          "pipeline gro only, engine %s, stats level %s, reps=%d, %g s each, interleaved; "
+          "device %s" % (args.engine, args.stats_level, args.reps, args.seconds, args.vdev))
+    print("| GRO, burst | Mseg/s median | min..max | ns/seg | segments per output, median "
+          "[min..max] | rules' expectation |")
+    print("|---|---|---|---|---|---|")
+    for cell in cells:
+        print("| %s | %.2f | %.2f..%.2f | %.1f | %s | %d |" % (
+            label[cell], med[cell], min(mpps[cell]), max(mpps[cell]), 1e3 / med[cell],
+            fmt_ratio(merge[cell]),
+            expected_segments_per_packet(cell[1], args.mss, cell[2], args.flows)))
+    ratios = {}
+    for burst in bursts:
+        ours = mpps[("listrx gro", "kernel", burst)]
+        for name, impl in IMPLS[1:]:
+            per_rep = [a / b for a, b in zip(ours, mpps[(name, impl, burst)]) if b]
+            ratios["listrx / %s, burst %d" % (name, burst)] = per_rep
+            print("listrx gro / %s, burst %d, per rep: %s" % (name, burst, fmt_ratio(per_rep)))
+    if args.json:
+        def keyed(d):
+            return {label[cell]: v for cell, v in d.items()}
+        with open(args.json, "w") as f:
+            json.dump({"mseg_per_s": keyed(mpps), "median": keyed(med),
+                       "segments_per_output": keyed(merge), "gro_counters": keyed(counters),
+                       "ratios": ratios, "commands": commands, "reps": args.reps,
+                       "seconds": args.seconds, "bursts": bursts, "vdev": args.vdev,
+                       "engine": args.engine, "stats_level": args.stats_level}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
