@@ -54,6 +54,7 @@ std::vector<Instance> instances = {
 	{"kernel", {}},
 	{"udp_gro", {{"udp_gro", "on"}}},
 	{"rte", {{"impl", "rte"}}},
+	{"rte-light", {{"impl", "rte-light"}}},
 	{"no-age", {{"flush_age_us", "0"}, {"csum_verify", "off"}}},
 };
 rte_mempool *mp;
