@@ -22,12 +22,11 @@ listrx / rte_gro taken per rep (median [min..max]).
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from listrx_bench.compare import parse_listrx_periodic  # noqa: E402
+from listrx_bench.compare import run_listrx_steady  # noqa: E402
 from listrx_bench.stats import median  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -81,22 +80,14 @@ def run_once(args, impl, burst, json_path):
            "--stats-period", "1", "--stats-level", args.stats_level,
            "--engine", args.engine, "--burst", str(burst), "--pipeline", "gro",
            "--set", "stage.gro.impl=" + impl, "--json", json_path]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.seconds * 4 + 60)
-    if proc.returncode != 0:
-        tail = (proc.stdout + proc.stderr).strip().splitlines()[-2:]
-        raise SystemExit("gro_synth: %s failed (exit %d): %s"
-                         % (" ".join(cmd), proc.returncode, " | ".join(tail)))
-    readings = parse_listrx_periodic(proc.stdout)
-    if not readings:
-        raise SystemExit("gro_synth: no per-second reading after the first "
-                         "(--seconds must be >= 2): " + " ".join(cmd))
+    mseg, _ = run_listrx_steady(cmd, "gro_synth", args.seconds)
     with open(json_path) as f:
         counters = gro_counters(json.load(f))
     if counters.get("segments_in") != counters.get("merged", 0) + counters.get("packets_out", 0):
         print("gro_synth: warning: segments_in %s != merged %s + packets_out %s (%s)"
               % (counters.get("segments_in"), counters.get("merged"),
                  counters.get("packets_out"), " ".join(cmd)), file=sys.stderr)
-    return median(readings), merge_ratio(counters), counters, " ".join(cmd)
+    return mseg, merge_ratio(counters), counters, " ".join(cmd)
 
 
 def fmt_ratio(values):

@@ -18,11 +18,10 @@ pass mark).
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from listrx_bench.compare import parse_listrx_periodic  # noqa: E402
+from listrx_bench.compare import run_listrx_steady  # noqa: E402
 from listrx_bench.stats import median  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -44,16 +43,8 @@ def run_once(args, own):
            "-m", "1024", "--file-prefix", "lrxxdp%d" % os.getpid(),
            "--vdev", args.vdev, "--", "--duration", str(args.seconds),
            "--stats-period", "1", "--stats-level", "off", "--burst", str(args.burst)] + own
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.seconds * 4 + 60)
-    if proc.returncode != 0:
-        tail = (proc.stdout + proc.stderr).strip().splitlines()[-2:]
-        raise SystemExit("xdp_udp64: %s failed (exit %d): %s"
-                         % (" ".join(cmd), proc.returncode, " | ".join(tail)))
-    readings = parse_listrx_periodic(proc.stdout)
-    if not readings:
-        raise SystemExit("xdp_udp64: no per-second reading after the first "
-                         "(--seconds must be >= 2): " + " ".join(cmd))
-    return median(readings), " ".join(cmd)
+    mpps, _ = run_listrx_steady(cmd, "xdp_udp64", args.seconds)
+    return mpps, " ".join(cmd)
 
 
 def main():

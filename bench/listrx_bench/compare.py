@@ -43,6 +43,23 @@ def parse_listrx_periodic(text):
     return [float(m.group(1)) for m in LISTRX_PERIODIC.finditer(text)][1:]
 
 
+def run_listrx_steady(cmd, who, seconds):
+    """Runs one listrx command that has --stats-period 1 and --duration
+    seconds; returns (median of its per-second rx readings after the first,
+    its stdout). Exits with a message naming `who` and the command when the
+    run fails or prints no reading to use."""
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds * 4 + 60)
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-2:]
+        raise SystemExit("%s: %s failed (exit %d): %s"
+                         % (who, " ".join(cmd), proc.returncode, " | ".join(tail)))
+    readings = parse_listrx_periodic(proc.stdout)
+    if not readings:
+        raise SystemExit("%s: no per-second reading after the first "
+                         "(--seconds must be >= 2): %s" % (who, " ".join(cmd)))
+    return median(readings), proc.stdout
+
+
 def run_testpmd(args, mode, lcores, prefix, duration):
     cmd = [args.testpmd, "-l", lcores] + args.eal_list + ["--file-prefix", prefix]
     if args.driver_so:
