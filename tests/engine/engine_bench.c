@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 	unsigned burst = 64, reps = 5;
 	unsigned long packets = 2000000;
 
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i += 2) { /* option, value */
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (v == NULL)
@@ -124,7 +124,6 @@ int main(int argc, char **argv)
 							 : LRX_STATS_OFF;
 		else
 			usage(argv[0]);
-		i++;
 	}
 	if (stages < 1 || stages > LRX_PIPELINE_MAX_STAGES || burst < 1 ||
 	    burst > LRX_BURST_MAX || reps < 1 || reps > BENCH_MAX_REPS)
