@@ -38,6 +38,11 @@ enum engine_emit {
 	X(lrx_tx_every_process_one) \
 	X(lrx_hold_process_one)
 
+/* The release entries it calls directly (stages that hold packets). */
+#define ENGINE_STATIC_RELEASES(X) \
+	X(lrx_gro_release) \
+	X(lrx_hold_release)
+
 /* The static engine's dispatch: compare the descriptor's entry with the
  * stages known at build time and call that one directly (the compiler sees
  * a direct call; a comparison of function addresses cannot become a jump
@@ -59,10 +64,13 @@ static __rte_always_inline uint16_t
 engine_release(const struct engine_stage *st, struct rte_mbuf **pkts,
 	       uint16_t max, enum engine_dispatch dispatch)
 {
-	if (dispatch == ENGINE_DIRECT && st->release == lrx_gro_release)
-		return lrx_gro_release(st->ctx, pkts, max);
-	if (dispatch == ENGINE_DIRECT && st->release == lrx_hold_release)
-		return lrx_hold_release(st->ctx, pkts, max);
+	if (dispatch == ENGINE_DIRECT) {
+#define ENGINE_STATIC_RELEASE(entry) \
+		if (st->release == entry) \
+			return entry(st->ctx, pkts, max);
+		ENGINE_STATIC_RELEASES(ENGINE_STATIC_RELEASE)
+#undef ENGINE_STATIC_RELEASE
+	}
 	return st->release(st->ctx, pkts, max);
 }
 

@@ -21,13 +21,13 @@ void engine_static_run(struct lrx_pipeline *p, unsigned first,
 
 bool engine_static_direct(const struct lrx_stage *stage)
 {
-	bool direct = false;
+	bool direct = false, release_direct = stage->release == NULL;
 
 #define ENGINE_STATIC_MATCH(entry) direct |= stage->process_one == entry;
 	ENGINE_STATIC_ENTRIES(ENGINE_STATIC_MATCH)
 #undef ENGINE_STATIC_MATCH
-	if (stage->release != NULL)
-		direct = direct && (stage->release == lrx_gro_release ||
-				    stage->release == lrx_hold_release);
-	return direct;
+#define ENGINE_STATIC_MATCH(entry) release_direct |= stage->release == entry;
+	ENGINE_STATIC_RELEASES(ENGINE_STATIC_MATCH)
+#undef ENGINE_STATIC_MATCH
+	return direct && release_direct;
 }

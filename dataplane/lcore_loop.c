@@ -57,18 +57,16 @@ static inline uint16_t worker_poll_one(struct lrx_worker *w,
 			rte_pktmbuf_free_bulk(pkts, n);
 			w->counters.delivered += n;
 		}
-		poll->stats.polls++;
-		poll->stats.rx_packets += n;
-		return n;
-	}
-	n = lrx_pipeline_poll(w->pipeline, poll->port->port_id, poll->queue,
-			      budget, w->sink);
-	if (unlikely(w->forwarding))
-		forward_delivered(w);
-	if (w->sink->n) {
-		if (w->latency)
-			lrx_latency_record_sink(w->latency, w->sink);
-		lrx_sink_complete(w->sink, w->tx_queue, &w->counters);
+	} else {
+		n = lrx_pipeline_poll(w->pipeline, poll->port->port_id,
+				      poll->queue, budget, w->sink);
+		if (unlikely(w->forwarding))
+			forward_delivered(w);
+		if (w->sink->n) {
+			if (w->latency)
+				lrx_latency_record_sink(w->latency, w->sink);
+			lrx_sink_complete(w->sink, w->tx_queue, &w->counters);
+		}
 	}
 	poll->stats.polls++;
 	poll->stats.rx_packets += n;
