@@ -377,6 +377,20 @@ static int load_mempool(struct config_ctx *c, struct rte_cfgfile *cfg)
 	return rc;
 }
 
+/* Appends key = value to a stage's settings (named by section in errors). */
+static int stage_conf_add(struct config_ctx *c, const char *section,
+			  struct lrx_stage_conf *sc, const char *key, const char *value)
+{
+	if (sc->n_values == RTE_DIM(sc->keys))
+		return config_error(c, section, key, value, "too many keys");
+	sc->keys[sc->n_values] = config_strdup(c->conf, key);
+	sc->values[sc->n_values] = config_strdup(c->conf, value);
+	if (!sc->keys[sc->n_values] || !sc->values[sc->n_values])
+		return config_error(c, section, key, value, "config too large");
+	sc->n_values++;
+	return 0;
+}
+
 /* Stage keys are checked against the stage descriptor; values are checked
  * by the stage's init when the pipeline is built. */
 static int load_stage_section(struct config_ctx *c, struct rte_cfgfile *cfg,
@@ -415,15 +429,7 @@ static int load_stage_section(struct config_ctx *c, struct rte_cfgfile *cfg,
 					  stage->name, valid);
 			break;
 		}
-		if (sc->n_values == RTE_DIM(sc->keys)) {
-			rc = config_error(c, section, key, value, "too many keys");
-			break;
-		}
-		sc->keys[sc->n_values] = config_strdup(c->conf, key);
-		sc->values[sc->n_values] = config_strdup(c->conf, value);
-		if (!sc->keys[sc->n_values] || !sc->values[sc->n_values])
-			rc = config_error(c, section, key, value, "config too large");
-		sc->n_values++;
+		rc = stage_conf_add(c, section, sc, key, value);
 	}
 	free(entries);
 	return rc;
@@ -518,13 +524,9 @@ static int load_xdp(struct config_ctx *c, struct rte_cfgfile *cfg)
 	for (unsigned k = 0; k < RTE_DIM(keys); k++) {
 		if (!values[k])
 			continue;
-		if (sc->n_values == RTE_DIM(sc->keys))
-			return config_error(c, "xdp", keys[k], values[k], "too many keys");
-		sc->keys[sc->n_values] = config_strdup(c->conf, keys[k]);
-		sc->values[sc->n_values] = config_strdup(c->conf, values[k]);
-		if (!sc->keys[sc->n_values] || !sc->values[sc->n_values])
-			return config_error(c, "xdp", keys[k], values[k], "config too large");
-		sc->n_values++;
+		int rc = stage_conf_add(c, "xdp", sc, keys[k], values[k]);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
