@@ -59,6 +59,11 @@ static void usage(FILE *out)
 		"  --stats-level L      off | counters | cycles [pipeline] stats_level\n"
 		"  --latency            record RX timestamp to verdict latency (needs TSC\n"
 		"                       stamps: net_synth hints=...+timestamp) [pipeline] latency\n"
+		"  --pmu[=EVENTS]       hardware counters per worker via perf_event_open\n"
+		"                       (default: " LRX_PMU_DEFAULT_EVENTS ";\n"
+		"                       names as perf -e, or rHEX raw events) [pmu] events\n"
+		"  --pmu-stages         also per stage, rdpmc around each stage call (engines\n"
+		"                       burst, hybrid:K, graph) [pmu] stages\n"
 		"  --stats-period S     print a stats line every S seconds [run] stats_period\n"
 		"  --json FILE          write the summary as JSON [run] json\n"
 		"  --xdp-prog P         XDP program: drop, pass, tx, redirect:PORT, read, touch,\n"
@@ -156,7 +161,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	enum { OPT_CONFIG = 256, OPT_DURATION, OPT_PACKETS, OPT_BURST, OPT_ENGINE,
 	       OPT_PIPELINE, OPT_FOOTPRINT, OPT_STATS_LEVEL, OPT_STATS_PERIOD,
 	       OPT_JSON, OPT_XDP_PROG, OPT_XDP_MODE, OPT_XDP_SECTION, OPT_XDP_JIT,
-	       OPT_SET, OPT_MEASURE_FROM, OPT_LATENCY, OPT_TOPOLOGY, OPT_LIST_STAGES, OPT_VERSION,
+	       OPT_SET, OPT_MEASURE_FROM, OPT_LATENCY, OPT_PMU, OPT_PMU_STAGES, OPT_TOPOLOGY, OPT_LIST_STAGES, OPT_VERSION,
 	       OPT_HELP };
 	static const struct option longopts[] = {
 		{"config", required_argument, NULL, OPT_CONFIG},
@@ -176,6 +181,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"set", required_argument, NULL, OPT_SET},
 		{"measure-from", required_argument, NULL, OPT_MEASURE_FROM},
 		{"latency", no_argument, NULL, OPT_LATENCY},
+		{"pmu", optional_argument, NULL, OPT_PMU},
+		{"pmu-stages", no_argument, NULL, OPT_PMU_STAGES},
 		{"topology", no_argument, NULL, OPT_TOPOLOGY},
 		{"list-stages", no_argument, NULL, OPT_LIST_STAGES},
 		{"version", no_argument, NULL, OPT_VERSION},
@@ -210,6 +217,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_CONFIG: o->config = optarg; break;
 		case OPT_SET: rc = parse_set(o, optarg); break;
 		case OPT_LATENCY: rc = add_override(o, "pipeline", "latency", "1", "--latency"); break;
+		case OPT_PMU:
+			rc = add_override(o, "pmu", "events", optarg ? optarg : "default", "--pmu");
+			break;
+		case OPT_PMU_STAGES: rc = add_override(o, "pmu", "stages", "1", "--pmu-stages"); break;
 		case OPT_TOPOLOGY: o->topology = true; break;
 		case OPT_LIST_STAGES: o->list_stages = true; break;
 		case OPT_VERSION: o->version = true; break;
@@ -362,6 +373,15 @@ static int worker_create(struct lrx_app *app, unsigned lcore_id, uint16_t tx_que
 		if (rc < 0)
 			return rc;
 	}
+	if (app->conf.pmu.enabled) {
+		w->pmu = rte_zmalloc_socket("listrx_pmu", sizeof(*w->pmu), RTE_CACHE_LINE_SIZE,
+					    socket);
+		if (!w->pmu) {
+			snprintf(err, err_len, "lcore %u: no memory for its counters", lcore_id);
+			return -ENOMEM;
+		}
+		lrx_pmu_init(w->pmu, &app->conf.pmu);
+	}
 	struct lrx_pipeline_conf pc = app->conf.pipeline;
 	pc.socket_id = socket;
 	pc.lcore_id = lcore_id;
@@ -377,6 +397,9 @@ static void worker_destroy(struct lrx_worker *w)
 		return;
 	if (w->pipeline)
 		lrx_pipeline_destroy(w->pipeline);
+	if (w->pmu)
+		lrx_pmu_close(w->pmu);
+	rte_free(w->pmu);
 	rte_free(w->latency);
 	rte_free(w->sink);
 	rte_free(w);

@@ -222,6 +222,7 @@ static const char *const port_keys[] = {"device", "devargs", "rx_queues", "tx_qu
 static const char *const lcore_keys[] = {"poll", NULL};
 static const char *const telemetry_keys[] = {"enabled", NULL};
 static const char *const xdp_keys[] = {"prog", "section", "mode", "jit", NULL};
+static const char *const pmu_keys[] = {"events", "stages", "kernel", "source", NULL};
 
 static void join_keys(const char *const *keys, char *buf, size_t len)
 {
@@ -531,6 +532,48 @@ static int load_xdp(struct config_ctx *c, struct rte_cfgfile *cfg)
 	return 0;
 }
 
+/* [pmu]: hardware counters per worker (pmu.h). events switches counting
+ * on; stages = on without events counts the default events. */
+static int load_pmu(struct config_ctx *c, struct rte_cfgfile *cfg)
+{
+	struct lrx_pmu_conf *pmu = &c->conf->pmu;
+	int rc = check_keys(c, cfg, "pmu", pmu_keys);
+	rc = rc ?: get_bool(c, cfg, "pmu", "stages", &pmu->stages);
+	rc = rc ?: get_bool(c, cfg, "pmu", "kernel", &pmu->kernel);
+	if (rc)
+		return rc;
+	const char *source = get(cfg, "pmu", "source");
+	if (source && lrx_pmu_source_parse(source, &pmu->source) < 0)
+		return config_error(c, "pmu", "source", source,
+				    "must be perf_event (the kernel's counters) or fake (a software source for tests)");
+	const char *events = get(cfg, "pmu", "events");
+	const char *stages = get(cfg, "pmu", "stages");
+	if (!events && pmu->stages)
+		events = "default";
+	if (!events)
+		return 0;
+	if (strcmp(events, "off") == 0 || strcmp(events, "0") == 0 || strcmp(events, "none") == 0) {
+		if (pmu->stages)
+			return config_error(c, "pmu", "stages", stages,
+					    "needs counters: [pmu] events is off");
+		return 0;
+	}
+	char why[512];
+	if (lrx_pmu_parse_events(events, pmu, why, sizeof(why)) < 0)
+		return config_error(c, "pmu", "events", events, "%s", why);
+	pmu->enabled = true;
+	if (pmu->stages && c->conf->pipeline.stats_level == LRX_STATS_OFF)
+		return config_error(c, "pmu", "stages", stages,
+				    "needs [pipeline] stats_level counters or cycles (stage calls are not measured at off)");
+	if (pmu->stages && c->conf->pipeline.engine != LRX_ENGINE_BURST &&
+	    c->conf->pipeline.engine != LRX_ENGINE_HYBRID &&
+	    c->conf->pipeline.engine != LRX_ENGINE_GRAPH)
+		return config_error(c, "pmu", "stages", stages,
+				    "per-stage attribution is read around each stage call of the vector engines: use engine burst, hybrid:K or graph (engine %s calls stages per packet)",
+				    lrx_engine_name(c->conf->pipeline.engine));
+	return 0;
+}
+
 static int load_pipeline(struct config_ctx *c, struct rte_cfgfile *cfg)
 {
 	struct lrx_pipeline_conf *pc = &c->conf->pipeline;
@@ -809,6 +852,7 @@ static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
 	rc = rc ?: load_run(c, cfg);
 	rc = rc ?: load_mempool(c, cfg);
 	rc = rc ?: load_pipeline(c, cfg);
+	rc = rc ?: load_pmu(c, cfg);
 	if (rc == 0)
 		rc = check_keys(c, cfg, "telemetry", telemetry_keys) ?:
 		     get_bool(c, cfg, "telemetry", "enabled", &conf->telemetry);
@@ -818,7 +862,8 @@ static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
 		char tail;
 		if (strcmp(s, "eal") == 0 || strcmp(s, "run") == 0 ||
 		    strcmp(s, "pipeline") == 0 || strcmp(s, "mempool") == 0 ||
-		    strcmp(s, "telemetry") == 0 || strcmp(s, "xdp") == 0)
+		    strcmp(s, "telemetry") == 0 || strcmp(s, "xdp") == 0 ||
+		    strcmp(s, "pmu") == 0)
 			continue;
 		if (sscanf(s, "port.%u%c", &index, &tail) == 1) {
 			rc = index < LRX_MAX_PORTS ? load_port(c, cfg, s, index)
@@ -850,7 +895,7 @@ static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
 			}
 		} else {
 			rc = config_error(c, s, NULL, NULL,
-					  "unknown section; valid sections: [eal], [run], [pipeline], [mempool], [telemetry], [xdp], [port.N], [lcore.N], [stage.NAME]");
+					  "unknown section; valid sections: [eal], [run], [pipeline], [mempool], [telemetry], [xdp], [pmu], [port.N], [lcore.N], [stage.NAME]");
 		}
 	}
 	free(names);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "pipeline.h"
+#include "pmu.h"
 
 #define LRX_MAX_PORTS 16
 #define LRX_MAX_LCORE_POLLS 32
@@ -68,6 +69,9 @@ struct lrx_config {
 	struct lrx_pipeline_conf pipeline;
 	unsigned footprint_total_kb;    /* --footprint: split over stages */
 	bool latency;                   /* --latency: RX stamp to verdict */
+
+	/* [pmu] */
+	struct lrx_pmu_conf pmu;
 
 	/* [mempool] */
 	unsigned mbufs;                 /* 0 = computed from ports/lcores */

@@ -21,6 +21,7 @@
 #include <rte_cycles.h>
 
 #include "pipeline.h"
+#include "pmu.h"
 #include "sink.h"
 
 #include "base/ballast.h"
@@ -59,6 +60,7 @@ struct lrx_pipeline {
 	struct rte_mbuf *const *base_pkts;
 
 	struct engine_graph *graph;
+	const struct lrx_pmu *pmu;       /* [pmu] stages, vector engines; NULL: off */
 
 	struct engine_stage stages[LRX_PIPELINE_MAX_STAGES];
 
@@ -114,7 +116,24 @@ static inline void engine_ballast(struct lrx_pipeline *p,
 						 p->ballast_sum);
 }
 
-/* One process_burst call plus the stage's ballast for each packet. */
+/* [pmu] stages: what the counters advanced by since `before` is the
+ * stage's (VPP perfmon: one read pair around each node dispatch). */
+static inline void engine_pmu_charge(const struct lrx_pmu *g,
+				     struct engine_stage *st,
+				     const uint64_t *before)
+{
+	uint64_t after[LRX_PMU_MAX_EVENTS];
+
+	lrx_pmu_read(g, after);
+	for (unsigned i = 0; i < g->n_open; i++) {
+		unsigned e = g->open_event[i];
+		st->stats.pmu[e] += after[e] - before[e];
+	}
+}
+
+/* One process_burst call plus the stage's ballast for each packet; with
+ * [pmu] stages, the counters read around it (the TSC read is inside the
+ * pair, so cycles per stage agree with the PMU's). */
 static inline void engine_call_burst(struct lrx_pipeline *p,
 				     struct engine_stage *st,
 				     struct rte_mbuf **pkts, uint16_t n,
@@ -125,11 +144,16 @@ static inline void engine_call_burst(struct lrx_pipeline *p,
 		engine_ballast(p, st, n);
 		return;
 	}
+	uint64_t before[LRX_PMU_MAX_EVENTS];
+	if (unlikely(p->pmu != NULL))
+		lrx_pmu_read(p->pmu, before);
 	uint64_t start = p->stats_level == LRX_STATS_CYCLES ? rte_rdtsc() : 0;
 	st->process_burst(st->ctx, pkts, n, nexts);
 	engine_ballast(p, st, n);
 	if (p->stats_level == LRX_STATS_CYCLES)
 		st->stats.cycles += rte_rdtsc() - start;
+	if (unlikely(p->pmu != NULL))
+		engine_pmu_charge(p->pmu, st, before);
 	st->stats.calls++;
 	st->stats.packets += n;
 }

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_pause.h>
@@ -73,6 +75,21 @@ static inline uint16_t worker_poll_one(struct lrx_worker *w,
 	return n;
 }
 
+/* The group counts the thread that opens it: opened here, in the worker,
+ * and enabled just before the first poll. */
+static void worker_pmu_start(struct lrx_worker *w)
+{
+	struct lrx_pmu *g = w->pmu;
+	if (lrx_pmu_open(g) != 0 && lrx_pmu_stages_ready(g) && w->pipeline && !w->rx_only &&
+	    lrx_pipeline_set_pmu(w->pipeline, g, g->stages_why, sizeof(g->stages_why)) == 0) {
+		g->stages_why[0] = '\0';
+		g->stages_on = true;
+	}
+	if (w->rx_only && g->conf->stages)
+		snprintf(g->stages_why, sizeof(g->stages_why), "the pipeline has no stages");
+	lrx_pmu_start(g);
+}
+
 int lrx_worker_main(void *arg)
 {
 	struct lrx_worker_arg *a = arg;
@@ -85,6 +102,8 @@ int lrx_worker_main(void *arg)
 
 	if (run->measure_from)
 		lrx_measure_instrument();
+	if (w->pmu)
+		worker_pmu_start(w);
 
 	while (!atomic_load_explicit(&run->stop, memory_order_relaxed)) {
 		for (unsigned i = 0; i < w->n_polls; i++) {
@@ -122,6 +141,12 @@ int lrx_worker_main(void *arg)
 		}
 	}
 out:
+	if (w->pmu) {
+		lrx_pmu_stop(w->pmu);
+		/* the drain after the loop is not charged to stages */
+		if (w->pipeline)
+			lrx_pipeline_set_pmu(w->pipeline, NULL, NULL, 0);
+	}
 	if (w->measuring)
 		lrx_measure_toggle_collect();
 	w->done = true;

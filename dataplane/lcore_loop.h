@@ -11,6 +11,7 @@
 #include "config.h"
 #include "latency.h"
 #include "pipeline.h"
+#include "pmu.h"
 #include "ports.h"
 #include "sink.h"
 
@@ -35,6 +36,7 @@ struct lrx_worker {
 	bool forwarding;                  /* some port forwards delivered packets */
 	int forward_of_port[RTE_MAX_ETHPORTS]; /* ingress port id -> port id or -1 */
 	struct lrx_latency *latency;      /* NULL unless --latency */
+	struct lrx_pmu *pmu;              /* NULL unless [pmu] */
 	bool rx_only;                     /* empty pipeline, no forwarding, no latency */
 
 	/* written by the worker, read by the monitor and telemetry */

@@ -394,6 +394,39 @@ void lrx_pipeline_drain(struct lrx_pipeline *p, struct lrx_sink *sink)
 	}
 }
 
+int lrx_pipeline_set_pmu(struct lrx_pipeline *p, const struct lrx_pmu *g, char *why,
+			 size_t why_len)
+{
+	if (g && p->engine != LRX_ENGINE_BURST && p->engine != LRX_ENGINE_HYBRID &&
+	    p->engine != LRX_ENGINE_GRAPH) {
+		snprintf(why, why_len,
+			 "per-stage attribution reads the counters around each stage call of the vector engines (burst, hybrid, graph); engine %s calls stages per packet",
+			 lrx_engine_name(p->engine));
+		return -ENOTSUP;
+	}
+	if (g && p->stats_level == LRX_STATS_OFF) {
+		snprintf(why, why_len, "stats level off: no stage call is measured");
+		return -ENOTSUP;
+	}
+	p->pmu = g;
+	return 0;
+}
+
+bool lrx_pipeline_stage_attributable(const struct lrx_pipeline *p, unsigned i)
+{
+	if (i >= p->n_stages)
+		return false;
+	switch (p->engine) {
+	case LRX_ENGINE_BURST:
+	case LRX_ENGINE_GRAPH:
+		return true;
+	case LRX_ENGINE_HYBRID: /* only the stages run as bursts */
+		return i < p->hybrid_k;
+	default:
+		return false;
+	}
+}
+
 unsigned lrx_pipeline_stage_count(const struct lrx_pipeline *p)
 {
 	return p->n_stages;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "../stages/stage.h"
+#include "pmu.h"
 #include "sink.h"
 
 #define LRX_PIPELINE_MAX_STAGES 16
@@ -55,6 +56,7 @@ struct lrx_stage_stats {
 	uint64_t cycles;      /* TSC, when stats level is cycles */
 	uint64_t drops[LRX_DROP_MAX];
 	uint64_t tx, redirected, consumed, delivered;
+	uint64_t pmu[LRX_PMU_MAX_EVENTS]; /* [pmu] stages: counts by event index */
 };
 
 struct lrx_pipeline;
@@ -91,6 +93,17 @@ uint16_t lrx_pipeline_poll(struct lrx_pipeline *p, uint16_t port,
 
 /* Releases everything still held (at exit) into the sink. */
 void lrx_pipeline_drain(struct lrx_pipeline *p, struct lrx_sink *sink);
+
+/* [pmu] stages: reads g's counters around every stage call of the vector
+ * engines (burst, hybrid's burst part, graph). Returns -ENOTSUP for the
+ * per-packet engines (a read pair per packet per stage would cost more
+ * than most stages), with the reason in why. g NULL switches it off. */
+int lrx_pipeline_set_pmu(struct lrx_pipeline *p, const struct lrx_pmu *g, char *why,
+			 size_t why_len);
+
+/* Whether set_pmu reads the counters around stage i's calls: every stage
+ * of burst and graph, the first K of hybrid:K, none of the others. */
+bool lrx_pipeline_stage_attributable(const struct lrx_pipeline *p, unsigned i);
 
 unsigned lrx_pipeline_stage_count(const struct lrx_pipeline *p);
 const char *lrx_pipeline_stage_name(const struct lrx_pipeline *p, unsigned i);

@@ -43,6 +43,8 @@ void lrx_stage_totals(const struct lrx_app *app, unsigned stage,
 		out->redirected += s.redirected;
 		out->consumed += s.consumed;
 		out->delivered += s.delivered;
+		for (unsigned e = 0; e < LRX_PMU_MAX_EVENTS; e++)
+			out->pmu[e] += s.pmu[e];
 		for (unsigned r = 0; r < LRX_DROP_MAX; r++)
 			out->drops[r] += s.drops[r];
 	}

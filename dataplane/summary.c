@@ -145,6 +145,228 @@ static void summary_latency_json(const struct lrx_app *app, struct lrx_json *j)
 		lrx_json_string(j, "latency_unavailable", s.reason);
 }
 
+/* ---- hardware counters ([pmu]) -------------------------------------------- */
+
+struct summary_pmu {
+	const struct lrx_pmu_conf *conf;
+	unsigned workers_counted;            /* lcores whose group counted */
+	bool multiplexed;                    /* some group ran part of the time */
+	double count[LRX_PMU_MAX_EVENTS];    /* scaled, summed; -1 unavailable */
+	uint64_t packets[LRX_PMU_MAX_EVENTS];/* rx of the lcores that counted it */
+	const char *why[LRX_PMU_MAX_EVENTS]; /* first reason it is unavailable */
+	const char *group_why;               /* no lcore counted: why */
+	const char *stages_why;              /* why not every lcore attributed */
+	bool stages;                         /* per-stage figures exist */
+	const char *encoding[LRX_PMU_MAX_EVENTS];
+};
+
+/* false when [pmu] is off */
+static bool summary_pmu_read(const struct lrx_app *app, struct summary_pmu *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->conf = &app->conf.pmu;
+	if (!s->conf->enabled)
+		return false;
+	s->group_why = "no worker ran";
+	s->stages_why = "";
+	for (unsigned e = 0; e < s->conf->n_events; e++)
+		s->encoding[e] = "";
+	for (unsigned w = 0; w < app->n_workers; w++) {
+		const struct lrx_pmu *g = app->workers[w]->pmu;
+		if (!g)
+			continue;
+		if (!g->stages_on && !s->stages_why[0])
+			s->stages_why = g->stages_why[0] ? g->stages_why : g->why;
+		if (!g->counted) {
+			s->group_why = g->why;
+			continue;
+		}
+		s->workers_counted++;
+		s->multiplexed |= g->time_running_ns < g->time_enabled_ns;
+		for (unsigned e = 0; e < s->conf->n_events; e++) {
+			const struct lrx_pmu_counter *c = &g->counters[e];
+			if (c->why[0]) {
+				s->why[e] = s->why[e] ? s->why[e] : c->why;
+				continue;
+			}
+			s->encoding[e] = c->encoding;
+			double v = lrx_pmu_scaled(c->count, g->time_enabled_ns, g->time_running_ns);
+			if (v < 0) {
+				s->why[e] = "the group was never scheduled on the PMU (more events than counters?)";
+				continue;
+			}
+			s->count[e] += v;
+			s->packets[e] += app->workers[w]->rx_packets;
+		}
+	}
+	for (unsigned e = 0; e < s->conf->n_events; e++) {
+		if (!s->workers_counted && !s->why[e])
+			s->why[e] = app->n_workers && app->workers[0]->pmu
+					    ? app->workers[0]->pmu->counters[e].why
+					    : s->group_why;
+		if (s->why[e] && !s->why[e][0])
+			s->why[e] = s->group_why;
+	}
+	s->stages = s->conf->stages && s->workers_counted && !s->stages_why[0];
+	if (s->conf->stages && !s->stages && !s->stages_why[0])
+		s->stages_why = s->group_why;
+	return true;
+}
+
+static void summary_pmu_print(const struct lrx_app *app, FILE *out)
+{
+	struct summary_pmu s;
+	if (!summary_pmu_read(app, &s))
+		return;
+	bool fake = s.conf->source == LRX_PMU_SOURCE_FAKE;
+	fprintf(out, "\ncounters (%s%s, %s mode, %u of %u lcores counted%s):\n",
+		lrx_pmu_source_name(s.conf->source), fake ? ": software test source, not hardware counts" : "",
+		s.conf->kernel ? "user+kernel" : "user", s.workers_counted, app->n_workers,
+		s.multiplexed ? ", multiplexed: scaled by enabled/running" : "");
+	fprintf(out, "%-24s %14s %18s\n", "event", "per packet", "total");
+	for (unsigned e = 0; e < s.conf->n_events; e++) {
+		const char *name = s.conf->events[e].name;
+		if (s.why[e])
+			fprintf(out, "%-24s unavailable: %s\n", name, s.why[e]);
+		else
+			fprintf(out, "%-24s %14.2f %18.0f\n", name,
+				s.packets[e] ? s.count[e] / (double)s.packets[e] : 0.0, s.count[e]);
+	}
+	unsigned n_stages = app->n_workers && app->workers[0]->pipeline
+				    ? lrx_pipeline_stage_count(app->workers[0]->pipeline)
+				    : 0;
+	if (!s.conf->stages)
+		return;
+	if (!s.stages) {
+		fprintf(out, "per stage: unavailable: %s\n", s.stages_why);
+		return;
+	}
+	fprintf(out, "per stage, per packet (%s around each stage call):\n%-14s",
+		s.conf->source == LRX_PMU_SOURCE_FAKE ? "fake reads" : "rdpmc", "stage");
+	for (unsigned e = 0; e < s.conf->n_events; e++)
+		fprintf(out, " %14.14s", s.conf->events[e].name);
+	fprintf(out, "\n");
+	for (unsigned st = 0; st < n_stages; st++) {
+		struct lrx_stage_stats t;
+		lrx_stage_totals(app, st, &t);
+		fprintf(out, "%-14s", lrx_pipeline_stage_name(app->workers[0]->pipeline, st));
+		for (unsigned e = 0; e < s.conf->n_events; e++)
+			if (s.why[e] || !t.packets ||
+			    !lrx_pipeline_stage_attributable(app->workers[0]->pipeline, st))
+				fprintf(out, " %14s", "-");
+			else
+				fprintf(out, " %14.2f", (double)t.pmu[e] / (double)t.packets);
+		fprintf(out, "\n");
+	}
+}
+
+static void summary_pmu_json(const struct lrx_app *app, struct lrx_json *j)
+{
+	struct summary_pmu s;
+	if (!summary_pmu_read(app, &s))
+		return;
+	char status[LRX_PMU_WHY_LEN + 16];
+	lrx_json_object_begin(j, "pmu");
+	lrx_json_string(j, "source", lrx_pmu_source_name(s.conf->source));
+	lrx_json_bool(j, "fake", s.conf->source == LRX_PMU_SOURCE_FAKE);
+	lrx_json_string(j, "mode", s.conf->kernel ? "user+kernel" : "user");
+	snprintf(status, sizeof(status), "unavailable: %s", s.group_why);
+	lrx_json_string(j, "status", s.workers_counted ? "counted" : status);
+	lrx_json_u64(j, "lcores_counted", s.workers_counted);
+	lrx_json_bool(j, "multiplexed", s.multiplexed);
+	lrx_json_array_begin(j, "events");
+	for (unsigned e = 0; e < s.conf->n_events; e++) {
+		lrx_json_object_begin(j, NULL);
+		lrx_json_string(j, "name", s.conf->events[e].name);
+		if (s.why[e]) {
+			snprintf(status, sizeof(status), "unavailable: %s", s.why[e]);
+			lrx_json_string(j, "status", status);
+			lrx_json_null(j, "encoding");
+			lrx_json_null(j, "count"); /* not counted, not zero */
+			lrx_json_null(j, "per_packet");
+		} else {
+			lrx_json_string(j, "status", "counted");
+			lrx_json_string(j, "encoding", s.encoding[e]);
+			/* a count (scaled when multiplexed, then rounded) */
+			lrx_json_u64(j, "count", (uint64_t)llround(s.count[e]));
+			lrx_json_double(j, "per_packet",
+					s.packets[e] ? s.count[e] / (double)s.packets[e] : NAN);
+		}
+		lrx_json_object_end(j);
+	}
+	lrx_json_array_end(j);
+	lrx_json_array_begin(j, "lcores");
+	for (unsigned w = 0; w < app->n_workers; w++) {
+		const struct lrx_pmu *g = app->workers[w]->pmu;
+		if (!g)
+			continue;
+		lrx_json_object_begin(j, NULL);
+		lrx_json_u64(j, "lcore", app->workers[w]->lcore_id);
+		lrx_json_u64(j, "packets", app->workers[w]->rx_packets);
+		lrx_json_bool(j, "counted", g->counted);
+		if (g->counted) {
+			lrx_json_u64(j, "time_enabled_ns", g->time_enabled_ns);
+			lrx_json_u64(j, "time_running_ns", g->time_running_ns);
+		} else {
+			lrx_json_null(j, "time_enabled_ns");
+			lrx_json_null(j, "time_running_ns");
+		}
+		lrx_json_object_begin(j, "counts");
+		for (unsigned e = 0; e < s.conf->n_events; e++)
+			if (g->counted && !g->counters[e].why[0])
+				lrx_json_u64(j, s.conf->events[e].name, g->counters[e].count);
+			else
+				lrx_json_null(j, s.conf->events[e].name);
+		lrx_json_object_end(j);
+		lrx_json_object_end(j);
+	}
+	lrx_json_array_end(j);
+	/* per stage: only when every counting lcore attributed */
+	bool stages = s.stages;
+	if (!s.conf->stages)
+		snprintf(status, sizeof(status), "off");
+	else
+		snprintf(status, sizeof(status), "unavailable: %s", s.stages_why);
+	lrx_json_string(j, "stages_status",
+			stages ? (s.conf->source == LRX_PMU_SOURCE_FAKE
+					  ? "counted (fake reads around each stage call)"
+					  : "counted (rdpmc around each stage call)")
+			       : status);
+	lrx_json_array_begin(j, "stages");
+	unsigned n_stages = stages && app->workers[0]->pipeline
+				    ? lrx_pipeline_stage_count(app->workers[0]->pipeline)
+				    : 0;
+	for (unsigned st = 0; st < n_stages; st++) {
+		struct lrx_stage_stats t;
+		lrx_stage_totals(app, st, &t);
+		lrx_json_object_begin(j, NULL);
+		lrx_json_string(j, "name", lrx_pipeline_stage_name(app->workers[0]->pipeline, st));
+		lrx_json_u64(j, "packets", t.packets);
+		lrx_json_u64(j, "calls", t.calls);
+		/* hybrid:K reads only around its first K stages */
+		bool attributed = lrx_pipeline_stage_attributable(app->workers[0]->pipeline, st);
+		lrx_json_bool(j, "attributed", attributed);
+		lrx_json_object_begin(j, "counts");
+		for (unsigned e = 0; e < s.conf->n_events; e++)
+			if (s.why[e] || !attributed)
+				lrx_json_null(j, s.conf->events[e].name);
+			else
+				lrx_json_u64(j, s.conf->events[e].name, t.pmu[e]);
+		lrx_json_object_end(j);
+		lrx_json_object_begin(j, "per_packet");
+		for (unsigned e = 0; e < s.conf->n_events; e++)
+			if (s.why[e] || !t.packets || !attributed)
+				lrx_json_null(j, s.conf->events[e].name);
+			else
+				lrx_json_double(j, s.conf->events[e].name,
+						(double)t.pmu[e] / (double)t.packets);
+		lrx_json_object_end(j);
+		lrx_json_object_end(j);
+	}
+	lrx_json_array_end(j);
+	lrx_json_object_end(j);
+}
+
 void lrx_summary_print(const struct lrx_app *app, FILE *out)
 {
 	struct lrx_totals t;
@@ -236,6 +458,7 @@ void lrx_summary_print(const struct lrx_app *app, FILE *out)
 					(unsigned long)t.drops[r]);
 	}
 	summary_latency_print(app, out);
+	summary_pmu_print(app, out);
 	fprintf(out, "\nmbufs in use at exit: %u\n", app->mbufs_in_use_at_exit);
 	if (app->driver_held_mbufs_at_exit)
 		fprintf(out,
@@ -355,6 +578,7 @@ void lrx_summary_json(const struct lrx_app *app, struct lrx_json *j)
 		lrx_json_null(j, "busy_cycles_per_packet");
 	lrx_json_u64(j, "tsc_hz", rte_get_tsc_hz());
 	summary_latency_json(app, j);
+	summary_pmu_json(app, j);
 	lrx_json_bool(j, "stopped_by_signal", app->stopped_by_signal);
 
 	lrx_json_array_begin(j, "ports");

@@ -386,3 +386,127 @@ TEST_CASE("--latency without TSC stamps: samples 0 and the reason", "[binary][la
 		CHECK(s.contains("latency_unavailable"));
 	}
 }
+
+namespace {
+bool has_cpu_pmu()
+{
+	return access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
+	       access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0;
+}
+} // namespace
+
+TEST_CASE("--pmu: per-worker counters, or each event unavailable with its reason", "[binary][pmu]")
+{
+	std::string js = lrx_test::scratch_path("pmu.json");
+	auto r = run_program(cmd(eal("pmu", "net_synth0,profile=udp64"),
+				 {"--pmu", "--pmu-stages", "--engine", "burst", "--pipeline",
+				  "build-meta,l3-demux", "--packets", "200000", "--json", js,
+				  "--stats-period", "0"}));
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0); // counters missing never fail the run
+	json s = load_json(js);
+	REQUIRE(s.contains("pmu"));
+	const json &pmu = s["pmu"];
+	INFO(pmu.dump(1));
+	CHECK(pmu["source"] == "perf_event");
+	CHECK(pmu["fake"] == false);
+	CHECK(pmu["mode"] == "user");
+	REQUIRE(pmu["events"].size() == 5);
+	CHECK(pmu["events"][0]["name"] == "cycles");
+	CHECK(pmu["events"][2]["name"] == "L1-icache-load-misses");
+	CHECK(s["mbufs_in_use_at_exit"] == 0);
+	if (!has_cpu_pmu()) {
+		// this machine: the reason everywhere, and null, never 0
+		CHECK(pmu["status"].get<std::string>().rfind("unavailable: no hardware PMU", 0) == 0);
+		CHECK(pmu["lcores_counted"] == 0);
+		for (const json &ev : pmu["events"]) {
+			CHECK(ev["status"].get<std::string>().rfind("unavailable: ", 0) == 0);
+			CHECK(ev["count"].is_null());
+			CHECK(ev["per_packet"].is_null());
+		}
+		for (const json &lc : pmu["lcores"])
+			for (auto &kv : lc["counts"].items())
+				CHECK(kv.value().is_null());
+		CHECK(pmu["stages_status"].get<std::string>().rfind("unavailable: ", 0) == 0);
+		CHECK(pmu["stages"].empty());
+		CHECK(r.out.find("cycles                   unavailable: no hardware PMU") !=
+		      std::string::npos);
+	} else {
+		// a machine with a PMU: what counted has a count per packet
+		CHECK(pmu["lcores_counted"].get<unsigned>() >= 1);
+		for (const json &ev : pmu["events"])
+			if (ev["status"] == "counted")
+				CHECK(ev["per_packet"].get<double>() > 0);
+	}
+}
+
+TEST_CASE("--pmu with the fake source: per-stage figures add up and keep the source's ratios",
+	  "[binary][pmu]")
+{
+	std::string js = lrx_test::scratch_path("pmu-fake.json");
+	auto r = run_program(cmd(eal("pmufake", "net_synth0,profile=udp64"),
+				 {"--pmu=cycles,instructions,iTLB-load-misses", "--pmu-stages",
+				  "--set", "pmu.source=fake", "--engine", "hybrid:2", "--pipeline",
+				  "build-meta,gro,l3-demux", "--packets", "300000", "--json", js,
+				  "--stats-period", "0"}));
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	json s = load_json(js);
+	const json &pmu = s["pmu"];
+	INFO(pmu.dump(1));
+	CHECK(pmu["source"] == "fake");
+	CHECK(pmu["fake"] == true);
+	CHECK(pmu["status"] == "counted");
+	CHECK(pmu["stages_status"] == "counted (fake reads around each stage call)");
+	// the fake counts event k as (k + 1) x TSC: exact ratios
+	uint64_t c0 = pmu["events"][0]["count"].get<uint64_t>();
+	REQUIRE(c0 > 0);
+	CHECK(pmu["events"][1]["count"].get<uint64_t>() == 2 * c0);
+	CHECK(pmu["events"][2]["count"].get<uint64_t>() == 3 * c0);
+	CHECK(pmu["lcores"][0]["counts"]["cycles"].get<uint64_t>() == c0);
+	CHECK(pmu["events"][0]["per_packet"].get<double>() ==
+	      Approx((double)c0 / s["rx_packets"].get<double>()));
+	REQUIRE(pmu["stages"].size() == 3);
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < 3; i++) {
+		const json &st = pmu["stages"][i];
+		INFO("stage " << st["name"]);
+		if (i < 2) { // hybrid:2 reads around its first two stages
+			CHECK(st["attributed"] == true);
+			uint64_t cyc = st["counts"]["cycles"].get<uint64_t>();
+			CHECK(cyc > 0);
+			CHECK(st["counts"]["instructions"].get<uint64_t>() == 2 * cyc);
+			CHECK(st["counts"]["iTLB-load-misses"].get<uint64_t>() == 3 * cyc);
+			sum += cyc;
+		} else {
+			CHECK(st["attributed"] == false);
+			CHECK(st["counts"]["cycles"].is_null());
+			CHECK(st["per_packet"]["cycles"].is_null());
+		}
+	}
+	CHECK((double)sum < c0); // the stages are inside the loop's total
+	CHECK(r.out.find("fake: software test source, not hardware counts") != std::string::npos);
+}
+
+TEST_CASE("--pmu bad values: exit 2 naming what is valid", "[binary][pmu]")
+{
+	struct Row {
+		std::vector<std::string> args;
+		const char *expect;
+	} rows[] = {
+		{{"--pmu=cycles,bogus"}, "unknown event 'bogus'; valid: default, cycles"},
+		{{"--pmu-stages", "--engine", "packet"}, "use engine burst, hybrid:K or graph"},
+		{{"--pmu-stages", "--engine", "burst", "--stats-level", "off"},
+		 "needs [pipeline] stats_level counters or cycles"},
+		{{"--pmu", "--set", "pmu.source=nosuch"}, "must be perf_event"},
+		{{"--set", "pmu.nosuch=1"}, "valid keys in [pmu]: events, stages, kernel, source"},
+	};
+	for (const Row &row : rows) {
+		std::vector<std::string> own = row.args;
+		own.insert(own.end(), {"--packets", "1000"});
+		auto r = run_program(cmd(eal("pmubad", "net_synth0"), own));
+		INFO(r.out << r.err);
+		CHECK(r.status == 2);
+		CHECK(r.err.find(row.expect) != std::string::npos);
+	}
+}
