@@ -4,8 +4,12 @@ Every backend either measures or says "unavailable: <reason>" for each of
 its figures; nothing is ever reported as 0 because a counter was missing.
 
   time        wall clock and TSC figures from listrx's JSON summary
-  perf        `perf stat -x,` around listrx (cycles, instructions, L1i misses,
-              branch misses, iTLB misses), differential over two packet counts
+  perf        listrx's own counters (--pmu): a perf_event_open group per
+              worker around the poll loop (cycles, instructions, L1i misses,
+              branch misses, iTLB misses), and per stage with --pmu-stages
+              (rdpmc around each stage call of the burst/hybrid/graph engines)
+  perfstat    `perf stat -x,` around the whole listrx process, differential
+              over two packet counts (a cross-check of perf on a real PMU)
   pcm         Intel PCM (`pcm DELAY -csv=FILE`) spawned around a timed run,
               rows aligned with the run's measuring window
   cachegrind  valgrind --tool=cachegrind with the host L1i geometry,
@@ -26,17 +30,84 @@ import time
 
 from .stats import unavailable, number
 
-BACKENDS = ("time", "perf", "pcm", "cachegrind", "rapl")
+BACKENDS = ("time", "perf", "perfstat", "pcm", "cachegrind", "rapl")
 
 # ---- perf ------------------------------------------------------------------
 
 PERF_EVENTS = ("cycles", "instructions", "L1-icache-load-misses", "branch-misses",
                "iTLB-load-misses")
-PERF_MEASURES = {"cycles": "perf_cycles_per_packet",
-                 "instructions": "perf_instructions_per_packet",
-                 "L1-icache-load-misses": "perf_l1i_misses_per_packet",
-                 "branch-misses": "perf_branch_misses_per_packet",
-                 "iTLB-load-misses": "perf_itlb_misses_per_packet"}
+PERF_SUFFIX = {"cycles": "cycles_per_packet",
+               "instructions": "instructions_per_packet",
+               "L1-icache-load-misses": "l1i_misses_per_packet",
+               "branch-misses": "branch_misses_per_packet",
+               "iTLB-load-misses": "itlb_misses_per_packet"}
+
+
+def perf_key(event, prefix="perf_"):
+    """The result column of an event: perf_cycles_per_packet, ..."""
+    return prefix + PERF_SUFFIX.get(event, "%s_per_packet" % re.sub(r"\W+", "_", event))
+
+
+PERF_MEASURES = {e: perf_key(e) for e in PERF_SUFFIX}
+
+
+def ipc_figure(fig, prefix, who):
+    cyc, ins = fig.get(prefix + "cycles_per_packet"), fig.get(prefix + "instructions_per_packet")
+    if isinstance(cyc, float) and isinstance(ins, float) and cyc > 0:
+        return ins / cyc
+    if isinstance(cyc, str):
+        return cyc
+    return ins if isinstance(ins, str) else unavailable("%s: no cycles" % who)
+
+
+def pmu_figures(summary, events):
+    """Figures of listrx's own counters (the summary's "pmu" section, written
+    with --pmu): per event per packet, IPC, and with --pmu-stages each stage's
+    per-packet counts as stage.NAME.perf_*; unavailable with listrx's reason
+    wherever it counted nothing."""
+    pmu = summary.get("pmu")
+    fig = {}
+    if not isinstance(pmu, dict):
+        reason = unavailable("perf: listrx wrote no pmu section (a listrx without --pmu?)")
+        for e in events:
+            fig[perf_key(e)] = reason
+        fig["perf_ipc"] = reason
+        return fig
+    fig["perf_source"] = pmu.get("source")
+    fig["perf_mode"] = pmu.get("mode")
+    fig["perf_multiplexed"] = pmu.get("multiplexed")
+    by_name = {ev.get("name"): ev for ev in pmu.get("events", [])}
+    for e in events:
+        ev = by_name.get(e)
+        if ev is None:
+            fig[perf_key(e)] = unavailable("perf: listrx did not report %s" % e)
+        elif ev.get("per_packet") is None:
+            status = ev.get("status") or "unavailable: not counted"
+            fig[perf_key(e)] = "unavailable: perf: %s: %s" % (
+                e, status[len("unavailable: "):] if status.startswith("unavailable: ") else status)
+        else:
+            fig[perf_key(e)] = float(ev["per_packet"])
+    fig["perf_ipc"] = ipc_figure(fig, "perf_", "perf")
+    stages_status = pmu.get("stages_status", "off")
+    fig["perf_stages_status"] = stages_status
+    for st in pmu.get("stages", []):
+        name = st.get("name")
+        per = st.get("per_packet", {})
+        for e in events:
+            v = per.get(e)
+            key = "stage.%s.%s" % (name, perf_key(e))
+            if v is not None:
+                fig[key] = float(v)
+            elif not st.get("attributed", True):
+                fig[key] = unavailable("perf: stage %s runs per packet in this engine "
+                                       "(hybrid tail): not read around" % name)
+            else:
+                fig[key] = fig.get(perf_key(e)) if isinstance(fig.get(perf_key(e)), str) \
+                    else unavailable("perf: stage %s: no packets" % name)
+        stage_fig = {k[len("stage.%s." % name):]: v for k, v in fig.items()
+                     if k.startswith("stage.%s." % name)}
+        fig["stage.%s.perf_ipc" % name] = ipc_figure(stage_fig, "perf_", "perf")
+    return fig
 
 
 def parse_perf_stat(text):
@@ -72,13 +143,15 @@ def parse_perf_stat(text):
     return counts
 
 
-def perf_figures(counts_small, counts_large, packets_small, packets_large, events):
-    """Per-packet figures from two runs' counts (difference / packets
-    difference, so start-up cancels), IPC, and unavailable per event."""
+def perf_figures(counts_small, counts_large, packets_small, packets_large, events,
+                 prefix="perfstat_"):
+    """perfstat: per-packet figures from two runs' counts (difference /
+    packets difference, so start-up cancels), IPC, and unavailable per
+    event."""
     fig = {}
     dp = packets_large - packets_small
     for event in events:
-        key = PERF_MEASURES.get(event, "perf_%s_per_packet" % re.sub(r"\W+", "_", event))
+        key = perf_key(event, prefix)
         a, b = counts_small.get(event), counts_large.get(event)
         if isinstance(b, str):
             fig[key] = b
@@ -90,16 +163,15 @@ def perf_figures(counts_small, counts_large, packets_small, packets_large, event
             fig[key] = unavailable("perf: packet counts of the two runs do not differ")
         else:
             fig[key] = (b - a) / dp
-    cyc, ins = fig.get("perf_cycles_per_packet"), fig.get("perf_instructions_per_packet")
-    if isinstance(cyc, float) and isinstance(ins, float) and cyc > 0:
-        fig["perf_ipc"] = ins / cyc
-    else:
-        fig["perf_ipc"] = cyc if isinstance(cyc, str) else (
-            ins if isinstance(ins, str) else unavailable("perf: no cycles"))
+    fig[prefix + "ipc"] = ipc_figure(fig, prefix, "perf")
     return fig
 
 
 def perf_probe():
+    return None  # listrx reports each event's availability itself
+
+
+def perfstat_probe():
     if not shutil.which("perf"):
         return "perf not installed (Debian: linux-perf)"
     return None
@@ -457,5 +529,6 @@ def rapl_probe(root="/sys/class/powercap"):
 
 def probe(name):
     """None when the backend can run here, else the reason it cannot."""
-    return {"time": lambda: None, "perf": perf_probe, "pcm": pcm_probe,
+    return {"time": lambda: None, "perf": perf_probe, "perfstat": perfstat_probe,
+            "pcm": pcm_probe,
             "cachegrind": cachegrind_probe, "rapl": rapl_probe}[name]()

@@ -27,6 +27,14 @@ def _list(parse):
     return convert
 
 
+def _onoff(text):
+    if text in ("on", "1", "yes", "true"):
+        return True
+    if text in ("off", "0", "no", "false"):
+        return False
+    raise argparse.ArgumentTypeError("want on or off, not %r" % text)
+
+
 def _counters(text):
     from .backends import BACKENDS
     names = grid.split_list(text)
@@ -96,7 +104,9 @@ def build_parser():
                     "when the xdp stage is not built)" " (default: %(default)s)")
     sw.add_argument("--reps", type=int, default=3, help="repetitions per cell (default: %(default)s)")
     sw.add_argument("--counters", type=_list(_counters), default=["time"],
-                    help="backends: time,perf,pcm,cachegrind,rapl (default: %(default)s)")
+                    help="backends: time,perf,perfstat,pcm,cachegrind,rapl; perf = listrx's "
+                    "own counters (--pmu), perfstat = perf stat around the process "
+                    "(default: %(default)s)")
     sw.add_argument("--duration", type=float, default=0.25,
                     help="seconds per timed run (each also pays ~0.3-0.5 s of start-up: 675 "
                     "runs on the default grid) (default: %(default)s)")
@@ -110,9 +120,17 @@ def build_parser():
     sw.add_argument("--warmup", type=int, default=1, help="unrecorded warm-up runs first (default: %(default)s)")
     sw.add_argument("--perf-events", type=grid.split_list,
                     default=["cycles", "instructions", "L1-icache-load-misses", "branch-misses",
-                             "iTLB-load-misses"], help="perf events (add raw ones: r0080) (default: %(default)s)")
+                             "iTLB-load-misses"],
+                    help="perf/perfstat events, as perf -e names them (raw ones: r10000188e) "
+                    "(default: %(default)s)")
+    sw.add_argument("--perf-stages", type=_onoff, default=True,
+                    help="perf: per-stage counts (listrx --pmu-stages) in the burst, hybrid "
+                    "and graph engines, on|off (default: on)")
+    sw.add_argument("--perf-source", choices=("perf_event", "fake"), default="perf_event",
+                    help="perf: listrx's counter source; fake is listrx's software test source "
+                    "(not hardware counts: for checking the plumbing) (default: %(default)s)")
     sw.add_argument("--perf-packets", type=_list(_packet_pair), default=[1000000, 11000000],
-                    help="perf: the two packet counts whose difference is measured (default: %(default)s)")
+                    help="perfstat: the two packet counts whose difference is measured (default: %(default)s)")
     sw.add_argument("--cg-method", choices=("window", "pair"), default="window",
                     help="cachegrind backend: 'window' = one callgrind run per cell, costs "
                     "collected only for the packets after --cg-window's first count (listrx "

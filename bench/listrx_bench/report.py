@@ -14,6 +14,7 @@ PLOTS = (
     ("cg_i1_misses_per_packet", "I1 misses/packet", "L1i misses per packet (cachegrind)"),
     ("cg_indirect_branches_per_packet", "indirect branches/packet",
      "indirect branches per packet (cachegrind Bi)"),
+    ("perf_cycles_per_packet", "cycles/packet", "cycles per packet (perf: listrx's counters)"),
     ("perf_l1i_misses_per_packet", "L1i misses/packet", "L1-icache-load-misses per packet (perf)"),
     ("perf_ipc", "IPC", "instructions per cycle (perf)"),
     ("pcm_ipc", "IPC", "instructions per cycle of the worker core (PCM)"),
@@ -21,7 +22,8 @@ PLOTS = (
 TABLE_MEASURES = (("time_mpps", "Mpps"), ("time_ns_per_packet", "ns/pkt"),
                   ("cg_i1_misses_per_packet", "I1 miss/pkt"),
                   ("cg_indirect_branches_per_packet", "Bi/pkt"),
-                  ("cg_ir_per_packet", "instr/pkt (cg)"), ("perf_ipc", "IPC"))
+                  ("cg_ir_per_packet", "instr/pkt (cg)"), ("perf_cycles_per_packet", "cyc/pkt"),
+                  ("perf_l1i_misses_per_packet", "L1i miss/pkt (perf)"), ("perf_ipc", "IPC"))
 
 
 def _engine_order(name):
@@ -269,6 +271,43 @@ def zoom_tables(doc, tree, zoom_burst):
               "(and --zoom for ns, the cachegrind backend for I1 misses).")
 
 
+def perf_stage_tables(doc, tree, zoom_burst):
+    """listrx's per-stage counters (perf backend, --pmu-stages): per stage
+    and event, the median per packet, for each engine that read them."""
+    any_table = False
+    for key, fps in tree.items():
+        for fp, engines in fps.items():
+            for engine in sorted(engines, key=_engine_order):
+                bursts = sorted(engines[engine])
+                burst = zoom_burst if zoom_burst in bursts else (64 if 64 in bursts else bursts[-1])
+                rs = engines[engine][burst]
+                cols, stages = [], []
+                for r in rs:
+                    for k in r:
+                        if k.startswith("stage.") and ".perf_" in k:
+                            st, measure = k[len("stage."):].split(".perf_", 1)
+                            if st not in stages:
+                                stages.append(st)
+                            if measure not in cols:
+                                cols.append(measure)
+                if not stages or not any(has_numbers(rs, "stage.%s.perf_%s" % (st, c))
+                                         for st in stages for c in cols):
+                    continue
+                any_table = True
+                fake = any(r.get("perf_source") == "fake" for r in rs)
+                doc.h(3, "%s, pipeline %s, xdp %s, footprint %s, engine %s, burst %d" % (
+                    key[0], key[1], key[2], fp, engine, burst))
+                if fake:
+                    doc.p("**Source: listrx's fake counter source: software test values, "
+                          "not hardware counts.**")
+                doc.table(["stage"] + [c.replace("_per_packet", "/pkt") for c in cols],
+                          [[st] + [_cell(r.get("stage.%s.perf_%s" % (st, c)) for r in rs)[1]
+                                   for c in cols] for st in stages])
+    if not any_table:
+        doc.p("No per-stage counters: run the sweep with --counters perf on a machine with a "
+              "PMU (listrx --pmu-stages; burst, hybrid and graph engines).")
+
+
 def write_report(directory, title="listrx results", zoom_burst=None):
     meta, rows = results.load(directory)
     tree = group_rows(rows)
@@ -344,6 +383,16 @@ def write_report(directory, title="listrx results", zoom_burst=None):
     doc.h(2, "Per-stage zoom-in (per-packet vs burst)")
     zoom_tables(doc, tree, zoom_burst)
 
+    doc.h(2, "Per-stage counters (perf, rdpmc around stage calls)")
+    perf_rows = [r for r in ok if "perf_source" in r]
+    if perf_rows:
+        sources = sorted({str(r.get("perf_source")) for r in perf_rows})
+        doc.p("Counter source: %s (%s mode)%s." % (
+            ", ".join(sources), ", ".join(sorted({str(r.get("perf_mode")) for r in perf_rows})),
+            "; **fake is listrx's software test source, not hardware counts**"
+            if "fake" in sources else ""))
+    perf_stage_tables(doc, tree, zoom_burst)
+
     doc.h(2, "All cells")
     for key, fps in tree.items():
         doc.h(3, "profile %s, pipeline %s, xdp %s" % key)
@@ -371,7 +420,7 @@ def write_report(directory, title="listrx results", zoom_burst=None):
     doc.pre(meta.get("command", "?"))
     doc.p("then `listrx-bench report DIR`. One run of each kind, as the sweep ran it:")
     examples = []
-    for k in ("command", "perf_command", "cachegrind_command"):
+    for k in ("command", "perf_command", "perfstat_command", "cachegrind_command"):
         for r in ok:
             if r.get(k):
                 examples.append(r[k])

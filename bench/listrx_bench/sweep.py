@@ -178,18 +178,50 @@ class Sweep:
         return out, info
 
     def perf_runs(self, cell, rep, row):
-        events = self.args.perf_events
-        if self.status["perf"] != "ok":
+        """perf: listrx's own perf_event_open group per worker (--pmu) in a
+        run of its own, and per stage (--pmu-stages: rdpmc around each stage
+        call) in the engines that call stages per vector."""
+        a = self.args
+        events = a.perf_events
+        extra = ["--pmu=" + ",".join(events)]
+        vector = cell["engine"] in ("burst", "graph") or cell["engine"].startswith("hybrid")
+        stages = a.perf_stages and vector and cell["pipeline_arg"] not in ("none", "")
+        if stages:
+            extra.append("--pmu-stages")
+        if a.perf_source != "perf_event":
+            extra += ["--set", "pmu.source=" + a.perf_source]
+        json_path = os.path.join(self.runs, "%s-r%d-perf.json" % (cell["cell"], rep))
+        cmd = self.lx.command(cell, json_path, duration=a.duration, packets=a.packets,
+                              stats_level="counters" if a.stats_level == "off" else a.stats_level,
+                              extra=extra)
+        summary, err, info = self.lx.run(cmd, json_path, log_name=cell["cell"] + "-r%d-perf" % rep,
+                                         timeout=a.timeout)
+        row["perf_command"] = info["command"]
+        if err:
+            row["perf_status"] = "failed: " + err
             for e in events:
-                row[backends.PERF_MEASURES.get(e, "perf_%s" % e)] = self.status["perf"]
-            row["perf_ipc"] = self.status["perf"]
+                row[backends.perf_key(e)] = unavailable("perf: the run failed")
+            row["perf_ipc"] = unavailable("perf: the run failed")
+            return
+        row.update(backends.pmu_figures(summary, events))
+        if not stages:
+            row["perf_stages_status"] = unavailable(
+                "perf: per-stage attribution is read around stage calls of the burst, hybrid "
+                "and graph engines only" if not vector else "perf: --perf-stages off or no stages")
+
+    def perfstat_runs(self, cell, rep, row):
+        events = self.args.perf_events
+        if self.status["perfstat"] != "ok":
+            for e in events:
+                row[backends.perf_key(e, "perfstat_")] = self.status["perfstat"]
+            row["perfstat_ipc"] = self.status["perfstat"]
             return
         res, info = self.differential(
-            cell, rep, "perf", self.args.perf_packets,
+            cell, rep, "perfstat", self.args.perf_packets,
             lambda path: ["perf", "stat", "-x,", "-o", path, "-e", ",".join(events), "--"])
-        row["perf_command"] = info["command"]
+        row["perfstat_command"] = info["command"]
         if isinstance(res, str):
-            row["perf_status"] = res
+            row["perfstat_status"] = res
             return
         counts = []
         for summary, path in res:
@@ -290,7 +322,8 @@ class Sweep:
         a = self.args
         rows = []
         timed = any(c in self.counters for c in ("time", "rapl", "pcm"))
-        per_cell = reps * (int(timed) + int(bool(a.zoom)) + 2 * int("perf" in self.counters)) \
+        per_cell = reps * (int(timed) + int(bool(a.zoom)) + int("perf" in self.counters)
+                           + 2 * int("perfstat" in self.counters)) \
             + self.cg_runs_per_job() * int("cachegrind" in self.counters) * (
                 reps if a.cg_every_rep else 1)
         progress = Progress(len(cells) * max(per_cell, 1) + a.warmup, enabled=not a.quiet)
@@ -324,7 +357,10 @@ class Sweep:
                     progress.update(label + " zoom")
                 if "perf" in self.counters:
                     self.perf_runs(cell, rep, row)
-                    progress.update(label + " perf", 2)
+                    progress.update(label + " perf")
+                if "perfstat" in self.counters:
+                    self.perfstat_runs(cell, rep, row)
+                    progress.update(label + " perfstat", 2)
                 if "cachegrind" in self.counters and (rep == 0 or a.cg_every_rep):
                     cg_jobs.append((cell, rep, row, label))
                 elif "cachegrind" in self.counters:

@@ -56,13 +56,125 @@ class PerfParsing(unittest.TestCase):
         # branch-misses ran 50 % of the time: scaled x2 as perf does
         self.assertAlmostEqual(small["branch-misses"], 12224080)
         fig = backends.perf_figures(small, large, 1000000, 11000000, backends.PERF_EVENTS)
-        self.assertAlmostEqual(fig["perf_cycles_per_packet"], 300.0)
-        self.assertAlmostEqual(fig["perf_instructions_per_packet"], 450.0)
-        self.assertAlmostEqual(fig["perf_ipc"], 1.5)
-        self.assertAlmostEqual(fig["perf_l1i_misses_per_packet"], 6.0)
-        self.assertAlmostEqual(fig["perf_branch_misses_per_packet"], 1.0)
-        self.assertTrue(is_unavailable(fig["perf_itlb_misses_per_packet"]))
-        self.assertIn("not counted", fig["perf_itlb_misses_per_packet"])
+        self.assertAlmostEqual(fig["perfstat_cycles_per_packet"], 300.0)
+        self.assertAlmostEqual(fig["perfstat_instructions_per_packet"], 450.0)
+        self.assertAlmostEqual(fig["perfstat_ipc"], 1.5)
+        self.assertAlmostEqual(fig["perfstat_l1i_misses_per_packet"], 6.0)
+        self.assertAlmostEqual(fig["perfstat_branch_misses_per_packet"], 1.0)
+        self.assertTrue(is_unavailable(fig["perfstat_itlb_misses_per_packet"]))
+        self.assertIn("not counted", fig["perfstat_itlb_misses_per_packet"])
+
+
+class PmuFigures(unittest.TestCase):
+    """The perf backend's reading of listrx's "pmu" summary section."""
+
+    EVENTS = ["cycles", "instructions", "L1-icache-load-misses"]
+
+    def summary(self):
+        return {"pmu": {
+            "source": "perf_event", "mode": "user", "multiplexed": False, "status": "counted",
+            "events": [
+                {"name": "cycles", "status": "counted", "per_packet": 200.0},
+                {"name": "instructions", "status": "counted", "per_packet": 500.0},
+                {"name": "L1-icache-load-misses", "per_packet": None,
+                 "status": "unavailable: this CPU's PMU has no such event"}],
+            "stages_status": "counted (rdpmc around each stage call)",
+            "stages": [
+                {"name": "gro", "attributed": True,
+                 "per_packet": {"cycles": 50.0, "instructions": 100.0,
+                                "L1-icache-load-misses": None}},
+                {"name": "l3-demux", "attributed": False,
+                 "per_packet": {"cycles": None, "instructions": None,
+                                "L1-icache-load-misses": None}}]}}
+
+    def test_counted_unavailable_and_stage_figures(self):
+        fig = backends.pmu_figures(self.summary(), self.EVENTS)
+        self.assertEqual(fig["perf_cycles_per_packet"], 200.0)
+        self.assertEqual(fig["perf_ipc"], 2.5)
+        self.assertEqual(fig["perf_l1i_misses_per_packet"],
+                         "unavailable: perf: L1-icache-load-misses: this CPU's PMU has no such event")
+        self.assertEqual(fig["stage.gro.perf_cycles_per_packet"], 50.0)
+        self.assertEqual(fig["stage.gro.perf_ipc"], 2.0)
+        self.assertTrue(is_unavailable(fig["stage.gro.perf_l1i_misses_per_packet"]))
+        self.assertIn("hybrid tail", fig["stage.l3-demux.perf_cycles_per_packet"])
+        self.assertTrue(is_unavailable(fig["stage.l3-demux.perf_ipc"]))
+
+    def test_no_pmu_section_is_unavailable_not_zero(self):
+        fig = backends.pmu_figures({"rx_packets": 10}, self.EVENTS)
+        for key in ("perf_cycles_per_packet", "perf_instructions_per_packet", "perf_ipc"):
+            self.assertTrue(is_unavailable(fig[key]), key)
+            self.assertIn("no pmu section", fig[key])
+
+
+class RealPerf(unittest.TestCase):
+    """The perf backend through the real binary: on this machine (no PMU)
+    every figure is unavailable with listrx's reason; with listrx's fake
+    source the per-packet and per-stage columns are filled, labelled fake,
+    and keep the source's fixed ratios."""
+
+    def binary(self):
+        try:
+            binary = find_binary(None)
+        except BenchError as e:
+            print("SKIPPED: %s" % e)
+            self.skipTest(str(e))
+        if not os.access(binary, os.X_OK):
+            print("SKIPPED: %s not built" % binary)
+            self.skipTest("listrx not built")
+        return binary
+
+    def sweep(self, out, source):
+        argv = ["sweep", "--listrx", self.binary(), "--out", out, "--bursts", "32",
+                "--engines", "packet,burst", "--footprints", "0",
+                "--pipelines", "build-meta,l3-demux", "--profiles", "null", "--reps", "1",
+                "--counters", "perf", "--perf-source", source, "--duration", "0.2",
+                "--warmup", "0", "-q"]
+        self.assertEqual(cli.main(argv), 0)
+        meta, rows = results.load(out)
+        self.assertEqual(len(rows), 2)
+        return {r["engine"]: r for r in rows}
+
+    def test_fake_source_fills_every_column(self):
+        with tempfile.TemporaryDirectory() as d:
+            by = self.sweep(os.path.join(d, "fake"), "fake")
+            for engine, r in by.items():
+                self.assertEqual(r["status"], "ok")
+                self.assertEqual(r["perf_source"], "fake")
+                self.assertIn("--pmu=cycles,", r["perf_command"])
+                cyc = r["perf_cycles_per_packet"]
+                self.assertGreater(cyc, 0)
+                # fake: event k counts (k + 1) x the TSC
+                self.assertAlmostEqual(r["perf_instructions_per_packet"] / cyc, 2.0, places=3)
+                self.assertAlmostEqual(r["perf_ipc"], 2.0, places=3)
+            b, p = by["burst"], by["packet"]
+            self.assertIn("--pmu-stages", b["perf_command"])
+            stage_sum = (b["stage.build-meta.perf_cycles_per_packet"]
+                         + b["stage.l3-demux.perf_cycles_per_packet"])
+            self.assertGreater(stage_sum, 0)
+            self.assertLess(stage_sum, b["perf_cycles_per_packet"])
+            self.assertNotIn("--pmu-stages", p["perf_command"])
+            self.assertTrue(is_unavailable(p["perf_stages_status"]))
+            self.assertNotIn("stage.build-meta.perf_cycles_per_packet", p)
+            md, html = write_report(os.path.join(d, "fake"))
+            text = read(md)
+            self.assertIn("Per-stage counters (perf", text)
+            self.assertIn("not hardware counts", text)
+            self.assertIn("| build-meta |", text)
+
+    def test_perf_event_source_on_this_machine(self):
+        have_pmu = any(os.path.exists("/sys/bus/event_source/devices/" + n)
+                       for n in ("cpu", "cpu_core"))
+        with tempfile.TemporaryDirectory() as d:
+            by = self.sweep(os.path.join(d, "real"), "perf_event")
+            for engine, r in by.items():
+                self.assertEqual(r["perf_source"], "perf_event")
+                for key in ("perf_cycles_per_packet", "perf_l1i_misses_per_packet", "perf_ipc"):
+                    v = r[key]
+                    if have_pmu:
+                        self.assertTrue(is_unavailable(v) or v > 0, "%s=%r" % (key, v))
+                    else:
+                        self.assertTrue(is_unavailable(v), "%s=%r must not be a number" % (key, v))
+                        self.assertIn("no hardware PMU", v)
 
 
 class PcmParsing(unittest.TestCase):
