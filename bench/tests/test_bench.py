@@ -38,6 +38,24 @@ def data(name):
     return read(os.path.join(DATA, name))
 
 
+def built_binary(test):
+    """The listrx binary under test, or the test skipped with the reason
+    printed (meson reports a printed SKIPPED, not a pass)."""
+    env = os.environ.get("LISTRX_BIN")
+    if env and not os.access(env, os.X_OK):
+        print("SKIPPED: LISTRX_BIN=%s is not built" % env)
+        test.skipTest("listrx not built")
+    try:
+        binary = find_binary(None)
+    except BenchError as e:
+        print("SKIPPED: %s" % e)
+        test.skipTest(str(e))
+    if not os.access(binary, os.X_OK):
+        print("SKIPPED: %s not built" % binary)
+        test.skipTest("listrx not built")
+    return binary
+
+
 class PerfParsing(unittest.TestCase):
     def test_not_supported_on_this_vm_is_unavailable_per_event(self):
         counts = backends.parse_perf_stat(data("perf_vm_not_supported.txt"))
@@ -112,19 +130,8 @@ class RealPerf(unittest.TestCase):
     source the per-packet and per-stage columns are filled, labelled fake,
     and keep the source's fixed ratios."""
 
-    def binary(self):
-        try:
-            binary = find_binary(None)
-        except BenchError as e:
-            print("SKIPPED: %s" % e)
-            self.skipTest(str(e))
-        if not os.access(binary, os.X_OK):
-            print("SKIPPED: %s not built" % binary)
-            self.skipTest("listrx not built")
-        return binary
-
     def sweep(self, out, source):
-        argv = ["sweep", "--listrx", self.binary(), "--out", out, "--bursts", "32",
+        argv = ["sweep", "--listrx", built_binary(self), "--out", out, "--bursts", "32",
                 "--engines", "packet,burst", "--footprints", "0",
                 "--pipelines", "build-meta,l3-demux", "--profiles", "null", "--reps", "1",
                 "--counters", "perf", "--perf-source", source, "--duration", "0.2",
@@ -642,18 +649,7 @@ class RealSweep(unittest.TestCase):
     and the determinism of cachegrind's per-packet figures."""
 
     def test_sweep_and_report(self):
-        env = os.environ.get("LISTRX_BIN")
-        if env and not os.access(env, os.X_OK):
-            print("SKIPPED: LISTRX_BIN=%s is not built" % env)
-            self.skipTest("listrx not built")
-        try:
-            binary = find_binary(None)
-        except BenchError as e:
-            print("SKIPPED: %s" % e)
-            self.skipTest(str(e))
-        if not os.access(binary, os.X_OK):
-            print("SKIPPED: %s not built" % binary)
-            self.skipTest("listrx not built")
+        binary = built_binary(self)
         version = subprocess.run([binary, "--", "--version"], stdout=subprocess.PIPE,
                                  stderr=subprocess.DEVNULL, text=True, timeout=60).stdout
         if "sanitize=" in version:
@@ -715,11 +711,7 @@ class RealLatency(unittest.TestCase):
     well-formed and taken from net_synth's TSC stamps."""
 
     def test_latency_one_cell(self):
-        try:
-            binary = find_binary(None)
-        except BenchError as e:
-            print("SKIPPED: %s" % e)
-            self.skipTest(str(e))
+        binary = built_binary(self)
         with tempfile.TemporaryDirectory() as d:
             argv = ["latency", "--listrx", binary, "--bursts", "32", "--engines", "burst",
                     "--duration", "0.3", "--out", d, "-q"]
