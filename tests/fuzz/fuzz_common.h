@@ -16,8 +16,10 @@
 // records): no coverage instrumentation. Its comparisons are not the code
 // under test; traced, they cost a large share of each iteration and feed
 // libFuzzer features that only say which bookkeeping branch ran. ASan and
-// UBSan still check this code.
-#define LRX_FUZZ_BOOKKEEPING __attribute__((no_sanitize("coverage")))
+// UBSan still check this code. noinline: inlined into an instrumented
+// caller, the code would be instrumented as the caller's.
+#define LRX_FUZZ_BOOKKEEPING \
+	__attribute__((no_sanitize("coverage"), noinline))
 
 namespace lrx_fuzz {
 

@@ -201,6 +201,15 @@ void push(const Frame &f)
 	pending.push_back(m);
 }
 
+// a segment's payload: bytes that follow its sequence number
+LRX_FUZZ_BOOKKEEPING
+void fill_payload(std::vector<uint8_t> &payload, size_t len, uint32_t seq)
+{
+	payload.resize(len);
+	for (size_t i = 0; i < len; i++)
+		payload[i] = (uint8_t)(seq + i);
+}
+
 struct FlowState {
 	uint32_t seq = 1000;
 	uint16_t id = 1;
@@ -289,9 +298,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						 0, 0, 0, 0};
 			else if (r[5] & 4)
 				s.tcp_options = {2, 4, 0x05, 0xb4}; // MSS
-			s.payload.resize(len);
-			for (size_t i = 0; i < len; i++)
-				s.payload[i] = (uint8_t)(s.seq + i);
+			fill_payload(s.payload, len, s.seq);
 			s.default_payload = false;
 			fs.seq = s.seq + (uint32_t)len;
 			push(build(s));
