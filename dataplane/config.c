@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include <rte_cfgfile.h>
 
@@ -990,34 +991,34 @@ static int config_check_syntax(const char *path, const char *text, char *err,
 	return 0;
 }
 
-int lrx_config_load(struct lrx_config *conf, const char *path,
-		    const struct lrx_override *overrides, unsigned n_overrides,
-		    char *err, size_t err_len)
+/* Reads the INI text at read_path; messages name the config `name`. */
+static int config_load_at(struct lrx_config *conf, const char *read_path,
+			  const char *name,
+			  const struct lrx_override *overrides,
+			  unsigned n_overrides, char *err, size_t err_len)
 {
 	config_defaults(conf);
-	if (!path)
-		path = lrx_config_default_path();
-	snprintf(conf->path, sizeof(conf->path), "%s", path);
-	char *text = read_text(path);
+	snprintf(conf->path, sizeof(conf->path), "%s", name);
+	char *text = read_text(read_path);
 	if (!text) {
-		snprintf(err, err_len, "%s: cannot read config file: %s", path, strerror(errno));
+		snprintf(err, err_len, "%s: cannot read config file: %s", name, strerror(errno));
 		return -ENOENT;
 	}
-	int rc = config_check_syntax(path, text, err, err_len);
+	int rc = config_check_syntax(name, text, err, err_len);
 	if (rc < 0) {
 		free(text);
 		return rc;
 	}
 	/* rte_cfgfile reports a syntax error only by failing; say where */
-	struct rte_cfgfile *cfg = rte_cfgfile_load(path, CFG_FLAG_EMPTY_VALUES);
+	struct rte_cfgfile *cfg = rte_cfgfile_load(read_path, CFG_FLAG_EMPTY_VALUES);
 	if (!cfg) {
 		snprintf(err, err_len,
 			 "%s: not a valid INI file (rte_cfgfile_load failed: check for a key outside any [section], a line without '=', a name longer than %d or a value longer than %d characters)",
-			 path, CFG_NAME_LEN - 1, CFG_VALUE_LEN - 1);
+			 name, CFG_NAME_LEN - 1, CFG_VALUE_LEN - 1);
 		free(text);
 		return -EINVAL;
 	}
-	rc = config_load_common(conf, cfg, path, text, overrides, n_overrides, err, err_len);
+	rc = config_load_common(conf, cfg, name, text, overrides, n_overrides, err, err_len);
 	free(text);
 	if (rc < 0) {
 		rte_cfgfile_close(cfg);
@@ -1026,27 +1027,44 @@ int lrx_config_load(struct lrx_config *conf, const char *path,
 	return rc;
 }
 
+int lrx_config_load(struct lrx_config *conf, const char *path,
+		    const struct lrx_override *overrides, unsigned n_overrides,
+		    char *err, size_t err_len)
+{
+	if (!path)
+		path = lrx_config_default_path();
+	return config_load_at(conf, path, path, overrides, n_overrides, err,
+			      err_len);
+}
+
+/* rte_cfgfile parses only files: the text goes into an anonymous memory
+ * file (memfd), read through /proc/self/fd. Unlike a file in /tmp it
+ * needs no writable directory, leaves nothing behind if the process dies,
+ * and costs no disk I/O (the config fuzzer calls this for every input).
+ * Messages name the config "(string)". */
 int lrx_config_load_string(struct lrx_config *conf, const char *text,
 			   const struct lrx_override *overrides,
 			   unsigned n_overrides, char *err, size_t err_len)
 {
-	char path[] = "/tmp/listrx-config-XXXXXX";
-	int fd = mkstemp(path);
+	int fd = memfd_create("listrx-config", MFD_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, err_len, "cannot create a temporary file: %s", strerror(errno));
-		return -errno;
+		int e = errno;
+		snprintf(err, err_len, "cannot create a memory file for the config text: %s",
+			 strerror(e));
+		return -e;
 	}
 	size_t len = strlen(text);
 	ssize_t written = write(fd, text, len);
-	close(fd);
 	if (written != (ssize_t)len) {
-		unlink(path);
-		snprintf(err, err_len, "cannot write a temporary file");
+		close(fd);
+		snprintf(err, err_len, "cannot write the config text to a memory file");
 		return -EIO;
 	}
-	int rc = lrx_config_load(conf, path, overrides, n_overrides, err, err_len);
-	unlink(path);
-	snprintf(conf->path, sizeof(conf->path), "(string)");
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int rc = config_load_at(conf, path, "(string)", overrides, n_overrides,
+				err, err_len);
+	close(fd);
 	return rc;
 }
 

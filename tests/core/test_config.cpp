@@ -4,6 +4,7 @@
 // would be valid.
 #include <catch2/catch.hpp>
 
+#include <cerrno>
 #include <cstring>
 #include <string>
 
@@ -51,6 +52,20 @@ TEST_CASE("empty config gives the defaults", "[config]")
 	CHECK(l.conf.duration_s == 0);
 	CHECK(l.conf.packets == 0);
 	CHECK_FALSE(l.conf.latency);
+}
+
+TEST_CASE("a config given as text is named (string) and leaves no file", "[config]")
+{
+	Loaded bad("[pipeline]\nburst = many\n");
+	REQUIRE(bad.rc == -EINVAL);
+	INFO(bad.err);
+	CHECK(std::string(bad.err).rfind("(string)", 0) == 0);
+	CHECK(std::string(bad.err).find("/tmp/") == std::string::npos);
+	CHECK(std::string(bad.conf.path) == "(string)");
+	Loaded good("[pipeline]\nburst = 32\n");
+	REQUIRE(good.rc == 0);
+	CHECK(good.conf.pipeline.burst == 32);
+	CHECK(std::string(good.conf.path) == "(string)");
 }
 
 TEST_CASE("shipped default.ini loads", "[config]")

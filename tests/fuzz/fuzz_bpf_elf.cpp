@@ -5,6 +5,7 @@
 // rte_bpf_load's verifier). Must never crash; every failure is a negative
 // errno with a message naming the file; a success yields a program that is
 // freed again (maps included: the allocation checks of ASan/LSan see it).
+// The file is a memfd (opened by its /proc/self/fd path): no disk I/O.
 // Input: byte 0 bit 0 picks the section ("xdp" or the first byte-named
 // "xdp/..." variant), the rest is the object file.
 #include <cstdio>
@@ -20,18 +21,12 @@ extern "C" {
 #include "xdp/xdp.h"
 }
 
-static std::string path;
+static lrx_fuzz::MemFile *file; // the object file, in memory
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***)
 {
 	lrx_fuzz::eal_init("fuzz_bpf_elf");
-	char tmpl[] = "/tmp/lrx-fuzz-bpf-XXXXXX";
-	int fd = mkstemp(tmpl);
-	if (fd < 0)
-		lrx_fuzz::fail("mkstemp");
-	close(fd);
-	path = tmpl;
-	std::atexit([] { unlink(path.c_str()); });
+	file = new lrx_fuzz::MemFile("fuzz_bpf_elf");
 	return 0;
 }
 
@@ -40,16 +35,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size == 0)
 		return 0;
 	const char *section = (data[0] & 1) ? "xdp/test" : "xdp";
-	FILE *f = std::fopen(path.c_str(), "wb");
-	if (!f)
-		lrx_fuzz::fail("cannot write %s", path.c_str());
-	if (std::fwrite(data + 1, 1, size - 1, f) != size - 1)
-		lrx_fuzz::fail("short write to %s", path.c_str());
-	std::fclose(f);
+	file->write(data + 1, size - 1);
 
 	lrx_xdp_prog *prog = nullptr;
 	char err[512] = "";
-	int rc = lrx_xdp_prog_load(path.c_str(), section, 1600, 0, &prog, err,
+	int rc = lrx_xdp_prog_load(file->path, section, 1600, 0, &prog, err,
 				   sizeof(err));
 	if (rc < 0) {
 		if (prog != nullptr)

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -75,6 +76,27 @@ void require_pools_full(const char *where)
 	rte_mempool_walk(pool_check, &bad);
 	if (bad)
 		fail("%u mempool(s) not full %s", bad, where);
+}
+
+MemFile::MemFile(const char *name)
+{
+	fd = memfd_create(name, MFD_CLOEXEC);
+	if (fd < 0)
+		fail("memfd_create %s", name);
+	std::snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+}
+
+void MemFile::write(const uint8_t *data, size_t size)
+{
+	size_t done = 0;
+	if (ftruncate(fd, 0) != 0)
+		fail("ftruncate %s", path);
+	while (done < size) {
+		ssize_t w = pwrite(fd, data + done, size - done, (off_t)done);
+		if (w <= 0)
+			fail("write to %s", path);
+		done += (size_t)w;
+	}
 }
 
 void fail(const char *fmt, ...)

@@ -12,6 +12,15 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+// For the harnesses' own bookkeeping (tallies, parsing of their own
+// records): no coverage instrumentation. Its comparisons are not the code
+// under test; traced, they cost a large share of each iteration and feed
+// libFuzzer features that only say which bookkeeping branch ran. ASan and
+// UBSan still check this code. noinline: inlined into an instrumented
+// caller, the code would be instrumented as the caller's.
+#define LRX_FUZZ_BOOKKEEPING \
+	__attribute__((no_sanitize("coverage"), noinline))
+
 namespace lrx_fuzz {
 
 // rte_eal_init with --no-huge --no-pci --no-shconf -m 256, main lcore only,
@@ -25,6 +34,17 @@ rte_mempool *pool(const char *name, unsigned n, uint16_t data_room);
 // otherwise prints each pool's in-use count and aborts (libFuzzer then
 // saves the input as a crash). `where` names the point of the check.
 void require_pools_full(const char *where);
+
+// A file in memory (memfd) that the code under test opens by path
+// (/proc/self/fd/N): replacing its contents costs no disk I/O, unlike a
+// temporary file rewritten for every input.
+struct MemFile {
+	int fd = -1;
+	char path[64] = "";
+	explicit MemFile(const char *name);
+	// the file's contents become data[0..size)
+	void write(const uint8_t *data, size_t size);
+};
 
 // Aborts with a message (printf-style), as a failed invariant.
 [[noreturn]] void fail(const char *fmt, ...)

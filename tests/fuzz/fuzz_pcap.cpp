@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // pcap reader harness: the emulated NIC's pcap=FILE reader
 // (synth_pcap_load, pmd/net_synth/synth_gen.c) on arbitrary bytes written
-// to a file. Must never crash; a failure is -EINVAL or -ENOMEM; a success
+// to a file (in memory: a memfd opened by its /proc/self/fd path). Must
+// never crash; a failure is -EINVAL or -ENOMEM; a success
 // has at least one frame and every frame lies inside the loaded data with
 // a length the driver accepts (14..SYNTH_MAX_FRAME bytes).
 #include <cerrno>
@@ -18,33 +19,24 @@ extern "C" {
 #include "synth.h"
 }
 
-static std::string path;
+static lrx_fuzz::MemFile *file; // the "pcap file", in memory
 static synth_device *dev;
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***)
 {
 	lrx_fuzz::eal_init("fuzz_pcap");
-	char tmpl[] = "/tmp/lrx-fuzz-pcap-XXXXXX";
-	int fd = mkstemp(tmpl);
-	if (fd < 0)
-		lrx_fuzz::fail("mkstemp");
-	close(fd);
-	path = tmpl;
-	std::atexit([] { unlink(path.c_str()); });
+	file = new lrx_fuzz::MemFile("fuzz_pcap");
 	dev = static_cast<synth_device *>(std::calloc(1, sizeof(*dev)));
 	return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	FILE *f = std::fopen(path.c_str(), "wb");
-	if (!f || std::fwrite(data, 1, size, f) != size)
-		lrx_fuzz::fail("cannot write %s", path.c_str());
-	std::fclose(f);
+	file->write(data, size);
 
 	std::memset(dev, 0, sizeof(*dev));
 	std::snprintf(dev->name, sizeof(dev->name), "net_synth_fuzz");
-	std::snprintf(dev->opt.pcap, sizeof(dev->opt.pcap), "%s", path.c_str());
+	std::snprintf(dev->opt.pcap, sizeof(dev->opt.pcap), "%s", file->path);
 	int rc = synth_pcap_load(dev);
 	if (rc != 0 && rc != -EINVAL && rc != -ENOMEM)
 		lrx_fuzz::fail("synth_pcap_load returned %d", rc);
