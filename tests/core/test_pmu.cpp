@@ -207,3 +207,34 @@ TEST_CASE("pmu: the fake source's time-shaped counts keep a fixed ratio", "[pmu]
 	CHECK(std::string(lrx_pmu_source_name(LRX_PMU_SOURCE_FAKE)) == "fake");
 	lrx_pmu_close(&g);
 }
+
+TEST_CASE("pmu: the self-monitoring page read and the fast path's event mapping", "[pmu]")
+{
+	// a perf_event_mmap_page whose counter is not on the PMU right now
+	// (index 0): the value is the kernel's saved offset, no rdpmc runs
+	// (an rdpmc without the kernel's permission would fault)
+	alignas(64) static perf_event_mmap_page pages[2];
+	memset(pages, 0, sizeof(pages));
+	pages[0].offset = 123456;
+	pages[0].lock = 2;
+	pages[1].offset = 42;
+	pages[1].cap_user_rdpmc = 1; // allowed, but not scheduled: still offset
+	CHECK(lrx_pmu_rdpmc_page(&pages[0]) == 123456);
+	CHECK(lrx_pmu_rdpmc_page(&pages[1]) == 42);
+
+	// the fast read fills values[] by event index, in group order
+	lrx_pmu_conf c = parse("cycles,instructions,branch-misses");
+	lrx_pmu g;
+	lrx_pmu_init(&g, &c);
+	g.n_open = 2;
+	g.open_event[0] = 2; // branch-misses opened first ...
+	g.open_event[1] = 0; // ... then cycles; instructions refused
+	g.counters[2].page = &pages[0];
+	g.counters[0].page = &pages[1];
+	g.rdpmc = true;
+	uint64_t values[LRX_PMU_MAX_EVENTS] = {7, 7, 7, 7, 7, 7, 7, 7};
+	lrx_pmu_read(&g, values);
+	CHECK(values[2] == 123456);
+	CHECK(values[0] == 42);
+	CHECK(values[1] == 7); // not open: untouched
+}
