@@ -297,11 +297,16 @@ static void *monitor_main(void *arg)
 	const double period = app->conf.stats_period_s;
 	const double duration = app->conf.duration_s;
 	struct lrx_totals prev = {0};
-	double prev_s = 0, next_line = period;
+	double prev_s = 0, next_line = period, next_link = 0;
 	while (!atomic_load(&app->run.stop)) {
 		struct timespec ts = {0, 2 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 		double now = lrx_run_seconds(app);
+		if (now >= next_link) {
+			/* 10 link reads a second: a transition is seen within 0.1 s */
+			lrx_ports_link_check(&app->ports, now, false);
+			next_link = now + 0.1;
+		}
 		if (period > 0 && now >= next_line) {
 			lrx_stats_line(app, &prev, &prev_s, stdout);
 			next_line += period;
@@ -309,6 +314,7 @@ static void *monitor_main(void *arg)
 		if ((duration > 0 && now >= duration) || all_workers_done(app))
 			atomic_store(&app->run.stop, true);
 	}
+	lrx_ports_link_check(&app->ports, lrx_run_seconds(app), true);
 	return NULL;
 }
 

@@ -267,14 +267,45 @@ static int port_setup(const struct lrx_port_conf *pc, struct lrx_ports *ports,
 	port->started = true;
 	lrx_sink_port_ready(port->port_id, true);
 	struct rte_eth_link link;
+	port->link_up = true; /* a driver that cannot say: assumed up */
 	if (rte_eth_link_get_nowait(port->port_id, &link) == 0) {
 		char text[RTE_ETH_LINK_MAX_STR_LEN];
 		rte_eth_link_to_str(text, sizeof(text), &link);
+		port->link_up = link.link_status == RTE_ETH_LINK_UP;
 		if (!link.link_status)
 			fprintf(stderr, "listrx: port %u (%s): %s (polling anyway)\n",
 				pc->index, port->name, text);
 	}
 	return 0;
+}
+
+void lrx_ports_link_check(struct lrx_ports *ports, double now, bool final)
+{
+	for (unsigned i = 0; i < ports->n; i++) {
+		struct lrx_port *port = &ports->ports[i];
+		struct rte_eth_link link;
+		if (!port->started || rte_eth_link_get_nowait(port->port_id, &link) != 0)
+			continue;
+		bool up = link.link_status == RTE_ETH_LINK_UP;
+		if (up != port->link_up) {
+			if (!up) {
+				port->link_down_events++;
+				port->link_down_since = now;
+				fprintf(stderr,
+					"listrx: [%.1fs] port %u (%s): link down (polling on; RX gets nothing until it is up)\n",
+					now, port->index, port->name);
+			} else {
+				port->link_down_s += now - port->link_down_since;
+				fprintf(stderr, "listrx: [%.1fs] port %u (%s): link up after %.3f s down\n",
+					now, port->index, port->name, now - port->link_down_since);
+			}
+			port->link_up = up;
+		}
+		if (final && !port->link_up) {
+			port->link_down_s += now - port->link_down_since;
+			port->link_down_since = now;
+		}
+	}
 }
 
 static int pools_create(const struct lrx_config *conf, const struct lrx_port_conf *pcs,

@@ -25,6 +25,11 @@ struct lrx_port {
 	int socket_id;
 	/* a pool of its own, for a driver that keeps buffers after close */
 	struct rte_mempool *own_pool;
+	/* link state, as the monitor saw it (lrx_port_link_check) */
+	bool link_up;
+	unsigned link_down_events;   /* up -> down transitions during the run */
+	double link_down_s;          /* time down during the run */
+	double link_down_since;      /* run seconds when it went down */
 };
 
 struct lrx_ports {
@@ -41,6 +46,11 @@ struct lrx_ports {
 int lrx_ports_open(const struct lrx_config *conf, uint16_t tx_queues_min,
 		   unsigned extra_mbufs, struct lrx_ports *ports, char *err,
 		   size_t err_len);
+/* The monitor's link watch: reads each port's link (no wait) and counts
+ * a transition with a message on stderr; `final` closes the down time at
+ * the end of the run. now = run seconds. */
+void lrx_ports_link_check(struct lrx_ports *ports, double now, bool final);
+
 /* Stops and closes every port (buffers in RX rings return to the pools). */
 void lrx_ports_close(struct lrx_ports *ports);
 /* mbufs not back in listrx's pools (after lrx_ports_close). */

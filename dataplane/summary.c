@@ -408,6 +408,14 @@ void lrx_summary_print(const struct lrx_app *app, FILE *out)
 			}
 	}
 
+	for (unsigned i = 0; i < app->ports.n; i++) {
+		const struct lrx_port *port = &app->ports.ports[i];
+		if (port->link_down_events || !port->link_up)
+			fprintf(out, "port %u link: down %u time(s) during the run, %.3f s in all; %s at the end\n",
+				port->index, port->link_down_events, port->link_down_s,
+				port->link_up ? "up" : "down");
+	}
+
 	fprintf(out, "\n%-6s %14s %14s %14s %10s\n", "lcore", "polls", "empty polls",
 		"packets", "pkts/poll");
 	for (unsigned w = 0; w < app->n_workers; w++) {
@@ -597,6 +605,9 @@ void lrx_summary_json(const struct lrx_app *app, struct lrx_json *j)
 		lrx_json_u64(j, "oerrors", st.oerrors);
 		lrx_json_u64(j, "imissed", st.imissed);
 		lrx_json_u64(j, "rx_nombuf", st.rx_nombuf);
+		lrx_json_bool(j, "link_up", port->link_up);
+		lrx_json_u64(j, "link_down_events", port->link_down_events);
+		lrx_json_double(j, "link_down_s", port->link_down_s);
 		lrx_json_string(j, "offloads", lrx_offload_names(port->offloads_active, names, sizeof(names)));
 		lrx_json_string(j, "offloads_missing", lrx_offload_names(port->offloads_missing, names, sizeof(names)));
 		lrx_json_array_begin(j, "queues");

@@ -122,6 +122,8 @@ struct synth_options {
 	double ipv6_share, arp_share, vlan_share, malformed_share;
 	char pcap[PATH_MAX];
 	char tx_pcap[PATH_MAX];
+	uint64_t link_down_ms;     /* after start the link goes down; 0 = never */
+	uint64_t link_down_for_ms; /* and stays down this long; 0 = until stop */
 };
 
 /* one pre-built frame of a queue's schedule */
@@ -174,6 +176,9 @@ struct synth_rx_queue {
 	struct synth_tx_queue *paired_tx;
 	uint64_t rate_pps;             /* 0 = unlimited */
 	uint64_t rate_credit, rate_last, rate_depth;
+	/* link_down_ms: TSC window in which the link is down (RX empty);
+	 * from 0 = never */
+	uint64_t link_down_from, link_down_until;
 	uint64_t counters[SYNTH_KIND_MAX + SYNTH_RXC_MAX];
 	/* tcp-stream */
 	struct synth_tcp_flow *tcp_flows;
@@ -206,6 +211,7 @@ struct synth_device {
 	uint16_t port_id;
 	uint16_t mtu;
 	bool started;
+	uint64_t link_down_from, link_down_until; /* as the RX queues' */
 	struct synth_pcap_frame *pcap_frames;
 	uint32_t nb_pcap_frames;
 	uint8_t *pcap_data;

@@ -61,6 +61,11 @@ static const struct synth_arg synth_args[] = {
 	RATE_ARG("malformed_share", malformed_share, "fraction 0..1"),
 	{"pcap", ARG_PATH, OPT(pcap), 0, 0, 0, "path of a classic pcap file"},
 	{"tx_pcap", ARG_PATH, OPT(tx_pcap), 0, 0, 0, "path of a pcap to write"},
+	UINT_ARG("link_down_ms", link_down_ms, 0, 86400000,
+		 "ms after start when the link goes down (RX delivers nothing), "
+		 "0 = never"),
+	UINT_ARG("link_down_for_ms", link_down_for_ms, 0, 86400000,
+		 "ms the link stays down, 0 = until the port stops"),
 };
 
 const char synth_param_string[] =
@@ -71,7 +76,7 @@ const char synth_param_string[] =
 	"psh_rate=<f> reorder_rate=<f> retrans_rate=<f> opt_change_rate=<f> "
 	"tos_change_rate=<f> ttl_change_rate=<f> ipv6_share=<f> "
 	"arp_share=<f> vlan_share=<f> malformed_share=<f> pcap=<path> "
-	"tx_pcap=<path>";
+	"tx_pcap=<path> link_down_ms=<ms> link_down_for_ms=<ms>";
 
 static const char *const profile_names[] = {
 	[SYNTH_PROFILE_UDP64] = "udp64",

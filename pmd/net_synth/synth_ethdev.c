@@ -182,6 +182,12 @@ synth_rx_common(void *queue, struct rte_mbuf **bufs, uint16_t nb, bool copy,
 					   &cnt[SYNTH_RXC_tx_recycle_calls]);
 		cnt[SYNTH_RXC_tx_completions_reaped] += n;
 	}
+	if (unlikely(q->link_down_from != 0)) {
+		/* link down (link_down_ms): nothing arrives */
+		uint64_t now = rte_rdtsc();
+		if (now >= q->link_down_from && now < q->link_down_until)
+			return 0;
+	}
 	if (unlikely(q->rate_pps))
 		nb = synth_rate_admit(q, nb);
 	if (unlikely(nb == 0 || (tcp ? q->nb_tcp_flows : q->nb_frames) == 0))
@@ -554,14 +560,32 @@ static void synth_link_set(struct rte_eth_dev *eth_dev, bool up)
 	eth_dev->data->dev_link = link;
 }
 
+static bool synth_link_down_now(const struct synth_device *dev)
+{
+	uint64_t now = rte_rdtsc();
+	return dev->link_down_from != 0 && now >= dev->link_down_from &&
+	       now < dev->link_down_until;
+}
+
 static int synth_dev_start(struct rte_eth_dev *eth_dev)
 {
 	struct synth_device *dev = synth_dev(eth_dev);
 	uint16_t nrx = eth_dev->data->nb_rx_queues;
+	dev->link_down_from = dev->link_down_until = 0;
+	if (dev->opt.link_down_ms) {
+		uint64_t hz = rte_get_tsc_hz(), now = rte_rdtsc();
+		dev->link_down_from = now + dev->opt.link_down_ms * hz / 1000;
+		dev->link_down_until = dev->opt.link_down_for_ms
+					       ? dev->link_down_from +
+							 dev->opt.link_down_for_ms * hz / 1000
+					       : UINT64_MAX;
+	}
 	for (uint16_t i = 0; i < nrx; i++) {
 		struct synth_rx_queue *q = dev->rxq[i];
 		if (!q)
 			continue;
+		q->link_down_from = dev->link_down_from;
+		q->link_down_until = dev->link_down_until;
 		q->paired_tx = i < eth_dev->data->nb_tx_queues ? dev->txq[i] : NULL;
 		if (dev->opt.rate) {
 			/* the device rate, split over the queues */
@@ -629,7 +653,8 @@ static int synth_dev_close(struct rte_eth_dev *eth_dev)
 static int synth_link_update(struct rte_eth_dev *eth_dev, int wait)
 {
 	(void)wait;
-	synth_link_set(eth_dev, synth_dev(eth_dev)->started);
+	const struct synth_device *dev = synth_dev(eth_dev);
+	synth_link_set(eth_dev, dev->started && !synth_link_down_now(dev));
 	return 0;
 }
 

@@ -165,6 +165,52 @@ TEST_CASE("TX ring full: failures counted as tx_failed and dropped, RX continues
 	CHECK(r.err.find("1023 mbufs not returned") != std::string::npos);
 }
 
+TEST_CASE("link down during the run: seen, counted, RX resumes when it is up, clean exit",
+	  "[faults]")
+{
+	// net_synth takes its link down 300 ms after start for 400 ms (RX
+	// delivers nothing then, as a NIC without carrier); listrx's monitor
+	// reads the link 10 times a second
+	std::string js = lrx_test::scratch_path("linkflap.json");
+	auto r = run_program(cmd(eal("linkflap", {"net_synth0,link_down_ms=300,link_down_for_ms=400"}),
+				 {"--duration", "1.5", "--stats-period", "0", "--json", js}),
+			     within(60));
+	INFO(r.out << r.err);
+	REQUIRE_FALSE(r.timed_out);
+	REQUIRE(r.status == 0);
+	json s = load_json(js);
+	require_consistent(s);
+	const json &port = s["ports"][0];
+	CHECK(port["link_down_events"] == 1);
+	CHECK(port["link_up"] == true);
+	double down = port["link_down_s"].get<double>();
+	// 0.4 s, seen within 0.1 s at each end (less if a slow start-up, as
+	// under ASan, began the run after the link went down)
+	CHECK(down > 0.05);
+	CHECK(down < 0.65);
+	CHECK(s["lcores"][0]["empty_polls"].get<uint64_t>() > 0); // polled on while down
+	CHECK(u64(s, "rx_packets") > 0);
+	CHECK(r.err.find("port 0 (net_synth0): link down") != std::string::npos);
+	CHECK(r.err.find("port 0 (net_synth0): link up after") != std::string::npos);
+	CHECK(r.out.find("port 0 link: down 1 time(s) during the run") != std::string::npos);
+
+	SECTION("down until the end: still counted, still a clean exit")
+	{
+		std::string js2 = lrx_test::scratch_path("linkdown.json");
+		auto r2 = run_program(cmd(eal("linkdown", {"net_synth0,link_down_ms=200"}),
+					  {"--duration", "1", "--stats-period", "0", "--json", js2}),
+				      within(60));
+		INFO(r2.out << r2.err);
+		REQUIRE(r2.status == 0);
+		json s2 = load_json(js2);
+		require_consistent(s2);
+		CHECK(s2["ports"][0]["link_up"] == false);
+		CHECK(s2["ports"][0]["link_down_events"] == 1);
+		CHECK(s2["ports"][0]["link_down_s"].get<double>() > 0.5);
+		CHECK(r2.out.find("down at the end") != std::string::npos);
+	}
+}
+
 TEST_CASE("ports that cannot be set up: exit 2 naming the port, nothing started",
 	  "[faults]")
 {
