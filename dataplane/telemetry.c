@@ -11,14 +11,16 @@
 
 static const struct lrx_app *telemetry_app;
 
-/* rte_telemetry accepts names of [A-Za-z0-9_/-] only: "port.0" -> "port_0" */
+/* rte_telemetry (22.11) accepts names of [A-Za-z0-9_/] only: "port.0" ->
+ * "port_0", "build-meta" -> "build_meta" (with a "-" the whole entry was
+ * refused: /listrx/stages came back empty) */
 static void tel_name(char *dst, size_t len, const char *src)
 {
 	size_t i;
 	for (i = 0; src[i] && i + 1 < len; i++) {
 		char c = src[i];
 		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '/';
+			  (c >= '0' && c <= '9') || c == '_' || c == '/';
 		dst[i] = ok ? c : '_';
 	}
 	dst[i] = '\0';
@@ -109,6 +111,18 @@ static int tel_config(const char *cmd __rte_unused, const char *params __rte_unu
 	return 0;
 }
 
+/* Every worker reads its counters around stage calls (set once, before
+ * its first poll). */
+static bool tel_stage_counters_on(const struct lrx_app *app)
+{
+	if (!app->conf.pmu.stages || app->n_workers == 0)
+		return false;
+	for (unsigned w = 0; w < app->n_workers; w++)
+		if (!app->workers[w]->pmu || !app->workers[w]->pmu->stages_on)
+			return false;
+	return true;
+}
+
 static int tel_stages(const char *cmd __rte_unused, const char *params __rte_unused,
 		      struct rte_tel_data *d)
 {
@@ -133,6 +147,14 @@ static int tel_stages(const char *cmd __rte_unused, const char *params __rte_unu
 		rte_tel_data_add_dict_u64(sd, "dropped", drops);
 		rte_tel_data_add_dict_u64(sd, "tx", st.tx);
 		rte_tel_data_add_dict_u64(sd, "consumed", st.consumed);
+		if (tel_stage_counters_on(app) && lrx_pipeline_stage_attributable(p0, s))
+			for (unsigned e = 0; e < app->conf.pmu.n_events; e++) {
+				/* [pmu] stages: what the stage was charged so far */
+				char key[64];
+				snprintf(key, sizeof(key), "pmu_%s", app->conf.pmu.events[e].name);
+				tel_name(key, sizeof(key), key);
+				rte_tel_data_add_dict_u64(sd, key, st.pmu[e]);
+			}
 		char label[64], name[64];
 		snprintf(label, sizeof(label), "%u_%s", s, lrx_pipeline_stage_name(p0, s));
 		tel_name(name, sizeof(name), label);

@@ -267,7 +267,7 @@ TEST_CASE("--help and --version", "[binary]")
 	CHECK(r.out.find("L1i:") != std::string::npos);
 }
 
-TEST_CASE("telemetry: /listrx/stats and /listrx/config while running", "[binary]")
+TEST_CASE("telemetry: /listrx/stats, /listrx/config and /listrx/stages while running", "[binary]")
 {
 	if (access("/usr/bin/dpdk-telemetry.py", X_OK) != 0) {
 		WARN("SKIPPED: dpdk-telemetry.py not installed (Debian package dpdk-dev)");
@@ -278,7 +278,12 @@ TEST_CASE("telemetry: /listrx/stats and /listrx/config while running", "[binary]
 				      prefix, "--vdev", "net_null0,copy=0"};
 	pid_t pid = fork();
 	if (pid == 0) {
-		std::vector<std::string> v = cmd(e, {"--duration", "6", "--stats-period", "0"});
+		// with per-stage counters from the fake source: /listrx/stages
+		// shows what each stage was charged so far
+		std::vector<std::string> v = cmd(e, {"--duration", "6", "--stats-period", "0",
+						     "--pipeline", "build-meta", "--engine", "burst",
+						     "--pmu=cycles,instructions", "--pmu-stages",
+						     "--set", "pmu.source=fake"});
 		std::vector<char *> args;
 		for (auto &a : v)
 			args.push_back(const_cast<char *>(a.c_str()));
@@ -295,7 +300,8 @@ TEST_CASE("telemetry: /listrx/stats and /listrx/config while running", "[binary]
 		std::this_thread::sleep_for(std::chrono::milliseconds(150));
 		lrx_test::RunResult t = run_program(
 			{"/bin/sh", "-c",
-			 "printf '/listrx/stats\\n/listrx/config\\n' | /usr/bin/dpdk-telemetry.py -f " + prefix});
+			 "printf '/listrx/stats\\n/listrx/config\\n/listrx/stages\\n' | "
+			 "/usr/bin/dpdk-telemetry.py -f " + prefix});
 		stats_out = t.out;
 	}
 	int status;
@@ -308,6 +314,10 @@ TEST_CASE("telemetry: /listrx/stats and /listrx/config while running", "[binary]
 	CHECK(stats_out.find("\"run\": {") != std::string::npos);
 	CHECK(stats_out.find("\"duration\": \"6\"") != std::string::npos);
 	CHECK(stats_out.find("\"queues\": {\"port0_q0\": ") != std::string::npos);
+	CHECK(stats_out.find("\"pmu\": {") != std::string::npos);
+	CHECK(stats_out.find("\"0_build_meta\": {") != std::string::npos);
+	CHECK(stats_out.find("\"pmu_cycles\": ") != std::string::npos);
+	CHECK(stats_out.find("\"pmu_instructions\": ") != std::string::npos);
 }
 
 TEST_CASE("--latency on net_synth with timestamps: RX stamp to verdict percentiles",
