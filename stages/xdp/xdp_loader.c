@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -793,7 +794,8 @@ static void btf_maps_read(const char *path, struct btf_maps_reply *r)
  * objects (tests/fuzz/corpus/bpf_elf/libbpf_open_segv). Its parse
  * runs in a child process, so that a crash there is a load error naming
  * the object (exit 2), never a crash of listrx. The child does no DPDK
- * call: it parses, writes the reply into the pipe and _exits. */
+ * call: it parses, writes the reply into the pipe and _exits; a fault
+ * kills it with the signal's default action. */
 static int btf_maps_isolated(const char *path, struct btf_maps_reply *r)
 {
 	int fds[2];
@@ -809,6 +811,13 @@ static int btf_maps_isolated(const char *path, struct btf_maps_reply *r)
 		return -e;
 	}
 	if (pid == 0) {
+		/* a fault dies by its own signal here: the parent's handlers
+		 * (a sanitizer's report, a fuzzer's crash dump, listrx's
+		 * SIGINT/SIGTERM flag) are not the child's business */
+		static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+					     SIGINT, SIGTERM};
+		for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+			signal(faults[i], SIG_DFL);
 		close(fds[0]);
 		btf_maps_read(path, r);
 		const char *p = (const char *)r;
