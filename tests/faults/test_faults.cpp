@@ -86,6 +86,18 @@ void require_consistent(const json &s)
 	CHECK(u64(s, "mbufs_in_use_at_exit") == 0);
 }
 
+// A run that must end well: in time, exit 0, its summary consistent with
+// every mbuf back; returns the summary.
+json require_clean_run(const lrx_test::RunResult &r, const std::string &summary_path)
+{
+	INFO(r.out << r.err);
+	REQUIRE_FALSE(r.timed_out);
+	REQUIRE(r.status == 0);
+	json s = load_json(summary_path);
+	require_consistent(s);
+	return s;
+}
+
 // Bad input: exit 2, stderr names it (expect), nothing ran (no summary).
 void require_refused(const std::vector<std::string> &argv, const std::string &expect)
 {
@@ -116,11 +128,8 @@ TEST_CASE("mempool exhaustion: rx_nombuf counted, the loop keeps running, nothin
 				 {"--config", conf, "--duration", "2", "--stats-period", "0",
 				  "--json", js}),
 			     within(60));
+	json s = require_clean_run(r, js);
 	INFO(r.out << r.err);
-	REQUIRE_FALSE(r.timed_out);
-	REQUIRE(r.status == 0);
-	json s = load_json(js);
-	require_consistent(s);
 	REQUIRE(s["ports"].size() == 1);
 	CHECK(s["ports"][0]["rx_nombuf"].get<uint64_t>() > 0);
 	// it kept receiving after running dry: far more packets than mbufs
@@ -175,11 +184,8 @@ TEST_CASE("link down during the run: seen, counted, RX resumes when it is up, cl
 	auto r = run_program(cmd(eal("linkflap", {"net_synth0,link_down_ms=300,link_down_for_ms=400"}),
 				 {"--duration", "1.5", "--stats-period", "0", "--json", js}),
 			     within(60));
+	json s = require_clean_run(r, js);
 	INFO(r.out << r.err);
-	REQUIRE_FALSE(r.timed_out);
-	REQUIRE(r.status == 0);
-	json s = load_json(js);
-	require_consistent(s);
 	const json &port = s["ports"][0];
 	CHECK(port["link_down_events"] == 1);
 	CHECK(port["link_up"] == true);
@@ -200,10 +206,8 @@ TEST_CASE("link down during the run: seen, counted, RX resumes when it is up, cl
 		auto r2 = run_program(cmd(eal("linkdown", {"net_synth0,link_down_ms=200"}),
 					  {"--duration", "1", "--stats-period", "0", "--json", js2}),
 				      within(60));
+		json s2 = require_clean_run(r2, js2);
 		INFO(r2.out << r2.err);
-		REQUIRE(r2.status == 0);
-		json s2 = load_json(js2);
-		require_consistent(s2);
 		CHECK(s2["ports"][0]["link_up"] == false);
 		CHECK(s2["ports"][0]["link_down_events"] == 1);
 		CHECK(s2["ports"][0]["link_down_s"].get<double>() > 0.5);
