@@ -566,9 +566,7 @@ static int load_pmu(struct config_ctx *c, struct rte_cfgfile *cfg)
 	if (pmu->stages && c->conf->pipeline.stats_level == LRX_STATS_OFF)
 		return config_error(c, "pmu", "stages", stages,
 				    "needs [pipeline] stats_level counters or cycles (stage calls are not measured at off)");
-	if (pmu->stages && c->conf->pipeline.engine != LRX_ENGINE_BURST &&
-	    c->conf->pipeline.engine != LRX_ENGINE_HYBRID &&
-	    c->conf->pipeline.engine != LRX_ENGINE_GRAPH)
+	if (pmu->stages && !lrx_engine_calls_vectors(c->conf->pipeline.engine))
 		return config_error(c, "pmu", "stages", stages,
 				    "per-stage attribution is read around each stage call of the vector engines: use engine burst, hybrid:K or graph (engine %s calls stages per packet)",
 				    lrx_engine_name(c->conf->pipeline.engine));

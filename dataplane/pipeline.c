@@ -394,11 +394,16 @@ void lrx_pipeline_drain(struct lrx_pipeline *p, struct lrx_sink *sink)
 	}
 }
 
+bool lrx_engine_calls_vectors(enum lrx_engine_kind kind)
+{
+	return kind == LRX_ENGINE_BURST || kind == LRX_ENGINE_HYBRID ||
+	       kind == LRX_ENGINE_GRAPH;
+}
+
 int lrx_pipeline_set_pmu(struct lrx_pipeline *p, const struct lrx_pmu *g, char *why,
 			 size_t why_len)
 {
-	if (g && p->engine != LRX_ENGINE_BURST && p->engine != LRX_ENGINE_HYBRID &&
-	    p->engine != LRX_ENGINE_GRAPH) {
+	if (g && !lrx_engine_calls_vectors(p->engine)) {
 		snprintf(why, why_len,
 			 "per-stage attribution reads the counters around each stage call of the vector engines (burst, hybrid, graph); engine %s calls stages per packet",
 			 lrx_engine_name(p->engine));

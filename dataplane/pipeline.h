@@ -94,6 +94,9 @@ uint16_t lrx_pipeline_poll(struct lrx_pipeline *p, uint16_t port,
 /* Releases everything still held (at exit) into the sink. */
 void lrx_pipeline_drain(struct lrx_pipeline *p, struct lrx_sink *sink);
 
+/* burst, hybrid:K and graph call (some) stages once per vector */
+bool lrx_engine_calls_vectors(enum lrx_engine_kind kind);
+
 /* [pmu] stages: reads g's counters around every stage call of the vector
  * engines (burst, hybrid's burst part, graph). Returns -ENOTSUP for the
  * per-packet engines (a read pair per packet per stage would cost more
