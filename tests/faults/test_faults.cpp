@@ -174,17 +174,30 @@ TEST_CASE("TX ring full: failures counted as tx_failed and dropped, RX continues
 	CHECK(r.err.find("1023 mbufs not returned") != std::string::npos);
 }
 
+namespace {
+// listrx on net_synth with a link_down window (devargs), for `seconds`;
+// the run must end well. Returns the run (out, err) and its summary.
+std::pair<lrx_test::RunResult, json> run_with_link_window(const std::string &name,
+							  const std::string &devargs,
+							  const char *seconds)
+{
+	std::string js = lrx_test::scratch_path(name + ".json");
+	auto r = run_program(cmd(eal(name, {"net_synth0," + devargs}),
+				 {"--duration", seconds, "--stats-period", "0", "--json", js}),
+			     within(60));
+	json s = require_clean_run(r, js);
+	return {r, s};
+}
+} // namespace
+
 TEST_CASE("link down during the run: seen, counted, RX resumes when it is up, clean exit",
 	  "[faults]")
 {
 	// net_synth takes its link down 300 ms after start for 400 ms (RX
 	// delivers nothing then, as a NIC without carrier); listrx's monitor
 	// reads the link 10 times a second
-	std::string js = lrx_test::scratch_path("linkflap.json");
-	auto r = run_program(cmd(eal("linkflap", {"net_synth0,link_down_ms=300,link_down_for_ms=400"}),
-				 {"--duration", "1.5", "--stats-period", "0", "--json", js}),
-			     within(60));
-	json s = require_clean_run(r, js);
+	auto [r, s] = run_with_link_window("linkflap", "link_down_ms=300,link_down_for_ms=400",
+					   "1.5");
 	INFO(r.out << r.err);
 	const json &port = s["ports"][0];
 	CHECK(port["link_down_events"] == 1);
@@ -199,20 +212,16 @@ TEST_CASE("link down during the run: seen, counted, RX resumes when it is up, cl
 	CHECK(r.err.find("port 0 (net_synth0): link down") != std::string::npos);
 	CHECK(r.err.find("port 0 (net_synth0): link up after") != std::string::npos);
 	CHECK(r.out.find("port 0 link: down 1 time(s) during the run") != std::string::npos);
+}
 
-	SECTION("down until the end: still counted, still a clean exit")
-	{
-		std::string js2 = lrx_test::scratch_path("linkdown.json");
-		auto r2 = run_program(cmd(eal("linkdown", {"net_synth0,link_down_ms=200"}),
-					  {"--duration", "1", "--stats-period", "0", "--json", js2}),
-				      within(60));
-		json s2 = require_clean_run(r2, js2);
-		INFO(r2.out << r2.err);
-		CHECK(s2["ports"][0]["link_up"] == false);
-		CHECK(s2["ports"][0]["link_down_events"] == 1);
-		CHECK(s2["ports"][0]["link_down_s"].get<double>() > 0.5);
-		CHECK(r2.out.find("down at the end") != std::string::npos);
-	}
+TEST_CASE("link down until the end: still counted, still a clean exit", "[faults]")
+{
+	auto [r, s] = run_with_link_window("linkdown", "link_down_ms=200", "1");
+	INFO(r.out << r.err);
+	CHECK(s["ports"][0]["link_up"] == false);
+	CHECK(s["ports"][0]["link_down_events"] == 1);
+	CHECK(s["ports"][0]["link_down_s"].get<double>() > 0.5);
+	CHECK(r.out.find("down at the end") != std::string::npos);
 }
 
 TEST_CASE("ports that cannot be set up: exit 2 naming the port, nothing started",
