@@ -22,7 +22,6 @@
 
 #include "app.h"
 #include "listrx_build.h"
-#include "stats.h"
 #include "summary.h"
 #include "telemetry.h"
 
@@ -282,12 +281,31 @@ static void on_signal(int sig)
 	atomic_store(&the_app.run.stop, true);
 }
 
+static double app_run_seconds(const struct lrx_app *app)
+{
+	if (!app->start_tsc)
+		return 0;
+	uint64_t end = app->end_tsc ? app->end_tsc : rte_rdtsc();
+	return (double)(end - app->start_tsc) / (double)rte_get_tsc_hz();
+}
+
 static bool all_workers_done(const struct lrx_app *app)
 {
 	for (unsigned i = 0; i < app->n_workers; i++)
 		if (!app->workers[i]->done)
 			return false;
 	return true;
+}
+
+/* The periodic line: the report model's totals, as the summary counts
+ * them (merged segments apart from held packets). */
+static void monitor_stats_line(const struct lrx_app *app, struct lrx_report *r,
+			       struct lrx_totals *prev, double *prev_s)
+{
+	lrx_report_fill(r, app);
+	lrx_stats_line(&r->totals, r->duration_s, prev, *prev_s, stdout);
+	*prev = r->totals;
+	*prev_s = r->duration_s;
 }
 
 /* Periodic stats, the duration limit, and noticing that every worker
@@ -297,25 +315,27 @@ static void *monitor_main(void *arg)
 	struct lrx_app *app = arg;
 	const double period = app->conf.stats_period_s;
 	const double duration = app->conf.duration_s;
+	struct lrx_report *report = period > 0 ? lrx_report_alloc() : NULL;
 	struct lrx_totals prev = {0};
 	double prev_s = 0, next_line = period, next_link = 0;
 	while (!atomic_load(&app->run.stop)) {
 		struct timespec ts = {0, 2 * 1000 * 1000};
 		nanosleep(&ts, NULL);
-		double now = lrx_run_seconds(app);
+		double now = app_run_seconds(app);
 		if (now >= next_link) {
 			/* 10 link reads a second: a transition is seen within 0.1 s */
 			lrx_ports_link_check(&app->ports, now, false);
 			next_link = now + 0.1;
 		}
-		if (period > 0 && now >= next_line) {
-			lrx_stats_line(app, &prev, &prev_s, stdout);
+		if (report && now >= next_line) {
+			monitor_stats_line(app, report, &prev, &prev_s);
 			next_line += period;
 		}
 		if ((duration > 0 && now >= duration) || all_workers_done(app))
 			atomic_store(&app->run.stop, true);
 	}
-	lrx_ports_link_check(&app->ports, lrx_run_seconds(app), true);
+	lrx_report_free(report);
+	lrx_ports_link_check(&app->ports, app_run_seconds(app), true);
 	return NULL;
 }
 
@@ -552,66 +572,43 @@ static void workers_destroy(struct lrx_app *app)
 	app->n_workers = 0;
 }
 
-int lrx_app_main(int argc, char **argv)
+/* listrx [EAL options] -- [listrx options]; without "--", every argument
+ * is a listrx option. Returns the position of "--" or -1. */
+static int split_argv(int argc, char **argv)
 {
-	struct lrx_app *app = &the_app;
-	char err[2048];
-
-	/* listrx [EAL options] -- [listrx options]; without "--", every
-	 * argument is a listrx option */
-	int split = -1;
 	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0) {
-			split = i;
-			break;
-		}
-	int eal_argc = split < 0 ? 1 : split;
-	char **own_argv = split < 0 ? argv : argv + split;
-	int own_argc = split < 0 ? argc : argc - split;
-	if (split >= 0)
-		own_argv[0] = argv[0];
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return -1;
+}
 
-	struct options opts = {0};
-	if (parse_options(own_argc, own_argv, &opts) < 0)
-		return EXIT_USAGE;
-	if (opts.help) {
+/* --help, --version, --topology, --list-stages: print and exit */
+static bool info_option(const struct options *opts)
+{
+	if (opts->help)
 		usage(stdout);
-		return 0;
-	}
-	if (opts.version) {
+	else if (opts->version)
 		print_version(stdout);
-		return 0;
-	}
-	if (opts.topology) {
+	else if (opts->topology) {
 		struct lrx_topology topo;
 		lrx_topology_read(&topo);
 		lrx_topology_print(&topo, stdout);
-		return 0;
-	}
-	if (opts.list_stages) {
+	} else if (opts->list_stages)
 		list_stages(stdout);
-		return 0;
-	}
+	else
+		return false;
+	return true;
+}
 
-	/* from here to the exit a signal only asks the run to stop: one that
-	 * arrives during EAL init or set-up skips the run (the summary shows
-	 * 0 packets), one during shutdown changes nothing (tests/faults) */
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	int rc = lrx_config_load(&app->conf, opts.config, opts.overrides, opts.n_overrides,
-				 err, sizeof(err));
-	if (rc < 0) {
-		fprintf(stderr, "listrx: %s\n", err);
-		return EXIT_USAGE;
-	}
-
-	/* EAL: the command line's options, else the config's [eal] args */
+/* EAL: the command line's options, else the config's [eal] args */
+static int eal_start(struct lrx_app *app, int eal_argc, char **argv)
+{
 	char eal_text[sizeof(app->conf.eal_args)];
 	char *eal_argv[MAX_EAL_ARGS + 1];
 	int n_eal;
 	if (eal_argc > 1) {
-		n_eal = eal_argc;
-		for (int i = 0; i < eal_argc && i < MAX_EAL_ARGS; i++)
+		n_eal = eal_argc < MAX_EAL_ARGS ? eal_argc : MAX_EAL_ARGS;
+		for (int i = 0; i < n_eal; i++)
 			eal_argv[i] = argv[i];
 	} else {
 		memcpy(eal_text, app->conf.eal_args, sizeof(eal_text));
@@ -620,27 +617,28 @@ int lrx_app_main(int argc, char **argv)
 		n_eal = 1 + split_eal_args(eal_text, eal_argv + 1, MAX_EAL_ARGS - 1);
 	}
 	eal_argv[n_eal] = NULL;
-	if (rte_eal_init(n_eal, eal_argv) < 0) {
-		fprintf(stderr, "listrx: EAL initialisation failed: %s (EAL options: ",
-			rte_strerror(rte_errno));
-		for (int i = 1; i < n_eal; i++)
-			fprintf(stderr, "%s%s", i > 1 ? " " : "", eal_argv[i]);
-		fprintf(stderr, ")\n");
-		lrx_config_free(&app->conf);
-		return EXIT_USAGE;
-	}
+	if (rte_eal_init(n_eal, eal_argv) >= 0)
+		return 0;
+	fprintf(stderr, "listrx: EAL initialisation failed: %s (EAL options: ",
+		rte_strerror(rte_errno));
+	for (int i = 1; i < n_eal; i++)
+		fprintf(stderr, "%s%s", i > 1 ? " " : "", eal_argv[i]);
+	fprintf(stderr, ")\n");
+	return -EINVAL;
+}
 
-	lrx_topology_read(&app->topo);
-	int status = 0;
+/* Ports, lcores and their pipelines. Returns 0 or the exit status. */
+static int setup(struct lrx_app *app)
+{
+	char err[2048];
 	unsigned lcore_ids[RTE_MAX_LCORE], n_lcores;
-	rc = lcores_plan(app, lcore_ids, &n_lcores, err, sizeof(err));
+	int rc = lcores_plan(app, lcore_ids, &n_lcores, err, sizeof(err));
 	if (rc == 0)
 		rc = lrx_ports_open(&app->conf, (uint16_t)n_lcores,
 				    n_lcores * LRX_SINK_MAX, &app->ports, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "listrx: %s\n", err);
-		status = (rc == -EINVAL || rc == -ENODEV) ? EXIT_USAGE : EXIT_RUNTIME;
-		goto out;
+		return (rc == -EINVAL || rc == -ENODEV) ? EXIT_USAGE : EXIT_RUNTIME;
 	}
 	for (unsigned i = 0; i < n_lcores; i++) {
 		rc = worker_create(app, lcore_ids[i], (uint16_t)i, &app->workers[i], err,
@@ -648,56 +646,113 @@ int lrx_app_main(int argc, char **argv)
 		app->n_workers = i + 1;
 		if (rc < 0) {
 			fprintf(stderr, "listrx: %s\n", err);
-			status = setup_error_status(rc);
-			goto out;
+			return setup_error_status(rc);
 		}
 	}
 	rc = workers_assign(app, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "listrx: %s\n", err);
-		status = EXIT_USAGE;
-		goto out;
+		return EXIT_USAGE;
 	}
-	if (app->conf.telemetry && lrx_telemetry_register(app) < 0)
+	return 0;
+}
+
+static void report_fill(struct lrx_report *r, const void *app)
+{
+	lrx_report_fill(r, app);
+}
+
+static void announce(const struct lrx_app *app)
+{
+	if (app->conf.telemetry && lrx_telemetry_register(report_fill, app) < 0)
 		fprintf(stderr, "listrx: telemetry commands not registered (telemetry disabled in EAL?)\n");
+	printf("listrx %s: %u port(s), %u polling lcore(s), engine %s, burst %u, %u stage(s)%s\n",
+	       LISTRX_VERSION, app->ports.n, app->n_workers,
+	       lrx_engine_name(app->conf.pipeline.engine), app->conf.pipeline.burst,
+	       app->conf.pipeline.n_stages,
+	       app->conf.duration_s == 0 && app->conf.packets == 0 ? "; Ctrl-C stops" : "");
+	fflush(stdout);
+}
 
-	{
-		char engine[32];
-		snprintf(engine, sizeof(engine), "%s", lrx_engine_name(app->conf.pipeline.engine));
-		printf("listrx %s: %u port(s), %u polling lcore(s), engine %s, burst %u, %u stage(s)%s\n",
-		       LISTRX_VERSION, app->ports.n, app->n_workers, engine,
-		       app->conf.pipeline.burst, app->conf.pipeline.n_stages,
-		       app->conf.duration_s == 0 && app->conf.packets == 0
-			       ? "; Ctrl-C stops" : "");
-		fflush(stdout);
+/* The summary (text, --json) of a run that started; returns the exit
+ * status given the run's. */
+static int report_run(const struct lrx_app *app, int status)
+{
+	struct lrx_report *r = lrx_report_alloc();
+	if (!r) {
+		fprintf(stderr, "listrx: no memory for the summary\n");
+		return status ? status : EXIT_RUNTIME;
 	}
-	rc = run(app);
-	if (rc != 0)
-		status = EXIT_RUNTIME;
-
-out:
-	ports_snapshot_and_close(app);
-	app->mbufs_in_use_at_exit = lrx_ports_pools_in_use(&app->ports);
-	app->driver_held_mbufs_at_exit = lrx_ports_driver_held(&app->ports);
-	if (app->start_tsc) {
-		lrx_summary_print(app, stdout);
-		if (app->conf.json_path[0]) {
-			int jrc = lrx_summary_write_json(app, app->conf.json_path);
-			if (jrc < 0) {
-				fprintf(stderr, "listrx: --json %s: %s\n", app->conf.json_path,
-					strerror(-jrc));
-				status = status ? status : EXIT_RUNTIME;
-			}
-		}
-		if (app->mbufs_in_use_at_exit) {
-			fprintf(stderr, "listrx: %u mbufs not returned to the pool at exit\n",
-				app->mbufs_in_use_at_exit);
+	lrx_report_fill(r, app);
+	lrx_summary_print(r, stdout);
+	if (app->conf.json_path[0]) {
+		int rc = lrx_summary_write_json(r, app->conf.json_path);
+		if (rc < 0) {
+			fprintf(stderr, "listrx: --json %s: %s\n", app->conf.json_path,
+				strerror(-rc));
 			status = status ? status : EXIT_RUNTIME;
 		}
 	}
+	lrx_report_free(r);
+	if (app->mbufs_in_use_at_exit) {
+		fprintf(stderr, "listrx: %u mbufs not returned to the pool at exit\n",
+			app->mbufs_in_use_at_exit);
+		status = status ? status : EXIT_RUNTIME;
+	}
+	return status;
+}
+
+/* After the run (or a failed set-up): the port counters, the pools'
+ * state, the summary, then everything freed. */
+static int finish(struct lrx_app *app, int status)
+{
+	ports_snapshot_and_close(app);
+	app->mbufs_in_use_at_exit = lrx_ports_pools_in_use(&app->ports);
+	app->driver_held_mbufs_at_exit = lrx_ports_driver_held(&app->ports);
+	if (app->start_tsc)
+		status = report_run(app, status);
 	workers_destroy(app);
 	lrx_ports_free_pools(&app->ports);
 	lrx_config_free(&app->conf);
 	rte_eal_cleanup();
 	return status;
+}
+
+int lrx_app_main(int argc, char **argv)
+{
+	struct lrx_app *app = &the_app;
+	int split = split_argv(argc, argv);
+	char **own_argv = split < 0 ? argv : argv + split;
+	if (split >= 0)
+		own_argv[0] = argv[0];
+
+	struct options opts = {0};
+	if (parse_options(split < 0 ? argc : argc - split, own_argv, &opts) < 0)
+		return EXIT_USAGE;
+	if (info_option(&opts))
+		return 0;
+
+	/* from here to the exit a signal only asks the run to stop: one that
+	 * arrives during EAL init or set-up skips the run (the summary shows
+	 * 0 packets), one during shutdown changes nothing (tests/faults) */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	char err[2048];
+	if (lrx_config_load(&app->conf, opts.config, opts.overrides, opts.n_overrides, err,
+			    sizeof(err)) < 0) {
+		fprintf(stderr, "listrx: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (eal_start(app, split < 0 ? 1 : split, argv) < 0) {
+		lrx_config_free(&app->conf);
+		return EXIT_USAGE;
+	}
+	lrx_topology_read(&app->topo);
+	int status = setup(app);
+	if (status == 0) {
+		announce(app);
+		if (run(app) != 0)
+			status = EXIT_RUNTIME;
+	}
+	return finish(app, status);
 }

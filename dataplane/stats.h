@@ -1,31 +1,157 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Totals over workers and ports, for the periodic line, the summary and
- * telemetry (all read the same numbers). */
+ * The report model: everything the exit summary, the JSON file, the
+ * periodic line and telemetry show, read once from the run into plain
+ * values. lrx_report_fill is the only code that reads the app; the
+ * renderers (summary.c: text and JSON, telemetry.c) read the model only,
+ * so the three give the same numbers.
+ *
+ * Every field is a value (or a pointer into the config or the workers'
+ * counter groups, which outlive any report), so two reports taken at two
+ * times can be subtracted field by field: a per-period view (rates of the
+ * last second, as VPP's "show runtime") is the difference of two models. */
 #ifndef LISTRX_STATS_H
 #define LISTRX_STATS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "app.h"
+#include <rte_ethdev.h>
+
+#include "config.h"
+#include "pipeline.h"
+#include "pmu.h"
+#include "topology.h"
+
+struct lrx_app;
+
+#define LRX_REPORT_MAX_QUEUES (LRX_MAX_PORTS * 64)
+#define LRX_REPORT_MAX_COUNTERS 96
+#define LRX_REPORT_COUNTER_NAME 48
+#define LRX_REPORT_REASON_LEN 1024
 
 struct lrx_totals {
-	uint64_t rx, tx, tx_failed, delivered, dropped, held;
+	uint64_t rx, tx, tx_failed, delivered, dropped;
+	/* rx not accounted as tx, delivered or dropped: the segments stages
+	 * merged into other packets (GRO) plus the packets they hold */
+	uint64_t held;
+	uint64_t merged;      /* segments merged into another packet (GRO) */
+	uint64_t held_now;    /* packets a stage still holds: held - merged */
 	uint64_t drops[LRX_DROP_MAX];
 	uint64_t polls, empty_polls, busy_cycles;
 };
 
-void lrx_totals_read(const struct lrx_app *app, struct lrx_totals *t);
+struct lrx_report_counter {
+	char name[LRX_REPORT_COUNTER_NAME];
+	uint64_t value;
+};
 
-/* Per stage summed over workers (stage i of every worker's pipeline). */
-void lrx_stage_totals(const struct lrx_app *app, unsigned stage,
-		      struct lrx_stage_stats *out);
+struct lrx_report_stage {
+	char name[LRX_NAME_LEN];
+	struct lrx_stage_stats stats;   /* summed over lcores */
+	uint64_t dropped;               /* sum of stats.drops */
+	bool attributable;              /* [pmu] stages reads around it */
+	unsigned n_counters;            /* the stage's own counters, in order */
+	struct lrx_report_counter counters[LRX_REPORT_MAX_COUNTERS];
+};
 
-/* The lcores' latency recorders merged into total (histogram, not_tsc,
- * port_tsc, at_exit). Returns false when --latency is off. */
-bool lrx_latency_totals(const struct lrx_app *app, struct lrx_latency *total);
+struct lrx_report_port {
+	unsigned index, port_id;
+	char name[RTE_ETH_NAME_MAX_LEN];
+	char driver[64];
+	struct rte_eth_stats stats;     /* taken before close; 0 while running */
+	bool link_up;
+	unsigned link_down_events;
+	double link_down_s;
+	char offloads[128], offloads_missing[128];
+};
 
-/* Seconds since the run started (to its end once ended). */
-double lrx_run_seconds(const struct lrx_app *app);
+struct lrx_report_queue {
+	unsigned port;                  /* position in ports[] */
+	unsigned queue, lcore;
+	uint64_t rx_packets, polls;
+};
+
+struct lrx_report_lcore {
+	unsigned lcore;
+	uint64_t polls, empty_polls, packets, busy_cycles;
+	bool measuring;
+	uint64_t measured_packets;
+	/* [pmu]: the lcore's group */
+	bool has_pmu, pmu_counted, pmu_stages_on;
+	uint64_t time_enabled_ns, time_running_ns;
+	bool pmu_count_ok[LRX_PMU_MAX_EVENTS];
+	uint64_t pmu_count[LRX_PMU_MAX_EVENTS];
+};
+
+struct lrx_report_latency {
+	bool on;                                /* --latency */
+	uint64_t samples, clamped, at_exit;
+	double p50_ns, p99_ns, p999_ns, max_ns; /* meaningful with samples */
+	double clamp_ns;                        /* the histogram's range */
+	char reason[LRX_REPORT_REASON_LEN];     /* why (some) latency is missing */
+};
+
+struct lrx_report_pmu {
+	bool on;                             /* [pmu] set */
+	struct lrx_pmu_conf conf;
+	unsigned workers_counted;            /* lcores whose group counted */
+	bool multiplexed;                    /* some group ran part of the time */
+	double count[LRX_PMU_MAX_EVENTS];    /* scaled, summed */
+	uint64_t packets[LRX_PMU_MAX_EVENTS];/* rx of the lcores that counted it */
+	const char *why[LRX_PMU_MAX_EVENTS]; /* NULL when counted, else why not */
+	const char *encoding[LRX_PMU_MAX_EVENTS];
+	const char *group_why;               /* no lcore counted: why */
+	const char *stages_why;              /* why not every lcore attributed */
+	bool stages;                         /* per-stage figures exist */
+	bool stages_live;                    /* every lcore reads around stages */
+};
+
+struct lrx_report {
+	/* build and run set-up */
+	const char *version, *build, *dpdk_version;
+	bool retpoline;
+	char engine[32];
+	unsigned burst;
+	enum lrx_stats_level stats_level;
+	uint64_t tsc_hz;
+	double duration_s;
+	bool stopped_by_signal;
+	uint64_t measure_from, measured_packets;
+	struct lrx_totals totals;
+
+	unsigned n_ports;
+	struct lrx_report_port ports[LRX_MAX_PORTS];
+	unsigned n_queues;
+	struct lrx_report_queue queues[LRX_REPORT_MAX_QUEUES];
+	unsigned n_lcores;
+	struct lrx_report_lcore lcores[RTE_MAX_LCORE];
+	unsigned n_stages;
+	struct lrx_report_stage stages[LRX_PIPELINE_MAX_STAGES];
+
+	struct lrx_report_latency latency;
+	struct lrx_report_pmu pmu;
+
+	unsigned footprint_bytes;
+	struct lrx_topology topo;
+	unsigned mbufs_in_use_at_exit, driver_held_mbufs_at_exit, mbufs_per_pool;
+	const struct lrx_config *conf;  /* the config echo */
+};
+
+/* Reads the run into r (while it runs, for telemetry and the periodic
+ * line, or after it). r is large: allocate it (lrx_report_alloc). */
+void lrx_report_fill(struct lrx_report *r, const struct lrx_app *app);
+/* Only the totals and the run time: what the periodic line needs. */
+void lrx_report_fill_totals(struct lrx_totals *t, double *seconds,
+			    const struct lrx_app *app);
+struct lrx_report *lrx_report_alloc(void);
+void lrx_report_free(struct lrx_report *r);
+
+/* Value of the stage's own counter name, or false when it has none. */
+bool lrx_report_stage_counter(const struct lrx_report_stage *s, const char *name,
+			      uint64_t *value);
+/* Stage cycles per packet and ns per packet; false when not measured
+ * (stats level below cycles) or no packet went in. */
+bool lrx_report_stage_cost(const struct lrx_report *r, const struct lrx_report_stage *s,
+			   double *cycles_per_packet, double *ns_per_packet);
 
 #endif

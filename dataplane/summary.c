@@ -1,14 +1,10 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Text and JSON renderers of the report model: one function per section,
+ * in the order the summary shows them. */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <string.h>
 
-#include <rte_cycles.h>
-#include <rte_ethdev.h>
-#include <rte_version.h>
-
-#include "listrx_build.h"
 #include "summary.h"
 
 static double per_second(uint64_t count, double seconds)
@@ -16,462 +12,609 @@ static double per_second(uint64_t count, double seconds)
 	return seconds > 0 ? (double)count / seconds : 0;
 }
 
-void lrx_stats_line(const struct lrx_app *app, struct lrx_totals *prev,
-		    double *prev_seconds, FILE *out)
+static double ratio(uint64_t num, uint64_t den)
 {
-	struct lrx_totals t;
-	lrx_totals_read(app, &t);
-	double now = lrx_run_seconds(app);
-	double dt = now - *prev_seconds;
-	fprintf(out,
-		"[%7.1fs] rx %7.3f Mpps  tx %7.3f Mpps  drop %7.3f Mpps | total rx %lu tx %lu delivered %lu dropped %lu held %lu\n",
-		now, per_second(t.rx - prev->rx, dt) / 1e6,
-		per_second(t.tx - prev->tx, dt) / 1e6,
-		per_second(t.dropped - prev->dropped, dt) / 1e6, (unsigned long)t.rx,
-		(unsigned long)t.tx, (unsigned long)t.delivered, (unsigned long)t.dropped,
-		(unsigned long)t.held);
-	fflush(out);
-	*prev = t;
-	*prev_seconds = now;
+	return den ? (double)num / (double)den : 0.0;
 }
 
-/* ---- latency (--latency) ------------------------------------------------ */
+static const char *const stats_level_names[] = {"off", "counters", "cycles"};
 
-struct summary_latency {
-	uint64_t samples, clamped, at_exit;
-	double p50_ns, p99_ns, p999_ns, max_ns; /* -1 without samples */
-	double clamp_ns;                        /* the histogram's range */
-	char reason[1024];                      /* why (some) latency is missing */
+void lrx_stats_line(const struct lrx_totals *t, double now, const struct lrx_totals *prev,
+		    double prev_seconds, FILE *out)
+{
+	double dt = now - prev_seconds;
+	fprintf(out,
+		"[%7.1fs] rx %7.3f Mpps  tx %7.3f Mpps  drop %7.3f Mpps | total rx %lu tx %lu delivered %lu dropped %lu",
+		now, per_second(t->rx - prev->rx, dt) / 1e6,
+		per_second(t->tx - prev->tx, dt) / 1e6,
+		per_second(t->dropped - prev->dropped, dt) / 1e6, (unsigned long)t->rx,
+		(unsigned long)t->tx, (unsigned long)t->delivered, (unsigned long)t->dropped);
+	if (t->merged)
+		fprintf(out, " merged %lu", (unsigned long)t->merged);
+	fprintf(out, " held %lu\n", (unsigned long)t->held_now);
+	fflush(out);
+}
+
+/* A merging stage (GRO) counts segments in, packets out and merges. */
+struct stage_merge {
+	uint64_t in, out, merged, held;
 };
 
-static void __attribute__((format(printf, 3, 4)))
-reason_append(char *buf, size_t len, const char *fmt, ...)
+static bool stage_merge_read(const struct lrx_report_stage *s, struct stage_merge *m)
 {
-	size_t used = strlen(buf);
-	if (used + 3 >= len)
-		return;
-	if (used) {
-		memcpy(buf + used, "; ", 3);
-		used += 2;
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
-}
-
-/* false when --latency is off */
-static bool summary_latency_read(const struct lrx_app *app, struct summary_latency *s)
-{
-	struct lrx_latency t;
-	memset(s, 0, sizeof(*s));
-	if (!lrx_latency_totals(app, &t))
+	if (!lrx_report_stage_counter(s, "segments_in", &m->in) ||
+	    !lrx_report_stage_counter(s, "packets_out", &m->out) ||
+	    !lrx_report_stage_counter(s, "merged", &m->merged))
 		return false;
-	uint64_t hz = rte_get_tsc_hz();
-	s->samples = lrx_latency_hist_count(&t.hist);
-	s->clamped = t.hist.clamped;
-	s->at_exit = t.at_exit;
-	s->p50_ns = lrx_latency_ticks_to_ns(lrx_latency_hist_quantile(&t.hist, 0.50), hz);
-	s->p99_ns = lrx_latency_ticks_to_ns(lrx_latency_hist_quantile(&t.hist, 0.99), hz);
-	s->p999_ns = lrx_latency_ticks_to_ns(lrx_latency_hist_quantile(&t.hist, 0.999), hz);
-	s->max_ns = lrx_latency_ticks_to_ns(lrx_latency_hist_max(&t.hist), hz);
-	s->clamp_ns = lrx_latency_ticks_to_ns((double)LRX_LATENCY_MAX_TICKS, hz);
-	/* stamps of a clock that is not the TSC are not comparable with
-	 * rte_rdtsc(): name the ports rather than report their numbers */
-	for (unsigned i = 0; i < app->ports.n; i++) {
-		const struct lrx_port *port = &app->ports.ports[i];
-		if (t.not_tsc[port->port_id])
-			reason_append(s->reason, sizeof(s->reason),
-				      "port %u (%s, driver %s) timestamps are not TSC: %lu stamped packets not recorded",
-				      port->index, port->name, port->driver,
-				      (unsigned long)t.not_tsc[port->port_id]);
-	}
-	uint64_t elsewhere = 0;
-	for (unsigned p = 0; p < RTE_DIM(t.not_tsc); p++)
-		elsewhere += t.not_tsc[p];
-	for (unsigned i = 0; i < app->ports.n; i++)
-		elsewhere -= t.not_tsc[app->ports.ports[i].port_id];
-	if (elsewhere)
-		reason_append(s->reason, sizeof(s->reason),
-			      "%lu packets stamped by a port listrx does not poll not recorded",
-			      (unsigned long)elsewhere);
-	if (s->samples == 0 && !s->reason[0])
-		reason_append(s->reason, sizeof(s->reason),
-			      "no RX timestamps (use net_synth hints=...+timestamp)");
+	/* a held packet is one segment not yet out plus those merged into it */
+	uint64_t gone = m->out + m->merged;
+	m->held = m->in > gone ? m->in - gone : 0;
 	return true;
 }
 
-static void summary_latency_print(const struct lrx_app *app, FILE *out)
+static bool stage_merge_counter(const char *name)
 {
-	struct summary_latency s;
-	if (!summary_latency_read(app, &s))
+	static const char *const names[] = {"segments_in", "packets_out", "merged", "held"};
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+static void text_header(const struct lrx_report *r, FILE *out)
+{
+	const struct lrx_totals *t = &r->totals;
+	double secs = r->duration_s;
+	fprintf(out, "\n==== listrx summary (%s build, engine %s, burst %u) ====\n", r->build,
+		r->engine, r->burst);
+	fprintf(out, "duration %.3f s, rx %lu packets, %.3f Mpps, %.1f ns/packet (wall, all lcores)\n",
+		secs, (unsigned long)t->rx, per_second(t->rx, secs) / 1e6,
+		t->rx ? secs * 1e9 / (double)t->rx : 0.0);
+	fprintf(out, "delivered %lu, tx %lu, dropped %lu (tx failed %lu)",
+		(unsigned long)t->delivered, (unsigned long)t->tx, (unsigned long)t->dropped,
+		(unsigned long)t->tx_failed);
+	if (t->merged)
+		fprintf(out, ", merged %lu (segments in GRO packets)", (unsigned long)t->merged);
+	fprintf(out, ", held %lu\n", (unsigned long)t->held_now);
+}
+
+static void text_ports(const struct lrx_report *r, FILE *out)
+{
+	fprintf(out, "\n%-5s %-22s %-5s %14s %14s %12s %12s %12s\n", "port", "device", "queue",
+		"rx (lcore)", "ipackets", "opackets", "imissed", "rx_nombuf");
+	for (unsigned i = 0; i < r->n_ports; i++) {
+		const struct lrx_report_port *p = &r->ports[i];
+		fprintf(out, "%-5u %-22s %-5s %14s %14lu %12lu %12lu %12lu\n", p->index, p->name,
+			"all", "", (unsigned long)p->stats.ipackets,
+			(unsigned long)p->stats.opackets, (unsigned long)p->stats.imissed,
+			(unsigned long)p->stats.rx_nombuf);
+		for (unsigned q = 0; q < r->n_queues; q++) {
+			const struct lrx_report_queue *rq = &r->queues[q];
+			if (rq->port == i)
+				fprintf(out, "%-5s %-22s %-5u %14lu   (lcore %u, %lu polls)\n", "", "",
+					rq->queue, (unsigned long)rq->rx_packets, rq->lcore,
+					(unsigned long)rq->polls);
+		}
+	}
+	for (unsigned i = 0; i < r->n_ports; i++) {
+		const struct lrx_report_port *p = &r->ports[i];
+		if (p->link_down_events || !p->link_up)
+			fprintf(out, "port %u link: down %u time(s) during the run, %.3f s in all; %s at the end\n",
+				p->index, p->link_down_events, p->link_down_s,
+				p->link_up ? "up" : "down");
+	}
+}
+
+static void text_lcores(const struct lrx_report *r, FILE *out)
+{
+	fprintf(out, "\n%-6s %14s %14s %14s %10s\n", "lcore", "polls", "empty polls",
+		"packets", "pkts/poll");
+	for (unsigned w = 0; w < r->n_lcores; w++) {
+		const struct lrx_report_lcore *l = &r->lcores[w];
+		fprintf(out, "%-6u %14lu %14lu %14lu %10.2f\n", l->lcore, (unsigned long)l->polls,
+			(unsigned long)l->empty_polls, (unsigned long)l->packets,
+			ratio(l->packets, l->polls - l->empty_polls));
+	}
+}
+
+static void text_stages(const struct lrx_report *r, FILE *out)
+{
+	if (!r->n_stages)
+		return;
+	fprintf(out, "\n%-14s %12s %14s %10s %14s %10s %12s %10s\n", "stage", "calls", "packets",
+		"vec/call", "cycles", "cyc/pkt", "dropped", "ns/pkt");
+	for (unsigned i = 0; i < r->n_stages; i++) {
+		const struct lrx_report_stage *s = &r->stages[i];
+		char cyc[32] = "-", cpp[32] = "-", npp[32] = "-";
+		double cycles_pp = 0, ns_pp = 0;
+		if (r->stats_level == LRX_STATS_CYCLES) {
+			snprintf(cyc, sizeof(cyc), "%lu", (unsigned long)s->stats.cycles);
+			snprintf(cpp, sizeof(cpp), "%.1f", 0.0);
+		}
+		if (lrx_report_stage_cost(r, s, &cycles_pp, &ns_pp)) {
+			snprintf(cpp, sizeof(cpp), "%.1f", cycles_pp);
+			snprintf(npp, sizeof(npp), "%.1f", ns_pp);
+		}
+		fprintf(out, "%-14s %12lu %14lu %10.2f %14s %10s %12lu %10s\n", s->name,
+			(unsigned long)s->stats.calls, (unsigned long)s->stats.packets,
+			ratio(s->stats.packets, s->stats.calls), cyc, cpp,
+			(unsigned long)s->dropped, npp);
+	}
+	if (r->stats_level != LRX_STATS_CYCLES)
+		fprintf(out, "(cycles not measured: --stats-level cycles measures them)\n");
+}
+
+/* What each stage did, by its own counters: the non-zero ones, one per
+ * line as nstat prints them (l3-demux's are the kernel's SNMP names, the
+ * XDP stage's are its verdicts); a merging stage (GRO) first says how
+ * many segments became how many packets. */
+static void text_stage_work(const struct lrx_report_stage *s, FILE *out)
+{
+	struct stage_merge m;
+	bool merging = stage_merge_read(s, &m);
+	bool any = merging;
+	for (unsigned c = 0; c < s->n_counters; c++)
+		any |= s->counters[c].value != 0;
+	if (!any)
+		return;
+	fprintf(out, "%s:", s->name);
+	if (merging) {
+		fprintf(out, " segments in %lu -> packets out %lu (merge ratio %.2f)",
+			(unsigned long)m.in, (unsigned long)m.out, ratio(m.in, m.out));
+		if (m.held)
+			fprintf(out, ", held %lu", (unsigned long)m.held);
+	}
+	fprintf(out, "\n");
+	for (unsigned c = 0; c < s->n_counters; c++) {
+		const struct lrx_report_counter *k = &s->counters[c];
+		if (k->value && !(merging && stage_merge_counter(k->name)))
+			fprintf(out, "  %-30s %14lu\n", k->name, (unsigned long)k->value);
+	}
+}
+
+static void text_stages_work(const struct lrx_report *r, FILE *out)
+{
+	if (!r->n_stages)
+		return;
+	fprintf(out, "\nstage counters (non-zero):\n");
+	for (unsigned i = 0; i < r->n_stages; i++)
+		text_stage_work(&r->stages[i], out);
+}
+
+static void text_drops(const struct lrx_report *r, FILE *out)
+{
+	bool any_drop = false;
+	for (unsigned i = 0; i < LRX_DROP_MAX; i++)
+		any_drop |= r->totals.drops[i] != 0;
+	if (!any_drop)
+		return;
+	fprintf(out, "\n%-24s %14s\n", "drop reason", "packets");
+	for (unsigned i = 0; i < LRX_DROP_MAX; i++)
+		if (r->totals.drops[i])
+			fprintf(out, "%-24s %14lu\n", lrx_drop_reason_name(i),
+				(unsigned long)r->totals.drops[i]);
+}
+
+static void text_latency(const struct lrx_report_latency *s, FILE *out)
+{
+	if (!s->on)
 		return;
 	fprintf(out, "\n");
-	if (s.samples)
+	if (s->samples)
 		fprintf(out,
 			"latency, RX stamp to verdict (synth-tsc, %lu samples, \u00b11.6%%): p50 %.1f ns, p99 %.1f ns, p99.9 %.1f ns, max %.1f ns\n",
-			(unsigned long)s.samples, s.p50_ns, s.p99_ns, s.p999_ns, s.max_ns);
-	if (s.clamped)
+			(unsigned long)s->samples, s->p50_ns, s->p99_ns, s->p999_ns, s->max_ns);
+	if (s->clamped)
 		fprintf(out, "latency: %lu samples above the histogram's %.3f ms counted at it\n",
-			(unsigned long)s.clamped, s.clamp_ns / 1e6);
-	if (s.at_exit)
+			(unsigned long)s->clamped, s->clamp_ns / 1e6);
+	if (s->at_exit)
 		fprintf(out, "latency: %lu packets held until the run stopped, not recorded\n",
-			(unsigned long)s.at_exit);
-	if (s.reason[0])
-		fprintf(out, "latency: %s\n", s.reason);
+			(unsigned long)s->at_exit);
+	if (s->reason[0])
+		fprintf(out, "latency: %s\n", s->reason);
 }
 
-static void summary_latency_json(const struct lrx_app *app, struct lrx_json *j)
+static void text_pmu_events(const struct lrx_report *r, FILE *out)
 {
-	struct summary_latency s;
-	if (!summary_latency_read(app, &s))
-		return;
-	lrx_json_object_begin(j, "latency_ns");
-	/* null, not 0, without samples: not measured */
-	lrx_json_double(j, "p50", s.samples ? s.p50_ns : NAN);
-	lrx_json_double(j, "p99", s.samples ? s.p99_ns : NAN);
-	lrx_json_double(j, "p999", s.samples ? s.p999_ns : NAN);
-	lrx_json_double(j, "max", s.samples ? s.max_ns : NAN);
-	lrx_json_u64(j, "samples", s.samples);
-	lrx_json_u64(j, "clamped", s.clamped);
-	lrx_json_u64(j, "held_at_exit", s.at_exit);
-	lrx_json_double(j, "clamp_ns", s.clamp_ns);
-	if (s.samples)
-		lrx_json_string(j, "source", "synth-tsc");
-	else
-		lrx_json_null(j, "source");
-	lrx_json_object_end(j);
-	if (s.reason[0])
-		lrx_json_string(j, "latency_unavailable", s.reason);
-}
-
-/* ---- hardware counters ([pmu]) -------------------------------------------- */
-
-struct summary_pmu {
-	const struct lrx_pmu_conf *conf;
-	unsigned workers_counted;            /* lcores whose group counted */
-	bool multiplexed;                    /* some group ran part of the time */
-	double count[LRX_PMU_MAX_EVENTS];    /* scaled, summed; -1 unavailable */
-	uint64_t packets[LRX_PMU_MAX_EVENTS];/* rx of the lcores that counted it */
-	const char *why[LRX_PMU_MAX_EVENTS]; /* first reason it is unavailable */
-	const char *group_why;               /* no lcore counted: why */
-	const char *stages_why;              /* why not every lcore attributed */
-	bool stages;                         /* per-stage figures exist */
-	const char *encoding[LRX_PMU_MAX_EVENTS];
-};
-
-/* false when [pmu] is off */
-static bool summary_pmu_read(const struct lrx_app *app, struct summary_pmu *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->conf = &app->conf.pmu;
-	if (!s->conf->enabled)
-		return false;
-	s->group_why = "no worker ran";
-	s->stages_why = "";
-	for (unsigned e = 0; e < s->conf->n_events; e++)
-		s->encoding[e] = "";
-	for (unsigned w = 0; w < app->n_workers; w++) {
-		const struct lrx_pmu *g = app->workers[w]->pmu;
-		if (!g)
-			continue;
-		if (!g->stages_on && !s->stages_why[0])
-			s->stages_why = g->stages_why[0] ? g->stages_why : g->why;
-		if (!g->counted) {
-			s->group_why = g->why;
-			continue;
-		}
-		s->workers_counted++;
-		s->multiplexed |= g->time_running_ns < g->time_enabled_ns;
-		for (unsigned e = 0; e < s->conf->n_events; e++) {
-			const struct lrx_pmu_counter *c = &g->counters[e];
-			if (c->why[0]) {
-				s->why[e] = s->why[e] ? s->why[e] : c->why;
-				continue;
-			}
-			s->encoding[e] = c->encoding;
-			double v = lrx_pmu_scaled(c->count, g->time_enabled_ns, g->time_running_ns);
-			if (v < 0) {
-				s->why[e] = "the group was never scheduled on the PMU (more events than counters?)";
-				continue;
-			}
-			s->count[e] += v;
-			s->packets[e] += app->workers[w]->rx_packets;
-		}
-	}
-	for (unsigned e = 0; e < s->conf->n_events; e++) {
-		if (!s->workers_counted && !s->why[e])
-			s->why[e] = app->n_workers && app->workers[0]->pmu
-					    ? app->workers[0]->pmu->counters[e].why
-					    : s->group_why;
-		if (s->why[e] && !s->why[e][0])
-			s->why[e] = s->group_why;
-	}
-	s->stages = s->conf->stages && s->workers_counted && !s->stages_why[0];
-	if (s->conf->stages && !s->stages && !s->stages_why[0])
-		s->stages_why = s->group_why;
-	return true;
-}
-
-static void summary_pmu_print(const struct lrx_app *app, FILE *out)
-{
-	struct summary_pmu s;
-	if (!summary_pmu_read(app, &s))
-		return;
-	bool fake = s.conf->source == LRX_PMU_SOURCE_FAKE;
+	const struct lrx_report_pmu *s = &r->pmu;
+	bool fake = s->conf.source == LRX_PMU_SOURCE_FAKE;
 	fprintf(out, "\ncounters (%s%s, %s mode, %u of %u lcores counted%s):\n",
-		lrx_pmu_source_name(s.conf->source), fake ? ": software test source, not hardware counts" : "",
-		s.conf->kernel ? "user+kernel" : "user", s.workers_counted, app->n_workers,
-		s.multiplexed ? ", multiplexed: scaled by enabled/running" : "");
+		lrx_pmu_source_name(s->conf.source),
+		fake ? ": software test source, not hardware counts" : "",
+		s->conf.kernel ? "user+kernel" : "user", s->workers_counted, r->n_lcores,
+		s->multiplexed ? ", multiplexed: scaled by enabled/running" : "");
 	fprintf(out, "%-24s %14s %18s\n", "event", "per packet", "total");
-	for (unsigned e = 0; e < s.conf->n_events; e++) {
-		const char *name = s.conf->events[e].name;
-		if (s.why[e])
-			fprintf(out, "%-24s unavailable: %s\n", name, s.why[e]);
+	for (unsigned e = 0; e < s->conf.n_events; e++) {
+		const char *name = s->conf.events[e].name;
+		if (s->why[e])
+			fprintf(out, "%-24s unavailable: %s\n", name, s->why[e]);
 		else
 			fprintf(out, "%-24s %14.2f %18.0f\n", name,
-				s.packets[e] ? s.count[e] / (double)s.packets[e] : 0.0, s.count[e]);
+				s->packets[e] ? s->count[e] / (double)s->packets[e] : 0.0,
+				s->count[e]);
 	}
-	unsigned n_stages = app->n_workers && app->workers[0]->pipeline
-				    ? lrx_pipeline_stage_count(app->workers[0]->pipeline)
-				    : 0;
-	if (!s.conf->stages)
+}
+
+static void text_pmu_stages(const struct lrx_report *r, FILE *out)
+{
+	const struct lrx_report_pmu *s = &r->pmu;
+	if (!s->conf.stages)
 		return;
-	if (!s.stages) {
-		fprintf(out, "per stage: unavailable: %s\n", s.stages_why);
+	if (!s->stages) {
+		fprintf(out, "per stage: unavailable: %s\n", s->stages_why);
 		return;
 	}
 	fprintf(out, "per stage, per packet (%s around each stage call):\n%-14s",
-		s.conf->source == LRX_PMU_SOURCE_FAKE ? "fake reads" : "rdpmc", "stage");
-	for (unsigned e = 0; e < s.conf->n_events; e++)
-		fprintf(out, " %14.14s", s.conf->events[e].name);
+		s->conf.source == LRX_PMU_SOURCE_FAKE ? "fake reads" : "rdpmc", "stage");
+	for (unsigned e = 0; e < s->conf.n_events; e++)
+		fprintf(out, " %14.14s", s->conf.events[e].name);
 	fprintf(out, "\n");
-	for (unsigned st = 0; st < n_stages; st++) {
-		struct lrx_stage_stats t;
-		lrx_stage_totals(app, st, &t);
-		fprintf(out, "%-14s", lrx_pipeline_stage_name(app->workers[0]->pipeline, st));
-		for (unsigned e = 0; e < s.conf->n_events; e++)
-			if (s.why[e] || !t.packets ||
-			    !lrx_pipeline_stage_attributable(app->workers[0]->pipeline, st))
+	for (unsigned i = 0; i < r->n_stages; i++) {
+		const struct lrx_report_stage *st = &r->stages[i];
+		fprintf(out, "%-14s", st->name);
+		for (unsigned e = 0; e < s->conf.n_events; e++)
+			if (s->why[e] || !st->stats.packets || !st->attributable)
 				fprintf(out, " %14s", "-");
 			else
-				fprintf(out, " %14.2f", (double)t.pmu[e] / (double)t.packets);
+				fprintf(out, " %14.2f", ratio(st->stats.pmu[e], st->stats.packets));
 		fprintf(out, "\n");
 	}
 }
 
-static void summary_pmu_json(const struct lrx_app *app, struct lrx_json *j)
+static void text_mbufs(const struct lrx_report *r, FILE *out)
 {
-	struct summary_pmu s;
-	if (!summary_pmu_read(app, &s))
+	fprintf(out, "\nmbufs in use at exit: %u\n", r->mbufs_in_use_at_exit);
+	if (r->driver_held_mbufs_at_exit)
+		fprintf(out,
+			"mbufs kept by drivers after close: %u (net_af_xdp keeps its fill ring; in a pool of its own)\n",
+			r->driver_held_mbufs_at_exit);
+}
+
+void lrx_summary_print(const struct lrx_report *r, FILE *out)
+{
+	text_header(r, out);
+	text_ports(r, out);
+	text_lcores(r, out);
+	text_stages(r, out);
+	text_stages_work(r, out);
+	text_drops(r, out);
+	text_latency(&r->latency, out);
+	if (r->pmu.on) {
+		text_pmu_events(r, out);
+		text_pmu_stages(r, out);
+	}
+	text_mbufs(r, out);
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static void json_drops(struct lrx_json *j, const uint64_t drops[LRX_DROP_MAX])
+{
+	lrx_json_object_begin(j, "drops");
+	for (unsigned i = 0; i < LRX_DROP_MAX; i++)
+		if (drops[i])
+			lrx_json_u64(j, lrx_drop_reason_name(i), drops[i]);
+	lrx_json_object_end(j);
+}
+
+static void json_latency(const struct lrx_report_latency *s, struct lrx_json *j)
+{
+	if (!s->on)
 		return;
+	lrx_json_object_begin(j, "latency_ns");
+	/* null, not 0, without samples: not measured */
+	lrx_json_double(j, "p50", s->samples ? s->p50_ns : NAN);
+	lrx_json_double(j, "p99", s->samples ? s->p99_ns : NAN);
+	lrx_json_double(j, "p999", s->samples ? s->p999_ns : NAN);
+	lrx_json_double(j, "max", s->samples ? s->max_ns : NAN);
+	lrx_json_u64(j, "samples", s->samples);
+	lrx_json_u64(j, "clamped", s->clamped);
+	lrx_json_u64(j, "held_at_exit", s->at_exit);
+	lrx_json_double(j, "clamp_ns", s->clamp_ns);
+	if (s->samples)
+		lrx_json_string(j, "source", "synth-tsc");
+	else
+		lrx_json_null(j, "source");
+	lrx_json_object_end(j);
+	if (s->reason[0])
+		lrx_json_string(j, "latency_unavailable", s->reason);
+}
+
+static void json_pmu_events(const struct lrx_report_pmu *s, struct lrx_json *j)
+{
 	char status[LRX_PMU_WHY_LEN + 16];
-	lrx_json_object_begin(j, "pmu");
-	lrx_json_string(j, "source", lrx_pmu_source_name(s.conf->source));
-	lrx_json_bool(j, "fake", s.conf->source == LRX_PMU_SOURCE_FAKE);
-	lrx_json_string(j, "mode", s.conf->kernel ? "user+kernel" : "user");
-	snprintf(status, sizeof(status), "unavailable: %s", s.group_why);
-	lrx_json_string(j, "status", s.workers_counted ? "counted" : status);
-	lrx_json_u64(j, "lcores_counted", s.workers_counted);
-	lrx_json_bool(j, "multiplexed", s.multiplexed);
 	lrx_json_array_begin(j, "events");
-	for (unsigned e = 0; e < s.conf->n_events; e++) {
+	for (unsigned e = 0; e < s->conf.n_events; e++) {
 		lrx_json_object_begin(j, NULL);
-		lrx_json_string(j, "name", s.conf->events[e].name);
-		if (s.why[e]) {
-			snprintf(status, sizeof(status), "unavailable: %s", s.why[e]);
+		lrx_json_string(j, "name", s->conf.events[e].name);
+		if (s->why[e]) {
+			snprintf(status, sizeof(status), "unavailable: %s", s->why[e]);
 			lrx_json_string(j, "status", status);
 			lrx_json_null(j, "encoding");
 			lrx_json_null(j, "count"); /* not counted, not zero */
 			lrx_json_null(j, "per_packet");
 		} else {
 			lrx_json_string(j, "status", "counted");
-			lrx_json_string(j, "encoding", s.encoding[e]);
+			lrx_json_string(j, "encoding", s->encoding[e]);
 			/* a count (scaled when multiplexed, then rounded) */
-			lrx_json_u64(j, "count", (uint64_t)llround(s.count[e]));
+			lrx_json_u64(j, "count", (uint64_t)llround(s->count[e]));
 			lrx_json_double(j, "per_packet",
-					s.packets[e] ? s.count[e] / (double)s.packets[e] : NAN);
+					s->packets[e] ? s->count[e] / (double)s->packets[e] : NAN);
 		}
 		lrx_json_object_end(j);
 	}
 	lrx_json_array_end(j);
+}
+
+static void json_pmu_lcores(const struct lrx_report *r, struct lrx_json *j)
+{
+	const struct lrx_pmu_conf *conf = &r->pmu.conf;
 	lrx_json_array_begin(j, "lcores");
-	for (unsigned w = 0; w < app->n_workers; w++) {
-		const struct lrx_pmu *g = app->workers[w]->pmu;
-		if (!g)
+	for (unsigned w = 0; w < r->n_lcores; w++) {
+		const struct lrx_report_lcore *l = &r->lcores[w];
+		if (!l->has_pmu)
 			continue;
 		lrx_json_object_begin(j, NULL);
-		lrx_json_u64(j, "lcore", app->workers[w]->lcore_id);
-		lrx_json_u64(j, "packets", app->workers[w]->rx_packets);
-		lrx_json_bool(j, "counted", g->counted);
-		if (g->counted) {
-			lrx_json_u64(j, "time_enabled_ns", g->time_enabled_ns);
-			lrx_json_u64(j, "time_running_ns", g->time_running_ns);
+		lrx_json_u64(j, "lcore", l->lcore);
+		lrx_json_u64(j, "packets", l->packets);
+		lrx_json_bool(j, "counted", l->pmu_counted);
+		if (l->pmu_counted) {
+			lrx_json_u64(j, "time_enabled_ns", l->time_enabled_ns);
+			lrx_json_u64(j, "time_running_ns", l->time_running_ns);
 		} else {
 			lrx_json_null(j, "time_enabled_ns");
 			lrx_json_null(j, "time_running_ns");
 		}
 		lrx_json_object_begin(j, "counts");
-		for (unsigned e = 0; e < s.conf->n_events; e++)
-			if (g->counted && !g->counters[e].why[0])
-				lrx_json_u64(j, s.conf->events[e].name, g->counters[e].count);
+		for (unsigned e = 0; e < conf->n_events; e++)
+			if (l->pmu_count_ok[e])
+				lrx_json_u64(j, conf->events[e].name, l->pmu_count[e]);
 			else
-				lrx_json_null(j, s.conf->events[e].name);
+				lrx_json_null(j, conf->events[e].name);
 		lrx_json_object_end(j);
 		lrx_json_object_end(j);
 	}
 	lrx_json_array_end(j);
-	/* per stage: only when every counting lcore attributed */
-	bool stages = s.stages;
-	if (!s.conf->stages)
-		snprintf(status, sizeof(status), "off");
-	else
-		snprintf(status, sizeof(status), "unavailable: %s", s.stages_why);
-	lrx_json_string(j, "stages_status",
-			stages ? (s.conf->source == LRX_PMU_SOURCE_FAKE
-					  ? "counted (fake reads around each stage call)"
-					  : "counted (rdpmc around each stage call)")
-			       : status);
-	lrx_json_array_begin(j, "stages");
-	unsigned n_stages = stages && app->workers[0]->pipeline
-				    ? lrx_pipeline_stage_count(app->workers[0]->pipeline)
-				    : 0;
-	for (unsigned st = 0; st < n_stages; st++) {
-		struct lrx_stage_stats t;
-		lrx_stage_totals(app, st, &t);
-		lrx_json_object_begin(j, NULL);
-		lrx_json_string(j, "name", lrx_pipeline_stage_name(app->workers[0]->pipeline, st));
-		lrx_json_u64(j, "packets", t.packets);
-		lrx_json_u64(j, "calls", t.calls);
-		/* hybrid:K reads only around its first K stages */
-		bool attributed = lrx_pipeline_stage_attributable(app->workers[0]->pipeline, st);
-		lrx_json_bool(j, "attributed", attributed);
-		lrx_json_object_begin(j, "counts");
-		for (unsigned e = 0; e < s.conf->n_events; e++)
-			if (s.why[e] || !attributed)
-				lrx_json_null(j, s.conf->events[e].name);
-			else
-				lrx_json_u64(j, s.conf->events[e].name, t.pmu[e]);
-		lrx_json_object_end(j);
-		lrx_json_object_begin(j, "per_packet");
-		for (unsigned e = 0; e < s.conf->n_events; e++)
-			if (s.why[e] || !t.packets || !attributed)
-				lrx_json_null(j, s.conf->events[e].name);
-			else
-				lrx_json_double(j, s.conf->events[e].name,
-						(double)t.pmu[e] / (double)t.packets);
-		lrx_json_object_end(j);
-		lrx_json_object_end(j);
-	}
-	lrx_json_array_end(j);
+}
+
+static void json_pmu_stage(const struct lrx_report_pmu *s, const struct lrx_report_stage *st,
+			   struct lrx_json *j)
+{
+	lrx_json_object_begin(j, NULL);
+	lrx_json_string(j, "name", st->name);
+	lrx_json_u64(j, "packets", st->stats.packets);
+	lrx_json_u64(j, "calls", st->stats.calls);
+	/* hybrid:K reads only around its first K stages */
+	lrx_json_bool(j, "attributed", st->attributable);
+	lrx_json_object_begin(j, "counts");
+	for (unsigned e = 0; e < s->conf.n_events; e++)
+		if (s->why[e] || !st->attributable)
+			lrx_json_null(j, s->conf.events[e].name);
+		else
+			lrx_json_u64(j, s->conf.events[e].name, st->stats.pmu[e]);
+	lrx_json_object_end(j);
+	lrx_json_object_begin(j, "per_packet");
+	for (unsigned e = 0; e < s->conf.n_events; e++)
+		if (s->why[e] || !st->stats.packets || !st->attributable)
+			lrx_json_null(j, s->conf.events[e].name);
+		else
+			lrx_json_double(j, s->conf.events[e].name,
+					ratio(st->stats.pmu[e], st->stats.packets));
+	lrx_json_object_end(j);
 	lrx_json_object_end(j);
 }
 
-void lrx_summary_print(const struct lrx_app *app, FILE *out)
+/* per stage: only when every counting lcore attributed */
+static void json_pmu_stages(const struct lrx_report *r, struct lrx_json *j)
 {
-	struct lrx_totals t;
-	lrx_totals_read(app, &t);
-	double secs = lrx_run_seconds(app);
-	const struct lrx_pipeline_conf *pc = &app->conf.pipeline;
-	char engine[32];
-	snprintf(engine, sizeof(engine), "%s", lrx_engine_name(pc->engine));
-	if (pc->engine == LRX_ENGINE_HYBRID)
-		snprintf(engine, sizeof(engine), "hybrid:%u", pc->hybrid_k);
+	const struct lrx_report_pmu *s = &r->pmu;
+	char status[LRX_PMU_WHY_LEN + 16];
+	if (!s->conf.stages)
+		snprintf(status, sizeof(status), "off");
+	else
+		snprintf(status, sizeof(status), "unavailable: %s", s->stages_why);
+	lrx_json_string(j, "stages_status",
+			s->stages ? (s->conf.source == LRX_PMU_SOURCE_FAKE
+					     ? "counted (fake reads around each stage call)"
+					     : "counted (rdpmc around each stage call)")
+				  : status);
+	lrx_json_array_begin(j, "stages");
+	for (unsigned i = 0; s->stages && i < r->n_stages; i++)
+		json_pmu_stage(s, &r->stages[i], j);
+	lrx_json_array_end(j);
+}
 
-	fprintf(out, "\n==== listrx summary (%s build, engine %s, burst %u) ====\n",
-		LISTRX_BUILD_FLAVOUR, engine, pc->burst);
-	fprintf(out, "duration %.3f s, rx %lu packets, %.3f Mpps, %.1f ns/packet (wall, all lcores)\n",
-		secs, (unsigned long)t.rx, per_second(t.rx, secs) / 1e6,
-		t.rx ? secs * 1e9 / (double)t.rx : 0.0);
-	fprintf(out, "delivered %lu, tx %lu, dropped %lu (tx failed %lu), held %lu\n",
-		(unsigned long)t.delivered, (unsigned long)t.tx, (unsigned long)t.dropped,
-		(unsigned long)t.tx_failed, (unsigned long)t.held);
+static void json_pmu(const struct lrx_report *r, struct lrx_json *j)
+{
+	const struct lrx_report_pmu *s = &r->pmu;
+	if (!s->on)
+		return;
+	char status[LRX_PMU_WHY_LEN + 16];
+	lrx_json_object_begin(j, "pmu");
+	lrx_json_string(j, "source", lrx_pmu_source_name(s->conf.source));
+	lrx_json_bool(j, "fake", s->conf.source == LRX_PMU_SOURCE_FAKE);
+	lrx_json_string(j, "mode", s->conf.kernel ? "user+kernel" : "user");
+	snprintf(status, sizeof(status), "unavailable: %s", s->group_why);
+	lrx_json_string(j, "status", s->workers_counted ? "counted" : status);
+	lrx_json_u64(j, "lcores_counted", s->workers_counted);
+	lrx_json_bool(j, "multiplexed", s->multiplexed);
+	json_pmu_events(s, j);
+	json_pmu_lcores(r, j);
+	json_pmu_stages(r, j);
+	lrx_json_object_end(j);
+}
 
-	fprintf(out, "\n%-5s %-22s %-5s %14s %14s %12s %12s %12s\n", "port", "device", "queue",
-		"rx (lcore)", "ipackets", "opackets", "imissed", "rx_nombuf");
-	for (unsigned i = 0; i < app->ports.n; i++) {
-		const struct lrx_port *port = &app->ports.ports[i];
-		const struct rte_eth_stats st = app->port_stats[i];
-		fprintf(out, "%-5u %-22s %-5s %14s %14lu %12lu %12lu %12lu\n", port->index,
-			port->name, "all", "", (unsigned long)st.ipackets,
-			(unsigned long)st.opackets, (unsigned long)st.imissed,
-			(unsigned long)st.rx_nombuf);
-		for (unsigned w = 0; w < app->n_workers; w++)
-			for (unsigned p = 0; p < app->workers[w]->n_polls; p++) {
-				const struct lrx_worker_poll *poll = &app->workers[w]->polls[p];
-				if (poll->port != port)
-					continue;
-				fprintf(out, "%-5s %-22s %-5u %14lu   (lcore %u, %lu polls)\n", "", "",
-					poll->queue, (unsigned long)poll->stats.rx_packets,
-					app->workers[w]->lcore_id,
-					(unsigned long)poll->stats.polls);
-			}
-	}
+static void json_setup(const struct lrx_report *r, struct lrx_json *j)
+{
+	lrx_json_string(j, "version", r->version);
+	lrx_json_string(j, "build", r->build);
+	lrx_json_bool(j, "retpoline", r->retpoline);
+	lrx_json_string(j, "dpdk_version", r->dpdk_version);
+	lrx_json_string(j, "engine", r->engine);
+	lrx_json_u64(j, "burst", r->burst);
+	lrx_json_string(j, "stats_level", stats_level_names[r->stats_level]);
+}
 
-	for (unsigned i = 0; i < app->ports.n; i++) {
-		const struct lrx_port *port = &app->ports.ports[i];
-		if (port->link_down_events || !port->link_up)
-			fprintf(out, "port %u link: down %u time(s) during the run, %.3f s in all; %s at the end\n",
-				port->index, port->link_down_events, port->link_down_s,
-				port->link_up ? "up" : "down");
+static void json_totals(const struct lrx_report *r, struct lrx_json *j)
+{
+	const struct lrx_totals *t = &r->totals;
+	double secs = r->duration_s;
+	lrx_json_double(j, "duration_s", secs);
+	lrx_json_u64(j, "rx_packets", t->rx);
+	if (r->measure_from) {
+		/* the packets callgrind collected costs for ([run] measure_from) */
+		lrx_json_u64(j, "measure_from", r->measure_from);
+		lrx_json_u64(j, "measured_packets", r->measured_packets);
 	}
+	lrx_json_u64(j, "tx_packets", t->tx);
+	lrx_json_u64(j, "delivered", t->delivered);
+	lrx_json_u64(j, "dropped", t->dropped);
+	lrx_json_u64(j, "tx_failed", t->tx_failed);
+	/* rx - (tx + delivered + dropped): merged segments plus held packets */
+	lrx_json_u64(j, "held", t->held);
+	lrx_json_u64(j, "merged_segments", t->merged);
+	lrx_json_u64(j, "held_in_stages", t->held_now);
+	json_drops(j, t->drops);
+	lrx_json_double(j, "mpps", per_second(t->rx, secs) / 1e6);
+	if (t->rx)
+		lrx_json_double(j, "ns_per_packet", secs * 1e9 / (double)t->rx);
+	else
+		lrx_json_null(j, "ns_per_packet");
+	/* busy cycles per packet: TSC inside non-empty polls, all lcores;
+	 * not measured at stats level off */
+	if (t->rx && r->stats_level != LRX_STATS_OFF)
+		lrx_json_double(j, "busy_cycles_per_packet", ratio(t->busy_cycles, t->rx));
+	else
+		lrx_json_null(j, "busy_cycles_per_packet");
+	lrx_json_u64(j, "tsc_hz", r->tsc_hz);
+}
 
-	fprintf(out, "\n%-6s %14s %14s %14s %10s\n", "lcore", "polls", "empty polls",
-		"packets", "pkts/poll");
-	for (unsigned w = 0; w < app->n_workers; w++) {
-		const struct lrx_worker *wk = app->workers[w];
-		uint64_t busy = wk->polls_total - wk->empty_polls;
-		fprintf(out, "%-6u %14lu %14lu %14lu %10.2f\n", wk->lcore_id,
-			(unsigned long)wk->polls_total, (unsigned long)wk->empty_polls,
-			(unsigned long)wk->rx_packets,
-			busy ? (double)wk->rx_packets / (double)busy : 0.0);
+static void json_port_queues(const struct lrx_report *r, unsigned port, struct lrx_json *j)
+{
+	const struct rte_eth_stats *st = &r->ports[port].stats;
+	lrx_json_array_begin(j, "queues");
+	for (unsigned q = 0; q < r->n_queues; q++) {
+		const struct lrx_report_queue *rq = &r->queues[q];
+		if (rq->port != port)
+			continue;
+		lrx_json_object_begin(j, NULL);
+		lrx_json_u64(j, "queue", rq->queue);
+		lrx_json_u64(j, "lcore", rq->lcore);
+		lrx_json_u64(j, "rx_packets", rq->rx_packets);
+		lrx_json_u64(j, "polls", rq->polls);
+		if (rq->queue < RTE_ETHDEV_QUEUE_STAT_CNTRS)
+			lrx_json_u64(j, "q_ipackets", st->q_ipackets[rq->queue]);
+		lrx_json_object_end(j);
 	}
+	lrx_json_array_end(j);
+}
 
-	unsigned n_stages = app->n_workers && app->workers[0]->pipeline
-				    ? lrx_pipeline_stage_count(app->workers[0]->pipeline)
-				    : 0;
-	if (n_stages) {
-		bool cycles = pc->stats_level == LRX_STATS_CYCLES;
-		fprintf(out, "\n%-14s %12s %14s %10s %14s %10s %12s\n", "stage", "calls",
-			"packets", "vec/call", "cycles", "cyc/pkt", "dropped");
-		for (unsigned s = 0; s < n_stages; s++) {
-			struct lrx_stage_stats st;
-			lrx_stage_totals(app, s, &st);
-			uint64_t drops = 0;
-			for (unsigned r = 0; r < LRX_DROP_MAX; r++)
-				drops += st.drops[r];
-			char cyc[32] = "-", cpp[32] = "-";
-			if (cycles) {
-				snprintf(cyc, sizeof(cyc), "%lu", (unsigned long)st.cycles);
-				snprintf(cpp, sizeof(cpp), "%.1f",
-					 st.packets ? (double)st.cycles / (double)st.packets : 0.0);
-			}
-			fprintf(out, "%-14s %12lu %14lu %10.2f %14s %10s %12lu\n",
-				lrx_pipeline_stage_name(app->workers[0]->pipeline, s),
-				(unsigned long)st.calls, (unsigned long)st.packets,
-				st.calls ? (double)st.packets / (double)st.calls : 0.0, cyc, cpp,
-				(unsigned long)drops);
-		}
-		if (!cycles)
-			fprintf(out, "(cycles not measured: --stats-level cycles measures them)\n");
+static void json_ports(const struct lrx_report *r, struct lrx_json *j)
+{
+	lrx_json_array_begin(j, "ports");
+	for (unsigned i = 0; i < r->n_ports; i++) {
+		const struct lrx_report_port *p = &r->ports[i];
+		lrx_json_object_begin(j, NULL);
+		lrx_json_u64(j, "index", p->index);
+		lrx_json_u64(j, "port_id", p->port_id);
+		lrx_json_string(j, "device", p->name);
+		lrx_json_string(j, "driver", p->driver);
+		lrx_json_u64(j, "ipackets", p->stats.ipackets);
+		lrx_json_u64(j, "opackets", p->stats.opackets);
+		lrx_json_u64(j, "ierrors", p->stats.ierrors);
+		lrx_json_u64(j, "oerrors", p->stats.oerrors);
+		lrx_json_u64(j, "imissed", p->stats.imissed);
+		lrx_json_u64(j, "rx_nombuf", p->stats.rx_nombuf);
+		lrx_json_bool(j, "link_up", p->link_up);
+		lrx_json_u64(j, "link_down_events", p->link_down_events);
+		lrx_json_double(j, "link_down_s", p->link_down_s);
+		lrx_json_string(j, "offloads", p->offloads);
+		lrx_json_string(j, "offloads_missing", p->offloads_missing);
+		json_port_queues(r, i, j);
+		lrx_json_object_end(j);
 	}
-	bool any_drop = false;
-	for (unsigned r = 0; r < LRX_DROP_MAX; r++)
-		any_drop |= t.drops[r] != 0;
-	if (any_drop) {
-		fprintf(out, "\n%-24s %14s\n", "drop reason", "packets");
-		for (unsigned r = 0; r < LRX_DROP_MAX; r++)
-			if (t.drops[r])
-				fprintf(out, "%-24s %14lu\n", lrx_drop_reason_name(r),
-					(unsigned long)t.drops[r]);
+	lrx_json_array_end(j);
+}
+
+static void json_lcores(const struct lrx_report *r, struct lrx_json *j)
+{
+	lrx_json_array_begin(j, "lcores");
+	for (unsigned w = 0; w < r->n_lcores; w++) {
+		const struct lrx_report_lcore *l = &r->lcores[w];
+		lrx_json_object_begin(j, NULL);
+		lrx_json_u64(j, "lcore", l->lcore);
+		lrx_json_u64(j, "polls", l->polls);
+		lrx_json_u64(j, "empty_polls", l->empty_polls);
+		lrx_json_u64(j, "packets", l->packets);
+		lrx_json_u64(j, "busy_cycles", l->busy_cycles);
+		if (l->measuring)
+			lrx_json_u64(j, "measured_packets", l->measured_packets);
+		lrx_json_object_end(j);
 	}
-	summary_latency_print(app, out);
-	summary_pmu_print(app, out);
-	fprintf(out, "\nmbufs in use at exit: %u\n", app->mbufs_in_use_at_exit);
-	if (app->driver_held_mbufs_at_exit)
-		fprintf(out,
-			"mbufs kept by drivers after close: %u (net_af_xdp keeps its fill ring; in a pool of its own)\n",
-			app->driver_held_mbufs_at_exit);
+	lrx_json_array_end(j);
+}
+
+static void json_stage(const struct lrx_report *r, const struct lrx_report_stage *s,
+		       struct lrx_json *j)
+{
+	lrx_json_object_begin(j, NULL);
+	lrx_json_string(j, "name", s->name);
+	lrx_json_u64(j, "calls", s->stats.calls);
+	lrx_json_u64(j, "packets", s->stats.packets);
+	lrx_json_double(j, "vectors_per_call", ratio(s->stats.packets, s->stats.calls));
+	double cycles_pp = 0, ns_pp = 0;
+	bool cost = lrx_report_stage_cost(r, s, &cycles_pp, &ns_pp);
+	if (r->stats_level == LRX_STATS_CYCLES) {
+		lrx_json_u64(j, "cycles", s->stats.cycles);
+		lrx_json_double(j, "cycles_per_packet", cycles_pp);
+	} else {
+		lrx_json_null(j, "cycles"); /* not measured, not zero */
+		lrx_json_null(j, "cycles_per_packet");
+	}
+	if (cost)
+		lrx_json_double(j, "ns_per_packet", ns_pp);
+	else
+		lrx_json_null(j, "ns_per_packet");
+	lrx_json_u64(j, "tx", s->stats.tx);
+	lrx_json_u64(j, "redirected", s->stats.redirected);
+	lrx_json_u64(j, "consumed", s->stats.consumed);
+	lrx_json_u64(j, "delivered", s->stats.delivered);
+	json_drops(j, s->stats.drops);
+	/* the stage's own counters, summed over lcores */
+	lrx_json_object_begin(j, "counters");
+	for (unsigned c = 0; c < s->n_counters; c++)
+		lrx_json_u64(j, s->counters[c].name, s->counters[c].value);
+	lrx_json_object_end(j);
+	lrx_json_object_end(j);
+}
+
+static void json_stages(const struct lrx_report *r, struct lrx_json *j)
+{
+	lrx_json_array_begin(j, "stages");
+	for (unsigned s = 0; s < r->n_stages; s++)
+		json_stage(r, &r->stages[s], j);
+	lrx_json_array_end(j);
+}
+
+static void json_topology(const struct lrx_topology *topo, struct lrx_json *j)
+{
+	lrx_json_object_begin(j, "topology");
+	lrx_json_string(j, "cpu", topo->cpu_model);
+	lrx_json_u64(j, "cores", topo->cores);
+	lrx_json_u64(j, "hardware_threads", topo->pus);
+	lrx_json_u64(j, "numa_nodes", topo->numa_nodes);
+	if (topo->l1i_bytes)
+		lrx_json_u64(j, "l1i_bytes", topo->l1i_bytes);
+	else
+		lrx_json_null(j, "l1i_bytes");
+	lrx_json_u64(j, "l1i_line", topo->l1i_line);
+	lrx_json_i64(j, "l1i_assoc", topo->l1i_assoc);
+	lrx_json_string(j, "l1i_source", topo->l1i_source);
+	lrx_json_u64(j, "l1d_bytes", topo->l1d_bytes);
+	lrx_json_u64(j, "llc_bytes", topo->llc_bytes);
+	lrx_json_object_end(j);
 }
 
 static void json_config_entry(void *arg, const char *section, const char *key,
@@ -483,207 +626,42 @@ static void json_config_entry(void *arg, const char *section, const char *key,
 	lrx_json_string(j, name, value);
 }
 
-static void json_stage_counter(void *arg, const char *name, uint64_t value)
+static void json_exit(const struct lrx_report *r, struct lrx_json *j)
 {
-	lrx_json_u64(arg, name, value);
-}
-
-static void summary_json_stages(const struct lrx_app *app, struct lrx_json *j)
-{
-	lrx_json_array_begin(j, "stages");
-	const struct lrx_pipeline *p0 = app->n_workers ? app->workers[0]->pipeline : NULL;
-	unsigned n_stages = p0 ? lrx_pipeline_stage_count(p0) : 0;
-	for (unsigned s = 0; s < n_stages; s++) {
-		struct lrx_stage_stats st;
-		lrx_stage_totals(app, s, &st);
-		lrx_json_object_begin(j, NULL);
-		lrx_json_string(j, "name", lrx_pipeline_stage_name(p0, s));
-		lrx_json_u64(j, "calls", st.calls);
-		lrx_json_u64(j, "packets", st.packets);
-		lrx_json_double(j, "vectors_per_call",
-				st.calls ? (double)st.packets / (double)st.calls : 0.0);
-		if (app->conf.pipeline.stats_level == LRX_STATS_CYCLES) {
-			lrx_json_u64(j, "cycles", st.cycles);
-			lrx_json_double(j, "cycles_per_packet",
-					st.packets ? (double)st.cycles / (double)st.packets : 0.0);
-		} else {
-			lrx_json_null(j, "cycles"); /* not measured, not zero */
-			lrx_json_null(j, "cycles_per_packet");
-		}
-		lrx_json_u64(j, "tx", st.tx);
-		lrx_json_u64(j, "redirected", st.redirected);
-		lrx_json_u64(j, "consumed", st.consumed);
-		lrx_json_u64(j, "delivered", st.delivered);
-		lrx_json_object_begin(j, "drops");
-		for (unsigned r = 0; r < LRX_DROP_MAX; r++)
-			if (st.drops[r])
-				lrx_json_u64(j, lrx_drop_reason_name(r), st.drops[r]);
-		lrx_json_object_end(j);
-		/* stage-specific counters summed over lcores are those of the
-		 * first pipeline plus the others */
-		lrx_json_object_begin(j, "counters");
-		for (unsigned w = 0; w < app->n_workers && w < 1; w++)
-			lrx_pipeline_stage_counters(app->workers[w]->pipeline, s,
-						    json_stage_counter, j);
-		lrx_json_object_end(j);
-		lrx_json_object_end(j);
-	}
-	lrx_json_array_end(j);
-}
-
-void lrx_summary_json(const struct lrx_app *app, struct lrx_json *j)
-{
-	struct lrx_totals t;
-	lrx_totals_read(app, &t);
-	double secs = lrx_run_seconds(app);
-	const struct lrx_pipeline_conf *pc = &app->conf.pipeline;
-	char engine[32];
-	snprintf(engine, sizeof(engine), "%s", lrx_engine_name(pc->engine));
-	if (pc->engine == LRX_ENGINE_HYBRID)
-		snprintf(engine, sizeof(engine), "hybrid:%u", pc->hybrid_k);
-
-	lrx_json_object_begin(j, NULL);
-	lrx_json_string(j, "version", LISTRX_VERSION);
-	lrx_json_string(j, "build", LISTRX_BUILD_FLAVOUR);
-	lrx_json_bool(j, "retpoline", LISTRX_RETPOLINE);
-	lrx_json_string(j, "dpdk_version", rte_version());
-	lrx_json_string(j, "engine", engine);
-	lrx_json_u64(j, "burst", pc->burst);
-	const char *levels[] = {"off", "counters", "cycles"};
-	lrx_json_string(j, "stats_level", levels[pc->stats_level]);
-	lrx_json_double(j, "duration_s", secs);
-	lrx_json_u64(j, "rx_packets", t.rx);
-	if (app->conf.measure_from) {
-		/* the packets callgrind collected costs for ([run] measure_from) */
-		uint64_t measured = 0;
-		for (unsigned w = 0; w < app->n_workers; w++)
-			if (app->workers[w]->measuring)
-				measured += app->workers[w]->rx_packets - app->workers[w]->measured_from;
-		lrx_json_u64(j, "measure_from", app->conf.measure_from);
-		lrx_json_u64(j, "measured_packets", measured);
-	}
-	lrx_json_u64(j, "tx_packets", t.tx);
-	lrx_json_u64(j, "delivered", t.delivered);
-	lrx_json_u64(j, "dropped", t.dropped);
-	lrx_json_u64(j, "tx_failed", t.tx_failed);
-	lrx_json_u64(j, "held", t.held);
-	lrx_json_object_begin(j, "drops");
-	for (unsigned r = 0; r < LRX_DROP_MAX; r++)
-		if (t.drops[r])
-			lrx_json_u64(j, lrx_drop_reason_name(r), t.drops[r]);
-	lrx_json_object_end(j);
-	lrx_json_double(j, "mpps", per_second(t.rx, secs) / 1e6);
-	if (t.rx)
-		lrx_json_double(j, "ns_per_packet", secs * 1e9 / (double)t.rx);
-	else
-		lrx_json_null(j, "ns_per_packet");
-	/* busy cycles per packet: TSC inside non-empty polls, all lcores;
-	 * not measured at stats level off */
-	if (t.rx && app->conf.pipeline.stats_level != LRX_STATS_OFF)
-		lrx_json_double(j, "busy_cycles_per_packet",
-				(double)t.busy_cycles / (double)t.rx);
-	else
-		lrx_json_null(j, "busy_cycles_per_packet");
-	lrx_json_u64(j, "tsc_hz", rte_get_tsc_hz());
-	summary_latency_json(app, j);
-	summary_pmu_json(app, j);
-	lrx_json_bool(j, "stopped_by_signal", app->stopped_by_signal);
-
-	lrx_json_array_begin(j, "ports");
-	for (unsigned i = 0; i < app->ports.n; i++) {
-		const struct lrx_port *port = &app->ports.ports[i];
-		const struct rte_eth_stats st = app->port_stats[i];
-		char names[128];
-		lrx_json_object_begin(j, NULL);
-		lrx_json_u64(j, "index", port->index);
-		lrx_json_u64(j, "port_id", port->port_id);
-		lrx_json_string(j, "device", port->name);
-		lrx_json_string(j, "driver", port->driver);
-		lrx_json_u64(j, "ipackets", st.ipackets);
-		lrx_json_u64(j, "opackets", st.opackets);
-		lrx_json_u64(j, "ierrors", st.ierrors);
-		lrx_json_u64(j, "oerrors", st.oerrors);
-		lrx_json_u64(j, "imissed", st.imissed);
-		lrx_json_u64(j, "rx_nombuf", st.rx_nombuf);
-		lrx_json_bool(j, "link_up", port->link_up);
-		lrx_json_u64(j, "link_down_events", port->link_down_events);
-		lrx_json_double(j, "link_down_s", port->link_down_s);
-		lrx_json_string(j, "offloads", lrx_offload_names(port->offloads_active, names, sizeof(names)));
-		lrx_json_string(j, "offloads_missing", lrx_offload_names(port->offloads_missing, names, sizeof(names)));
-		lrx_json_array_begin(j, "queues");
-		for (unsigned w = 0; w < app->n_workers; w++)
-			for (unsigned p = 0; p < app->workers[w]->n_polls; p++) {
-				const struct lrx_worker_poll *poll = &app->workers[w]->polls[p];
-				if (poll->port != port)
-					continue;
-				lrx_json_object_begin(j, NULL);
-				lrx_json_u64(j, "queue", poll->queue);
-				lrx_json_u64(j, "lcore", app->workers[w]->lcore_id);
-				lrx_json_u64(j, "rx_packets", poll->stats.rx_packets);
-				lrx_json_u64(j, "polls", poll->stats.polls);
-				if (poll->queue < RTE_ETHDEV_QUEUE_STAT_CNTRS)
-					lrx_json_u64(j, "q_ipackets", st.q_ipackets[poll->queue]);
-				lrx_json_object_end(j);
-			}
-		lrx_json_array_end(j);
-		lrx_json_object_end(j);
-	}
-	lrx_json_array_end(j);
-
-	lrx_json_array_begin(j, "lcores");
-	for (unsigned w = 0; w < app->n_workers; w++) {
-		const struct lrx_worker *wk = app->workers[w];
-		lrx_json_object_begin(j, NULL);
-		lrx_json_u64(j, "lcore", wk->lcore_id);
-		lrx_json_u64(j, "polls", wk->polls_total);
-		lrx_json_u64(j, "empty_polls", wk->empty_polls);
-		lrx_json_u64(j, "packets", wk->rx_packets);
-		lrx_json_u64(j, "busy_cycles", wk->busy_cycles);
-		if (wk->measuring)
-			lrx_json_u64(j, "measured_packets", wk->rx_packets - wk->measured_from);
-		lrx_json_object_end(j);
-	}
-	lrx_json_array_end(j);
-
-	summary_json_stages(app, j);
-
-	unsigned footprint = app->n_workers && app->workers[0]->pipeline
-				     ? lrx_pipeline_footprint_bytes(app->workers[0]->pipeline)
-				     : 0;
-	lrx_json_u64(j, "footprint_bytes", footprint);
-	lrx_json_object_begin(j, "topology");
-	lrx_json_string(j, "cpu", app->topo.cpu_model);
-	lrx_json_u64(j, "cores", app->topo.cores);
-	lrx_json_u64(j, "hardware_threads", app->topo.pus);
-	lrx_json_u64(j, "numa_nodes", app->topo.numa_nodes);
-	if (app->topo.l1i_bytes)
-		lrx_json_u64(j, "l1i_bytes", app->topo.l1i_bytes);
-	else
-		lrx_json_null(j, "l1i_bytes");
-	lrx_json_u64(j, "l1i_line", app->topo.l1i_line);
-	lrx_json_i64(j, "l1i_assoc", app->topo.l1i_assoc);
-	lrx_json_string(j, "l1i_source", app->topo.l1i_source);
-	lrx_json_u64(j, "l1d_bytes", app->topo.l1d_bytes);
-	lrx_json_u64(j, "llc_bytes", app->topo.llc_bytes);
-	lrx_json_object_end(j);
-	lrx_json_u64(j, "mbufs_in_use_at_exit", app->mbufs_in_use_at_exit);
-	lrx_json_u64(j, "driver_held_mbufs_at_exit", app->driver_held_mbufs_at_exit);
-	lrx_json_u64(j, "mbufs_per_pool", app->ports.mbufs_per_pool);
-	lrx_json_string(j, "config_file", app->conf.path);
+	lrx_json_u64(j, "mbufs_in_use_at_exit", r->mbufs_in_use_at_exit);
+	lrx_json_u64(j, "driver_held_mbufs_at_exit", r->driver_held_mbufs_at_exit);
+	lrx_json_u64(j, "mbufs_per_pool", r->mbufs_per_pool);
+	lrx_json_string(j, "config_file", r->conf->path);
 	lrx_json_object_begin(j, "config");
-	lrx_config_foreach(&app->conf, json_config_entry, j);
-	lrx_json_object_end(j);
+	lrx_config_foreach(r->conf, json_config_entry, j);
 	lrx_json_object_end(j);
 }
 
-int lrx_summary_write_json(const struct lrx_app *app, const char *path)
+void lrx_summary_json(const struct lrx_report *r, struct lrx_json *j)
+{
+	lrx_json_object_begin(j, NULL);
+	json_setup(r, j);
+	json_totals(r, j);
+	json_latency(&r->latency, j);
+	json_pmu(r, j);
+	lrx_json_bool(j, "stopped_by_signal", r->stopped_by_signal);
+	json_ports(r, j);
+	json_lcores(r, j);
+	json_stages(r, j);
+	lrx_json_u64(j, "footprint_bytes", r->footprint_bytes);
+	json_topology(&r->topo, j);
+	json_exit(r, j);
+	lrx_json_object_end(j);
+}
+
+int lrx_summary_write_json(const struct lrx_report *r, const char *path)
 {
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -errno;
 	struct lrx_json j;
 	lrx_json_init(&j, f, true);
-	lrx_summary_json(app, &j);
+	lrx_summary_json(r, &j);
 	if (fclose(f) != 0)
 		return -errno;
 	return 0;

@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <rte_cycles.h>
-#include <rte_telemetry.h>
-
-#include "stats.h"
 #include "telemetry.h"
 
-static const struct lrx_app *telemetry_app;
+static lrx_telemetry_fill_fn telemetry_fill;
+static const void *telemetry_arg;
 
 /* rte_telemetry (22.11) accepts names of [A-Za-z0-9_/] only: "port.0" ->
  * "port_0", "build-meta" -> "build_meta" (with a "-" the whole entry was
@@ -26,46 +24,62 @@ static void tel_name(char *dst, size_t len, const char *src)
 	dst[i] = '\0';
 }
 
-static int tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
-		     struct rte_tel_data *d)
+static void tel_u64(struct rte_tel_data *d, const char *prefix, const char *name,
+		    uint64_t value)
 {
-	const struct lrx_app *app = telemetry_app;
-	struct lrx_totals t;
-	lrx_totals_read(app, &t);
-	double secs = lrx_run_seconds(app);
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "rx_packets", t.rx);
-	rte_tel_data_add_dict_u64(d, "tx_packets", t.tx);
-	rte_tel_data_add_dict_u64(d, "delivered", t.delivered);
-	rte_tel_data_add_dict_u64(d, "dropped", t.dropped);
-	rte_tel_data_add_dict_u64(d, "tx_failed", t.tx_failed);
-	rte_tel_data_add_dict_u64(d, "held", t.held);
-	rte_tel_data_add_dict_u64(d, "polls", t.polls);
-	rte_tel_data_add_dict_u64(d, "empty_polls", t.empty_polls);
-	rte_tel_data_add_dict_u64(d, "uptime_ms", (uint64_t)(secs * 1e3));
+	char key[96], clean[96];
+	snprintf(key, sizeof(key), "%s%s", prefix, name);
+	tel_name(clean, sizeof(clean), key);
+	rte_tel_data_add_dict_u64(d, clean, value);
+}
+
+/* ---- renderers ---------------------------------------------------------------- */
+
+static void tel_drops(const struct lrx_report *r, struct rte_tel_data *d)
+{
 	struct rte_tel_data *drops = rte_tel_data_alloc();
-	if (drops) {
-		rte_tel_data_start_dict(drops);
-		for (unsigned r = 0; r < LRX_DROP_MAX; r++)
-			if (t.drops[r])
-				rte_tel_data_add_dict_u64(drops, lrx_drop_reason_name(r), t.drops[r]);
-		rte_tel_data_add_dict_container(d, "drops", drops, 0);
-	}
-	/* per port and queue: "port0_q0" -> packets received by listrx */
+	if (!drops)
+		return;
+	rte_tel_data_start_dict(drops);
+	for (unsigned i = 0; i < LRX_DROP_MAX; i++)
+		if (r->totals.drops[i])
+			rte_tel_data_add_dict_u64(drops, lrx_drop_reason_name(i), r->totals.drops[i]);
+	rte_tel_data_add_dict_container(d, "drops", drops, 0);
+}
+
+/* per port and queue: "port0_q0" -> packets received by listrx */
+static void tel_queues(const struct lrx_report *r, struct rte_tel_data *d)
+{
 	struct rte_tel_data *queues = rte_tel_data_alloc();
-	if (queues) {
-		rte_tel_data_start_dict(queues);
-		for (unsigned w = 0; w < app->n_workers; w++)
-			for (unsigned p = 0; p < app->workers[w]->n_polls; p++) {
-				const struct lrx_worker_poll *poll = &app->workers[w]->polls[p];
-				char name[64];
-				snprintf(name, sizeof(name), "port%u_q%u", poll->port->index,
-					 poll->queue);
-				rte_tel_data_add_dict_u64(queues, name, poll->stats.rx_packets);
-			}
-		rte_tel_data_add_dict_container(d, "queues", queues, 0);
+	if (!queues)
+		return;
+	rte_tel_data_start_dict(queues);
+	for (unsigned q = 0; q < r->n_queues; q++) {
+		const struct lrx_report_queue *rq = &r->queues[q];
+		char name[64];
+		snprintf(name, sizeof(name), "port%u_q%u", r->ports[rq->port].index, rq->queue);
+		rte_tel_data_add_dict_u64(queues, name, rq->rx_packets);
 	}
-	return 0;
+	rte_tel_data_add_dict_container(d, "queues", queues, 0);
+}
+
+void lrx_telemetry_stats(const struct lrx_report *r, struct rte_tel_data *d)
+{
+	const struct lrx_totals *t = &r->totals;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "rx_packets", t->rx);
+	rte_tel_data_add_dict_u64(d, "tx_packets", t->tx);
+	rte_tel_data_add_dict_u64(d, "delivered", t->delivered);
+	rte_tel_data_add_dict_u64(d, "dropped", t->dropped);
+	rte_tel_data_add_dict_u64(d, "tx_failed", t->tx_failed);
+	rte_tel_data_add_dict_u64(d, "held", t->held);
+	rte_tel_data_add_dict_u64(d, "merged_segments", t->merged);
+	rte_tel_data_add_dict_u64(d, "held_in_stages", t->held_now);
+	rte_tel_data_add_dict_u64(d, "polls", t->polls);
+	rte_tel_data_add_dict_u64(d, "empty_polls", t->empty_polls);
+	rte_tel_data_add_dict_u64(d, "uptime_ms", (uint64_t)(r->duration_s * 1e3));
+	tel_drops(r, d);
+	tel_queues(r, d);
 }
 
 /* /listrx/config: one dict per section ("port.0" as "port_0"), key -> value */
@@ -100,127 +114,138 @@ static void tel_config_entry(void *arg, const char *section, const char *key,
 	rte_tel_data_add_dict_string(a->section, name, value);
 }
 
-static int tel_config(const char *cmd __rte_unused, const char *params __rte_unused,
-		      struct rte_tel_data *d)
+void lrx_telemetry_config(const struct lrx_report *r, struct rte_tel_data *d)
 {
 	struct tel_config_arg a = {.d = d};
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "config_file", telemetry_app->conf.path);
-	lrx_config_foreach(&telemetry_app->conf, tel_config_entry, &a);
+	rte_tel_data_add_dict_string(d, "config_file", r->conf->path);
+	lrx_config_foreach(r->conf, tel_config_entry, &a);
 	tel_config_flush(&a);
-	return 0;
 }
 
-/* Every worker reads its counters around stage calls (set once, before
- * its first poll). */
-static bool tel_stage_counters_on(const struct lrx_app *app)
+/* One stage as a flat dict (rte_telemetry nests one level): the engine's
+ * counts, drops as "drop_REASON", the stage's own counters as
+ * "counter_NAME" (prefixed: a stage counter may be called "tx"). */
+static void tel_stage(const struct lrx_report *r, const struct lrx_report_stage *s,
+		      struct rte_tel_data *sd)
 {
-	if (!app->conf.pmu.stages || app->n_workers == 0)
-		return false;
-	for (unsigned w = 0; w < app->n_workers; w++)
-		if (!app->workers[w]->pmu || !app->workers[w]->pmu->stages_on)
-			return false;
-	return true;
+	rte_tel_data_start_dict(sd);
+	rte_tel_data_add_dict_u64(sd, "calls", s->stats.calls);
+	rte_tel_data_add_dict_u64(sd, "packets", s->stats.packets);
+	if (r->stats_level == LRX_STATS_CYCLES)
+		rte_tel_data_add_dict_u64(sd, "cycles", s->stats.cycles);
+	rte_tel_data_add_dict_u64(sd, "dropped", s->dropped);
+	rte_tel_data_add_dict_u64(sd, "tx", s->stats.tx);
+	rte_tel_data_add_dict_u64(sd, "consumed", s->stats.consumed);
+	rte_tel_data_add_dict_u64(sd, "redirected", s->stats.redirected);
+	rte_tel_data_add_dict_u64(sd, "delivered", s->stats.delivered);
+	/* [pmu] stages: what the stage was charged so far */
+	if (r->pmu.stages_live && s->attributable)
+		for (unsigned e = 0; e < r->pmu.conf.n_events; e++)
+			tel_u64(sd, "pmu_", r->pmu.conf.events[e].name, s->stats.pmu[e]);
+	for (unsigned i = 0; i < LRX_DROP_MAX; i++)
+		if (s->stats.drops[i])
+			tel_u64(sd, "drop_", lrx_drop_reason_name(i), s->stats.drops[i]);
+	for (unsigned c = 0; c < s->n_counters; c++)
+		tel_u64(sd, "counter_", s->counters[c].name, s->counters[c].value);
 }
 
-static int tel_stages(const char *cmd __rte_unused, const char *params __rte_unused,
-		      struct rte_tel_data *d)
+int lrx_telemetry_stages(const struct lrx_report *r, struct rte_tel_data *d)
 {
-	const struct lrx_app *app = telemetry_app;
 	rte_tel_data_start_dict(d);
-	const struct lrx_pipeline *p0 = app->n_workers ? app->workers[0]->pipeline : NULL;
-	unsigned n = p0 ? lrx_pipeline_stage_count(p0) : 0;
-	for (unsigned s = 0; s < n; s++) {
-		struct lrx_stage_stats st;
-		lrx_stage_totals(app, s, &st);
+	for (unsigned i = 0; i < r->n_stages; i++) {
 		struct rte_tel_data *sd = rte_tel_data_alloc();
 		if (!sd)
 			return -ENOMEM;
-		rte_tel_data_start_dict(sd);
-		rte_tel_data_add_dict_u64(sd, "calls", st.calls);
-		rte_tel_data_add_dict_u64(sd, "packets", st.packets);
-		if (app->conf.pipeline.stats_level == LRX_STATS_CYCLES)
-			rte_tel_data_add_dict_u64(sd, "cycles", st.cycles);
-		uint64_t drops = 0;
-		for (unsigned r = 0; r < LRX_DROP_MAX; r++)
-			drops += st.drops[r];
-		rte_tel_data_add_dict_u64(sd, "dropped", drops);
-		rte_tel_data_add_dict_u64(sd, "tx", st.tx);
-		rte_tel_data_add_dict_u64(sd, "consumed", st.consumed);
-		if (tel_stage_counters_on(app) && lrx_pipeline_stage_attributable(p0, s))
-			for (unsigned e = 0; e < app->conf.pmu.n_events; e++) {
-				/* [pmu] stages: what the stage was charged so far */
-				char key[64];
-				snprintf(key, sizeof(key), "pmu_%s", app->conf.pmu.events[e].name);
-				tel_name(key, sizeof(key), key);
-				rte_tel_data_add_dict_u64(sd, key, st.pmu[e]);
-			}
-		char label[64], name[64];
-		snprintf(label, sizeof(label), "%u_%s", s, lrx_pipeline_stage_name(p0, s));
+		tel_stage(r, &r->stages[i], sd);
+		char label[96], name[96];
+		snprintf(label, sizeof(label), "%u_%s", i, r->stages[i].name);
 		tel_name(name, sizeof(name), label);
 		rte_tel_data_add_dict_container(d, name, sd, 0);
 	}
 	return 0;
 }
 
-static int tel_lcores(const char *cmd __rte_unused, const char *params __rte_unused,
-		      struct rte_tel_data *d)
+int lrx_telemetry_lcores(const struct lrx_report *r, struct rte_tel_data *d)
 {
-	const struct lrx_app *app = telemetry_app;
 	rte_tel_data_start_dict(d);
-	for (unsigned w = 0; w < app->n_workers; w++) {
-		const struct lrx_worker *wk = app->workers[w];
+	for (unsigned w = 0; w < r->n_lcores; w++) {
+		const struct lrx_report_lcore *l = &r->lcores[w];
 		struct rte_tel_data *ld = rte_tel_data_alloc();
 		if (!ld)
 			return -ENOMEM;
 		rte_tel_data_start_dict(ld);
-		rte_tel_data_add_dict_u64(ld, "polls", wk->polls_total);
-		rte_tel_data_add_dict_u64(ld, "empty_polls", wk->empty_polls);
-		rte_tel_data_add_dict_u64(ld, "packets", wk->rx_packets);
+		rte_tel_data_add_dict_u64(ld, "polls", l->polls);
+		rte_tel_data_add_dict_u64(ld, "empty_polls", l->empty_polls);
+		rte_tel_data_add_dict_u64(ld, "packets", l->packets);
 		char name[32];
-		snprintf(name, sizeof(name), "lcore%u", wk->lcore_id);
+		snprintf(name, sizeof(name), "lcore%u", l->lcore);
 		rte_tel_data_add_dict_container(d, name, ld, 0);
 	}
 	return 0;
 }
 
-/* /listrx/latency: the lcores' histograms merged while they run (read
- * without locks, like the other counters: a percentile may miss the
- * samples of the poll in progress) */
-static int tel_latency(const char *cmd __rte_unused, const char *params __rte_unused,
-		       struct rte_tel_data *d)
+/* the lcores' histograms merged while they run (a percentile may miss
+ * the samples of the poll in progress) */
+void lrx_telemetry_latency(const struct lrx_report *r, struct rte_tel_data *d)
 {
-	struct lrx_latency total;
+	const struct lrx_report_latency *s = &r->latency;
 	rte_tel_data_start_dict(d);
-	bool on = lrx_latency_totals(telemetry_app, &total);
-	rte_tel_data_add_dict_string(d, "recording", on ? "on" : "off (--latency)");
-	if (!on)
-		return 0;
-	uint64_t hz = rte_get_tsc_hz();
-	uint64_t samples = lrx_latency_hist_count(&total.hist);
-	rte_tel_data_add_dict_u64(d, "samples", samples);
-	if (!samples)
-		return 0;
-	static const struct {
-		const char *name;
-		double q;
-	} quantiles[] = {{"p50_ns", 0.5}, {"p99_ns", 0.99}, {"p999_ns", 0.999}};
-	for (unsigned i = 0; i < RTE_DIM(quantiles); i++)
-		rte_tel_data_add_dict_u64(d, quantiles[i].name,
-					  (uint64_t)lrx_latency_ticks_to_ns(
-						  lrx_latency_hist_quantile(&total.hist, quantiles[i].q), hz));
-	return 0;
+	rte_tel_data_add_dict_string(d, "recording", s->on ? "on" : "off (--latency)");
+	if (!s->on)
+		return;
+	rte_tel_data_add_dict_u64(d, "samples", s->samples);
+	if (!s->samples)
+		return;
+	rte_tel_data_add_dict_u64(d, "p50_ns", (uint64_t)s->p50_ns);
+	rte_tel_data_add_dict_u64(d, "p99_ns", (uint64_t)s->p99_ns);
+	rte_tel_data_add_dict_u64(d, "p999_ns", (uint64_t)s->p999_ns);
 }
 
-int lrx_telemetry_register(const struct lrx_app *app)
+/* ---- commands: a fresh report per request ------------------------------------ */
+
+enum tel_view { TEL_STATS, TEL_CONFIG, TEL_STAGES, TEL_LCORES, TEL_LATENCY };
+
+static int tel_render(enum tel_view view, struct rte_tel_data *d)
 {
-	telemetry_app = app;
+	struct lrx_report *r = lrx_report_alloc();
+	if (!r)
+		return -ENOMEM;
+	telemetry_fill(r, telemetry_arg);
+	int rc = 0;
+	switch (view) {
+	case TEL_STATS: lrx_telemetry_stats(r, d); break;
+	case TEL_CONFIG: lrx_telemetry_config(r, d); break;
+	case TEL_STAGES: rc = lrx_telemetry_stages(r, d); break;
+	case TEL_LCORES: rc = lrx_telemetry_lcores(r, d); break;
+	case TEL_LATENCY: lrx_telemetry_latency(r, d); break;
+	}
+	lrx_report_free(r);
+	return rc;
+}
+
+#define TEL_COMMAND(fn, view)                                                       \
+	static int fn(const char *cmd __rte_unused, const char *params __rte_unused, \
+		      struct rte_tel_data *d)                                       \
+	{                                                                            \
+		return tel_render(view, d);                                          \
+	}
+TEL_COMMAND(tel_stats, TEL_STATS)
+TEL_COMMAND(tel_config, TEL_CONFIG)
+TEL_COMMAND(tel_stages, TEL_STAGES)
+TEL_COMMAND(tel_lcores, TEL_LCORES)
+TEL_COMMAND(tel_latency, TEL_LATENCY)
+
+int lrx_telemetry_register(lrx_telemetry_fill_fn fill, const void *arg)
+{
+	telemetry_fill = fill;
+	telemetry_arg = arg;
 	int rc = rte_telemetry_register_cmd("/listrx/stats", tel_stats,
 					    "listrx totals, drops by reason, per-queue rx. No parameters");
 	rc = rc ?: rte_telemetry_register_cmd("/listrx/config", tel_config,
 					      "listrx effective configuration. No parameters");
 	rc = rc ?: rte_telemetry_register_cmd("/listrx/stages", tel_stages,
-					      "listrx per-stage calls, packets, cycles, drops. No parameters");
+					      "listrx per-stage calls, packets, cycles, drops, stage counters. No parameters");
 	rc = rc ?: rte_telemetry_register_cmd("/listrx/lcores", tel_lcores,
 					      "listrx per-lcore polls and packets. No parameters");
 	rc = rc ?: rte_telemetry_register_cmd("/listrx/latency", tel_latency,

@@ -1,14 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * rte_telemetry commands under /listrx/, readable with dpdk-telemetry.py
- * while the binary runs. */
+ * while the binary runs: a renderer of the report model (stats.h),
+ * refreshed from the live counters at each request. */
 #ifndef LISTRX_TELEMETRY_H
 #define LISTRX_TELEMETRY_H
 
-#include "app.h"
+#include <rte_telemetry.h>
+
+#include "stats.h"
+
+/* Fills a report from the run (called from the telemetry thread). */
+typedef void (*lrx_telemetry_fill_fn)(struct lrx_report *r, const void *arg);
 
 /* Registers /listrx/stats, /listrx/config, /listrx/stages, /listrx/lcores,
- * /listrx/latency.
- * The app must outlive the process's telemetry thread (it is static). */
-int lrx_telemetry_register(const struct lrx_app *app);
+ * /listrx/latency. arg must outlive the process's telemetry thread. */
+int lrx_telemetry_register(lrx_telemetry_fill_fn fill, const void *arg);
+
+/* The renderers behind the commands, from a report (tests call them). */
+void lrx_telemetry_stats(const struct lrx_report *r, struct rte_tel_data *d);
+void lrx_telemetry_config(const struct lrx_report *r, struct rte_tel_data *d);
+int lrx_telemetry_stages(const struct lrx_report *r, struct rte_tel_data *d);
+int lrx_telemetry_lcores(const struct lrx_report *r, struct rte_tel_data *d);
+void lrx_telemetry_latency(const struct lrx_report *r, struct rte_tel_data *d);
 
 #endif
