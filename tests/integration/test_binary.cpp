@@ -8,6 +8,11 @@
 #include <sys/wait.h>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <vector>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -318,6 +323,178 @@ TEST_CASE("telemetry: /listrx/stats, /listrx/config and /listrx/stages while run
 	CHECK(stats_out.find("\"0_build_meta\": {") != std::string::npos);
 	CHECK(stats_out.find("\"pmu_cycles\": ") != std::string::npos);
 	CHECK(stats_out.find("\"pmu_instructions\": ") != std::string::npos);
+}
+
+// The exit summary as text: totals, the stage table, the stage counters
+// and the drop reasons, as numbers by name.
+struct TextSummary {
+	uint64_t rx = 0, delivered = 0, dropped = 0;
+	std::map<std::string, std::vector<uint64_t>> stage_row; // calls, packets, dropped
+	std::map<std::string, std::map<std::string, uint64_t>> counters;
+	std::map<std::string, std::pair<uint64_t, uint64_t>> merge; // segments in, packets out
+	std::map<std::string, uint64_t> drops;
+};
+
+TextSummary parse_text_summary(const std::string &out)
+{
+	TextSummary t;
+	std::istringstream in(out.substr(out.find("==== listrx summary")));
+	std::string line, section, stage;
+	std::smatch m;
+	while (std::getline(in, line)) {
+		if (line.empty()) {
+			section.clear();
+			continue;
+		}
+		if (std::regex_search(line, m, std::regex("^duration .* rx ([0-9]+) packets")))
+			t.rx = std::stoull(m[1]);
+		else if (std::regex_search(line, m, std::regex("^delivered ([0-9]+), tx [0-9]+, dropped ([0-9]+)"))) {
+			t.delivered = std::stoull(m[1]);
+			t.dropped = std::stoull(m[2]);
+		} else if (line.rfind("stage ", 0) == 0 && line.find("vec/call") != std::string::npos)
+			section = "table";
+		else if (line == "stage counters (non-zero):")
+			section = "counters";
+		else if (line.rfind("drop reason", 0) == 0)
+			section = "drops";
+		else if (section == "table" &&
+			 std::regex_search(line, m, std::regex("^(\\S+) +([0-9]+) +([0-9]+) +\\S+ +\\S+ +\\S+ +([0-9]+)")))
+			t.stage_row[m[1]] = {std::stoull(m[2]), std::stoull(m[3]), std::stoull(m[4])};
+		else if (section == "counters" && line[0] != ' ') {
+			stage = line.substr(0, line.find(':'));
+			t.counters[stage];
+			if (std::regex_search(line, m, std::regex("segments in ([0-9]+) -> packets out ([0-9]+)")))
+				t.merge[stage] = {std::stoull(m[1]), std::stoull(m[2])};
+		} else if (section == "counters" && std::regex_search(line, m, std::regex("^  (\\S+) +([0-9]+)$")))
+			t.counters[stage][m[1]] = std::stoull(m[2]);
+		else if (section == "drops" && std::regex_search(line, m, std::regex("^(\\S+) +([0-9]+)$")))
+			t.drops[m[1]] = std::stoull(m[2]);
+	}
+	return t;
+}
+
+// dpdk-telemetry.py prints one JSON object per command
+json telemetry_reply(const std::string &out, const std::string &command)
+{
+	std::istringstream in(out);
+	std::string line;
+	while (std::getline(in, line)) {
+		size_t brace = line.find('{');
+		if (brace == std::string::npos)
+			continue;
+		json j = json::parse(line.substr(brace), nullptr, false);
+		if (!j.is_discarded() && j.contains(command))
+			return j[command];
+	}
+	return json();
+}
+
+TEST_CASE("the text summary, the JSON summary and telemetry give the same numbers",
+	  "[binary][report]")
+{
+	if (access("/usr/bin/dpdk-telemetry.py", X_OK) != 0) {
+		WARN("SKIPPED: dpdk-telemetry.py not installed (Debian package dpdk-dev)");
+		return;
+	}
+	// the link goes down 0.4 s after start: RX delivers nothing from then
+	// on, so telemetry read later sees the counters the exit summary shows
+	std::string prefix = lrx_test::file_prefix("report3");
+	std::string js = lrx_test::scratch_path("report3.json");
+	std::string txt = lrx_test::scratch_path("report3.txt");
+	std::vector<std::string> v = cmd({"--no-huge", "--no-pci", "-m", "512", "--file-prefix", prefix,
+					  "--vdev",
+					  "net_synth0,profile=mixed,ipv6_share=0.1,malformed_share=0.1,link_down_ms=400"},
+					 {"--duration", "4", "--stats-period", "0", "--pipeline",
+					  "xdp,build-meta,gro,l3-demux", "--json", js});
+	pid_t pid = fork();
+	if (pid == 0) {
+		std::vector<char *> args;
+		for (auto &a : v)
+			args.push_back(const_cast<char *>(a.c_str()));
+		args.push_back(nullptr);
+		int out = open(txt.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(out, 1);
+		int devnull = open("/dev/null", O_WRONLY);
+		dup2(devnull, 2);
+		execv(args[0], args.data());
+		_exit(127);
+	}
+	json stats, stages;
+	std::string tel_out;
+	for (int attempt = 0; attempt < 60; attempt++) {
+		std::this_thread::sleep_for(std::chrono::milliseconds(200));
+		lrx_test::RunResult t = run_program(
+			{"/bin/sh", "-c",
+			 "printf '/listrx/stats\\n/listrx/stages\\n' | /usr/bin/dpdk-telemetry.py -f " + prefix});
+		tel_out = t.out;
+		stats = telemetry_reply(tel_out, "/listrx/stats");
+		stages = telemetry_reply(tel_out, "/listrx/stages");
+		// past the link-down time, with the counters read
+		if (stats.is_object() && stats.value("uptime_ms", 0) > 1500 && stages.is_object())
+			break;
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	REQUIRE(WIFEXITED(status));
+	REQUIRE(WEXITSTATUS(status) == 0);
+	INFO(tel_out);
+	REQUIRE(stats.is_object());
+	REQUIRE(stages.is_object());
+	json s = load_json(js);
+	std::string text = lrx_test::read_file(txt);
+	INFO(text);
+	TextSummary t = parse_text_summary(text);
+
+	REQUIRE(s["rx_packets"].get<uint64_t>() > 0);
+	REQUIRE(s["dropped"].get<uint64_t>() > 0); // the malformed share
+	for (const char *key : {"rx_packets", "delivered", "dropped", "held", "merged_segments",
+				"held_in_stages"})
+		CHECK(stats[key] == s[key]);
+	CHECK(t.rx == s["rx_packets"].get<uint64_t>());
+	CHECK(t.delivered == s["delivered"].get<uint64_t>());
+	CHECK(t.dropped == s["dropped"].get<uint64_t>());
+	CHECK(stats["drops"] == s["drops"]);
+	CHECK(json(t.drops) == s["drops"]);
+
+	REQUIRE(s["stages"].size() == 4);
+	REQUIRE(stages.size() == 4);
+	unsigned i = 0;
+	for (const json &st : s["stages"]) {
+		std::string name = st["name"];
+		INFO("stage " << name);
+		std::string tel_key = std::to_string(i++) + "_" + name;
+		std::replace(tel_key.begin(), tel_key.end(), '-', '_');
+		REQUIRE(stages.contains(tel_key));
+		const json &ts = stages[tel_key];
+		uint64_t dropped = 0;
+		for (auto &d : st["drops"].items())
+			dropped += d.value().get<uint64_t>();
+		CHECK(ts["calls"] == st["calls"]);
+		CHECK(ts["packets"] == st["packets"]);
+		CHECK(ts["dropped"].get<uint64_t>() == dropped);
+		REQUIRE(t.stage_row.count(name) == 1);
+		CHECK(t.stage_row[name] ==
+		      std::vector<uint64_t>{st["calls"], st["packets"], dropped});
+		for (auto &c : st["counters"].items()) {
+			uint64_t value = c.value();
+			CHECK(ts["counter_" + c.key()].get<uint64_t>() == value);
+			// the text lists the non-zero ones (a merging stage's four
+			// merge counters are in its segments in -> packets out line)
+			if (t.merge.count(name) && (c.key() == "segments_in" || c.key() == "packets_out" ||
+						    c.key() == "merged" || c.key() == "held"))
+				continue;
+			if (value)
+				CHECK(t.counters[name][c.key()] == value);
+			else
+				CHECK(t.counters[name].count(c.key()) == 0);
+		}
+	}
+	// gro: segments in -> packets out, as its counters; l3-demux in SNMP names
+	REQUIRE(t.merge.count("gro") == 1);
+	CHECK(t.merge["gro"].first == s["stages"][2]["counters"]["segments_in"].get<uint64_t>());
+	CHECK(t.merge["gro"].second == s["stages"][2]["counters"]["packets_out"].get<uint64_t>());
+	CHECK(t.counters["l3-demux"]["IpInReceives"] > 0);
+	CHECK(t.counters["xdp"]["pass"] == s["rx_packets"].get<uint64_t>());
 }
 
 TEST_CASE("--latency on net_synth with timestamps: RX stamp to verdict percentiles",
