@@ -498,12 +498,8 @@ static int workers_assign(struct lrx_app *app, char *err, size_t err_len)
 
 /* ---- main ---------------------------------------------------------------- */
 
-static int run(struct lrx_app *app)
+static void run_prepare(struct lrx_app *app)
 {
-	struct lrx_worker_arg args[RTE_MAX_LCORE];
-	unsigned main_lcore = rte_get_main_lcore();
-	struct lrx_worker *on_main = NULL;
-
 	/* a signal during set-up already asked to stop */
 	atomic_store(&app->run.stop, app->stopped_by_signal);
 	app->run.packet_limit = app->conf.packets;
@@ -512,12 +508,19 @@ static int run(struct lrx_app *app)
 	app->run.busy_cycles = app->conf.pipeline.stats_level != LRX_STATS_OFF;
 	atomic_store(&app->run.quota, (int_fast64_t)app->conf.packets);
 	atomic_store(&app->run.received, 0);
+}
 
-	app->start_tsc = rte_rdtsc();
+/* Every worker but the main lcore's on its lcore; *on_main is the one
+ * that polls on the main lcore (NULL when none does). Returns 0 or errno. */
+static int workers_launch(struct lrx_app *app, struct lrx_worker_arg *args,
+			  struct lrx_worker_arg **on_main)
+{
+	unsigned main_lcore = rte_get_main_lcore();
+	*on_main = NULL;
 	for (unsigned i = 0; i < app->n_workers; i++) {
 		args[i] = (struct lrx_worker_arg){.worker = app->workers[i], .run = &app->run};
 		if (app->workers[i]->lcore_id == main_lcore) {
-			on_main = app->workers[i];
+			*on_main = &args[i];
 			continue;
 		}
 		int rc = rte_eal_remote_launch(lrx_worker_main, &args[i],
@@ -525,26 +528,38 @@ static int run(struct lrx_app *app)
 		if (rc < 0) {
 			fprintf(stderr, "listrx: cannot launch lcore %u: %s\n",
 				app->workers[i]->lcore_id, strerror(-rc));
-			atomic_store(&app->run.stop, true);
-			rte_eal_mp_wait_lcore();
 			return -rc;
 		}
 	}
-	if (on_main) {
-		/* the main lcore polls: the monitor runs beside it */
-		pthread_t monitor;
-		if (pthread_create(&monitor, NULL, monitor_main, app) != 0) {
-			atomic_store(&app->run.stop, true);
-			rte_eal_mp_wait_lcore();
-			return EAGAIN;
-		}
-		for (unsigned i = 0; i < app->n_workers; i++)
-			if (app->workers[i] == on_main)
-				lrx_worker_main(&args[i]);
-		atomic_store(&app->run.stop, true);
-		pthread_join(monitor, NULL);
-	} else {
+	return 0;
+}
+
+/* The main lcore polls: the monitor runs beside it. Returns 0 or errno. */
+static int main_lcore_poll(struct lrx_app *app, struct lrx_worker_arg *arg)
+{
+	pthread_t monitor;
+	if (pthread_create(&monitor, NULL, monitor_main, app) != 0)
+		return EAGAIN;
+	lrx_worker_main(arg);
+	atomic_store(&app->run.stop, true);
+	pthread_join(monitor, NULL);
+	return 0;
+}
+
+static int run(struct lrx_app *app)
+{
+	struct lrx_worker_arg args[RTE_MAX_LCORE], *on_main;
+	run_prepare(app);
+	app->start_tsc = rte_rdtsc();
+	int rc = workers_launch(app, args, &on_main);
+	if (rc == 0 && on_main)
+		rc = main_lcore_poll(app, on_main);
+	else if (rc == 0)
 		monitor_main(app);
+	if (rc != 0) {
+		atomic_store(&app->run.stop, true);
+		rte_eal_mp_wait_lcore();
+		return rc;
 	}
 	rte_eal_mp_wait_lcore();
 	app->end_tsc = rte_rdtsc();
