@@ -20,6 +20,14 @@ On a real NIC (as root, hugepages, NIC bound to vfio-pci, PCM's msr module):
 docs/measuring.md explains the method and each figure."""
 
 
+# peer benchmarks with their own options: `listrx-bench NAME ...` runs
+# listrx_bench.MODULE.main(the rest of the command line)
+TOOLS = (("gro-synth", "gro_synth", "listrx GRO vs DPDK rte_gro on net_synth tcp-stream"),
+         ("xdp-udp64", "xdp_udp64", "XDP programs (built-in, eBPF JIT/interpreter) on udp64, "
+          "packet vs burst"),
+         ("synth-rx", "synth_rx", "net_synth's own RX rate under dpdk-testpmd"))
+
+
 def _list(parse):
     def convert(text):
         try:
@@ -222,6 +230,9 @@ def build_parser():
     hl.add_argument("--out", required=True, help="output directory")
     hl.set_defaults(func=cmd_headline)
 
+    for name, _, text in TOOLS:
+        sub.add_parser(name, help=text + " (%s --help: its options)" % name, add_help=False)
+
     lt = sub.add_parser("latency", help="p50/p99/p99.9 per burst size and engine")
     add_common(lt)
     # net_synth: the device that stamps packets with the TSC (net_null does not)
@@ -291,6 +302,10 @@ def cmd_latency(args, argv):
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
+    for name, module, _ in TOOLS:
+        if argv and argv[0] == name:
+            import importlib
+            return importlib.import_module("." + module, __package__).main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

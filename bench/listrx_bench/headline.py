@@ -295,7 +295,8 @@ def write_headline_report(out_dir, doc):
     return md, html_path
 
 
-def run_headline(args, argv, stream=sys.stdout):
+def run_headline(args, argv, stream=None):
+    stream = stream or sys.stdout
     t0 = time.monotonic()
     started = datetime.datetime.now().isoformat(timespec="seconds")
     out_dir = args.out
