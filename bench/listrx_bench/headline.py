@@ -212,6 +212,38 @@ def table_lines(hrows):
     return lines
 
 
+def _i1(v):
+    if number(v) is None:
+        return "n/a"
+    return "%.4f" % v if v < 1 else "%.1f" % v
+
+
+def markdown_tables(doc):
+    """headline.md: the table of each flavour in Markdown, to paste into
+    docs/performance.md after a re-run."""
+    out = []
+    for flavour in FLAVOURS:
+        rows = [h for h in doc["rows"] if h["flavour"] == flavour]
+        if not rows:
+            continue
+        out += ["**%s**" % flavour_title(flavour, doc), "",
+                "| engine | burst | footprint KB | Mpps [min–max] | speedup [min–max] | "
+                "I1 miss/pkt | D1 miss/pkt | Bi/pkt | instr/pkt | delivered % |",
+                "|---|---|---|---|---|---|---|---|---|---|"]
+        for h in rows:
+            sp = "1" if h["engine"] == "packet" else "%s [%s–%s]" % (
+                _short(h["speedup"]), _short(h["speedup_min"]), _short(h["speedup_max"]))
+            out.append("| %s | %d | %d | %s [%s–%s] | %s | %s | %s | %s | %s | %s |" % (
+                h["engine"], h["burst"], h["footprint_kb"], _short(h["mpps"]),
+                _short(h["mpps_min"]), _short(h["mpps_max"]), sp, _i1(h["i1_misses_per_packet"]),
+                _short(h["d1_misses_per_packet"], 1), _short(h["indirect_branches_per_packet"]),
+                _short(h["instructions_per_packet"], 0),
+                "%.1f" % (100 * h["delivered_share"]) if h["delivered_share"] is not None
+                else "–"))
+        out.append("")
+    return "\n".join(out)
+
+
 def flavour_title(flavour, doc):
     match = doc["kernel_flavour"] == flavour
     return "%s build%s" % (flavour, " (matches the running kernel)" if match else "")
@@ -364,6 +396,8 @@ def run_headline(args, argv, stream=None):
         json.dump(doc, f, indent=1, default=str)
         f.write("\n")
     md, html_path = write_headline_report(out_dir, doc)
+    with open(os.path.join(out_dir, "headline.md"), "w") as f:
+        f.write(markdown_tables(doc))
     print("listrx headline: pipeline %s, traffic %s, %d alternating reps x %.2f s, "
           "cachegrind at burst %d (backend: time%s)" % (
               grid.KERNEL_PIPELINE, args.profile, args.reps, args.duration, args.cg_burst,

@@ -340,12 +340,19 @@ class Sweep:
         if not jobs:
             return
         workers = max(1, min(self.args.cg_jobs, len(jobs)))
-        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers)
+        try:
             futures = {pool.submit(self.cachegrind_runs, cell, rep, row): label
                        for cell, rep, row, label in jobs}
             for fut in concurrent.futures.as_completed(futures):
                 fut.result()
                 progress.update(futures[fut] + " cachegrind", self.cg_runs_per_job())
+        except BaseException:
+            # Ctrl-C: the queued runs never start; the running ones got the
+            # terminal's SIGINT too and end
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
 
     def cg_runs_per_job(self):
         return 1 if self.args.cg_method == "window" else 2

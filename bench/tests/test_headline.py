@@ -75,6 +75,9 @@ class Rows(unittest.TestCase):
         self.assertAlmostEqual(out[1]["speedup"], 0.5)
         # cachegrind ran at burst 64 only: said, never 0
         self.assertTrue(is_unavailable(out[1]["i1_misses_per_packet"]))
+        md = headline.markdown_tables({"rows": out, "kernel_flavour": "plain"})
+        self.assertIn("**plain build (matches the running kernel)**", md)
+        self.assertIn("| burst | 64 | 0 | 16.25 [12.50–20.00] | 1.75 [1.50–2.00] |", md)
         lines = headline.table_lines(out)
         self.assertEqual(len(lines), 5)
         self.assertIn("1.75x [1.50-2.00]", lines[4])
@@ -149,7 +152,8 @@ class RealHeadline(unittest.TestCase):
             self.assertIn("== plain build", text)
             self.assertIn("speedup [min-max]", text)
             self.assertIn("elapsed", text)
-            for name in ("report.md", "report.html", os.path.join("plain", "results.csv")):
+            for name in ("report.md", "report.html", "headline.md",
+                         os.path.join("plain", "results.csv")):
                 self.assertTrue(os.path.exists(os.path.join(out, name)), name)
 
 
