@@ -49,6 +49,8 @@ static const struct {
 	{"L1-icache-load-misses", PERF_TYPE_HW_CACHE, HW_CACHE(L1I, READ, MISS)},
 	{"L1-icache-loads", PERF_TYPE_HW_CACHE, HW_CACHE(L1I, READ, ACCESS)},
 	{"iTLB-load-misses", PERF_TYPE_HW_CACHE, HW_CACHE(ITLB, READ, MISS)},
+	{"L1-dcache-load-misses", PERF_TYPE_HW_CACHE, HW_CACHE(L1D, READ, MISS)},
+	{"LLC-load-misses", PERF_TYPE_HW_CACHE, HW_CACHE(LL, READ, MISS)},
 };
 
 /* The vendor's own instruction-cache miss event, tried where the kernel

@@ -36,11 +36,18 @@ BACKENDS = ("time", "perf", "perfstat", "pcm", "cachegrind", "rapl")
 
 PERF_EVENTS = ("cycles", "instructions", "L1-icache-load-misses", "branch-misses",
                "iTLB-load-misses")
+# the sweep's default group: the I side and the D side of listification in
+# one group of six (AMD Zen has six general counters; Intel four plus the
+# fixed cycles/instructions ones)
+PERF_DEFAULT_EVENTS = ("cycles", "instructions", "L1-icache-load-misses", "branch-misses",
+                       "L1-dcache-load-misses", "LLC-load-misses")
 PERF_SUFFIX = {"cycles": "cycles_per_packet",
                "instructions": "instructions_per_packet",
                "L1-icache-load-misses": "l1i_misses_per_packet",
                "branch-misses": "branch_misses_per_packet",
-               "iTLB-load-misses": "itlb_misses_per_packet"}
+               "iTLB-load-misses": "itlb_misses_per_packet",
+               "L1-dcache-load-misses": "l1d_misses_per_packet",
+               "LLC-load-misses": "llc_misses_per_packet"}
 
 
 def perf_key(event, prefix="perf_"):
@@ -275,7 +282,14 @@ def cg_groups(parsed):
 
 CG_MEASURES = (("Ir", "ir"), ("I1mr", "i1_misses"), ("Bi", "indirect_branches"),
                ("Bim", "indirect_mispredicts"), ("Bc", "cond_branches"),
-               ("Bcm", "cond_mispredicts"))
+               ("Bcm", "cond_mispredicts"), ("Dr", "data_reads"), ("Dw", "data_writes"),
+               ("D1mr", "d1_read_misses"), ("D1mw", "d1_write_misses"))
+# Sums of events: the data side (D1 read + write misses) and every
+# last-level miss (instruction fetch, read, write)
+CG_SUMS = (("d1_misses", ("D1mr", "D1mw")), ("ll_misses", ("ILmr", "DLmr", "DLmw")))
+# per stage (function group): the I-side savings and the D-side costs
+CG_STAGE_MEASURES = (("ir", ("Ir",)), ("i1_misses", ("I1mr",)), ("indirect_branches", ("Bi",)),
+                     ("d1_misses", ("D1mr", "D1mw")), ("ll_misses", ("ILmr", "DLmr", "DLmw")))
 
 
 def cachegrind_figures(small, large, packets_small, packets_large):
@@ -298,10 +312,18 @@ def cachegrind_figures(small, large, packets_small, packets_large):
             continue
         fig["cg_%s_per_packet" % name] = (large["totals"][event]
                                           - small["totals"].get(event, 0)) / dp
+    for name, events in CG_SUMS:
+        missing = [e for e in events if e not in large["totals"]]
+        fig["cg_%s_per_packet" % name] = unavailable(
+            "cachegrind: no %s event (needs --cache-sim=yes)" % ",".join(missing)) if missing \
+            else sum(large["totals"][e] - small["totals"].get(e, 0) for e in events) / dp
     gs, gl = cg_groups(small), cg_groups(large)
     for group in sorted(gl):
-        for event, name in (("Ir", "ir"), ("I1mr", "i1_misses"), ("Bi", "indirect_branches")):
-            value = (gl[group].get(event, 0) - gs.get(group, {}).get(event, 0)) / dp
+        for name, events in CG_STAGE_MEASURES:
+            if name in ("d1_misses", "ll_misses") and not any(
+                    e in large["totals"] for e in events):
+                continue
+            value = sum(gl[group].get(e, 0) - gs.get(group, {}).get(e, 0) for e in events) / dp
             fig["cg_stage.%s.%s_per_packet" % (group, name)] = value
     return fig
 
@@ -312,19 +334,25 @@ def cachegrind_probe():
     return None
 
 
-def callgrind_window_prefix(out_file, i1):
+def cache_args(i1, d1=None, ll=None):
+    """valgrind's simulated caches: the host's L1i, and its L1d and
+    last-level cache when given (else valgrind's cpuid guess)."""
+    return ["--I1=" + i1] + (["--D1=" + d1] if d1 else []) + (["--LL=" + ll] if ll else [])
+
+
+def callgrind_window_prefix(out_file, i1, d1=None, ll=None):
     """callgrind with the same cache and branch simulation as cachegrind,
     instrumentation and collection switched on by listrx --measure-from
     (start-up runs uninstrumented: several times faster)."""
-    return ["valgrind", "--tool=callgrind", "--cache-sim=yes", "--branch-sim=yes",
-            "--I1=" + i1, "--instr-atstart=no", "--collect-atstart=no",
-            "--compress-strings=no", "--compress-pos=no",
-            "--callgrind-out-file=" + out_file]
+    return ["valgrind", "--tool=callgrind", "--cache-sim=yes", "--branch-sim=yes"] + \
+        cache_args(i1, d1, ll) + ["--instr-atstart=no", "--collect-atstart=no",
+                                  "--compress-strings=no", "--compress-pos=no",
+                                  "--callgrind-out-file=" + out_file]
 
 
-def cachegrind_prefix(out_file, i1):
-    return ["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
-            "--I1=" + i1, "--cachegrind-out-file=" + out_file]
+def cachegrind_prefix(out_file, i1, d1=None, ll=None):
+    return ["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes"] + \
+        cache_args(i1, d1, ll) + ["--cachegrind-out-file=" + out_file]
 
 
 # ---- PCM -------------------------------------------------------------------

@@ -5,9 +5,11 @@ import os
 import sys
 
 from . import __version__, grid
+from .backends import PERF_DEFAULT_EVENTS
 from .listrx import CG_EAL, DEFAULT_EAL, BenchError, Listrx, find_binary
 
 EPILOG = """examples:
+  listrx-bench headline --out headline/
   listrx-bench sweep --out results/ --counters time,cachegrind
   listrx-bench report results/
   listrx-bench compare --peer testpmd-rxonly,testpmd-io,graph --reps 5
@@ -16,6 +18,14 @@ On a real NIC (as root, hugepages, NIC bound to vfio-pci, PCM's msr module):
   listrx-bench sweep --eal "-a 0000:3b:00.0" --profiles none --lcores 2,3 \\
       --counters time,perf,pcm,rapl --out results-nic/
 docs/measuring.md explains the method and each figure."""
+
+
+# peer benchmarks with their own options: `listrx-bench NAME ...` runs
+# listrx_bench.MODULE.main(the rest of the command line)
+TOOLS = (("gro-synth", "gro_synth", "listrx GRO vs DPDK rte_gro on net_synth tcp-stream"),
+         ("xdp-udp64", "xdp_udp64", "XDP programs (built-in, eBPF JIT/interpreter) on udp64, "
+          "packet vs burst"),
+         ("synth-rx", "synth_rx", "net_synth's own RX rate under dpdk-testpmd"))
 
 
 def _list(parse):
@@ -98,11 +108,14 @@ def build_parser():
     sw = sub.add_parser("sweep", help="run listrx over a grid, write results.json/.csv")
     add_common(sw)
     add_grid(sw, grid.DEFAULT_BURSTS, grid.DEFAULT_ENGINES, grid.DEFAULT_FOOTPRINTS,
-             "build-meta,l3-demux", "null")
+             grid.KERNEL_PIPELINE, "udp64")
     sw.add_argument("--xdp", type=_list(_xdp), default=None,
                     help="XDP placements native,generic,off (cells skipped with a reason "
                     "when the xdp stage is not built)" " (default: %(default)s)")
     sw.add_argument("--reps", type=int, default=3, help="repetitions per cell (default: %(default)s)")
+    sw.add_argument("--order", choices=("cells", "reps"), default="cells",
+                    help="cells: each cell's repetitions back to back; reps: every cell once, "
+                    "then again (alternating repetitions) (default: %(default)s)")
     sw.add_argument("--counters", type=_list(_counters), default=["time"],
                     help="backends: time,perf,perfstat,pcm,cachegrind,rapl; perf = listrx's "
                     "own counters (--pmu), perfstat = perf stat around the process "
@@ -117,10 +130,12 @@ def build_parser():
     sw.add_argument("--zoom", action="store_true",
                     help="one more run per rep at --stats-level cycles for the per-stage "
                     "ns/pkt zoom-in (kept apart so stage timing does not slow the Mpps run)")
+    sw.add_argument("--zoom-reps", type=int, default=0,
+                    help="zoom runs in the first N repetitions only (0 = every rep) "
+                    "(default: %(default)s)")
     sw.add_argument("--warmup", type=int, default=1, help="unrecorded warm-up runs first (default: %(default)s)")
     sw.add_argument("--perf-events", type=grid.split_list,
-                    default=["cycles", "instructions", "L1-icache-load-misses", "branch-misses",
-                             "iTLB-load-misses"],
+                    default=list(PERF_DEFAULT_EVENTS),
                     help="perf/perfstat events, as perf -e names them (raw ones: r10000188e) "
                     "(default: %(default)s)")
     sw.add_argument("--perf-stages", type=_onoff, default=True,
@@ -152,6 +167,8 @@ def build_parser():
                     "timed run (their counts do not depend on load) (default: %(default)s)")
     sw.add_argument("--cg-lcores", default="0",
                     help="cachegrind: EAL -l (one lcore: the main lcore polls) (default: %(default)s)")
+    sw.add_argument("--cg-bursts", type=_list(grid.parse_bursts), default=None,
+                    help="cachegrind only in cells of these burst sizes (default: every cell)")
     sw.add_argument("--cg-every-rep", action="store_true",
                     help="cachegrind on every rep (it is deterministic: rep 0 is enough)")
     sw.add_argument("--pcm-interval", type=float, default=0.1, help="pcm sampling interval (s) (default: %(default)s)")
@@ -185,6 +202,36 @@ def build_parser():
                     help="-d for testpmd (a PMD built as a shared object, e.g. net_synth) (default: %(default)s)")
     cp.add_argument("--out", default=None, help="write compare.json/.md here (default: %(default)s)")
     cp.set_defaults(func=cmd_compare)
+
+    hl = sub.add_parser("headline", help="the kernel pipeline per packet vs listified, both "
+                        "build flavours (plain, retpoline): table, headline.json, report")
+    add_common(hl)
+    hl.add_argument("--listrx-retpo", help="the retpoline build's listrx (default: "
+                    "build-retpo/dataplane/listrx beside the plain one)")
+    hl.add_argument("--full", action="store_true",
+                    help="the larger grid: engines %s, bursts %s, footprints %s, %d reps" % (
+                        headline_grid("engines", True), headline_grid("bursts", True),
+                        headline_grid("footprints", True), headline_grid("reps", True)))
+    hl.add_argument("--engines", default=None,
+                    help="engines (default %s)" % headline_grid("engines", False))
+    hl.add_argument("--bursts", default=None,
+                    help="burst sizes (default %s)" % headline_grid("bursts", False))
+    hl.add_argument("--footprints", default=None,
+                    help="footprints, KB or multiples of the host L1i (default %s)"
+                    % headline_grid("footprints", False))
+    hl.add_argument("--reps", type=int, default=None,
+                    help="alternating repetitions (default %d)" % headline_grid("reps", False))
+    hl.add_argument("--duration", type=float, default=None,
+                    help="seconds per timed run (default %s)" % headline_grid("duration", False))
+    hl.add_argument("--profile", default="udp64",
+                    help="traffic (see sweep --profiles) (default: %(default)s)")
+    hl.add_argument("--cg-burst", type=int, default=64,
+                    help="burst size of the cachegrind runs (default: %(default)s)")
+    hl.add_argument("--out", required=True, help="output directory")
+    hl.set_defaults(func=cmd_headline)
+
+    for name, _, text in TOOLS:
+        sub.add_parser(name, help=text + " (%s --help: its options)" % name, add_help=False)
 
     lt = sub.add_parser("latency", help="p50/p99/p99.9 per burst size and engine")
     add_common(lt)
@@ -226,6 +273,27 @@ def cmd_compare(args, argv):
     return run_compare(lx, args, argv)
 
 
+def headline_grid(key, full):
+    from .headline import FULL, QUICK
+    return (FULL if full else QUICK)[key]
+
+
+def cmd_headline(args, argv):
+    from .headline import run_headline
+    for key in ("engines", "bursts", "footprints", "reps", "duration"):
+        if getattr(args, key) is None:
+            setattr(args, key, headline_grid(key, args.full))
+    if args.reps < 1:
+        raise BenchError("--reps %d: want at least 1" % args.reps)
+    grid.parse_engines(args.engines)
+    grid.parse_bursts(args.bursts)
+    if args.cg_burst not in grid.parse_bursts(args.bursts):
+        raise BenchError("--cg-burst %d: not one of --bursts %s" % (args.cg_burst, args.bursts))
+    if "packet" not in grid.parse_engines(args.engines):
+        raise BenchError("--engines %s: the speedups need the packet engine" % args.engines)
+    return run_headline(args, argv)
+
+
 def cmd_latency(args, argv):
     from .latency import run_latency
     lx = _listrx(args)
@@ -234,6 +302,10 @@ def cmd_latency(args, argv):
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
+    for name, module, _ in TOOLS:
+        if argv and argv[0] == name:
+            import importlib
+            return importlib.import_module("." + module, __package__).main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

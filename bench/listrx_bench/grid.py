@@ -6,6 +6,8 @@ import re
 DEFAULT_BURSTS = "1,2,4,8,16,32,64,128,256"
 DEFAULT_ENGINES = "packet,burst,hybrid:2,static,graph"
 DEFAULT_FOOTPRINTS = "0,L1i/2,L1i,2xL1i,4xL1i"
+# the kernel RX path: native XDP on the raw frame, build_skb, GRO, ip_rcv
+KERNEL_PIPELINE = "xdp,build-meta,gro,l3-demux"
 ENGINE_RE = re.compile(r"^(packet|burst|static|graph|hybrid:\d+)$")
 
 

@@ -52,7 +52,7 @@ def parse_topology(text):
     """`listrx -- --topology` output -> dict (l1i_bytes None when unknown)."""
     topo = {"cpu": None, "cores": None, "hardware_threads": None,
             "l1i_bytes": None, "l1i_line": None, "l1i_assoc": None,
-            "l1i_source": None}
+            "l1i_source": None, "l1d_bytes": None, "llc_bytes": None}
     m = re.search(r"^cpu:\s*(.+)$", text, re.M)
     if m:
         topo["cpu"] = m.group(1).strip()
@@ -66,6 +66,12 @@ def parse_topology(text):
         topo["l1i_line"] = int(m.group(2))
         topo["l1i_assoc"] = int(m.group(3))
         topo["l1i_source"] = m.group(4)
+    m = re.search(r"^L1d:\s*(\d+)\s*KiB", text, re.M)
+    if m:
+        topo["l1d_bytes"] = int(m.group(1)) * 1024
+    m = re.search(r"^last-level cache:\s*(\d+)\s*KiB", text, re.M)
+    if m:
+        topo["llc_bytes"] = int(m.group(1)) * 1024
     return topo
 
 
@@ -98,6 +104,64 @@ def cachegrind_i1(topo):
     if sets <= 0 or sets & (sets - 1) or sets * assoc * line != size:
         assoc = 8
     return "%d,%d,%d" % (size, assoc, line)
+
+
+def sysfs_cache_ways(level, kind, root="/sys/devices/system/cpu/cpu0/cache"):
+    """Associativity of CPU 0's cache of that level and type (Data, Instruction,
+    Unified) from sysfs, which hwloc reads too; None when not there."""
+    for index in sorted(os.listdir(root)) if os.path.isdir(root) else ():
+        try:
+            with open(os.path.join(root, index, "level")) as f:
+                lvl = int(f.read())
+            with open(os.path.join(root, index, "type")) as f:
+                typ = f.read().strip()
+            with open(os.path.join(root, index, "ways_of_associativity")) as f:
+                ways = int(f.read())
+        except (OSError, ValueError):
+            continue
+        if lvl == level and typ == kind and ways > 0:
+            return ways
+    return None
+
+
+def _cache_spec(size, assoc, line, default_assoc):
+    """size,assoc,line with a power-of-two set count, as valgrind demands."""
+    if not assoc or assoc <= 0:
+        assoc = default_assoc
+    sets = size // (assoc * line)
+    if sets <= 0 or sets & (sets - 1) or sets * assoc * line != size:
+        assoc = default_assoc
+        sets = size // (assoc * line)
+        if sets <= 0 or sets & (sets - 1) or sets * assoc * line != size:
+            # round the set count down to a power of two (valgrind does the
+            # same with a cpuid-reported LL it cannot model)
+            sets = 1 << max(sets.bit_length() - 1, 0)
+            size = sets * assoc * line
+    return "%d,%d,%d" % (size, assoc, line)
+
+
+def cachegrind_d1(topo, ways=None):
+    """--D1 from the host L1d (hwloc's size, sysfs ways; 8-way when unknown,
+    the L1d of every x86 core of the last decade but Intel's 12-way 48 KB)."""
+    size = topo.get("l1d_bytes") or 32768
+    line = topo.get("l1i_line") or 64
+    return _cache_spec(size, ways if ways is not None else sysfs_cache_ways(1, "Data"), line, 8)
+
+
+def cachegrind_ll(topo, ways=None):
+    """--LL from the host last-level cache (hwloc's size, sysfs ways, 16-way
+    when unknown)."""
+    size = topo.get("llc_bytes") or 8 * 1024 * 1024
+    line = topo.get("l1i_line") or 64
+    if ways is None:
+        ways = sysfs_cache_ways(3, "Unified") or sysfs_cache_ways(2, "Unified")
+    return _cache_spec(size, ways, line, 16)
+
+
+def cachegrind_caches(topo):
+    """{"I1": ..., "D1": ..., "LL": ...}: the simulated caches of the
+    cachegrind backend, the host's geometry."""
+    return {"I1": cachegrind_i1(topo), "D1": cachegrind_d1(topo), "LL": cachegrind_ll(topo)}
 
 
 class Listrx:

@@ -14,6 +14,9 @@ PLOTS = (
     ("cg_i1_misses_per_packet", "I1 misses/packet", "L1i misses per packet (cachegrind)"),
     ("cg_indirect_branches_per_packet", "indirect branches/packet",
      "indirect branches per packet (cachegrind Bi)"),
+    ("cg_d1_misses_per_packet", "D1 misses/packet",
+     "L1d read+write misses per packet (cachegrind, host L1d geometry)"),
+    ("perf_l1d_misses_per_packet", "L1d misses/packet", "L1-dcache-load-misses per packet (perf)"),
     ("perf_cycles_per_packet", "cycles/packet", "cycles per packet (perf: listrx's counters)"),
     ("perf_l1i_misses_per_packet", "L1i misses/packet", "L1-icache-load-misses per packet (perf)"),
     ("perf_ipc", "IPC", "instructions per cycle (perf)"),
@@ -22,6 +25,9 @@ PLOTS = (
 TABLE_MEASURES = (("time_mpps", "Mpps"), ("time_ns_per_packet", "ns/pkt"),
                   ("cg_i1_misses_per_packet", "I1 miss/pkt"),
                   ("cg_indirect_branches_per_packet", "Bi/pkt"),
+                  ("cg_d1_misses_per_packet", "D1 miss/pkt"), ("cg_ll_misses_per_packet",
+                                                               "LL miss/pkt"),
+                  ("delivered_share", "delivered share"),
                   ("cg_ir_per_packet", "instr/pkt (cg)"), ("perf_cycles_per_packet", "cyc/pkt"),
                   ("perf_l1i_misses_per_packet", "L1i miss/pkt (perf)"), ("perf_ipc", "IPC"))
 
@@ -255,17 +261,25 @@ def zoom_tables(doc, tree, zoom_burst):
                 doc.p("No per-stage cycles in these rows (run the sweep with --zoom).")
             if groups:
                 rows = []
+                d_side = any(k.startswith("cg_stage.") and k.endswith(".d1_misses_per_packet")
+                             for r in prow + brow for k in r)
+                whats = ("i1_misses", "ir", "indirect_branches") + (
+                    ("d1_misses", "ll_misses") if d_side else ())
                 for g in groups:
                     cells = [g]
-                    for what in ("i1_misses", "ir", "indirect_branches"):
+                    for what in whats:
                         k = "cg_stage.%s.%s_per_packet" % (g, what)
                         cells += [fmt(median(r.get(k) for r in prow), 3),
                                   fmt(median(r.get(k) for r in brow), 3)]
                     rows.append(cells)
                 doc.p("Cachegrind, by function (functions attributed to stages by name; "
-                      "inlined code counts in its caller):")
+                      "inlined code counts in its caller): the I side listification saves "
+                      "(I1 misses, instructions, indirect branches) beside the D side it "
+                      "spends (D1 and last-level misses):")
                 doc.table(["code", "I1 miss packet", "I1 miss burst", "instr packet",
-                           "instr burst", "Bi packet", "Bi burst"], rows)
+                           "instr burst", "Bi packet", "Bi burst"] + (
+                               ["D1 miss packet", "D1 miss burst", "LL miss packet",
+                                "LL miss burst"] if d_side else []), rows)
     if not any_table:
         doc.p("No per-stage figures: the sweep needs both the packet and burst engines "
               "(and --zoom for ns, the cachegrind backend for I1 misses).")
@@ -325,6 +339,13 @@ def write_report(directory, title="listrx results", zoom_burst=None):
           "is (max-min)/median." % (len(rows), len(ok), len(skipped), len(failed),
                                      meta.get("created", "?"), meta.get("finished", "?")))
 
+    low = sorted({r["cell"] for r in ok if number(r.get("delivered_share")) is not None
+                  and number(r["delivered_share"]) < 0.5})
+    if low:
+        doc.p("**Warning: %d cell(s) delivered less than half of what they received** (their "
+              "figures time drops, not the pipeline's work; see the drop_reasons column of "
+              "results.csv): %s%s" % (len(low), ", ".join(low[:6]), " ..." if len(low) > 6 else ""))
+
     doc.h(2, "Machine and build")
     doc.table(["what", "value"], [
         ["CPU", machine.get("cpu_model") or machine.get("cpu") or "?"],
@@ -334,6 +355,8 @@ def write_report(directory, title="listrx results", zoom_burst=None):
             (machine.get("l1i_bytes") or 0) // 1024, machine.get("l1i_line"),
             machine.get("l1i_assoc"), machine.get("l1i_source"))],
         ["cachegrind --I1", meta.get("cachegrind_i1", "-")],
+        ["cachegrind --D1 / --LL", "%s / %s" % (meta.get("cachegrind_caches", {}).get("D1", "-"),
+                                                 meta.get("cachegrind_caches", {}).get("LL", "-"))],
         ["DPDK", machine.get("dpdk_version") or "?"],
         ["listrx", "%s, %s build, retpoline %s" % (machine.get("listrx_version"),
                                                     machine.get("build"),

@@ -8,11 +8,40 @@ import sys
 import time
 
 from . import backends, grid, results
-from .listrx import cachegrind_i1, machine_info
+from .listrx import cachegrind_caches, cachegrind_i1, machine_info
 from .progress import Progress
 from .stats import unavailable
 
 TIME_KEYS = ("mpps", "ns_per_packet", "busy_cycles_per_packet")
+# a cell that delivered less than this share of what it received is flagged
+# (progress line, report): its figures time drops, not the pipeline's work
+LOW_DELIVERY = 0.5
+
+
+def delivery_figures(summary):
+    """delivered, dropped, GRO merges and the top drop reasons of one run.
+    delivered_share counts segments: a packet GRO merged into another is
+    delivered inside it (listrx's summary counts the super-packet once)."""
+    fig = {}
+    merged = 0
+    for st in summary.get("stages", []):
+        counters = st.get("counters") or {}
+        if st.get("name") == "gro" and isinstance(counters.get("merged"), int):
+            merged += counters["merged"]
+    rx = summary.get("rx_packets") or 0
+    delivered = summary.get("delivered") or 0
+    fig["gro_merged"] = merged
+    fig["delivered_share"] = ((delivered + merged + (summary.get("tx_packets") or 0)) / rx
+                              if rx else unavailable("listrx received no packet"))
+    drops = summary.get("drops") or {}
+    top = sorted(((n, r) for r, n in drops.items() if n), reverse=True)[:3]
+    fig["drop_reasons"] = ",".join("%s:%d" % (r, n) for n, r in top) or "none"
+    return fig
+
+
+def low_delivery(row):
+    share = row.get("delivered_share")
+    return isinstance(share, (int, float)) and share < LOW_DELIVERY
 
 
 def summary_figures(summary, info, prefix="time_"):
@@ -29,6 +58,7 @@ def summary_figures(summary, info, prefix="time_"):
               "mbufs_in_use_at_exit", "footprint_bytes", "tsc_hz"):
         if k in summary:
             fig[k] = summary[k]
+    fig.update(delivery_figures(summary))
     fig["wall_s"] = info["wall_s"]
     # ROI (seed 003): T^2/sum(CPU), T in Mpps, sum(CPU) = CPU seconds the
     # process used per wall second (poll mode: about one per polling lcore)
@@ -71,7 +101,8 @@ class Sweep:
         for name in self.counters:
             reason = backends.probe(name)
             self.status[name] = "ok" if reason is None else unavailable(reason)
-        self.i1 = cachegrind_i1(lx.topology())
+        self.caches = cachegrind_caches(lx.topology())
+        self.i1 = self.caches["I1"]
         self.stages = set(lx.stages())
 
     def skip_reason(self, cell):
@@ -246,7 +277,8 @@ class Sweep:
         # one lcore: the main lcore polls, so valgrind runs a single thread
         res, info = self.differential(
             cell, rep, "cachegrind", a.cg_packets,
-            lambda path: backends.cachegrind_prefix(path, self.i1),
+            lambda path: backends.cachegrind_prefix(path, self.i1, self.caches["D1"],
+                                                    self.caches["LL"]),
             lcores=a.cg_lcores, eal=a.cg_eal, extra=extra)
         row["cachegrind_command"] = info["command"]
         if isinstance(res, str):
@@ -258,7 +290,7 @@ class Sweep:
                 parsed.append(backends.parse_cachegrind(f.read()))
             if not self.args.keep_raw:
                 os.unlink(path)
-        row["cg_i1"] = self.i1
+        row["cg_i1"], row["cg_d1"], row["cg_ll"] = self.i1, self.caches["D1"], self.caches["LL"]
         row["cg_packets"] = "%d-%d" % (res[0][0]["rx_packets"], res[1][0]["rx_packets"])
         row.update(backends.cachegrind_figures(parsed[0], parsed[1], res[0][0]["rx_packets"],
                                                res[1][0]["rx_packets"]))
@@ -280,7 +312,8 @@ class Sweep:
                               lcores=self.args.cg_lcores, eal=self.args.cg_eal,
                               extra=extra + ["--measure-from", str(warmup)])
         summary, err, info = self.lx.run(
-            cmd, json_path, prefix=backends.callgrind_window_prefix(tool_out, self.i1),
+            cmd, json_path, prefix=backends.callgrind_window_prefix(
+                tool_out, self.i1, self.caches["D1"], self.caches["LL"]),
             log_name=os.path.basename(base), timeout=self.args.timeout * 10)
         row["cachegrind_command"] = info["command"]
         if err:
@@ -296,7 +329,7 @@ class Sweep:
             parsed = backends.parse_callgrind(f.read())
         if not self.args.keep_raw:
             os.unlink(tool_out)
-        row["cg_i1"] = self.i1
+        row["cg_i1"], row["cg_d1"], row["cg_ll"] = self.i1, self.caches["D1"], self.caches["LL"]
         row["cg_packets"] = "%d-%d" % (summary["rx_packets"] - measured, summary["rx_packets"])
         row.update(backends.cachegrind_figures(None, parsed, 0, measured))
 
@@ -307,26 +340,50 @@ class Sweep:
         if not jobs:
             return
         workers = max(1, min(self.args.cg_jobs, len(jobs)))
-        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers)
+        try:
             futures = {pool.submit(self.cachegrind_runs, cell, rep, row): label
                        for cell, rep, row, label in jobs}
             for fut in concurrent.futures.as_completed(futures):
                 fut.result()
                 progress.update(futures[fut] + " cachegrind", self.cg_runs_per_job())
+        except BaseException:
+            # Ctrl-C: the queued runs never start; the running ones got the
+            # terminal's SIGINT too and end
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
 
     def cg_runs_per_job(self):
         return 1 if self.args.cg_method == "window" else 2
 
     # ---- the grid --------------------------------------------------------
-    def run(self, cells, reps):
+    def cg_wanted(self, cell):
+        bursts = getattr(self.args, "cg_bursts", None)
+        return not bursts or cell["burst"] in bursts
+
+    def planned_runs(self, cells, reps):
+        """How many listrx runs run(cells, reps) makes (the progress total)."""
+        a = self.args
+        timed = any(c in self.counters for c in ("time", "rapl", "pcm"))
+        zoom_runs = min(getattr(a, "zoom_reps", None) or reps, reps) * int(bool(a.zoom))
+        per_cell = reps * (int(timed) + int("perf" in self.counters)
+                           + 2 * int("perfstat" in self.counters)) + zoom_runs
+        cg = self.cg_runs_per_job() * int("cachegrind" in self.counters) * (
+            reps if a.cg_every_rep else 1)
+        return (len(cells) * per_cell + cg * sum(1 for c in cells if self.cg_wanted(c))
+                + a.warmup)
+
+    def run(self, cells, reps, progress=None, label_prefix=""):
         a = self.args
         rows = []
         timed = any(c in self.counters for c in ("time", "rapl", "pcm"))
-        per_cell = reps * (int(timed) + int(bool(a.zoom)) + int("perf" in self.counters)
-                           + 2 * int("perfstat" in self.counters)) \
-            + self.cg_runs_per_job() * int("cachegrind" in self.counters) * (
-                reps if a.cg_every_rep else 1)
-        progress = Progress(len(cells) * max(per_cell, 1) + a.warmup, enabled=not a.quiet)
+        zoom_runs = min(getattr(a, "zoom_reps", None) or reps, reps) * int(bool(a.zoom))
+        per_cell = reps * (int(timed) + int("perf" in self.counters)
+                           + 2 * int("perfstat" in self.counters)) + zoom_runs
+        own_progress = progress is None
+        if own_progress:
+            progress = Progress(self.planned_runs(cells, reps), enabled=not a.quiet)
         progress.show("starting")
         runnable = [c for c in cells if not self.skip_reason(c)]
         for w in range(a.warmup if runnable else 0):
@@ -336,40 +393,54 @@ class Sweep:
                         json_path, log_name="warmup%d" % w, timeout=a.timeout)
             progress.update("warm-up")
         cg_jobs = []
-        for cell in cells:
+        zoom_reps = getattr(a, "zoom_reps", None) or reps
+        if getattr(a, "order", "cells") == "reps":
+            # alternating repetitions: every cell once, then again (A,B,A,B),
+            # so a slow phase of a shared machine hits every cell alike
+            order = [(cell, rep) for rep in range(reps) for cell in cells]
+        else:
+            order = [(cell, rep) for cell in cells for rep in range(reps)]
+        by_cell = {}
+        for cell, rep in order:
             skip = self.skip_reason(cell)
-            for rep in range(reps):
-                row = dict(cell)
-                row.update(rep=rep, stats_level=a.stats_level,
-                           counters="+".join(self.counters), status="ok")
-                if skip:
-                    row["status"] = skip
-                    rows.append(row)
-                    progress.update(skip, per_cell // max(reps, 1))
-                    continue
-                label = "%s %s b%d fp%s r%d" % (cell["profile"], cell["engine"], cell["burst"],
-                                                 cell["footprint"], rep)
-                if timed:
-                    self.timed_run(cell, rep, row)
-                    progress.update(label + " time")
-                if a.zoom:
-                    self.zoom_run(cell, rep, row)
-                    progress.update(label + " zoom")
-                if "perf" in self.counters:
-                    self.perf_runs(cell, rep, row)
-                    progress.update(label + " perf")
-                if "perfstat" in self.counters:
-                    self.perfstat_runs(cell, rep, row)
-                    progress.update(label + " perfstat", 2)
-                if "cachegrind" in self.counters and (rep == 0 or a.cg_every_rep):
-                    cg_jobs.append((cell, rep, row, label))
-                elif "cachegrind" in self.counters:
-                    row["cg_status"] = "measured once per cell (rep 0): deterministic"
-                rows.append(row)
+            row = dict(cell)
+            row.update(rep=rep, stats_level=a.stats_level,
+                       counters="+".join(self.counters), status="ok")
+            by_cell[(cell["cell"], rep)] = row
+            if skip:
+                row["status"] = skip
+                progress.update(skip, per_cell // max(reps, 1))
+                continue
+            label = "%s%s %s b%d fp%s r%d" % (label_prefix, cell["profile"], cell["engine"],
+                                               cell["burst"], cell["footprint"], rep)
+            if timed:
+                self.timed_run(cell, rep, row)
+                if low_delivery(row):
+                    label += " LOW DELIVERY %.0f%% (%s)" % (100 * row["delivered_share"],
+                                                           row.get("drop_reasons"))
+                progress.update(label + " time")
+            if a.zoom and rep < zoom_reps:
+                self.zoom_run(cell, rep, row)
+                progress.update(label + " zoom")
+            if "perf" in self.counters:
+                self.perf_runs(cell, rep, row)
+                progress.update(label + " perf")
+            if "perfstat" in self.counters:
+                self.perfstat_runs(cell, rep, row)
+                progress.update(label + " perfstat", 2)
+            if "cachegrind" in self.counters and not self.cg_wanted(cell):
+                row["cg_status"] = unavailable("cachegrind: measured at burst %s only" % ",".join(
+                    str(b) for b in a.cg_bursts))
+            elif "cachegrind" in self.counters and (rep == 0 or a.cg_every_rep):
+                cg_jobs.append((cell, rep, row, label))
+            elif "cachegrind" in self.counters:
+                row["cg_status"] = "measured once per cell (rep 0): deterministic"
+        rows.extend(by_cell[(cell["cell"], rep)] for cell in cells for rep in range(reps))
         # after the timed runs, never beside them: a valgrind process on the
         # other core would slow the timed runs' figures
         self.cachegrind_phase(cg_jobs, progress)
-        progress.close()
+        if own_progress:
+            progress.close()
         return rows
 
 
@@ -379,6 +450,7 @@ def meta_for(lx, args, argv, status, started):
             "command": "listrx-bench " + " ".join(shlex.quote(a) for a in argv),
             "machine": machine_info(lx), "backends": status,
             "cachegrind_i1": cachegrind_i1(lx.topology()),
+            "cachegrind_caches": cachegrind_caches(lx.topology()),
             "params": {k: v for k, v in vars(args).items() if k not in ("func",)}}
 
 
@@ -401,6 +473,12 @@ def run_sweep(lx, args, argv):
             skipped[r["status"]] = skipped.get(r["status"], 0) + 1
     for status, n in skipped.items():
         print("listrx-bench: %d run(s) %s" % (n, status), file=sys.stderr)
+    low = sorted({r["cell"] for r in rows if low_delivery(r)})
+    if low:
+        print("listrx-bench: %d cell(s) delivered less than half of what they received "
+              "(their figures time drops): %s%s" % (len(low), ", ".join(low[:4]),
+                                                    " ..." if len(low) > 4 else ""),
+              file=sys.stderr)
     meta = meta_for(lx, args, argv, sweep.status, started)
     meta["elapsed_s"] = time.time() - t0
     return results.write(args.out, meta, rows), rows

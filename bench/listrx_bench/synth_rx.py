@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """RX cost of net_synth against net_null under dpdk-testpmd rxonly.
 
@@ -8,8 +7,8 @@ A run's figure is the median of testpmd's per-second "Rx-pps" samples after
 the first (warm-up) one; the report gives the median over reps, min..max,
 and the ratio of medians against the first device (net_null copy=0).
 
-  python3 bench/synth_rx.py --so build/pmd/net_synth/librte_net_synth.so
-  python3 bench/synth_rx.py --so ... --reps 7 --seconds 5 --json out.json
+  listrx-bench synth-rx --so build/pmd/net_synth/librte_net_synth.so
+  listrx-bench synth-rx --so ... --reps 7 --seconds 5 --json out.json
 """
 import argparse
 import json
@@ -54,8 +53,8 @@ def run_once(testpmd, so, vdev, seconds, lcores, prefix):
     return statistics.median(samples[1:]), cmd
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__,
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="listrx-bench synth-rx", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--so", required=True, help="path of librte_net_synth.so")
     ap.add_argument("--reps", type=int, default=5)
@@ -65,7 +64,7 @@ def main():
     ap.add_argument("--vdev", action="append", default=[],
                     help="extra LABEL=DEVARGS to compare (repeatable)")
     ap.add_argument("--json", help="write the results here")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.reps < 5:
         sys.exit("synth_rx: --reps must be at least 5 (median and spread)")
     testpmd = shutil.which("dpdk-testpmd")

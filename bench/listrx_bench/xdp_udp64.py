@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """XDP drop through the listrx binary on net_synth udp64 (issue 7's table).
 
@@ -11,8 +10,8 @@ median of listrx's per-second rx readings after the first (--stats-period
 them seed 000's kernel figures (mlx5, a different machine: context, not a
 pass mark).
 
-  python3 bench/xdp_udp64.py                       # build/ in this checkout
-  python3 bench/xdp_udp64.py --reps 7 --seconds 5 --json out.json
+  listrx-bench xdp-udp64                       # build/ in this checkout
+  listrx-bench xdp-udp64 --reps 7 --seconds 5 --json out.json
 """
 
 import argparse
@@ -20,11 +19,11 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from listrx_bench.compare import run_listrx_steady  # noqa: E402
-from listrx_bench.stats import median  # noqa: E402
+from .compare import run_listrx_steady
+from .stats import median
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the repository root (bench/listrx_bench/..)
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def configs(obj):
@@ -47,8 +46,8 @@ def run_once(args, own):
     return mpps, " ".join(cmd)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="listrx-bench xdp-udp64", description=__doc__.split("\n")[0])
     ap.add_argument("--listrx", default=os.path.join(ROOT, "build/dataplane/listrx"))
     ap.add_argument("--object", default=os.path.join(ROOT, "build/stages/xdp/xdp_drop.bpf.o"),
                     help="the eBPF drop object (default: the shipped xdp_drop)")
@@ -58,7 +57,7 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--json", default=None)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     for path in (args.listrx, args.object):
         if not os.path.exists(path):
             raise SystemExit("xdp_udp64: %s not found (build first: bash scripts/setup)" % path)

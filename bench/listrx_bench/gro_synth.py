@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """GRO through the listrx binary on net_synth tcp-stream (issue 6's acceptance).
 
@@ -15,8 +14,8 @@ this MSS (the kernel: L3 length < 65536, 44 x 1460 with timestamps).
 The table gives the median over reps, min..max, ns/segment, and the ratios
 listrx / rte_gro taken per rep (median [min..max]).
 
-  python3 bench/gro_synth.py                       # build/ in this checkout
-  python3 bench/gro_synth.py --reps 7 --seconds 5 --json out.json
+  listrx-bench gro-synth                       # build/ in this checkout
+  listrx-bench gro-synth --reps 7 --seconds 5 --json out.json
 """
 
 import argparse
@@ -25,11 +24,11 @@ import os
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from listrx_bench.compare import run_listrx_steady  # noqa: E402
-from listrx_bench.stats import median  # noqa: E402
+from .compare import run_listrx_steady
+from .stats import median
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the repository root (bench/listrx_bench/..)
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 IMPLS = [
     ("listrx gro", "kernel"),
@@ -97,8 +96,8 @@ def fmt_ratio(values):
     return "%.2f [%.2f..%.2f]" % (median(vals), min(vals), max(vals))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="listrx-bench gro-synth", description=__doc__.split("\n")[0])
     ap.add_argument("--listrx", default=os.path.join(ROOT, "build/dataplane/listrx"))
     ap.add_argument("--flows", type=int, default=4, help="tcp-stream flows (net_synth default 4)")
     ap.add_argument("--mss", type=int, default=1460, help="tcp-stream TCP payload per segment")
@@ -112,7 +111,7 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--json", default=None)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.vdev is None:
         args.vdev = "net_synth0,profile=tcp-stream,flows=%d,mss=%d,copy=0" % (args.flows, args.mss)
     if not os.path.exists(args.listrx):
