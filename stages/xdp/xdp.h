@@ -85,6 +85,22 @@ struct lrx_xdp_prog;
 int lrx_xdp_prog_load(const char *path, const char *section, uint32_t window,
 		      int socket_id, struct lrx_xdp_prog **out, char *err,
 		      size_t err_len);
+/* What lrx_xdp_prog_load reads of each map in the object's BTF (libbpf's
+ * bpf_object__open, run in a child process because libbpf can crash on a
+ * malformed object). */
+struct lrx_xdp_map_def {
+	char name[LRX_XDP_MAP_NAME_MAX];
+	uint32_t type, key_size, value_size, max_entries;
+};
+/* lrx_xdp_prog_load with the map definitions given instead of parsed by
+ * libbpf: the rest (libelf, relocations, data flow, rewrite, rte_bpf_load)
+ * runs as for an object, in this process. For the fuzz harnesses, which
+ * fuzz listrx's code around libbpf without a fork per input. */
+int lrx_xdp_prog_load_maps(const char *path, const char *section,
+			   uint32_t window, int socket_id,
+			   const struct lrx_xdp_map_def *maps, unsigned n_maps,
+			   struct lrx_xdp_prog **out, char *err,
+			   size_t err_len);
 void lrx_xdp_prog_free(struct lrx_xdp_prog *prog);
 /* NULL when the object has no map of that name. */
 struct lrx_xdp_map *lrx_xdp_prog_map(struct lrx_xdp_prog *prog,

@@ -268,6 +268,7 @@ struct loader {
 	uint32_t n;
 	int16_t *insn_map;       /* map index of a relocated ld_imm64, or -1 */
 	struct flow_state *in;   /* state before each instruction */
+	const struct btf_maps_reply *maps_given; /* instead of libbpf's parse */
 };
 
 static int load_error(struct loader *ld, uint32_t insn, const char *fmt, ...)
@@ -434,6 +435,13 @@ static int flow_analyse(struct loader *ld)
 				i++;
 		}
 	}
+	/* a path runs past the last instruction (no exit on it): the
+	 * kernel's check_cfg refuses that ("last insn is not an exit or
+	 * jmp"); rte_bpf_load (DPDK 22.11) reads past the program and
+	 * crashes (found by tests/fuzz/fuzz_bpf_verify) */
+	if (ld->in[ld->n].reached)
+		return load_error(ld, ld->n - 1, "execution runs past the last "
+				  "instruction (a path without exit)");
 	return 0;
 }
 
@@ -720,7 +728,7 @@ static int rewrite(struct loader *ld, struct ebpf_insn *out, uint32_t *new_at,
 		    op == EBPF_EXIT)
 			continue;
 		target = i + 1 + ins->off;
-		if (target > ld->n)
+		if (target >= ld->n)
 			return load_error(ld, i, "jump out of the program");
 		out[new_at[i]].off = (int16_t)((int64_t)new_at[target] -
 					       new_at[i] - 1);
@@ -746,16 +754,10 @@ static int libbpf_keep_warning(enum libbpf_print_level level,
 
 /* ---- ELF ----------------------------------------------------------------- */
 
-/* What the loader needs of a map definition. */
-struct btf_map_def {
-	char name[LRX_XDP_MAP_NAME_MAX];
-	uint32_t type, key_size, value_size, max_entries;
-};
-
 struct btf_maps_reply {
 	int status; /* 0, or -EINVAL with why */
 	uint32_t n_maps; /* may exceed LRX_XDP_MAX_MAPS: only that many sent */
-	struct btf_map_def maps[LRX_XDP_MAX_MAPS];
+	struct lrx_xdp_map_def maps[LRX_XDP_MAX_MAPS];
 	char why[256];
 };
 
@@ -778,7 +780,7 @@ static void btf_maps_read(const char *path, struct btf_maps_reply *r)
 		if (bpf_map__is_internal(m))
 			continue; /* .rodata/.data/.bss: rejected if used */
 		if (r->n_maps < LRX_XDP_MAX_MAPS) {
-			struct btf_map_def *d = &r->maps[r->n_maps];
+			struct lrx_xdp_map_def *d = &r->maps[r->n_maps];
 			snprintf(d->name, sizeof(d->name), "%s", bpf_map__name(m));
 			d->type = bpf_map__type(m);
 			d->key_size = bpf_map__key_size(m);
@@ -869,7 +871,12 @@ static int maps_from_btf(struct loader *ld, int socket_id)
 
 	if (r == NULL)
 		return load_error(ld, UINT32_MAX, "out of memory");
-	rc = btf_maps_isolated(ld->path, r);
+	if (ld->maps_given != NULL) {
+		*r = *ld->maps_given;
+		rc = 0;
+	} else {
+		rc = btf_maps_isolated(ld->path, r);
+	}
 	if (rc < 0) {
 		rc = load_error(ld, UINT32_MAX,
 			"cannot start the libbpf parse: %s", strerror(-rc));
@@ -888,7 +895,7 @@ static int maps_from_btf(struct loader *ld, int socket_id)
 		goto out;
 	}
 	for (uint32_t i = 0; i < r->n_maps; i++) {
-		const struct btf_map_def *d = &r->maps[i];
+		const struct lrx_xdp_map_def *d = &r->maps[i];
 		rc = lrx_xdp_map_create(&prog->maps[prog->n_maps], d->name,
 			d->type, d->key_size, d->value_size,
 			d->max_entries, socket_id, ld->err, ld->err_len);
@@ -1082,12 +1089,12 @@ static struct rte_bpf *bpf_load_logged(const struct rte_bpf_prm *prm,
 	return bpf;
 }
 
-int lrx_xdp_prog_load(const char *path, const char *section, uint32_t window,
-		      int socket_id, struct lrx_xdp_prog **out, char *err,
-		      size_t err_len)
+static int prog_load(const char *path, const char *section, uint32_t window,
+		     int socket_id, const struct btf_maps_reply *maps_given,
+		     struct lrx_xdp_prog **out, char *err, size_t err_len)
 {
 	struct loader ld = { .path = path, .section = section, .err = err,
-			     .err_len = err_len };
+			     .err_len = err_len, .maps_given = maps_given };
 	struct ebpf_insn *rewritten = NULL;
 	uint32_t *new_at = NULL, n_new = 0;
 	struct lrx_xdp_prog *prog;
@@ -1187,6 +1194,38 @@ fail:
 	free(new_at);
 	if (rc < 0)
 		lrx_xdp_prog_free(prog);
+	return rc;
+}
+
+int lrx_xdp_prog_load(const char *path, const char *section, uint32_t window,
+		      int socket_id, struct lrx_xdp_prog **out, char *err,
+		      size_t err_len)
+{
+	return prog_load(path, section, window, socket_id, NULL, out, err,
+			 err_len);
+}
+
+int lrx_xdp_prog_load_maps(const char *path, const char *section,
+			   uint32_t window, int socket_id,
+			   const struct lrx_xdp_map_def *maps, unsigned n_maps,
+			   struct lrx_xdp_prog **out, char *err, size_t err_len)
+{
+	struct btf_maps_reply *r = calloc(1, sizeof(*r));
+	int rc;
+
+	*out = NULL;
+	if (r == NULL) {
+		snprintf(err, err_len, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	/* as the child's reply: the count as given, at most the table */
+	r->n_maps = n_maps;
+	for (unsigned i = 0; i < n_maps && i < LRX_XDP_MAX_MAPS; i++) {
+		r->maps[i] = maps[i];
+		r->maps[i].name[LRX_XDP_MAP_NAME_MAX - 1] = '\0';
+	}
+	rc = prog_load(path, section, window, socket_id, r, out, err, err_len);
+	free(r);
 	return rc;
 }
 

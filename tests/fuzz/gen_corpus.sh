@@ -3,16 +3,21 @@
 #   frames (pipeline, gro,  gen_corpus, from tests/support/frames (the
 #   pcap)                   NIC's traffic kinds and malformed-frame table)
 #   config                  conf/*.ini and variants of them with overrides
-#   bpf_elf                 the shipped XDP objects (stages/xdp/progs),
-#                           built in BUILD_DIR, and non-ELF/truncated files
+#   bpf_elf, bpf_verify     the shipped XDP objects (stages/xdp/progs),
+#                           built in BUILD_DIR (gen_bpf_seeds), non-ELF and
+#                           truncated files, libbpf's crash object
 # usage: tests/fuzz/gen_corpus.sh BUILD_DIR   (a -Dfuzz=true clang build)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:?usage: gen_corpus.sh BUILD_DIR}" && pwd)
 out=$root/tests/fuzz/corpus
-ninja -C "$build" tests/fuzz/gen_corpus >/dev/null
+ninja -C "$build" tests/fuzz/gen_corpus tests/fuzz/gen_bpf_seeds >/dev/null
+keep=$(mktemp -d)
+trap 'rm -rf "$keep"' EXIT
+# the checked-in object libbpf crashes on is not generated: keep it
+cp "$out/bpf_elf/libbpf_open_segv" "$keep/"
 rm -rf "$out"
-mkdir -p "$out"/{pipeline,gro,config,bpf_elf,pcap}
+mkdir -p "$out"/{pipeline,gro,config,bpf_elf,bpf_verify,pcap}
 "$build/tests/fuzz/gen_corpus" "$out"
 
 # config: the shipped configs, then text + NUL + overrides (--set form)
@@ -56,11 +61,12 @@ printf '[pipeline]\nstages = touch\n\0pipeline.burst=512\nrun.duration=2\nstage.
 printf '[pipeline]\nburst = 0\n' > "$out/config/bad_burst"
 printf '[port.0\ndevice=\n=x\n[lcore.99]\npoll = 9:9\n' > "$out/config/broken"
 
-# bpf_elf: byte 0 selects the section, then the object
-for o in "$build"/stages/xdp/*.bpf.o; do
-	n=$(basename "$o" .bpf.o)
-	{ printf '\0'; cat "$o"; } > "$out/bpf_elf/$n"
-done
+# bpf_elf, bpf_verify: a section/flags byte, the map records libbpf reads,
+# then the object (bpf_elf) or its instructions (bpf_verify)
+"$build/tests/fuzz/gen_bpf_seeds" "$out" "$build"/stages/xdp/*.bpf.o
 printf '\0\177ELF\2\1\1' > "$out/bpf_elf/truncated_elf"
 printf '\0not an object' > "$out/bpf_elf/not_elf"
+cp "$keep/libbpf_open_segv" "$out/bpf_elf/"
+# a program without exit (rte_bpf_load crashed on it; the loader refuses it)
+printf '\0\0\267\4\0\0\0\0\0\0\0\0' > "$out/bpf_verify/no_exit"
 du -sh "$out"
