@@ -425,7 +425,9 @@ def run_kernel(args, argv):
         interrupted.append(sig)
         raise KeyboardInterrupt
 
-    old = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGHUP)}
+    # SIGINT too: a shell that starts us in the background ignores it
+    old = {s: signal.signal(s, on_signal)
+           for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     t0 = time.time()
     try:
         veth.setup(args.cpu)
