@@ -16,8 +16,10 @@
 // (clock_getcpuclockid: sum_exec_runtime, ns), which excludes the time
 // other tasks of a loaded machine ran on that CPU.
 //
-// Injectors: AF_PACKET + PACKET_QDISC_BYPASS + sendmmsg ("mmsg") or
-// PACKET_TX_RING ("txring"). Output: one JSON object on stdout.
+// Injectors: AF_PACKET + PACKET_QDISC_BYPASS + sendmmsg ("mmsg"),
+// PACKET_TX_RING ("txring"), or an AF_XDP socket in copy mode ("xdp":
+// xsk_generic_xmit builds an skb per descriptor). Output: one JSON object
+// on stdout.
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -35,6 +37,7 @@
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/if_xdp.h>
 #include <net/if.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -43,7 +46,9 @@
 #define KINJ_MAX_ROUND 1024
 #define KINJ_MAX_FRAME 1514
 
-enum kinj_method { KINJ_MMSG, KINJ_TXRING };
+enum kinj_method { KINJ_MMSG, KINJ_TXRING, KINJ_XSK };
+
+static const char *const kinj_method_names[] = {"mmsg", "txring", "xdp"};
 enum kinj_kind { KINJ_UDP, KINJ_TCP };
 
 struct kinj_opts {
@@ -204,14 +209,125 @@ struct kinj_tx {
 	uint8_t *ring;
 	unsigned frame_size, frame_nr, head;
 	unsigned lens[KINJ_MAX_ROUND];
+	/* AF_XDP: umem of frame_nr chunks of frame_size, TX and completion rings */
+	uint8_t *umem;
+	struct kinj_xsk_ring {
+		uint32_t *producer, *consumer;
+		void *desc;
+		uint32_t size;
+	} tx, cq;
 };
+
+#define KINJ_XSK_RING 2048
+
+static int kinj_xsk_map(int fd, off_t pgoff, const struct xdp_ring_offset *off,
+			size_t elem, struct kinj_xsk_ring *r)
+{
+	size_t len = off->desc + KINJ_XSK_RING * elem;
+	uint8_t *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+			    fd, pgoff);
+	if (map == MAP_FAILED)
+		return -errno;
+	r->producer = (uint32_t *)(map + off->producer);
+	r->consumer = (uint32_t *)(map + off->consumer);
+	r->desc = map + off->desc;
+	r->size = KINJ_XSK_RING;
+	return 0;
+}
+
+/* AF_XDP on the sending veth, queue 0, copy mode (veth has no zero-copy
+ * TX): umem registration, the fill/completion/TX rings (the kernel wants
+ * all three: xsk_validate_queues), bind. */
+static int kinj_xsk_open(const struct kinj_opts *o, struct kinj_tx *t)
+{
+	t->fd = socket(AF_XDP, SOCK_RAW, 0);
+	if (t->fd < 0)
+		return -errno;
+	t->frame_size = 2048;
+	t->frame_nr = KINJ_XSK_RING;
+	size_t len = (size_t)t->frame_size * t->frame_nr;
+	t->umem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t->umem == MAP_FAILED)
+		return -errno;
+	struct xdp_umem_reg reg = {.addr = (uint64_t)(uintptr_t)t->umem, .len = len,
+				   .chunk_size = t->frame_size};
+	int n = KINJ_XSK_RING;
+	if (setsockopt(t->fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg)) != 0 ||
+	    setsockopt(t->fd, SOL_XDP, XDP_UMEM_FILL_RING, &n, sizeof(n)) != 0 ||
+	    setsockopt(t->fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &n, sizeof(n)) != 0 ||
+	    setsockopt(t->fd, SOL_XDP, XDP_TX_RING, &n, sizeof(n)) != 0)
+		return -errno;
+	struct xdp_mmap_offsets off;
+	socklen_t optlen = sizeof(off);
+	if (getsockopt(t->fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &optlen) != 0)
+		return -errno;
+	int rc = kinj_xsk_map(t->fd, XDP_PGOFF_TX_RING, &off.tx, sizeof(struct xdp_desc), &t->tx);
+	if (rc == 0)
+		rc = kinj_xsk_map(t->fd, XDP_UMEM_PGOFF_COMPLETION_RING, &off.cr,
+				  sizeof(uint64_t), &t->cq);
+	if (rc != 0)
+		return rc;
+	struct sockaddr_xdp at = {.sxdp_family = AF_XDP,
+				  .sxdp_ifindex = if_nametoindex(o->dev),
+				  .sxdp_queue_id = 0, .sxdp_flags = XDP_COPY};
+	if (at.sxdp_ifindex == 0)
+		return -ENODEV;
+	if (bind(t->fd, (struct sockaddr *)&at, sizeof(at)) != 0)
+		return -errno;
+	return 0;
+}
+
+/* Posts n descriptors, kicks until the kernel consumed them all, reaps
+ * the completions (frames are reused next round). */
+static int kinj_xsk_send(struct kinj_tx *t, unsigned n, uint64_t *failed)
+{
+	uint32_t prod = *t->tx.producer;
+	struct xdp_desc *d = t->tx.desc;
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t idx = (prod + i) & (t->tx.size - 1);
+		d[idx].addr = (uint64_t)((t->head + i) % t->frame_nr) * t->frame_size;
+		d[idx].len = t->lens[i];
+		d[idx].options = 0;
+	}
+	__atomic_store_n(t->tx.producer, prod + n, __ATOMIC_RELEASE);
+	while (__atomic_load_n(t->tx.consumer, __ATOMIC_ACQUIRE) != prod + n) {
+		if (sendto(t->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 && errno != EAGAIN &&
+		    errno != EBUSY) {
+			if (errno != ENOBUFS)
+				return -errno;
+			(*failed)++;
+		}
+	}
+	__atomic_store_n(t->cq.consumer, __atomic_load_n(t->cq.producer, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
+	t->head = (t->head + n) % t->frame_nr;
+	return 0;
+}
+
+/* A whole round of skbs must fit in the socket's send buffer: else the
+ * sender blocks in sock_alloc_send_skb (AF_XDP: spins on -EAGAIN) until
+ * the NAPI kthread frees some, and the kthread polls part of a round.
+ * 256 TCP frames take ~600 KB of truesize, over the default wmem_default. */
+static void kinj_big_sndbuf(int fd)
+{
+	int bytes = 16 << 20;
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &bytes, sizeof(bytes)) != 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
+}
 
 static int kinj_open(const struct kinj_opts *o, struct kinj_tx *t)
 {
 	int one = 1;
+	if (o->method == KINJ_XSK) {
+		int rc = kinj_xsk_open(o, t);
+		if (rc == 0)
+			kinj_big_sndbuf(t->fd);
+		return rc;
+	}
 	t->fd = socket(AF_PACKET, SOCK_RAW, 0);
 	if (t->fd < 0)
 		return -errno;
+	kinj_big_sndbuf(t->fd);
 	if (setsockopt(t->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)) != 0)
 		return -errno;
 	struct sockaddr_ll at = {.sll_family = AF_PACKET,
@@ -256,6 +372,8 @@ static uint8_t *kinj_slot(struct kinj_tx *t, const struct kinj_opts *o, unsigned
 		struct tpacket2_hdr *h = (void *)(t->ring + (size_t)idx * t->frame_size);
 		return (uint8_t *)h + TPACKET2_HDRLEN - sizeof(struct sockaddr_ll);
 	}
+	if (o->method == KINJ_XSK)
+		return t->umem + (size_t)((t->head + i) % t->frame_nr) * t->frame_size;
 	return t->frames[i];
 }
 
@@ -266,7 +384,7 @@ static int kinj_send_round(struct kinj_tx *t, const struct kinj_opts *o,
 	for (unsigned i = 0; i < n; i++) {
 		uint8_t *f = kinj_slot(t, o, i);
 		/* UDP frames are written once; TCP needs new sequence numbers */
-		if (o->kind == KINJ_TCP || t->lens[i] == 0 || o->method == KINJ_TXRING)
+		if (o->kind == KINJ_TCP || t->lens[i] == 0 || o->method != KINJ_MMSG)
 			t->lens[i] = kinj_build(o, f, *seq, *ip_id);
 		*seq += o->mss;
 		(*ip_id)++;
@@ -279,7 +397,7 @@ static int kinj_send_round(struct kinj_tx *t, const struct kinj_opts *o,
 			h->tp_len = t->lens[i];
 			__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST,
 					 __ATOMIC_RELEASE);
-		} else {
+		} else if (o->method == KINJ_MMSG) {
 			t->iov[i].iov_base = f;
 			t->iov[i].iov_len = t->lens[i];
 			memset(&t->msgs[i], 0, sizeof(t->msgs[i]));
@@ -287,6 +405,8 @@ static int kinj_send_round(struct kinj_tx *t, const struct kinj_opts *o,
 			t->msgs[i].msg_hdr.msg_iovlen = 1;
 		}
 	}
+	if (o->method == KINJ_XSK)
+		return kinj_xsk_send(t, n, failed);
 	if (o->method == KINJ_TXRING) {
 		if (send(t->fd, NULL, 0, 0) < 0)
 			return -errno;
@@ -336,7 +456,8 @@ static void kinj_usage(FILE *to)
 {
 	fprintf(to,
 		"usage: lrx-kinject --dev IF --dst-mac MAC --napi-pid PID [options]\n"
-		"  --method mmsg|txring   AF_PACKET+PACKET_QDISC_BYPASS sendmmsg, or PACKET_TX_RING (mmsg)\n"
+		"  --method mmsg|txring|xdp  AF_PACKET+PACKET_QDISC_BYPASS sendmmsg, PACKET_TX_RING,\n"
+		"                         or AF_XDP in copy mode (mmsg)\n"
 		"  --kind udp|tcp         64-byte UDP frames, or a TCP stream of --mss segments (udp)\n"
 		"  --src-ip A --dst-ip B  IPv4 addresses (198.18.0.1, 198.18.0.42)\n"
 		"  --sport P --dport P    ports (9, 9)\n"
@@ -378,8 +499,8 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 			errno = 0;
 			v = strtoull(optarg, &end, 10);
 			if (errno || *end || end == optarg) {
-				fprintf(stderr, "lrx-kinject: --%s %s: want a non-negative integer\n",
-					longs[0].name, optarg);
+				fprintf(stderr, "lrx-kinject: %s: want a non-negative integer\n",
+					optarg);
 				return -EINVAL;
 			}
 		}
@@ -390,8 +511,10 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 				o->method = KINJ_MMSG;
 			else if (!strcmp(optarg, "txring"))
 				o->method = KINJ_TXRING;
+			else if (!strcmp(optarg, "xdp"))
+				o->method = KINJ_XSK;
 			else {
-				fprintf(stderr, "lrx-kinject: --method %s: want mmsg or txring\n", optarg);
+				fprintf(stderr, "lrx-kinject: --method %s: want mmsg, txring or xdp\n", optarg);
 				return -EINVAL;
 			}
 			break;
@@ -480,7 +603,7 @@ int main(int argc, char **argv)
 	int rc = kinj_open(&o, &t);
 	if (rc != 0) {
 		fprintf(stderr, "lrx-kinject: %s socket on %s: %s\n",
-			o.method == KINJ_TXRING ? "PACKET_TX_RING" : "AF_PACKET", o.dev,
+			kinj_method_names[o.method], o.dev,
 			strerror(-rc));
 		return 1;
 	}
@@ -535,7 +658,7 @@ int main(int argc, char **argv)
 	       ", \"idle_waits\": %" PRIu64 ", \"send_cpu_ns\": %" PRIu64
 	       ", \"napi_cpu_ns\": %" PRIu64 ", \"wall_ns\": %" PRIu64
 	       ", \"interrupted\": %s}\n",
-	       o.method == KINJ_TXRING ? "txring" : "mmsg",
+	       kinj_method_names[o.method],
 	       o.kind == KINJ_TCP ? "tcp" : "udp", sent, failed, rounds, o.round,
 	       waits, send_cpu, napi, wall, kinj_stop ? "true" : "false");
 	return rc == 0 || rc == -EINTR ? 0 : 1;

@@ -241,7 +241,8 @@ def measure_kernel(args, veth, inj, progs, gro, log):
                 for verdict in verdicts:
                     veth.attach(progs[verdict])
                     s0, n0 = veth.stats(), veth.nstat()
-                    r = run_injector(injector_cmd(inj, veth, kind, packets), args.timeout)
+                    r = run_injector(injector_cmd(inj, veth, kind, packets,
+                                                  method=args.injector), args.timeout)
                     s1, n1 = veth.stats(), veth.nstat()
                     r.update(rep=rep, traffic=kind, batch=batch, verdict=verdict,
                              xdp_packets=s1.get("rx_queue_0_xdp_packets", 0)
@@ -263,10 +264,16 @@ def measure_injectors(args, veth, inj, progs, log):
     receive side is cheapest), alternating."""
     veth.attach(progs["drop"])
     runs = []
+    methods = ("mmsg", "txring", "xdp")
     for rep in range(args.injector_reps):
-        for method in (("mmsg", "txring") if rep % 2 == 0 else ("txring", "mmsg")):
-            r = run_injector(injector_cmd(inj, veth, "udp", args.packets // 2, method=method),
-                             args.timeout)
+        for method in methods[rep % 3:] + methods[:rep % 3]:
+            try:
+                r = run_injector(injector_cmd(inj, veth, "udp", args.packets // 2,
+                                              method=method), args.timeout)
+            except BenchError as e:
+                # AF_XDP needs CONFIG_XDP_SOCKETS; say so and go on
+                log("injector %s unavailable: %s" % (method, e))
+                continue
             r["rep"] = rep
             runs.append(r)
             log("injector %-6s %6.1f ns/frame (sender CPU)" % (
@@ -485,6 +492,9 @@ def add_parser(sub, add_common):
                     help="UDP frames of each perf run (default: %(default)s)")
     kp.add_argument("--perf-freq", type=int, default=10000, help="cpu-clock samples/s (default: %(default)s)")
     kp.add_argument("--keep-perf", action="store_true", help="keep the perf.data files")
+    kp.add_argument("--injector", choices=("mmsg", "txring", "xdp"), default="mmsg",
+                    help="injector of the kernel runs: AF_PACKET sendmmsg, PACKET_TX_RING, "
+                    "AF_XDP copy mode (default: %(default)s)")
     kp.add_argument("--injector-reps", type=int, default=6,
                     help="alternating reps of the injector comparison (default: %(default)s)")
     kp.add_argument("--cpu", type=int, default=(os.cpu_count() or 1) - 1,

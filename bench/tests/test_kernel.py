@@ -127,7 +127,7 @@ class Figures(unittest.TestCase):
         self.assertEqual(k["by_traffic"]["udp"]["reps"], 7)
         self.assertTrue(k["delivery"]["ok"])
         self.assertAlmostEqual(res["agreement"], res["listrx"]["gain"] / k["gain"])
-        self.assertEqual(set(res["injectors"]), {"mmsg", "txring"})
+        self.assertLessEqual({"mmsg", "txring"}, set(res["injectors"]))
         self.assertEqual(set(res["profile"]), {"udp/1", "udp/64"})
         with tempfile.TemporaryDirectory() as d:
             md = km.write_report(res, os.path.join(d, "kernel.md"))
