@@ -290,13 +290,26 @@ static int kinj_xsk_send(struct kinj_tx *t, unsigned n, uint64_t *failed)
 		d[idx].options = 0;
 	}
 	__atomic_store_n(t->tx.producer, prod + n, __ATOMIC_RELEASE);
-	while (__atomic_load_n(t->tx.consumer, __ATOMIC_ACQUIRE) != prod + n) {
+	unsigned idle_kicks = 0;
+	uint32_t seen = __atomic_load_n(t->tx.consumer, __ATOMIC_ACQUIRE);
+	while (seen != prod + n) {
 		if (sendto(t->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 && errno != EAGAIN &&
 		    errno != EBUSY) {
 			if (errno != ENOBUFS)
 				return -errno;
 			(*failed)++;
 		}
+		uint32_t now = __atomic_load_n(t->tx.consumer, __ATOMIC_ACQUIRE);
+		idle_kicks = now == seen ? idle_kicks + 1 : 0;
+		seen = now;
+		if (idle_kicks >= 1000) {
+			/* the kernel takes no descriptor: let the NAPI kthread free
+			 * skbs (send buffer), then give up after ~1 s */
+			struct timespec ts = {0, 1000000};
+			nanosleep(&ts, NULL);
+		}
+		if (idle_kicks > 2000)
+			return -ETIMEDOUT;
 	}
 	__atomic_store_n(t->cq.consumer, __atomic_load_n(t->cq.producer, __ATOMIC_ACQUIRE),
 			 __ATOMIC_RELEASE);

@@ -18,10 +18,9 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
-from .kernel_model import (BATCHES, LAYERS, STAGE_FUNCTIONS, TRAFFIC, calibrated_config,
+from .kernel_model import (BATCHES, TRAFFIC, calibrated_config,
                            fallback_footprints, footprints_from_kallsyms, layer_of,
                            parse_kallsyms, parse_perf_report, stage_footprints, summarize,
                            write_report)
