@@ -208,6 +208,7 @@ struct kinj_tx {
 	/* txring */
 	uint8_t *ring;
 	unsigned frame_size, frame_nr, head;
+	uint64_t retries; /* txring: send() calls repeated after ENOBUFS */
 	unsigned lens[KINJ_MAX_ROUND];
 	/* AF_XDP: umem of frame_nr chunks of frame_size, TX and completion rings */
 	uint8_t *umem;
@@ -405,7 +406,13 @@ static int kinj_send_round(struct kinj_tx *t, const struct kinj_opts *o,
 			unsigned idx = (t->head + i) % t->frame_nr;
 			struct tpacket2_hdr *h =
 				(void *)(t->ring + (size_t)idx * t->frame_size);
-			if (h->tp_status != TP_STATUS_AVAILABLE)
+			/* tpacket_destruct_skb gave the slot back (we waited for
+			 * the kthread, which frees the skbs), or the kernel
+			 * refused the frame */
+			unsigned st = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
+			if (st & TP_STATUS_WRONG_FORMAT)
+				(*failed)++;
+			else if (st != TP_STATUS_AVAILABLE)
 				return -EBUSY;
 			h->tp_len = t->lens[i];
 			__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST,
@@ -421,16 +428,20 @@ static int kinj_send_round(struct kinj_tx *t, const struct kinj_opts *o,
 	if (o->method == KINJ_XSK)
 		return kinj_xsk_send(t, n, failed);
 	if (o->method == KINJ_TXRING) {
-		if (send(t->fd, NULL, 0, 0) < 0)
-			return -errno;
-		for (unsigned i = 0; i < n; i++) {
-			unsigned idx = (t->head + i) % t->frame_nr;
-			struct tpacket2_hdr *h =
-				(void *)(t->ring + (size_t)idx * t->frame_size);
-			unsigned st = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
-			if (st & TP_STATUS_WRONG_FORMAT)
-				(*failed)++;
-			h->tp_status = TP_STATUS_AVAILABLE;
+		/* MSG_DONTWAIT: a blocking tpacket_snd waits until every frame's
+		 * skb is freed (tpacket_destruct_skb), i.e. lets the NAPI kthread
+		 * run in the middle of the round */
+		int tries = 0;
+		while (send(t->fd, NULL, 0, MSG_DONTWAIT) < 0 && errno != EAGAIN) {
+			/* ENOBUFS: the veth queue is stopped (peer ring full);
+			 * without PACKET_LOSS the frame stays requested and a
+			 * later send() transmits it, once the kthread (which
+			 * our SCHED_FIFO would starve) has drained the ring */
+			if (errno != ENOBUFS || ++tries > 1000)
+				return -errno;
+			t->retries++;
+			struct timespec ts = {0, 50000};
+			nanosleep(&ts, NULL);
 		}
 		t->head = (t->head + n) % t->frame_nr;
 		return 0;
@@ -670,9 +681,9 @@ int main(int argc, char **argv)
 	       ", \"failed\": %" PRIu64 ", \"rounds\": %" PRIu64 ", \"round\": %u"
 	       ", \"idle_waits\": %" PRIu64 ", \"send_cpu_ns\": %" PRIu64
 	       ", \"napi_cpu_ns\": %" PRIu64 ", \"wall_ns\": %" PRIu64
-	       ", \"interrupted\": %s}\n",
+	       ", \"retries\": %" PRIu64 ", \"interrupted\": %s}\n",
 	       kinj_method_names[o.method],
 	       o.kind == KINJ_TCP ? "tcp" : "udp", sent, failed, rounds, o.round,
-	       waits, send_cpu, napi, wall, kinj_stop ? "true" : "false");
+	       waits, send_cpu, napi, wall, t.retries, kinj_stop ? "true" : "false");
 	return rc == 0 || rc == -EINTR ? 0 : 1;
 }
