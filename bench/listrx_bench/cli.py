@@ -240,6 +240,9 @@ def build_parser():
     lt.add_argument("--duration", type=float, default=1.0)
     lt.add_argument("--out", default=None, help="write latency.json/.md here (default: %(default)s)")
     lt.set_defaults(func=cmd_latency)
+
+    from . import kernel
+    kernel.add_parser(sub, add_common)
     return ap
 
 
