@@ -2,12 +2,12 @@
  * The base stages: `null` and `touch` (tests and baselines) and the test
  * stages `drop-every`, `tx-every` and `hold` that the engine equivalence
  * tests compose. Their entry points are exported so that the static engine
- * can call them directly (no indirect call), see dataplane/engine_static.c.
+ * can call them directly (no indirect call): stages/static_entries.h.
  */
 #ifndef LISTRX_BASE_STAGES_H
 #define LISTRX_BASE_STAGES_H
 
-#include "../stage.h"
+#include "stage.h"
 
 extern const struct lrx_stage lrx_stage_null;
 extern const struct lrx_stage lrx_stage_touch;

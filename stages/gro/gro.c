@@ -68,7 +68,7 @@
 
 #include "../meta.h"
 #include "../stage.h"
-#include "../static_entries.h"
+#include "static_entries.h"
 #include "gro.h"
 
 #define GRO_TCP_FLAG_CWR 0x80

@@ -21,7 +21,7 @@
 
 #include "../build_meta/stage_keys.h"
 #include "../meta.h"
-#include "../static_entries.h"
+#include "static_entries.h"
 #include "xdp.h"
 
 __thread uint32_t lrx_xdp_redirect_port = LRX_XDP_REDIRECT_NONE;

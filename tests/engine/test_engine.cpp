@@ -279,7 +279,7 @@ StageSpec random_stage(std::mt19937 &rng)
 TEST_CASE("static engine: a direct entry for every registered stage", "[engine][static]")
 {
 	// the static engine is the no-indirect-call bound only if it knows
-	// every stage a pipeline can name (engine_packet_loop.h)
+	// every stage a pipeline can name (stages/static_entries.h)
 	unsigned n = 0;
 	for (const lrx_stage *st; (st = lrx_stage_at(n)) != nullptr; n++) {
 		INFO("stage " << st->name);
