@@ -12,7 +12,7 @@
 static const struct lrx_app *telemetry_app;
 
 /* rte_telemetry (22.11) accepts names of [A-Za-z0-9_/] only: "port.0" ->
- * "port_0", "build-meta" -> "build_meta" (with a "-" the whole entry was
+ * "port_0", a stage "a-b" -> "a_b" (with a "-" the whole entry was
  * refused: /listrx/stages came back empty) */
 static void tel_name(char *dst, size_t len, const char *src)
 {

@@ -1281,6 +1281,7 @@ static const struct lrx_stage gro = {
 	.ctx_size = sizeof(struct gro_ctx),
 	.keys = gro_keys,
 	.counters = gro_counters,
+	.provides = LRX_PROVIDES_SKB,
 	.init = gro_init,
 	.fini = gro_fini,
 	.process_one = lrx_gro_process_one,

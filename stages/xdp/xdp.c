@@ -438,8 +438,47 @@ static const struct lrx_stage_counter xdp_counters[] = {
 	{ .name = NULL },
 };
 
+/* [xdp] and --xdp-*: where the kernel attaches a program. native = first,
+ * on the raw frame (the driver hook); generic = after build-meta and GRO,
+ * as xdpgeneric runs once the skb is built (netif_receive_generic_xdp). */
+static const struct lrx_stage_alias xdp_aliases[] = {
+	{ .key = "prog", .stage_key = "prog", .option = "--xdp-prog" },
+	{ .key = "section", .stage_key = "section", .option = "--xdp-section" },
+	{ .key = "mode", .stage_key = "mode", .option = "--xdp-mode" },
+	{ .key = "jit", .stage_key = "exec", .option = "--xdp-jit",
+	  .if_yes = "jit", .if_no = "interp" },
+	{ .key = NULL },
+};
+
+static const struct lrx_stage_place xdp_places[] = {
+	{ .value = "native", .position = LRX_POSITION_FIRST },
+	{ .value = "generic", .position = LRX_POSITION_AFTER_SKB,
+	  .why = "generic XDP runs after build-meta (as xdpgeneric after the "
+		 "skb is built)" },
+	{ .value = NULL },
+};
+
+static const struct lrx_stage_shortcut xdp_shortcut = {
+	.section = "xdp",
+	.keys = xdp_aliases,
+	.add_key = "prog",
+	.add_empty = "empty; name a built-in program (see docs/xdp.md) or an "
+		     "ELF object FILE.o",
+	.place_key = "mode",
+	.places = xdp_places,
+	.usage =
+		"  --xdp-prog P         XDP program: drop, pass, tx, redirect:PORT, read, touch,\n"
+		"                       udp-port-drop:PORTS, abort, or an eBPF object FILE.o;\n"
+		"                       adds the xdp stage where --xdp-mode says [xdp] prog\n"
+		"  --xdp-mode M         native (first stage, raw frame) | generic (after\n"
+		"                       build-meta and gro) [xdp] mode\n"
+		"  --xdp-section S      ELF section of the program (default xdp) [xdp] section\n"
+		"  --xdp-jit 1|0        rte_bpf x86 JIT or interpreter [xdp] jit\n",
+};
+
 const struct lrx_stage lrx_stage_xdp = {
 	.name = "xdp",
+	.shortcut = &xdp_shortcut,
 	.summary = "XDP verdict: built-in or eBPF program (rte_bpf JIT or "
 		   "interpreter), DROP/PASS/TX/REDIRECT/ABORTED",
 	.ctx_size = sizeof(struct xdp_ctx),
