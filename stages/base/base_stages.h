@@ -32,11 +32,4 @@ void lrx_hold_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
 			    lrx_next_t *nexts);
 uint16_t lrx_hold_release(void *ctx, struct rte_mbuf **pkts, uint16_t max);
 
-/* Reads key `key` as an unsigned integer in [min, max]; on a bad value
- * writes a message naming stage, key, value and the valid range into
- * init->err and returns -EINVAL. */
-int lrx_stage_key_uint(const struct lrx_stage_init *init, const char *key,
-		       unsigned long min, unsigned long max,
-		       unsigned long *value);
-
 #endif

@@ -66,8 +66,9 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
-#include "../meta.h"
-#include "../stage.h"
+#include "meta.h"
+#include "stage.h"
+#include "stage_keys.h"
 #include "static_entries.h"
 #include "gro.h"
 
@@ -1159,40 +1160,15 @@ static const struct lrx_stage_counter gro_counters[] = {
 	{NULL, 0},
 };
 
-static int gro_parse_u64(const struct lrx_stage_init *init, const char *key,
-			 uint64_t lo, uint64_t hi, uint64_t *out)
+/* on|off style keys: the index of the value in choices (off first). */
+static int gro_key_flag(const struct lrx_stage_init *init, const char *key,
+			const char *off, const char *on, uint8_t *out)
 {
-	const char *text = init->get(init, key);
-	char *end = NULL;
-	errno = 0;
-	unsigned long long v = text ? strtoull(text, &end, 10) : 0;
-	if (!text || !*text || *end || errno || text[0] == '-' || v < lo ||
-	    v > hi) {
-		snprintf(init->err, init->err_len,
-			 "%s: %s=%s: expected an integer in %llu..%llu",
-			 init->instance, key, text ? text : "(none)",
-			 (unsigned long long)lo, (unsigned long long)hi);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
-static int gro_parse_choice(const struct lrx_stage_init *init, const char *key,
-			    const char *yes, const char *no, uint8_t *out)
-{
-	const char *text = init->get(init, key);
-	if (text && strcmp(text, yes) == 0) {
-		*out = 1;
-		return 0;
-	}
-	if (text && strcmp(text, no) == 0) {
-		*out = 0;
-		return 0;
-	}
-	snprintf(init->err, init->err_len, "%s: %s=%s: expected %s or %s",
-		 init->instance, key, text ? text : "(none)", yes, no);
-	return -EINVAL;
+	const char *const choices[] = {off, on, NULL};
+	unsigned v = 0;
+	int rc = lrx_key_choice(init, key, choices, &v);
+	*out = (uint8_t)v;
+	return rc;
 }
 
 static int gro_parse_impl(const struct lrx_stage_init *init, uint8_t *out)
@@ -1201,36 +1177,29 @@ static int gro_parse_impl(const struct lrx_stage_init *init, uint8_t *out)
 		[GRO_IMPL_KERNEL] = "kernel",
 		[GRO_IMPL_RTE_HEAVY] = "rte",
 		[GRO_IMPL_RTE_LIGHT] = "rte-light",
+		NULL,
 	};
-	const char *text = init->get(init, "impl");
-	for (uint8_t i = 0; text && i < RTE_DIM(names); i++)
-		if (strcmp(text, names[i]) == 0) {
-			*out = i;
-			return 0;
-		}
-	snprintf(init->err, init->err_len,
-		 "%s: impl=%s: expected kernel, rte (rte_gro heavy mode) or "
-		 "rte-light (rte_gro light mode)",
-		 init->instance, text ? text : "(none)");
-	return -EINVAL;
+	unsigned v = 0;
+	int rc = lrx_key_choice(init, "impl", names, &v);
+	*out = (uint8_t)v;
+	return rc;
 }
 
 static int gro_init(void *vctx, const struct lrx_stage_init *init)
 {
 	struct gro_ctx *ctx = vctx;
-	uint64_t age_us, timeout_us, max_size;
+	unsigned long age_us, timeout_us, max_size;
 	int rc;
-	if ((rc = gro_parse_u64(init, "flush_age_us", 0, 10000000, &age_us)) ||
-	    (rc = gro_parse_u64(init, "flush_timeout_us", 0, 10000000,
-				&timeout_us)) ||
-	    (rc = gro_parse_u64(init, "max_size", 1, GRO_MAX_SIZE,
-				&max_size)) ||
-	    (rc = gro_parse_choice(init, "udp_gro", "on", "off",
-				   &ctx->udp_gro)) ||
-	    (rc = gro_parse_choice(init, "csum_verify", "on", "off",
-				   &ctx->csum_verify)) ||
-	    (rc = gro_parse_choice(init, "use_meta", "auto", "off",
-				   &ctx->use_meta)) ||
+	if ((rc = lrx_key_uint(init, "flush_age_us", 0, 10000000, &age_us)) ||
+	    (rc = lrx_key_uint(init, "flush_timeout_us", 0, 10000000,
+			       &timeout_us)) ||
+	    (rc = lrx_key_uint(init, "max_size", 1, GRO_MAX_SIZE,
+			       &max_size)) ||
+	    (rc = gro_key_flag(init, "udp_gro", "off", "on", &ctx->udp_gro)) ||
+	    (rc = gro_key_flag(init, "csum_verify", "off", "on",
+			       &ctx->csum_verify)) ||
+	    (rc = gro_key_flag(init, "use_meta", "off", "auto",
+			       &ctx->use_meta)) ||
 	    (rc = gro_parse_impl(init, &ctx->impl)))
 		return rc;
 	uint64_t hz = rte_get_tsc_hz();

@@ -36,7 +36,7 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
-#include "build_meta/stage_keys.h"
+#include "stage_keys.h"
 #include "l3_demux.h"
 #include "meta.h"
 #include "static_entries.h"

@@ -19,7 +19,7 @@
 #include <rte_bpf.h>
 #include <rte_malloc.h>
 
-#include "../build_meta/stage_keys.h"
+#include "stage_keys.h"
 #include "../meta.h"
 #include "static_entries.h"
 #include "xdp.h"

@@ -22,6 +22,7 @@ extern "C" {
 #include "pipeline.h"
 #include "sink.h"
 #include "engine_internal.h"
+#include "stage_keys.h"
 }
 
 namespace {
@@ -804,4 +805,40 @@ TEST_CASE("pmu stages: each stage is charged exactly what it cost, in the vector
 	}
 	lrx_pmu_fake_use_tsc = true;
 	LRX_REQUIRE_POOL_FULL(mp);
+}
+
+namespace {
+const char *one_key_get(const lrx_stage_init *init, const char *key)
+{
+	const char *const *kv = static_cast<const char *const *>(init->values);
+	return std::strcmp(kv[0], key) == 0 ? kv[1] : nullptr;
+}
+} // namespace
+
+TEST_CASE("stage keys: one message format, decimal integers only", "[engine][keys]")
+{
+	char err[256] = "";
+	const char *kv[2] = {"k", "0x10"};
+	lrx_stage_init init{};
+	init.instance = "drop-every";
+	init.get = one_key_get;
+	init.values = kv;
+	init.err = err;
+	init.err_len = sizeof(err);
+	unsigned long v = 0;
+	CHECK(lrx_key_uint(&init, "k", 1, 100, &v) == -EINVAL);
+	CHECK(std::string(err) ==
+	      "drop-every: k=0x10 is not valid (key 'k', value '0x10'); valid values are integers 1..100");
+	kv[1] = "16";
+	CHECK(lrx_key_uint(&init, "k", 1, 100, &v) == 0);
+	CHECK(v == 16);
+	static const char *const choices[] = {"off", "on", nullptr};
+	unsigned c = 9;
+	kv[1] = "maybe";
+	CHECK(lrx_key_choice(&init, "k", choices, &c) == -EINVAL);
+	CHECK(std::string(err) ==
+	      "drop-every: k=maybe is not valid (key 'k', value 'maybe'); valid values are off|on");
+	kv[1] = "on";
+	CHECK(lrx_key_choice(&init, "k", choices, &c) == 0);
+	CHECK(c == 1);
 }
