@@ -23,6 +23,7 @@
 
 lrx_next_t lrx_build_meta_process_one(void *ctx, struct rte_mbuf *pkt);
 lrx_next_t lrx_gro_process_one(void *ctx, struct rte_mbuf *pkt);
+lrx_next_t lrx_rte_gro_process_one(void *ctx, struct rte_mbuf *pkt);
 uint16_t lrx_gro_release(void *ctx, struct rte_mbuf **pkts, uint16_t max);
 lrx_next_t lrx_l3_demux_process_one(void *ctx, struct rte_mbuf *pkt);
 lrx_next_t lrx_xdp_process_one(void *ctx, struct rte_mbuf *pkt);
@@ -32,6 +33,7 @@ lrx_next_t lrx_xdp_process_one(void *ctx, struct rte_mbuf *pkt);
 	X(lrx_gro_process_one) \
 	X(lrx_l3_demux_process_one) \
 	X(lrx_xdp_process_one) \
+	X(lrx_rte_gro_process_one) \
 	X(lrx_touch_process_one) \
 	X(lrx_null_process_one) \
 	X(lrx_drop_every_process_one) \

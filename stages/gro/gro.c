@@ -45,8 +45,9 @@
  *
  * Where kernels differ, the rule of the kernel the oracle test ran on
  * (Linux 6.18) is followed: fixed IP IDs without DF, CWR passes alone.
- * impl=rte (heavy mode) and impl=rte-light put DPDK rte_gro behind the same
- * descriptor (the peer).
+ * The peer, DPDK rte_gro (heavy mode, or light mode with mode=light), is a
+ * second descriptor, rte-gro, over the same context, parser, counters and
+ * release list: the kernel GRO path carries no branch for it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -91,7 +92,8 @@
 	((uint32_t)(GRO_TCP_FLAG_CWR | GRO_TCP_FLAG_FIN | GRO_TCP_FLAG_PSH)  \
 	 << 16)
 
-/* Which GRO runs behind the descriptor (config key impl). */
+/* Which GRO runs behind the descriptor: gro is the kernel's, rte-gro the
+ * peer (its key mode picks heavy or light). */
 enum gro_impl {
 	GRO_IMPL_KERNEL = 0,    /* this file: the kernel's rules */
 	GRO_IMPL_RTE_HEAVY = 1, /* the peer: rte_gro_reassemble + timeout */
@@ -826,11 +828,11 @@ static inline enum gro_result gro_receive(struct gro_ctx *ctx,
 	return GRO_HELD;
 }
 
-/* ---- the peer: DPDK rte_gro (impl=rte, impl=rte-light) -------------------
- * rte_gro_reassemble (heavy mode: state across calls, impl=rte) or
+/* ---- the peer: DPDK rte_gro (stage rte-gro) ---------------------------
+ * rte_gro_reassemble (heavy mode: state across calls, mode=heavy) or
  * rte_gro_reassemble_burst (light mode: one burst, nothing kept,
- * impl=rte-light) behind the same descriptor, so that a pipeline can run
- * either on the same stream. Only TCP/IPv4 is given to rte_gro (22.11
+ * mode=light) behind a descriptor of its own over the same context, so
+ * that a pipeline can run either on the same stream. Only TCP/IPv4 is given to rte_gro (22.11
  * merges nothing else); rte_gro needs packet_type and l2/l3/l4_len, which
  * the shared parse helper fills. The packets rte_gro does not take, and
  * what rte_gro_timeout_flush or rte_gro_reassemble_burst returns, go to the
@@ -997,7 +999,7 @@ static int gro_rte_init(struct gro_ctx *ctx, const struct lrx_stage_init *init)
 	ctx->rte_ctx = rte_gro_ctx_create(&param);
 	if (!ctx->rte_ctx) {
 		snprintf(init->err, init->err_len,
-			 "%s: impl=rte: rte_gro_ctx_create failed on socket %d",
+			 "%s: mode=heavy: rte_gro_ctx_create failed on socket %d",
 			 init->instance, init->socket_id);
 		return -ENOMEM;
 	}
@@ -1026,21 +1028,21 @@ static void gro_flush_old(struct gro_ctx *ctx, uint64_t older_than,
 	}
 }
 
-static void gro_flush(void *vctx, bool budget_used)
+static void rte_gro_flush(void *vctx, bool budget_used)
 {
 	struct gro_ctx *ctx = vctx;
-	if (unlikely(ctx->impl == GRO_IMPL_RTE_LIGHT)) {
+	if (ctx->impl == GRO_IMPL_RTE_LIGHT) {
 		/* light mode keeps nothing across polls, budget or not */
 		gro_rte_light_flush(ctx, GRO_FLUSH_POLL_END);
 		return;
 	}
-	if (unlikely(ctx->impl == GRO_IMPL_RTE_HEAVY)) {
-		uint64_t age = budget_used ? ctx->age_cycles
-					   : ctx->timeout_cycles;
-		gro_rte_flush(ctx, age,
-			      age ? GRO_FLUSH_AGE : GRO_FLUSH_POLL_END);
-		return;
-	}
+	uint64_t age = budget_used ? ctx->age_cycles : ctx->timeout_cycles;
+	gro_rte_flush(ctx, age, age ? GRO_FLUSH_AGE : GRO_FLUSH_POLL_END);
+}
+
+static void gro_flush(void *vctx, bool budget_used)
+{
+	struct gro_ctx *ctx = vctx;
 	if (!ctx->held_count)
 		return;
 	if (budget_used) {
@@ -1073,7 +1075,13 @@ uint16_t lrx_gro_release(void *vctx, struct rte_mbuf **pkts, uint16_t max)
 static uint32_t gro_held_count(const void *vctx)
 {
 	const struct gro_ctx *ctx = vctx;
-	uint32_t held = ctx->held_count + ctx->light_n;
+	return ctx->held_count + (ctx->ring_tail - ctx->ring_head);
+}
+
+static uint32_t rte_gro_held_count(const void *vctx)
+{
+	const struct gro_ctx *ctx = vctx;
+	uint32_t held = ctx->light_n;
 	if (ctx->impl == GRO_IMPL_RTE_HEAVY)
 		held = (uint32_t)rte_gro_get_pkt_count(ctx->rte_ctx);
 	return held + (ctx->ring_tail - ctx->ring_head);
@@ -1084,24 +1092,27 @@ static uint32_t gro_held_count(const void *vctx)
 
 lrx_next_t lrx_gro_process_one(void *vctx, struct rte_mbuf *pkt)
 {
-	struct gro_ctx *ctx = vctx;
-	if (unlikely(ctx->impl != GRO_IMPL_KERNEL))
-		gro_rte_burst(ctx, &pkt, 1);
-	else
-		gro_receive(ctx, pkt);
+	gro_receive(vctx, pkt);
 	return LRX_NEXT_CONSUMED_V;
+}
+
+lrx_next_t lrx_rte_gro_process_one(void *vctx, struct rte_mbuf *pkt)
+{
+	gro_rte_burst(vctx, &pkt, 1);
+	return LRX_NEXT_CONSUMED_V;
+}
+
+static void rte_gro_process_burst(void *vctx, struct rte_mbuf **pkts,
+				  uint16_t n, lrx_next_t *nexts)
+{
+	gro_rte_burst(vctx, pkts, n);
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = LRX_NEXT_CONSUMED_V;
 }
 
 static void gro_process_burst(void *vctx, struct rte_mbuf **pkts, uint16_t n,
 			      lrx_next_t *nexts)
 {
-	struct gro_ctx *ctx = vctx;
-	if (unlikely(ctx->impl != GRO_IMPL_KERNEL)) {
-		gro_rte_burst(ctx, pkts, n);
-		for (uint16_t i = 0; i < n; i++)
-			nexts[i] = LRX_NEXT_CONSUMED_V;
-		return;
-	}
 	for (uint16_t i = 0; i < n; i++) {
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
@@ -1112,30 +1123,38 @@ static void gro_process_burst(void *vctx, struct rte_mbuf **pkts, uint16_t n,
 
 /* ---- configuration ----------------------------------------------------- */
 
-static const struct lrx_stage_key gro_keys[] = {
-	{"flush_age_us", "1000",
-	 "end of a poll that used its whole budget: flush held packets older "
-	 "than this (napi_gro_flush(napi, HZ >= 1000): one jiffy at HZ=1000); "
-	 "0 = flush all; 0..10000000"},
-	{"flush_timeout_us", "0",
-	 "gro_flush_timeout: a poll that did not use its budget flushes only "
-	 "packets older than this; 0 = flush all (default); 0..10000000"},
-	{"max_size", "65536",
-	 "gro_max_size: merged L3 length stays below this; 65536 = "
-	 "GRO_LEGACY_MAX_SIZE, up to 524280 for BIG TCP"},
-	{"udp_gro", "off", "on|off: merge UDP datagrams as with UDP_GRO"},
-	{"csum_verify", "on",
-	 "on|off: verify TCP/UDP checksums the NIC did not (the kernel always "
-	 "does; off only to measure the cost)"},
-	{"impl", "kernel",
-	 "kernel|rte|rte-light: this stage's Linux rules, or DPDK rte_gro as "
-	 "the peer on the same stream (TCP/IPv4 only): rte = heavy mode "
-	 "(rte_gro_reassemble + rte_gro_timeout_flush), rte-light = light mode "
-	 "(rte_gro_reassemble_burst over each poll's burst, nothing held "
-	 "across polls)"},
-	{"use_meta", "auto",
-	 "auto|off: read build-meta's metadata when present, else parse the "
+/* the keys of both descriptors (gro, rte-gro) */
+#define GRO_COMMON_KEYS \
+	{"flush_age_us", "1000", \
+	 "end of a poll that used its whole budget: flush held packets older " \
+	 "than this (napi_gro_flush(napi, HZ >= 1000): one jiffy at HZ=1000); " \
+	 "0 = flush all; 0..10000000"}, \
+	{"flush_timeout_us", "0", \
+	 "gro_flush_timeout: a poll that did not use its budget flushes only " \
+	 "packets older than this; 0 = flush all (default); 0..10000000"}, \
+	{"max_size", "65536", \
+	 "gro_max_size: merged L3 length stays below this; 65536 = " \
+	 "GRO_LEGACY_MAX_SIZE, up to 524280 for BIG TCP"}, \
+	{"udp_gro", "off", "on|off: merge UDP datagrams as with UDP_GRO"}, \
+	{"csum_verify", "on", \
+	 "on|off: verify TCP/UDP checksums the NIC did not (the kernel always " \
+	 "does; off only to measure the cost)"}, \
+	{"use_meta", "auto", \
+	 "auto|off: read build-meta's metadata when present, else parse the " \
 	 "headers (off: always parse)"},
+
+static const struct lrx_stage_key gro_keys[] = {
+	GRO_COMMON_KEYS
+	{NULL, NULL, NULL},
+};
+
+static const struct lrx_stage_key rte_gro_keys[] = {
+	GRO_COMMON_KEYS
+	{"mode", "heavy",
+	 "heavy|light: DPDK rte_gro as the peer of gro on the same stream "
+	 "(TCP/IPv4 only): heavy = rte_gro_reassemble + rte_gro_timeout_flush, "
+	 "light = rte_gro_reassemble_burst over each poll's burst, nothing "
+	 "held across polls"},
 	{NULL, NULL, NULL},
 };
 
@@ -1171,17 +1190,12 @@ static int gro_key_flag(const struct lrx_stage_init *init, const char *key,
 	return rc;
 }
 
-static int gro_parse_impl(const struct lrx_stage_init *init, uint8_t *out)
+static int rte_gro_parse_mode(const struct lrx_stage_init *init, uint8_t *out)
 {
-	static const char *const names[] = {
-		[GRO_IMPL_KERNEL] = "kernel",
-		[GRO_IMPL_RTE_HEAVY] = "rte",
-		[GRO_IMPL_RTE_LIGHT] = "rte-light",
-		NULL,
-	};
+	static const char *const names[] = {"heavy", "light", NULL};
 	unsigned v = 0;
-	int rc = lrx_key_choice(init, "impl", names, &v);
-	*out = (uint8_t)v;
+	int rc = lrx_key_choice(init, "mode", names, &v);
+	*out = v == 1 ? GRO_IMPL_RTE_LIGHT : GRO_IMPL_RTE_HEAVY;
 	return rc;
 }
 
@@ -1199,8 +1213,7 @@ static int gro_init(void *vctx, const struct lrx_stage_init *init)
 	    (rc = gro_key_flag(init, "csum_verify", "off", "on",
 			       &ctx->csum_verify)) ||
 	    (rc = gro_key_flag(init, "use_meta", "off", "auto",
-			       &ctx->use_meta)) ||
-	    (rc = gro_parse_impl(init, &ctx->impl)))
+			       &ctx->use_meta)))
 		return rc;
 	uint64_t hz = rte_get_tsc_hz();
 	ctx->age_cycles = age_us * hz / 1000000;
@@ -1211,9 +1224,16 @@ static int gro_init(void *vctx, const struct lrx_stage_init *init)
 	if (timeout_us && !ctx->timeout_cycles)
 		ctx->timeout_cycles = 1;
 	ctx->max_size = (uint32_t)max_size;
-	if (ctx->impl != GRO_IMPL_KERNEL)
-		return gro_rte_init(ctx, init);
+	ctx->impl = GRO_IMPL_KERNEL;
 	return 0;
+}
+
+static int rte_gro_init(void *vctx, const struct lrx_stage_init *init)
+{
+	struct gro_ctx *ctx = vctx;
+	int rc = gro_init(ctx, init);
+	rc = rc ?: rte_gro_parse_mode(init, &ctx->impl);
+	return rc ?: gro_rte_init(ctx, init);
 }
 
 static void gro_fini(void *vctx)
@@ -1260,3 +1280,21 @@ static const struct lrx_stage gro = {
 	.held = gro_held_count,
 };
 LRX_STAGE_REGISTER(gro)
+
+static const struct lrx_stage rte_gro = {
+	.name = "rte-gro",
+	.summary = "DPDK rte_gro (heavy, or light with mode=light) over the same "
+		   "stream, as the peer of gro (TCP/IPv4 only)",
+	.ctx_size = sizeof(struct gro_ctx),
+	.keys = rte_gro_keys,
+	.counters = gro_counters,
+	.provides = LRX_PROVIDES_SKB,
+	.init = rte_gro_init,
+	.fini = gro_fini,
+	.process_one = lrx_rte_gro_process_one,
+	.process_burst = rte_gro_process_burst,
+	.flush = rte_gro_flush,
+	.release = lrx_gro_release,
+	.held = rte_gro_held_count,
+};
+LRX_STAGE_REGISTER(rte_gro)

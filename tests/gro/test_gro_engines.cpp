@@ -49,12 +49,14 @@ EngineRun run_engine(const char *engine, const char *impl,
 	conf.burst = burst;
 	conf.stats_level = LRX_STATS_COUNTERS;
 	conf.n_stages = 1;
-	conf.stages[0].stage = lrx_stage_find("gro");
-	conf.stages[0].n_values = 2;
+	// impl kernel = the gro stage; rte, rte-light = rte-gro's two modes
+	const bool kernel = std::string(impl) == "kernel";
+	conf.stages[0].stage = lrx_stage_find(kernel ? "gro" : "rte-gro");
+	conf.stages[0].n_values = kernel ? 1 : 2;
 	conf.stages[0].keys[0] = "flush_age_us";
 	conf.stages[0].values[0] = "10000000";
-	conf.stages[0].keys[1] = "impl";
-	conf.stages[0].values[1] = impl;
+	conf.stages[0].keys[1] = "mode";
+	conf.stages[0].values[1] = std::string(impl) == "rte" ? "heavy" : "light";
 	REQUIRE(conf.stages[0].stage != nullptr);
 	conf.socket_id = 0;
 	conf.lcore_id = 0;
