@@ -8,6 +8,7 @@
 #ifndef LISTRX_STAGE_H
 #define LISTRX_STAGE_H
 
+#include <assert.h> /* static_assert in C11 and C++ */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,10 +34,13 @@ enum lrx_next_kind {
 	LRX_NEXT_REDIRECT = 3, /* sent out of port arg (XDP_REDIRECT) */
 	LRX_NEXT_CONSUMED = 4, /* the stage kept it (GRO held/merged it) */
 	LRX_NEXT_DELIVER = 5,  /* handed to "the socket layer": counted, freed */
+	LRX_NEXT_KIND_MAX,     /* the number of kinds */
 };
 
 #define LRX_NEXT_KIND_BITS 4
 #define LRX_NEXT_KIND_MASK ((1u << LRX_NEXT_KIND_BITS) - 1)
+static_assert(LRX_NEXT_KIND_MAX <= LRX_NEXT_KIND_MASK + 1,
+	       "every next kind fits in LRX_NEXT_KIND_BITS");
 
 static inline lrx_next_t lrx_next_make(enum lrx_next_kind kind, uint32_t arg)
 {
