@@ -20,7 +20,7 @@
 #include <rte_malloc.h>
 
 #include "stage_keys.h"
-#include "../meta.h"
+#include "meta.h"
 #include "static_entries.h"
 #include "xdp.h"
 

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../stage.h"
+#include "stage.h"
 
 /* The kernel's enum xdp_action values (include/uapi/linux/bpf.h). */
 enum lrx_xdp_action {

@@ -10,8 +10,8 @@
 
 #include <unistd.h>
 
-#include "../integration/pcap_file.h"
-#include "../integration/run_binary.h"
+#include "pcap_file.h"
+#include "run_binary.h"
 #include "frames.h"
 
 namespace fr = lrx_test::frames;

@@ -36,7 +36,7 @@
 #include <rte_mbuf_dyn.h>
 
 #include "frames.h"
-#include "../build_meta/stage_harness.h"
+#include "stage_harness.h"
 #include "test_eal.h"
 
 extern "C" {
