@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Engine tests (issue 4): every engine gives the same verdicts, drop
+// Engine tests (docs/engines.md): every engine gives the same verdicts, drop
 // reasons, counts, sink contents and sink order on the same input; held
 // packets come back at the flush; nothing leaks; bad engine names and
 // config keys are refused with a message naming them; the ballast runs.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// GRO stage: Linux dev_gro_receive semantics (issue 6).
+// GRO stage: Linux dev_gro_receive semantics (net/core/gro.c).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
