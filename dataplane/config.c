@@ -592,14 +592,14 @@ static bool is_shortcut_section(const char *section)
 	return false;
 }
 
-/* Each stage's `requires` bits must be provided by a stage before it. */
-static int check_requires(struct config_ctx *c, struct rte_cfgfile *cfg)
+/* Each stage's `needs` bits must be provided by a stage before it. */
+static int check_needs(struct config_ctx *c, struct rte_cfgfile *cfg)
 {
 	const struct lrx_pipeline_conf *pc = &c->conf->pipeline;
 	unsigned provided = 0;
 	for (unsigned i = 0; i < pc->n_stages; i++) {
 		const struct lrx_stage *s = pc->stages[i].stage;
-		unsigned missing = s->requires & ~provided;
+		unsigned missing = s->needs & ~provided;
 		if (missing)
 			return config_error(c, "pipeline", "stages", get(cfg, "pipeline", "stages"),
 					    "%s (position %u) reads what %s provides: put %s before it",
@@ -717,7 +717,7 @@ static int load_pipeline(struct config_ctx *c, struct rte_cfgfile *cfg)
 			return rc;
 	}
 	rc = load_shortcuts(c, cfg); /* may add a stage ([xdp]) */
-	rc = rc ?: check_requires(c, cfg);
+	rc = rc ?: check_needs(c, cfg);
 	if (rc)
 		return rc;
 	if (pc->engine == LRX_ENGINE_HYBRID && pc->hybrid_k > pc->n_stages)

@@ -158,7 +158,8 @@ struct lrx_stage {
 	/* Placement (above): what it provides to the stages after it, what
 	 * must come before it, and its optional shortcut section. */
 	unsigned provides;                   /* enum lrx_stage_provides bits */
-	unsigned requires;                   /* bits a stage before it provides */
+	unsigned needs;                      /* bits a stage before it must provide
+					      * ("requires" is a C++20 keyword) */
 	const struct lrx_stage_shortcut *shortcut;
 
 	/* Returns 0 or -errno, with a message in init->err. */

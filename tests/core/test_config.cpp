@@ -379,7 +379,7 @@ TEST_CASE("[xdp] mistakes are named", "[config][xdp]")
 
 TEST_CASE("a stage that reads the metadata needs its provider before it", "[config]")
 {
-	// l3-demux requires LRX_PROVIDES_META (stage.h), build-meta provides it
+	// l3-demux needs LRX_PROVIDES_META (stage.h), build-meta provides it
 	Loaded bad("[pipeline]\nstages = l3-demux,build-meta\n");
 	INFO(bad.err);
 	CHECK(bad.rc == -EINVAL);

@@ -293,6 +293,46 @@ TEST_CASE("static engine: a direct entry for every registered stage", "[engine][
 	CHECK(n >= 6);
 }
 
+TEST_CASE("a pipeline of every registered stage runs in every engine", "[engine][registry]")
+{
+	// "a stage is one folder" (docs/architecture.md): whatever the
+	// registry holds composes into one pipeline with its default keys, in
+	// an order its placement rules allow (the stages that provide
+	// something to later ones first), and every engine gives the same
+	// result on it
+	rte_mempool *mp = pool();
+	std::vector<StageSpec> specs;
+	for (int providers = 1; providers >= 0; providers--)
+		for (unsigned i = 0; lrx_stage_at(i) != nullptr; i++)
+			if ((lrx_stage_at(i)->provides != 0) == (providers == 1))
+				specs.emplace_back(lrx_stage_at(i)->name);
+	unsigned provided = 0;
+	for (const StageSpec &sp : specs) {
+		const lrx_stage *st = lrx_stage_find(sp.name.c_str());
+		INFO("stage " << sp.name);
+		CHECK((st->needs & ~provided) == 0);
+		provided |= st->provides;
+	}
+	REQUIRE(specs.size() >= 10);
+	REQUIRE(specs.size() <= LRX_PIPELINE_MAX_STAGES);
+	std::mt19937 rng(18);
+	std::vector<size_t> polls{64, 64, 64, 9};
+	Frames frames = random_frames(rng, 64 * 3 + 9);
+	auto engines = all_engines((unsigned)specs.size(), rng);
+	INFO("stages " << describe(specs));
+	Result ref = run(Conf(engines[0], 64, specs), frames, polls);
+	size_t out = 0;
+	for (auto &pp : ref.per_poll)
+		out += pp.size();
+	REQUIRE(out == frames.size()); // every packet ends in the sink once
+	for (size_t e = 1; e < engines.size(); e++) {
+		INFO("engine " << engines[e].label << " vs packet");
+		Result r = run(Conf(engines[e], 64, specs), frames, polls);
+		require_same(ref, r);
+	}
+	LRX_REQUIRE_POOL_FULL(mp);
+}
+
 TEST_CASE("engine names parse and print", "[engine]")
 {
 	lrx_engine_kind kind;
