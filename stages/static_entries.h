@@ -8,7 +8,7 @@
  * stage call. Every other engine reaches the stages through their
  * descriptors (stage.h) alone.
  *
- * Adding a stage: one X(...) line here (and its prototype). A stage
+ * Adding a stage: one X(...) line here (the prototype comes from it). A stage
  * without one is called indirectly by the static engine; the engine test
  * "static engine: a direct entry for every registered stage" fails then.
  * Pipeline stages first: they are what a real pipeline runs.
@@ -19,14 +19,6 @@
 #include <stdint.h>
 
 #include "stage.h"
-#include "base/base_stages.h"
-
-lrx_next_t lrx_build_meta_process_one(void *ctx, struct rte_mbuf *pkt);
-lrx_next_t lrx_gro_process_one(void *ctx, struct rte_mbuf *pkt);
-lrx_next_t lrx_rte_gro_process_one(void *ctx, struct rte_mbuf *pkt);
-uint16_t lrx_gro_release(void *ctx, struct rte_mbuf **pkts, uint16_t max);
-lrx_next_t lrx_l3_demux_process_one(void *ctx, struct rte_mbuf *pkt);
-lrx_next_t lrx_xdp_process_one(void *ctx, struct rte_mbuf *pkt);
 
 #define LRX_STATIC_ENTRIES(X) \
 	X(lrx_build_meta_process_one) \
@@ -43,5 +35,15 @@ lrx_next_t lrx_xdp_process_one(void *ctx, struct rte_mbuf *pkt);
 #define LRX_STATIC_RELEASES(X) \
 	X(lrx_gro_release) \
 	X(lrx_hold_release)
+
+/* The prototypes, from the lists themselves. */
+#define LRX_STATIC_DECLARE_ONE(entry) \
+	lrx_next_t entry(void *ctx, struct rte_mbuf *pkt);
+#define LRX_STATIC_DECLARE_RELEASE(entry) \
+	uint16_t entry(void *ctx, struct rte_mbuf **pkts, uint16_t max);
+LRX_STATIC_ENTRIES(LRX_STATIC_DECLARE_ONE)
+LRX_STATIC_RELEASES(LRX_STATIC_DECLARE_RELEASE)
+#undef LRX_STATIC_DECLARE_ONE
+#undef LRX_STATIC_DECLARE_RELEASE
 
 #endif
