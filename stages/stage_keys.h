@@ -17,8 +17,9 @@
 /* The value of key (never NULL: a missing key reads as ""). */
 const char *lrx_key_value(const struct lrx_stage_init *init, const char *key);
 
-/* Writes "<instance>: <key>=<value> is not valid (key '<key>', value
- * '<value>'); <what is valid>". */
+/* Writes "<instance>: key '<key>' = '<value>': <what is valid>
+ * (<key>=<value>)": quoted (an empty value shows) and as written in a
+ * config or --set. */
 int lrx_key_error(const struct lrx_stage_init *init, const char *key,
 		  const char *value, const char *valid);
 

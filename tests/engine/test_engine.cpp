@@ -868,7 +868,7 @@ TEST_CASE("stage keys: one message format, decimal integers only", "[engine][key
 	unsigned long v = 0;
 	CHECK(lrx_key_uint(&init, "k", 1, 100, &v) == -EINVAL);
 	CHECK(std::string(err) ==
-	      "drop-every: k=0x10 is not valid (key 'k', value '0x10'); valid values are integers 1..100");
+	      "drop-every: key 'k' = '0x10': valid values are integers 1..100 (k=0x10)");
 	kv[1] = "16";
 	CHECK(lrx_key_uint(&init, "k", 1, 100, &v) == 0);
 	CHECK(v == 16);
@@ -877,7 +877,7 @@ TEST_CASE("stage keys: one message format, decimal integers only", "[engine][key
 	kv[1] = "maybe";
 	CHECK(lrx_key_choice(&init, "k", choices, &c) == -EINVAL);
 	CHECK(std::string(err) ==
-	      "drop-every: k=maybe is not valid (key 'k', value 'maybe'); valid values are off|on");
+	      "drop-every: key 'k' = 'maybe': valid values are off|on (k=maybe)");
 	kv[1] = "on";
 	CHECK(lrx_key_choice(&init, "k", choices, &c) == 0);
 	CHECK(c == 1);
