@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak (issue 9, docs/reliability.md): listrx at full rate for a long time
+# Soak (docs/reliability.md): listrx at full rate for a long time
 # with the emulated NIC's mixed profile (IPv4/IPv6/ARP/VLAN and a
 # malformed share) on two polling lcores, one RX queue each, through the
 # full pipeline (every product stage the binary has: xdp, build-meta, gro,
@@ -8,7 +8,7 @@
 # --rss-slack-kb), counters consistent (rx = delivered + dropped + tx +
 # held), every mbuf back in its pool at exit.
 #
-#   bench/soak.sh                     10 minutes (the issue's soak)
+#   bench/soak.sh                     10 minutes (the reliability soak)
 #   bench/soak.sh --duration 30       the CI version (meson test soak-30s)
 # Options: --duration S, --listrx PATH (default build/dataplane/listrx or
 # $LISTRX_BIN), --out DIR (RSS samples, summary JSON, log; default a

@@ -29,6 +29,7 @@
 #define EXIT_USAGE 2
 #define MAX_OVERRIDES 64
 #define MAX_EAL_ARGS 128
+#define MAX_STAGE_OPTIONS 32
 
 static struct lrx_app the_app;
 
@@ -65,14 +66,13 @@ static void usage(FILE *out)
 		"  --pmu-stages         also per stage, rdpmc around each stage call (engines\n"
 		"                       burst, hybrid:K, graph) [pmu] stages\n"
 		"  --stats-period S     print a stats line every S seconds [run] stats_period\n"
-		"  --json FILE          write the summary as JSON [run] json\n"
-		"  --xdp-prog P         XDP program: drop, pass, tx, redirect:PORT, read, touch,\n"
-		"                       udp-port-drop:PORTS, abort, or an eBPF object FILE.o;\n"
-		"                       adds the xdp stage where --xdp-mode says [xdp] prog\n"
-		"  --xdp-mode M         native (first stage, raw frame) | generic (after\n"
-		"                       build-meta and gro) [xdp] mode\n"
-		"  --xdp-section S      ELF section of the program (default xdp) [xdp] section\n"
-		"  --xdp-jit 1|0        rte_bpf x86 JIT or interpreter [xdp] jit\n"
+		"  --json FILE          write the summary as JSON [run] json\n",
+		lrx_config_default_path(), LRX_BURST_MAX);
+	/* the stages' own options (stage.h: struct lrx_stage_shortcut) */
+	for (unsigned i = 0; lrx_stage_at(i); i++)
+		if (lrx_stage_at(i)->shortcut && lrx_stage_at(i)->shortcut->usage)
+			fputs(lrx_stage_at(i)->shortcut->usage, out);
+	fprintf(out,
 		"  --set SEC.KEY=VALUE  set any config key, e.g. --set stage.touch.bytes=64\n"
 		"  --topology           print cores, NUMA nodes and the L1i geometry, exit\n"
 		"  --list-stages        print the stages and their config keys, exit\n"
@@ -81,8 +81,7 @@ static void usage(FILE *out)
 		"\n"
 		"Exit status: 0 ok (also after SIGINT/SIGTERM), 1 run-time failure,\n"
 		"2 bad usage, bad config or missing device.\n"
-		"Docs: docs/usage.md, docs/config.md.\n",
-		lrx_config_default_path(), LRX_BURST_MAX);
+		"Docs: docs/usage.md, docs/config.md.\n");
 }
 
 static void print_version(FILE *out)
@@ -160,10 +159,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_CONFIG = 256, OPT_DURATION, OPT_PACKETS, OPT_BURST, OPT_ENGINE,
 	       OPT_PIPELINE, OPT_FOOTPRINT, OPT_STATS_LEVEL, OPT_STATS_PERIOD,
-	       OPT_JSON, OPT_XDP_PROG, OPT_XDP_MODE, OPT_XDP_SECTION, OPT_XDP_JIT,
+	       OPT_JSON,
 	       OPT_SET, OPT_MEASURE_FROM, OPT_LATENCY, OPT_PMU, OPT_PMU_STAGES, OPT_TOPOLOGY, OPT_LIST_STAGES, OPT_VERSION,
-	       OPT_HELP };
-	static const struct option longopts[] = {
+	       OPT_HELP, OPT_STAGE_FIRST };
+	static const struct option fixed_opts[] = {
 		{"config", required_argument, NULL, OPT_CONFIG},
 		{"duration", required_argument, NULL, OPT_DURATION},
 		{"packets", required_argument, NULL, OPT_PACKETS},
@@ -174,10 +173,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"stats-level", required_argument, NULL, OPT_STATS_LEVEL},
 		{"stats-period", required_argument, NULL, OPT_STATS_PERIOD},
 		{"json", required_argument, NULL, OPT_JSON},
-		{"xdp-prog", required_argument, NULL, OPT_XDP_PROG},
-		{"xdp-mode", required_argument, NULL, OPT_XDP_MODE},
-		{"xdp-section", required_argument, NULL, OPT_XDP_SECTION},
-		{"xdp-jit", required_argument, NULL, OPT_XDP_JIT},
 		{"set", required_argument, NULL, OPT_SET},
 		{"measure-from", required_argument, NULL, OPT_MEASURE_FROM},
 		{"latency", no_argument, NULL, OPT_LATENCY},
@@ -203,11 +198,25 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{OPT_PIPELINE, "pipeline", "stages", "--pipeline"},
 		{OPT_FOOTPRINT, "pipeline", "footprint_kb", "--footprint"},
 		{OPT_STATS_LEVEL, "pipeline", "stats_level", "--stats-level"},
-		{OPT_XDP_PROG, "xdp", "prog", "--xdp-prog"},
-		{OPT_XDP_MODE, "xdp", "mode", "--xdp-mode"},
-		{OPT_XDP_SECTION, "xdp", "section", "--xdp-section"},
-		{OPT_XDP_JIT, "xdp", "jit", "--xdp-jit"},
 	};
+	/* the stages' own options: --OPTION sets [SECTION] KEY of a stage's
+	 * shortcut (stage.h), e.g. --xdp-prog */
+	struct option longopts[RTE_DIM(fixed_opts) + MAX_STAGE_OPTIONS];
+	const struct lrx_stage_shortcut *stage_sh[MAX_STAGE_OPTIONS];
+	const struct lrx_stage_alias *stage_alias[MAX_STAGE_OPTIONS];
+	unsigned n_opts = 0;
+	for (unsigned i = 0; lrx_stage_at(i); i++) {
+		const struct lrx_stage_shortcut *sh = lrx_stage_at(i)->shortcut;
+		for (const struct lrx_stage_alias *a = sh ? sh->keys : NULL; a && a->key; a++) {
+			if (!a->option || n_opts == MAX_STAGE_OPTIONS)
+				continue;
+			longopts[n_opts] = (struct option){a->option + 2, required_argument, NULL,
+							   OPT_STAGE_FIRST + (int)n_opts};
+			stage_sh[n_opts] = sh;
+			stage_alias[n_opts++] = a;
+		}
+	}
+	memcpy(&longopts[n_opts], fixed_opts, sizeof(fixed_opts));
 	optind = 1;
 	opterr = 0;
 	int opt;
@@ -234,6 +243,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 				argv[optind - 1]);
 			return -EINVAL;
 		default:
+			if (opt >= OPT_STAGE_FIRST && opt < OPT_STAGE_FIRST + (int)n_opts) {
+				unsigned k = (unsigned)(opt - OPT_STAGE_FIRST);
+				rc = add_override(o, stage_sh[k]->section, stage_alias[k]->key,
+						  optarg, stage_alias[k]->option);
+			}
 			for (size_t i = 0; i < RTE_DIM(mapped); i++)
 				if (mapped[i].opt == opt)
 					rc = add_override(o, mapped[i].section, mapped[i].key,

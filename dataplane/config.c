@@ -222,7 +222,6 @@ static const char *const port_keys[] = {"device", "devargs", "rx_queues", "tx_qu
 					"forward", NULL};
 static const char *const lcore_keys[] = {"poll", NULL};
 static const char *const telemetry_keys[] = {"enabled", NULL};
-static const char *const xdp_keys[] = {"prog", "section", "mode", "jit", NULL};
 static const char *const pmu_keys[] = {"events", "stages", "kernel", "source", NULL};
 
 static void join_keys(const char *const *keys, char *buf, size_t len)
@@ -450,85 +449,163 @@ static void stage_names(char *buf, size_t len)
 	}
 }
 
-/* [xdp] (and --xdp-prog/--xdp-mode/--xdp-section/--xdp-jit): the issue's
- * short form of [stage.xdp]. With a prog it also places the xdp stage, as
- * the kernel attaches a program: mode native = first, on the raw frame (the
- * driver hook); mode generic = after build-meta and GRO, as xdpgeneric
- * runs once the skb is built (netif_receive_generic_xdp). A pipeline that
- * names xdp already must have it where the mode says. Its keys come after
- * [stage.xdp]'s, so they win. */
-static int load_xdp(struct config_ctx *c, struct rte_cfgfile *cfg)
+/* The first registered stage that provides `bits` (for messages). */
+static const char *provider_name(unsigned bits)
 {
-	struct lrx_pipeline_conf *pc = &c->conf->pipeline;
-	int rc = check_keys(c, cfg, "xdp", xdp_keys);
-	if (rc || !rte_cfgfile_has_section(cfg, "xdp"))
-		return rc;
-	const char *prog = get(cfg, "xdp", "prog");
-	const char *mode = get(cfg, "xdp", "mode");
-	bool jit = true;
-	rc = get_bool(c, cfg, "xdp", "jit", &jit);
-	if (rc)
-		return rc;
-	bool generic = mode && strcmp(mode, "generic") == 0;
-	if (mode && !generic && strcmp(mode, "native") != 0)
-		return config_error(c, "xdp", "mode", mode, "valid modes: native, generic");
-	if (prog && !*prog)
-		return config_error(c, "xdp", "prog", prog,
-				    "empty; name a built-in program (see docs/xdp.md) or an ELF object FILE.o");
+	for (unsigned i = 0; lrx_stage_at(i); i++)
+		if ((lrx_stage_at(i)->provides & bits) == bits)
+			return lrx_stage_at(i)->name;
+	return "(none built)";
+}
 
-	/* where xdp is, and where the mode wants it: after the last of
-	 * build-meta and gro, or first */
+/* A stage's shortcut section (stage.h: struct lrx_stage_shortcut, e.g.
+ * [xdp] with --xdp-prog/--xdp-mode/...): with a value for add_key it also
+ * places the stage where the place_key's value says (position FIRST or
+ * AFTER_SKB). A pipeline that names the stage already must have it there.
+ * Its keys come after [stage.NAME]'s, so they win. */
+static int load_shortcut(struct config_ctx *c, struct rte_cfgfile *cfg,
+			 const struct lrx_stage *stage)
+{
+	const struct lrx_stage_shortcut *sh = stage->shortcut;
+	const char *sec = sh->section;
+	struct lrx_pipeline_conf *pc = &c->conf->pipeline;
+	const char *names[16];
+	unsigned n_keys = 0;
+	for (; sh->keys[n_keys].key && n_keys < RTE_DIM(names) - 1; n_keys++)
+		names[n_keys] = sh->keys[n_keys].key;
+	names[n_keys] = NULL;
+	int rc = check_keys(c, cfg, sec, names);
+	if (rc || !rte_cfgfile_has_section(cfg, sec))
+		return rc;
+	/* yes/no keys first: their errors come before the placement's */
+	bool yes[16] = {false};
+	for (unsigned k = 0; k < n_keys; k++)
+		if (sh->keys[k].if_yes) {
+			yes[k] = true;
+			rc = get_bool(c, cfg, sec, sh->keys[k].key, &yes[k]);
+			if (rc)
+				return rc;
+		}
+	const char *add = get(cfg, sec, sh->add_key);
+	const char *mode = get(cfg, sec, sh->place_key);
+	const struct lrx_stage_place *place = &sh->places[0];
+	if (mode) {
+		char valid[256];
+		size_t used = 0;
+		valid[0] = '\0';
+		for (place = sh->places; place->value; place++) {
+			if (strcmp(place->value, mode) == 0)
+				break;
+			used += (size_t)snprintf(valid + used, used < sizeof(valid) ? sizeof(valid) - used : 0,
+						 "%s%s", used ? ", " : "", place->value);
+		}
+		if (!place->value)
+			return config_error(c, sec, sh->place_key, mode, "valid %ss: %s",
+					    sh->place_key, valid);
+	}
+	if (add && !*add)
+		return config_error(c, sec, sh->add_key, add, "%s", sh->add_empty);
+
+	/* where the stage is, and where its place wants it: after the last
+	 * stage that works on the skb, or first */
+	bool after_skb = place->position == LRX_POSITION_AFTER_SKB;
 	int at = -1, after_meta = -1;
 	bool has_meta = false;
 	for (unsigned i = 0; i < pc->n_stages; i++) {
-		const char *name = pc->stages[i].stage->name;
-		if (strcmp(name, "xdp") == 0 && at < 0)
+		const struct lrx_stage *s = pc->stages[i].stage;
+		if (s == stage && at < 0)
 			at = (int)i;
-		if (strcmp(name, "build-meta") == 0 || strcmp(name, "gro") == 0) {
-			has_meta |= strcmp(name, "build-meta") == 0;
+		if (s->provides & (LRX_PROVIDES_META | LRX_PROVIDES_SKB)) {
+			has_meta |= (s->provides & LRX_PROVIDES_META) != 0;
 			if (at < 0)
 				after_meta = (int)i;
 		}
 	}
+	const char *meta = provider_name(LRX_PROVIDES_META);
 	const char *stages = get(cfg, "pipeline", "stages");
-	if (generic && !has_meta)
-		return config_error(c, "xdp", "mode", mode,
-				    "generic XDP runs after build-meta (as xdpgeneric after the skb is built), and the pipeline (%s) has no build-meta; add it, or use mode native",
-				    stages && *stages ? stages : "none");
-	if (at >= 0 && ((!generic && at != 0) || (generic && after_meta < 0)))
-		return config_error(c, "xdp", "mode", mode ? mode : "native",
-				    "the pipeline (%s) has xdp at position %d: mode %s needs it %s",
-				    stages, at + 1, generic ? "generic" : "native",
-				    generic ? "after build-meta" : "first");
-	if (at < 0 && prog) {
+	if (after_skb && !has_meta)
+		return config_error(c, sec, sh->place_key, mode,
+				    "%s, and the pipeline (%s) has no %s; add it, or use %s %s",
+				    place->why, stages && *stages ? stages : "none", meta,
+				    sh->place_key, sh->places[0].value);
+	bool first = place->position == LRX_POSITION_FIRST;
+	if (at >= 0 && ((first && at != 0) || (after_skb && after_meta < 0))) {
+		char where[64];
+		snprintf(where, sizeof(where), first ? "first" : "after %s", meta);
+		return config_error(c, sec, sh->place_key, mode ? mode : place->value,
+				    "the pipeline (%s) has %s at position %d: %s %s needs it %s",
+				    stages, stage->name, at + 1, sh->place_key, place->value,
+				    where);
+	}
+	if (at < 0 && add) {
 		if (pc->n_stages == LRX_PIPELINE_MAX_STAGES)
-			return config_error(c, "xdp", "prog", prog,
-					    "no room for the xdp stage: at most %u stages",
-					    LRX_PIPELINE_MAX_STAGES);
-		at = generic ? after_meta + 1 : 0;
+			return config_error(c, sec, sh->add_key, add,
+					    "no room for the %s stage: at most %u stages",
+					    stage->name, LRX_PIPELINE_MAX_STAGES);
+		at = after_skb ? after_meta + 1 : 0;
 		memmove(&pc->stages[at + 1], &pc->stages[at],
 			(pc->n_stages - (unsigned)at) * sizeof(pc->stages[0]));
 		memset(&pc->stages[at], 0, sizeof(pc->stages[0]));
-		pc->stages[at].stage = lrx_stage_find("xdp");
+		pc->stages[at].stage = stage;
 		pc->n_stages++;
-		rc = load_stage_section(c, cfg, "stage.xdp", &pc->stages[at]);
+		char section[LRX_NAME_LEN + 8];
+		snprintf(section, sizeof(section), "stage.%s", stage->name);
+		rc = load_stage_section(c, cfg, section, &pc->stages[at]);
 		if (rc)
 			return rc;
 	}
 	if (at < 0)
-		return 0; /* settings kept for an xdp stage switched off */
+		return 0; /* settings kept for a stage switched off */
 
 	struct lrx_stage_conf *sc = &pc->stages[at];
-	const char *section = get(cfg, "xdp", "section");
-	const char *keys[] = {"prog", "section", "mode", "exec"};
-	const char *values[] = {prog, section, mode,
-				get(cfg, "xdp", "jit") ? (jit ? "jit" : "interp") : NULL};
-	for (unsigned k = 0; k < RTE_DIM(keys); k++) {
-		if (!values[k])
+	for (unsigned k = 0; k < n_keys; k++) {
+		const struct lrx_stage_alias *a = &sh->keys[k];
+		const char *value = get(cfg, sec, a->key);
+		if (!value)
 			continue;
-		int rc = stage_conf_add(c, "xdp", sc, keys[k], values[k]);
+		if (a->if_yes)
+			value = yes[k] ? a->if_yes : a->if_no;
+		rc = stage_conf_add(c, sec, sc, a->stage_key, value);
 		if (rc)
 			return rc;
+	}
+	return 0;
+}
+
+static int load_shortcuts(struct config_ctx *c, struct rte_cfgfile *cfg)
+{
+	int rc = 0;
+	for (unsigned i = 0; rc == 0 && lrx_stage_at(i); i++)
+		if (lrx_stage_at(i)->shortcut)
+			rc = load_shortcut(c, cfg, lrx_stage_at(i));
+	return rc;
+}
+
+/* A shortcut section of some stage ([xdp]). */
+static bool is_shortcut_section(const char *section)
+{
+	for (unsigned i = 0; lrx_stage_at(i); i++) {
+		const struct lrx_stage_shortcut *sh = lrx_stage_at(i)->shortcut;
+		if (sh && strcmp(sh->section, section) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Each stage's `needs` bits must be provided by a stage before it. */
+static int check_needs(struct config_ctx *c, struct rte_cfgfile *cfg)
+{
+	const struct lrx_pipeline_conf *pc = &c->conf->pipeline;
+	unsigned provided = 0;
+	for (unsigned i = 0; i < pc->n_stages; i++) {
+		const struct lrx_stage *s = pc->stages[i].stage;
+		unsigned missing = s->needs & ~provided;
+		if (missing)
+			return config_error(c, "pipeline", "stages", get(cfg, "pipeline", "stages"),
+					    "%s (position %u) reads what %s provides: put %s before it",
+					    s->name, i + 1, provider_name(missing),
+					    provider_name(missing));
+		provided |= s->provides;
 	}
 	return 0;
 }
@@ -639,7 +716,8 @@ static int load_pipeline(struct config_ctx *c, struct rte_cfgfile *cfg)
 		if (rc)
 			return rc;
 	}
-	rc = load_xdp(c, cfg); /* may add the xdp stage */
+	rc = load_shortcuts(c, cfg); /* may add a stage ([xdp]) */
+	rc = rc ?: check_needs(c, cfg);
 	if (rc)
 		return rc;
 	if (pc->engine == LRX_ENGINE_HYBRID && pc->hybrid_k > pc->n_stages)
@@ -861,7 +939,7 @@ static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
 		char tail;
 		if (strcmp(s, "eal") == 0 || strcmp(s, "run") == 0 ||
 		    strcmp(s, "pipeline") == 0 || strcmp(s, "mempool") == 0 ||
-		    strcmp(s, "telemetry") == 0 || strcmp(s, "xdp") == 0 ||
+		    strcmp(s, "telemetry") == 0 || is_shortcut_section(s) ||
 		    strcmp(s, "pmu") == 0)
 			continue;
 		if (sscanf(s, "port.%u%c", &index, &tail) == 1) {

@@ -3,8 +3,8 @@
  * rte_graph_walk (the peer that DESIGN.md measures against). Per pipeline:
  *
  *   lrx_src-g<N>  (source)  --edge s-->  lrx_stage-g<N>_s<s>  (one per stage)
- *   lrx_stage-g<N>_s<s>  --0--> lrx_sink-g<N>   (left at this stage)
- *                        --1--> next stage, or the sink after the last
+ *   lrx_stage-g<N>_s<s>  --exit--> lrx_sink-g<N>   (left at this stage)
+ *                        --next--> next stage, or the sink after the last
  *
  * The node types are registered once with RTE_NODE_REGISTER and cloned per
  * pipeline instance (one pipeline per lcore); clones cannot be deleted in
@@ -35,6 +35,15 @@
 #include "engine_internal.h"
 
 #define GRAPH_INSTANCES 64
+
+/* The stage node's edges, named as lib/node/ip4_lookup.c names its next
+ * nodes; each clone points them at its own sink and next stage
+ * (graph_build). */
+enum graph_stage_edge {
+	GRAPH_STAGE_EDGE_EXIT, /* left the pipeline at this stage: the sink */
+	GRAPH_STAGE_EDGE_NEXT, /* the next stage, or the sink after the last */
+	GRAPH_STAGE_EDGE_MAX,
+};
 
 struct graph_tag {
 	uint32_t slot;
@@ -140,7 +149,8 @@ static uint16_t graph_stage_process(struct rte_graph *graph,
 	if (likely(i == nb && st->release == NULL)) {
 		if (stats && last)
 			st->stats.delivered += nb;
-		rte_node_next_stream_move(graph, node, 1); /* home run */
+		/* home run */
+		rte_node_next_stream_move(graph, node, GRAPH_STAGE_EDGE_NEXT);
 		return nb;
 	}
 	/* the leaving packets first: a packet the stage consumed may come
@@ -162,7 +172,8 @@ static uint16_t graph_stage_process(struct rte_graph *graph,
 		exits[e++] = m;
 	}
 	if (e != 0)
-		rte_node_enqueue(graph, node, 0, (void **)exits, e);
+		rte_node_enqueue(graph, node, GRAPH_STAGE_EDGE_EXIT,
+				 (void **)exits, e);
 	if (st->release != NULL) {
 		uint16_t max = engine_release_max(p, LRX_BURST_MAX - w);
 		released = max ? st->release(st->ctx, p->released, max) : 0;
@@ -178,10 +189,10 @@ static uint16_t graph_stage_process(struct rte_graph *graph,
 		st->stats.delivered += w + released;
 	/* released packets continue first (stage.h) */
 	if (released != 0)
-		rte_node_enqueue(graph, node, 1, (void **)p->released,
-				 released);
+		rte_node_enqueue(graph, node, GRAPH_STAGE_EDGE_NEXT,
+				 (void **)p->released, released);
 	if (w != 0)
-		rte_node_enqueue(graph, node, 1, objs, w);
+		rte_node_enqueue(graph, node, GRAPH_STAGE_EDGE_NEXT, objs, w);
 	return nb;
 }
 
@@ -209,6 +220,11 @@ RTE_NODE_REGISTER(lrx_graph_source_node);
 static struct rte_node_register lrx_graph_stage_node = {
 	.name = "lrx_stage",
 	.process = graph_stage_process,
+	.nb_edges = GRAPH_STAGE_EDGE_MAX,
+	.next_nodes = {
+		[GRAPH_STAGE_EDGE_EXIT] = "lrx_sink",
+		[GRAPH_STAGE_EDGE_NEXT] = "lrx_sink",
+	},
 };
 RTE_NODE_REGISTER(lrx_graph_stage_node);
 
@@ -280,10 +296,13 @@ static int graph_build(struct lrx_pipeline *p, struct engine_graph *g,
 			NAME) == RTE_NODE_ID_INVALID)
 		goto fail;
 	for (unsigned s = n; s-- > 0;) {
-		const char *stage_edges[2] = {
-			sink_name, s + 1 < n ? names[s + 2] : sink_name };
+		const char *stage_edges[GRAPH_STAGE_EDGE_MAX] = {
+			[GRAPH_STAGE_EDGE_EXIT] = sink_name,
+			[GRAPH_STAGE_EDGE_NEXT] = s + 1 < n ? names[s + 2]
+							    : sink_name };
 		snprintf(suffix, sizeof(suffix), "g%u_s%u", g->instance, s);
-		if (graph_clone(&lrx_graph_stage_node, suffix, stage_edges, 2,
+		if (graph_clone(&lrx_graph_stage_node, suffix, stage_edges,
+				GRAPH_STAGE_EDGE_MAX,
 				names[s + 1], NAME) == RTE_NODE_ID_INVALID)
 			goto fail;
 	}

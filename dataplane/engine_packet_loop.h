@@ -9,7 +9,6 @@
 
 #include "engine_internal.h"
 
-#include "base/base_stages.h"
 #include "static_entries.h"
 
 enum engine_dispatch {
@@ -22,31 +21,10 @@ enum engine_emit {
 	ENGINE_TO_SLOT, /* vector engines: fate recorded per slot */
 };
 
-/* The per-packet entries the static engine calls directly: every stage the
- * registry has (the pipeline stages first: they are what a real pipeline
- * runs). A stage added without a line here would be called indirectly;
- * the engine test "static engine: a direct entry for every registered
- * stage" fails then. */
-#define ENGINE_STATIC_ENTRIES(X) \
-	X(lrx_build_meta_process_one) \
-	X(lrx_gro_process_one) \
-	X(lrx_l3_demux_process_one) \
-	X(lrx_xdp_process_one) \
-	X(lrx_touch_process_one) \
-	X(lrx_null_process_one) \
-	X(lrx_drop_every_process_one) \
-	X(lrx_tx_every_process_one) \
-	X(lrx_hold_process_one)
-
-/* The release entries it calls directly (stages that hold packets). */
-#define ENGINE_STATIC_RELEASES(X) \
-	X(lrx_gro_release) \
-	X(lrx_hold_release)
-
 /* The static engine's dispatch: compare the descriptor's entry with the
  * stages known at build time and call that one directly (the compiler sees
  * a direct call; a comparison of function addresses cannot become a jump
- * table). */
+ * table). The lists are the stages' own (stages/static_entries.h). */
 static __rte_always_inline lrx_next_t
 engine_static_one(const struct engine_stage *st, struct rte_mbuf *pkt)
 {
@@ -55,7 +33,7 @@ engine_static_one(const struct engine_stage *st, struct rte_mbuf *pkt)
 #define ENGINE_STATIC_CALL(entry) \
 	if (fn == entry) \
 		return entry(st->ctx, pkt);
-	ENGINE_STATIC_ENTRIES(ENGINE_STATIC_CALL)
+	LRX_STATIC_ENTRIES(ENGINE_STATIC_CALL)
 #undef ENGINE_STATIC_CALL
 	return fn(st->ctx, pkt);
 }
@@ -68,7 +46,7 @@ engine_release(const struct engine_stage *st, struct rte_mbuf **pkts,
 #define ENGINE_STATIC_RELEASE(entry) \
 		if (st->release == entry) \
 			return entry(st->ctx, pkts, max);
-		ENGINE_STATIC_RELEASES(ENGINE_STATIC_RELEASE)
+		LRX_STATIC_RELEASES(ENGINE_STATIC_RELEASE)
 #undef ENGINE_STATIC_RELEASE
 	}
 	return st->release(st->ctx, pkts, max);

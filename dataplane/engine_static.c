@@ -24,10 +24,10 @@ bool engine_static_direct(const struct lrx_stage *stage)
 	bool direct = false, release_direct = stage->release == NULL;
 
 #define ENGINE_STATIC_MATCH(entry) direct |= stage->process_one == entry;
-	ENGINE_STATIC_ENTRIES(ENGINE_STATIC_MATCH)
+	LRX_STATIC_ENTRIES(ENGINE_STATIC_MATCH)
 #undef ENGINE_STATIC_MATCH
 #define ENGINE_STATIC_MATCH(entry) release_direct |= stage->release == entry;
-	ENGINE_STATIC_RELEASES(ENGINE_STATIC_MATCH)
+	LRX_STATIC_RELEASES(ENGINE_STATIC_MATCH)
 #undef ENGINE_STATIC_MATCH
 	return direct && release_direct;
 }

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../stages/stage.h"
+#include "stage.h"
 #include "pmu.h"
 #include "sink.h"
 

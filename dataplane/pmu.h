@@ -23,7 +23,8 @@
 #define LRX_PMU_NAME_LEN 48
 #define LRX_PMU_WHY_LEN 400
 
-/* The events [pmu] events = default names (the list). */
+/* The events [pmu] events = default names: cycles, instructions, L1i
+ * misses, branch misses, iTLB misses (DESIGN.md's counter list). */
 #define LRX_PMU_DEFAULT_EVENTS \
 	"cycles,instructions,L1-icache-load-misses,branch-misses,iTLB-load-misses"
 

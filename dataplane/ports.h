@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_ethdev.h> /* RTE_ETH_NAME_MAX_LEN */
 #include <rte_mempool.h>
 
 #include "config.h"

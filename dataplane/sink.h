@@ -13,7 +13,7 @@
 
 #include <rte_mbuf.h>
 
-#include "../stages/stage.h"
+#include "stage.h"
 
 /* A poll emits at most its burst plus what stages held and released. */
 #define LRX_SINK_MAX (4 * LRX_BURST_MAX)

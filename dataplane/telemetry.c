@@ -10,7 +10,7 @@ static lrx_telemetry_fill_fn telemetry_fill;
 static const void *telemetry_arg;
 
 /* rte_telemetry (22.11) accepts names of [A-Za-z0-9_/] only: "port.0" ->
- * "port_0", "build-meta" -> "build_meta" (with a "-" the whole entry was
+ * "port_0", a stage "a-b" -> "a_b" (with a "-" the whole entry was
  * refused: /listrx/stages came back empty) */
 static void tel_name(char *dst, size_t len, const char *src)
 {

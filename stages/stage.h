@@ -8,6 +8,7 @@
 #ifndef LISTRX_STAGE_H
 #define LISTRX_STAGE_H
 
+#include <assert.h> /* static_assert in C11 and C++ */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,10 +34,13 @@ enum lrx_next_kind {
 	LRX_NEXT_REDIRECT = 3, /* sent out of port arg (XDP_REDIRECT) */
 	LRX_NEXT_CONSUMED = 4, /* the stage kept it (GRO held/merged it) */
 	LRX_NEXT_DELIVER = 5,  /* handed to "the socket layer": counted, freed */
+	LRX_NEXT_KIND_MAX,     /* the number of kinds */
 };
 
 #define LRX_NEXT_KIND_BITS 4
 #define LRX_NEXT_KIND_MASK ((1u << LRX_NEXT_KIND_BITS) - 1)
+static_assert(LRX_NEXT_KIND_MAX <= LRX_NEXT_KIND_MASK + 1,
+	       "every next kind fits in LRX_NEXT_KIND_BITS");
 
 static inline lrx_next_t lrx_next_make(enum lrx_next_kind kind, uint32_t arg)
 {
@@ -92,6 +96,57 @@ struct lrx_stage_counter {
 	size_t offset;          /* offset of a uint64_t inside the stage ctx */
 };
 
+/* ---- Placement: where a stage may stand in a pipeline ------------------
+ * The pipeline loader (dataplane/config.c) checks these for every stage and
+ * knows no stage by name. */
+enum lrx_stage_provides {
+	LRX_PROVIDES_META = 1u << 0, /* fills the packet metadata (meta.h), as
+				      * build_skb fills the skb */
+	LRX_PROVIDES_SKB = 1u << 1,  /* works on the built skb before ip_rcv
+				      * (build_skb, napi_gro_receive) */
+};
+
+enum lrx_stage_position {
+	LRX_POSITION_ANY = 0,
+	LRX_POSITION_FIRST,     /* before every other stage, on the raw frame
+				 * (a driver hook: native XDP) */
+	LRX_POSITION_AFTER_SKB, /* after the last LRX_PROVIDES_SKB stage, with
+				 * a LRX_PROVIDES_META stage in the pipeline
+				 * (netif_receive_generic_xdp) */
+};
+
+/* One value of a shortcut's placement key and where it puts the stage. */
+struct lrx_stage_place {
+	const char *value;               /* "native" */
+	enum lrx_stage_position position;
+	const char *why;                 /* for the error when the pipeline
+					  * cannot hold it there, or NULL */
+};
+
+/* A key of a shortcut section, and the stage key it sets. */
+struct lrx_stage_alias {
+	const char *key;        /* key in the shortcut section ("jit") */
+	const char *stage_key;  /* the stage's key it sets ("exec") */
+	const char *option;     /* command-line option ("--xdp-jit"), or NULL */
+	const char *if_yes;     /* a yes/no key: the stage value for yes */
+	const char *if_no;      /* ... and for no */
+};
+
+/* A short top-level section ([xdp]) and command-line options for one
+ * stage: a value of add_key adds the stage to the pipeline where the
+ * place_key's value says (the first place is the default); a pipeline that
+ * names the stage already must have it there. Its keys win over
+ * [stage.NAME]'s. */
+struct lrx_stage_shortcut {
+	const char *section;
+	const struct lrx_stage_alias *keys;     /* NULL-key terminated */
+	const char *add_key;                    /* "prog" */
+	const char *add_empty;                  /* message for an empty add_key */
+	const char *place_key;                  /* "mode" */
+	const struct lrx_stage_place *places;   /* NULL-value terminated */
+	const char *usage;                      /* --help lines of the options */
+};
+
 /* ---- The descriptor ----------------------------------------------------- */
 struct lrx_stage {
 	const char *name;
@@ -99,6 +154,13 @@ struct lrx_stage {
 	size_t ctx_size;                     /* allocated cache-aligned, zeroed */
 	const struct lrx_stage_key *keys;    /* NULL-name terminated, or NULL */
 	const struct lrx_stage_counter *counters; /* NULL-name terminated, or NULL */
+
+	/* Placement (above): what it provides to the stages after it, what
+	 * must come before it, and its optional shortcut section. */
+	unsigned provides;                   /* enum lrx_stage_provides bits */
+	unsigned needs;                      /* bits a stage before it must provide
+					      * ("requires" is a C++20 keyword) */
+	const struct lrx_stage_shortcut *shortcut;
 
 	/* Returns 0 or -errno, with a message in init->err. */
 	int (*init)(void *ctx, const struct lrx_stage_init *init);

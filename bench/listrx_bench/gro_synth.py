@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""GRO through the listrx binary on net_synth tcp-stream (issue 6's acceptance).
+"""GRO through the listrx binary on net_synth tcp-stream (docs/gro.md).
 
 One run, one polling core, pipeline `gro` only, the configurations
 interleaved rep by rep (A B C ... A B C ...): listrx's GRO (the kernel's

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""XDP drop through the listrx binary on net_synth udp64 (issue 7's table).
+"""XDP drop through the listrx binary on net_synth udp64 (docs/xdp.md's table).
 
 One run, one polling core, the configurations interleaved rep by rep
 (A B C ... A B C ...): native built-in drop, native eBPF drop (rte_bpf JIT

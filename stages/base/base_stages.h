@@ -2,12 +2,12 @@
  * The base stages: `null` and `touch` (tests and baselines) and the test
  * stages `drop-every`, `tx-every` and `hold` that the engine equivalence
  * tests compose. Their entry points are exported so that the static engine
- * can call them directly (no indirect call), see dataplane/engine_static.c.
+ * can call them directly (no indirect call): stages/static_entries.h.
  */
 #ifndef LISTRX_BASE_STAGES_H
 #define LISTRX_BASE_STAGES_H
 
-#include "../stage.h"
+#include "stage.h"
 
 extern const struct lrx_stage lrx_stage_null;
 extern const struct lrx_stage lrx_stage_touch;
@@ -31,12 +31,5 @@ lrx_next_t lrx_hold_process_one(void *ctx, struct rte_mbuf *pkt);
 void lrx_hold_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
 			    lrx_next_t *nexts);
 uint16_t lrx_hold_release(void *ctx, struct rte_mbuf **pkts, uint16_t max);
-
-/* Reads key `key` as an unsigned integer in [min, max]; on a bad value
- * writes a message naming stage, key, value and the valid range into
- * init->err and returns -EINVAL. */
-int lrx_stage_key_uint(const struct lrx_stage_init *init, const char *key,
-		       unsigned long min, unsigned long max,
-		       unsigned long *value);
 
 #endif

@@ -4,6 +4,7 @@
  * the engine equivalence test relies on that to catch reordering.
  */
 #include "base_stages.h"
+#include "stage_keys.h"
 
 struct drop_every_ctx {
 	uint32_t k;
@@ -38,7 +39,7 @@ static int drop_every_init(void *ctx, const struct lrx_stage_init *init)
 {
 	struct drop_every_ctx *dc = ctx;
 	unsigned long k;
-	int rc = lrx_stage_key_uint(init, "k", 1, UINT32_MAX, &k);
+	int rc = lrx_key_uint(init, "k", 1, UINT32_MAX, &k);
 
 	if (rc < 0)
 		return rc;

@@ -14,6 +14,7 @@
 #include <rte_common.h>
 
 #include "base_stages.h"
+#include "stage_keys.h"
 
 /* A poll holds at most its burst plus what earlier holding stages gave
  * back at the same flush; four bursts is the sink's bound too. */
@@ -98,16 +99,13 @@ static void hold_fini(void *ctx)
 static int hold_init(void *ctx, const struct lrx_stage_init *init)
 {
 	struct hold_ctx *hc = ctx;
-	const char *mode = init->get(init, "release");
+	static const char *const modes[] = {"flush", "immediate", NULL};
+	unsigned mode = 0;
+	int rc = lrx_key_choice(init, "release", modes, &mode);
 
-	if (mode != NULL && strcmp(mode, "immediate") == 0) {
-		hc->immediate = true;
-	} else if (mode == NULL || strcmp(mode, "flush") != 0) {
-		snprintf(init->err, init->err_len,
-			 "stage '%s': key 'release' = '%s' is not valid (valid: flush, immediate)",
-			 init->instance, mode ? mode : "");
-		return -EINVAL;
-	}
+	if (rc < 0)
+		return rc;
+	hc->immediate = mode == 1;
 	return 0;
 }
 

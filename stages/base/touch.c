@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base_stages.h"
+#include "stage_keys.h"
 
 struct touch_ctx {
 	uint64_t sum;       /* counter "sum": folded packet words */
@@ -48,7 +49,7 @@ static int touch_init(void *ctx, const struct lrx_stage_init *init)
 {
 	struct touch_ctx *tc = ctx;
 	unsigned long bytes;
-	int rc = lrx_stage_key_uint(init, "bytes", 0, 65535, &bytes);
+	int rc = lrx_key_uint(init, "bytes", 0, 65535, &bytes);
 
 	if (rc < 0)
 		return rc;

@@ -3,6 +3,7 @@
  * XDP_TX / XDP_REDIRECT verdict would), counted in arrival order.
  */
 #include "base_stages.h"
+#include "stage_keys.h"
 
 struct tx_every_ctx {
 	uint32_t k;
@@ -38,10 +39,10 @@ static int tx_every_init(void *ctx, const struct lrx_stage_init *init)
 {
 	struct tx_every_ctx *tc = ctx;
 	unsigned long k, port;
-	int rc = lrx_stage_key_uint(init, "k", 1, UINT32_MAX, &k);
+	int rc = lrx_key_uint(init, "k", 1, UINT32_MAX, &k);
 
 	if (rc == 0)
-		rc = lrx_stage_key_uint(init, "port", 0, UINT16_MAX - 1, &port);
+		rc = lrx_key_uint(init, "port", 0, UINT16_MAX - 1, &port);
 	if (rc < 0)
 		return rc;
 	tc->k = (uint32_t)k;

@@ -468,6 +468,7 @@ static const struct lrx_stage build_meta_stage = {
 	.ctx_size = sizeof(struct build_meta_ctx),
 	.keys = build_meta_keys,
 	.counters = build_meta_counters,
+	.provides = LRX_PROVIDES_META | LRX_PROVIDES_SKB,
 	.init = build_meta_init,
 	.fini = build_meta_fini,
 	.process_one = lrx_build_meta_process_one,

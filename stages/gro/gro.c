@@ -45,8 +45,9 @@
  *
  * Where kernels differ, the rule of the kernel the oracle test ran on
  * (Linux 6.18) is followed: fixed IP IDs without DF, CWR passes alone.
- * impl=rte (heavy mode) and impl=rte-light put DPDK rte_gro behind the same
- * descriptor (the peer).
+ * The peer, DPDK rte_gro (heavy mode, or light mode with mode=light), is a
+ * second descriptor, rte-gro, over the same context, parser, counters and
+ * release list: the kernel GRO path carries no branch for it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -66,9 +67,10 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
-#include "../meta.h"
-#include "../stage.h"
-#include "../static_entries.h"
+#include "meta.h"
+#include "stage.h"
+#include "stage_keys.h"
+#include "static_entries.h"
 #include "gro.h"
 
 #define GRO_TCP_FLAG_CWR 0x80
@@ -90,7 +92,8 @@
 	((uint32_t)(GRO_TCP_FLAG_CWR | GRO_TCP_FLAG_FIN | GRO_TCP_FLAG_PSH)  \
 	 << 16)
 
-/* Which GRO runs behind the descriptor (config key impl). */
+/* Which GRO runs behind the descriptor: gro is the kernel's, rte-gro the
+ * peer (its key mode picks heavy or light). */
 enum gro_impl {
 	GRO_IMPL_KERNEL = 0,    /* this file: the kernel's rules */
 	GRO_IMPL_RTE_HEAVY = 1, /* the peer: rte_gro_reassemble + timeout */
@@ -825,11 +828,11 @@ static inline enum gro_result gro_receive(struct gro_ctx *ctx,
 	return GRO_HELD;
 }
 
-/* ---- the peer: DPDK rte_gro (impl=rte, impl=rte-light) -------------------
- * rte_gro_reassemble (heavy mode: state across calls, impl=rte) or
+/* ---- the peer: DPDK rte_gro (stage rte-gro) ---------------------------
+ * rte_gro_reassemble (heavy mode: state across calls, mode=heavy) or
  * rte_gro_reassemble_burst (light mode: one burst, nothing kept,
- * impl=rte-light) behind the same descriptor, so that a pipeline can run
- * either on the same stream. Only TCP/IPv4 is given to rte_gro (22.11
+ * mode=light) behind a descriptor of its own over the same context, so
+ * that a pipeline can run either on the same stream. Only TCP/IPv4 is given to rte_gro (22.11
  * merges nothing else); rte_gro needs packet_type and l2/l3/l4_len, which
  * the shared parse helper fills. The packets rte_gro does not take, and
  * what rte_gro_timeout_flush or rte_gro_reassemble_burst returns, go to the
@@ -996,7 +999,7 @@ static int gro_rte_init(struct gro_ctx *ctx, const struct lrx_stage_init *init)
 	ctx->rte_ctx = rte_gro_ctx_create(&param);
 	if (!ctx->rte_ctx) {
 		snprintf(init->err, init->err_len,
-			 "%s: impl=rte: rte_gro_ctx_create failed on socket %d",
+			 "%s: mode=heavy: rte_gro_ctx_create failed on socket %d",
 			 init->instance, init->socket_id);
 		return -ENOMEM;
 	}
@@ -1025,21 +1028,21 @@ static void gro_flush_old(struct gro_ctx *ctx, uint64_t older_than,
 	}
 }
 
-static void gro_flush(void *vctx, bool budget_used)
+static void rte_gro_flush(void *vctx, bool budget_used)
 {
 	struct gro_ctx *ctx = vctx;
-	if (unlikely(ctx->impl == GRO_IMPL_RTE_LIGHT)) {
+	if (ctx->impl == GRO_IMPL_RTE_LIGHT) {
 		/* light mode keeps nothing across polls, budget or not */
 		gro_rte_light_flush(ctx, GRO_FLUSH_POLL_END);
 		return;
 	}
-	if (unlikely(ctx->impl == GRO_IMPL_RTE_HEAVY)) {
-		uint64_t age = budget_used ? ctx->age_cycles
-					   : ctx->timeout_cycles;
-		gro_rte_flush(ctx, age,
-			      age ? GRO_FLUSH_AGE : GRO_FLUSH_POLL_END);
-		return;
-	}
+	uint64_t age = budget_used ? ctx->age_cycles : ctx->timeout_cycles;
+	gro_rte_flush(ctx, age, age ? GRO_FLUSH_AGE : GRO_FLUSH_POLL_END);
+}
+
+static void gro_flush(void *vctx, bool budget_used)
+{
+	struct gro_ctx *ctx = vctx;
 	if (!ctx->held_count)
 		return;
 	if (budget_used) {
@@ -1072,7 +1075,13 @@ uint16_t lrx_gro_release(void *vctx, struct rte_mbuf **pkts, uint16_t max)
 static uint32_t gro_held_count(const void *vctx)
 {
 	const struct gro_ctx *ctx = vctx;
-	uint32_t held = ctx->held_count + ctx->light_n;
+	return ctx->held_count + (ctx->ring_tail - ctx->ring_head);
+}
+
+static uint32_t rte_gro_held_count(const void *vctx)
+{
+	const struct gro_ctx *ctx = vctx;
+	uint32_t held = ctx->light_n;
 	if (ctx->impl == GRO_IMPL_RTE_HEAVY)
 		held = (uint32_t)rte_gro_get_pkt_count(ctx->rte_ctx);
 	return held + (ctx->ring_tail - ctx->ring_head);
@@ -1083,24 +1092,27 @@ static uint32_t gro_held_count(const void *vctx)
 
 lrx_next_t lrx_gro_process_one(void *vctx, struct rte_mbuf *pkt)
 {
-	struct gro_ctx *ctx = vctx;
-	if (unlikely(ctx->impl != GRO_IMPL_KERNEL))
-		gro_rte_burst(ctx, &pkt, 1);
-	else
-		gro_receive(ctx, pkt);
+	gro_receive(vctx, pkt);
 	return LRX_NEXT_CONSUMED_V;
+}
+
+lrx_next_t lrx_rte_gro_process_one(void *vctx, struct rte_mbuf *pkt)
+{
+	gro_rte_burst(vctx, &pkt, 1);
+	return LRX_NEXT_CONSUMED_V;
+}
+
+static void rte_gro_process_burst(void *vctx, struct rte_mbuf **pkts,
+				  uint16_t n, lrx_next_t *nexts)
+{
+	gro_rte_burst(vctx, pkts, n);
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = LRX_NEXT_CONSUMED_V;
 }
 
 static void gro_process_burst(void *vctx, struct rte_mbuf **pkts, uint16_t n,
 			      lrx_next_t *nexts)
 {
-	struct gro_ctx *ctx = vctx;
-	if (unlikely(ctx->impl != GRO_IMPL_KERNEL)) {
-		gro_rte_burst(ctx, pkts, n);
-		for (uint16_t i = 0; i < n; i++)
-			nexts[i] = LRX_NEXT_CONSUMED_V;
-		return;
-	}
 	for (uint16_t i = 0; i < n; i++) {
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
@@ -1111,30 +1123,38 @@ static void gro_process_burst(void *vctx, struct rte_mbuf **pkts, uint16_t n,
 
 /* ---- configuration ----------------------------------------------------- */
 
-static const struct lrx_stage_key gro_keys[] = {
-	{"flush_age_us", "1000",
-	 "end of a poll that used its whole budget: flush held packets older "
-	 "than this (napi_gro_flush(napi, HZ >= 1000): one jiffy at HZ=1000); "
-	 "0 = flush all; 0..10000000"},
-	{"flush_timeout_us", "0",
-	 "gro_flush_timeout: a poll that did not use its budget flushes only "
-	 "packets older than this; 0 = flush all (default); 0..10000000"},
-	{"max_size", "65536",
-	 "gro_max_size: merged L3 length stays below this; 65536 = "
-	 "GRO_LEGACY_MAX_SIZE, up to 524280 for BIG TCP"},
-	{"udp_gro", "off", "on|off: merge UDP datagrams as with UDP_GRO"},
-	{"csum_verify", "on",
-	 "on|off: verify TCP/UDP checksums the NIC did not (the kernel always "
-	 "does; off only to measure the cost)"},
-	{"impl", "kernel",
-	 "kernel|rte|rte-light: this stage's Linux rules, or DPDK rte_gro as "
-	 "the peer on the same stream (TCP/IPv4 only): rte = heavy mode "
-	 "(rte_gro_reassemble + rte_gro_timeout_flush), rte-light = light mode "
-	 "(rte_gro_reassemble_burst over each poll's burst, nothing held "
-	 "across polls)"},
-	{"use_meta", "auto",
-	 "auto|off: read build-meta's metadata when present, else parse the "
+/* the keys of both descriptors (gro, rte-gro) */
+#define GRO_COMMON_KEYS \
+	{"flush_age_us", "1000", \
+	 "end of a poll that used its whole budget: flush held packets older " \
+	 "than this (napi_gro_flush(napi, HZ >= 1000): one jiffy at HZ=1000); " \
+	 "0 = flush all; 0..10000000"}, \
+	{"flush_timeout_us", "0", \
+	 "gro_flush_timeout: a poll that did not use its budget flushes only " \
+	 "packets older than this; 0 = flush all (default); 0..10000000"}, \
+	{"max_size", "65536", \
+	 "gro_max_size: merged L3 length stays below this; 65536 = " \
+	 "GRO_LEGACY_MAX_SIZE, up to 524280 for BIG TCP"}, \
+	{"udp_gro", "off", "on|off: merge UDP datagrams as with UDP_GRO"}, \
+	{"csum_verify", "on", \
+	 "on|off: verify TCP/UDP checksums the NIC did not (the kernel always " \
+	 "does; off only to measure the cost)"}, \
+	{"use_meta", "auto", \
+	 "auto|off: read build-meta's metadata when present, else parse the " \
 	 "headers (off: always parse)"},
+
+static const struct lrx_stage_key gro_keys[] = {
+	GRO_COMMON_KEYS
+	{NULL, NULL, NULL},
+};
+
+static const struct lrx_stage_key rte_gro_keys[] = {
+	GRO_COMMON_KEYS
+	{"mode", "heavy",
+	 "heavy|light: DPDK rte_gro as the peer of gro on the same stream "
+	 "(TCP/IPv4 only): heavy = rte_gro_reassemble + rte_gro_timeout_flush, "
+	 "light = rte_gro_reassemble_burst over each poll's burst, nothing "
+	 "held across polls"},
 	{NULL, NULL, NULL},
 };
 
@@ -1159,79 +1179,41 @@ static const struct lrx_stage_counter gro_counters[] = {
 	{NULL, 0},
 };
 
-static int gro_parse_u64(const struct lrx_stage_init *init, const char *key,
-			 uint64_t lo, uint64_t hi, uint64_t *out)
+/* on|off style keys: the index of the value in choices (off first). */
+static int gro_key_flag(const struct lrx_stage_init *init, const char *key,
+			const char *off, const char *on, uint8_t *out)
 {
-	const char *text = init->get(init, key);
-	char *end = NULL;
-	errno = 0;
-	unsigned long long v = text ? strtoull(text, &end, 10) : 0;
-	if (!text || !*text || *end || errno || text[0] == '-' || v < lo ||
-	    v > hi) {
-		snprintf(init->err, init->err_len,
-			 "%s: %s=%s: expected an integer in %llu..%llu",
-			 init->instance, key, text ? text : "(none)",
-			 (unsigned long long)lo, (unsigned long long)hi);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
+	const char *const choices[] = {off, on, NULL};
+	unsigned v = 0;
+	int rc = lrx_key_choice(init, key, choices, &v);
+	*out = (uint8_t)v;
+	return rc;
 }
 
-static int gro_parse_choice(const struct lrx_stage_init *init, const char *key,
-			    const char *yes, const char *no, uint8_t *out)
+static int rte_gro_parse_mode(const struct lrx_stage_init *init, uint8_t *out)
 {
-	const char *text = init->get(init, key);
-	if (text && strcmp(text, yes) == 0) {
-		*out = 1;
-		return 0;
-	}
-	if (text && strcmp(text, no) == 0) {
-		*out = 0;
-		return 0;
-	}
-	snprintf(init->err, init->err_len, "%s: %s=%s: expected %s or %s",
-		 init->instance, key, text ? text : "(none)", yes, no);
-	return -EINVAL;
-}
-
-static int gro_parse_impl(const struct lrx_stage_init *init, uint8_t *out)
-{
-	static const char *const names[] = {
-		[GRO_IMPL_KERNEL] = "kernel",
-		[GRO_IMPL_RTE_HEAVY] = "rte",
-		[GRO_IMPL_RTE_LIGHT] = "rte-light",
-	};
-	const char *text = init->get(init, "impl");
-	for (uint8_t i = 0; text && i < RTE_DIM(names); i++)
-		if (strcmp(text, names[i]) == 0) {
-			*out = i;
-			return 0;
-		}
-	snprintf(init->err, init->err_len,
-		 "%s: impl=%s: expected kernel, rte (rte_gro heavy mode) or "
-		 "rte-light (rte_gro light mode)",
-		 init->instance, text ? text : "(none)");
-	return -EINVAL;
+	static const char *const names[] = {"heavy", "light", NULL};
+	unsigned v = 0;
+	int rc = lrx_key_choice(init, "mode", names, &v);
+	*out = v == 1 ? GRO_IMPL_RTE_LIGHT : GRO_IMPL_RTE_HEAVY;
+	return rc;
 }
 
 static int gro_init(void *vctx, const struct lrx_stage_init *init)
 {
 	struct gro_ctx *ctx = vctx;
-	uint64_t age_us, timeout_us, max_size;
+	unsigned long age_us, timeout_us, max_size;
 	int rc;
-	if ((rc = gro_parse_u64(init, "flush_age_us", 0, 10000000, &age_us)) ||
-	    (rc = gro_parse_u64(init, "flush_timeout_us", 0, 10000000,
-				&timeout_us)) ||
-	    (rc = gro_parse_u64(init, "max_size", 1, GRO_MAX_SIZE,
-				&max_size)) ||
-	    (rc = gro_parse_choice(init, "udp_gro", "on", "off",
-				   &ctx->udp_gro)) ||
-	    (rc = gro_parse_choice(init, "csum_verify", "on", "off",
-				   &ctx->csum_verify)) ||
-	    (rc = gro_parse_choice(init, "use_meta", "auto", "off",
-				   &ctx->use_meta)) ||
-	    (rc = gro_parse_impl(init, &ctx->impl)))
+	if ((rc = lrx_key_uint(init, "flush_age_us", 0, 10000000, &age_us)) ||
+	    (rc = lrx_key_uint(init, "flush_timeout_us", 0, 10000000,
+			       &timeout_us)) ||
+	    (rc = lrx_key_uint(init, "max_size", 1, GRO_MAX_SIZE,
+			       &max_size)) ||
+	    (rc = gro_key_flag(init, "udp_gro", "off", "on", &ctx->udp_gro)) ||
+	    (rc = gro_key_flag(init, "csum_verify", "off", "on",
+			       &ctx->csum_verify)) ||
+	    (rc = gro_key_flag(init, "use_meta", "off", "auto",
+			       &ctx->use_meta)))
 		return rc;
 	uint64_t hz = rte_get_tsc_hz();
 	ctx->age_cycles = age_us * hz / 1000000;
@@ -1242,9 +1224,16 @@ static int gro_init(void *vctx, const struct lrx_stage_init *init)
 	if (timeout_us && !ctx->timeout_cycles)
 		ctx->timeout_cycles = 1;
 	ctx->max_size = (uint32_t)max_size;
-	if (ctx->impl != GRO_IMPL_KERNEL)
-		return gro_rte_init(ctx, init);
+	ctx->impl = GRO_IMPL_KERNEL;
 	return 0;
+}
+
+static int rte_gro_init(void *vctx, const struct lrx_stage_init *init)
+{
+	struct gro_ctx *ctx = vctx;
+	int rc = gro_init(ctx, init);
+	rc = rc ?: rte_gro_parse_mode(init, &ctx->impl);
+	return rc ?: gro_rte_init(ctx, init);
 }
 
 static void gro_fini(void *vctx)
@@ -1281,6 +1270,7 @@ static const struct lrx_stage gro = {
 	.ctx_size = sizeof(struct gro_ctx),
 	.keys = gro_keys,
 	.counters = gro_counters,
+	.provides = LRX_PROVIDES_SKB,
 	.init = gro_init,
 	.fini = gro_fini,
 	.process_one = lrx_gro_process_one,
@@ -1290,3 +1280,21 @@ static const struct lrx_stage gro = {
 	.held = gro_held_count,
 };
 LRX_STAGE_REGISTER(gro)
+
+static const struct lrx_stage rte_gro = {
+	.name = "rte-gro",
+	.summary = "DPDK rte_gro (heavy, or light with mode=light) over the same "
+		   "stream, as the peer of gro (TCP/IPv4 only)",
+	.ctx_size = sizeof(struct gro_ctx),
+	.keys = rte_gro_keys,
+	.counters = gro_counters,
+	.provides = LRX_PROVIDES_SKB,
+	.init = rte_gro_init,
+	.fini = gro_fini,
+	.process_one = lrx_rte_gro_process_one,
+	.process_burst = rte_gro_process_burst,
+	.flush = rte_gro_flush,
+	.release = lrx_gro_release,
+	.held = rte_gro_held_count,
+};
+LRX_STAGE_REGISTER(rte_gro)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * GRO stage: the kernel's dev_gro_receive (net/core/gro.c) over mbufs.
- * The stage registers itself under the name "gro"; the engines reach it
+ * The stage registers itself under the name "gro" (and its DPDK rte_gro
+ * peer under "rte-gro"); the engines reach it
  * through stages/stage.h only. This header gives the limits it is built
  * with and the names of its config keys and counters, for tests and docs
  * (docs/gro.md describes the semantics and where they differ from the
@@ -22,8 +23,8 @@
 #define GRO_RELEASE_RING 1024
 
 /* Config keys: flush_age_us, flush_timeout_us, max_size, udp_gro,
- * csum_verify, impl (kernel|rte|rte-light), use_meta (see the key table in
- * gro.c and docs/gro.md).
+ * csum_verify, use_meta; the stage rte-gro (DPDK rte_gro, the peer) also
+ * mode (heavy|light) (see the key tables in gro.c and docs/gro.md).
  * Counters: segments_in, packets_out, merged, held, flush_flags,
  * flush_short, flush_mismatch, flush_size, flush_not_eligible,
  * flush_evict, flush_poll_end, flush_age, bad_csum, not_eligible,

@@ -36,7 +36,7 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
-#include "build_meta/stage_keys.h"
+#include "stage_keys.h"
 #include "l3_demux.h"
 #include "meta.h"
 #include "static_entries.h"
@@ -1137,6 +1137,7 @@ static const struct lrx_stage l3_demux_stage = {
 	.ctx_size = sizeof(struct l3_ctx),
 	.keys = l3_demux_keys,
 	.counters = l3_demux_counters,
+	.needs = LRX_PROVIDES_META,
 	.init = l3_demux_init,
 	.process_one = lrx_l3_demux_process_one,
 	.process_burst = l3_demux_process_burst,

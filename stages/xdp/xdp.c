@@ -19,12 +19,11 @@
 #include <rte_bpf.h>
 #include <rte_malloc.h>
 
-#include "../build_meta/stage_keys.h"
-#include "../meta.h"
-#include "../static_entries.h"
+#include "stage_keys.h"
+#include "meta.h"
+#include "static_entries.h"
 #include "xdp.h"
 
-__thread uint32_t lrx_xdp_redirect_port = LRX_XDP_REDIRECT_NONE;
 
 enum xdp_exec { XDP_EXEC_BUILTIN, XDP_EXEC_JIT, XDP_EXEC_INTERP };
 
@@ -69,11 +68,14 @@ static inline void xdp_ingress(const struct xdp_ctx *xc,
 	}
 }
 
-/* Runs the program on one frame: its action, or XDP_RUN_NO_WINDOW. */
-static inline uint64_t xdp_run(struct xdp_ctx *xc, struct rte_mbuf *m)
+/* Runs the program on one frame: its action, or XDP_RUN_NO_WINDOW; a
+ * redirect's target in *target. */
+static inline uint64_t xdp_run(struct xdp_ctx *xc, struct rte_mbuf *m,
+			       uint32_t *target)
 {
 	uint16_t port, queue;
 	struct lrx_xdp_md *md;
+	uint64_t action;
 
 	xdp_ingress(xc, m, &port, &queue);
 	if (xc->exec == XDP_EXEC_BUILTIN) {
@@ -83,22 +85,30 @@ static inline uint64_t xdp_run(struct xdp_ctx *xc, struct rte_mbuf *m)
 			.data_end = data + rte_pktmbuf_data_len(m),
 			.ingress_port = port,
 			.rx_queue = queue,
+			.redirect_port = LRX_XDP_REDIRECT_NONE,
 		};
-		return xc->builtin(&xc->bconf, &buff);
+		action = xc->builtin(&xc->bconf, &buff);
+		*target = buff.redirect_port;
+		return action;
 	}
+	*target = LRX_XDP_REDIRECT_NONE;
 	md = lrx_xdp_md_prepare(m, xc->window, port, queue);
 	if (unlikely(md == NULL))
 		return XDP_RUN_NO_WINDOW;
-	return xc->exec == XDP_EXEC_JIT ? xc->jit(md) : rte_bpf_exec(xc->bpf, md);
+	action = xc->exec == XDP_EXEC_JIT ? xc->jit(md)
+					  : rte_bpf_exec(xc->bpf, md);
+	if (action == LRX_XDP_REDIRECT)
+		*target = lrx_xdp_redirect_take();
+	return action;
 }
 
 /* Action -> next, counted (the kernel's switch in do_xdp_generic /
  * a driver's XDP run function). */
 static inline lrx_next_t xdp_verdict(struct xdp_ctx *xc,
-				     const struct rte_mbuf *m, uint64_t action)
+				     const struct rte_mbuf *m, uint64_t action,
+				     uint32_t target)
 {
 	uint16_t port, queue;
-	uint32_t target;
 
 	switch (action) {
 	case LRX_XDP_PASS:
@@ -112,8 +122,6 @@ static inline lrx_next_t xdp_verdict(struct xdp_ctx *xc,
 		xdp_ingress(xc, m, &port, &queue);
 		return lrx_next_tx(port);
 	case LRX_XDP_REDIRECT:
-		target = lrx_xdp_redirect_port;
-		lrx_xdp_redirect_port = LRX_XDP_REDIRECT_NONE;
 		if (likely(target != LRX_XDP_REDIRECT_NONE)) {
 			xc->n_redirect++;
 			return lrx_next_redirect((uint16_t)target);
@@ -137,8 +145,10 @@ static inline lrx_next_t xdp_verdict(struct xdp_ctx *xc,
 lrx_next_t lrx_xdp_process_one(void *ctx, struct rte_mbuf *pkt)
 {
 	struct xdp_ctx *xc = ctx;
+	uint32_t target;
+	uint64_t action = xdp_run(xc, pkt, &target);
 
-	return xdp_verdict(xc, pkt, xdp_run(xc, pkt));
+	return xdp_verdict(xc, pkt, action, target);
 }
 
 /* The interpreter's burst entry (rte_bpf_exec_burst) over the frames that
@@ -158,7 +168,8 @@ static void xdp_burst_interp(struct xdp_ctx *xc, struct rte_mbuf **pkts,
 		xdp_ingress(xc, pkts[i], &port, &queue);
 		md = lrx_xdp_md_prepare(pkts[i], xc->window, port, queue);
 		if (unlikely(md == NULL)) {
-			nexts[i] = xdp_verdict(xc, pkts[i], XDP_RUN_NO_WINDOW);
+			nexts[i] = xdp_verdict(xc, pkts[i], XDP_RUN_NO_WINDOW,
+					       LRX_XDP_REDIRECT_NONE);
 			continue;
 		}
 		mds[nv] = md;
@@ -166,7 +177,10 @@ static void xdp_burst_interp(struct xdp_ctx *xc, struct rte_mbuf **pkts,
 	}
 	rte_bpf_exec_burst(xc->bpf, mds, rc, nv);
 	for (uint32_t k = 0; k < nv; k++)
-		nexts[idx[k]] = xdp_verdict(xc, pkts[idx[k]], rc[k]);
+		nexts[idx[k]] = xdp_verdict(
+			xc, pkts[idx[k]], rc[k],
+			rc[k] == LRX_XDP_REDIRECT ? lrx_xdp_redirect_take()
+						  : LRX_XDP_REDIRECT_NONE);
 }
 
 void lrx_xdp_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
@@ -178,8 +192,12 @@ void lrx_xdp_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
 		xdp_burst_interp(xc, pkts, n, nexts);
 		return;
 	}
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = xdp_verdict(xc, pkts[i], xdp_run(xc, pkts[i]));
+	for (uint16_t i = 0; i < n; i++) {
+		uint32_t target;
+		uint64_t action = xdp_run(xc, pkts[i], &target);
+
+		nexts[i] = xdp_verdict(xc, pkts[i], action, target);
+	}
 }
 
 /* ---- Configuration ----------------------------------------------------- */
@@ -438,8 +456,47 @@ static const struct lrx_stage_counter xdp_counters[] = {
 	{ .name = NULL },
 };
 
+/* [xdp] and --xdp-*: where the kernel attaches a program. native = first,
+ * on the raw frame (the driver hook); generic = after build-meta and GRO,
+ * as xdpgeneric runs once the skb is built (netif_receive_generic_xdp). */
+static const struct lrx_stage_alias xdp_aliases[] = {
+	{ .key = "prog", .stage_key = "prog", .option = "--xdp-prog" },
+	{ .key = "section", .stage_key = "section", .option = "--xdp-section" },
+	{ .key = "mode", .stage_key = "mode", .option = "--xdp-mode" },
+	{ .key = "jit", .stage_key = "exec", .option = "--xdp-jit",
+	  .if_yes = "jit", .if_no = "interp" },
+	{ .key = NULL },
+};
+
+static const struct lrx_stage_place xdp_places[] = {
+	{ .value = "native", .position = LRX_POSITION_FIRST },
+	{ .value = "generic", .position = LRX_POSITION_AFTER_SKB,
+	  .why = "generic XDP runs after build-meta (as xdpgeneric after the "
+		 "skb is built)" },
+	{ .value = NULL },
+};
+
+static const struct lrx_stage_shortcut xdp_shortcut = {
+	.section = "xdp",
+	.keys = xdp_aliases,
+	.add_key = "prog",
+	.add_empty = "empty; name a built-in program (see docs/xdp.md) or an "
+		     "ELF object FILE.o",
+	.place_key = "mode",
+	.places = xdp_places,
+	.usage =
+		"  --xdp-prog P         XDP program: drop, pass, tx, redirect:PORT, read, touch,\n"
+		"                       udp-port-drop:PORTS, abort, or an eBPF object FILE.o;\n"
+		"                       adds the xdp stage where --xdp-mode says [xdp] prog\n"
+		"  --xdp-mode M         native (first stage, raw frame) | generic (after\n"
+		"                       build-meta and gro) [xdp] mode\n"
+		"  --xdp-section S      ELF section of the program (default xdp) [xdp] section\n"
+		"  --xdp-jit 1|0        rte_bpf x86 JIT or interpreter [xdp] jit\n",
+};
+
 const struct lrx_stage lrx_stage_xdp = {
 	.name = "xdp",
+	.shortcut = &xdp_shortcut,
 	.summary = "XDP verdict: built-in or eBPF program (rte_bpf JIT or "
 		   "interpreter), DROP/PASS/TX/REDIRECT/ABORTED",
 	.ctx_size = sizeof(struct xdp_ctx),

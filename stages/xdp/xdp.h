@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../stage.h"
+#include "stage.h"
 
 /* The kernel's enum xdp_action values (include/uapi/linux/bpf.h). */
 enum lrx_xdp_action {
@@ -118,10 +118,12 @@ uint32_t lrx_xdp_prog_insn_count(const struct lrx_xdp_prog *prog,
  * that each packet's target is read right after its run). */
 bool lrx_xdp_prog_uses_redirect(const struct lrx_xdp_prog *prog);
 
-/* bpf_redirect's target, per thread as the kernel's per-CPU
- * bpf_redirect_info; read and reset by the stage after each run. */
-extern __thread uint32_t lrx_xdp_redirect_port;
 #define LRX_XDP_REDIRECT_NONE UINT32_MAX
+/* The target the eBPF helper bpf_redirect set on this thread (the kernel's
+ * per-CPU bpf_redirect_info: a helper gets no context to write it into),
+ * reset to LRX_XDP_REDIRECT_NONE; the stage takes it after a run that
+ * returned XDP_REDIRECT. Built-in programs return theirs in the buffer. */
+uint32_t lrx_xdp_redirect_take(void);
 
 /* Places the context header in front of the frame of m (returns NULL when
  * the mbuf lacks the headroom or the window: the caller aborts it). */
@@ -147,6 +149,7 @@ static inline struct lrx_xdp_md *lrx_xdp_md_prepare(struct rte_mbuf *m,
 struct lrx_xdp_buff {
 	uint8_t *data, *data_end;
 	uint16_t ingress_port, rx_queue;
+	uint32_t redirect_port; /* set by a program that redirects */
 };
 
 struct lrx_xdp_builtin_conf {

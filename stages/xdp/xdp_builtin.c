@@ -40,8 +40,7 @@ static uint32_t builtin_abort(const struct lrx_xdp_builtin_conf *conf,
 static uint32_t builtin_redirect(const struct lrx_xdp_builtin_conf *conf,
 				 struct lrx_xdp_buff *buff)
 {
-	RTE_SET_USED(buff);
-	lrx_xdp_redirect_port = conf->redirect_port;
+	buff->redirect_port = conf->redirect_port;
 	return LRX_XDP_REDIRECT;
 }
 

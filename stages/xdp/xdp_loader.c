@@ -111,6 +111,18 @@ static uint64_t helper_get_smp_processor_id(uint64_t a1, uint64_t a2,
 	return rte_lcore_id();
 }
 
+/* bpf_redirect's target on this thread, as the kernel's per-CPU
+ * bpf_redirect_info (rte_bpf calls a helper with its arguments only). */
+static __thread uint32_t xdp_redirect_target = LRX_XDP_REDIRECT_NONE;
+
+uint32_t lrx_xdp_redirect_take(void)
+{
+	uint32_t target = xdp_redirect_target;
+
+	xdp_redirect_target = LRX_XDP_REDIRECT_NONE;
+	return target;
+}
+
 /* bpf_redirect(ifindex, flags): ifindex is a DPDK port id here; as
  * bpf_xdp_redirect, flags other than 0 give XDP_ABORTED. */
 static uint64_t helper_redirect(uint64_t ifindex, uint64_t flags, uint64_t a3,
@@ -119,7 +131,7 @@ static uint64_t helper_redirect(uint64_t ifindex, uint64_t flags, uint64_t a3,
 	RTE_SET_USED(a3); RTE_SET_USED(a4); RTE_SET_USED(a5);
 	if (flags != 0 || ifindex >= RTE_MAX_ETHPORTS)
 		return LRX_XDP_ABORTED;
-	lrx_xdp_redirect_port = (uint32_t)ifindex;
+	xdp_redirect_target = (uint32_t)ifindex;
 	return LRX_XDP_REDIRECT;
 }
 

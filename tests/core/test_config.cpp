@@ -376,3 +376,15 @@ TEST_CASE("[xdp] mistakes are named", "[config][xdp]")
 		CHECK(std::string(l.err).find(c.expect) != std::string::npos);
 	}
 }
+
+TEST_CASE("a stage that reads the metadata needs its provider before it", "[config]")
+{
+	// l3-demux needs LRX_PROVIDES_META (stage.h), build-meta provides it
+	Loaded bad("[pipeline]\nstages = l3-demux,build-meta\n");
+	INFO(bad.err);
+	CHECK(bad.rc == -EINVAL);
+	CHECK(std::string(bad.err).find("l3-demux (position 1) reads what build-meta provides: put build-meta before it") !=
+	      std::string::npos);
+	Loaded good("[pipeline]\nstages = build-meta,gro,l3-demux\n");
+	CHECK(good.rc == 0);
+}

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # Deterministic per-packet I1 misses and indirect branches of each engine
-# (issue 4 acceptance; docs/engines.md). Runs engine_bench under cachegrind
+# (docs/engines.md). Runs engine_bench under cachegrind
 # twice per engine (P1 and P2 packets) and divides the difference of the
 # counts by P2 - P1, so start-up (EAL, pool, pipeline creation) cancels.
 # "dispatch Bi" = indirect branches executed inside the engine and its

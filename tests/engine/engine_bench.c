@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Engine micro-benchmark (issue 4 acceptance, docs/engines.md): a pipeline
+ * Engine micro-benchmark (docs/engines.md): a pipeline
  * of N `touch` stages, each carrying `--footprint-kb` of ballast, over
  * 64-byte UDP frames at a fixed burst, in each engine. The same mbufs are
  * reused every burst (the sink is reset, not completed), so the figure is

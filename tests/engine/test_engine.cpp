@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Engine tests (issue 4): every engine gives the same verdicts, drop
+// Engine tests (docs/engines.md): every engine gives the same verdicts, drop
 // reasons, counts, sink contents and sink order on the same input; held
 // packets come back at the flush; nothing leaks; bad engine names and
 // config keys are refused with a message naming them; the ballast runs.
@@ -22,6 +22,7 @@ extern "C" {
 #include "pipeline.h"
 #include "sink.h"
 #include "engine_internal.h"
+#include "stage_keys.h"
 }
 
 namespace {
@@ -279,7 +280,7 @@ StageSpec random_stage(std::mt19937 &rng)
 TEST_CASE("static engine: a direct entry for every registered stage", "[engine][static]")
 {
 	// the static engine is the no-indirect-call bound only if it knows
-	// every stage a pipeline can name (engine_packet_loop.h)
+	// every stage a pipeline can name (stages/static_entries.h)
 	unsigned n = 0;
 	for (const lrx_stage *st; (st = lrx_stage_at(n)) != nullptr; n++) {
 		INFO("stage " << st->name);
@@ -290,6 +291,46 @@ TEST_CASE("static engine: a direct entry for every registered stage", "[engine][
 		REQUIRE(lrx_stage_find(name) != nullptr);
 	}
 	CHECK(n >= 6);
+}
+
+TEST_CASE("a pipeline of every registered stage runs in every engine", "[engine][registry]")
+{
+	// "a stage is one folder" (docs/architecture.md): whatever the
+	// registry holds composes into one pipeline with its default keys, in
+	// an order its placement rules allow (the stages that provide
+	// something to later ones first), and every engine gives the same
+	// result on it
+	rte_mempool *mp = pool();
+	std::vector<StageSpec> specs;
+	for (int providers = 1; providers >= 0; providers--)
+		for (unsigned i = 0; lrx_stage_at(i) != nullptr; i++)
+			if ((lrx_stage_at(i)->provides != 0) == (providers == 1))
+				specs.emplace_back(lrx_stage_at(i)->name);
+	unsigned provided = 0;
+	for (const StageSpec &sp : specs) {
+		const lrx_stage *st = lrx_stage_find(sp.name.c_str());
+		INFO("stage " << sp.name);
+		CHECK((st->needs & ~provided) == 0);
+		provided |= st->provides;
+	}
+	REQUIRE(specs.size() >= 10);
+	REQUIRE(specs.size() <= LRX_PIPELINE_MAX_STAGES);
+	std::mt19937 rng(18);
+	std::vector<size_t> polls{64, 64, 64, 9};
+	Frames frames = random_frames(rng, 64 * 3 + 9);
+	auto engines = all_engines((unsigned)specs.size(), rng);
+	INFO("stages " << describe(specs));
+	Result ref = run(Conf(engines[0], 64, specs), frames, polls);
+	size_t out = 0;
+	for (auto &pp : ref.per_poll)
+		out += pp.size();
+	REQUIRE(out == frames.size()); // every packet ends in the sink once
+	for (size_t e = 1; e < engines.size(); e++) {
+		INFO("engine " << engines[e].label << " vs packet");
+		Result r = run(Conf(engines[e], 64, specs), frames, polls);
+		require_same(ref, r);
+	}
+	LRX_REQUIRE_POOL_FULL(mp);
 }
 
 TEST_CASE("engine names parse and print", "[engine]")
@@ -804,4 +845,40 @@ TEST_CASE("pmu stages: each stage is charged exactly what it cost, in the vector
 	}
 	lrx_pmu_fake_use_tsc = true;
 	LRX_REQUIRE_POOL_FULL(mp);
+}
+
+namespace {
+const char *one_key_get(const lrx_stage_init *init, const char *key)
+{
+	const char *const *kv = static_cast<const char *const *>(init->values);
+	return std::strcmp(kv[0], key) == 0 ? kv[1] : nullptr;
+}
+} // namespace
+
+TEST_CASE("stage keys: one message format, decimal integers only", "[engine][keys]")
+{
+	char err[256] = "";
+	const char *kv[2] = {"k", "0x10"};
+	lrx_stage_init init{};
+	init.instance = "drop-every";
+	init.get = one_key_get;
+	init.values = kv;
+	init.err = err;
+	init.err_len = sizeof(err);
+	unsigned long v = 0;
+	CHECK(lrx_key_uint(&init, "k", 1, 100, &v) == -EINVAL);
+	CHECK(std::string(err) ==
+	      "drop-every: key 'k' = '0x10': valid values are integers 1..100 (k=0x10)");
+	kv[1] = "16";
+	CHECK(lrx_key_uint(&init, "k", 1, 100, &v) == 0);
+	CHECK(v == 16);
+	static const char *const choices[] = {"off", "on", nullptr};
+	unsigned c = 9;
+	kv[1] = "maybe";
+	CHECK(lrx_key_choice(&init, "k", choices, &c) == -EINVAL);
+	CHECK(std::string(err) ==
+	      "drop-every: key 'k' = 'maybe': valid values are off|on (k=maybe)");
+	kv[1] = "on";
+	CHECK(lrx_key_choice(&init, "k", choices, &c) == 0);
+	CHECK(c == 1);
 }

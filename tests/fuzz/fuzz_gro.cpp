@@ -45,17 +45,19 @@ namespace {
 
 struct Instance {
 	const char *label;
+	const char *stage; // gro (the kernel's rules) or rte-gro (the peer)
 	std::map<std::string, std::string> keys;
 	void *ctx = nullptr;
+	const lrx_stage *st = nullptr;
 };
 
 const lrx_stage *gro;
 std::vector<Instance> instances = {
-	{"kernel", {}},
-	{"udp_gro", {{"udp_gro", "on"}}},
-	{"rte", {{"impl", "rte"}}},
-	{"rte-light", {{"impl", "rte-light"}}},
-	{"no-age", {{"flush_age_us", "0"}, {"csum_verify", "off"}}},
+	{"kernel", "gro", {}},
+	{"udp_gro", "gro", {{"udp_gro", "on"}}},
+	{"rte", "rte-gro", {{"mode", "heavy"}}},
+	{"rte-light", "rte-gro", {{"mode", "light"}}},
+	{"no-age", "gro", {{"flush_age_us", "0"}, {"csum_verify", "off"}}},
 };
 rte_mempool *mp;
 
@@ -462,14 +464,16 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***)
 	mp = lrx_fuzz::pool("fuzz_gro", 4095, 2048 + RTE_PKTMBUF_HEADROOM);
 	used_slots.reserve(kSlots);
 	builder_selftest();
-	gro = lrx_stage_find("gro");
-	if (!gro || lrx_meta_register() < 0)
-		lrx_fuzz::fail("gro stage or meta dynfield missing");
+	if (lrx_meta_register() < 0)
+		lrx_fuzz::fail("meta dynfield missing");
 	for (Instance &inst : instances) {
+		gro = inst.st = lrx_stage_find(inst.stage);
+		if (!gro)
+			lrx_fuzz::fail("stage %s missing", inst.stage);
 		inst.ctx = rte_zmalloc("fuzz_gro", gro->ctx_size, RTE_CACHE_LINE_SIZE);
 		char err[256] = "";
 		lrx_stage_init init = {};
-		init.instance = "gro";
+		init.instance = inst.stage;
 		init.socket_id = (int)rte_socket_id();
 		init.burst = 32;
 		init.get = get_key;
@@ -487,6 +491,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lrx_fuzz::Reader in(data, size);
 	Instance &inst = instances[in.u8() % instances.size()];
 	void *ctx = inst.ctx;
+	gro = inst.st;
 	FlowState flows[16];
 	segs_in = segs_out = 0;
 

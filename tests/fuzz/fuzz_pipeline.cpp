@@ -88,7 +88,7 @@ std::vector<PipelineSpec> pipeline_specs()
 					    {"udp_ports", "53,2000"}}}}},
 		{"static", {{"build-meta", {{"pool_slots", "2048"}, {"alloc", "packet"},
 					    {"hints", "none"}}},
-			    {"gro", {{"impl", "rte"}}},
+			    {"rte-gro", {{"mode", "heavy"}}},
 			    {"l3-demux", {{"dispatch", "direct"},
 					  {"trust_ip_csum_hint", "no"}}}}},
 		{"burst", {meta, l3, {"xdp", {{"mode", "generic"}, {"prog", "tx"}}}}},

@@ -49,15 +49,16 @@ struct Gro {
 		return nullptr;
 	}
 
-	explicit Gro(const Keys &k = {}) : keys(k)
+	// stage: gro (the kernel's rules) or rte-gro (DPDK rte_gro, the peer)
+	explicit Gro(const Keys &k = {}, const char *stage = "gro") : keys(k)
 	{
 		lrx_test::eal_init();
-		st = lrx_stage_find("gro");
+		st = lrx_stage_find(stage);
 		if (!st)
 			return;
 		ctx = rte_zmalloc("gro_test", st->ctx_size, RTE_CACHE_LINE_SIZE);
 		lrx_stage_init init = {};
-		init.instance = "gro";
+		init.instance = stage;
 		init.socket_id = 0;
 		init.burst = 32;
 		init.get = get;

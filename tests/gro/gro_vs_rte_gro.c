@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * gro_vs_rte_gro: listrx's GRO stage against DPDK rte_gro on the same TCP
- * stream, the same bursts, in the same run (issue 6 acceptance).
+ * stream, the same bursts, in the same run (docs/gro.md).
  *
  * Each round builds `segments` in-order TCP/IPv4 segments (round-robin over
  * `flows` flows, MSS `mss`, NIC hints as a real NIC gives them: RSS hash,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// GRO stage: Linux dev_gro_receive semantics (issue 6).
+// GRO stage: Linux dev_gro_receive semantics (net/core/gro.c).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -817,11 +817,11 @@ TEST_CASE("gro: rte_gro peer differs from the kernel rules (docs/gro.md)",
 	LRX_REQUIRE_POOL_FULL(pool());
 }
 
-TEST_CASE("gro: impl=rte runs DPDK rte_gro behind the same descriptor",
+TEST_CASE("gro: rte-gro runs DPDK rte_gro behind a descriptor of its own",
 	  "[gro][rte_gro]")
 {
 	{
-		Gro g(Keys{{"impl", "rte"}});
+		Gro g(Keys{}, "rte-gro"); // mode=heavy by default
 		REQUIRE(g.init_rc == 0);
 		auto frames = build_all(tcp_stream(100, 1460));
 		Spec udp;
@@ -849,19 +849,19 @@ TEST_CASE("gro: impl=rte runs DPDK rte_gro behind the same descriptor",
 		REQUIRE(g.counter("packets_out") == 4);
 	}
 	{
-		Gro g(Keys{{"impl", "rte"}});
+		Gro g(Keys{{"mode", "heavy"}}, "rte-gro");
 		auto frames = build_all(tcp_stream(10, 1000));
 		REQUIRE(g.one(to_mbufs(frames, pool())));
 		// destroyed while holding: fini flushes and frees
 	}
-	Gro bad(Keys{{"impl", "bsd"}});
+	Gro bad(Keys{{"mode", "bsd"}}, "rte-gro");
 	REQUIRE(bad.init_rc == -EINVAL);
-	REQUIRE(std::string(bad.err).find("impl=bsd") != std::string::npos);
-	REQUIRE(std::string(bad.err).find("rte-light") != std::string::npos);
+	REQUIRE(std::string(bad.err).find("mode=bsd") != std::string::npos);
+	REQUIRE(std::string(bad.err).find("heavy|light") != std::string::npos);
 	LRX_REQUIRE_POOL_FULL(pool());
 }
 
-TEST_CASE("gro: impl=rte-light merges within a poll's burst, holds nothing "
+TEST_CASE("gro: rte-gro mode=light merges within a poll's burst, holds nothing "
 	  "across polls",
 	  "[gro][rte_gro]")
 {
@@ -873,7 +873,7 @@ TEST_CASE("gro: impl=rte-light merges within a poll's burst, holds nothing "
 	// 64..95 | 96..100; the same through process_burst and process_one
 	for (bool per_packet : {false, true}) {
 		INFO((per_packet ? "process_one" : "process_burst"));
-		Gro g(Keys{{"impl", "rte-light"}});
+		Gro g(Keys{{"mode", "light"}}, "rte-gro");
 		REQUIRE(g.init_rc == 0);
 		auto mbufs = to_mbufs(frames, pool());
 		std::vector<size_t> out_after_poll;
@@ -923,7 +923,7 @@ TEST_CASE("gro: impl=rte-light merges within a poll's burst, holds nothing "
 		// RTE_GRO_MAX_BURST_ITEM_NUM = 128): reassembled in a batch of
 		// 128 at once, the other 72 at the poll's end; rte_gro's size
 		// limit (L3 length <= 65535) gives 65 segments of 1000 bytes
-		Gro g(Keys{{"impl", "rte-light"}});
+		Gro g(Keys{{"mode", "light"}}, "rte-gro");
 		auto mbufs = to_mbufs(build_all(tcp_stream(200, 1000)), pool());
 		REQUIRE(g.burst(mbufs, 200));
 		REQUIRE(g.held() == 72);
@@ -935,7 +935,7 @@ TEST_CASE("gro: impl=rte-light merges within a poll's burst, holds nothing "
 			std::vector<uint16_t>{65, 63, 65, 7});
 	}
 	{
-		Gro g(Keys{{"impl", "rte-light"}});
+		Gro g(Keys{{"mode", "light"}}, "rte-gro");
 		auto frames10 = build_all(tcp_stream(10, 1000));
 		REQUIRE(g.one(to_mbufs(frames10, pool())));
 		REQUIRE(g.held() == 10);

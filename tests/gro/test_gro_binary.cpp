@@ -10,8 +10,8 @@
 
 #include <unistd.h>
 
-#include "../integration/pcap_file.h"
-#include "../integration/run_binary.h"
+#include "pcap_file.h"
+#include "run_binary.h"
 #include "frames.h"
 
 namespace fr = lrx_test::frames;
@@ -65,9 +65,10 @@ TEST_CASE("gro: listrx binary merges a pcap TCP stream with both impls",
 			 "-l", "0", "--file-prefix",
 			 lrx_test::file_prefix(std::string("gro_bin_") + impl),
 			 "--vdev", "net_pcap0,rx_pcap=" + pcap + ",tx_iface=lo",
-			 "--", "--pipeline", "build-meta,gro,l3-demux", "--packets",
-			 std::to_string(frames.size()), "--burst", "32",
-			 "--set", std::string("stage.gro.impl=") + impl,
+			 "--", "--pipeline",
+			 std::string("build-meta,") + (std::string(impl) == "rte" ? "rte-gro" : "gro") +
+				 ",l3-demux",
+			 "--packets", std::to_string(frames.size()), "--burst", "32",
 			 "--stats-period", "0", "--json", json});
 		INFO(r.out << r.err);
 		REQUIRE(r.status == 0);

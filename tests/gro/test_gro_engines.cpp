@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "engine_run.h"
 #include "gro_harness.h"
 
 extern "C" {
@@ -27,15 +28,6 @@ struct EngineRun {
 	std::vector<std::pair<std::string, uint64_t>> counters;
 };
 
-void collect(struct lrx_sink *sink, EngineRun &r)
-{
-	for (uint32_t i = 0; i < sink->n; i++) {
-		r.bytes.push_back(fr::mbuf_bytes(sink->pkts[i]));
-		r.nexts.push_back(sink->nexts[i]);
-	}
-	lrx_sink_discard(sink);
-}
-
 // budget_used: what every full poll reports. With it, held packets stay
 // across polls until the age (set to 10 s so that timing cannot make the
 // engines differ); without it, every poll end flushes everything.
@@ -43,46 +35,38 @@ EngineRun run_engine(const char *engine, const char *impl,
 		     const std::vector<Frame> &frames, uint16_t burst,
 		     bool budget_used, rte_mempool *mp)
 {
-	EngineRun r;
-	lrx_pipeline_conf conf = {};
-	REQUIRE(lrx_engine_parse(engine, &conf.engine, &conf.hybrid_k) == 0);
-	conf.burst = burst;
-	conf.stats_level = LRX_STATS_COUNTERS;
-	conf.n_stages = 1;
-	conf.stages[0].stage = lrx_stage_find("gro");
-	conf.stages[0].n_values = 2;
-	conf.stages[0].keys[0] = "flush_age_us";
-	conf.stages[0].values[0] = "10000000";
-	conf.stages[0].keys[1] = "impl";
-	conf.stages[0].values[1] = impl;
-	REQUIRE(conf.stages[0].stage != nullptr);
-	conf.socket_id = 0;
-	conf.lcore_id = 0;
-	lrx_pipeline *p = nullptr;
-	char err[256] = "";
-	int rc = lrx_pipeline_create(&conf, &p, err, sizeof(err));
-	INFO("engine " << engine << " impl " << impl << ": " << err);
-	REQUIRE(rc == 0);
-	auto *sink = new lrx_sink();
-	std::vector<rte_mbuf *> mbufs = to_mbufs(frames, mp);
-	for (size_t i = 0; i < mbufs.size(); i += burst) {
-		uint16_t n = (uint16_t)std::min<size_t>(burst, mbufs.size() - i);
-		lrx_pipeline_process(p, mbufs.data() + i, n, sink);
+	lrx_engine_kind kind;
+	unsigned k = 0;
+	REQUIRE(lrx_engine_parse(engine, &kind, &k) == 0);
+	// impl kernel = the gro stage; rte, rte-light = rte-gro's two modes
+	const bool kernel = std::string(impl) == "kernel";
+	lrx_test::StageKeys keys{{"flush_age_us", "10000000"}};
+	if (!kernel)
+		keys.emplace_back("mode", std::string(impl) == "rte" ? "heavy" : "light");
+	std::vector<uint16_t> polls;
+	for (size_t i = 0; i < frames.size(); i += burst)
+		polls.push_back((uint16_t)std::min<size_t>(burst, frames.size() - i));
+	INFO("engine " << engine << " impl " << impl);
+	lrx_test::EngineRun run = lrx_test::run_engine(
+		kind, k, burst, {{kernel ? "gro" : "rte-gro", keys}},
+		[&](size_t at) {
+			rte_mbuf *m = frames[at].to_mbuf(mp);
+			// dynfields survive free/alloc: "build-meta did not run"
+			if (m && lrx_meta_dynfield_offset >= 0)
+				lrx_meta_set(m, nullptr);
+			return m;
+		},
+		polls,
 		// a full burst is a poll that used its budget: GRO keeps
 		// young packets across polls, as napi_poll
-		lrx_pipeline_poll_end(p, budget_used && n == burst, sink);
-		collect(sink, r);
+		[&](uint16_t n) { return budget_used && n == burst; });
+	EngineRun r;
+	for (auto &o : run.out) {
+		r.nexts.push_back(o.first);
+		r.bytes.push_back(std::move(o.second));
 	}
-	lrx_pipeline_drain(p, sink);
-	collect(sink, r);
-	lrx_pipeline_stage_counters(
-		p, 0,
-		[](void *arg, const char *name, uint64_t v) {
-			static_cast<EngineRun *>(arg)->counters.emplace_back(name, v);
-		},
-		&r);
-	lrx_pipeline_destroy(p);
-	delete sink;
+	for (auto &kv : run.counters[0])
+		r.counters.emplace_back(kv.first, kv.second);
 	return r;
 }
 

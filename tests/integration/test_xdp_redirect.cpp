@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// XDP_REDIRECT across ports, end to end (issue 7, docs/xdp.md): the listrx
+// XDP_REDIRECT across ports, end to end (docs/xdp.md): the listrx
 // binary with two (or four) ports and a redirect program; the frames must
 // leave on the target port and on no other: its opackets equal the frames
 // received, the ingress port transmits nothing, the TX pcap of the target

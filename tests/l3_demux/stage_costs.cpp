@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Cost per packet of build-meta and l3-demux (issue 5 acceptance,
-// docs/stages.md "Measured costs"). A benchmark, not a test.
+// Cost per packet of build-meta and l3-demux (docs/stages.md "Measured
+// costs"). A benchmark, not a test.
 //
 //   stage_costs [--what build-meta|hints|l3|all] [--packets N] [--reps R]
 //               [--burst B] [--filter TEXT] [--layout packed|page]
@@ -36,7 +36,7 @@
 #include <rte_mbuf_dyn.h>
 
 #include "frames.h"
-#include "../build_meta/stage_harness.h"
+#include "stage_harness.h"
 #include "test_eal.h"
 
 extern "C" {

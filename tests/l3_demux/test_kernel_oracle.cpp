@@ -23,7 +23,7 @@
 #include <thread>
 
 #include "frames.h"
-#include "../build_meta/stage_harness.h"
+#include "stage_harness.h"
 #include "test_eal.h"
 
 extern "C" {

@@ -10,7 +10,7 @@
 #include <random>
 
 #include "frames.h"
-#include "../build_meta/stage_harness.h"
+#include "stage_harness.h"
 #include "test_eal.h"
 
 extern "C" {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "frames.h"
+#include "engine_run.h"
 #include "test_eal.h"
 
 extern "C" {
@@ -61,81 +62,24 @@ std::vector<Frame> mixed_frames()
 
 using Keys = std::vector<std::pair<std::string, std::string>>;
 
-struct Run {
-	std::vector<std::pair<lrx_next_t, std::vector<uint8_t>>> out;
-	std::vector<lrx_stage_stats> stats;
-	std::vector<std::map<std::string, uint64_t>> counters;
-};
+using Run = lrx_test::EngineRun;
 
 Run run(lrx_engine_kind engine, unsigned k, uint16_t burst,
 	const std::vector<Keys> &stage_keys,
 	const std::vector<uint16_t> &frame_ids, const std::vector<Frame> &frames,
 	const std::vector<uint16_t> &polls)
 {
-	static const char *const names[] = {"build-meta", "l3-demux"};
-	lrx_pipeline_conf conf{};
-	conf.engine = engine;
-	conf.hybrid_k = k;
-	conf.burst = burst;
-	conf.stats_level = LRX_STATS_COUNTERS;
-	conf.n_stages = 2;
-	conf.socket_id = (int)rte_socket_id();
-	conf.lcore_id = rte_lcore_id();
-	for (unsigned s = 0; s < 2; s++) {
-		conf.stages[s].stage = lrx_stage_find(names[s]);
-		REQUIRE(conf.stages[s].stage != nullptr);
-		conf.stages[s].n_values = (unsigned)stage_keys[s].size();
-		for (size_t j = 0; j < stage_keys[s].size(); j++) {
-			conf.stages[s].keys[j] = stage_keys[s][j].first.c_str();
-			conf.stages[s].values[j] = stage_keys[s][j].second.c_str();
-		}
-	}
-	lrx_pipeline *p = nullptr;
-	char err[512] = "";
-	int rc = lrx_pipeline_create(&conf, &p, err, sizeof(err));
-	INFO("create: " << err);
-	REQUIRE(rc == 0);
-
-	static lrx_sink sink;
-	sink.n = 0;
-	Run r;
-	size_t at = 0;
-	auto take = [&]() {
-		for (uint32_t i = 0; i < sink.n; i++)
-			r.out.emplace_back(sink.nexts[i], mbuf_bytes(sink.pkts[i]));
-		lrx_sink_discard(&sink);
-	};
-	for (uint16_t n : polls) {
-		std::vector<rte_mbuf *> pkts;
-		for (uint16_t i = 0; i < n; i++) {
-			rte_mbuf *m = frames[frame_ids[at++]].to_mbuf(pool());
-			REQUIRE(m);
-			pkts.push_back(m);
-		}
-		lrx_pipeline_process(p, pkts.data(), n, &sink);
-		lrx_pipeline_poll_end(p, n == burst, &sink);
-		take();
-	}
-	lrx_pipeline_drain(p, &sink);
-	take();
-	for (unsigned s = 0; s < lrx_pipeline_stage_count(p); s++) {
-		lrx_stage_stats st;
-		lrx_pipeline_stage_stats(p, s, &st);
-		r.stats.push_back(st);
-		std::map<std::string, uint64_t> c;
-		lrx_pipeline_stage_counters(
-			p, s,
-			[](void *arg, const char *name, uint64_t value) {
-				(*(std::map<std::string, uint64_t> *)arg)[name] = value;
-			},
-			&c);
+	Run r = lrx_test::run_engine(
+		engine, k, burst,
+		{{"build-meta", stage_keys[0]}, {"l3-demux", stage_keys[1]}},
+		[&](size_t at) { return frames[frame_ids[at]].to_mbuf(pool()); },
+		polls);
+	// how a run went, not what it gave: these differ by engine
+	for (auto &c : r.counters)
 		for (const char *how : {"l3_sublists", "l4_sublists",
 					"route_hint_hits", "route_lookups",
 					"pool_wraps"})
 			c.erase(how);
-		r.counters.push_back(c);
-	}
-	lrx_pipeline_destroy(p);
 	return r;
 }
 

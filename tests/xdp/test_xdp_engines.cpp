@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "frames.h"
+#include "engine_run.h"
 #include "test_eal.h"
 #include "xdp_harness.h"
 
@@ -37,76 +38,24 @@ struct StageConf {
 	Keys keys;
 };
 
-struct Run {
-	std::vector<std::pair<lrx_next_t, std::vector<uint8_t>>> out;
-	std::vector<lrx_stage_stats> stats;
-	std::vector<std::map<std::string, uint64_t>> counters;
-};
+using Run = lrx_test::EngineRun;
 
 Run run(lrx_engine_kind engine, unsigned k, uint16_t burst,
 	const std::vector<StageConf> &stages, const std::vector<uint16_t> &ids,
 	const std::vector<Frame> &frames, const std::vector<uint16_t> &polls)
 {
-	lrx_pipeline_conf conf{};
-	conf.engine = engine;
-	conf.hybrid_k = k;
-	conf.burst = burst;
-	conf.stats_level = LRX_STATS_COUNTERS;
-	conf.n_stages = (unsigned)stages.size();
-	conf.socket_id = (int)rte_socket_id();
-	conf.lcore_id = rte_lcore_id();
-	for (size_t s = 0; s < stages.size(); s++) {
-		conf.stages[s].stage = lrx_stage_find(stages[s].name);
-		REQUIRE(conf.stages[s].stage != nullptr);
-		conf.stages[s].n_values = (unsigned)stages[s].keys.size();
-		for (size_t j = 0; j < stages[s].keys.size(); j++) {
-			conf.stages[s].keys[j] = stages[s].keys[j].first.c_str();
-			conf.stages[s].values[j] = stages[s].keys[j].second.c_str();
-		}
-	}
-	lrx_pipeline *p = nullptr;
-	char err[512] = "";
-	int rc = lrx_pipeline_create(&conf, &p, err, sizeof(err));
-	INFO("create: " << err);
-	REQUIRE(rc == 0);
-	static lrx_sink sink;
-	sink.n = 0;
-	Run r;
-	size_t at = 0;
-	auto take = [&]() {
-		for (uint32_t i = 0; i < sink.n; i++)
-			r.out.emplace_back(sink.nexts[i], mbuf_bytes(sink.pkts[i]));
-		lrx_sink_discard(&sink);
-	};
-	for (uint16_t n : polls) {
-		std::vector<rte_mbuf *> pkts;
-		for (uint16_t i = 0; i < n; i++) {
-			rte_mbuf *m = frames[ids[at++]].to_mbuf(pool());
-			REQUIRE(m);
-			m->port = (uint16_t)(at % 4);
-			pkts.push_back(m);
-		}
-		lrx_pipeline_process(p, pkts.data(), n, &sink);
-		lrx_pipeline_poll_end(p, n == burst, &sink);
-		take();
-	}
-	lrx_pipeline_drain(p, &sink);
-	take();
-	for (unsigned s = 0; s < lrx_pipeline_stage_count(p); s++) {
-		lrx_stage_stats st;
-		lrx_pipeline_stage_stats(p, s, &st);
-		r.stats.push_back(st);
-		std::map<std::string, uint64_t> c;
-		lrx_pipeline_stage_counters(
-			p, s,
-			[](void *arg, const char *name, uint64_t value) {
-				(*(std::map<std::string, uint64_t> *)arg)[name] = value;
-			},
-			&c);
-		r.counters.push_back(c);
-	}
-	lrx_pipeline_destroy(p);
-	return r;
+	std::vector<lrx_test::PipelineStage> named;
+	for (const StageConf &sc : stages)
+		named.push_back({sc.name, sc.keys});
+	return lrx_test::run_engine(
+		engine, k, burst, named,
+		[&](size_t at) {
+			rte_mbuf *m = frames[ids[at]].to_mbuf(pool());
+			if (m)
+				m->port = (uint16_t)((at + 1) % 4);
+			return m;
+		},
+		polls);
 }
 
 } // namespace

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Config key parsing shared by build-meta and l3-demux. Each helper reads
- * one key through init->get() and, on a bad value, writes a message naming
- * the stage instance, the key, the value and what would be valid into
- * init->err, and returns -EINVAL.
+ * Config key parsing for every stage: each helper reads one key through
+ * init->get() and, on a bad value, writes one message format naming the
+ * stage instance, the key, the value and what would be valid into
+ * init->err, and returns -EINVAL. Integers are decimal only.
  */
 #ifndef LISTRX_STAGE_KEYS_H
 #define LISTRX_STAGE_KEYS_H
@@ -17,7 +17,9 @@
 /* The value of key (never NULL: a missing key reads as ""). */
 const char *lrx_key_value(const struct lrx_stage_init *init, const char *key);
 
-/* Writes "<instance>: key '<key>' = '<value>': <what is valid>". */
+/* Writes "<instance>: key '<key>' = '<value>': <what is valid>
+ * (<key>=<value>)": quoted (an empty value shows) and as written in a
+ * config or --set. */
 int lrx_key_error(const struct lrx_stage_init *init, const char *key,
 		  const char *value, const char *valid);
 

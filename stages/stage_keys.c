@@ -18,9 +18,9 @@ int lrx_key_error(const struct lrx_stage_init *init, const char *key,
 {
 	if (init->err && init->err_len)
 		snprintf(init->err, init->err_len,
-			 "%s: key '%s' = '%s': %s",
+			 "%s: key '%s' = '%s': %s (%s=%s)",
 			 init->instance ? init->instance : "stage", key, value,
-			 valid);
+			 valid, key, value);
 	return -EINVAL;
 }
 

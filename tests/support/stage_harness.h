@@ -173,6 +173,7 @@ inline std::string next_name(lrx_next_t next)
 	case LRX_NEXT_REDIRECT: return "REDIRECT";
 	case LRX_NEXT_CONSUMED: return "CONSUMED";
 	case LRX_NEXT_DELIVER: return "DELIVER";
+	case LRX_NEXT_KIND_MAX: break;
 	}
 	return "?";
 }

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// One engine-equivalence runner for the stage tests: builds a pipeline of
+// named stages with keys under one engine, feeds it polls of packets as
+// the poll loop does (lrx_pipeline_process, then lrx_pipeline_poll_end
+// with "budget used" for a full poll), drains it, and returns what left in
+// sink order (next and bytes), the per-stage stats and counters. Each test
+// compares every engine's result with the packet engine's.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "frames.h"
+
+extern "C" {
+#include "pipeline.h"
+#include "sink.h"
+}
+
+namespace lrx_test {
+
+using StageKeys = std::vector<std::pair<std::string, std::string>>;
+
+struct PipelineStage {
+	std::string name;
+	StageKeys keys;
+};
+
+struct EngineRun {
+	std::vector<std::pair<lrx_next_t, std::vector<uint8_t>>> out; // sink order
+	std::vector<lrx_stage_stats> stats;
+	std::vector<std::map<std::string, uint64_t>> counters;
+};
+
+// make(i): the i-th packet of the run (0, 1, ... over all polls).
+// budget_used(n): what the end of a poll of n packets reports (default:
+// n == burst, as napi_poll's work == weight).
+inline EngineRun run_engine(lrx_engine_kind engine, unsigned k, uint16_t burst,
+			    const std::vector<PipelineStage> &stages,
+			    const std::function<rte_mbuf *(size_t)> &make,
+			    const std::vector<uint16_t> &polls,
+			    const std::function<bool(uint16_t)> &budget_used = nullptr)
+{
+	lrx_pipeline_conf conf{};
+	conf.engine = engine;
+	conf.hybrid_k = k;
+	conf.burst = burst;
+	conf.stats_level = LRX_STATS_COUNTERS;
+	conf.n_stages = (unsigned)stages.size();
+	conf.socket_id = (int)rte_socket_id();
+	conf.lcore_id = rte_lcore_id();
+	for (size_t s = 0; s < stages.size(); s++) {
+		conf.stages[s].stage = lrx_stage_find(stages[s].name.c_str());
+		INFO("stage " << stages[s].name);
+		REQUIRE(conf.stages[s].stage != nullptr);
+		conf.stages[s].n_values = (unsigned)stages[s].keys.size();
+		for (size_t j = 0; j < stages[s].keys.size(); j++) {
+			conf.stages[s].keys[j] = stages[s].keys[j].first.c_str();
+			conf.stages[s].values[j] = stages[s].keys[j].second.c_str();
+		}
+	}
+	lrx_pipeline *p = nullptr;
+	char err[512] = "";
+	int rc = lrx_pipeline_create(&conf, &p, err, sizeof(err));
+	INFO("engine " << lrx_engine_name(engine) << " create: " << err);
+	REQUIRE(rc == 0);
+
+	static lrx_sink sink;
+	sink.n = 0;
+	EngineRun r;
+	size_t at = 0;
+	auto take = [&]() {
+		for (uint32_t i = 0; i < sink.n; i++)
+			r.out.emplace_back(sink.nexts[i], frames::mbuf_bytes(sink.pkts[i]));
+		lrx_sink_discard(&sink);
+	};
+	for (uint16_t n : polls) {
+		std::vector<rte_mbuf *> pkts;
+		for (uint16_t i = 0; i < n; i++) {
+			rte_mbuf *m = make(at++);
+			REQUIRE(m);
+			pkts.push_back(m);
+		}
+		lrx_pipeline_process(p, pkts.data(), n, &sink);
+		lrx_pipeline_poll_end(p, budget_used ? budget_used(n) : n == burst, &sink);
+		take();
+	}
+	lrx_pipeline_drain(p, &sink);
+	take();
+	for (unsigned s = 0; s < lrx_pipeline_stage_count(p); s++) {
+		lrx_stage_stats st;
+		lrx_pipeline_stage_stats(p, s, &st);
+		r.stats.push_back(st);
+		std::map<std::string, uint64_t> c;
+		lrx_pipeline_stage_counters(
+			p, s,
+			[](void *arg, const char *name, uint64_t value) {
+				(*(std::map<std::string, uint64_t> *)arg)[name] = value;
+			},
+			&c);
+		r.counters.push_back(c);
+	}
+	lrx_pipeline_destroy(p);
+	return r;
+}
+
+} // namespace lrx_test
