@@ -2,6 +2,7 @@
  * listrx [EAL options] -- [listrx options]
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
@@ -10,7 +11,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
+#include <rte_cfgfile.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -32,6 +35,8 @@
 #define MAX_EAL_ARGS 128
 
 static struct lrx_app the_app;
+/* the human-readable output: stdout, or stderr when --json - takes stdout */
+static FILE *human_out;
 
 static void usage(FILE *out)
 {
@@ -273,6 +278,52 @@ static int setup_error_status(int rc)
 		       : EXIT_RUNTIME;
 }
 
+/* --json -: the JSON summary goes to stdout, the human summary to stderr */
+static bool json_to_stdout(const struct lrx_config *conf)
+{
+	return strcmp(conf->json_path, "-") == 0;
+}
+
+/* --json / [run] json is written at the end of the run: a path that
+ * cannot take it is found now, before the run, not after it. A file
+ * created only to check is removed again. */
+static int json_check_writable(const struct lrx_config *conf, const struct options *o,
+			       char *err, size_t err_len)
+{
+	const char *path = conf->json_path;
+	if (!path[0] || json_to_stdout(conf))
+		return 0;
+	const char *origin = NULL;
+	for (unsigned i = 0; i < o->n_overrides; i++)
+		if (strcmp(o->overrides[i].section, "run") == 0 &&
+		    strcmp(o->overrides[i].key, "json") == 0)
+			origin = o->overrides[i].origin;
+	/* "--json PATH" or "FILE: [run] json = PATH", as config errors */
+	char where[1100];
+	if (origin)
+		snprintf(where, sizeof(where), "%.64s %.1024s", origin, path);
+	else
+		snprintf(where, sizeof(where), "%.512s: [run] json = %.512s", conf->path, path);
+	bool existed = access(path, F_OK) == 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, err_len, "%.1100s: cannot write the JSON summary there: %s (use - for stdout)",
+			 where, strerror(errno));
+		return -EINVAL;
+	}
+	struct stat st;
+	bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	close(fd);
+	if (!existed)
+		unlink(path);
+	if (!regular) {
+		snprintf(err, err_len, "%.1100s: not a regular file; the JSON summary goes to a file, or to stdout with --json -",
+			 where);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* ---- signals and the monitor -------------------------------------------- */
 
 static void on_signal(int sig)
@@ -309,7 +360,7 @@ static void *monitor_main(void *arg)
 			next_link = now + 0.1;
 		}
 		if (period > 0 && now >= next_line) {
-			lrx_stats_line(app, &prev, &prev_s, stdout);
+			lrx_stats_line(app, &prev, &prev_s, human_out);
 			next_line += period;
 		}
 		if ((duration > 0 && now >= duration) || all_workers_done(app))
@@ -490,7 +541,13 @@ static int run(struct lrx_app *app)
 	app->run.measure_from = app->conf.measure_from;
 	app->run.burst = app->conf.pipeline.burst;
 	app->run.busy_cycles = app->conf.pipeline.stats_level != LRX_STATS_OFF;
-	atomic_store(&app->run.quota, (int_fast64_t)app->conf.packets);
+	/* the quota is signed because lcores reserve a burst past zero
+	 * (lcore_loop.c); a limit beyond what it holds is still a limit:
+	 * packet_limit (unsigned) ends the run, the quota never runs dry
+	 * before it in practice (2^63 packets) */
+	const uint64_t quota_max = INT_FAST64_MAX - (uint64_t)RTE_MAX_LCORE * LRX_BURST_MAX;
+	atomic_store(&app->run.quota,
+		     (int_fast64_t)RTE_MIN(app->conf.packets, quota_max));
 	atomic_store(&app->run.received, 0);
 
 	app->start_tsc = rte_rdtsc();
@@ -604,6 +661,12 @@ int lrx_app_main(int argc, char **argv)
 		fprintf(stderr, "listrx: %s\n", err);
 		return EXIT_USAGE;
 	}
+	human_out = json_to_stdout(&app->conf) ? stderr : stdout;
+	if (json_check_writable(&app->conf, &opts, err, sizeof(err)) < 0) {
+		fprintf(stderr, "listrx: %s\n", err);
+		lrx_config_free(&app->conf);
+		return EXIT_USAGE;
+	}
 
 	/* EAL: the command line's options, else the config's [eal] args */
 	char eal_text[sizeof(app->conf.eal_args)];
@@ -613,6 +676,21 @@ int lrx_app_main(int argc, char **argv)
 		n_eal = eal_argc;
 		for (int i = 0; i < eal_argc && i < MAX_EAL_ARGS; i++)
 			eal_argv[i] = argv[i];
+		/* what runs is what the JSON and /listrx/config show */
+		size_t used = 0;
+		app->conf.eal_args[0] = '\0';
+		for (int i = 1; i < n_eal && used < sizeof(app->conf.eal_args); i++) {
+			int w = snprintf(app->conf.eal_args + used, sizeof(app->conf.eal_args) - used,
+					 "%s%s", i > 1 ? " " : "", argv[i]);
+			used += w > 0 ? (size_t)w : 0;
+		}
+		if (app->conf.cfg && (rte_cfgfile_has_section(app->conf.cfg, "eal") ||
+				      rte_cfgfile_add_section(app->conf.cfg, "eal") == 0)) {
+			if (rte_cfgfile_has_entry(app->conf.cfg, "eal", "args"))
+				rte_cfgfile_set_entry(app->conf.cfg, "eal", "args", app->conf.eal_args);
+			else
+				rte_cfgfile_add_entry(app->conf.cfg, "eal", "args", app->conf.eal_args);
+		}
 	} else {
 		memcpy(eal_text, app->conf.eal_args, sizeof(eal_text));
 		eal_text[sizeof(eal_text) - 1] = '\0';
@@ -633,6 +711,12 @@ int lrx_app_main(int argc, char **argv)
 	lrx_topology_read(&app->topo);
 	int status = 0;
 	unsigned lcore_ids[RTE_MAX_LCORE], n_lcores;
+	rc = lrx_config_check_absent_stages(&app->conf, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "listrx: %s\n", err);
+		status = setup_error_status(rc);
+		goto out;
+	}
 	rc = lcores_plan(app, lcore_ids, &n_lcores, err, sizeof(err));
 	if (rc == 0)
 		rc = lrx_ports_open(&app->conf, (uint16_t)n_lcores,
@@ -664,12 +748,12 @@ int lrx_app_main(int argc, char **argv)
 	{
 		char engine[32];
 		snprintf(engine, sizeof(engine), "%s", lrx_engine_name(app->conf.pipeline.engine));
-		printf("listrx %s: %u port(s), %u polling lcore(s), engine %s, burst %u, %u stage(s)%s\n",
+		fprintf(human_out, "listrx %s: %u port(s), %u polling lcore(s), engine %s, burst %u, %u stage(s)%s\n",
 		       LISTRX_VERSION, app->ports.n, app->n_workers, engine,
 		       app->conf.pipeline.burst, app->conf.pipeline.n_stages,
 		       app->conf.duration_s == 0 && app->conf.packets == 0
 			       ? "; Ctrl-C stops" : "");
-		fflush(stdout);
+		fflush(human_out);
 	}
 	rc = run(app);
 	if (rc != 0)
@@ -680,9 +764,11 @@ out:
 	app->mbufs_in_use_at_exit = lrx_ports_pools_in_use(&app->ports);
 	app->driver_held_mbufs_at_exit = lrx_ports_driver_held(&app->ports);
 	if (app->start_tsc) {
-		lrx_summary_print(app, stdout);
+		lrx_summary_print(app, human_out);
 		if (app->conf.json_path[0]) {
-			int jrc = lrx_summary_write_json(app, app->conf.json_path);
+			int jrc = lrx_summary_write_json(app, json_to_stdout(&app->conf)
+								      ? "/dev/stdout"
+								      : app->conf.json_path);
 			if (jrc < 0) {
 				fprintf(stderr, "listrx: --json %s: %s\n", app->conf.json_path,
 					strerror(-jrc));
