@@ -219,6 +219,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 	int opt;
 	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		int rc = 0;
+		/* "--burst --packets 1000": getopt took "--packets" as the
+		 * value; say so instead of "unexpected argument '1000'" */
+		if (optarg && strncmp(optarg, "--", 2) == 0 && opt != OPT_SET) {
+			fprintf(stderr, "listrx: option %s needs a value, got the option '%s' (see --help)\n",
+				argv[optind - 2], optarg);
+			return -EINVAL;
+		}
 		switch (opt) {
 		case OPT_CONFIG: o->config = optarg; break;
 		case OPT_SET: rc = parse_set(o, optarg); break;

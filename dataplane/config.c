@@ -92,9 +92,18 @@ config_error(struct config_ctx *c, const char *section, const char *key,
 	va_end(ap);
 
 	const struct lrx_override *ov = key ? config_override_of(c, section, key) : NULL;
-	if (ov) {
+	/* a section only the command line made is the command line's fault,
+	 * not the config file's */
+	for (unsigned i = c->n_overrides; !ov && i-- > 0;)
+		if (strcmp(c->overrides[i].section, section) == 0 &&
+		    !config_find_line(c->text, section, NULL))
+			ov = &c->overrides[i];
+	if (ov && strcmp(ov->origin, "--set") == 0) {
+		snprintf(c->err, c->err_len, "--set %s.%s=%s: [%s]%s%s: %s", ov->section,
+			 ov->key, ov->value, section, key ? " " : "", key ? key : "", what);
+	} else if (ov) {
 		snprintf(c->err, c->err_len, "%s %s: [%s] %s: %s", ov->origin,
-			 ov->value, section, key, what);
+			 ov->value, section, key ? key : ov->key, what);
 	} else {
 		unsigned line = config_find_line(c->text, section, key);
 		char where[PATH_MAX + 32];
@@ -823,6 +832,33 @@ static int check_topology(struct config_ctx *c)
 	return 0;
 }
 
+/* An explicit [mempool] mbufs must work before anything starts:
+ * rte_mempool_create refuses a cache above n / 1.5
+ * (CACHE_FLUSHTHRESH_MULTIPLIER), and a pool smaller than one burst per
+ * RX queue leaves the polls empty forever (rx_nombuf only). */
+static int check_mempool(struct config_ctx *c)
+{
+	const struct lrx_config *conf = c->conf;
+	if (!conf->mbufs)
+		return 0; /* computed from ports, queues and lcores */
+	const char *mbufs = get(conf->cfg, "mempool", "mbufs");
+	unsigned cache_min = (conf->mempool_cache * 3 + 1) / 2;
+	if (conf->mbufs < cache_min)
+		return config_error(c, "mempool", "mbufs", mbufs,
+				    "a pool with a per-lcore cache of %u needs at least %u mbufs (1.5 x cache): raise mbufs to %u or more, or lower [mempool] cache to %u or less",
+				    conf->mempool_cache, cache_min, cache_min, conf->mbufs * 2 / 3);
+	unsigned queues = 0;
+	for (unsigned i = 0; i < conf->n_ports; i++)
+		queues += conf->ports[i].rx_queues;
+	queues = queues ? queues : 1; /* the auto port set: one queue per ethdev */
+	unsigned need = queues * conf->pipeline.burst;
+	if (conf->mbufs < need)
+		return config_error(c, "mempool", "mbufs", mbufs,
+				    "the pool cannot fill one burst per RX queue (%u queue(s) x burst %u = %u mbufs): raise mbufs to %u or more, or lower [pipeline] burst",
+				    queues, conf->pipeline.burst, need, need);
+	return 0;
+}
+
 static void config_defaults(struct lrx_config *conf)
 {
 	memset(conf, 0, sizeof(*conf));
@@ -927,7 +963,7 @@ static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
 		}
 	}
 	free(names);
-	return rc ?: check_topology(c);
+	return rc ?: check_topology(c) ?: check_mempool(c);
 }
 
 static int config_load_common(struct lrx_config *conf, struct rte_cfgfile *cfg,
