@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1104,11 +1105,22 @@ int lrx_xdp_prog_load(const char *path, const char *section, uint32_t window,
 	memset(prog->map_xsym, 0xff, sizeof(prog->map_xsym));
 	ld.prog = prog;
 
-	fd = open(path, O_RDONLY);
+	/* O_NONBLOCK: a FIFO must not block the open (and the signals that
+	 * would stop it); only a regular file is an object, and libbpf
+	 * opens the path again below */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
 		snprintf(err, err_len, "%s: cannot open: %s", path,
 			 strerror(errno));
+		goto fail;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		rc = -EINVAL;
+		snprintf(err, err_len, "%s: %s: an eBPF object is an ELF file",
+			 path, S_ISDIR(st.st_mode) ? "is a directory"
+						   : "not a regular file");
 		goto fail;
 	}
 	rc = maps_from_btf(&ld, socket_id);
