@@ -192,7 +192,9 @@ struct gro_ctx {
 	uint8_t impl;            /* enum gro_impl */
 	uint16_t light_n;        /* impl=rte-light: segments in light[] */
 	void *rte_ctx;           /* impl=rte: the rte_gro context */
-	uint64_t age_cycles;     /* one jiffy by default */
+	uint64_t age_cycles;     /* one jiffy by default (polls at clock=polls) */
+	uint64_t polls;          /* clock=polls: ends of poll so far */
+	uint8_t clock_polls;     /* ages count polls, not TSC cycles */
 	uint64_t timeout_cycles; /* gro_flush_timeout, 0 = off */
 	struct gro_counters c;
 	struct gro_bucket buckets[GRO_HASH_BUCKETS];
@@ -639,6 +641,15 @@ static inline void gro_flush_at(struct gro_ctx *ctx, unsigned bucket, int pos,
 	gro_bucket_remove(ctx, bucket, pos);
 }
 
+/* The time GRO ages held packets by: the TSC, as the kernel uses jiffies
+ * (so a merge depends on how fast the polls ran), or, at clock=polls, the
+ * number of polls so far, which every engine sees the same on the same
+ * input. */
+static inline uint64_t gro_now(const struct gro_ctx *ctx)
+{
+	return ctx->clock_polls ? ctx->polls : rte_rdtsc();
+}
+
 /* dev_gro_receive after "normal" was ruled out: s becomes a held packet;
  * a full bucket first flushes its oldest (gro_flush_oldest). */
 static inline void gro_hold(struct gro_ctx *ctx, unsigned bucket,
@@ -651,7 +662,7 @@ static inline void gro_hold(struct gro_ctx *ctx, unsigned bucket,
 	struct gro_held *p = &b->slot[idx];
 	p->head = s->m;
 	p->last = s->m;
-	p->age_tsc = rte_rdtsc();
+	p->age_tsc = gro_now(ctx);
 	p->hash = s->hash;
 	p->ip_len = s->ip_len;
 	p->next_seq = s->seq + s->payload_len;
@@ -1008,7 +1019,7 @@ static int gro_rte_init(struct gro_ctx *ctx, const struct lrx_stage_init *init)
 static void gro_flush_old(struct gro_ctx *ctx, uint64_t older_than,
 			  enum gro_flush_cause cause)
 {
-	uint64_t now = older_than ? rte_rdtsc() : 0;
+	uint64_t now = older_than ? gro_now(ctx) : 0;
 	uint32_t bitmask = ctx->bitmask;
 	while (bitmask) {
 		unsigned bucket = (unsigned)__builtin_ctz(bitmask);
@@ -1040,6 +1051,7 @@ static void gro_flush(void *vctx, bool budget_used)
 			      age ? GRO_FLUSH_AGE : GRO_FLUSH_POLL_END);
 		return;
 	}
+	ctx->polls++;
 	if (!ctx->held_count)
 		return;
 	if (budget_used) {
@@ -1132,6 +1144,12 @@ static const struct lrx_stage_key gro_keys[] = {
 	 "(rte_gro_reassemble + rte_gro_timeout_flush), rte-light = light mode "
 	 "(rte_gro_reassemble_burst over each poll's burst, nothing held "
 	 "across polls)"},
+	{"clock", "tsc",
+	 "tsc|polls: what ages held packets: the TSC (as the kernel's "
+	 "jiffies: merges then depend on timing), or one microsecond per "
+	 "poll (flush_age_us and flush_timeout_us count polls), the same in "
+	 "every engine on the same input: for tests and engine comparisons; "
+	 "impl=kernel only"},
 	{"use_meta", "auto",
 	 "auto|off: read build-meta's metadata when present, else parse the "
 	 "headers (off: always parse)"},
@@ -1231,9 +1249,18 @@ static int gro_init(void *vctx, const struct lrx_stage_init *init)
 				   &ctx->csum_verify)) ||
 	    (rc = gro_parse_choice(init, "use_meta", "auto", "off",
 				   &ctx->use_meta)) ||
+	    (rc = gro_parse_choice(init, "clock", "polls", "tsc",
+				   &ctx->clock_polls)) ||
 	    (rc = gro_parse_impl(init, &ctx->impl)))
 		return rc;
-	uint64_t hz = rte_get_tsc_hz();
+	if (ctx->clock_polls && ctx->impl != GRO_IMPL_KERNEL) {
+		snprintf(init->err, init->err_len,
+			 "%s: clock=polls needs impl=kernel (rte_gro's timeout "
+			 "flush reads the TSC itself)", init->instance);
+		return -EINVAL;
+	}
+	/* clock=polls: one poll counts as one microsecond */
+	uint64_t hz = ctx->clock_polls ? 1000000 : rte_get_tsc_hz();
 	ctx->age_cycles = age_us * hz / 1000000;
 	ctx->timeout_cycles = timeout_us * hz / 1000000;
 	/* a configured age must not round to "flush all" */
