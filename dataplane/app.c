@@ -134,6 +134,14 @@ static int add_override(struct options *o, const char *section, const char *key,
 		fprintf(stderr, "listrx: too many options (at most %u overrides)\n", MAX_OVERRIDES);
 		return -EINVAL;
 	}
+	if (strlen(value) >= sizeof(o->overrides[0].value) ||
+	    strlen(section) >= sizeof(o->overrides[0].section) ||
+	    strlen(key) >= sizeof(o->overrides[0].key)) {
+		fprintf(stderr, "listrx: %s %s.%s=%.40s...: value too long (at most %zu characters; names at most %zu)\n",
+			origin, section, key, value, sizeof(o->overrides[0].value) - 1,
+			sizeof(o->overrides[0].key) - 1);
+		return -EINVAL;
+	}
 	struct lrx_override *ov = &o->overrides[o->n_overrides++];
 	snprintf(ov->section, sizeof(ov->section), "%s", section);
 	snprintf(ov->key, sizeof(ov->key), "%s", key);

@@ -489,6 +489,13 @@ static int load_xdp(struct config_ctx *c, struct rte_cfgfile *cfg)
 	if (prog && !*prog)
 		return config_error(c, "xdp", "prog", prog,
 				    "empty; name a built-in program (see docs/xdp.md) or an ELF object FILE.o");
+	/* the stage's list parser (strtok) skips empty entries: "1,,2" and
+	 * a trailing comma are typing mistakes, refused here */
+	const char *list = prog ? strchr(prog, ':') : NULL;
+	if (list && strncmp(prog, "udp-port-drop:", 14) == 0 &&
+	    (list[1] == ',' || strstr(list, ",,") || list[strlen(list) - 1] == ','))
+		return config_error(c, "xdp", "prog", prog,
+				    "empty entry in the port list: udp-port-drop:P1,P2,... takes ports 0..65535 separated by single commas");
 
 	/* where xdp is, and where the mode wants it: after the last of
 	 * build-meta and gro, or first */
