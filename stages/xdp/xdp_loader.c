@@ -1172,11 +1172,24 @@ int lrx_xdp_prog_load(const char *path, const char *section, uint32_t window,
 				if (new_at[i] <= n && n < new_at[i + 1])
 					at = i;
 		}
+		/* a hint only for the cause it is about: the window for a
+		 * memory bound (rte_bpf_validate's "boundary violation"),
+		 * the loop rule for "loop at pc" */
+		char hint[128] = "";
+
+		if (strstr(why, "memory boundary") != NULL ||
+		    strstr(why, "mbuf boundary") != NULL)
+			snprintf(hint, sizeof(hint),
+				 " [frame accesses must stay within window=%u "
+				 "bytes of data]", window);
+		else if (strstr(why, "loop") != NULL)
+			snprintf(hint, sizeof(hint),
+				 " [rte_bpf accepts no backward jumps: unroll "
+				 "the loop]");
 		rc = load_error(&ld, at,
-			"rte_bpf rejected the program (rte_errno %d: %s)%s%s "
-			"[frame accesses must stay within window=%u bytes of "
-			"data]", rte_errno, rte_strerror(rte_errno),
-			why[0] ? ": " : "", why, window);
+			"rte_bpf rejected the program (rte_errno %d: %s)%s%s%s",
+			rte_errno, rte_strerror(rte_errno),
+			why[0] ? ": " : "", why, hint);
 		goto fail;
 	}
 	struct rte_bpf_jit jit;
