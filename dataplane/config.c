@@ -138,10 +138,13 @@ static int parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out
 	return 0;
 }
 
+/* Decimal notation only (1.5, 2e3): strtod would also take hex floats
+ * (0x10), leading blanks and signs. */
 static int parse_double(const char *text, double min, double max, double *out)
 {
 	char *end;
-	if (!text || !*text)
+	if (!text || !((*text >= '0' && *text <= '9') || *text == '.') ||
+	    strpbrk(text, "xX"))
 		return -EINVAL;
 	errno = 0;
 	double v = strtod(text, &end);
@@ -602,7 +605,8 @@ static int load_pipeline(struct config_ctx *c, struct rte_cfgfile *cfg)
 		return rc;
 	const char *engine = get(cfg, "pipeline", "engine");
 	if (engine && (lrx_engine_parse(engine, &pc->engine, &pc->hybrid_k) < 0 ||
-		       (pc->engine == LRX_ENGINE_HYBRID && pc->hybrid_k == 0)))
+		       (pc->engine == LRX_ENGINE_HYBRID &&
+			(pc->hybrid_k == 0 || engine[7] == '0'))))
 		return config_error(c, "pipeline", "engine", engine,
 				    "valid engines: packet, burst, hybrid:K (K = stages run as bursts, 1..%u), static, graph",
 				    LRX_PIPELINE_MAX_STAGES);

@@ -163,6 +163,10 @@ static int parse_one(const char *name, const struct synth_arg *a,
 		return 0;
 	}
 	case ARG_DOUBLE: {
+		/* decimal notation only: strtod also takes hex floats */
+		if (!((value[0] >= '0' && value[0] <= '9') || value[0] == '.') ||
+		    strpbrk(value, "xX"))
+			return BAD(name, a->key, value, a->help);
 		double v = strtod(value, &end);
 		if (end == value || *end || !(v >= 0.0 && v <= 1.0))
 			return BAD(name, a->key, value, a->help);
