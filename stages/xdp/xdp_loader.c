@@ -1115,7 +1115,7 @@ int lrx_xdp_prog_load(const char *path, const char *section, uint32_t window,
 			 strerror(errno));
 		goto fail;
 	}
-	struct stat st;
+	struct stat st = { 0 };
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		rc = -EINVAL;
 		snprintf(err, err_len, "%s: %s: an eBPF object is an ELF file",
