@@ -2,6 +2,7 @@
  * listrx [EAL options] -- [listrx options]
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
@@ -10,7 +11,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
+#include <rte_cfgfile.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -32,6 +35,8 @@
 #define MAX_STAGE_OPTIONS 32
 
 static struct lrx_app the_app;
+/* the human-readable output: stdout, or stderr when --json - takes stdout */
+static FILE *human_out;
 
 static void usage(FILE *out)
 {
@@ -48,7 +53,7 @@ static void usage(FILE *out)
 		"listrx options (each overrides the config key in brackets):\n"
 		"  --config FILE        INI config (default: %s)\n"
 		"  --duration SECONDS   stop after this time [run] duration; 0 = no limit\n"
-		"  --packets N          stop after N packets received [run] packets\n"
+		"  --packets N          stop after N packets received, 1..2^64-1 [run] packets\n"
 		"  --measure-from N     under callgrind, collect costs only after N packets,\n"
 		"                       to the end of --packets [run] measure_from\n"
 		"  --burst N            packets per poll, 1..%u (NAPI budget) [pipeline] burst\n"
@@ -66,7 +71,8 @@ static void usage(FILE *out)
 		"  --pmu-stages         also per stage, rdpmc around each stage call (engines\n"
 		"                       burst, hybrid:K, graph) [pmu] stages\n"
 		"  --stats-period S     print a stats line every S seconds [run] stats_period\n"
-		"  --json FILE          write the summary as JSON [run] json\n",
+		"  --json FILE          write the summary as JSON [run] json; '-' = stdout\n"
+		"                       (the text summary then goes to stderr)\n",
 		lrx_config_default_path(), LRX_BURST_MAX);
 	/* the stages' own options (stage.h: struct lrx_stage_shortcut) */
 	for (unsigned i = 0; lrx_stage_at(i); i++)
@@ -125,6 +131,14 @@ static int add_override(struct options *o, const char *section, const char *key,
 {
 	if (o->n_overrides == MAX_OVERRIDES) {
 		fprintf(stderr, "listrx: too many options (at most %u overrides)\n", MAX_OVERRIDES);
+		return -EINVAL;
+	}
+	if (strlen(value) >= sizeof(o->overrides[0].value) ||
+	    strlen(section) >= sizeof(o->overrides[0].section) ||
+	    strlen(key) >= sizeof(o->overrides[0].key)) {
+		fprintf(stderr, "listrx: %s %s.%s=%.40s...: value too long (at most %zu characters; names at most %zu)\n",
+			origin, section, key, value, sizeof(o->overrides[0].value) - 1,
+			sizeof(o->overrides[0].key) - 1);
 		return -EINVAL;
 	}
 	struct lrx_override *ov = &o->overrides[o->n_overrides++];
@@ -222,6 +236,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 	int opt;
 	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		int rc = 0;
+		/* "--burst --packets 1000": getopt took "--packets" as the
+		 * value; say so instead of "unexpected argument '1000'" */
+		if (optarg && strncmp(optarg, "--", 2) == 0 && opt != OPT_SET) {
+			fprintf(stderr, "listrx: option %s needs a value, got the option '%s' (see --help)\n",
+				argv[optind - 2], optarg);
+			return -EINVAL;
+		}
 		switch (opt) {
 		case OPT_CONFIG: o->config = optarg; break;
 		case OPT_SET: rc = parse_set(o, optarg); break;
@@ -286,6 +307,52 @@ static int setup_error_status(int rc)
 		       : EXIT_RUNTIME;
 }
 
+/* --json -: the JSON summary goes to stdout, the human summary to stderr */
+static bool json_to_stdout(const struct lrx_config *conf)
+{
+	return strcmp(conf->json_path, "-") == 0;
+}
+
+/* --json / [run] json is written at the end of the run: a path that
+ * cannot take it is found now, before the run, not after it. A file
+ * created only to check is removed again. */
+static int json_check_writable(const struct lrx_config *conf, const struct options *o,
+			       char *err, size_t err_len)
+{
+	const char *path = conf->json_path;
+	if (!path[0] || json_to_stdout(conf))
+		return 0;
+	const char *origin = NULL;
+	for (unsigned i = 0; i < o->n_overrides; i++)
+		if (strcmp(o->overrides[i].section, "run") == 0 &&
+		    strcmp(o->overrides[i].key, "json") == 0)
+			origin = o->overrides[i].origin;
+	/* "--json PATH" or "FILE: [run] json = PATH", as config errors */
+	char where[1100];
+	if (origin)
+		snprintf(where, sizeof(where), "%.64s %.1024s", origin, path);
+	else
+		snprintf(where, sizeof(where), "%.512s: [run] json = %.512s", conf->path, path);
+	bool existed = access(path, F_OK) == 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, err_len, "%.1100s: cannot write the JSON summary there: %s (use - for stdout)",
+			 where, strerror(errno));
+		return -EINVAL;
+	}
+	struct stat st;
+	bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	close(fd);
+	if (!existed)
+		unlink(path);
+	if (!regular) {
+		snprintf(err, err_len, "%.1100s: not a regular file; the JSON summary goes to a file, or to stdout with --json -",
+			 where);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* ---- signals and the monitor -------------------------------------------- */
 
 static void on_signal(int sig)
@@ -317,7 +384,7 @@ static void monitor_stats_line(const struct lrx_app *app, struct lrx_report *r,
 			       struct lrx_totals *prev, double *prev_s)
 {
 	lrx_report_fill(r, app);
-	lrx_stats_line(&r->totals, r->duration_s, prev, *prev_s, stdout);
+	lrx_stats_line(&r->totals, r->duration_s, prev, *prev_s, human_out);
 	*prev = r->totals;
 	*prev_s = r->duration_s;
 }
@@ -520,7 +587,13 @@ static void run_prepare(struct lrx_app *app)
 	app->run.measure_from = app->conf.measure_from;
 	app->run.burst = app->conf.pipeline.burst;
 	app->run.busy_cycles = app->conf.pipeline.stats_level != LRX_STATS_OFF;
-	atomic_store(&app->run.quota, (int_fast64_t)app->conf.packets);
+	/* the quota is signed because lcores reserve a burst past zero
+	 * (lcore_loop.c); a limit beyond what it holds is still a limit:
+	 * packet_limit (unsigned) ends the run, the quota never runs dry
+	 * before it in practice (2^63 packets) */
+	const uint64_t quota_max = INT_FAST64_MAX - (uint64_t)RTE_MAX_LCORE * LRX_BURST_MAX;
+	atomic_store(&app->run.quota,
+		     (int_fast64_t)RTE_MIN(app->conf.packets, quota_max));
 	atomic_store(&app->run.received, 0);
 }
 
@@ -639,6 +712,21 @@ static int eal_start(struct lrx_app *app, int eal_argc, char **argv)
 		n_eal = eal_argc < MAX_EAL_ARGS ? eal_argc : MAX_EAL_ARGS;
 		for (int i = 0; i < n_eal; i++)
 			eal_argv[i] = argv[i];
+		/* what runs is what the JSON and /listrx/config show */
+		size_t used = 0;
+		app->conf.eal_args[0] = '\0';
+		for (int i = 1; i < n_eal && used < sizeof(app->conf.eal_args); i++) {
+			int w = snprintf(app->conf.eal_args + used, sizeof(app->conf.eal_args) - used,
+					 "%s%s", i > 1 ? " " : "", argv[i]);
+			used += w > 0 ? (size_t)w : 0;
+		}
+		if (app->conf.cfg && (rte_cfgfile_has_section(app->conf.cfg, "eal") ||
+				      rte_cfgfile_add_section(app->conf.cfg, "eal") == 0)) {
+			if (rte_cfgfile_has_entry(app->conf.cfg, "eal", "args"))
+				rte_cfgfile_set_entry(app->conf.cfg, "eal", "args", app->conf.eal_args);
+			else
+				rte_cfgfile_add_entry(app->conf.cfg, "eal", "args", app->conf.eal_args);
+		}
 	} else {
 		memcpy(eal_text, app->conf.eal_args, sizeof(eal_text));
 		eal_text[sizeof(eal_text) - 1] = '\0';
@@ -661,7 +749,12 @@ static int setup(struct lrx_app *app)
 {
 	char err[2048];
 	unsigned lcore_ids[RTE_MAX_LCORE], n_lcores;
-	int rc = lcores_plan(app, lcore_ids, &n_lcores, err, sizeof(err));
+	int rc = lrx_config_check_absent_stages(&app->conf, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "listrx: %s\n", err);
+		return setup_error_status(rc);
+	}
+	rc = lcores_plan(app, lcore_ids, &n_lcores, err, sizeof(err));
 	if (rc == 0)
 		rc = lrx_ports_open(&app->conf, (uint16_t)n_lcores,
 				    n_lcores * LRX_SINK_MAX, &app->ports, err, sizeof(err));
@@ -695,12 +788,12 @@ static void announce(const struct lrx_app *app)
 {
 	if (app->conf.telemetry && lrx_telemetry_register(report_fill, app) < 0)
 		fprintf(stderr, "listrx: telemetry commands not registered (telemetry disabled in EAL?)\n");
-	printf("listrx %s: %u port(s), %u polling lcore(s), engine %s, burst %u, %u stage(s)%s\n",
+	fprintf(human_out, "listrx %s: %u port(s), %u polling lcore(s), engine %s, burst %u, %u stage(s)%s\n",
 	       LISTRX_VERSION, app->ports.n, app->n_workers,
 	       lrx_engine_name(app->conf.pipeline.engine), app->conf.pipeline.burst,
 	       app->conf.pipeline.n_stages,
 	       app->conf.duration_s == 0 && app->conf.packets == 0 ? "; Ctrl-C stops" : "");
-	fflush(stdout);
+	fflush(human_out);
 }
 
 /* The summary (text, --json) of a run that started; returns the exit
@@ -713,9 +806,11 @@ static int report_run(const struct lrx_app *app, int status)
 		return status ? status : EXIT_RUNTIME;
 	}
 	lrx_report_fill(r, app);
-	lrx_summary_print(r, stdout);
+	lrx_summary_print(r, human_out);
 	if (app->conf.json_path[0]) {
-		int rc = lrx_summary_write_json(r, app->conf.json_path);
+		int rc = lrx_summary_write_json(r, json_to_stdout(&app->conf)
+							   ? "/dev/stdout"
+							   : app->conf.json_path);
 		if (rc < 0) {
 			fprintf(stderr, "listrx: --json %s: %s\n", app->conf.json_path,
 				strerror(-rc));
@@ -770,6 +865,12 @@ int lrx_app_main(int argc, char **argv)
 	if (lrx_config_load(&app->conf, opts.config, opts.overrides, opts.n_overrides, err,
 			    sizeof(err)) < 0) {
 		fprintf(stderr, "listrx: %s\n", err);
+		return EXIT_USAGE;
+	}
+	human_out = json_to_stdout(&app->conf) ? stderr : stdout;
+	if (json_check_writable(&app->conf, &opts, err, sizeof(err)) < 0) {
+		fprintf(stderr, "listrx: %s\n", err);
+		lrx_config_free(&app->conf);
 		return EXIT_USAGE;
 	}
 	if (eal_start(app, split < 0 ? 1 : split, argv) < 0) {

@@ -9,10 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <rte_cfgfile.h>
+#include <rte_memory.h>
 
 #include "config.h"
 #include "measure.h"
@@ -89,9 +92,18 @@ config_error(struct config_ctx *c, const char *section, const char *key,
 	va_end(ap);
 
 	const struct lrx_override *ov = key ? config_override_of(c, section, key) : NULL;
-	if (ov) {
+	/* a section only the command line made is the command line's fault,
+	 * not the config file's */
+	for (unsigned i = c->n_overrides; !ov && i-- > 0;)
+		if (strcmp(c->overrides[i].section, section) == 0 &&
+		    !config_find_line(c->text, section, NULL))
+			ov = &c->overrides[i];
+	if (ov && strcmp(ov->origin, "--set") == 0) {
+		snprintf(c->err, c->err_len, "--set %s.%s=%s: [%s]%s%s: %s", ov->section,
+			 ov->key, ov->value, section, key ? " " : "", key ? key : "", what);
+	} else if (ov) {
 		snprintf(c->err, c->err_len, "%s %s: [%s] %s: %s", ov->origin,
-			 ov->value, section, key, what);
+			 ov->value, section, key ? key : ov->key, what);
 	} else {
 		unsigned line = config_find_line(c->text, section, key);
 		char where[PATH_MAX + 32];
@@ -111,23 +123,28 @@ config_error(struct config_ctx *c, const char *section, const char *key,
 
 /* ---- value parsers ------------------------------------------------------ */
 
+/* Decimal only, no leading zero: strtoull's base 0 read 010 as 8 and
+ * took 0x10, and a leading zero is ambiguous to a reader. */
 static int parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;
-	if (!text || !*text || *text == '-')
+	if (!text || *text < '0' || *text > '9' || (text[0] == '0' && text[1]))
 		return -EINVAL;
 	errno = 0;
-	unsigned long long v = strtoull(text, &end, 0);
+	unsigned long long v = strtoull(text, &end, 10);
 	if (errno || *end || v < min || v > max)
 		return -EINVAL;
 	*out = v;
 	return 0;
 }
 
+/* Decimal notation only (1.5, 2e3): strtod would also take hex floats
+ * (0x10), leading blanks and signs. */
 static int parse_double(const char *text, double min, double max, double *out)
 {
 	char *end;
-	if (!text || !*text)
+	if (!text || !((*text >= '0' && *text <= '9') || *text == '.') ||
+	    strpbrk(text, "xX"))
 		return -EINVAL;
 	errno = 0;
 	double v = strtod(text, &end);
@@ -657,7 +674,9 @@ static int load_pipeline(struct config_ctx *c, struct rte_cfgfile *cfg)
 	if (rc)
 		return rc;
 	const char *engine = get(cfg, "pipeline", "engine");
-	if (engine && lrx_engine_parse(engine, &pc->engine, &pc->hybrid_k) < 0)
+	if (engine && (lrx_engine_parse(engine, &pc->engine, &pc->hybrid_k) < 0 ||
+		       (pc->engine == LRX_ENGINE_HYBRID &&
+			(pc->hybrid_k == 0 || engine[7] == '0'))))
 		return config_error(c, "pipeline", "engine", engine,
 				    "valid engines: packet, burst, hybrid:K (K = stages run as bursts, 1..%u), static, graph",
 				    LRX_PIPELINE_MAX_STAGES);
@@ -687,11 +706,24 @@ static int load_pipeline(struct config_ctx *c, struct rte_cfgfile *cfg)
 	if (stages) {
 		char copy[LRX_VALUE_LEN];
 		snprintf(copy, sizeof(copy), "%s", stages);
+		/* strtok_r would skip empty entries: ",,", "a,,b" and a
+		 * trailing comma are typing mistakes, and "none" is the
+		 * whole list or nothing */
+		const char *t = stages + strspn(stages, " ");
+		bool blank = *t == '\0', only_none = strcmp(t, "none") == 0;
+		for (const char *q = stages; !blank && !only_none && *q; q++)
+			if (*q == ',' && (q == t || q[1 + strspn(q + 1, " ")] == ',' ||
+					  q[1 + strspn(q + 1, " ")] == '\0'))
+				return config_error(c, "pipeline", "stages", stages,
+						    "empty entry in the stage list: name stages separated by single commas, or 'none' alone");
 		char *save = NULL;
 		for (char *tok = strtok_r(copy, ", ", &save); tok;
 		     tok = strtok_r(NULL, ", ", &save)) {
-			if (strcmp(tok, "none") == 0)
+			if (strcmp(tok, "none") == 0 && only_none)
 				continue;
+			if (strcmp(tok, "none") == 0)
+				return config_error(c, "pipeline", "stages", stages,
+						    "'none' means an empty pipeline and cannot be combined with stages");
 			const struct lrx_stage *stage = lrx_stage_find(tok);
 			if (!stage) {
 				char valid[512];
@@ -882,6 +914,33 @@ static int check_topology(struct config_ctx *c)
 	return 0;
 }
 
+/* An explicit [mempool] mbufs must work before anything starts:
+ * rte_mempool_create refuses a cache above n / 1.5
+ * (CACHE_FLUSHTHRESH_MULTIPLIER), and a pool smaller than one burst per
+ * RX queue leaves the polls empty forever (rx_nombuf only). */
+static int check_mempool(struct config_ctx *c)
+{
+	const struct lrx_config *conf = c->conf;
+	if (!conf->mbufs)
+		return 0; /* computed from ports, queues and lcores */
+	const char *mbufs = get(conf->cfg, "mempool", "mbufs");
+	unsigned cache_min = (conf->mempool_cache * 3 + 1) / 2;
+	if (conf->mbufs < cache_min)
+		return config_error(c, "mempool", "mbufs", mbufs,
+				    "a pool with a per-lcore cache of %u needs at least %u mbufs (1.5 x cache): raise mbufs to %u or more, or lower [mempool] cache to %u or less",
+				    conf->mempool_cache, cache_min, cache_min, conf->mbufs * 2 / 3);
+	unsigned queues = 0;
+	for (unsigned i = 0; i < conf->n_ports; i++)
+		queues += conf->ports[i].rx_queues;
+	queues = queues ? queues : 1; /* the auto port set: one queue per ethdev */
+	unsigned need = queues * conf->pipeline.burst;
+	if (conf->mbufs < need)
+		return config_error(c, "mempool", "mbufs", mbufs,
+				    "the pool cannot fill one burst per RX queue (%u queue(s) x burst %u = %u mbufs): raise mbufs to %u or more, or lower [pipeline] burst",
+				    queues, conf->pipeline.burst, need, need);
+	return 0;
+}
+
 static void config_defaults(struct lrx_config *conf)
 {
 	memset(conf, 0, sizeof(*conf));
@@ -963,11 +1022,21 @@ static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
 				bool in_pipeline = false;
 				for (unsigned k = 0; k < conf->pipeline.n_stages; k++)
 					in_pipeline |= strcmp(conf->pipeline.stages[k].stage->name, s + 6) == 0;
-				if (!in_pipeline) {
-					struct lrx_stage_conf scratch = {.stage = lrx_stage_find(s + 6)};
-					size_t mark = conf->strings_used;
-					rc = load_stage_section(c, cfg, s, &scratch);
-					conf->strings_used = mark;
+				if (!in_pipeline && conf->n_absent < RTE_DIM(conf->absent)) {
+					struct lrx_stage_conf *sc = &conf->absent[conf->n_absent];
+					*sc = (struct lrx_stage_conf){.stage = lrx_stage_find(s + 6)};
+					rc = load_stage_section(c, cfg, s, sc);
+					unsigned line = config_find_line(c->text, s, NULL);
+					const char *origin = NULL;
+					for (unsigned o = 0; o < c->n_overrides; o++)
+						if (strcmp(c->overrides[o].section, s) == 0)
+							origin = c->overrides[o].origin;
+					if (origin)
+						snprintf(conf->absent_where[conf->n_absent], 128, "%s", origin);
+					else
+						snprintf(conf->absent_where[conf->n_absent], 128, "%s:%u",
+							 c->file, line);
+					conf->n_absent++;
 				}
 			}
 		} else {
@@ -976,7 +1045,7 @@ static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
 		}
 	}
 	free(names);
-	return rc ?: check_topology(c);
+	return rc ?: check_topology(c) ?: check_mempool(c);
 }
 
 static int config_load_common(struct lrx_config *conf, struct rte_cfgfile *cfg,
@@ -993,31 +1062,88 @@ static int config_load_common(struct lrx_config *conf, struct rte_cfgfile *cfg,
 	return rc;
 }
 
-static char *read_text(const char *path)
+/* A config is at most this big: a larger one is a mistake (/dev/zero,
+ * a log), not a configuration. */
+#define CONFIG_MAX_BYTES (1u << 20)
+
+/* Reads a config file into *out (NUL-terminated). Only a regular file:
+ * opened with O_NONBLOCK so that a FIFO cannot block the open (signals
+ * keep working), then checked with fstat, as a directory reads as empty
+ * and a device never ends. Returns 0 or -errno with a message in err. */
+static int read_text(const char *path, const char *name, char **out, char *err,
+		     size_t err_len)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	size_t n;
-	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-		len += n;
-		if (cap - len - 1 == 0) {
-			char *bigger = realloc(buf, cap * 2);
-			if (!bigger) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = bigger;
-			cap *= 2;
-		}
+	*out = NULL;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, err_len, "%s: cannot read config file: %s", name, strerror(e));
+		return -e;
 	}
-	fclose(f);
-	if (buf)
-		buf[len] = '\0';
-	return buf;
+	struct stat st;
+	const char *why = NULL;
+	if (fstat(fd, &st) < 0)
+		why = strerror(errno);
+	else if (S_ISDIR(st.st_mode))
+		why = "is a directory";
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file (a FIFO, socket or device cannot be a config)";
+	else if (st.st_size > (off_t)CONFIG_MAX_BYTES)
+		why = "larger than 1 MiB";
+	char *buf = why ? NULL : malloc(CONFIG_MAX_BYTES + 2);
+	if (!why && !buf)
+		why = strerror(ENOMEM);
+	size_t len = 0;
+	while (!why) {
+		ssize_t n = read(fd, buf + len, CONFIG_MAX_BYTES + 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			why = strerror(errno);
+		else if (n == 0)
+			break;
+		else if ((len += (size_t)n) > CONFIG_MAX_BYTES)
+			why = "larger than 1 MiB";
+	}
+	close(fd);
+	if (why) {
+		free(buf);
+		snprintf(err, err_len, "%s: cannot read config file: %s", name, why);
+		return -EINVAL;
+	}
+	/* a NUL would end the line for rte_cfgfile (fgets) and hide the rest */
+	const char *nul = memchr(buf, '\0', len);
+	if (nul) {
+		unsigned line = 1;
+		for (const char *p = buf; p < nul; p++)
+			line += *p == '\n';
+		snprintf(err, err_len, "%s:%u: contains a NUL byte: a config is text", name, line);
+		free(buf);
+		return -EINVAL;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	return 0;
+}
+
+/* Names seen so far by the syntax check, with their lines. */
+struct seen_name {
+	char name[CFG_NAME_LEN];
+	unsigned line;
+};
+
+/* Line of name in seen[0..n), 0 if absent; else appends it (up to cap). */
+static unsigned seen_check(struct seen_name *seen, unsigned *n, unsigned cap,
+			   const char *name, size_t len, unsigned line)
+{
+	for (unsigned i = 0; i < *n; i++)
+		if (strlen(seen[i].name) == len && memcmp(seen[i].name, name, len) == 0)
+			return seen[i].line;
+	if (*n < cap) {
+		snprintf(seen[*n].name, sizeof(seen[*n].name), "%.*s", (int)len, name);
+		seen[(*n)++].line = line;
+	}
+	return 0;
 }
 
 /* rte_cfgfile accepts lines it then ignores; every line must be blank, a
@@ -1025,6 +1151,14 @@ static char *read_text(const char *path)
 static int config_check_syntax(const char *path, const char *text, char *err,
 			       size_t err_len)
 {
+	enum { MAX_SEEN = 1024 };
+	struct seen_name *sections = calloc(2 * MAX_SEEN, sizeof(*sections));
+	struct seen_name *keys = sections + MAX_SEEN;
+	unsigned n_sections = 0, n_keys = 0;
+	if (!sections) {
+		snprintf(err, err_len, "%s: %s", path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	unsigned line = 1;
 	bool in_section = false;
 	for (const char *p = text; *p; line++) {
@@ -1036,6 +1170,8 @@ static int config_check_syntax(const char *path, const char *text, char *err,
 		while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
 			e--;
 		const char *why = NULL;
+		char dup[PATH_MAX + 32];
+		unsigned first = 0;
 		if (s == e || *s == ';' || *s == '#') {
 			/* blank or comment */
 		} else if (*s == '[') {
@@ -1043,7 +1179,11 @@ static int config_check_syntax(const char *path, const char *text, char *err,
 				why = "a section header must be [name]";
 			else if ((size_t)(e - s - 2) >= CFG_NAME_LEN)
 				why = "section name too long";
+			else if ((first = seen_check(sections, &n_sections, MAX_SEEN, s + 1,
+						     (size_t)(e - s - 2), line)))
+				why = "section defined twice";
 			in_section = true;
+			n_keys = 0;
 		} else {
 			const char *eq = memchr(s, '=', (size_t)(e - s));
 			if (!eq)
@@ -1054,16 +1194,29 @@ static int config_check_syntax(const char *path, const char *text, char *err,
 				why = "key = value before any [section]";
 			else if ((size_t)(e - eq - 1) >= CFG_VALUE_LEN)
 				why = "value too long";
+			const char *k = eq;
+			while (k > s && (k[-1] == ' ' || k[-1] == '\t'))
+				k--;
+			/* rte_cfgfile keeps both and get_entry returns the
+			 * first: a silent choice, so it is an error */
+			if (!why && (first = seen_check(keys, &n_keys, MAX_SEEN, s,
+							(size_t)(k - s), line)))
+				why = "key set twice in this section";
 		}
 		if (why) {
-			snprintf(err, err_len, "%s:%u: %.*s: %s", path, line,
-				 (int)(e - s > 80 ? 80 : e - s), s, why);
+			dup[0] = '\0';
+			if (first)
+				snprintf(dup, sizeof(dup), " (first at %s:%u)", path, first);
+			snprintf(err, err_len, "%s:%u: %.*s: %s%s", path, line,
+				 (int)(e - s > 80 ? 80 : e - s), s, why, dup);
+			free(sections);
 			return -EINVAL;
 		}
 		if (!end)
 			break;
 		p = end + 1;
 	}
+	free(sections);
 	return 0;
 }
 
@@ -1075,12 +1228,11 @@ static int config_load_at(struct lrx_config *conf, const char *read_path,
 {
 	config_defaults(conf);
 	snprintf(conf->path, sizeof(conf->path), "%s", name);
-	char *text = read_text(read_path);
-	if (!text) {
-		snprintf(err, err_len, "%s: cannot read config file: %s", name, strerror(errno));
-		return -ENOENT;
-	}
-	int rc = config_check_syntax(name, text, err, err_len);
+	char *text;
+	int rc = read_text(read_path, name, &text, err, err_len);
+	if (rc < 0)
+		return rc == -EINVAL ? rc : -ENOENT;
+	rc = config_check_syntax(name, text, err, err_len);
 	if (rc < 0) {
 		free(text);
 		return rc;
@@ -1149,6 +1301,31 @@ void lrx_config_free(struct lrx_config *conf)
 	if (conf->cfg)
 		rte_cfgfile_close(conf->cfg);
 	conf->cfg = NULL;
+}
+
+int lrx_config_check_absent_stages(const struct lrx_config *conf, char *err,
+				   size_t err_len)
+{
+	for (unsigned i = 0; i < conf->n_absent; i++) {
+		struct lrx_pipeline_conf pc = conf->pipeline;
+		pc.engine = LRX_ENGINE_PACKET;
+		pc.hybrid_k = 0;
+		pc.n_stages = 1;
+		pc.socket_id = SOCKET_ID_ANY;
+		pc.stages[0] = conf->absent[i];
+		pc.stages[0].footprint_kb = 0;
+		struct lrx_pipeline *p = NULL;
+		char msg[1024];
+		int rc = lrx_pipeline_create(&pc, &p, msg, sizeof(msg));
+		if (p)
+			lrx_pipeline_destroy(p);
+		if (rc < 0) {
+			snprintf(err, err_len, "%s: [stage.%s] (stage not in the pipeline; its keys are checked all the same): %s",
+				 conf->absent_where[i], conf->absent[i].stage->name, msg);
+			return rc;
+		}
+	}
+	return 0;
 }
 
 const char *lrx_config_default_path(void)

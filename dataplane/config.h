@@ -90,6 +90,13 @@ struct lrx_config {
 	/* [telemetry] */
 	bool telemetry;
 
+	/* [stage.NAME] sections of stages not in the pipeline: their values
+	 * are checked by the stage's init once EAL is up
+	 * (lrx_config_check_absent_stages); where = "file:line" or "--set" */
+	unsigned n_absent;
+	struct lrx_stage_conf absent[LRX_PIPELINE_MAX_STAGES];
+	char absent_where[LRX_PIPELINE_MAX_STAGES][128];
+
 	/* storage for stage key/value strings referenced by pipeline.stages */
 	char strings[16384];
 	size_t strings_used;
@@ -118,6 +125,12 @@ int lrx_config_load_string(struct lrx_config *conf, const char *text,
 			   const struct lrx_override *overrides,
 			   unsigned n_overrides, char *err, size_t err_len);
 void lrx_config_free(struct lrx_config *conf);
+
+/* Runs the init of every stage configured but not in the pipeline on its
+ * values, as the docs promise that such keys are checked (needs EAL).
+ * Returns 0 or the init's -errno with a message in err. */
+int lrx_config_check_absent_stages(const struct lrx_config *conf, char *err,
+				   size_t err_len);
 
 /* Path of the default config: conf/default.ini of the source tree when it
  * exists (running from a build directory), else the installed one. */

@@ -230,6 +230,18 @@ static int port_setup(const struct lrx_port_conf *pc, struct lrx_ports *ports,
 		}
 		mp = port->own_pool;
 	}
+	/* rte_eth_rx_queue_setup refuses a pool whose buffers are smaller
+	 * than the headroom plus the device's minimum, and says only EINVAL:
+	 * name the key and the size that works */
+	unsigned room = rte_pktmbuf_data_room_size(mp);
+	if (room < RTE_PKTMBUF_HEADROOM + info.min_rx_bufsize) {
+		snprintf(err, err_len,
+			 "[mempool] data_room = %u: port %u (%s, driver %s) needs buffers of at least %u bytes (headroom %u + the device's min_rx_bufsize %u); raise data_room",
+			 room, pc->index, port->name, info.driver_name,
+			 RTE_PKTMBUF_HEADROOM + info.min_rx_bufsize, RTE_PKTMBUF_HEADROOM,
+			 info.min_rx_bufsize);
+		return -EINVAL;
+	}
 	struct rte_eth_rxconf rxconf = info.default_rxconf;
 	rxconf.offloads = eth_conf.rxmode.offloads;
 	for (uint16_t q = 0; q < port->rx_queues; q++) {
@@ -339,7 +351,7 @@ static int pools_create(const struct lrx_config *conf, const struct lrx_port_con
 							  (uint16_t)conf->data_room, (int)s);
 		if (!ports->pools[s]) {
 			snprintf(err, err_len,
-				 "mempool of %u mbufs (%u-byte data room) on socket %u: %s (raise -m, or lower [mempool] mbufs)",
+				 "mempool of %u mbufs (%u-byte data room) on socket %u: %s (the EAL memory is too small for it: raise -m, or lower [mempool] mbufs or data_room)",
 				 n, conf->data_room, s, rte_strerror(rte_errno));
 			return -ENOMEM;
 		}
@@ -369,6 +381,12 @@ int lrx_ports_open(const struct lrx_config *conf, uint16_t tx_queues_min,
 						     .forward_to = -1};
 			rte_eth_dev_get_name_by_port(pid, pc->device);
 			n_ports++;
+		}
+		if (n_ports == 0 && strstr(conf->eal_args, "--vdev")) {
+			snprintf(err, err_len,
+				 "no ports: the --vdev of the EAL options (%s) created no ethdev: its driver refused it (its message is above)",
+				 conf->eal_args);
+			return -ENODEV;
 		}
 		if (n_ports == 0) {
 			snprintf(err, err_len,

@@ -3,8 +3,8 @@
 
 One run, one polling core, pipeline `gro` only, the configurations
 interleaved rep by rep (A B C ... A B C ...): listrx's GRO (the kernel's
-rules, impl=kernel) against DPDK rte_gro in heavy mode (impl=rte) and in
-light mode (impl=rte-light), on the same stream, at each burst. A run's
+rules, stage gro) against DPDK rte_gro (stage rte-gro) in heavy mode and in
+light mode, on the same stream, at each burst. A run's
 figure is the median of listrx's per-second rx readings after the first
 (--stats-period 1): every received packet is a TCP segment into GRO, so it
 is GRO's input segments per second. The merge ratio (segments per output
@@ -55,12 +55,22 @@ def expected_segments_per_packet(impl, mss, burst, flows):
     return n
 
 
-def gro_counters(summary):
-    """The gro entry's stage-specific counters of a listrx --json summary."""
+def gro_counters(summary, name="gro"):
+    """The GRO stage's (gro or rte-gro) stage-specific counters of a listrx
+    --json summary."""
     for stage in summary.get("stages", []):
-        if stage.get("name") == "gro":
+        if stage.get("name") == name:
             return stage.get("counters", {})
-    raise ValueError("no gro stage in the summary's stages array")
+    raise ValueError("no %s stage in the summary's stages array" % name)
+
+
+def impl_stage(impl):
+    """The stage and its keys for one configuration: the kernel's rules
+    (gro) or DPDK rte_gro (rte-gro) in heavy (rte) or light (rte-light)
+    mode."""
+    if impl == "kernel":
+        return "gro", []
+    return "rte-gro", ["--set", "stage.rte-gro.mode=" + ("light" if impl == "rte-light" else "heavy")]
 
 
 def merge_ratio(counters):
@@ -73,15 +83,16 @@ def merge_ratio(counters):
 
 
 def run_once(args, impl, burst, json_path):
+    stage, sets = impl_stage(impl)
     cmd = [args.listrx, "-l", args.lcores, "--no-huge", "--no-pci", "--no-shconf",
            "-m", "1024", "--file-prefix", "lrxgro%d" % os.getpid(),
            "--vdev", args.vdev, "--", "--duration", str(args.seconds),
            "--stats-period", "1", "--stats-level", args.stats_level,
-           "--engine", args.engine, "--burst", str(burst), "--pipeline", "gro",
-           "--set", "stage.gro.impl=" + impl, "--json", json_path]
+           "--engine", args.engine, "--burst", str(burst), "--pipeline", stage,
+           "--json", json_path] + sets
     mseg, _ = run_listrx_steady(cmd, "gro_synth", args.seconds)
     with open(json_path) as f:
-        counters = gro_counters(json.load(f))
+        counters = gro_counters(json.load(f), stage)
     if counters.get("segments_in") != counters.get("merged", 0) + counters.get("packets_out", 0):
         print("gro_synth: warning: segments_in %s != merged %s + packets_out %s (%s)"
               % (counters.get("segments_in"), counters.get("merged"),

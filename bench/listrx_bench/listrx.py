@@ -220,7 +220,14 @@ class Listrx:
             cmd += ["--packets", str(packets)]
         if duration:
             cmd += ["--duration", str(duration)]
-        for assignment in spec.get("sets", ()):
+        sets = list(spec.get("sets", ()))
+        # engines are compared on the same input: GRO's age flush reads the
+        # TSC by default (as the kernel's jiffies), which lets merges differ
+        # with timing; the poll clock makes them equal across engines
+        if "gro" in spec["pipeline_arg"].split(",") and \
+                not any(a.startswith("stage.gro.clock=") for a in sets):
+            sets.append("stage.gro.clock=polls")
+        for assignment in sets:
             cmd += ["--set", assignment]
         return cmd + list(extra)
 

@@ -325,6 +325,23 @@ class UnavailablePaths(unittest.TestCase):
         self.assertIn("net_synth0,profile=udp64,hints=hash+csum+ptype+timestamp", cmd)
         self.assertNotIn("--latency", lx.command(cell, "/tmp/x.json", duration=1))
 
+    def test_engine_comparisons_run_gro_on_the_poll_clock(self):
+        """GRO's age flush on the TSC lets `merged` differ between engines;
+        a sweep compares engines, so a pipeline with gro gets clock=polls,
+        unless the cell sets the clock itself."""
+        lx = Listrx("/bin/true", lcores="0-1")
+        cell = grid.expand(["udp64"], ["build-meta,gro,l3-demux"], [("0", 0)], ["packet"],
+                           [32])[0]
+        cmd = lx.command(cell, "/tmp/x.json", duration=1)
+        self.assertIn("stage.gro.clock=polls", cmd)
+        self.assertEqual(cmd[cmd.index("stage.gro.clock=polls") - 1], "--set")
+        cell["sets"] = ["stage.gro.clock=tsc"]
+        cmd = lx.command(cell, "/tmp/x.json", duration=1)
+        self.assertIn("stage.gro.clock=tsc", cmd)
+        self.assertNotIn("stage.gro.clock=polls", cmd)
+        plain = grid.expand(["udp64"], ["build-meta,l3-demux"], [("0", 0)], ["packet"], [32])[0]
+        self.assertFalse(any("stage.gro" in a for a in lx.command(plain, "/tmp/x.json")))
+
     def test_pcm_session_on_this_machine(self):
         """pcm refuses non-Intel CPUs: the session must say why, not return
         rows of zeros. Skipped where pcm is not installed or does run."""

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <rte_kvargs.h>
 #include <rte_log.h>
@@ -146,8 +147,12 @@ static int parse_one(const char *name, const struct synth_arg *a,
 	case ARG_UINT: {
 		if (value[0] == '-' || value[0] == '\0')
 			return BAD(name, a->key, value, a->help);
+		/* decimal only, as listrx's own options: base 0 read 010 as 8 */
+		if (value[0] < '0' || value[0] > '9' ||
+		    (value[0] == '0' && value[1]))
+			return BAD(name, a->key, value, a->help);
 		errno = 0;
-		unsigned long long v = strtoull(value, &end, 0);
+		unsigned long long v = strtoull(value, &end, 10);
 		if (errno || *end || v < a->min || v > a->max)
 			return BAD(name, a->key, value, a->help);
 		switch (a->width) {
@@ -158,6 +163,10 @@ static int parse_one(const char *name, const struct synth_arg *a,
 		return 0;
 	}
 	case ARG_DOUBLE: {
+		/* decimal notation only: strtod also takes hex floats */
+		if (!((value[0] >= '0' && value[0] <= '9') || value[0] == '.') ||
+		    strpbrk(value, "xX"))
+			return BAD(name, a->key, value, a->help);
 		double v = strtod(value, &end);
 		if (end == value || *end || !(v >= 0.0 && v <= 1.0))
 			return BAD(name, a->key, value, a->help);
@@ -172,6 +181,16 @@ static int parse_one(const char *name, const struct synth_arg *a,
 	case ARG_PATH:
 		if (value[0] == '\0' || strlen(value) >= PATH_MAX)
 			return BAD(name, a->key, value, a->help);
+		/* a FIFO would block the probe in fopen, a directory or a
+		 * device is not a capture: only a regular file is read */
+		struct stat st;
+		if (strcmp(a->key, "pcap") == 0 && stat(value, &st) == 0 &&
+		    !S_ISREG(st.st_mode)) {
+			RTE_LOG(ERR, PMD, "%s: pcap=%s: %s; valid: %s\n", name, value,
+				S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file",
+				a->help);
+			return -EINVAL;
+		}
 		strcpy((char *)field, value);
 		return 0;
 	case ARG_SPECIAL:
@@ -243,6 +262,17 @@ int synth_parse_devargs(const char *name, const char *args,
 			rc = -EINVAL;
 			break;
 		}
+		/* rte_kvargs keeps both: a key given twice is a mistake,
+		 * not "the last wins" */
+		for (unsigned j = 0; j < i && rc == 0; j++)
+			if (strcmp(kv->pairs[j].key, key) == 0) {
+				RTE_LOG(ERR, PMD, "%s: devarg %s given twice (%s=%s, then %s=%s)\n",
+					name, key, key, kv->pairs[j].value ? kv->pairs[j].value : "",
+					key, value);
+				rc = -EINVAL;
+			}
+		if (rc)
+			break;
 		seen_flows |= strcmp(key, "flows") == 0;
 		seen_size |= strcmp(key, "size") == 0;
 		rc = parse_one(name, &synth_args[k], value, opt);
@@ -295,6 +325,12 @@ int synth_parse_devargs(const char *name, const char *args,
 		RTE_LOG(ERR, PMD,
 			"%s: bad devarg flows=%u: profile=imix allows 1..16384\n",
 			name, opt->flows);
+		return -EINVAL;
+	}
+	if (opt->link_down_for_ms && !opt->link_down_ms) {
+		RTE_LOG(ERR, PMD,
+			"%s: link_down_for_ms=%u needs link_down_ms (when the "
+			"link goes down)\n", name, (unsigned)opt->link_down_for_ms);
 		return -EINVAL;
 	}
 	if (opt->cold && opt->copy) {

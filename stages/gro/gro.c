@@ -195,7 +195,9 @@ struct gro_ctx {
 	uint8_t impl;            /* enum gro_impl */
 	uint16_t light_n;        /* impl=rte-light: segments in light[] */
 	void *rte_ctx;           /* impl=rte: the rte_gro context */
-	uint64_t age_cycles;     /* one jiffy by default */
+	uint64_t age_cycles;     /* one jiffy by default (polls at clock=polls) */
+	uint64_t polls;          /* clock=polls: ends of poll so far */
+	uint8_t clock_polls;     /* ages count polls, not TSC cycles */
 	uint64_t timeout_cycles; /* gro_flush_timeout, 0 = off */
 	struct gro_counters c;
 	struct gro_bucket buckets[GRO_HASH_BUCKETS];
@@ -642,6 +644,15 @@ static inline void gro_flush_at(struct gro_ctx *ctx, unsigned bucket, int pos,
 	gro_bucket_remove(ctx, bucket, pos);
 }
 
+/* The time GRO ages held packets by: the TSC, as the kernel uses jiffies
+ * (so a merge depends on how fast the polls ran), or, at clock=polls, the
+ * number of polls so far, which every engine sees the same on the same
+ * input. */
+static inline uint64_t gro_now(const struct gro_ctx *ctx)
+{
+	return ctx->clock_polls ? ctx->polls : rte_rdtsc();
+}
+
 /* dev_gro_receive after "normal" was ruled out: s becomes a held packet;
  * a full bucket first flushes its oldest (gro_flush_oldest). */
 static inline void gro_hold(struct gro_ctx *ctx, unsigned bucket,
@@ -654,7 +665,7 @@ static inline void gro_hold(struct gro_ctx *ctx, unsigned bucket,
 	struct gro_held *p = &b->slot[idx];
 	p->head = s->m;
 	p->last = s->m;
-	p->age_tsc = rte_rdtsc();
+	p->age_tsc = gro_now(ctx);
 	p->hash = s->hash;
 	p->ip_len = s->ip_len;
 	p->next_seq = s->seq + s->payload_len;
@@ -1011,7 +1022,7 @@ static int gro_rte_init(struct gro_ctx *ctx, const struct lrx_stage_init *init)
 static void gro_flush_old(struct gro_ctx *ctx, uint64_t older_than,
 			  enum gro_flush_cause cause)
 {
-	uint64_t now = older_than ? rte_rdtsc() : 0;
+	uint64_t now = older_than ? gro_now(ctx) : 0;
 	uint32_t bitmask = ctx->bitmask;
 	while (bitmask) {
 		unsigned bucket = (unsigned)__builtin_ctz(bitmask);
@@ -1043,6 +1054,7 @@ static void rte_gro_flush(void *vctx, bool budget_used)
 static void gro_flush(void *vctx, bool budget_used)
 {
 	struct gro_ctx *ctx = vctx;
+	ctx->polls++;
 	if (!ctx->held_count)
 		return;
 	if (budget_used) {
@@ -1145,6 +1157,11 @@ static void gro_process_burst(void *vctx, struct rte_mbuf **pkts, uint16_t n,
 
 static const struct lrx_stage_key gro_keys[] = {
 	GRO_COMMON_KEYS
+	{"clock", "tsc",
+	 "tsc|polls: what ages held packets: the TSC (as the kernel's "
+	 "jiffies: merges then depend on timing), or one microsecond per "
+	 "poll (flush_age_us and flush_timeout_us count polls), the same in "
+	 "every engine on the same input: for tests and engine comparisons"},
 	{NULL, NULL, NULL},
 };
 
@@ -1199,9 +1216,10 @@ static int rte_gro_parse_mode(const struct lrx_stage_init *init, uint8_t *out)
 	return rc;
 }
 
-static int gro_init(void *vctx, const struct lrx_stage_init *init)
+/* The keys both descriptors share; clock_polls: ages count polls. */
+static int gro_init_common(struct gro_ctx *ctx,
+			   const struct lrx_stage_init *init)
 {
-	struct gro_ctx *ctx = vctx;
 	unsigned long age_us, timeout_us, max_size;
 	int rc;
 	if ((rc = lrx_key_uint(init, "flush_age_us", 0, 10000000, &age_us)) ||
@@ -1215,7 +1233,8 @@ static int gro_init(void *vctx, const struct lrx_stage_init *init)
 	    (rc = gro_key_flag(init, "use_meta", "off", "auto",
 			       &ctx->use_meta)))
 		return rc;
-	uint64_t hz = rte_get_tsc_hz();
+	/* clock=polls: one poll counts as one microsecond */
+	uint64_t hz = ctx->clock_polls ? 1000000 : rte_get_tsc_hz();
 	ctx->age_cycles = age_us * hz / 1000000;
 	ctx->timeout_cycles = timeout_us * hz / 1000000;
 	/* a configured age must not round to "flush all" */
@@ -1224,14 +1243,24 @@ static int gro_init(void *vctx, const struct lrx_stage_init *init)
 	if (timeout_us && !ctx->timeout_cycles)
 		ctx->timeout_cycles = 1;
 	ctx->max_size = (uint32_t)max_size;
-	ctx->impl = GRO_IMPL_KERNEL;
 	return 0;
+}
+
+static int gro_init(void *vctx, const struct lrx_stage_init *init)
+{
+	struct gro_ctx *ctx = vctx;
+	/* rte-gro has no clock key: rte_gro_timeout_flush reads the TSC
+	 * itself, so only the kernel rules can age by polls */
+	int rc = gro_key_flag(init, "clock", "tsc", "polls", &ctx->clock_polls);
+	rc = rc ?: gro_init_common(ctx, init);
+	ctx->impl = GRO_IMPL_KERNEL;
+	return rc;
 }
 
 static int rte_gro_init(void *vctx, const struct lrx_stage_init *init)
 {
 	struct gro_ctx *ctx = vctx;
-	int rc = gro_init(ctx, init);
+	int rc = gro_init_common(ctx, init);
 	rc = rc ?: rte_gro_parse_mode(init, &ctx->impl);
 	return rc ?: gro_rte_init(ctx, init);
 }

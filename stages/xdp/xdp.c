@@ -211,6 +211,15 @@ static int parse_ports(const struct lrx_stage_init *init, const char *text,
 
 	if (copy == NULL)
 		return -ENOMEM;
+	/* strtok skips empty entries: "1,,2" and a trailing comma are typing
+	 * mistakes, refused rather than read as "1,2" */
+	size_t len = strlen(text);
+	if (len && (text[0] == ',' || strstr(text, ",,") || text[len - 1] == ',')) {
+		free(copy);
+		return lrx_key_error(init, "prog", prog,
+			"empty entry in the port list: udp-port-drop:P1,P2,... "
+			"takes ports 0..65535 separated by single commas");
+	}
 	for (char *tok = strtok_r(copy, ",", &save); tok != NULL;
 	     tok = strtok_r(NULL, ",", &save)) {
 		char *end;

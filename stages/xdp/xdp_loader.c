@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1123,11 +1124,22 @@ static int prog_load(const char *path, const char *section, uint32_t window,
 	memset(prog->map_xsym, 0xff, sizeof(prog->map_xsym));
 	ld.prog = prog;
 
-	fd = open(path, O_RDONLY);
+	/* O_NONBLOCK: a FIFO must not block the open (and the signals that
+	 * would stop it); only a regular file is an object, and libbpf
+	 * opens the path again below */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
 		snprintf(err, err_len, "%s: cannot open: %s", path,
 			 strerror(errno));
+		goto fail;
+	}
+	struct stat st = { 0 };
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		rc = -EINVAL;
+		snprintf(err, err_len, "%s: %s: an eBPF object is an ELF file",
+			 path, S_ISDIR(st.st_mode) ? "is a directory"
+						   : "not a regular file");
 		goto fail;
 	}
 	rc = maps_from_btf(&ld, socket_id);
@@ -1179,11 +1191,24 @@ static int prog_load(const char *path, const char *section, uint32_t window,
 				if (new_at[i] <= n && n < new_at[i + 1])
 					at = i;
 		}
+		/* a hint only for the cause it is about: the window for a
+		 * memory bound (rte_bpf_validate's "boundary violation"),
+		 * the loop rule for "loop at pc" */
+		char hint[128] = "";
+
+		if (strstr(why, "memory boundary") != NULL ||
+		    strstr(why, "mbuf boundary") != NULL)
+			snprintf(hint, sizeof(hint),
+				 " [frame accesses must stay within window=%u "
+				 "bytes of data]", window);
+		else if (strstr(why, "loop") != NULL)
+			snprintf(hint, sizeof(hint),
+				 " [rte_bpf accepts no backward jumps: unroll "
+				 "the loop]");
 		rc = load_error(&ld, at,
-			"rte_bpf rejected the program (rte_errno %d: %s)%s%s "
-			"[frame accesses must stay within window=%u bytes of "
-			"data]", rte_errno, rte_strerror(rte_errno),
-			why[0] ? ": " : "", why, window);
+			"rte_bpf rejected the program (rte_errno %d: %s)%s%s%s",
+			rte_errno, rte_strerror(rte_errno),
+			why[0] ? ": " : "", why, hint);
 		goto fail;
 	}
 	struct rte_bpf_jit jit;

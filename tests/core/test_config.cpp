@@ -210,6 +210,64 @@ TEST_CASE("bad values are rejected with file, line, key, value and what is valid
 	}
 }
 
+TEST_CASE("duplicates, non-decimal integers, empty list entries and mempool sizes are refused",
+	  "[config]")
+{
+	struct Case {
+		const char *text;
+		const char *message; // after the file name
+	};
+	const Case cases[] = {
+		{"[pipeline]\nburst = 32\nengine = burst\nburst = 64\n",
+		 ":4: burst = 64: key set twice in this section (first at (string):2)"},
+		{"[run]\nduration = 1\n[pipeline]\n[run]\n",
+		 ":4: [run]: section defined twice (first at (string):1)"},
+		{"[pipeline]\nburst = 010\n",
+		 ":2: [pipeline] burst = 010: must be an integer in 1..512"},
+		{"[pipeline]\nburst = 0x20\n",
+		 ":2: [pipeline] burst = 0x20: must be an integer in 1..512"},
+		{"[pipeline]\nburst = +5\n",
+		 ":2: [pipeline] burst = +5: must be an integer in 1..512"},
+		{"[pipeline]\nstages = build-meta,,gro\n",
+		 ":2: [pipeline] stages = build-meta,,gro: empty entry in the stage list: name stages separated by single commas, or 'none' alone"},
+		{"[pipeline]\nstages = ,\n",
+		 ":2: [pipeline] stages = ,: empty entry in the stage list: name stages separated by single commas, or 'none' alone"},
+		{"[pipeline]\nstages = none,gro\n",
+		 ":2: [pipeline] stages = none,gro: 'none' means an empty pipeline and cannot be combined with stages"},
+		{"[pipeline]\nengine = hybrid:0\n",
+		 ":2: [pipeline] engine = hybrid:0: valid engines: packet, burst, hybrid:K (K = stages run as bursts, 1..16), static, graph"},
+		{"[mempool]\nmbufs = 300\n",
+		 ":2: [mempool] mbufs = 300: a pool with a per-lcore cache of 256 needs at least 384 mbufs (1.5 x cache): raise mbufs to 384 or more, or lower [mempool] cache to 200 or less"},
+		{"[mempool]\nmbufs = 8\ncache = 0\n",
+		 ":2: [mempool] mbufs = 8: the pool cannot fill one burst per RX queue (1 queue(s) x burst 64 = 64 mbufs): raise mbufs to 64 or more, or lower [pipeline] burst"},
+	};
+	for (const Case &c : cases) {
+		Loaded l(c.text);
+		INFO("config:\n" << c.text);
+		CHECK(l.rc == -EINVAL);
+		std::string err = l.err;
+		auto colon = err.find(':');
+		REQUIRE(colon != std::string::npos);
+		CHECK(err.substr(colon) == c.message);
+	}
+	// empty and 'none' alone are the empty pipeline; a value from the
+	// command line replaces the file's, it does not duplicate it
+	for (const char *text : {"[pipeline]\nstages =\n", "[pipeline]\nstages = none\n"}) {
+		Loaded l(text);
+		INFO(text << l.err);
+		CHECK(l.rc == 0);
+		CHECK(l.conf.pipeline.n_stages == 0);
+	}
+	lrx_override ov = override_of("pipeline", "burst", "16", "--burst");
+	Loaded l("[pipeline]\nburst = 32\n", &ov, 1);
+	INFO(l.err);
+	REQUIRE(l.rc == 0);
+	CHECK(l.conf.pipeline.burst == 16);
+	lrx_override set = override_of("foo", "bar", "1", "--set");
+	Loaded bad("", &set, 1);
+	CHECK(std::string(bad.err).rfind("--set foo.bar=1: [foo]: unknown section", 0) == 0);
+}
+
 TEST_CASE("unknown stages name the valid ones", "[config]")
 {
 	Loaded l("[pipeline]\nstages = null,frobnicate\n");

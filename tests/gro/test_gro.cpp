@@ -473,6 +473,27 @@ TEST_CASE("gro: at most MAX_GRO_SKBS per bucket, oldest evicted", "[gro]")
 	LRX_REQUIRE_POOL_FULL(pool());
 }
 
+TEST_CASE("gro: clock=polls ages held packets by polls, not by time",
+	  "[gro]")
+{
+	{
+		// 3 us = 3 polls: held through two budget-used poll ends (ages
+		// 1, 2), flushed by age at the third, however long they took
+		Gro g(Keys{{"flush_age_us", "3"}, {"clock", "polls"}});
+		REQUIRE(g.burst(to_mbufs(build_all(tcp_stream(4, 1000)), pool())));
+		g.flush(true);
+		usleep(5000); // wall-clock time does not age them
+		g.flush(true);
+		REQUIRE(g.out.empty());
+		REQUIRE(g.held() == 1);
+		g.flush(true);
+		REQUIRE(seg_counts(decode_all(g.out)) == std::vector<uint16_t>{4});
+		REQUIRE(g.counter("flush_age") == 1);
+		REQUIRE(g.held() == 0);
+	}
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
 TEST_CASE("gro: end of poll with budget used flushes only old packets",
 	  "[gro]")
 {

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Hostile inputs for the attack battery (tests/attacks/run_attacks.sh),
+written into DIR: pcaps that are broken as files, a pcap of adversarial
+TCP/IP frames for every engine, and configs that are broken as files.
+Deterministic: the same bytes on every run.
+
+usage: make_inputs.py DIR
+"""
+import random
+import struct
+import sys
+from pathlib import Path
+
+PCAP_MAGIC_USEC = 0xA1B2C3D4
+
+
+def pcap_header(linktype=1, snaplen=65535, magic=PCAP_MAGIC_USEC, order="<"):
+    return struct.pack(order + "IHHiIII", magic, 2, 4, 0, 0, snaplen, linktype)
+
+
+def record(frame, caplen=None, length=None):
+    caplen = len(frame) if caplen is None else caplen
+    length = len(frame) if length is None else length
+    return struct.pack("<IIII", 0, 0, caplen, length) + frame
+
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return (~s) & 0xFFFF
+
+
+def eth(ethertype, vlan=None):
+    head = b"\x02\0\0\0\0\x02" + b"\x02\0\0\0\0\x01"
+    if vlan is not None:
+        head += struct.pack("!HH", 0x8100, vlan)
+    return head + struct.pack("!H", ethertype)
+
+
+def ipv4(payload, proto=6, ihl=5, total=None, ttl=64, tos=0, ident=1, frag=0x4000,
+         good_csum=True, src=0x0A000001, dst=0x0A000002, options=b""):
+    total = 20 + len(options) + len(payload) if total is None else total
+    h = struct.pack("!BBHHHBBHII", (4 << 4) | ihl, tos, total & 0xFFFF, ident, frag,
+                    ttl, proto, 0, src, dst) + options
+    c = csum(h) if good_csum else 0xDEAD
+    h = h[:10] + struct.pack("!H", c) + h[12:]
+    return h + payload
+
+
+def tcp(seq, flags=0x10, payload=b"", options=b"", sport=1000, dport=2000, ack=1,
+        src=0x0A000001, dst=0x0A000002, good_csum=True):
+    off = (20 + len(options)) // 4
+    h = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack, off << 4, flags,
+                    65535, 0, 0) + options
+    seg = h + payload
+    pseudo = struct.pack("!IIBBH", src, dst, 0, 6, len(seg))
+    c = csum(pseudo + seg) if good_csum else 0xBEEF
+    return seg[:16] + struct.pack("!H", c) + seg[18:]
+
+
+def udp(payload, sport=53, dport=5353):
+    return struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
+
+
+def adversarial_frames():
+    """TCP streams with every GRO flush reason, and IPv4/IPv6 frames with
+    every ip_rcv drop reason, interleaved by a seeded shuffle."""
+    rng = random.Random(17)
+    frames = []
+    mss = 1000
+    for flow in range(6):
+        sport = 1000 + flow
+        seq = 1000 * flow
+        for i in range(40):
+            flags = 0x10
+            if i % 13 == 12:
+                flags |= 0x08  # PSH: flush
+            if i == 39:
+                flags |= 0x01  # FIN
+            opts = b""
+            if flow == 1 and i % 7 == 3:
+                opts = b"\x01\x01\x08\x0a" + struct.pack("!II", i, 0)  # timestamps change
+            pay = bytes([i & 0xFF]) * (mss if i % 11 else rng.randint(1, mss))
+            s = seq
+            if flow == 2 and i % 9 == 4:
+                s -= mss  # retransmission / out of order
+            ttl = 64 if not (flow == 3 and i % 5 == 0) else 63
+            frames.append(eth(0x0800) + ipv4(tcp(s, flags, pay, opts, sport=sport), ttl=ttl,
+                                              ident=i))
+            seq += len(pay)
+    pay = b"x" * 64
+    frames += [
+        eth(0x0800) + ipv4(udp(pay), proto=17, ihl=4),                 # IHL < 5
+        eth(0x0800) + ipv4(udp(pay), proto=17, total=2000),            # total > frame
+        eth(0x0800) + ipv4(udp(pay), proto=17, total=10),              # total < header
+        eth(0x0800) + ipv4(udp(pay), proto=17, good_csum=False),       # bad checksum
+        eth(0x0800) + ipv4(udp(pay), proto=17, src=0x7F000001),        # martian source
+        eth(0x0800) + ipv4(udp(pay), proto=17, frag=0x2000),           # fragment
+        eth(0x0800) + ipv4(tcp(5, 0x10, pay, good_csum=False)),        # bad TCP checksum
+        eth(0x0800) + ipv4(tcp(5, 0x3F, pay)),                         # every flag
+        eth(0x0800) + ipv4(tcp(5, 0x10, b"", b"\x02\x04\x05\xb4")),    # no payload
+        eth(0x0800) + ipv4(b"", proto=6),                              # no TCP header
+        eth(0x0800) + b"\x45",                                         # one byte of IP
+        eth(0x0800, vlan=5) + ipv4(udp(pay), proto=17),                # VLAN
+        eth(0x8100) + b"",                                             # VLAN tag cut
+        eth(0x86DD) + struct.pack("!IHBB", 6 << 28, 1000, 6, 64) + bytes(32),  # v6 length lie
+        eth(0x86DD) + struct.pack("!IHBB", 4 << 28, 8, 17, 64) + bytes(40),    # v6 bad version
+        eth(0x0806) + bytes(28),                                       # ARP
+        eth(0x0800),                                                   # Ethernet header only
+        eth(0x0800) + ipv4(udp(pay), proto=17, ihl=15),                # IHL past the end
+        eth(0x0800) + ipv4(udp(pay), proto=17, options=b"\x44\x08\x05\x00" * 10),  # options
+    ]
+    rng.shuffle(frames)
+    return frames
+
+
+def write(path, data):
+    Path(path).write_bytes(data)
+
+
+def main():
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    frames = adversarial_frames()
+    write(out / "adversarial.pcap", pcap_header() + b"".join(record(f) for f in frames))
+    write(out / "bad_magic.pcap", b"\x0a\x0d\x0d\x0a" + bytes(20))
+    write(out / "short_header.pcap", pcap_header()[:10])
+    write(out / "not_ethernet.pcap", pcap_header(linktype=113) + record(frames[0]))
+    write(out / "no_packets.pcap", pcap_header())
+    write(out / "truncated_record.pcap", pcap_header() + record(frames[0])[:40])
+    write(out / "huge_caplen.pcap",
+          pcap_header() + record(frames[0], caplen=0xFFFFFFF0, length=0xFFFFFFF0))
+    write(out / "zero_caplen.pcap", pcap_header() + record(b"") + record(frames[0]))
+    write(out / "big_endian.pcap",
+          pcap_header(order=">") + b"".join(
+              struct.pack(">IIII", 0, 0, len(f), len(f)) + f for f in frames[:50]))
+
+    write(out / "dup_key.ini", b"[pipeline]\nburst = 32\nengine = burst\nburst = 64\n")
+    write(out / "dup_section.ini", b"[run]\nduration = 1\n[pipeline]\nburst = 8\n[run]\npackets = 5\n")
+    write(out / "nul.ini", b"[pipeline]\nburst = 32\0garbage\n")
+    write(out / "big.ini", b"[run]\n" + b"; padding\n" * 110000)
+    write(out / "no_section.ini", b"burst = 32\n")
+    write(out / "binary.ini", bytes(range(1, 256)) * 4)
+    write(out / "long_value.ini", b"[pipeline]\nstages = " + b"gro," * 200 + b"gro\n")
+    write(out / "bad_value.ini", b"[pipeline]\n\nburst = 9999\n")
+    write(out / "ok.ini", b"[run]\npackets = 1000\nstats_period = 0\n")
+
+
+if __name__ == "__main__":
+    main()
