@@ -395,8 +395,13 @@ static struct rte_mempool *synth_pool_create(const char *name, unsigned n,
 		sizeof(mbp), socket, RTE_MEMPOOL_F_NO_IOVA_CONTIG);
 	if (!mp)
 		return NULL;
-	if (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL) ||
-	    (rte_pktmbuf_pool_init(mp, &mbp), rte_mempool_populate_default(mp) < 0)) {
+	if (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL)) {
+		rte_mempool_free(mp);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	rte_pktmbuf_pool_init(mp, &mbp);
+	if (rte_mempool_populate_default(mp) < 0) {
 		rte_mempool_free(mp);
 		rte_errno = ENOMEM;
 		return NULL;
