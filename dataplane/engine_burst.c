@@ -10,6 +10,8 @@
 
 #include "engine_internal.h"
 
+_Static_assert(LRX_NEXT_CONTINUE_V == 0, "engine_vector_run ORs verdicts");
+
 uint16_t engine_identity_slots[LRX_BURST_MAX];
 
 RTE_INIT(engine_identity_slots_init)
@@ -21,7 +23,6 @@ RTE_INIT(engine_identity_slots_init)
 void engine_slots_emit(struct lrx_pipeline *p, struct lrx_sink *sink)
 {
 	uint32_t n = sink->n;
-
 	/* branch-free: a CONSUMED slot is written and not counted */
 	for (uint32_t i = 0; i < p->n_base; i++) {
 		lrx_next_t next = p->fate[i];
@@ -63,10 +64,31 @@ void engine_vector_run(struct lrx_pipeline *p, unsigned first,
 				       : 0;
 			p->release_room -= released;
 		}
+		if (s + 1 == p->n_stages && released == 0) {
+			/* the last stage: nothing to compact, each packet's
+			 * fate is its verdict (CONTINUE = delivered) */
+			for (uint16_t k = 0; k < count; k++) {
+				lrx_next_t next = nexts[k];
+				lrx_next_t fate = next == LRX_NEXT_CONTINUE_V
+							  ? LRX_NEXT_DELIVER_V
+							  : next;
+				p->fate[slots[k]] = fate;
+				if (stats)
+					engine_account_exit(st, fate);
+			}
+			count = 0;
+			s++;
+			break;
+		}
+		/* all continue: pass the vector on (CONTINUE is 0, so one OR
+		 * over the verdicts, which the compiler vectorises) */
+		lrx_next_t any = 0;
+		for (uint16_t k = 0; k < count; k++)
+			any |= nexts[k];
+		if (likely(any == LRX_NEXT_CONTINUE_V && released == 0))
+			continue;
 		while (i < count && nexts[i] == LRX_NEXT_CONTINUE_V)
 			i++;
-		if (likely(i == count && released == 0))
-			continue; /* all continue: pass the vector on */
 
 		/* compact in place when the vector is ours and nothing is
 		 * prepended; otherwise into the other buffer */

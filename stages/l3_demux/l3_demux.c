@@ -228,7 +228,7 @@ static inline bool l3_port_bound(const uint64_t *bitmap, bool any,
 
 /* ---- UDP: __udp4_lib_rcv / __udp6_lib_rcv -------------------------------- */
 
-static inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_mbuf *m,
+static __rte_always_inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_mbuf *m,
 				     struct lrx_meta *meta)
 {
 	const int fam = meta->protocol == RTE_ETHER_TYPE_IPV6;
@@ -275,7 +275,7 @@ static inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_mbuf *m,
 
 /* ---- TCP: tcp_v4_rcv / tcp_v6_rcv (up to the socket lookup) -------------- */
 
-static inline lrx_next_t l3_tcp_core(struct l3_ctx *c, struct rte_mbuf *m,
+static __rte_always_inline lrx_next_t l3_tcp_core(struct l3_ctx *c, struct rte_mbuf *m,
 				     struct lrx_meta *meta)
 {
 	const int fam = meta->protocol == RTE_ETHER_TYPE_IPV6;
@@ -545,6 +545,59 @@ static inline bool l3_ipv4_options_ok(const uint8_t *opt, uint32_t len)
 	return true;
 }
 
+/* ---- ip_rcv_core / ip6_rcv_core: the shared prologue and exit labels -----
+ * The kernel ends both cores in one label chain, each label adding one
+ * statistic and falling through to the next:
+ *   csum_error:  IPSTATS_MIB_CSUMERRORS, reason IP_CSUM
+ *   inhdr_error: IPSTATS_MIB_INHDRERRORS, reason IP_INHDR unless set
+ *   drop:        kfree_skb_reason
+ * Here each label is a small inline that counts and calls the next. */
+static inline lrx_next_t l3_ip_drop(enum lrx_drop_reason reason)
+{
+	return lrx_next_drop(reason);
+}
+
+static inline lrx_next_t l3_ip_inhdr_error(struct l3_ip_mib *mib,
+					   enum lrx_drop_reason reason)
+{
+	mib->in_hdr_errors++;
+	return l3_ip_drop(reason == LRX_DROP_NOT_SPECIFIED ? LRX_DROP_IP_INHDR
+							   : reason);
+}
+
+static inline lrx_next_t l3_ip_csum_error(struct l3_ip_mib *mib)
+{
+	mib->in_csum_errors++;
+	return l3_ip_inhdr_error(mib, LRX_DROP_IP_CSUM);
+}
+
+/* What ip_rcv_core and ip6_rcv_core do first, in the same order: drop
+ * PACKET_OTHERHOST uncounted ("When the interface is in promisc. mode,
+ * drop all the crap"), count InReceives, then the fixed header must be in
+ * the packet and in the first segment. Returns CONTINUE with *hdr and
+ * *skb_len set, or the drop. */
+static inline lrx_next_t l3_ip_rcv_prologue(struct l3_ctx *c,
+					    const struct rte_mbuf *m,
+					    const struct lrx_meta *meta,
+					    struct l3_ip_mib *mib,
+					    uint32_t hdr_size,
+					    const uint8_t **hdr,
+					    uint32_t *skb_len)
+{
+	if (unlikely(meta->pkt_type == LRX_PACKET_OTHERHOST)) {
+		c->rx_otherhost_dropped++;
+		return l3_ip_drop(LRX_DROP_OTHERHOST);
+	}
+	mib->in_receives++;
+
+	const uint32_t noff = meta->network_offset;
+	*skb_len = m->pkt_len - noff;
+	if (unlikely(*skb_len < hdr_size || m->data_len < noff + hdr_size))
+		return l3_ip_inhdr_error(mib, LRX_DROP_NOT_SPECIFIED);
+	*hdr = l3_frame(m) + noff;
+	return LRX_NEXT_CONTINUE_V;
+}
+
 /* Everything ip_rcv does to one packet before the L4 handler. Returns
  * CONTINUE when the packet is to be delivered locally. hint may be NULL
  * (per-packet path: no hint, as ip_rcv). */
@@ -553,27 +606,20 @@ static inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
 					  struct l3_route_hint *hint)
 {
 	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V4];
-	enum lrx_drop_reason reason = LRX_DROP_NOT_SPECIFIED;
-
-	/* "When the interface is in promisc. mode, drop all the crap" */
-	if (unlikely(meta->pkt_type == LRX_PACKET_OTHERHOST)) {
-		c->rx_otherhost_dropped++;
-		return lrx_next_drop(LRX_DROP_OTHERHOST);
-	}
-	mib->in_receives++;
+	const uint8_t *hdr;
+	uint32_t skb_len;
+	lrx_next_t next = l3_ip_rcv_prologue(c, m, meta, mib,
+					     sizeof(struct rte_ipv4_hdr),
+					     &hdr, &skb_len);
+	if (unlikely(next != LRX_NEXT_CONTINUE_V))
+		return next;
 
 	const uint32_t noff = meta->network_offset;
-	const uint32_t skb_len = m->pkt_len - noff;
-	if (unlikely(skb_len < sizeof(struct rte_ipv4_hdr) ||
-		     m->data_len < noff + sizeof(struct rte_ipv4_hdr)))
-		goto inhdr_error;
-	const struct rte_ipv4_hdr *iph =
-		(const struct rte_ipv4_hdr *)(l3_frame(m) + noff);
+	const struct rte_ipv4_hdr *iph = (const struct rte_ipv4_hdr *)hdr;
 	const uint32_t ihl = (iph->version_ihl & RTE_IPV4_HDR_IHL_MASK) * 4u;
-	if (unlikely(ihl < 20 || (iph->version_ihl >> 4) != 4))
-		goto inhdr_error;
-	if (unlikely(m->data_len < noff + ihl))
-		goto inhdr_error;
+	if (unlikely(ihl < 20 || (iph->version_ihl >> 4) != 4 ||
+		     m->data_len < noff + ihl))
+		return l3_ip_inhdr_error(mib, LRX_DROP_NOT_SPECIFIED);
 	/* RFC 1122 3.2.1.2: silently discard on a bad checksum. listrx
 	 * trusts the NIC's IP checksum hint if told to (the kernel always
 	 * runs ip_fast_csum). */
@@ -582,19 +628,16 @@ static inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
 		c->ip_csum_hint_skipped++;
 	} else {
 		c->ip_csum_verified++;
-		if (unlikely(rte_raw_cksum(iph, ihl) != 0xffff)) {
-			reason = LRX_DROP_IP_CSUM;
-			mib->in_csum_errors++;
-			goto inhdr_error;
-		}
+		if (unlikely(rte_raw_cksum(iph, ihl) != 0xffff))
+			return l3_ip_csum_error(mib);
 	}
 	const uint32_t len = rte_be_to_cpu_16(iph->total_length);
 	if (unlikely(skb_len < len)) {
 		mib->in_truncated_pkts++;
-		return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
+		return l3_ip_drop(LRX_DROP_PKT_TOO_SMALL);
 	}
 	if (unlikely(len < ihl))
-		goto inhdr_error;
+		return l3_ip_inhdr_error(mib, LRX_DROP_NOT_SPECIFIED);
 	/* Our transport medium may have padded the buffer out: trim to the
 	 * true length (pskb_trim_rcsum). */
 	if (skb_len > len) {
@@ -624,12 +667,6 @@ static inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
 		return lrx_next_drop(LRX_DROP_FRAG_REASM_TIMEOUT);
 	}
 	return LRX_NEXT_CONTINUE_V;
-
-inhdr_error:
-	if (reason == LRX_DROP_NOT_SPECIFIED)
-		reason = LRX_DROP_IP_INHDR;
-	mib->in_hdr_errors++;
-	return lrx_next_drop(reason);
 }
 
 /* ---- IPv6: ip6_rcv_core (+ hop-by-hop) and the route ---------------------- */
@@ -684,44 +721,32 @@ static inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
 					  struct l3_route_hint *hint)
 {
 	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V6];
-	enum lrx_drop_reason reason = LRX_DROP_NOT_SPECIFIED;
 	(void)hint; /* ipv6_list_rcv has no route hint in the kernel either */
-
-	if (unlikely(meta->pkt_type == LRX_PACKET_OTHERHOST)) {
-		c->rx_otherhost_dropped++;
-		return lrx_next_drop(LRX_DROP_OTHERHOST);
-	}
-	mib->in_receives++;
+	const uint8_t *raw;
+	uint32_t skb_len;
+	lrx_next_t next = l3_ip_rcv_prologue(c, m, meta, mib,
+					     sizeof(struct rte_ipv6_hdr),
+					     &raw, &skb_len);
+	if (unlikely(next != LRX_NEXT_CONTINUE_V))
+		return next;
 
 	const uint32_t noff = meta->network_offset;
-	const uint32_t skb_len = m->pkt_len - noff;
-	if (unlikely(skb_len < sizeof(struct rte_ipv6_hdr) ||
-		     m->data_len < noff + sizeof(struct rte_ipv6_hdr)))
-		goto err;
-	const struct rte_ipv6_hdr *hdr =
-		(const struct rte_ipv6_hdr *)(l3_frame(m) + noff);
+	const struct rte_ipv6_hdr *hdr = (const struct rte_ipv6_hdr *)raw;
 	if (unlikely((hdr->vtc_flow & rte_cpu_to_be_32(0xf0000000)) !=
-		     rte_cpu_to_be_32(0x60000000))) {
-		reason = LRX_DROP_UNHANDLED_PROTO;
-		goto err;
-	}
-	/* RFC 4291 2.5.3: loopback must not appear on the wire */
-	if (l3_ipv6_is_loopback(hdr->src_addr) ||
-	    l3_ipv6_is_loopback(hdr->dst_addr))
-		goto err;
-	/* RFC 4291 2.7: interface-local (1) and reserved (0) multicast
-	 * scopes from another node; multicast sources */
-	if (hdr->dst_addr[0] == 0xff && (hdr->dst_addr[1] & 0x0f) <= 1)
-		goto err;
-	if (hdr->src_addr[0] == 0xff)
-		goto err;
-
+		     rte_cpu_to_be_32(0x60000000)))
+		return l3_ip_inhdr_error(mib, LRX_DROP_UNHANDLED_PROTO);
+	/* RFC 4291 2.5.3: loopback must not appear on the wire; 2.7:
+	 * interface-local (1) and reserved (0) multicast scopes from another
+	 * node; multicast sources; jumbograms (not supported) */
 	const uint32_t plen = rte_be_to_cpu_16(hdr->payload_len);
-	if (plen == 0 && hdr->proto == 0) /* jumbogram: not supported */
-		goto err;
+	if (l3_ipv6_is_loopback(hdr->src_addr) ||
+	    l3_ipv6_is_loopback(hdr->dst_addr) ||
+	    (hdr->dst_addr[0] == 0xff && (hdr->dst_addr[1] & 0x0f) <= 1) ||
+	    hdr->src_addr[0] == 0xff || (plen == 0 && hdr->proto == 0))
+		return l3_ip_inhdr_error(mib, LRX_DROP_NOT_SPECIFIED);
 	if (plen + sizeof(struct rte_ipv6_hdr) > skb_len) {
 		mib->in_truncated_pkts++;
-		return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
+		return l3_ip_drop(LRX_DROP_PKT_TOO_SMALL);
 	}
 	if (skb_len > plen + sizeof(struct rte_ipv6_hdr)) {
 		l3_trim_to(m, noff + plen + sizeof(struct rte_ipv6_hdr));
@@ -755,12 +780,6 @@ static inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
 		return lrx_next_drop(LRX_DROP_FRAG_REASM_TIMEOUT);
 	}
 	return LRX_NEXT_CONTINUE_V;
-
-err:
-	mib->in_hdr_errors++;
-	if (reason == LRX_DROP_NOT_SPECIFIED)
-		reason = LRX_DROP_IP_INHDR;
-	return lrx_next_drop(reason);
 }
 
 /* ip_rcv / ipv6_rcv (one packet) and ip_list_rcv / ipv6_list_rcv (a run). */
@@ -866,6 +885,15 @@ lrx_next_t lrx_l3_demux_process_one(void *ctx, struct rte_mbuf *pkt)
 	return l3_demux_core(ctx, pkt);
 }
 
+/* 0, 1, 2, ...: the index list of a whole burst (filled once, read only) */
+static uint16_t l3_identity[LRX_BURST_MAX];
+
+RTE_INIT(l3_identity_init)
+{
+	for (uint16_t i = 0; i < LRX_BURST_MAX; i++)
+		l3_identity[i] = i;
+}
+
 /* __netif_receive_skb_list_core: runs of the same handler, one call each. */
 static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 				   uint16_t n, lrx_next_t *nexts)
@@ -873,13 +901,12 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 	struct l3_ctx *c = ctx;
 	struct lrx_meta *metas[LRX_BURST_MAX];
 	uint8_t cls[LRX_BURST_MAX];
-	uint16_t idx[LRX_BURST_MAX];
+	const uint16_t *idx = l3_identity;
 
-	for (uint16_t i = 0; i < n; i++)
-		metas[i] = lrx_meta(pkts[i]);
+	/* one pass: the metadata pointer and the class of each packet */
 	for (uint16_t i = 0; i < n; i++) {
+		metas[i] = lrx_meta(pkts[i]);
 		cls[i] = (uint8_t)l3_classify(metas[i]);
-		idx[i] = i;
 	}
 	uint16_t start = 0;
 	while (start < n) {
