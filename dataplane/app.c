@@ -71,6 +71,9 @@ static void usage(FILE *out)
 		"  --pmu-stages         also per stage, rdpmc around each stage call (engines\n"
 		"                       burst, hybrid:K, graph) [pmu] stages\n"
 		"  --stats-period S     print a stats line every S seconds [run] stats_period\n"
+		"  --stats-view V       what the stats line adds to the totals, as rates over\n"
+		"                       the period: stages (default) | ports | lcores\n"
+		"                       [run] stats_view\n"
 		"  --json FILE          write the summary as JSON [run] json; '-' = stdout\n"
 		"                       (the text summary then goes to stderr)\n",
 		lrx_config_default_path(), LRX_BURST_MAX);
@@ -173,7 +176,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_CONFIG = 256, OPT_DURATION, OPT_PACKETS, OPT_BURST, OPT_ENGINE,
 	       OPT_PIPELINE, OPT_FOOTPRINT, OPT_STATS_LEVEL, OPT_STATS_PERIOD,
-	       OPT_JSON,
+	       OPT_STATS_VIEW, OPT_JSON,
 	       OPT_SET, OPT_MEASURE_FROM, OPT_LATENCY, OPT_PMU, OPT_PMU_STAGES, OPT_TOPOLOGY, OPT_LIST_STAGES, OPT_VERSION,
 	       OPT_HELP, OPT_STAGE_FIRST };
 	static const struct option fixed_opts[] = {
@@ -186,6 +189,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"footprint", required_argument, NULL, OPT_FOOTPRINT},
 		{"stats-level", required_argument, NULL, OPT_STATS_LEVEL},
 		{"stats-period", required_argument, NULL, OPT_STATS_PERIOD},
+		{"stats-view", required_argument, NULL, OPT_STATS_VIEW},
 		{"json", required_argument, NULL, OPT_JSON},
 		{"set", required_argument, NULL, OPT_SET},
 		{"measure-from", required_argument, NULL, OPT_MEASURE_FROM},
@@ -206,6 +210,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{OPT_PACKETS, "run", "packets", "--packets"},
 		{OPT_MEASURE_FROM, "run", "measure_from", "--measure-from"},
 		{OPT_STATS_PERIOD, "run", "stats_period", "--stats-period"},
+		{OPT_STATS_VIEW, "run", "stats_view", "--stats-view"},
 		{OPT_JSON, "run", "json", "--json"},
 		{OPT_BURST, "pipeline", "burst", "--burst"},
 		{OPT_ENGINE, "pipeline", "engine", "--engine"},
@@ -379,14 +384,20 @@ static bool all_workers_done(const struct lrx_app *app)
 }
 
 /* The periodic line: the report model's totals, as the summary counts
- * them (merged segments apart from held packets). */
-static void monitor_stats_line(const struct lrx_app *app, struct lrx_report *r,
-			       struct lrx_totals *prev, double *prev_s)
+ * them (merged segments apart from held packets), then the chosen view
+ * over the period: this report minus the last (rep[0] now, rep[1] the
+ * last, rep[2] the period). */
+static void monitor_stats_line(const struct lrx_app *app, struct lrx_report *rep[3])
 {
-	lrx_report_fill(r, app);
-	lrx_stats_line(&r->totals, r->duration_s, prev, *prev_s, human_out);
-	*prev = r->totals;
-	*prev_s = r->duration_s;
+	lrx_report_fill(rep[0], app);
+	lrx_stats_line(&rep[0]->totals, rep[0]->duration_s, &rep[1]->totals,
+		       rep[1]->duration_s, human_out);
+	*rep[2] = *rep[0];
+	lrx_report_sub(rep[2], rep[1]);
+	lrx_stats_view_line(rep[2], app->conf.stats_view, human_out);
+	struct lrx_report *last = rep[1];
+	rep[1] = rep[0];
+	rep[0] = last;
 }
 
 /* Periodic stats, the duration limit, and noticing that every worker
@@ -396,9 +407,11 @@ static void *monitor_main(void *arg)
 	struct lrx_app *app = arg;
 	const double period = app->conf.stats_period_s;
 	const double duration = app->conf.duration_s;
-	struct lrx_report *report = period > 0 ? lrx_report_alloc() : NULL;
-	struct lrx_totals prev = {0};
-	double prev_s = 0, next_line = period, next_link = 0;
+	struct lrx_report *rep[3] = {NULL, NULL, NULL};
+	bool lines = period > 0;
+	for (unsigned i = 0; lines && i < 3; i++)
+		lines = (rep[i] = lrx_report_alloc()) != NULL;
+	double next_line = period, next_link = 0;
 	while (!atomic_load(&app->run.stop)) {
 		struct timespec ts = {0, 2 * 1000 * 1000};
 		nanosleep(&ts, NULL);
@@ -408,14 +421,15 @@ static void *monitor_main(void *arg)
 			lrx_ports_link_check(&app->ports, now, false);
 			next_link = now + 0.1;
 		}
-		if (report && now >= next_line) {
-			monitor_stats_line(app, report, &prev, &prev_s);
+		if (lines && now >= next_line) {
+			monitor_stats_line(app, rep);
 			next_line += period;
 		}
 		if ((duration > 0 && now >= duration) || all_workers_done(app))
 			atomic_store(&app->run.stop, true);
 	}
-	lrx_report_free(report);
+	for (unsigned i = 0; i < 3; i++)
+		lrx_report_free(rep[i]);
 	lrx_ports_link_check(&app->ports, app_run_seconds(app), true);
 	return NULL;
 }

@@ -228,7 +228,7 @@ static int parse_offloads(const char *text, uint32_t *out, char *bad, size_t bad
 /* ---- sections ----------------------------------------------------------- */
 
 static const char *const run_keys[] = {"duration", "packets", "stats_period", "json",
-				       "measure_from", NULL};
+				       "measure_from", "stats_view", NULL};
 static const char *const eal_keys[] = {"args", NULL};
 static const char *const pipeline_keys[] = {"engine", "burst", "stages", "stats_level",
 					    "footprint_kb", "latency", NULL};
@@ -366,6 +366,18 @@ static int load_run(struct config_ctx *c, struct rte_cfgfile *cfg)
 	if (!rc && conf->measure_from && conf->packets <= conf->measure_from)
 		rc = config_error(c, "run", "measure_from", get(cfg, "run", "measure_from"),
 				  "must be below [run] packets (--packets), the end of the window");
+	const char *view = get(cfg, "run", "stats_view");
+	if (!rc && view) {
+		if (strcmp(view, "stages") == 0)
+			conf->stats_view = LRX_STATS_VIEW_STAGES;
+		else if (strcmp(view, "ports") == 0)
+			conf->stats_view = LRX_STATS_VIEW_PORTS;
+		else if (strcmp(view, "lcores") == 0)
+			conf->stats_view = LRX_STATS_VIEW_LCORES;
+		else
+			rc = config_error(c, "run", "stats_view", view,
+					  "valid views: stages, ports, lcores");
+	}
 	const char *json = get(cfg, "run", "json");
 	if (json)
 		snprintf(conf->json_path, sizeof(conf->json_path), "%s", json);

@@ -54,6 +54,13 @@ struct lrx_lcore_conf {
 	struct lrx_poll_conf polls[LRX_MAX_LCORE_POLLS];
 };
 
+/* [run] stats_view: the periodic line's second part, over the period */
+enum lrx_stats_view {
+	LRX_STATS_VIEW_STAGES, /* per stage: packets/s, vectors/call, ns/packet, drops/s */
+	LRX_STATS_VIEW_PORTS,  /* per port and queue: packets/s */
+	LRX_STATS_VIEW_LCORES, /* per lcore: packets/s, polls/s, empty and busy share */
+};
+
 struct lrx_config {
 	char path[PATH_MAX];            /* config file read */
 	char eal_args[1024];            /* [eal] args */
@@ -63,6 +70,7 @@ struct lrx_config {
 	uint64_t packets;               /* 0 = no limit */
 	uint64_t measure_from;          /* callgrind collects after this many packets; 0 = off */
 	double stats_period_s;          /* 0 = no periodic line */
+	enum lrx_stats_view stats_view; /* what the periodic line shows */
 	char json_path[PATH_MAX];       /* "" = no JSON summary */
 
 	/* [pipeline] + [stage.NAME] */

@@ -377,6 +377,7 @@ static void setup_fill(struct lrx_report *r, const struct lrx_app *app)
 void lrx_report_fill(struct lrx_report *r, const struct lrx_app *app)
 {
 	memset(r, 0, sizeof(*r));
+	memset(r, 0, sizeof(*r)); /* the sums below add into it */
 	setup_fill(r, app);
 	lrx_report_fill_totals(&r->totals, &r->duration_s, app);
 	ports_fill(r, app);
@@ -385,6 +386,74 @@ void lrx_report_fill(struct lrx_report *r, const struct lrx_app *app)
 	totals_split_held(&r->totals, r);
 	latency_fill(&r->latency, app);
 	pmu_fill(&r->pmu, app);
+}
+
+/* ---- periods --------------------------------------------------------------------- */
+
+static void totals_sub(struct lrx_totals *t, const struct lrx_totals *then)
+{
+	t->rx -= then->rx;
+	t->tx -= then->tx;
+	t->tx_failed -= then->tx_failed;
+	t->delivered -= then->delivered;
+	t->dropped -= then->dropped;
+	t->merged -= then->merged;
+	for (unsigned i = 0; i < LRX_DROP_MAX; i++)
+		t->drops[i] -= then->drops[i];
+	t->polls -= then->polls;
+	t->empty_polls -= then->empty_polls;
+	t->busy_cycles -= then->busy_cycles;
+	/* held and held_now are what stages hold now: r's */
+}
+
+static void stage_sub(struct lrx_report_stage *s, const struct lrx_report_stage *then)
+{
+	struct lrx_stage_stats *a = &s->stats;
+	const struct lrx_stage_stats *b = &then->stats;
+	a->calls -= b->calls;
+	a->packets -= b->packets;
+	a->cycles -= b->cycles;
+	a->tx -= b->tx;
+	a->redirected -= b->redirected;
+	a->consumed -= b->consumed;
+	a->delivered -= b->delivered;
+	for (unsigned e = 0; e < LRX_PMU_MAX_EVENTS; e++)
+		a->pmu[e] -= b->pmu[e];
+	for (unsigned i = 0; i < LRX_DROP_MAX; i++)
+		a->drops[i] -= b->drops[i];
+	s->dropped -= then->dropped;
+	/* the counters come in one order from a stage; match by name all the
+	 * same, a counter then did not have yet counted from 0 */
+	for (unsigned c = 0; c < s->n_counters; c++) {
+		uint64_t old;
+		if (lrx_report_stage_counter(then, s->counters[c].name, &old) &&
+		    old <= s->counters[c].value)
+			s->counters[c].value -= old;
+	}
+}
+
+void lrx_report_sub(struct lrx_report *r, const struct lrx_report *then)
+{
+	totals_sub(&r->totals, &then->totals);
+	r->duration_s -= then->duration_s;
+	r->measured_packets -= RTE_MIN(r->measured_packets, then->measured_packets);
+	/* queues, lcores and stages are in the same order in every report of
+	 * a run (lcore then poll order; pipeline order) */
+	for (unsigned q = 0; q < r->n_queues && q < then->n_queues; q++) {
+		r->queues[q].rx_packets -= then->queues[q].rx_packets;
+		r->queues[q].polls -= then->queues[q].polls;
+	}
+	for (unsigned w = 0; w < r->n_lcores && w < then->n_lcores; w++) {
+		struct lrx_report_lcore *l = &r->lcores[w];
+		const struct lrx_report_lcore *o = &then->lcores[w];
+		l->polls -= o->polls;
+		l->empty_polls -= o->empty_polls;
+		l->packets -= o->packets;
+		l->busy_cycles -= o->busy_cycles;
+		l->measured_packets -= RTE_MIN(l->measured_packets, o->measured_packets);
+	}
+	for (unsigned s = 0; s < r->n_stages && s < then->n_stages; s++)
+		stage_sub(&r->stages[s], &then->stages[s]);
 }
 
 /* ---- queries ------------------------------------------------------------------- */

@@ -144,6 +144,12 @@ void lrx_report_fill(struct lrx_report *r, const struct lrx_app *app);
 void lrx_report_fill_totals(struct lrx_totals *t, double *seconds,
 			    const struct lrx_app *app);
 struct lrx_report *lrx_report_alloc(void);
+/* The period between two reports of one run: r (the later) minus then,
+ * field by field where the field counts up (totals, queues, lcores'
+ * polls, packets and busy cycles, stages' stats and counters); duration_s becomes the period's length.
+ * The rest (names, settings, gauges such as held_now) stays r's. A stage
+ * counter that went down (a gauge) keeps r's value. */
+void lrx_report_sub(struct lrx_report *r, const struct lrx_report *then);
 void lrx_report_free(struct lrx_report *r);
 
 /* Value of the stage's own counter name, or false when it has none. */

@@ -35,6 +35,91 @@ void lrx_stats_line(const struct lrx_totals *t, double now, const struct lrx_tot
 	fflush(out);
 }
 
+/* A rate with an SI prefix, three significant digits: "1.23M/s" */
+static const char *rate_str(char *buf, size_t len, uint64_t count, double seconds)
+{
+	double v = per_second(count, seconds);
+	static const char *const prefix[] = {"", "k", "M", "G"};
+	unsigned p = 0;
+	while (v >= 999.5 && p < 3) {
+		v /= 1e3;
+		p++;
+	}
+	snprintf(buf, len, "%.3g%s/s", v, prefix[p]);
+	return buf;
+}
+
+/* stages: what each stage did over the period, as VPP's "show runtime"
+ * (vectors/call; ns/packet at stats level cycles; drops/s by reason) */
+static void view_stages(const struct lrx_report *p, FILE *out)
+{
+	char rate[32];
+	if (!p->n_stages || p->stats_level == LRX_STATS_OFF) {
+		fprintf(out, "  stages: %s\n",
+			p->n_stages ? "not counted at stats level off" : "none (empty pipeline)");
+		return;
+	}
+	fprintf(out, " ");
+	for (unsigned i = 0; i < p->n_stages; i++) {
+		const struct lrx_report_stage *s = &p->stages[i];
+		fprintf(out, "%s %s %s v/call %.1f", i ? " |" : "", s->name,
+			rate_str(rate, sizeof(rate), s->stats.packets, p->duration_s),
+			ratio(s->stats.packets, s->stats.calls));
+		double cpp, npp;
+		if (lrx_report_stage_cost(p, s, &cpp, &npp))
+			fprintf(out, " %.1f ns/pkt", npp);
+		for (unsigned r = 0; r < LRX_DROP_MAX; r++)
+			if (s->stats.drops[r])
+				fprintf(out, " drop %s %s", lrx_drop_reason_name(r),
+					rate_str(rate, sizeof(rate), s->stats.drops[r], p->duration_s));
+	}
+	fprintf(out, "\n");
+}
+
+/* ports: packets/s each queue received */
+static void view_ports(const struct lrx_report *p, FILE *out)
+{
+	char rate[32];
+	fprintf(out, " ");
+	for (unsigned q = 0; q < p->n_queues; q++) {
+		const struct lrx_report_queue *rq = &p->queues[q];
+		const struct lrx_report_port *port = &p->ports[rq->port];
+		fprintf(out, "%s port%u_q%u %s%s", q ? " |" : "", port->index, rq->queue,
+			rate_str(rate, sizeof(rate), rq->rx_packets, p->duration_s),
+			port->link_up ? "" : " (link down)");
+	}
+	fprintf(out, "\n");
+}
+
+/* lcores: packets/s, polls/s, the share of empty polls and, when polls
+ * are timed (stats level counters or cycles), of busy time */
+static void view_lcores(const struct lrx_report *p, FILE *out)
+{
+	char rate[32], polls[32];
+	fprintf(out, " ");
+	for (unsigned w = 0; w < p->n_lcores; w++) {
+		const struct lrx_report_lcore *l = &p->lcores[w];
+		fprintf(out, "%s lcore%u %s polls %s empty %.0f%%", w ? " |" : "", l->lcore,
+			rate_str(rate, sizeof(rate), l->packets, p->duration_s),
+			rate_str(polls, sizeof(polls), l->polls, p->duration_s),
+			100.0 * ratio(l->empty_polls, l->polls));
+		if (p->stats_level != LRX_STATS_OFF && p->tsc_hz && p->duration_s > 0)
+			fprintf(out, " busy %.0f%%",
+				100.0 * (double)l->busy_cycles / (p->duration_s * (double)p->tsc_hz));
+	}
+	fprintf(out, "\n");
+}
+
+void lrx_stats_view_line(const struct lrx_report *period, enum lrx_stats_view view, FILE *out)
+{
+	switch (view) {
+	case LRX_STATS_VIEW_STAGES: view_stages(period, out); break;
+	case LRX_STATS_VIEW_PORTS: view_ports(period, out); break;
+	case LRX_STATS_VIEW_LCORES: view_lcores(period, out); break;
+	}
+	fflush(out);
+}
+
 /* A merging stage (GRO) counts segments in, packets out and merges. */
 struct stage_merge {
 	uint64_t in, out, merged, held;

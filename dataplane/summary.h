@@ -20,5 +20,9 @@ void lrx_summary_json(const struct lrx_report *r, struct lrx_json *j);
  * t at now. */
 void lrx_stats_line(const struct lrx_totals *t, double now, const struct lrx_totals *prev,
 		    double prev_seconds, FILE *out);
+/* The periodic line's second part: the view over a period (a report
+ * minus the one before, lrx_report_sub). */
+void lrx_stats_view_line(const struct lrx_report *period, enum lrx_stats_view view,
+			 FILE *out);
 
 #endif

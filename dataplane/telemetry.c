@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -202,6 +203,69 @@ void lrx_telemetry_latency(const struct lrx_report *r, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "p999_ns", (uint64_t)s->p999_ns);
 }
 
+/* /listrx/runtime: a period (a report minus the one at the last clear) as
+ * VPP's "show runtime": per stage the period's counts and rates. rates
+ * with a fraction are strings ("%.2f": rte_telemetry dicts hold no
+ * doubles); the counts are exact. */
+static void tel_rate(struct rte_tel_data *d, const char *prefix, const char *name,
+		     uint64_t count, double seconds)
+{
+	tel_u64(d, prefix, name, seconds > 0 ? (uint64_t)((double)count / seconds + 0.5) : 0);
+}
+
+static void tel_runtime_stage(const struct lrx_report *p, const struct lrx_report_stage *s,
+			      struct rte_tel_data *sd)
+{
+	char text[32];
+	rte_tel_data_start_dict(sd);
+	rte_tel_data_add_dict_u64(sd, "calls", s->stats.calls);
+	rte_tel_data_add_dict_u64(sd, "packets", s->stats.packets);
+	rte_tel_data_add_dict_u64(sd, "dropped", s->dropped);
+	tel_rate(sd, "", "packets_per_s", s->stats.packets, p->duration_s);
+	snprintf(text, sizeof(text), "%.2f",
+		 s->stats.calls ? (double)s->stats.packets / (double)s->stats.calls : 0.0);
+	rte_tel_data_add_dict_string(sd, "vectors_per_call", text);
+	double cpp, npp;
+	if (p->stats_level == LRX_STATS_CYCLES) {
+		rte_tel_data_add_dict_u64(sd, "cycles", s->stats.cycles);
+		snprintf(text, sizeof(text), "%.2f",
+			 lrx_report_stage_cost(p, s, &cpp, &npp) ? npp : 0.0);
+		rte_tel_data_add_dict_string(sd, "ns_per_packet", text);
+	}
+	tel_rate(sd, "", "dropped_per_s", s->dropped, p->duration_s);
+	for (unsigned i = 0; i < LRX_DROP_MAX; i++)
+		if (s->stats.drops[i]) {
+			char name[64];
+			snprintf(name, sizeof(name), "%s_per_s", lrx_drop_reason_name(i));
+			tel_rate(sd, "drop_", name, s->stats.drops[i], p->duration_s);
+		}
+}
+
+int lrx_telemetry_runtime(const struct lrx_report *period, const struct lrx_totals *totals,
+			  struct rte_tel_data *d)
+{
+	const struct lrx_totals *t = &period->totals;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "period_ms", (uint64_t)(period->duration_s * 1e3 + 0.5));
+	tel_rate(d, "", "rx_per_s", t->rx, period->duration_s);
+	tel_rate(d, "", "tx_per_s", t->tx, period->duration_s);
+	tel_rate(d, "", "delivered_per_s", t->delivered, period->duration_s);
+	tel_rate(d, "", "dropped_per_s", t->dropped, period->duration_s);
+	rte_tel_data_add_dict_u64(d, "rx_packets", totals->rx); /* a clear keeps these */
+	rte_tel_data_add_dict_u64(d, "dropped", totals->dropped);
+	for (unsigned i = 0; i < period->n_stages; i++) {
+		struct rte_tel_data *sd = rte_tel_data_alloc();
+		if (!sd)
+			return -ENOMEM;
+		tel_runtime_stage(period, &period->stages[i], sd);
+		char label[96], name[96];
+		snprintf(label, sizeof(label), "%u_%s", i, period->stages[i].name);
+		tel_name(name, sizeof(name), label);
+		rte_tel_data_add_dict_container(d, name, sd, 0);
+	}
+	return 0;
+}
+
 /* ---- commands: a fresh report per request ------------------------------------ */
 
 enum tel_view { TEL_STATS, TEL_CONFIG, TEL_STAGES, TEL_LCORES, TEL_LATENCY };
@@ -220,6 +284,38 @@ static int tel_render(enum tel_view view, struct rte_tel_data *d)
 	case TEL_LCORES: rc = lrx_telemetry_lcores(r, d); break;
 	case TEL_LATENCY: lrx_telemetry_latency(r, d); break;
 	}
+	lrx_report_free(r);
+	return rc;
+}
+
+/* The report at the last /listrx/runtime,clear (NULL: the run's start).
+ * Telemetry serves each client from its own thread: one lock. */
+static pthread_mutex_t runtime_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lrx_report *runtime_base;
+
+static int tel_runtime(const char *cmd __rte_unused, const char *params,
+		       struct rte_tel_data *d)
+{
+	bool clear = params && strcmp(params, "clear") == 0;
+	if (params && *params && !clear)
+		return -EINVAL; /* the only parameter is "clear" */
+	struct lrx_report *r = lrx_report_alloc();
+	struct lrx_totals totals;
+	if (!r)
+		return -ENOMEM;
+	telemetry_fill(r, telemetry_arg);
+	totals = r->totals;
+	pthread_mutex_lock(&runtime_lock);
+	if (clear) {
+		if (!runtime_base)
+			runtime_base = lrx_report_alloc();
+		if (runtime_base)
+			*runtime_base = *r;
+	}
+	if (runtime_base)
+		lrx_report_sub(r, runtime_base);
+	pthread_mutex_unlock(&runtime_lock);
+	int rc = clear && !runtime_base ? -ENOMEM : lrx_telemetry_runtime(r, &totals, d);
 	lrx_report_free(r);
 	return rc;
 }
@@ -250,5 +346,7 @@ int lrx_telemetry_register(lrx_telemetry_fill_fn fill, const void *arg)
 					      "listrx per-lcore polls and packets. No parameters");
 	rc = rc ?: rte_telemetry_register_cmd("/listrx/latency", tel_latency,
 					      "listrx RX timestamp to verdict latency (--latency). No parameters");
+	rc = rc ?: rte_telemetry_register_cmd("/listrx/runtime", tel_runtime,
+					      "listrx per-stage rates since start or last clear. Parameter: clear");
 	return rc;
 }

@@ -13,7 +13,7 @@
 typedef void (*lrx_telemetry_fill_fn)(struct lrx_report *r, const void *arg);
 
 /* Registers /listrx/stats, /listrx/config, /listrx/stages, /listrx/lcores,
- * /listrx/latency. arg must outlive the process's telemetry thread. */
+ * /listrx/latency, /listrx/runtime[,clear]. arg must outlive the process's telemetry thread. */
 int lrx_telemetry_register(lrx_telemetry_fill_fn fill, const void *arg);
 
 /* The renderers behind the commands, from a report (tests call them). */
@@ -22,5 +22,9 @@ void lrx_telemetry_config(const struct lrx_report *r, struct rte_tel_data *d);
 int lrx_telemetry_stages(const struct lrx_report *r, struct rte_tel_data *d);
 int lrx_telemetry_lcores(const struct lrx_report *r, struct rte_tel_data *d);
 void lrx_telemetry_latency(const struct lrx_report *r, struct rte_tel_data *d);
+/* /listrx/runtime: period is a report minus the one at the last clear
+ * (lrx_report_sub); totals are the run's, which a clear keeps. */
+int lrx_telemetry_runtime(const struct lrx_report *period, const struct lrx_totals *totals,
+			  struct rte_tel_data *d);
 
 #endif

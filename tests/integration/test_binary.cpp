@@ -730,3 +730,108 @@ TEST_CASE("--pmu bad values: exit 2 naming what is valid", "[binary][pmu]")
 		CHECK(r.err.find(row.expect) != std::string::npos);
 	}
 }
+
+// Every reply to command in dpdk-telemetry.py's output, in order.
+std::vector<json> telemetry_replies(const std::string &out, const std::string &command)
+{
+	std::vector<json> v;
+	std::istringstream in(out);
+	std::string line;
+	while (std::getline(in, line)) {
+		size_t brace = line.find('{');
+		if (brace == std::string::npos)
+			continue;
+		json j = json::parse(line.substr(brace), nullptr, false);
+		if (!j.is_discarded() && j.contains(command))
+			v.push_back(j[command]);
+	}
+	return v;
+}
+
+TEST_CASE("telemetry /listrx/runtime: per-stage rates; ,clear restarts them from zero, totals stay",
+	  "[binary][runtime]")
+{
+	if (access("/usr/bin/dpdk-telemetry.py", X_OK) != 0) {
+		WARN("SKIPPED: dpdk-telemetry.py not installed (Debian package dpdk-dev)");
+		return;
+	}
+	std::string prefix = lrx_test::file_prefix("runtime");
+	std::string out_path = lrx_test::scratch_path("runtime.out");
+	int pid = lrx_test::spawn_program(
+		cmd({"--no-huge", "--no-pci", "-m", "256", "--file-prefix", prefix, "--vdev",
+		     "net_null0,copy=0"},
+		    {"--duration", "10", "--stats-level", "cycles", "--stats-period", "0",
+		     "--pipeline", "build-meta,gro,l3-demux"}),
+		out_path);
+	REQUIRE(pid > 0);
+	const std::string tel = "/usr/bin/dpdk-telemetry.py -f " + prefix;
+	json first;
+	for (int attempt = 0; attempt < 60; attempt++) {
+		std::this_thread::sleep_for(std::chrono::milliseconds(150));
+		auto t = run_program({"/bin/sh", "-c", "printf '/listrx/runtime\\n' | " + tel});
+		auto v = telemetry_replies(t.out, "/listrx/runtime");
+		if (!v.empty() && v[0].is_object() && v[0].contains("0_build_meta") &&
+		    v[0]["0_build_meta"]["packets"].get<uint64_t>() > 0 && v[0]["period_ms"] > 300) {
+			first = v[0];
+			break;
+		}
+	}
+	std::this_thread::sleep_for(std::chrono::milliseconds(300));
+	auto t = run_program({"/bin/sh", "-c",
+			      "printf '/listrx/runtime,clear\\n/listrx/runtime\\n/listrx/stages\\n' | " + tel});
+	auto after = telemetry_replies(t.out, "/listrx/runtime");
+	json stages = telemetry_reply(t.out, "/listrx/stages");
+	kill(pid, SIGINT);
+	CHECK(lrx_test::wait_program(pid, 30) == 0);
+	INFO(first.dump() << "\n" << t.out);
+	REQUIRE(first.is_object());
+	for (const char *s : {"0_build_meta", "1_gro", "2_l3_demux"}) {
+		INFO("stage " << s);
+		const json &st = first[s];
+		CHECK(st["packets_per_s"].get<uint64_t>() > 0);
+		CHECK(std::stod(st["vectors_per_call"].get<std::string>()) > 0);
+		CHECK(std::stod(st["ns_per_packet"].get<std::string>()) > 0);
+		CHECK(st["cycles"].get<uint64_t>() > 0);
+	}
+	// net_null frames have no IP header: l3-demux drops each one
+	CHECK(first["2_l3_demux"]["drop_UNHANDLED_PROTO_per_s"].get<uint64_t>() > 0);
+	REQUIRE(after.size() == 2);
+	// the clear's own reply is the empty period: every count is zero
+	CHECK(after[0]["period_ms"] == 0);
+	for (const char *s : {"0_build_meta", "1_gro", "2_l3_demux"}) {
+		INFO("stage " << s);
+		CHECK(after[0][s]["packets"] == 0);
+		CHECK(after[0][s]["calls"] == 0);
+		CHECK(after[0][s]["cycles"] == 0);
+		CHECK(after[0][s]["dropped"] == 0);
+		// the next period counts from the clear, below the run's totals
+		CHECK(after[1][s]["packets"].get<uint64_t>() < first[s]["packets"].get<uint64_t>());
+		CHECK(after[1][s]["packets"].get<uint64_t>() <= stages[s]["packets"].get<uint64_t>());
+	}
+	CHECK(after[1]["period_ms"].get<uint64_t>() < first["period_ms"].get<uint64_t>());
+	// the totals are not reset
+	CHECK(after[0]["rx_packets"].get<uint64_t>() >= first["rx_packets"].get<uint64_t>());
+	CHECK(after[1]["rx_packets"].get<uint64_t>() >= after[0]["rx_packets"].get<uint64_t>());
+}
+
+TEST_CASE("--stats-view: the periodic line's view, and bad values exit 2", "[binary][runtime]")
+{
+	auto e = eal("view", "net_null0,copy=0");
+	auto r = run_program(cmd(e, {"--duration", "1.3", "--stats-period", "0.5", "--pipeline",
+				     "build-meta,l3-demux"}));
+	CHECK(r.status == 0);
+	INFO(r.out);
+	// default (stages): every stage with its rate and vectors per call
+	CHECK(std::regex_search(r.out, std::regex("\n  build-meta [0-9.]+[kMG]?/s v/call [0-9.]+ \\| l3-demux [0-9.]+[kMG]?/s v/call [0-9.]+ drop UNHANDLED_PROTO")));
+	r = run_program(cmd(eal("view_l", "net_null0,copy=0"),
+			    {"--duration", "1.3", "--stats-period", "0.5", "--stats-view", "lcores"}));
+	CHECK(r.status == 0);
+	CHECK(std::regex_search(r.out, std::regex("\n  lcore[0-9]+ [0-9.]+[kMG]?/s polls [0-9.]+[kMG]?/s empty [0-9]+% busy [0-9]+%")));
+	r = run_program(cmd(eal("view_p", "net_null0,copy=0"),
+			    {"--duration", "1.3", "--stats-period", "0.5", "--set", "run.stats_view=ports"}));
+	CHECK(r.status == 0);
+	CHECK(std::regex_search(r.out, std::regex("\n  port0_q0 [0-9.]+[kMG]?/s")));
+	r = run_program({listrx_bin(), "--", "--stats-view", "fast"});
+	CHECK(r.status == 2);
+	CHECK(r.err == "listrx: --stats-view fast: [run] stats_view: valid views: stages, ports, lcores\n");
+}
