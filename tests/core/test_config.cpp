@@ -36,6 +36,27 @@ lrx_override override_of(const char *section, const char *key, const char *value
 	return o;
 }
 
+// A config refused as a whole: each text fails with -EINVAL and the
+// message after the file name is exactly `message`.
+struct Refusal {
+	const char *text;
+	const char *message; // after the file name
+};
+
+template <size_t N> void check_refusals(const Refusal (&cases)[N])
+{
+	for (const Refusal &c : cases) {
+		Loaded l(c.text);
+		INFO("config:\n" << c.text);
+		CHECK(l.rc == -EINVAL);
+		// the file is a temporary; the message starts with its name
+		std::string err = l.err;
+		auto colon = err.find(':');
+		REQUIRE(colon != std::string::npos);
+		CHECK(err.substr(colon) == c.message);
+	}
+}
+
 } // namespace
 
 TEST_CASE("empty config gives the defaults", "[config]")
@@ -156,11 +177,7 @@ TEST_CASE("--footprint splits over the stages", "[config]")
 TEST_CASE("bad values are rejected with file, line, key, value and what is valid",
 	  "[config]")
 {
-	struct Case {
-		const char *text;
-		const char *message; // after the file name
-	};
-	const Case cases[] = {
+	const Refusal cases[] = {
 		{"[pipeline]\nburst = 0\n",
 		 ":2: [pipeline] burst = 0: must be an integer in 1..512"},
 		{"[pipeline]\n\nburst = 513\n",
@@ -200,26 +217,13 @@ TEST_CASE("bad values are rejected with file, line, key, value and what is valid
 		{"[pipeline]\nstages = null\n[stage.null]\ncolour = red\n",
 		 ":4: [stage.null] colour = red: unknown key for stage null; valid keys: footprint_kb"},
 	};
-	for (const Case &c : cases) {
-		Loaded l(c.text);
-		INFO("config:\n" << c.text);
-		CHECK(l.rc == -EINVAL);
-		// the file is a temporary; the message starts with its name
-		std::string err = l.err;
-		auto colon = err.find(':');
-		REQUIRE(colon != std::string::npos);
-		CHECK(err.substr(colon) == c.message);
-	}
+	check_refusals(cases);
 }
 
 TEST_CASE("duplicates, non-decimal integers, empty list entries and mempool sizes are refused",
 	  "[config]")
 {
-	struct Case {
-		const char *text;
-		const char *message; // after the file name
-	};
-	const Case cases[] = {
+	const Refusal cases[] = {
 		{"[pipeline]\nburst = 32\nengine = burst\nburst = 64\n",
 		 ":4: burst = 64: key set twice in this section (first at (string):2)"},
 		{"[run]\nduration = 1\n[pipeline]\n[run]\n",
@@ -243,15 +247,7 @@ TEST_CASE("duplicates, non-decimal integers, empty list entries and mempool size
 		{"[mempool]\nmbufs = 8\ncache = 0\n",
 		 ":2: [mempool] mbufs = 8: the pool cannot fill one burst per RX queue (1 queue(s) x burst 64 = 64 mbufs): raise mbufs to 64 or more, or lower [pipeline] burst"},
 	};
-	for (const Case &c : cases) {
-		Loaded l(c.text);
-		INFO("config:\n" << c.text);
-		CHECK(l.rc == -EINVAL);
-		std::string err = l.err;
-		auto colon = err.find(':');
-		REQUIRE(colon != std::string::npos);
-		CHECK(err.substr(colon) == c.message);
-	}
+	check_refusals(cases);
 	// empty and 'none' alone are the empty pipeline; a value from the
 	// command line replaces the file's, it does not duplicate it
 	for (const char *text : {"[pipeline]\nstages =\n", "[pipeline]\nstages = none\n"}) {
