@@ -610,6 +610,18 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 	return 0;
 }
 
+/* What kinj_open allocated (the mmaps go with the process). */
+static void kinj_close(struct kinj_tx *t)
+{
+	free(t->frames);
+	free(t->msgs);
+	free(t->iov);
+	if (t->fd >= 0)
+		close(t->fd);
+}
+
+static int kinj_run(const struct kinj_opts *o, struct kinj_tx *t);
+
 int main(int argc, char **argv)
 {
 	struct kinj_opts o;
@@ -623,27 +635,36 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 2;
 	}
-	struct kinj_tx t = {0};
+	struct kinj_tx t = {.fd = -1};
 	int rc = kinj_open(&o, &t);
-	if (rc != 0) {
+	int status = 1;
+	if (rc != 0)
 		fprintf(stderr, "lrx-kinject: %s socket on %s: %s\n",
 			kinj_method_names[o.method], o.dev,
 			strerror(-rc));
-		return 1;
-	}
+	else
+		status = kinj_run(&o, &t);
+	kinj_close(&t);
+	return status;
+}
+
+/* The rounds, then one JSON line; returns the exit status. */
+static int kinj_run(const struct kinj_opts *o, struct kinj_tx *t)
+{
+	int rc = 0;
 	clockid_t napi_clock = CLOCK_MONOTONIC;
-	if (o.napi_pid > 0 && clock_getcpuclockid(o.napi_pid, &napi_clock) != 0) {
+	if (o->napi_pid > 0 && clock_getcpuclockid(o->napi_pid, &napi_clock) != 0) {
 		fprintf(stderr, "lrx-kinject: --napi-pid %d: no CPU clock (no such task?)\n",
-			o.napi_pid);
+			o->napi_pid);
 		return 2;
 	}
 	prctl(PR_SET_TIMERSLACK, 1UL);
 	signal(SIGINT, kinj_on_signal);
 	signal(SIGTERM, kinj_on_signal);
-	if (o.fifo_prio > 0) {
-		struct sched_param sp = {.sched_priority = o.fifo_prio};
+	if (o->fifo_prio > 0) {
+		struct sched_param sp = {.sched_priority = o->fifo_prio};
 		if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0) {
-			fprintf(stderr, "lrx-kinject: SCHED_FIFO %d: %s\n", o.fifo_prio,
+			fprintf(stderr, "lrx-kinject: SCHED_FIFO %d: %s\n", o->fifo_prio,
 				strerror(errno));
 			return 1;
 		}
@@ -651,30 +672,30 @@ int main(int argc, char **argv)
 	uint32_t seq = 1;
 	uint16_t ip_id = 1;
 	uint64_t sent = 0, failed = 0, rounds = 0, waits = 0, send_cpu = 0;
-	uint64_t napi0 = o.napi_pid > 0 ? kinj_now(napi_clock) : 0;
+	uint64_t napi0 = o->napi_pid > 0 ? kinj_now(napi_clock) : 0;
 	uint64_t wall0 = kinj_now(CLOCK_MONOTONIC);
-	while (sent < o.packets && !kinj_stop) {
-		unsigned n = o.packets - sent < o.round ? (unsigned)(o.packets - sent) : o.round;
+	while (sent < o->packets && !kinj_stop) {
+		unsigned n = o->packets - sent < o->round ? (unsigned)(o->packets - sent) : o->round;
 		uint64_t c0 = kinj_now(CLOCK_THREAD_CPUTIME_ID);
-		rc = kinj_send_round(&t, &o, n, &seq, &ip_id, &failed);
+		rc = kinj_send_round(t, o, n, &seq, &ip_id, &failed);
 		send_cpu += kinj_now(CLOCK_THREAD_CPUTIME_ID) - c0;
 		if (rc != 0) {
-			fprintf(stderr, "lrx-kinject: send on %s: %s\n", o.dev, strerror(-rc));
+			fprintf(stderr, "lrx-kinject: send on %s: %s\n", o->dev, strerror(-rc));
 			break;
 		}
 		sent += n;
 		rounds++;
-		if (o.napi_pid > 0) {
-			rc = kinj_wait_idle(&o, &waits);
+		if (o->napi_pid > 0) {
+			rc = kinj_wait_idle(o, &waits);
 			if (rc != 0 && rc != -EINTR) {
-				fprintf(stderr, "lrx-kinject: NAPI kthread %d: %s\n", o.napi_pid,
+				fprintf(stderr, "lrx-kinject: NAPI kthread %d: %s\n", o->napi_pid,
 					strerror(-rc));
 				break;
 			}
 		}
 	}
 	uint64_t wall = kinj_now(CLOCK_MONOTONIC) - wall0;
-	uint64_t napi = o.napi_pid > 0 ? kinj_now(napi_clock) - napi0 : 0;
+	uint64_t napi = o->napi_pid > 0 ? kinj_now(napi_clock) - napi0 : 0;
 	struct sched_param other = {0};
 	sched_setscheduler(0, SCHED_OTHER, &other);
 	printf("{\"method\": \"%s\", \"kind\": \"%s\", \"sent\": %" PRIu64
@@ -682,8 +703,8 @@ int main(int argc, char **argv)
 	       ", \"idle_waits\": %" PRIu64 ", \"send_cpu_ns\": %" PRIu64
 	       ", \"napi_cpu_ns\": %" PRIu64 ", \"wall_ns\": %" PRIu64
 	       ", \"retries\": %" PRIu64 ", \"interrupted\": %s}\n",
-	       kinj_method_names[o.method],
-	       o.kind == KINJ_TCP ? "tcp" : "udp", sent, failed, rounds, o.round,
-	       waits, send_cpu, napi, wall, t.retries, kinj_stop ? "true" : "false");
+	       kinj_method_names[o->method],
+	       o->kind == KINJ_TCP ? "tcp" : "udp", sent, failed, rounds, o->round,
+	       waits, send_cpu, napi, wall, t->retries, kinj_stop ? "true" : "false");
 	return rc == 0 || rc == -EINTR ? 0 : 1;
 }
