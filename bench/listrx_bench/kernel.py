@@ -512,6 +512,15 @@ def add_parser(sub, add_common):
 
 
 def cmd_kernel(args, argv):
+    """Exit 2 when the experiment cannot run here (Skip, bad arguments),
+    1 when it started and a step failed (an injector or listrx run that
+    died, a namespace that would not come up)."""
     if args.reps < 1:
         raise BenchError("--reps %d: want at least 1" % args.reps)
-    return run_kernel(args, argv)
+    try:
+        return run_kernel(args, argv)
+    except Skip:
+        raise
+    except BenchError as e:
+        print("listrx-bench kernel: %s" % e, file=sys.stderr)
+        return 1
