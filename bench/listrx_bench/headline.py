@@ -361,6 +361,12 @@ def run_headline(args, argv, stream=None):
             reason = perf_reason(lx, sub)
             status["perf"] = "ok" if reason is None else unavailable(reason)
         fl_counters = counters + (["perf"] if status["perf"] == "ok" else [])
+        build = lx.version().get("build") or ""
+        if "sanitize=" in build and "cachegrind" in fl_counters:
+            # valgrind cannot run an ASan-instrumented binary
+            fl_counters.remove("cachegrind")
+            status["cachegrind"] = unavailable("cachegrind cannot run a sanitizer build (%s)"
+                                               % build)
         sargs = sweep_args(args, sub, fl_counters)
         topo = lx.topology()
         cells = grid.expand([args.profile], [grid.KERNEL_PIPELINE],
@@ -383,6 +389,11 @@ def run_headline(args, argv, stream=None):
     progress.close()
     for name, st in plan[0][3].status.items():
         status.setdefault(name, st)
+    # a backend that ran but gave no figure in any row is not "ok": its
+    # rows carry the reason
+    cg = [r["i1_misses_per_packet"] for r in all_rows if r["burst"] == args.cg_burst]
+    if status.get("cachegrind", "ok") == "ok" and cg and all(number(v) is None for v in cg):
+        status["cachegrind"] = unavailable("no figure in any row (%s)" % cg[0])
     elapsed = time.monotonic() - t0
     doc = {"tool": "listrx-bench headline", "created": started,
            "command": "listrx-bench " + " ".join(shlex.quote(a) for a in argv),
