@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include <rte_version.h>
 
 #include "app.h"
+#include "capture.h"
 #include "listrx_build.h"
 #include "summary.h"
 #include "telemetry.h"
@@ -75,7 +77,12 @@ static void usage(FILE *out)
 		"                       the period: stages (default) | ports | lcores\n"
 		"                       [run] stats_view\n"
 		"  --json FILE          write the summary as JSON [run] json; '-' = stdout\n"
-		"                       (the text summary then goes to stderr)\n",
+		"                       (the text summary then goes to stderr)\n"
+		"  --capture-drops FILE[,N]  write the dropped packets (the first N) as pcapng,\n"
+		"                       each with its drop reason in the packet comment\n"
+		"                       (tcpdump -r FILE --print -v, Wireshark) [run] capture_drops\n"
+		"  --capture-delivered FILE[,N]  the same for delivered packets\n"
+		"                       [run] capture_delivered\n",
 		lrx_config_default_path(), LRX_BURST_MAX);
 	/* the stages' own options (stage.h: struct lrx_stage_shortcut) */
 	for (unsigned i = 0; lrx_stage_at(i); i++)
@@ -176,7 +183,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_CONFIG = 256, OPT_DURATION, OPT_PACKETS, OPT_BURST, OPT_ENGINE,
 	       OPT_PIPELINE, OPT_FOOTPRINT, OPT_STATS_LEVEL, OPT_STATS_PERIOD,
-	       OPT_STATS_VIEW, OPT_JSON,
+	       OPT_STATS_VIEW, OPT_JSON, OPT_CAPTURE_DROPS, OPT_CAPTURE_DELIVERED,
 	       OPT_SET, OPT_MEASURE_FROM, OPT_LATENCY, OPT_PMU, OPT_PMU_STAGES, OPT_TOPOLOGY, OPT_LIST_STAGES, OPT_VERSION,
 	       OPT_HELP, OPT_STAGE_FIRST };
 	static const struct option fixed_opts[] = {
@@ -191,6 +198,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"stats-period", required_argument, NULL, OPT_STATS_PERIOD},
 		{"stats-view", required_argument, NULL, OPT_STATS_VIEW},
 		{"json", required_argument, NULL, OPT_JSON},
+		{"capture-drops", required_argument, NULL, OPT_CAPTURE_DROPS},
+		{"capture-delivered", required_argument, NULL, OPT_CAPTURE_DELIVERED},
 		{"set", required_argument, NULL, OPT_SET},
 		{"measure-from", required_argument, NULL, OPT_MEASURE_FROM},
 		{"latency", no_argument, NULL, OPT_LATENCY},
@@ -212,6 +221,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{OPT_STATS_PERIOD, "run", "stats_period", "--stats-period"},
 		{OPT_STATS_VIEW, "run", "stats_view", "--stats-view"},
 		{OPT_JSON, "run", "json", "--json"},
+		{OPT_CAPTURE_DROPS, "run", "capture_drops", "--capture-drops"},
+		{OPT_CAPTURE_DELIVERED, "run", "capture_delivered", "--capture-delivered"},
 		{OPT_BURST, "pipeline", "burst", "--burst"},
 		{OPT_ENGINE, "pipeline", "engine", "--engine"},
 		{OPT_PIPELINE, "pipeline", "stages", "--pipeline"},
@@ -358,6 +369,63 @@ static int json_check_writable(const struct lrx_config *conf, const struct optio
 	return 0;
 }
 
+/* --capture-drops / --capture-delivered: the files are created now, so
+ * that a path that cannot take them is a usage error before the run. */
+static struct lrx_capture *capture_drops, *capture_delivered;
+
+static const char *override_origin(const struct options *o, const char *key)
+{
+	const char *origin = NULL;
+	for (unsigned i = 0; i < o->n_overrides; i++)
+		if (strcmp(o->overrides[i].section, "run") == 0 &&
+		    strcmp(o->overrides[i].key, key) == 0)
+			origin = o->overrides[i].origin;
+	return origin;
+}
+
+static int captures_open(const struct lrx_config *conf, const struct options *o, char *err,
+			 size_t err_len)
+{
+	int rc = 0;
+	if (conf->capture_drops_path[0]) {
+		const char *origin = override_origin(o, "capture_drops");
+		rc = lrx_capture_open(&capture_drops, conf->capture_drops_path,
+				      conf->capture_drops_limit,
+				      origin ? origin : "[run] capture_drops", err, err_len);
+	}
+	if (rc == 0 && conf->capture_delivered_path[0]) {
+		const char *origin = override_origin(o, "capture_delivered");
+		rc = lrx_capture_open(&capture_delivered, conf->capture_delivered_path,
+				      conf->capture_delivered_limit,
+				      origin ? origin : "[run] capture_delivered", err, err_len);
+	}
+	return rc;
+}
+
+/* Closes the captures and says what they hold; a write that failed makes
+ * the run a failure (the file is not what the user asked for). */
+static int captures_close(int status)
+{
+	struct lrx_capture *caps[2] = {capture_drops, capture_delivered};
+	const char *what[2] = {"dropped", "delivered"};
+	for (unsigned i = 0; i < 2; i++) {
+		if (!caps[i])
+			continue;
+		if (human_out)
+			fprintf(human_out, "capture: %" PRIu64 " %s packet(s) written to %s\n",
+				caps[i]->written, what[i], caps[i]->path);
+		char path[sizeof(caps[i]->path)];
+		snprintf(path, sizeof(path), "%s", caps[i]->path);
+		int rc = lrx_capture_close(caps[i]);
+		if (rc < 0) {
+			fprintf(stderr, "listrx: capture %s: %s\n", path, strerror(-rc));
+			status = status ? status : EXIT_RUNTIME;
+		}
+	}
+	capture_drops = capture_delivered = NULL;
+	return status;
+}
+
 /* ---- signals and the monitor -------------------------------------------- */
 
 static void on_signal(int sig)
@@ -476,6 +544,10 @@ static int worker_create(struct lrx_app *app, unsigned lcore_id, uint16_t tx_que
 	w->tx_queue = tx_queue;
 	w->sink = rte_zmalloc_socket("listrx_sink", sizeof(*w->sink), RTE_CACHE_LINE_SIZE,
 				     socket);
+	if (w->sink) {
+		w->sink->capture_drops = capture_drops;
+		w->sink->capture_delivered = capture_delivered;
+	}
 	for (unsigned i = 0; i < RTE_MAX_ETHPORTS; i++)
 		w->forward_of_port[i] = -1;
 	for (unsigned i = 0; i < app->ports.n; i++) {
@@ -850,6 +922,7 @@ static int finish(struct lrx_app *app, int status)
 	if (app->start_tsc)
 		status = report_run(app, status);
 	workers_destroy(app);
+	status = captures_close(status);
 	lrx_ports_free_pools(&app->ports);
 	lrx_config_free(&app->conf);
 	rte_eal_cleanup();
@@ -887,7 +960,14 @@ int lrx_app_main(int argc, char **argv)
 		lrx_config_free(&app->conf);
 		return EXIT_USAGE;
 	}
+	if (captures_open(&app->conf, &opts, err, sizeof(err)) < 0) {
+		fprintf(stderr, "listrx: %s\n", err);
+		captures_close(0);
+		lrx_config_free(&app->conf);
+		return EXIT_USAGE;
+	}
 	if (eal_start(app, split < 0 ? 1 : split, argv) < 0) {
+		captures_close(0);
 		lrx_config_free(&app->conf);
 		return EXIT_USAGE;
 	}

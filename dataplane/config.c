@@ -17,6 +17,7 @@
 #include <rte_cfgfile.h>
 #include <rte_memory.h>
 
+#include "capture.h"
 #include "config.h"
 #include "measure.h"
 #include "listrx_build.h"
@@ -228,7 +229,8 @@ static int parse_offloads(const char *text, uint32_t *out, char *bad, size_t bad
 /* ---- sections ----------------------------------------------------------- */
 
 static const char *const run_keys[] = {"duration", "packets", "stats_period", "json",
-				       "measure_from", "stats_view", NULL};
+				       "measure_from", "stats_view", "capture_drops",
+				       "capture_delivered", NULL};
 static const char *const eal_keys[] = {"args", NULL};
 static const char *const pipeline_keys[] = {"engine", "burst", "stages", "stats_level",
 					    "footprint_kb", "latency", NULL};
@@ -381,6 +383,18 @@ static int load_run(struct config_ctx *c, struct rte_cfgfile *cfg)
 	const char *json = get(cfg, "run", "json");
 	if (json)
 		snprintf(conf->json_path, sizeof(conf->json_path), "%s", json);
+	const char *capture = get(cfg, "run", "capture_drops");
+	if (!rc && capture &&
+	    lrx_capture_parse(capture, conf->capture_drops_path, sizeof(conf->capture_drops_path),
+			      &conf->capture_drops_limit) < 0)
+		rc = config_error(c, "run", "capture_drops", capture,
+				  "expected FILE or FILE,N (a pcapng file, N >= 1 packets)");
+	capture = get(cfg, "run", "capture_delivered");
+	if (!rc && capture &&
+	    lrx_capture_parse(capture, conf->capture_delivered_path,
+			      sizeof(conf->capture_delivered_path), &conf->capture_delivered_limit) < 0)
+		rc = config_error(c, "run", "capture_delivered", capture,
+				  "expected FILE or FILE,N (a pcapng file, N >= 1 packets)");
 	return rc;
 }
 

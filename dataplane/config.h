@@ -72,6 +72,10 @@ struct lrx_config {
 	double stats_period_s;          /* 0 = no periodic line */
 	enum lrx_stats_view stats_view; /* what the periodic line shows */
 	char json_path[PATH_MAX];       /* "" = no JSON summary */
+	char capture_drops_path[PATH_MAX];     /* "" = off; pcapng */
+	uint64_t capture_drops_limit;          /* packets; 0 = all */
+	char capture_delivered_path[PATH_MAX];
+	uint64_t capture_delivered_limit;
 
 	/* [pipeline] + [stage.NAME] */
 	struct lrx_pipeline_conf pipeline;

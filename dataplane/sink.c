@@ -4,11 +4,13 @@
  * counters by reason.
  */
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "capture.h"
 #include "sink.h"
 
 /* Ports listrx opened and started: they have a TX queue for every
@@ -29,6 +31,54 @@ static inline void sink_count_drop(struct lrx_sink_counters *c,
 	c->drops[reason < LRX_DROP_MAX ? reason : LRX_DROP_NOT_SPECIFIED]++;
 }
 
+static void sink_capture_drop(struct lrx_sink *sink, const struct rte_mbuf *m,
+			      uint32_t reason, const char *where)
+{
+	char comment[128];
+	snprintf(comment, sizeof(comment), "listrx: drop %s at %s, port %u",
+		 lrx_drop_reason_name(reason < LRX_DROP_MAX ? reason : LRX_DROP_NOT_SPECIFIED),
+		 where, m->port);
+	lrx_capture_packet(sink->capture_drops, m, comment);
+}
+
+/* The packets of the sink as they will be counted by lrx_sink_complete
+ * (TX to a port that is not ready is a TC_EGRESS drop; a full TX ring is
+ * captured where it happens). */
+static void sink_capture(struct lrx_sink *sink)
+{
+	for (uint32_t i = 0; i < sink->n; i++) {
+		const struct rte_mbuf *m = sink->pkts[i];
+		lrx_next_t next = sink->nexts[i];
+		uint32_t arg = lrx_next_arg(next);
+		char comment[128];
+
+		switch (lrx_next_kind(next)) {
+		case LRX_NEXT_TX:
+		case LRX_NEXT_REDIRECT:
+			if (sink->capture_drops &&
+			    !(arg < RTE_MAX_ETHPORTS && sink_port_ready[arg]))
+				sink_capture_drop(sink, m, LRX_DROP_TC_EGRESS, "tx");
+			break;
+		case LRX_NEXT_DROP:
+			if (sink->capture_drops)
+				sink_capture_drop(sink, m, arg, "pipeline");
+			break;
+		case LRX_NEXT_DELIVER:
+		case LRX_NEXT_CONTINUE:
+			if (sink->capture_delivered) {
+				snprintf(comment, sizeof(comment), "listrx: delivered, port %u",
+					 m->port);
+				lrx_capture_packet(sink->capture_delivered, m, comment);
+			}
+			break;
+		default:
+			if (sink->capture_drops)
+				sink_capture_drop(sink, m, LRX_DROP_NOT_SPECIFIED, "sink");
+			break;
+		}
+	}
+}
+
 void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
 		       struct lrx_sink_counters *counters)
 {
@@ -36,6 +86,9 @@ void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
 	struct rte_mbuf *to_send[LRX_SINK_MAX];
 	uint16_t send_port[LRX_SINK_MAX];
 	uint32_t n_free = 0, n_send = 0;
+
+	if (unlikely(sink->capture_drops != NULL || sink->capture_delivered != NULL))
+		sink_capture(sink);
 
 	/* the common case, everything delivered: one bulk free, no copy */
 	const uint32_t n = sink->n;
@@ -113,6 +166,8 @@ void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
 		for (uint32_t i = sent; i < n; i++) {
 			counters->tx_failed++;
 			sink_count_drop(counters, LRX_DROP_DEV_READY);
+			if (unlikely(sink->capture_drops != NULL))
+				sink_capture_drop(sink, burst[i], LRX_DROP_DEV_READY, "tx");
 			to_free[n_free++] = burst[i];
 		}
 		n_send = keep;

@@ -18,8 +18,14 @@
 /* A poll emits at most its burst plus what stages held and released. */
 #define LRX_SINK_MAX (4 * LRX_BURST_MAX)
 
+struct lrx_capture; /* capture.h */
+
 struct lrx_sink {
 	uint32_t n;
+	/* --capture-drops / --capture-delivered; NULL = off (one test per
+	 * completion, none per packet) */
+	struct lrx_capture *capture_drops;
+	struct lrx_capture *capture_delivered;
 	struct rte_mbuf *pkts[LRX_SINK_MAX];
 	lrx_next_t nexts[LRX_SINK_MAX];
 };
