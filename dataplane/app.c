@@ -870,9 +870,16 @@ static void report_fill(struct lrx_report *r, const void *app)
 	lrx_report_fill(r, app);
 }
 
+static void report_fill_maps(struct lrx_report *r, const void *app)
+{
+	lrx_report_fill(r, app);
+	lrx_report_fill_maps(r, app);
+}
+
 static void announce(const struct lrx_app *app)
 {
-	if (app->conf.telemetry && lrx_telemetry_register(report_fill, app) < 0)
+	if (app->conf.telemetry && (lrx_telemetry_register(report_fill, app) < 0 ||
+				    lrx_telemetry_register_maps(report_fill_maps, app) < 0))
 		fprintf(stderr, "listrx: telemetry commands not registered (telemetry disabled in EAL?)\n");
 	fprintf(human_out, "listrx %s: %u port(s), %u polling lcore(s), engine %s, burst %u, %u stage(s)%s\n",
 	       LISTRX_VERSION, app->ports.n, app->n_workers,
@@ -892,6 +899,8 @@ static int report_run(const struct lrx_app *app, int status)
 		return status ? status : EXIT_RUNTIME;
 	}
 	lrx_report_fill(r, app);
+	if (lrx_report_fill_maps(r, app) < 0)
+		fprintf(stderr, "listrx: no memory for the maps' entries: the summary shows part of them\n");
 	lrx_summary_print(r, human_out);
 	if (app->conf.json_path[0]) {
 		int rc = lrx_summary_write_json(r, json_to_stdout(&app->conf)

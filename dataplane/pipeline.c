@@ -467,6 +467,22 @@ void lrx_pipeline_stage_counters(const struct lrx_pipeline *p, unsigned i,
 	}
 }
 
+bool lrx_pipeline_stage_map_at(const struct lrx_pipeline *p, unsigned i, unsigned map,
+			       struct lrx_stage_map *out)
+{
+	if (i >= p->n_stages || !p->stages[i].desc->map_at)
+		return false;
+	return p->stages[i].desc->map_at(p->stages[i].ctx, map, out);
+}
+
+bool lrx_pipeline_stage_map_next(const struct lrx_pipeline *p, unsigned i, unsigned map,
+				 uint32_t *cursor, void *key, void *value)
+{
+	if (i >= p->n_stages || !p->stages[i].desc->map_next)
+		return false;
+	return p->stages[i].desc->map_next(p->stages[i].ctx, map, cursor, key, value);
+}
+
 unsigned lrx_pipeline_footprint_bytes(const struct lrx_pipeline *p)
 {
 	unsigned bytes = 0;

@@ -118,6 +118,12 @@ void lrx_pipeline_stage_counters(const struct lrx_pipeline *p, unsigned i,
 					    uint64_t value),
 				 void *arg);
 /* Bytes of ballast code executed per packet over all stages. */
+/* Stage i's maps (stage.h: map_at, map_next); false past the last, or
+ * when the stage has none. */
+bool lrx_pipeline_stage_map_at(const struct lrx_pipeline *p, unsigned i, unsigned map,
+			       struct lrx_stage_map *out);
+bool lrx_pipeline_stage_map_next(const struct lrx_pipeline *p, unsigned i, unsigned map,
+				 uint32_t *cursor, void *key, void *value);
 unsigned lrx_pipeline_footprint_bytes(const struct lrx_pipeline *p);
 
 #endif

@@ -2,6 +2,7 @@
  * Fills the report model from the app: the one place reporting reads the
  * workers, ports and pipelines (read without locks while the run goes on,
  * like every counter here: a figure may miss the poll in progress). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +21,79 @@ struct lrx_report *lrx_report_alloc(void)
 	return calloc(1, sizeof(struct lrx_report));
 }
 
+static void report_maps_free(struct lrx_report *r)
+{
+	for (unsigned i = 0; i < r->n_maps; i++)
+		free(r->maps[i].data);
+	free(r->maps);
+	r->maps = NULL;
+	r->n_maps = 0;
+}
+
 void lrx_report_free(struct lrx_report *r)
 {
+	if (r)
+		report_maps_free(r);
 	free(r);
+}
+
+/* One map's entries; the buffer grows as the map is walked (a hash map
+ * may gain entries while it is read). */
+static int map_copy(struct lrx_report_map *out, const struct lrx_pipeline *p, unsigned stage,
+		    unsigned map)
+{
+	size_t entry = (size_t)out->key_size + out->value_size;
+	size_t cap = 0;
+	uint32_t cursor = 0;
+	for (;;) {
+		if (out->n_entries == cap) {
+			size_t grow = cap ? cap * 2 : 64;
+			uint8_t *d = realloc(out->data, grow * entry);
+			if (!d)
+				return -ENOMEM;
+			out->data = d;
+			cap = grow;
+		}
+		uint8_t *at = out->data + out->n_entries * entry;
+		if (!lrx_pipeline_stage_map_next(p, stage, map, &cursor, at, at + out->key_size))
+			return 0;
+		out->n_entries++;
+	}
+}
+
+int lrx_report_fill_maps(struct lrx_report *r, const struct lrx_app *app)
+{
+	report_maps_free(r);
+	unsigned cap = 0;
+	for (unsigned w = 0; w < app->n_workers; w++) {
+		const struct lrx_pipeline *p = app->workers[w]->pipeline;
+		for (unsigned s = 0; p && s < lrx_pipeline_stage_count(p); s++) {
+			struct lrx_stage_map info;
+			for (unsigned m = 0; lrx_pipeline_stage_map_at(p, s, m, &info); m++) {
+				if (r->n_maps == cap) {
+					unsigned grow = cap ? cap * 2 : 8;
+					struct lrx_report_map *a = realloc(r->maps, grow * sizeof(*a));
+					if (!a)
+						return -ENOMEM;
+					r->maps = a;
+					cap = grow;
+				}
+				struct lrx_report_map *out = &r->maps[r->n_maps++];
+				memset(out, 0, sizeof(*out));
+				snprintf(out->stage, sizeof(out->stage), "%s",
+					 lrx_pipeline_stage_name(p, s));
+				out->lcore = app->workers[w]->lcore_id;
+				snprintf(out->name, sizeof(out->name), "%s", info.name);
+				snprintf(out->type, sizeof(out->type), "%s", info.type);
+				out->key_size = info.key_size;
+				out->value_size = info.value_size;
+				out->max_entries = info.max_entries;
+				if (map_copy(out, p, s, m) < 0)
+					return -ENOMEM;
+			}
+		}
+	}
+	return 0;
 }
 
 static double run_seconds(const struct lrx_app *app)

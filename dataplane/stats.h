@@ -106,6 +106,17 @@ struct lrx_report_pmu {
 	bool stages_live;                    /* every lcore reads around stages */
 };
 
+/* A stage's map (an eBPF program's), as `bpftool map dump`: one per
+ * lcore, as each lcore's stage instance has its own maps (docs/xdp.md). */
+struct lrx_report_map {
+	char stage[LRX_NAME_LEN];
+	unsigned lcore;
+	char name[32], type[16];
+	uint32_t key_size, value_size, max_entries;
+	uint32_t n_entries;
+	uint8_t *data;          /* n_entries x (key, value) */
+};
+
 struct lrx_report {
 	/* build and run set-up */
 	const char *version, *build, *dpdk_version;
@@ -135,6 +146,12 @@ struct lrx_report {
 	struct lrx_topology topo;
 	unsigned mbufs_in_use_at_exit, driver_held_mbufs_at_exit, mbufs_per_pool;
 	const struct lrx_config *conf;  /* the config echo */
+
+	/* the stages' maps: only lrx_report_fill_maps fills them (the summary
+	 * at exit, telemetry /listrx/xdp/maps), so that the reports the
+	 * periodic line copies by value own no memory */
+	unsigned n_maps;
+	struct lrx_report_map *maps;
 };
 
 /* Reads the run into r (while it runs, for telemetry and the periodic
@@ -144,6 +161,9 @@ void lrx_report_fill(struct lrx_report *r, const struct lrx_app *app);
 void lrx_report_fill_totals(struct lrx_totals *t, double *seconds,
 			    const struct lrx_app *app);
 struct lrx_report *lrx_report_alloc(void);
+/* Copies every stage's maps into r (freed by lrx_report_free). Returns 0
+ * or -ENOMEM (r then has the maps it could copy). */
+int lrx_report_fill_maps(struct lrx_report *r, const struct lrx_app *app);
 /* The period between two reports of one run: r (the later) minus then,
  * field by field where the field counts up (totals, queues, lcores'
  * polls, packets and busy cycles, stages' stats and counters); duration_s becomes the period's length.

@@ -16,6 +16,13 @@ void lrx_summary_print(const struct lrx_report *r, FILE *out);
 int lrx_summary_write_json(const struct lrx_report *r, const char *path);
 /* The summary object into an open writer. */
 void lrx_summary_json(const struct lrx_report *r, struct lrx_json *j);
+/* "maps": the stages' maps with every entry (lrx_report_fill_maps) */
+void lrx_summary_json_maps(const struct lrx_report *r, struct lrx_json *j);
+/* A map key or value: "0a 00 00 00" (truncated to fit len) */
+void lrx_map_hex(char *buf, size_t len, const uint8_t *bytes, uint32_t n);
+/* A 4- or 8-byte key or value as an integer (host order, as the program
+ * sees it); false for other sizes. */
+bool lrx_map_int(const uint8_t *bytes, uint32_t n, uint64_t *value);
 /* One line of periodic stats: rates since prev (at prev_seconds), totals
  * t at now. */
 void lrx_stats_line(const struct lrx_totals *t, double now, const struct lrx_totals *prev,

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "summary.h"
 #include "telemetry.h"
 
 static lrx_telemetry_fill_fn telemetry_fill;
@@ -264,6 +266,78 @@ int lrx_telemetry_runtime(const struct lrx_report *period, const struct lrx_tota
 		rte_tel_data_add_dict_container(d, name, sd, 0);
 	}
 	return 0;
+}
+
+int lrx_telemetry_maps(const struct lrx_report *r, struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	for (unsigned i = 0; i < r->n_maps; i++) {
+		const struct lrx_report_map *m = &r->maps[i];
+		size_t entry = (size_t)m->key_size + m->value_size;
+		bool array = strstr(m->type, "array") != NULL;
+		struct rte_tel_data *md = rte_tel_data_alloc();
+		if (!md)
+			return -ENOMEM;
+		rte_tel_data_start_array(md, RTE_TEL_STRING_VAL);
+		char head[RTE_TEL_MAX_STRING_LEN];
+		snprintf(head, sizeof(head), "%s key %u value %u max_entries %u entries %u",
+			 m->type, m->key_size, m->value_size, m->max_entries, m->n_entries);
+		rte_tel_data_add_array_string(md, head);
+		uint32_t shown = 0, more = 0;
+		for (uint32_t e = 0; e < m->n_entries; e++) {
+			const uint8_t *k = m->data + e * entry, *v = k + m->key_size;
+			uint8_t any = 0;
+			for (uint32_t b = 0; array && b < m->value_size; b++)
+				any |= v[b];
+			if (array && !any)
+				continue;
+			if (shown == LRX_TELEMETRY_MAP_ENTRIES) {
+				more++;
+				continue;
+			}
+			char key[64], value[64], line[RTE_TEL_MAX_STRING_LEN];
+			uint64_t n;
+			lrx_map_hex(key, sizeof(key), k, m->key_size);
+			lrx_map_hex(value, sizeof(value), v, m->value_size);
+			int at = snprintf(line, sizeof(line), "%s: %s", key, value);
+			if (lrx_map_int(v, m->value_size, &n) && at > 0 && (size_t)at < sizeof(line))
+				snprintf(line + at, sizeof(line) - (size_t)at, " (%" PRIu64 ")", n);
+			rte_tel_data_add_array_string(md, line);
+			shown++;
+		}
+		if (more) {
+			snprintf(head, sizeof(head), "... %u more", more);
+			rte_tel_data_add_array_string(md, head);
+		}
+		char label[128], name[128];
+		snprintf(label, sizeof(label), "%u_%s_%s", m->lcore, m->stage, m->name);
+		tel_name(name, sizeof(name), label);
+		if (rte_tel_data_add_dict_container(d, name, md, 0) < 0)
+			rte_tel_data_free(md);
+	}
+	return 0;
+}
+
+static lrx_telemetry_fill_fn telemetry_fill_maps;
+
+static int tel_maps(const char *cmd __rte_unused, const char *params __rte_unused,
+		    struct rte_tel_data *d)
+{
+	struct lrx_report *r = lrx_report_alloc();
+	if (!r)
+		return -ENOMEM;
+	telemetry_fill_maps(r, telemetry_arg);
+	int rc = lrx_telemetry_maps(r, d);
+	lrx_report_free(r);
+	return rc;
+}
+
+int lrx_telemetry_register_maps(lrx_telemetry_fill_fn fill, const void *arg)
+{
+	telemetry_fill_maps = fill;
+	telemetry_arg = arg;
+	return rte_telemetry_register_cmd("/listrx/xdp/maps", tel_maps,
+					  "listrx: the XDP program's maps, as bpftool map dump. No parameters");
 }
 
 /* ---- commands: a fresh report per request ------------------------------------ */

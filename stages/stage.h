@@ -147,6 +147,14 @@ struct lrx_stage_shortcut {
 	const char *usage;                      /* --help lines of the options */
 };
 
+/* A table of a stage (an eBPF program's map), for the report, as
+ * `bpftool map dump` shows it. */
+struct lrx_stage_map {
+	const char *name;
+	const char *type;       /* "array", "hash", "percpu_array", "percpu_hash" */
+	uint32_t key_size, value_size, max_entries;
+};
+
 /* ---- The descriptor ----------------------------------------------------- */
 struct lrx_stage {
 	const char *name;
@@ -185,6 +193,16 @@ struct lrx_stage {
 	uint16_t (*release)(void *ctx, struct rte_mbuf **pkts, uint16_t max);
 	/* Optional: packets still held (for accounting and the exit flush). */
 	uint32_t (*held)(const void *ctx);
+
+	/* Optional: the stage's maps (an eBPF program's). map_at describes
+	 * map i (false past the last). map_next copies the entry at *cursor
+	 * or the next one after it into key/value (key_size, value_size
+	 * bytes) and moves *cursor past it; false when none is left. Read
+	 * from another thread while the stage runs: a value may be torn, as
+	 * a `bpftool map dump` of a live map. */
+	bool (*map_at)(const void *ctx, unsigned i, struct lrx_stage_map *map);
+	bool (*map_next)(const void *ctx, unsigned i, uint32_t *cursor, void *key,
+			 void *value);
 };
 
 /* The registry: every stage listrx knows. A stage file registers its

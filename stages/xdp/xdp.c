@@ -503,6 +503,28 @@ static const struct lrx_stage_shortcut xdp_shortcut = {
 		"  --xdp-jit 1|0        rte_bpf x86 JIT or interpreter [xdp] jit\n",
 };
 
+/* The program's maps for the report (bpftool map dump); a built-in
+ * program has none. */
+static bool xdp_map_at(const void *ctx, unsigned i, struct lrx_stage_map *out)
+{
+	struct lrx_xdp_prog *prog = ((const struct xdp_ctx *)ctx)->prog;
+	const struct lrx_xdp_map *m = prog ? lrx_xdp_prog_map_at(prog, i) : NULL;
+	if (!m)
+		return false;
+	*out = (struct lrx_stage_map){.name = m->name, .type = lrx_xdp_map_type_name(m),
+				      .key_size = m->key_size, .value_size = m->value_size,
+				      .max_entries = m->max_entries};
+	return true;
+}
+
+static bool xdp_map_next(const void *ctx, unsigned i, uint32_t *cursor, void *key,
+			 void *value)
+{
+	struct lrx_xdp_prog *prog = ((const struct xdp_ctx *)ctx)->prog;
+	const struct lrx_xdp_map *m = prog ? lrx_xdp_prog_map_at(prog, i) : NULL;
+	return m && lrx_xdp_map_next(m, cursor, key, value);
+}
+
 const struct lrx_stage lrx_stage_xdp = {
 	.name = "xdp",
 	.shortcut = &xdp_shortcut,
@@ -515,5 +537,7 @@ const struct lrx_stage lrx_stage_xdp = {
 	.fini = xdp_fini,
 	.process_one = lrx_xdp_process_one,
 	.process_burst = lrx_xdp_process_burst,
+	.map_at = xdp_map_at,
+	.map_next = xdp_map_next,
 };
 LRX_STAGE_REGISTER(lrx_stage_xdp)

@@ -71,6 +71,11 @@ void *lrx_xdp_map_lookup(struct lrx_xdp_map *map, const void *key);
 int lrx_xdp_map_update(struct lrx_xdp_map *map, const void *key,
 		       const void *value, uint64_t flags);
 int lrx_xdp_map_delete(struct lrx_xdp_map *map, const void *key);
+/* Iteration for a dump: the entry at slot/index *cursor or after it,
+ * copied out; *cursor moves past it. Arrays give every index. */
+bool lrx_xdp_map_next(const struct lrx_xdp_map *map, uint32_t *cursor, void *key,
+		      void *value);
+const char *lrx_xdp_map_type_name(const struct lrx_xdp_map *map);
 
 /* ---- Loaded eBPF programs ----------------------------------------------- */
 #define LRX_XDP_MAX_MAPS 16

@@ -214,3 +214,40 @@ int lrx_xdp_map_delete(struct lrx_xdp_map *map, const void *key)
 	map->count--;
 	return 0;
 }
+
+const char *lrx_xdp_map_type_name(const struct lrx_xdp_map *map)
+{
+	switch (map->type) {
+	case BPF_MAP_TYPE_ARRAY: return "array";
+	case BPF_MAP_TYPE_PERCPU_ARRAY: return "percpu_array";
+	case BPF_MAP_TYPE_HASH: return "hash";
+	case BPF_MAP_TYPE_PERCPU_HASH: return "percpu_hash";
+	default: return "unknown";
+	}
+}
+
+bool lrx_xdp_map_next(const struct lrx_xdp_map *map, uint32_t *cursor, void *key,
+		      void *value)
+{
+	if (map_is_array(map)) {
+		/* every index exists, as bpftool dumps an array */
+		uint32_t index = *cursor;
+		if (index >= map->max_entries)
+			return false;
+		memcpy(key, &index, sizeof(index));
+		memcpy(value, map->values + (size_t)index * map->value_stride,
+		       map->value_size);
+		*cursor = index + 1;
+		return true;
+	}
+	for (uint32_t slot = *cursor; slot < map->n_slots; slot++) {
+		if (map->slot_state[slot] != SLOT_USED)
+			continue;
+		memcpy(key, map->keys + (size_t)slot * map->key_size, map->key_size);
+		memcpy(value, map->values + (size_t)slot * map->value_stride,
+		       map->value_size);
+		*cursor = slot + 1;
+		return true;
+	}
+	return false;
+}

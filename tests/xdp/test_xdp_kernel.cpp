@@ -33,6 +33,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "frames.h"
 #include "test_eal.h"
 #include "xdp_harness.h"
@@ -598,4 +600,119 @@ TEST_CASE("kernel parity end to end: xdp_port_filter drops and passes the same f
 			CHECK(v.sink_passed == k_passed);
 		}
 	LRX_REQUIRE_POOL_FULL(mp);
+}
+
+namespace {
+
+// A classic pcap (microseconds, Ethernet) of frames, for net_pcap.
+bool write_pcap(const std::string &path, const std::vector<Frame> &frames)
+{
+	FILE *f = std::fopen(path.c_str(), "wb");
+	if (!f)
+		return false;
+	const uint32_t head[6] = {0xa1b2c3d4u, 0x00040002u, 0, 0, 65535, 1};
+	bool ok = std::fwrite(head, sizeof(head), 1, f) == 1;
+	uint32_t t = 1;
+	for (const Frame &fr : frames) {
+		const uint32_t rec[4] = {t++, 0, (uint32_t)fr.size(), (uint32_t)fr.size()};
+		ok = ok && std::fwrite(rec, sizeof(rec), 1, f) == 1 &&
+		     std::fwrite(fr.data.data(), fr.size(), 1, f) == 1;
+	}
+	return std::fclose(f) == 0 && ok;
+}
+
+std::string hex_of(const uint8_t *b, size_t n)
+{
+	std::string s;
+	char x[4];
+	for (size_t i = 0; i < n; i++) {
+		std::snprintf(x, sizeof(x), i ? " %02x" : "%02x", b[i]);
+		s += x;
+	}
+	return s;
+}
+
+} // namespace
+
+// The binary's map dump (JSON "maps", as bpftool map dump) after a run
+// over the oracle frames equals the kernel's map after BPF_PROG_TEST_RUN
+// of the same object on the same frames: every key, every value.
+TEST_CASE("kernel parity of the map dump: the JSON summary's maps equal the kernel's",
+	  "[xdp][kernel][maps]")
+{
+	if (geteuid() != 0) {
+		WARN("SKIPPED: kernel parity needs root (BPF_PROG_TEST_RUN)");
+		return;
+	}
+	const char *bin = std::getenv("LISTRX_BIN");
+	REQUIRE(bin != nullptr);
+	const auto frames = oracle_frames();
+	const std::string dir = std::string(LRX_XDP_TEST_PROGS_DIR);
+	const std::string pcap = dir + "/maps-oracle.pcap", js = dir + "/maps-oracle.json";
+	REQUIRE(write_pcap(pcap, frames));
+	for (const char *prog : {"xdp_proto_count", "xdp_port_filter"}) {
+		INFO("program " << prog);
+		const bool filter = std::string(prog) == "xdp_port_filter";
+		KernelProg k(prog_path(prog));
+		if (k.fd < 0) {
+			WARN("SKIPPED: " << k.why);
+			return;
+		}
+		if (filter) {
+			uint16_t key = 53;
+			uint64_t zero = 0;
+			REQUIRE(bpf_map__update_elem(k.map("blocked_ports"), &key, sizeof(key),
+						     &zero, sizeof(zero), BPF_ANY) == 0);
+		}
+		for (const Frame &f : frames) {
+			std::vector<uint8_t> out(f.size() + 512);
+			LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = f.data.data(),
+				    .data_out = out.data(), .data_size_in = (uint32_t)f.size(),
+				    .data_size_out = (uint32_t)out.size(), .repeat = 1);
+			int rc = bpf_prog_test_run_opts(k.fd, &opts);
+			if (rc != 0) {
+				WARN("SKIPPED: BPF_PROG_TEST_RUN for XDP failed: " << strerror(-rc));
+				return;
+			}
+		}
+		std::remove(js.c_str());
+		std::string cmd = std::string(bin) +
+				  " --no-huge --no-pci --no-shconf -m 512 --file-prefix lrxmaps" +
+				  std::to_string(getpid()) + " --vdev net_pcap0,rx_pcap=" + pcap +
+				  " -- --packets " + std::to_string(frames.size()) +
+				  " --duration 30 --stats-period 0 --xdp-prog " + prog_path(prog) +
+				  (filter ? " --set stage.xdp.map_init=blocked_ports:53=0" : "") +
+				  " --json " + js + " >/dev/null 2>&1";
+		INFO(cmd);
+		REQUIRE(std::system(cmd.c_str()) == 0);
+		FILE *jf = std::fopen(js.c_str(), "r");
+		REQUIRE(jf != nullptr);
+		nlohmann::json s = nlohmann::json::parse(jf);
+		std::fclose(jf);
+		REQUIRE(s["rx_packets"] == frames.size());
+		REQUIRE(s.contains("maps"));
+		for (const auto &jm : s["maps"]) {
+			std::string name = jm["name"];
+			INFO("map " << name);
+			bpf_map *km = k.map(name.c_str());
+			REQUIRE(km != nullptr);
+			const uint32_t ks = jm["key_size"], vs = jm["value_size"];
+			std::map<std::string, std::string> ours, kernel;
+			for (const auto &e : jm["entries"])
+				ours[e["key"]] = e["value"];
+			std::vector<uint8_t> key(ks), next(ks), val(vs);
+			void *prev = nullptr;
+			while (bpf_map__get_next_key(km, prev, next.data(), ks) == 0) {
+				key = next;
+				prev = key.data();
+				REQUIRE(bpf_map__lookup_elem(km, key.data(), ks, val.data(), vs, 0) == 0);
+				kernel[hex_of(key.data(), ks)] = hex_of(val.data(), vs);
+			}
+			CHECK(ours == kernel);
+			CHECK_FALSE(kernel.empty());
+		}
+		CHECK(s["maps"].size() == (filter ? 2u : 1u));
+	}
+	std::remove(pcap.c_str());
+	std::remove(js.c_str());
 }
