@@ -26,6 +26,7 @@
 
 #include "app.h"
 #include "capture.h"
+#include "trace.h"
 #include "listrx_build.h"
 #include "summary.h"
 #include "telemetry.h"
@@ -82,8 +83,11 @@ static void usage(FILE *out)
 		"                       each with its drop reason in the packet comment\n"
 		"                       (tcpdump -r FILE --print -v, Wireshark) [run] capture_drops\n"
 		"  --capture-delivered FILE[,N]  the same for delivered packets\n"
-		"                       [run] capture_delivered\n",
-		lrx_config_default_path(), LRX_BURST_MAX);
+		"                       [run] capture_delivered\n"
+		"  --trace N            record the path of the first N packets (1..%u), as\n"
+		"                       VPP trace add: per stage the verdict and the metadata\n"
+		"                       it set; printed at exit and in the JSON [run] trace\n",
+		lrx_config_default_path(), LRX_BURST_MAX, LRX_TRACE_MAX);
 	/* the stages' own options (stage.h: struct lrx_stage_shortcut) */
 	for (unsigned i = 0; lrx_stage_at(i); i++)
 		if (lrx_stage_at(i)->shortcut && lrx_stage_at(i)->shortcut->usage)
@@ -183,7 +187,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_CONFIG = 256, OPT_DURATION, OPT_PACKETS, OPT_BURST, OPT_ENGINE,
 	       OPT_PIPELINE, OPT_FOOTPRINT, OPT_STATS_LEVEL, OPT_STATS_PERIOD,
-	       OPT_STATS_VIEW, OPT_JSON, OPT_CAPTURE_DROPS, OPT_CAPTURE_DELIVERED,
+	       OPT_STATS_VIEW, OPT_JSON, OPT_CAPTURE_DROPS, OPT_CAPTURE_DELIVERED, OPT_TRACE,
 	       OPT_SET, OPT_MEASURE_FROM, OPT_LATENCY, OPT_PMU, OPT_PMU_STAGES, OPT_TOPOLOGY, OPT_LIST_STAGES, OPT_VERSION,
 	       OPT_HELP, OPT_STAGE_FIRST };
 	static const struct option fixed_opts[] = {
@@ -200,6 +204,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"json", required_argument, NULL, OPT_JSON},
 		{"capture-drops", required_argument, NULL, OPT_CAPTURE_DROPS},
 		{"capture-delivered", required_argument, NULL, OPT_CAPTURE_DELIVERED},
+		{"trace", required_argument, NULL, OPT_TRACE},
 		{"set", required_argument, NULL, OPT_SET},
 		{"measure-from", required_argument, NULL, OPT_MEASURE_FROM},
 		{"latency", no_argument, NULL, OPT_LATENCY},
@@ -223,6 +228,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{OPT_JSON, "run", "json", "--json"},
 		{OPT_CAPTURE_DROPS, "run", "capture_drops", "--capture-drops"},
 		{OPT_CAPTURE_DELIVERED, "run", "capture_delivered", "--capture-delivered"},
+		{OPT_TRACE, "run", "trace", "--trace"},
 		{OPT_BURST, "pipeline", "burst", "--burst"},
 		{OPT_ENGINE, "pipeline", "engine", "--engine"},
 		{OPT_PIPELINE, "pipeline", "stages", "--pipeline"},
@@ -372,6 +378,8 @@ static int json_check_writable(const struct lrx_config *conf, const struct optio
 /* --capture-drops / --capture-delivered: the files are created now, so
  * that a path that cannot take them is a usage error before the run. */
 static struct lrx_capture *capture_drops, *capture_delivered;
+/* --trace: shared by the workers' pipelines (ids handed out atomically) */
+static struct lrx_trace *trace;
 
 static const char *override_origin(const struct options *o, const char *key)
 {
@@ -862,6 +870,19 @@ static int setup(struct lrx_app *app)
 		fprintf(stderr, "listrx: %s\n", err);
 		return EXIT_USAGE;
 	}
+	if (app->conf.trace) {
+		trace = lrx_trace_alloc(app->conf.trace);
+		if (!trace) {
+			fprintf(stderr, "listrx: --trace %u: no memory for the trace\n", app->conf.trace);
+			return EXIT_RUNTIME;
+		}
+		for (unsigned i = 0; i < app->n_workers; i++)
+			if (app->workers[i]->pipeline &&
+			    lrx_pipeline_set_trace(app->workers[i]->pipeline, trace) < 0) {
+				fprintf(stderr, "listrx: --trace: too many stage instances to trace\n");
+				return EXIT_RUNTIME;
+			}
+	}
 	return 0;
 }
 
@@ -899,6 +920,7 @@ static int report_run(const struct lrx_app *app, int status)
 		return status ? status : EXIT_RUNTIME;
 	}
 	lrx_report_fill(r, app);
+	r->trace = trace;
 	if (lrx_report_fill_maps(r, app) < 0)
 		fprintf(stderr, "listrx: no memory for the maps' entries: the summary shows part of them\n");
 	lrx_summary_print(r, human_out);
@@ -932,6 +954,8 @@ static int finish(struct lrx_app *app, int status)
 		status = report_run(app, status);
 	workers_destroy(app);
 	status = captures_close(status);
+	lrx_trace_free(trace);
+	trace = NULL;
 	lrx_ports_free_pools(&app->ports);
 	lrx_config_free(&app->conf);
 	rte_eal_cleanup();

@@ -19,6 +19,7 @@
 
 #include "capture.h"
 #include "config.h"
+#include "trace.h"
 #include "measure.h"
 #include "listrx_build.h"
 
@@ -230,7 +231,7 @@ static int parse_offloads(const char *text, uint32_t *out, char *bad, size_t bad
 
 static const char *const run_keys[] = {"duration", "packets", "stats_period", "json",
 				       "measure_from", "stats_view", "capture_drops",
-				       "capture_delivered", NULL};
+				       "capture_delivered", "trace", NULL};
 static const char *const eal_keys[] = {"args", NULL};
 static const char *const pipeline_keys[] = {"engine", "burst", "stages", "stats_level",
 					    "footprint_kb", "latency", NULL};
@@ -383,6 +384,7 @@ static int load_run(struct config_ctx *c, struct rte_cfgfile *cfg)
 	const char *json = get(cfg, "run", "json");
 	if (json)
 		snprintf(conf->json_path, sizeof(conf->json_path), "%s", json);
+	rc = rc ?: get_unsigned(c, cfg, "run", "trace", 0, LRX_TRACE_MAX, &conf->trace);
 	const char *capture = get(cfg, "run", "capture_drops");
 	if (!rc && capture &&
 	    lrx_capture_parse(capture, conf->capture_drops_path, sizeof(conf->capture_drops_path),

@@ -76,6 +76,7 @@ struct lrx_config {
 	uint64_t capture_drops_limit;          /* packets; 0 = all */
 	char capture_delivered_path[PATH_MAX];
 	uint64_t capture_delivered_limit;
+	unsigned trace;                        /* --trace N: packets traced; 0 = off */
 
 	/* [pipeline] + [stage.NAME] */
 	struct lrx_pipeline_conf pipeline;

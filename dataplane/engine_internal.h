@@ -61,6 +61,8 @@ struct lrx_pipeline {
 
 	struct engine_graph *graph;
 	const struct lrx_pmu *pmu;       /* [pmu] stages, vector engines; NULL: off */
+	struct lrx_trace *trace;         /* --trace; NULL: off (engine_trace.c) */
+	bool trace_done;                 /* the stages' own entries are back */
 
 	struct engine_stage stages[LRX_PIPELINE_MAX_STAGES];
 

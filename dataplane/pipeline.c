@@ -360,6 +360,7 @@ uint16_t lrx_pipeline_poll(struct lrx_pipeline *p, uint16_t port,
 		sink->n = used + n;
 		return n;
 	}
+	const uint32_t sink_from = sink->n;
 	if (p->engine == LRX_ENGINE_GRAPH) {
 		n = engine_graph_poll(p, port, queue, budget, sink);
 	} else {
@@ -368,6 +369,8 @@ uint16_t lrx_pipeline_poll(struct lrx_pipeline *p, uint16_t port,
 			engine_run(p, 0, p->rx_pkts, n, sink);
 	}
 	lrx_pipeline_poll_end(p, n == budget, sink);
+	if (unlikely(p->trace != NULL) && !p->trace_done)
+		lrx_pipeline_trace_sink(p, sink, sink_from);
 	return n;
 }
 
@@ -385,6 +388,7 @@ static uint64_t pipeline_held(const struct lrx_pipeline *p)
 
 void lrx_pipeline_drain(struct lrx_pipeline *p, struct lrx_sink *sink)
 {
+	const uint32_t sink_from = sink->n;
 	/* one pass normally empties everything (flushes run in pipeline
 	 * order); more only if the sink filled up */
 	for (unsigned pass = 0; pass <= p->n_stages; pass++) {
@@ -392,6 +396,8 @@ void lrx_pipeline_drain(struct lrx_pipeline *p, struct lrx_sink *sink)
 		if (pipeline_held(p) == 0 || sink->n == LRX_SINK_MAX)
 			break;
 	}
+	if (p->trace != NULL && !p->trace_done)
+		lrx_pipeline_trace_sink(p, sink, sink_from);
 }
 
 bool lrx_engine_calls_vectors(enum lrx_engine_kind kind)

@@ -124,6 +124,14 @@ bool lrx_pipeline_stage_map_at(const struct lrx_pipeline *p, unsigned i, unsigne
 			       struct lrx_stage_map *out);
 bool lrx_pipeline_stage_map_next(const struct lrx_pipeline *p, unsigned i, unsigned map,
 				 uint32_t *cursor, void *key, void *value);
+/* --trace (trace.h): puts the trace wrappers in place of the stages'
+ * entries until the traced packets are out. Before the workers start. */
+struct lrx_trace;
+int lrx_pipeline_set_trace(struct lrx_pipeline *p, struct lrx_trace *t);
+/* The traced packets' fates among sink[from..n) (the poll and the drain
+ * call it while tracing). */
+struct lrx_sink;
+void lrx_pipeline_trace_sink(struct lrx_pipeline *p, const struct lrx_sink *sink, uint32_t from);
 unsigned lrx_pipeline_footprint_bytes(const struct lrx_pipeline *p);
 
 #endif

@@ -152,6 +152,7 @@ struct lrx_report {
 	 * periodic line copies by value own no memory */
 	unsigned n_maps;
 	struct lrx_report_map *maps;
+	const struct lrx_trace *trace;  /* --trace, at exit; not owned */
 };
 
 /* Reads the run into r (while it runs, for telemetry and the periodic

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "summary.h"
+#include "trace.h"
 
 static double per_second(uint64_t count, double seconds)
 {
@@ -451,6 +452,8 @@ void lrx_summary_print(const struct lrx_report *r, FILE *out)
 	text_stages_work(r, out);
 	text_drops(r, out);
 	text_maps(r, out);
+	if (r->trace)
+		lrx_trace_print(r->trace, out);
 	text_latency(&r->latency, out);
 	if (r->pmu.on) {
 		text_pmu_events(r, out);
@@ -859,6 +862,8 @@ void lrx_summary_json(const struct lrx_report *r, struct lrx_json *j)
 	json_stages(r, j);
 	if (r->n_maps)
 		lrx_summary_json_maps(r, j);
+	if (r->trace)
+		lrx_trace_json(r->trace, j);
 	lrx_json_u64(j, "footprint_bytes", r->footprint_bytes);
 	json_topology(&r->topo, j);
 	json_exit(r, j);
