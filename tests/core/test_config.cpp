@@ -191,7 +191,7 @@ TEST_CASE("bad values are rejected with file, line, key, value and what is valid
 		{"[run]\nduration = -1\n",
 		 ":2: [run] duration = -1: must be a number in 0..1e+09"},
 		{"[run]\nfoo = 1\n",
-		 ":2: [run] foo = 1: unknown key; valid keys in [run]: duration, packets, stats_period, json, measure_from, stats_view, capture_drops, capture_delivered"},
+		 ":2: [run] foo = 1: unknown key; valid keys in [run]: duration, packets, stats_period, json, measure_from, stats_view, capture_drops, capture_delivered, trace"},
 		{"[run]\nstats_view = threads\n",
 		 ":2: [run] stats_view = threads: valid views: stages, ports, lcores"},
 		{"[ports]\ndevice = x\n",
