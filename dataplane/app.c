@@ -590,7 +590,15 @@ static int worker_create(struct lrx_app *app, unsigned lcore_id, uint16_t tx_que
 	/* the I/O baseline: nothing between RX and the free (lcore_loop.c) */
 	w->rx_only = pc.n_stages == 0 && pc.engine != LRX_ENGINE_GRAPH &&
 		     !w->forwarding && !w->latency;
-	return lrx_pipeline_create(&pc, &w->pipeline, err, err_len);
+	int rc = lrx_pipeline_create(&pc, &w->pipeline, err, err_len);
+	if (rc == 0 && capture_drops && !w->rx_only) {
+		rc = lrx_pipeline_mark_drop_stage(w->pipeline);
+		if (rc < 0)
+			snprintf(err, err_len, "--capture-drops: cannot mark the stage of drops: %s",
+				 rte_strerror(-rc));
+		w->sink->pipeline = w->pipeline;
+	}
+	return rc;
 }
 
 static void worker_destroy(struct lrx_worker *w)

@@ -63,6 +63,7 @@ struct lrx_pipeline {
 	const struct lrx_pmu *pmu;       /* [pmu] stages, vector engines; NULL: off */
 	struct lrx_trace *trace;         /* --trace; NULL: off (engine_trace.c) */
 	bool trace_done;                 /* the stages' own entries are back */
+	bool mark_drop_stage;            /* --capture-drops: stage of each drop */
 
 	struct engine_stage stages[LRX_PIPELINE_MAX_STAGES];
 

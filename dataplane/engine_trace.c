@@ -9,6 +9,9 @@
  */
 #include <string.h>
 
+#include <rte_errno.h>
+#include <rte_mbuf_dyn.h>
+
 #include "engine_internal.h"
 #include "trace.h"
 
@@ -136,13 +139,34 @@ static void trace_post(const struct trace_binding *b, struct rte_mbuf *m,
 	trace_event(tp, &ev);
 }
 
+/* --capture-drops: the stage that dropped a packet, 1 + its index (0:
+ * not dropped by a stage), in an mbuf dynamic field the sink reads. */
+static int drop_stage_offset = -1;
+
+static inline bool tracing(const struct trace_binding *b)
+{
+	return b->p->trace != NULL && !b->p->trace_done;
+}
+
+static void drop_stage_mark(const struct trace_binding *b, struct rte_mbuf *m, lrx_next_t next)
+{
+	uint8_t *field = RTE_MBUF_DYNFIELD(m, drop_stage_offset, uint8_t *);
+	if (lrx_next_kind(next) == LRX_NEXT_DROP)
+		*field = (uint8_t)(b->stage + 1);
+	else if (b->stage == 0)
+		*field = 0; /* a new packet: no stale mark from the mbuf's last use */
+}
+
 static lrx_next_t trace_one(void *ctx, struct rte_mbuf *pkt)
 {
 	const struct trace_binding *b = binding_of(ctx);
-	struct trace_before tb;
-	trace_pre(b, pkt, &tb);
+	struct trace_before tb = {.id = -1};
+	if (tracing(b))
+		trace_pre(b, pkt, &tb);
 	lrx_next_t next = b->one(ctx, pkt);
 	trace_post(b, pkt, &tb, next);
+	if (b->p->mark_drop_stage)
+		drop_stage_mark(b, pkt, next);
 	return next;
 }
 
@@ -150,18 +174,25 @@ static void trace_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n, lrx_next_
 {
 	const struct trace_binding *b = binding_of(ctx);
 	static __thread struct trace_before tb[LRX_BURST_MAX];
-	for (uint16_t i = 0; i < n; i++)
-		trace_pre(b, pkts[i], &tb[i]);
+	const bool on = tracing(b);
+	for (uint16_t i = 0; i < n; i++) {
+		tb[i].id = -1;
+		if (on)
+			trace_pre(b, pkts[i], &tb[i]);
+	}
 	b->burst(ctx, pkts, n, nexts);
-	for (uint16_t i = 0; i < n; i++)
+	for (uint16_t i = 0; i < n; i++) {
 		trace_post(b, pkts[i], &tb[i], nexts[i]);
+		if (b->p->mark_drop_stage)
+			drop_stage_mark(b, pkts[i], nexts[i]);
+	}
 }
 
 static uint16_t trace_release(void *ctx, struct rte_mbuf **pkts, uint16_t max)
 {
 	const struct trace_binding *b = binding_of(ctx);
 	uint16_t n = b->release(ctx, pkts, max);
-	for (uint16_t i = 0; i < n; i++) {
+	for (uint16_t i = 0; tracing(b) && i < n; i++) {
 		int id = trace_find(b->p->trace, pkts[i]);
 		if (id < 0)
 			continue;
@@ -184,15 +215,14 @@ static uint16_t trace_release(void *ctx, struct rte_mbuf **pkts, uint16_t max)
 	return n;
 }
 
-int lrx_pipeline_set_trace(struct lrx_pipeline *p, struct lrx_trace *t)
+static int wrappers_install(struct lrx_pipeline *p)
 {
+	if (p->stages[0].process_one == trace_one || p->n_stages == 0)
+		return 0; /* already in place */
 	if (n_bindings + p->n_stages > RTE_DIM(bindings))
 		return -ENOSPC;
-	p->trace = t;
-	t->n_stages = p->n_stages;
 	for (unsigned s = 0; s < p->n_stages; s++) {
 		struct engine_stage *st = &p->stages[s];
-		snprintf(t->stage_names[s], sizeof(t->stage_names[s]), "%s", st->desc->name);
 		bindings[n_bindings++] = (struct trace_binding){
 			.ctx = st->ctx, .p = p, .stage = s, .one = st->process_one,
 			.burst = st->process_burst, .release = st->release};
@@ -202,6 +232,40 @@ int lrx_pipeline_set_trace(struct lrx_pipeline *p, struct lrx_trace *t)
 			st->release = trace_release;
 	}
 	return 0;
+}
+
+int lrx_pipeline_set_trace(struct lrx_pipeline *p, struct lrx_trace *t)
+{
+	int rc = wrappers_install(p);
+	if (rc < 0)
+		return rc;
+	p->trace = t;
+	t->n_stages = p->n_stages;
+	for (unsigned s = 0; s < p->n_stages; s++)
+		snprintf(t->stage_names[s], sizeof(t->stage_names[s]), "%s", p->stages[s].desc->name);
+	return 0;
+}
+
+int lrx_pipeline_mark_drop_stage(struct lrx_pipeline *p)
+{
+	static const struct rte_mbuf_dynfield field = {
+		.name = "listrx_drop_stage", .size = sizeof(uint8_t), .align = 1};
+	if (drop_stage_offset < 0)
+		drop_stage_offset = rte_mbuf_dynfield_register(&field);
+	if (drop_stage_offset < 0)
+		return -rte_errno;
+	int rc = wrappers_install(p);
+	if (rc == 0)
+		p->mark_drop_stage = true;
+	return rc;
+}
+
+const char *lrx_pipeline_drop_stage(const struct lrx_pipeline *p, const struct rte_mbuf *m)
+{
+	if (drop_stage_offset < 0)
+		return NULL;
+	uint8_t s = *RTE_MBUF_DYNFIELD(m, drop_stage_offset, const uint8_t *);
+	return s != 0 && s <= p->n_stages ? p->stages[s - 1].desc->name : NULL;
 }
 
 /* The fates of the traced packets among sink[from..n) (before the sink
@@ -243,7 +307,7 @@ void lrx_pipeline_trace_sink(struct lrx_pipeline *p, const struct lrx_sink *sink
 			t->pkt[i].done = true;
 			t->pkt[i].mbuf = NULL;
 		}
-	for (unsigned s = 0; s < p->n_stages; s++) {
+	for (unsigned s = 0; !p->mark_drop_stage && s < p->n_stages; s++) {
 		const struct trace_binding *b = binding_of(p->stages[s].ctx);
 		if (!b)
 			continue;

@@ -132,6 +132,12 @@ int lrx_pipeline_set_trace(struct lrx_pipeline *p, struct lrx_trace *t);
  * call it while tracing). */
 struct lrx_sink;
 void lrx_pipeline_trace_sink(struct lrx_pipeline *p, const struct lrx_sink *sink, uint32_t from);
+/* --capture-drops: the same wrappers mark each packet a stage drops with
+ * that stage, for the capture's comment; a run without capture does not
+ * pay for it. Before the workers start. */
+int lrx_pipeline_mark_drop_stage(struct lrx_pipeline *p);
+/* The stage that dropped m (marked as above), or NULL. */
+const char *lrx_pipeline_drop_stage(const struct lrx_pipeline *p, const struct rte_mbuf *m);
 unsigned lrx_pipeline_footprint_bytes(const struct lrx_pipeline *p);
 
 #endif

@@ -11,6 +11,7 @@
 #include <rte_mbuf.h>
 
 #include "capture.h"
+#include "pipeline.h"
 #include "sink.h"
 
 /* Ports listrx opened and started: they have a TX queue for every
@@ -60,8 +61,11 @@ static void sink_capture(struct lrx_sink *sink)
 				sink_capture_drop(sink, m, LRX_DROP_TC_EGRESS, "tx");
 			break;
 		case LRX_NEXT_DROP:
-			if (sink->capture_drops)
-				sink_capture_drop(sink, m, arg, "pipeline");
+			if (sink->capture_drops) {
+				const char *stage = sink->pipeline
+					? lrx_pipeline_drop_stage(sink->pipeline, m) : NULL;
+				sink_capture_drop(sink, m, arg, stage ? stage : "pipeline");
+			}
 			break;
 		case LRX_NEXT_DELIVER:
 		case LRX_NEXT_CONTINUE:

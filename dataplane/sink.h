@@ -18,7 +18,8 @@
 /* A poll emits at most its burst plus what stages held and released. */
 #define LRX_SINK_MAX (4 * LRX_BURST_MAX)
 
-struct lrx_capture; /* capture.h */
+struct lrx_capture;  /* capture.h */
+struct lrx_pipeline; /* pipeline.h */
 
 struct lrx_sink {
 	uint32_t n;
@@ -26,6 +27,7 @@ struct lrx_sink {
 	 * completion, none per packet) */
 	struct lrx_capture *capture_drops;
 	struct lrx_capture *capture_delivered;
+	const struct lrx_pipeline *pipeline; /* names the stage of a drop */
 	struct rte_mbuf *pkts[LRX_SINK_MAX];
 	lrx_next_t nexts[LRX_SINK_MAX];
 };

@@ -90,7 +90,7 @@ std::vector<std::string> mixed_run(const std::string &prefix, std::vector<std::s
 	return v;
 }
 
-// "listrx: drop IP_CSUM at pipeline, port 0" -> IP_CSUM
+// "listrx: drop IP_CSUM at l3-demux, port 0" -> IP_CSUM
 std::string drop_reason_of(const std::string &comment)
 {
 	const std::string head = "listrx: drop ";
@@ -98,6 +98,16 @@ std::string drop_reason_of(const std::string &comment)
 		return "";
 	size_t end = comment.find(' ', head.size());
 	return comment.substr(head.size(), end - head.size());
+}
+
+// "listrx: drop IP_CSUM at l3-demux, port 0" -> l3-demux
+std::string drop_stage_of(const std::string &comment)
+{
+	size_t at = comment.find(" at ");
+	size_t end = comment.find(',', at);
+	if (at == std::string::npos || end == std::string::npos)
+		return "";
+	return comment.substr(at + 4, end - at - 4);
 }
 
 } // namespace
@@ -120,7 +130,7 @@ TEST_CASE("--capture-drops writes every dropped packet with its reason, for ever
 		REQUIRE(dropped > 0); // the mixed profile has malformed frames
 		auto pkts = read_pcapng(drops);
 		CHECK(pkts.size() == dropped);
-		std::map<std::string, uint64_t> by_reason;
+		std::map<std::string, uint64_t> by_reason, by_stage_reason;
 		for (const auto &p : pkts) {
 			INFO("comment '" << p.comment << "'");
 			std::string reason = drop_reason_of(p.comment);
@@ -128,10 +138,22 @@ TEST_CASE("--capture-drops writes every dropped packet with its reason, for ever
 			CHECK(p.captured == p.original);
 			CHECK(p.captured > 0);
 			by_reason[reason]++;
+			by_stage_reason[drop_stage_of(p.comment) + "/" + reason]++;
 		}
 		for (auto &[reason, n] : s["drops"].items())
 			CHECK(by_reason[reason] == n.get<uint64_t>());
 		CHECK(by_reason.size() == s["drops"].size());
+		// the stage named in each comment is the one whose drop counters
+		// hold it
+		size_t stage_reasons = 0;
+		for (const auto &st : s["stages"])
+			for (auto &[reason, n] : st["drops"].items()) {
+				INFO("stage " << st["name"] << " reason " << reason);
+				CHECK(by_stage_reason[st["name"].get<std::string>() + "/" + reason] ==
+				      n.get<uint64_t>());
+				stage_reasons++;
+			}
+		CHECK(stage_reasons == by_stage_reason.size());
 
 		// delivered: the packets the stack delivered (GRO merged: fewer than received)
 		auto good = read_pcapng(delivered);
