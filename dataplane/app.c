@@ -908,7 +908,8 @@ static void report_fill_maps(struct lrx_report *r, const void *app)
 static void announce(const struct lrx_app *app)
 {
 	if (app->conf.telemetry && (lrx_telemetry_register(report_fill, app) < 0 ||
-				    lrx_telemetry_register_maps(report_fill_maps, app) < 0))
+				    lrx_telemetry_register_maps(report_fill_maps, app) < 0 ||
+				    (trace && lrx_telemetry_register_trace(trace) < 0)))
 		fprintf(stderr, "listrx: telemetry commands not registered (telemetry disabled in EAL?)\n");
 	fprintf(human_out, "listrx %s: %u port(s), %u polling lcore(s), engine %s, burst %u, %u stage(s)%s\n",
 	       LISTRX_VERSION, app->ports.n, app->n_workers,

@@ -8,6 +8,7 @@
 
 #include "summary.h"
 #include "telemetry.h"
+#include "trace.h"
 
 static lrx_telemetry_fill_fn telemetry_fill;
 static const void *telemetry_arg;
@@ -316,6 +317,44 @@ int lrx_telemetry_maps(const struct lrx_report *r, struct rte_tel_data *d)
 			rte_tel_data_free(md);
 	}
 	return 0;
+}
+
+/* /listrx/trace: per packet (packet_N) its events so far, one string
+ * each, as the text summary prints them (a packet still in the pipeline
+ * shows the events it has). */
+static const struct lrx_trace *telemetry_trace;
+
+static int tel_trace(const char *cmd __rte_unused, const char *params __rte_unused,
+		     struct rte_tel_data *d)
+{
+	const struct lrx_trace *t = telemetry_trace;
+	rte_tel_data_start_dict(d);
+	uint32_t n = lrx_trace_count(t);
+	for (uint32_t p = 0; p < n; p++) {
+		const struct lrx_trace_packet *tp = &t->pkt[p];
+		struct rte_tel_data *pd = rte_tel_data_alloc();
+		if (!pd)
+			return -ENOMEM;
+		rte_tel_data_start_array(pd, RTE_TEL_STRING_VAL);
+		unsigned n_events = tp->n_events;
+		for (unsigned i = 0; i < n_events && i < LRX_TRACE_EVENTS; i++) {
+			char line[RTE_TEL_MAX_STRING_LEN];
+			lrx_trace_event_line(t, tp, i, line, sizeof(line));
+			rte_tel_data_add_array_string(pd, line);
+		}
+		char name[32];
+		snprintf(name, sizeof(name), "packet_%u", p);
+		if (rte_tel_data_add_dict_container(d, name, pd, 0) < 0)
+			rte_tel_data_free(pd);
+	}
+	return 0;
+}
+
+int lrx_telemetry_register_trace(const struct lrx_trace *t)
+{
+	telemetry_trace = t;
+	return rte_telemetry_register_cmd("/listrx/trace", tel_trace,
+					  "listrx --trace: the traced packets' events so far. No parameters");
 }
 
 static lrx_telemetry_fill_fn telemetry_fill_maps;

@@ -19,6 +19,11 @@ int lrx_telemetry_register(lrx_telemetry_fill_fn fill, const void *arg);
  * (lrx_report_fill_maps); arg as above. */
 int lrx_telemetry_register_maps(lrx_telemetry_fill_fn fill, const void *arg);
 
+/* Registers /listrx/trace: the --trace packets so far (t must outlive
+ * the telemetry thread). */
+struct lrx_trace;
+int lrx_telemetry_register_trace(const struct lrx_trace *t);
+
 /* The renderers behind the commands, from a report (tests call them). */
 void lrx_telemetry_stats(const struct lrx_report *r, struct rte_tel_data *d);
 void lrx_telemetry_config(const struct lrx_report *r, struct rte_tel_data *d);

@@ -108,6 +108,23 @@ static const char *event_where(const struct lrx_trace *t, const struct lrx_trace
 	return ev->stage < t->n_stages ? t->stage_names[ev->stage] : "?";
 }
 
+void lrx_trace_event_line(const struct lrx_trace *t, const struct lrx_trace_packet *tp,
+			  unsigned i, char *buf, size_t len)
+{
+	const struct lrx_trace_event *ev = &tp->ev[i];
+	char verdict[64];
+	verdict_text(verdict, sizeof(verdict), tp, i);
+	size_t at = (size_t)snprintf(buf, len, "%-12s %s", event_where(t, ev), verdict);
+	for (unsigned bit = 0; ev->kind != LRX_TRACE_FATE && bit < RTE_DIM(meta_field_names) && at < len;
+	     bit++) {
+		if (!(ev->set & (1u << bit)))
+			continue;
+		char v[32];
+		meta_field_text(v, sizeof(v), &ev->meta, bit);
+		at += (size_t)snprintf(buf + at, len - at, " %s=%s", meta_field_names[bit], v);
+	}
+}
+
 void lrx_trace_print(const struct lrx_trace *t, FILE *out)
 {
 	uint32_t n = lrx_trace_count(t);
@@ -117,18 +134,9 @@ void lrx_trace_print(const struct lrx_trace *t, FILE *out)
 		const struct lrx_trace_packet *tp = &t->pkt[p];
 		fprintf(out, "packet %u: port %u, %u bytes\n", p, tp->port, tp->len);
 		for (unsigned i = 0; i < tp->n_events; i++) {
-			const struct lrx_trace_event *ev = &tp->ev[i];
-			char verdict[64];
-			verdict_text(verdict, sizeof(verdict), tp, i);
-			fprintf(out, "  %-12s %s", event_where(t, ev), verdict);
-			for (unsigned bit = 0; ev->kind != LRX_TRACE_FATE && bit < RTE_DIM(meta_field_names); bit++) {
-				if (!(ev->set & (1u << bit)))
-					continue;
-				char v[32];
-				meta_field_text(v, sizeof(v), &ev->meta, bit);
-				fprintf(out, " %s=%s", meta_field_names[bit], v);
-			}
-			fputc('\n', out);
+			char line[1024];
+			lrx_trace_event_line(t, tp, i, line, sizeof(line));
+			fprintf(out, "  %s\n", line);
 		}
 		if (tp->lost_events)
 			fprintf(out, "  ... %u more event(s) not kept\n", tp->lost_events);

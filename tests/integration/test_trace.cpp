@@ -3,8 +3,14 @@
 // on the same input, in the text summary and the JSON.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
 #include <vector>
 
 #include "run_binary.h"
@@ -106,4 +112,45 @@ TEST_CASE("--trace: bad values exit 2 naming what is valid; no trace without it"
 	REQUIRE(r.status == 0);
 	CHECK_FALSE(json::parse(lrx_test::read_file(js)).contains("trace"));
 	CHECK(r.out.find("\ntrace (") == std::string::npos);
+}
+
+TEST_CASE("--trace: telemetry /listrx/trace while running", "[binary][trace]")
+{
+	if (access("/usr/bin/dpdk-telemetry.py", X_OK) != 0) {
+		WARN("SKIPPED: dpdk-telemetry.py not installed (Debian package dpdk-dev)");
+		return;
+	}
+	std::string prefix = lrx_test::file_prefix("trace-tel");
+	pid_t pid = fork();
+	if (pid == 0) {
+		std::vector<std::string> v = {listrx_bin(), "--no-huge", "--no-pci", "-m", "256",
+					      "--file-prefix", prefix, "--vdev",
+					      "net_synth0,profile=udp64", "--", "--duration", "6",
+					      "--stats-period", "0", "--pipeline", "build-meta,l3-demux",
+					      "--trace", "3"};
+		std::vector<char *> args;
+		for (auto &a : v)
+			args.push_back(const_cast<char *>(a.c_str()));
+		args.push_back(nullptr);
+		int devnull = open("/dev/null", O_WRONLY);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		execv(args[0], args.data());
+		_exit(127);
+	}
+	std::string out;
+	for (int attempt = 0; attempt < 40 && out.find("packet_2") == std::string::npos; attempt++) {
+		std::this_thread::sleep_for(std::chrono::milliseconds(150));
+		out = run_program({"/bin/sh", "-c",
+				   "echo /listrx/trace | /usr/bin/dpdk-telemetry.py -f " + prefix})
+			      .out;
+	}
+	int status;
+	kill(pid, SIGINT);
+	waitpid(pid, &status, 0);
+	INFO(out);
+	CHECK(out.find("\"/listrx/trace\"") != std::string::npos);
+	CHECK(out.find("\"packet_0\": [\"build-meta   continue protocol=0x0800") != std::string::npos);
+	CHECK(out.find("\"sink         delivered\"") != std::string::npos);
+	CHECK(out.find("packet_3") == std::string::npos);
 }
