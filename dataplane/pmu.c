@@ -14,6 +14,10 @@
 
 #include <linux/perf_event.h>
 
+#ifdef LRX_HAVE_LIBPFM
+#include <perfmon/pfmlib_perf_event.h>
+#endif
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
@@ -104,6 +108,56 @@ static bool pmu_vendor_icache_miss(uint64_t *raw, char *name, size_t len)
 	return false;
 }
 
+/* Whether libpfm4 resolves event names here: pfm_initialize() detects the
+ * PMU model from cpuid, so it works without a PMU the kernel exposes (a VM);
+ * its generic "perf" PMU (perf's PERF_COUNT_HW_* names) is always there. */
+bool lrx_pmu_names_libpfm(char *why, size_t len)
+{
+#ifdef LRX_HAVE_LIBPFM
+	static int rc = 1;
+	if (rc == 1)
+		rc = pfm_initialize();
+	if (rc != PFM_SUCCESS)
+		snprintf(why, len, "libpfm4: pfm_initialize: %s", pfm_strerror(rc));
+	return rc == PFM_SUCCESS;
+#else
+	snprintf(why, len, "built without libpfm4 (libpfm4-dev)");
+	return false;
+#endif
+}
+
+/* A name perf's table does not know: the CPU vendor's event names (and
+ * perf::NAME, pmu::EVENT:UMASK) as libpfm4 spells them, encoded for
+ * perf_event_open by pfm_get_os_event_encoding(PFM_OS_PERF_EVENT_EXT).
+ * The privilege level is set at open time ([pmu] kernel), so only type
+ * and config are taken; an event that needs config1/config2 (offcore
+ * response, ...) is refused, struct lrx_pmu_event has no room for it. */
+static int pmu_parse_libpfm(const char *tok, struct lrx_pmu_event *ev)
+{
+#ifdef LRX_HAVE_LIBPFM
+	char why[64];
+	if (!lrx_pmu_names_libpfm(why, sizeof(why)) || strlen(tok) >= sizeof(ev->name))
+		return -EINVAL;
+	struct perf_event_attr attr;
+	pfm_perf_encode_arg_t arg;
+	memset(&attr, 0, sizeof(attr));
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = &attr;
+	arg.size = sizeof(arg);
+	if (pfm_get_os_event_encoding(tok, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg) != PFM_SUCCESS ||
+	    attr.config1 != 0 || attr.config2 != 0)
+		return -EINVAL;
+	snprintf(ev->name, sizeof(ev->name), "%s", tok);
+	ev->type = attr.type;
+	ev->config = attr.config;
+	return 0;
+#else
+	RTE_SET_USED(tok);
+	RTE_SET_USED(ev);
+	return -EINVAL;
+#endif
+}
+
 static int pmu_parse_one(const char *tok, struct lrx_pmu_event *ev)
 {
 	memset(ev, 0, sizeof(*ev));
@@ -138,7 +192,7 @@ static int pmu_parse_one(const char *tok, struct lrx_pmu_event *ev)
 								  sizeof(ev->fallback_name));
 		return 0;
 	}
-	return -EINVAL;
+	return pmu_parse_libpfm(tok, ev);
 }
 
 int lrx_pmu_parse_events(const char *text, struct lrx_pmu_conf *conf, char *why,
@@ -166,7 +220,7 @@ int lrx_pmu_parse_events(const char *text, struct lrx_pmu_conf *conf, char *why,
 				strcat(valid, ", ");
 			}
 			snprintf(why, why_len,
-				 "unknown event '%s'; valid: default, %sor a raw event rHEX / NAME=rHEX (as perf -e)",
+				 "unknown event '%s'; valid: default, %sa raw event rHEX / NAME=rHEX (as perf -e), or an event of this CPU as libpfm4 names it (showevtinfo)",
 				 tok, valid);
 			return -EINVAL;
 		}

@@ -56,10 +56,14 @@ struct lrx_pmu_conf {
 /* Parses "default" or a comma list of event names: cycles, instructions,
  * branches, branch-misses, L1-icache-load-misses, L1-icache-loads,
  * iTLB-load-misses, cache-misses, ref-cycles, or raw events as perf spells
- * them (rHEX, NAME=rHEX). On an unknown name returns -EINVAL with the
+ * them (rHEX, NAME=rHEX), or, built with libpfm4, any name it resolves for
+ * this CPU (perf::NAME, vendor event[:umask]). On an unknown name returns -EINVAL with the
  * offending token and the valid names in `why`. */
 int lrx_pmu_parse_events(const char *text, struct lrx_pmu_conf *conf, char *why,
 			 size_t why_len);
+/* Whether event names outside perf's table resolve through libpfm4 here;
+ * if not, why (built without it, or pfm_initialize failed). */
+bool lrx_pmu_names_libpfm(char *why, size_t len);
 const char *lrx_pmu_source_name(enum lrx_pmu_source_kind kind);
 int lrx_pmu_source_parse(const char *text, enum lrx_pmu_source_kind *kind);
 

@@ -2,6 +2,8 @@
 start with "unavailable:" (never zeros)."""
 
 import math
+import statistics
+from fractions import Fraction
 
 UNAVAILABLE = "unavailable: "
 
@@ -27,22 +29,23 @@ def number(value):
 
 
 def median(values):
-    vals = sorted(v for v in (number(x) for x in values) if v is not None)
-    if not vals:
-        return None
-    n = len(vals)
-    mid = n // 2
-    return vals[mid] if n % 2 else (vals[mid - 1] + vals[mid]) / 2
+    vals = [v for v in (number(x) for x in values) if v is not None]
+    return statistics.median(vals) if vals else None
 
 
 def quantile(sorted_vals, q):
-    """Linear interpolation between closest ranks (numpy's default)."""
+    """Linear interpolation between closest ranks (numpy's default), which is
+    statistics.quantiles' "inclusive" method: q = k/n is its k-th cut point."""
     if not sorted_vals:
         return None
-    pos = (len(sorted_vals) - 1) * q
-    lo = int(math.floor(pos))
-    hi = min(lo + 1, len(sorted_vals) - 1)
-    return sorted_vals[lo] + (sorted_vals[hi] - sorted_vals[lo]) * (pos - lo)
+    if q <= 0 or len(sorted_vals) == 1:
+        return sorted_vals[0] if q < 1 else sorted_vals[-1]
+    if q >= 1:
+        return sorted_vals[-1]
+    frac = Fraction(q).limit_denominator(10000)
+    cuts = statistics.quantiles(sorted_vals, n=frac.denominator,
+                                method="inclusive")
+    return cuts[frac.numerator - 1]
 
 
 def summary(values):

@@ -112,6 +112,35 @@ TEST_CASE("pmu: bad event lists name the token and what is valid", "[pmu]")
 	CHECK(parse_error("r1,r2,r3,r4,r5,r6,r7,r8,r9").find("at most 8") != std::string::npos);
 }
 
+TEST_CASE("pmu: names outside perf's table resolve through libpfm4", "[pmu]")
+{
+	char why[256] = "";
+	if (!lrx_pmu_names_libpfm(why, sizeof(why))) {
+		WARN("skipped: " << why);
+		return;
+	}
+	// libpfm4's generic perf PMU: perf's PERF_COUNT_HW_* spelled out
+	lrx_pmu_conf c = parse("PERF_COUNT_HW_INSTRUCTIONS,perf::PERF_COUNT_HW_CPU_CYCLES");
+	REQUIRE(c.n_events == 2);
+	CHECK(std::string(c.events[0].name) == "PERF_COUNT_HW_INSTRUCTIONS");
+	CHECK(c.events[0].type == PERF_TYPE_HARDWARE);
+	CHECK(c.events[0].config == PERF_COUNT_HW_INSTRUCTIONS);
+	CHECK(c.events[1].type == PERF_TYPE_HARDWARE);
+	CHECK(c.events[1].config == PERF_COUNT_HW_CPU_CYCLES);
+	// perf's own names still come from the built-in table
+	CHECK(parse("L1-icache-load-misses").events[0].type == PERF_TYPE_HW_CACHE);
+	// a vendor name of this CPU's PMU model becomes a raw event
+	lrx_pmu_conf v{};
+	char vwhy[512] = "";
+	if (lrx_pmu_parse_events("RETIRED_INSTRUCTIONS", &v, vwhy, sizeof(vwhy)) == 0) {
+		CHECK(v.events[0].type == PERF_TYPE_RAW);
+		CHECK(v.events[0].config == 0xc0); // AMD PMCx0C0 (PPR "Retired Instructions")
+	} else {
+		WARN("not an AMD PMU model: " << vwhy);
+	}
+	CHECK(parse_error("cycles,bogus").find("libpfm4") != std::string::npos);
+}
+
 TEST_CASE("pmu: multiplexed counts are scaled as perf stat scales them", "[pmu]")
 {
 	CHECK(lrx_pmu_scaled(1000, 10, 10) == 1000.0);

@@ -16,6 +16,7 @@
 #include <rte_mbuf_dyn.h>
 
 #include "frames.h"
+#include "stage_harness.h"
 #include "test_eal.h"
 // the stage headers are C without extern "C" guards
 extern "C" {
@@ -29,55 +30,36 @@ using lrx_test::frames::Frame;
 using lrx_test::frames::Spec;
 using Keys = std::map<std::string, std::string>;
 
-struct Gro {
+// The GRO stage as lrx_test::StageInstance with the engine's burst of 32
+// and keys handed through; adds the release() drain and the output list.
+struct Gro : lrx_test::StageInstance {
 	const lrx_stage *st = nullptr;
 	void *ctx = nullptr;
-	Keys keys;
 	std::vector<rte_mbuf *> out;
-	char err[256] = {};
+	const char *err = nullptr;
 	int init_rc = 0;
 
-	static const char *get(const lrx_stage_init *init, const char *key)
+	static lrx_test::StageOptions options()
 	{
-		auto *self = static_cast<const Gro *>(init->values);
-		auto it = self->keys.find(key);
-		if (it != self->keys.end())
-			return it->second.c_str();
-		for (const lrx_stage_key *k = self->st->keys; k && k->name; k++)
-			if (std::strcmp(k->name, key) == 0)
-				return k->def;
-		return nullptr;
+		lrx_test::StageOptions o;
+		o.burst = 32;
+		o.on_unknown_key = lrx_test::StageOptions::UnknownKey::pass;
+		o.on_missing_counter = lrx_test::StageOptions::MissingCounter::max;
+		return o;
 	}
 
 	// stage: gro (the kernel's rules) or rte-gro (DPDK rte_gro, the peer)
-	explicit Gro(const Keys &k = {}, const char *stage = "gro") : keys(k)
+	explicit Gro(const Keys &k = {}, const char *stage = "gro")
+		: StageInstance((lrx_test::eal_init(), stage), k, options()),
+		  st(desc()), ctx(StageInstance::ctx()), err(error()),
+		  init_rc(rc())
 	{
-		lrx_test::eal_init();
-		st = lrx_stage_find(stage);
-		if (!st)
-			return;
-		ctx = rte_zmalloc("gro_test", st->ctx_size, RTE_CACHE_LINE_SIZE);
-		lrx_stage_init init = {};
-		init.instance = stage;
-		init.socket_id = 0;
-		init.burst = 32;
-		init.get = get;
-		init.values = this;
-		init.err = err;
-		init.err_len = sizeof(err);
-		init_rc = st->init(ctx, &init);
 	}
 	~Gro()
 	{
-		if (ctx) {
-			st->fini(ctx);
-			rte_free(ctx);
-		}
 		for (rte_mbuf *m : out)
 			rte_pktmbuf_free(m);
 	}
-	Gro(const Gro &) = delete;
-	Gro &operator=(const Gro &) = delete;
 
 	void drain()
 	{
@@ -117,17 +99,6 @@ struct Gro {
 		drain();
 	}
 	uint32_t held() const { return st->held(ctx); }
-	uint64_t counter(const char *name) const
-	{
-		for (const lrx_stage_counter *c = st->counters; c && c->name; c++)
-			if (std::strcmp(c->name, name) == 0) {
-				uint64_t v;
-				std::memcpy(&v, (const char *)ctx + c->offset,
-					    sizeof(v));
-				return v;
-			}
-		return UINT64_MAX;
-	}
 	// output bytes of every released packet, in order
 	std::vector<std::vector<uint8_t>> bytes() const
 	{

@@ -5,6 +5,7 @@
 // that mirrors what the packet and burst engines do.
 #pragma once
 
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -20,11 +21,26 @@ extern "C" {
 
 namespace lrx_test {
 
+// How a test wants the instance built and read: the burst size passed to
+// init (the engine's burst), what a key the descriptor does not declare
+// does (reject: throw, as the pipeline rejects it; pass: hand it to init,
+// for stages that read keys outside their table) and what reading an
+// undeclared counter does (throw, return UINT64_MAX, or abort the test).
+struct StageOptions {
+	enum class UnknownKey { reject, pass };
+	enum class MissingCounter { throw_error, max, abort };
+	uint16_t burst = 64;
+	UnknownKey on_unknown_key = UnknownKey::reject;
+	MissingCounter on_missing_counter = MissingCounter::throw_error;
+};
+
 class StageInstance {
 public:
 	using Keys = std::map<std::string, std::string>;
 
-	StageInstance(const char *stage_name, const Keys &keys = {})
+	StageInstance(const char *stage_name, const Keys &keys = {},
+		      const StageOptions &opts = {})
+		: opts_(opts)
 	{
 		desc_ = lrx_stage_find(stage_name);
 		if (!desc_)
@@ -55,6 +71,11 @@ public:
 			if (name == c->name)
 				return *(const uint64_t *)((const char *)ctx_ +
 							   c->offset);
+		if (opts_.on_missing_counter == StageOptions::MissingCounter::max)
+			return UINT64_MAX;
+		if (opts_.on_missing_counter ==
+		    StageOptions::MissingCounter::abort)
+			abort();
 		throw std::runtime_error("no counter " + name);
 	}
 	std::map<std::string, uint64_t> counters() const
@@ -80,7 +101,9 @@ private:
 		for (const lrx_stage_key *k = desc_->keys; k && k->name; k++)
 			values_[k->name] = k->def;
 		for (auto &kv : keys) {
-			if (!values_.count(kv.first))
+			if (!values_.count(kv.first) &&
+			    opts_.on_unknown_key ==
+				    StageOptions::UnknownKey::reject)
 				throw std::runtime_error("no key " + kv.first);
 			values_[kv.first] = kv.second;
 		}
@@ -91,7 +114,7 @@ private:
 		lrx_stage_init init{};
 		init.instance = desc_->name;
 		init.socket_id = (int)rte_socket_id();
-		init.burst = 64;
+		init.burst = opts_.burst;
 		init.get = get;
 		init.values = this;
 		init.err = err_;
@@ -111,10 +134,11 @@ private:
 		ctx_ = nullptr;
 	}
 
+	StageOptions opts_;
 	const lrx_stage *desc_ = nullptr;
 	void *ctx_ = nullptr;
 	int rc_ = 0;
-	char err_[512] = "";
+	char err_[1024] = "";
 	Keys values_;
 };
 
