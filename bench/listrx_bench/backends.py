@@ -28,7 +28,7 @@ import signal
 import subprocess
 import time
 
-from .stats import unavailable, number
+from .stats import is_unavailable, unavailable, number
 
 BACKENDS = ("time", "perf", "perfstat", "pcm", "cachegrind", "rapl")
 
@@ -501,7 +501,22 @@ class PcmSession:
             self.proc.stdout.close()
 
 
-def pcm_probe():
+def cpu_vendor(path="/proc/cpuinfo"):
+    """The vendor_id of /proc/cpuinfo (GenuineIntel, AuthenticAMD, ...), or None."""
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith("vendor_id"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
+def pcm_probe(cpuinfo="/proc/cpuinfo"):
+    vendor = cpu_vendor(cpuinfo)
+    if vendor is not None and vendor != "GenuineIntel":
+        return "pcm needs an Intel CPU (this CPU: %s)" % vendor
     if not (shutil.which("pcm") or os.access("/usr/sbin/pcm", os.X_OK)):
         return "pcm not installed (Debian: pcm)"
     return None
@@ -553,6 +568,43 @@ def rapl_probe(root="/sys/class/powercap"):
     except OSError as e:
         return "cannot read RAPL: %s" % e
     return None
+
+
+# Result columns each backend fills (for the after-the-run status).
+FIGURE_KEYS = {
+    "time": lambda k: k.startswith("time_"),
+    "perf": lambda k: (k.startswith("perf_") and k != "perf_stages_status") or (k.startswith("stage.") and ".perf_" in k),
+    "perfstat": lambda k: k.startswith("perfstat_"),
+    "pcm": lambda k: k.startswith("pcm_"),
+    "cachegrind": lambda k: k.startswith("cg_") and k != "cg_status",
+    "rapl": lambda k: k.startswith("rapl_"),
+}
+
+
+def figure_status(name, status, rows):
+    """A backend's status after the runs: "ok" only when some row has a
+    number from it; otherwise "unavailable: reason", the reason being the
+    first one a row gave (a probe that passed says nothing about the figures:
+    perf finds no PMU event in a VM only once listrx runs)."""
+    if status != "ok":
+        return status
+    owns = FIGURE_KEYS.get(name)
+    if owns is None:
+        return status
+    reason = None
+    for r in rows:
+        if r.get("status") != "ok":
+            continue
+        for k, v in r.items():
+            if not owns(k):
+                continue
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                return "ok"
+            if reason is None and is_unavailable(v):
+                reason = v
+    if reason is None:
+        return unavailable("%s: no figure in any run" % name)
+    return reason
 
 
 def probe(name):

@@ -234,6 +234,12 @@ class Listrx:
     def run(self, cmd, json_path, prefix=(), timeout=600, log_name=None):
         """Runs cmd (optionally under prefix, e.g. perf stat or valgrind);
         returns (summary dict or None, error string or None, info dict)."""
+        try:
+            return self._run(cmd, json_path, prefix, timeout, log_name)
+        finally:
+            remove_runtime_dir(cmd)
+
+    def _run(self, cmd, json_path, prefix=(), timeout=600, log_name=None):
         full = list(prefix) + list(cmd)
         usage0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.time()
@@ -263,6 +269,23 @@ class Listrx:
                 return json.load(f), None, info
         except (OSError, ValueError) as e:
             return None, "no JSON summary (%s)" % e, info
+
+
+def eal_runtime_dir(file_prefix):
+    """The directory EAL makes for a file prefix (eal_create_runtime_dir():
+    /var/run/dpdk/PREFIX as root, else $XDG_RUNTIME_DIR or /tmp + /dpdk/PREFIX)."""
+    base = "/var/run" if os.getuid() == 0 else os.environ.get("XDG_RUNTIME_DIR", "/tmp")
+    return os.path.join(base, "dpdk", file_prefix)
+
+
+def remove_runtime_dir(cmd):
+    """Removes the EAL runtime directory of a finished run started with one of
+    our own prefixes (lrx...): EAL leaves it behind even with --no-shconf and
+    rte_eal_cleanup(). Also on Ctrl-C (called from a finally)."""
+    cmd = list(cmd)
+    for i, a in enumerate(cmd[:-1]):
+        if a == "--file-prefix" and cmd[i + 1].startswith("lrx"):
+            shutil.rmtree(eal_runtime_dir(cmd[i + 1]), ignore_errors=True)
 
 
 def default_lcores():

@@ -463,8 +463,8 @@ def run_sweep(lx, args, argv):
                         [x for x in args.xdp] if args.xdp else [None])
     sweep = Sweep(lx, args, args.out)
     for name, st in sweep.status.items():
-        if st != "ok":
-            print("listrx-bench: backend %s %s" % (name, st), file=sys.stderr)
+        print("listrx-bench: backend %s: %s" % (
+            name, "will measure" if st == "ok" else "no figures: " + st), file=sys.stderr)
     t0 = time.time()
     rows = sweep.run(cells, args.reps)
     skipped = {}
@@ -479,6 +479,10 @@ def run_sweep(lx, args, argv):
               "(their figures time drops): %s%s" % (len(low), ", ".join(low[:4]),
                                                     " ..." if len(low) > 4 else ""),
               file=sys.stderr)
-    meta = meta_for(lx, args, argv, sweep.status, started)
+    status = {name: backends.figure_status(name, st, rows) for name, st in sweep.status.items()}
+    for name, st in status.items():
+        if st != sweep.status[name]:
+            print("listrx-bench: backend %s %s" % (name, st), file=sys.stderr)
+    meta = meta_for(lx, args, argv, status, started)
     meta["elapsed_s"] = time.time() - t0
     return results.write(args.out, meta, rows), rows

@@ -360,3 +360,33 @@ class UnavailablePaths(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def test_pcm_probe_names_the_cpu_vendor_on_a_non_intel_cpu(tmp_path):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\n")
+    assert backends.pcm_probe(str(cpuinfo)) == \
+        "pcm needs an Intel CPU (this CPU: AuthenticAMD)"
+
+
+def test_figure_status_is_unavailable_when_no_row_has_a_figure():
+    reason = "unavailable: perf: cycles: no hardware PMU"
+    rows = [{"status": "ok", "time_mpps": 1.0, "perf_cycles_per_packet": reason,
+             "perf_stages_status": "unavailable: perf: --perf-stages off",
+             "perf_command": "listrx ..."}]
+    assert backends.figure_status("perf", "ok", rows) == reason
+    assert backends.figure_status("time", "ok", rows) == "ok"
+    assert backends.figure_status("pcm", "unavailable: pcm: x", rows) == "unavailable: pcm: x"
+    rows.append({"status": "ok", "perf_cycles_per_packet": 12.5})
+    assert backends.figure_status("perf", "ok", rows) == "ok"
+
+
+def test_a_finished_run_leaves_no_eal_runtime_dir(tmp_path, monkeypatch):
+    from listrx_bench import listrx
+    monkeypatch.setattr(listrx, "eal_runtime_dir", lambda p: str(tmp_path / "dpdk" / p))
+    (tmp_path / "dpdk" / "lrxbench1_1").mkdir(parents=True)
+    (tmp_path / "dpdk" / "other").mkdir()
+    listrx.remove_runtime_dir(["listrx", "--file-prefix", "lrxbench1_1", "--"])
+    listrx.remove_runtime_dir(["listrx", "--file-prefix", "other", "--"])
+    assert not (tmp_path / "dpdk" / "lrxbench1_1").exists()
+    assert (tmp_path / "dpdk" / "other").exists()
