@@ -37,6 +37,7 @@
 #include <rte_udp.h>
 
 #include "stage_keys.h"
+#include "exthdrs.h"
 #include "l3_demux.h"
 #include "meta.h"
 #include "static_entries.h"
@@ -716,6 +717,33 @@ static inline bool l3_ipv6_hbh_ok(const struct rte_mbuf *m, uint32_t off,
 	return true;
 }
 
+/* The extension headers ip6_protocol_deliver_rcu resubmits through
+ * (exthdrs.c), and the counter each verdict moves. */
+static lrx_next_t l3_ipv6_ext(struct l3_ctx *c, struct rte_mbuf *m,
+			      struct lrx_meta *meta,
+			      const struct rte_ipv6_hdr *hdr, uint32_t *toff,
+			      uint8_t *nexthdr)
+{
+	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V6];
+	enum lrx_drop_reason reason = LRX_DROP_NOT_SPECIFIED;
+	enum l3_ext_mib which = L3_EXT_MIB_NONE;
+	uint32_t end = meta->network_offset + meta->len;
+	if (end > m->data_len) /* only the first segment is walked */
+		end = m->data_len;
+	if (l3_ipv6_exthdrs(l3_frame(m), end, toff, nexthdr,
+			    hdr->dst_addr[0] == 0xff,
+			    meta->pkt_type == LRX_PACKET_HOST, &reason,
+			    &which) == L3_EXT_UPPER) {
+		meta->transport_offset = (uint16_t)*toff;
+		meta->l4_proto = *nexthdr;
+		return LRX_NEXT_CONTINUE_V;
+	}
+	mib->in_hdr_errors += which == L3_EXT_MIB_HDR_ERRORS;
+	mib->in_addr_errors += which == L3_EXT_MIB_ADDR_ERRORS;
+	mib->in_delivers += which == L3_EXT_MIB_DELIVERS;
+	return lrx_next_drop(reason);
+}
+
 static inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
 					  struct lrx_meta *meta,
 					  struct l3_route_hint *hint)
@@ -774,6 +802,11 @@ static inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
 		return lrx_next_drop(LRX_DROP_IP_INADDRERRORS);
 	}
 	mib->in_mcast_pkts += hdr->dst_addr[0] == 0xff;
+	if (unlikely(l3_ipv6_is_exthdr(nexthdr))) {
+		next = l3_ipv6_ext(c, m, meta, hdr, &toff, &nexthdr);
+		if (next != LRX_NEXT_CONTINUE_V)
+			return next;
+	}
 	if (nexthdr == 44) { /* NEXTHDR_FRAGMENT: no reassembly */
 		mib->reasm_reqds++;
 		mib->reasm_fails++;

@@ -58,6 +58,15 @@ Frame with(std::function<void(Spec &)> f)
 	return build(s);
 }
 
+const std::map<std::string, uint64_t> v6_udp_ok = {
+	{"Ip6InReceives", 1}, {"Ip6InDelivers", 1}, {"Udp6InDatagrams", 1}};
+
+// udp6() with extension headers between the fixed header and UDP.
+Frame ext6(uint8_t first_type, const std::vector<uint8_t> &ext)
+{
+	return ip6_insert_ext(udp6(), first_type, ext);
+}
+
 const std::map<std::string, uint64_t> v4_udp_ok = {
 	{"IpInReceives", 1}, {"IpInDelivers", 1}, {"UdpInDatagrams", 1}};
 
@@ -207,8 +216,70 @@ std::vector<Row> verdict_table()
 		{"v6 fragment", [] { return udp6().ip6_next_header(44); },
 		 drop(LRX_DROP_FRAG_REASM_TIMEOUT),
 		 {{"Ip6InReceives", 1}, {"Ip6ReasmReqds", 1}, {"Ip6ReasmFails", 1}}},
-		{"v6 unknown next header", [] { return udp6().ip6_next_header(59); },
+		{"v6 unknown next header", [] { return udp6().ip6_next_header(253); },
 		 drop(LRX_DROP_IP_NOPROTO), {{"Ip6InReceives", 1}, {"Ip6InUnknownProtos", 1}}},
+		// ---- IPv6 extension headers (ip6_protocol_deliver_rcu, exthdrs.c)
+		{"v6 no next header (dst_discard: delivered)",
+		 [] { return udp6().ip6_next_header(59); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"Ip6InReceives", 1}, {"Ip6InDelivers", 1}}},
+		{"v6 dstopts PadN", [] { return ext6(60, ip6_ext(17, {1, 4, 0, 0, 0, 0})); }, D,
+		 v6_udp_ok},
+		{"v6 dstopts 6 x Pad1", [] { return ext6(60, ip6_ext(17, {0, 0, 0, 0, 0, 0})); },
+		 D, v6_udp_ok},
+		{"v6 dstopts 8 bytes of padding", [] {
+			 return ext6(60, ip6_ext(17, {1, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})); },
+		 drop(LRX_DROP_IP_INHDR), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		{"v6 dstopts PadN data not zero", [] {
+			 return ext6(60, ip6_ext(17, {1, 4, 0, 1, 0, 0})); },
+		 drop(LRX_DROP_IP_INHDR), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		{"v6 dstopts unknown option 00 (skip)", [] {
+			 return ext6(60, ip6_ext(17, {0x1e, 2, 0, 0, 1, 0})); }, D, v6_udp_ok},
+		{"v6 dstopts unknown option 01 (discard)", [] {
+			 return ext6(60, ip6_ext(17, {0x5e, 2, 0, 0, 1, 0})); },
+		 drop(LRX_DROP_UNHANDLED_PROTO), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		{"v6 dstopts unknown option 10 (discard + ICMP)", [] {
+			 return ext6(60, ip6_ext(17, {0x9e, 2, 0, 0, 1, 0})); },
+		 drop(LRX_DROP_UNHANDLED_PROTO), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		{"v6 dstopts unknown option 11 (discard + ICMP unless mcast)", [] {
+			 return ext6(60, ip6_ext(17, {0xde, 2, 0, 0, 1, 0})); },
+		 drop(LRX_DROP_UNHANDLED_PROTO), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		{"v6 dstopts option past the header", [] {
+			 return ext6(60, ip6_ext(17, {0x1e, 9, 0, 0, 0, 0})); },
+		 drop(LRX_DROP_IP_INHDR), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		{"v6 dstopts truncated", [] {
+			 Frame f = ext6(60, {17, 1, 1, 4, 0, 0, 0, 0});
+			 return f.ip6_payload_length(8).truncate(f.l2_len + 48u); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		{"v6 dstopts then no next header", [] {
+			 return ext6(60, ip6_ext(59, {1, 4, 0, 0, 0, 0})); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"Ip6InReceives", 1}, {"Ip6InDelivers", 1}}},
+		{"v6 hop-by-hop after dstopts", [] {
+			 std::vector<uint8_t> e = ip6_ext(0, {1, 4, 0, 0, 0, 0});
+			 std::vector<uint8_t> h = ip6_ext(17, {1, 4, 0, 0, 0, 0});
+			 e.insert(e.end(), h.begin(), h.end());
+			 return ext6(60, e); },
+		 drop(LRX_DROP_IP_NOPROTO), {{"Ip6InReceives", 1}, {"Ip6InUnknownProtos", 1}}},
+		{"v6 chain of 6 dstopts", [] {
+			 std::vector<uint8_t> e;
+			 for (int i = 0; i < 6; i++) {
+				 std::vector<uint8_t> h = ip6_ext(i == 5 ? 17 : 60, {1, 4, 0, 0, 0, 0});
+				 e.insert(e.end(), h.begin(), h.end());
+			 }
+			 return ext6(60, e); }, D, v6_udp_ok},
+		{"v6 routing type 0, segments left 0 (skipped)", [] {
+			 return ext6(43, ip6_ext(17, {0, 0, 0, 0, 0, 0})); }, D, v6_udp_ok},
+		{"v6 routing type 0, segments left 1 (unknown_rh)", [] {
+			 return ext6(43, ip6_ext(17, {0, 1, 0, 0, 0, 0})); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		{"v6 routing type 2, segments left 0", [] {
+			 return ext6(43, ip6_ext(17, {2, 0, 0, 0, 0, 0})); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"Ip6InReceives", 1}, {"Ip6InAddrErrors", 1}}},
+		{"v6 routing type 4 (seg6_enabled off)", [] {
+			 return ext6(43, ip6_ext(17, {4, 0, 0, 0, 0, 0})); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"Ip6InReceives", 1}}},
+		{"v6 routing type 3 (rpl_seg_enabled off)", [] {
+			 return ext6(43, ip6_ext(17, {3, 0, 0, 0, 0, 0})); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"Ip6InReceives", 1}}},
 		{"v6 udp zero checksum", [] { return udp6().udp_zero_csum(); },
 		 drop(LRX_DROP_UDP_CSUM),
 		 {{"Ip6InReceives", 1}, {"Ip6InDelivers", 1}, {"Udp6InCsumErrors", 1},

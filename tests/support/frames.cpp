@@ -509,3 +509,33 @@ std::vector<uint8_t> mbuf_bytes(const rte_mbuf *m)
 
 } // namespace frames
 } // namespace lrx_test
+
+// ---- IPv6 extension header builders
+namespace lrx_test {
+namespace frames {
+
+std::vector<uint8_t> ip6_ext(uint8_t next, const std::vector<uint8_t> &body)
+{
+	const size_t len = (body.size() + 2 + 7) / 8 * 8;
+	std::vector<uint8_t> h(len, 0);
+	h[0] = next;
+	h[1] = (uint8_t)(len / 8 - 1);
+	std::copy(body.begin(), body.end(), h.begin() + 2);
+	return h;
+}
+
+Frame ip6_insert_ext(const Frame &f, uint8_t first_type, const std::vector<uint8_t> &ext)
+{
+	Frame g = f;
+	const size_t at = g.l2_len + 40u;
+	g.data.insert(g.data.begin() + (long)at, ext.begin(), ext.end());
+	g.set_u8(g.l2_len + 6u, first_type);
+	g.set_be16(g.l2_len + 4u, (uint16_t)(g.be16(g.l2_len + 4u) + ext.size()));
+	g.l3_len = (uint16_t)(g.l3_len + ext.size());
+	if (g.l4_off)
+		g.l4_off = (uint16_t)(g.l4_off + ext.size());
+	return g;
+}
+
+} // namespace frames
+} // namespace lrx_test

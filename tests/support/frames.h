@@ -169,3 +169,16 @@ std::vector<uint8_t> mbuf_bytes(const rte_mbuf *m);
 
 } // namespace frames
 } // namespace lrx_test
+
+// ---- IPv6 extension header builders
+namespace lrx_test {
+namespace frames {
+// The IPv6 frame f with ext (a chain of extension headers, built with
+// ip6_ext) inserted right after the fixed header: the fixed header's Next
+// Header becomes first_type, the payload length grows, offsets follow. The
+// last header of ext must name the upper layer f carried.
+Frame ip6_insert_ext(const Frame &f, uint8_t first_type, const std::vector<uint8_t> &ext);
+// One extension header {next, hdr_ext_len, body...}, zero-padded to 8n bytes.
+std::vector<uint8_t> ip6_ext(uint8_t next, const std::vector<uint8_t> &body);
+} // namespace frames
+} // namespace lrx_test
