@@ -697,6 +697,8 @@ static void run_prepare(struct lrx_app *app)
 	atomic_store(&app->run.quota,
 		     (int_fast64_t)RTE_MIN(app->conf.packets, quota_max));
 	atomic_store(&app->run.received, 0);
+	app->run.lcores = app->n_workers;
+	atomic_store(&app->run.arrived, 0);
 }
 
 /* Every worker but the main lcore's on its lcore; *on_main is the one

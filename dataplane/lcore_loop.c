@@ -105,6 +105,14 @@ int lrx_worker_main(void *arg)
 	if (w->pmu)
 		worker_pmu_start(w);
 
+	/* rte_eal_remote_launch starts the other lcores while the main lcore
+	 * still sets up its own poll: without a common start, a loaded host
+	 * lets one lcore take a whole quota before another polls once */
+	atomic_fetch_add(&run->arrived, 1);
+	while (atomic_load(&run->arrived) < run->lcores &&
+	       !atomic_load_explicit(&run->stop, memory_order_relaxed))
+		rte_pause();
+
 	while (!atomic_load_explicit(&run->stop, memory_order_relaxed)) {
 		for (unsigned i = 0; i < w->n_polls; i++) {
 			uint16_t budget = run->burst;

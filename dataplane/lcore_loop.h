@@ -57,6 +57,11 @@ struct lrx_run {
 	atomic_uint_fast64_t received;    /* received under the limit */
 	uint16_t burst;
 	bool busy_cycles;                 /* TSC per poll (stats level != off) */
+	/* start gate: every polling lcore waits until `lcores` have arrived,
+	 * so that a quota or a duration is shared from the same start (0 =
+	 * no gate) */
+	unsigned lcores;
+	atomic_uint arrived;
 };
 
 /* The worker body (rte_eal_remote_launch argument: struct lrx_worker_arg). */
