@@ -36,7 +36,8 @@ static size_t put_option(uint8_t *buf, uint16_t code, const void *value, uint16_
 {
 	memcpy(buf, &code, 2);
 	memcpy(buf + 2, &len, 2);
-	memcpy(buf + 4, value, len);
+	if (len)
+		memcpy(buf + 4, value, len);
 	memset(buf + 4 + len, 0, pad4(len) - len);
 	return 4 + pad4(len);
 }
