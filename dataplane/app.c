@@ -2,6 +2,7 @@
  * listrx [EAL options] -- [listrx options]
  */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -806,6 +807,35 @@ static bool info_option(const struct options *opts)
 	return true;
 }
 
+/* EAL's runtime directory, removed at exit when EAL left it empty
+ * (rte_eal_cleanup does not remove it) */
+static char runtime_dir[PATH_MAX];
+
+/* atexit, registered before rte_eal_init: it runs after EAL's own atexit
+ * handler (telemetry's unlink_sockets) has emptied the directory; rmdir
+ * fails, as it should, when something is left in it */
+static bool own_runtime_dir; /* named after this process: nobody else's */
+static void remove_runtime_dir(void)
+{
+	if (!runtime_dir[0])
+		return;
+	DIR *d = own_runtime_dir ? opendir(runtime_dir) : NULL;
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(d), e->d_name, 0); /* a failed init leaves mp_socket */
+	if (d)
+		closedir(d);
+	rmdir(runtime_dir);
+}
+
+static bool has_file_prefix(char *const *argv, int n)
+{
+	for (int i = 1; i < n; i++)
+		if (!strcmp(argv[i], "--file-prefix") || !strncmp(argv[i], "--file-prefix=", 14))
+			return true;
+	return false;
+}
+
 /* EAL: the command line's options, else the config's [eal] args */
 static int eal_start(struct lrx_app *app, int eal_argc, char **argv)
 {
@@ -837,15 +867,62 @@ static int eal_start(struct lrx_app *app, int eal_argc, char **argv)
 		eal_argv[0] = argv[0];
 		n_eal = 1 + split_eal_args(eal_text, eal_argv + 1, MAX_EAL_ARGS - 1);
 	}
+	/* two runs with one prefix share EAL's runtime directory, so the
+	 * second's telemetry socket replaces the first's (rte_telemetry_init):
+	 * without --file-prefix each run gets its own */
+	static char own_prefix[32];
+	if (!has_file_prefix(eal_argv, n_eal) && n_eal + 2 <= MAX_EAL_ARGS) {
+		snprintf(own_prefix, sizeof(own_prefix), "listrx-%d", (int)getpid());
+		eal_argv[n_eal++] = (char *)"--file-prefix";
+		eal_argv[n_eal++] = own_prefix;
+		size_t used = strlen(app->conf.eal_args);
+		snprintf(app->conf.eal_args + used, sizeof(app->conf.eal_args) - used,
+			 "%s--file-prefix %s", used ? " " : "", own_prefix);
+		if (app->conf.cfg && rte_cfgfile_has_entry(app->conf.cfg, "eal", "args"))
+			rte_cfgfile_set_entry(app->conf.cfg, "eal", "args", app->conf.eal_args);
+	}
 	eal_argv[n_eal] = NULL;
-	if (rte_eal_init(n_eal, eal_argv) >= 0)
+	char *shown[MAX_EAL_ARGS + 1]; /* rte_eal_init's getopt permutes eal_argv */
+	memcpy(shown, eal_argv, sizeof(shown));
+	atexit(remove_runtime_dir);
+	own_runtime_dir = eal_argv[n_eal - 1] == own_prefix;
+	int rc = rte_eal_init(n_eal, eal_argv);
+	/* set from the prefix early in rte_eal_init, also when it fails later */
+	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
+	if (rc >= 0)
 		return 0;
 	fprintf(stderr, "listrx: EAL initialisation failed: %s (EAL options: ",
 		rte_strerror(rte_errno));
 	for (int i = 1; i < n_eal; i++)
-		fprintf(stderr, "%s%s", i > 1 ? " " : "", eal_argv[i]);
+		fprintf(stderr, "%s%s", i > 1 ? " " : "", shown[i]);
 	fprintf(stderr, ")\n");
 	return -EINVAL;
+}
+
+/* A polling lcore pinned to a CPU that something else keeps busy (another
+ * poll-mode process, say) shares that CPU: its figures measure both. */
+static void warn_busy_lcores(const unsigned *ids, unsigned n)
+{
+	unsigned cpus[RTE_MAX_LCORE], lcores[RTE_MAX_LCORE], n_cpus = 0;
+	for (unsigned i = 0; i < n; i++) {
+		rte_cpuset_t set = rte_lcore_cpuset(ids[i]);
+		if (CPU_COUNT(&set) != 1)
+			continue; /* not pinned to one CPU: the scheduler moves it */
+		for (unsigned c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set)) {
+				lcores[n_cpus] = ids[i];
+				cpus[n_cpus++] = c;
+				break;
+			}
+	}
+	double share[RTE_MAX_LCORE];
+	if (n_cpus == 0 || lrx_cpus_busy_share(cpus, n_cpus, 80, share) < 0)
+		return;
+	for (unsigned i = 0; i < n_cpus; i++)
+		if (share[i] >= 0.5)
+			fprintf(stderr,
+				"listrx: warning: polling lcore %u runs on CPU %u, which was %.0f %% busy before the start (another poll-mode process?): the run shares it and its timings measure both; choose a free CPU with EAL -l\n",
+				lcores[i], cpus[i], 100 * share[i]);
 }
 
 /* Ports, lcores and their pipelines. Returns 0 or the exit status. */
@@ -859,6 +936,8 @@ static int setup(struct lrx_app *app)
 		return setup_error_status(rc);
 	}
 	rc = lcores_plan(app, lcore_ids, &n_lcores, err, sizeof(err));
+	if (rc == 0)
+		warn_busy_lcores(lcore_ids, n_lcores);
 	if (rc == 0)
 		rc = lrx_ports_open(&app->conf, (uint16_t)n_lcores,
 				    n_lcores * LRX_SINK_MAX, &app->ports, err, sizeof(err));
@@ -918,6 +997,9 @@ static void announce(const struct lrx_app *app)
 	       lrx_engine_name(app->conf.pipeline.engine), app->conf.pipeline.burst,
 	       app->conf.pipeline.n_stages,
 	       app->conf.duration_s == 0 && app->conf.packets == 0 ? "; Ctrl-C stops" : "");
+	const char *prefix = strrchr(runtime_dir, '/');
+	if (app->conf.telemetry && prefix)
+		fprintf(human_out, "telemetry: dpdk-telemetry.py -f %s\n", prefix + 1);
 	fflush(human_out);
 }
 

@@ -977,6 +977,8 @@ static void config_defaults(struct lrx_config *conf)
 	conf->pipeline.engine = LRX_ENGINE_BURST;
 	conf->pipeline.burst = 64;
 	conf->pipeline.stats_level = LRX_STATS_COUNTERS;
+	/* as conf/default.ini: a custom config keeps its progress lines */
+	conf->stats_period_s = 1;
 	conf->mempool_cache = 256;
 	conf->data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
 	conf->telemetry = true;

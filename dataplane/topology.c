@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -99,4 +102,65 @@ void lrx_topology_print(const struct lrx_topology *t, FILE *out)
 		fprintf(out, "L1d: %u KiB\n", t->l1d_bytes / 1024);
 	if (t->llc_bytes)
 		fprintf(out, "last-level cache: %u KiB\n", t->llc_bytes / 1024);
+}
+
+int lrx_proc_stat_cpu(const char *text, unsigned cpu, uint64_t *busy, uint64_t *total)
+{
+	char tag[24];
+	int tag_len = snprintf(tag, sizeof(tag), "cpu%u ", cpu);
+	for (const char *line = text; line && *line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (strncmp(line, tag, (size_t)tag_len) != 0)
+			continue;
+		/* user nice system idle iowait irq softirq steal (guest is in user) */
+		uint64_t v[8] = {0};
+		const char *p = line + tag_len;
+		for (unsigned i = 0; i < 8; i++) {
+			char *end;
+			v[i] = strtoull(p, &end, 10);
+			if (end == p)
+				break;
+			p = end;
+		}
+		*total = 0;
+		for (unsigned i = 0; i < 8; i++)
+			*total += v[i];
+		*busy = *total - v[3] - v[4];
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int read_proc_stat(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/stat", "r");
+	if (!f)
+		return -errno;
+	size_t n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return 0;
+}
+
+int lrx_cpus_busy_share(const unsigned *cpus, unsigned n, unsigned interval_ms, double *share)
+{
+	enum { STAT_MAX = 256 * 1024 };
+	char *before = malloc(STAT_MAX), *after = malloc(STAT_MAX);
+	int rc = before && after ? read_proc_stat(before, STAT_MAX) : -ENOMEM;
+	if (rc == 0) {
+		struct timespec ts = {interval_ms / 1000, (long)(interval_ms % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+		rc = read_proc_stat(after, STAT_MAX);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t b0, t0, b1, t1;
+		share[i] = -1;
+		if (rc == 0 && lrx_proc_stat_cpu(before, cpus[i], &b0, &t0) == 0 &&
+		    lrx_proc_stat_cpu(after, cpus[i], &b1, &t1) == 0 && t1 > t0)
+			share[i] = (double)(b1 - b0) / (double)(t1 - t0);
+	}
+	free(before);
+	free(after);
+	return rc;
 }

@@ -4,6 +4,7 @@
 #ifndef LISTRX_TOPOLOGY_H
 #define LISTRX_TOPOLOGY_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 struct lrx_topology {
@@ -22,5 +23,15 @@ struct lrx_topology {
 /* Fills topo; returns 0 or -errno (topo still holds what was found). */
 int lrx_topology_read(struct lrx_topology *topo);
 void lrx_topology_print(const struct lrx_topology *topo, FILE *out);
+
+/* One CPU's time from a /proc/stat text (its "cpuN" line, in clock
+ * ticks): busy = everything but idle and iowait, as top(1) counts it.
+ * Returns 0, or -ENOENT when the text has no line for cpu. */
+int lrx_proc_stat_cpu(const char *text, unsigned cpu, uint64_t *busy, uint64_t *total);
+
+/* The share (0..1) of each CPU in cpus[] that was busy over the next
+ * interval_ms, from /proc/stat; share[i] < 0 where it cannot be read.
+ * Returns 0 or -errno. */
+int lrx_cpus_busy_share(const unsigned *cpus, unsigned n, unsigned interval_ms, double *share);
 
 #endif

@@ -72,6 +72,7 @@ TEST_CASE("empty config gives the defaults", "[config]")
 	CHECK(std::string(l.conf.eal_args).find("--no-huge") != std::string::npos);
 	CHECK(l.conf.duration_s == 0);
 	CHECK(l.conf.packets == 0);
+	CHECK(l.conf.stats_period_s == 1);
 	CHECK_FALSE(l.conf.latency);
 }
 
@@ -98,6 +99,9 @@ TEST_CASE("shipped default.ini loads", "[config]")
 	REQUIRE(lrx_config_load(&conf, path.c_str(), nullptr, 0, err, sizeof(err)) == 0);
 	CHECK(std::string(conf.eal_args).find("net_synth0") != std::string::npos);
 	CHECK(conf.pipeline.burst == 64);
+	// a config that leaves a key out gets what default.ini says
+	Loaded empty("");
+	CHECK(conf.stats_period_s == empty.conf.stats_period_s);
 	lrx_config_free(&conf);
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <catch2/catch.hpp>
 
+#include <cerrno>
+#include <cstdint>
 #include <unistd.h>
 
 extern "C" {
@@ -24,4 +26,32 @@ TEST_CASE("topology finds cores and an L1i consistent with the OS", "[topology]"
 	} else if (t.l1i_bytes == 0) {
 		CHECK(std::string(t.l1i_source) == "unknown");
 	}
+}
+
+TEST_CASE("/proc/stat: a CPU's busy and total ticks", "[topology]")
+{
+	const char *text = "cpu  10 0 10 100 0 0 0 0 0 0\n"
+			   "cpu0 5 1 4 50 2 1 1 1 0 0\n"
+			   "cpu1 7 0 3 40 0 0 0 0 0 0\n"
+			   "intr 12345\n";
+	uint64_t busy = 0, total = 0;
+	REQUIRE(lrx_proc_stat_cpu(text, 0, &busy, &total) == 0);
+	CHECK(total == 65);
+	CHECK(busy == 65 - 50 - 2); // idle and iowait are not busy
+	REQUIRE(lrx_proc_stat_cpu(text, 1, &busy, &total) == 0);
+	CHECK(total == 50);
+	CHECK(busy == 10);
+	CHECK(lrx_proc_stat_cpu(text, 2, &busy, &total) == -ENOENT);
+	// "cpu1" is not "cpu10"
+	CHECK(lrx_proc_stat_cpu("cpu10 1 1 1 1 0 0 0 0\n", 1, &busy, &total) == -ENOENT);
+}
+
+TEST_CASE("busy share of this machine's CPUs is read, and a missing CPU is < 0", "[topology]")
+{
+	unsigned cpus[2] = {0, 100000};
+	double share[2];
+	REQUIRE(lrx_cpus_busy_share(cpus, 2, 50, share) == 0);
+	CHECK(share[0] >= 0);
+	CHECK(share[0] <= 1);
+	CHECK(share[1] < 0);
 }

@@ -108,7 +108,8 @@ RunResult run_program(const std::vector<std::string> &argv, const RunOptions &op
 	return r;
 }
 
-int spawn_program(const std::vector<std::string> &argv, const std::string &out_path)
+int spawn_program(const std::vector<std::string> &argv, const std::string &out_path,
+		  const std::string &err_path)
 {
 	// returns once the child has exec'd (the close-on-exec pipe reads EOF):
 	// before that it still has the test's signal handlers (Catch2 catches
@@ -124,6 +125,9 @@ int spawn_program(const std::vector<std::string> &argv, const std::string &out_p
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
+		int err_fd = err_path.empty() ? -1 : open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (err_fd >= 0)
+			dup2(err_fd, 2);
 		std::vector<char *> args;
 		for (auto &a : argv)
 			args.push_back(const_cast<char *>(a.c_str()));

@@ -25,9 +25,11 @@ struct RunOptions {
 
 RunResult run_program(const std::vector<std::string> &argv, const RunOptions &opt = {});
 
-// Starts argv in the background, stdout and stderr into out_path; returns
-// its pid once it has exec'd (or exited, when exec failed).
-int spawn_program(const std::vector<std::string> &argv, const std::string &out_path);
+// Starts argv in the background, stdout and stderr into out_path (stderr
+// into err_path when given; "/dev/null" discards); returns its pid once it
+// has exec'd (or exited, when exec failed).
+int spawn_program(const std::vector<std::string> &argv, const std::string &out_path,
+		  const std::string &err_path = "");
 // Waits until the file contains text (true) or timeout_s passes (false).
 bool wait_for_text(const std::string &path, const std::string &text, double timeout_s);
 // Waits until pid catches sig (its handler is installed, as /proc/PID/status

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "run_binary.h"
+#include "telemetry_client.h"
 
 using lrx_test::listrx_bin;
 using lrx_test::run_program;
@@ -307,44 +308,30 @@ TEST_CASE("--help and --version", "[binary]")
 
 TEST_CASE("telemetry: /listrx/stats, /listrx/config and /listrx/stages while running", "[binary]")
 {
-	if (access("/usr/bin/dpdk-telemetry.py", X_OK) != 0) {
-		WARN("SKIPPED: dpdk-telemetry.py not installed (Debian package dpdk-dev)");
+	if (!lrx_test::telemetry_unavailable().empty()) {
+		WARN("SKIPPED: " << lrx_test::telemetry_unavailable());
 		return;
 	}
 	std::string prefix = lrx_test::file_prefix("tel");
 	std::vector<std::string> e = {"--no-huge", "--no-pci", "-m", "256", "--file-prefix",
 				      prefix, "--vdev", "net_null0,copy=0"};
-	pid_t pid = fork();
-	if (pid == 0) {
-		// with per-stage counters from the fake source: /listrx/stages
-		// shows what each stage was charged so far
-		std::vector<std::string> v = cmd(e, {"--duration", "6", "--stats-period", "0",
-						     "--pipeline", "build-meta", "--engine", "burst",
-						     "--pmu=cycles,instructions", "--pmu-stages",
-						     "--set", "pmu.source=fake"});
-		std::vector<char *> args;
-		for (auto &a : v)
-			args.push_back(const_cast<char *>(a.c_str()));
-		args.push_back(nullptr);
-		int devnull = open("/dev/null", O_WRONLY);
-		dup2(devnull, 1);
-		dup2(devnull, 2);
-		execv(args[0], args.data());
-		_exit(127);
-	}
-	std::string stats_out, config_out;
+	// with per-stage counters from the fake source: /listrx/stages shows
+	// what each stage was charged so far
+	int pid = lrx_test::spawn_program(cmd(e, {"--duration", "6", "--stats-period", "0",
+						  "--pipeline", "build-meta", "--engine", "burst",
+						  "--pmu=cycles,instructions", "--pmu-stages",
+						  "--set", "pmu.source=fake"}),
+					  "/dev/null");
+	REQUIRE(pid > 0);
+	std::string stats_out;
 	for (int attempt = 0; attempt < 40 && stats_out.find("rx_packets") == std::string::npos;
 	     attempt++) {
 		std::this_thread::sleep_for(std::chrono::milliseconds(150));
-		lrx_test::RunResult t = run_program(
-			{"/bin/sh", "-c",
-			 "printf '/listrx/stats\\n/listrx/config\\n/listrx/stages\\n' | "
-			 "/usr/bin/dpdk-telemetry.py -f " + prefix});
-		stats_out = t.out;
+		stats_out = lrx_test::telemetry_query(prefix, {"/listrx/stats", "/listrx/config",
+								"/listrx/stages"});
 	}
-	int status;
 	kill(pid, SIGINT);
-	waitpid(pid, &status, 0);
+	CHECK(lrx_test::wait_program(pid, 30) == 0);
 	INFO(stats_out);
 	CHECK(stats_out.find("\"/listrx/stats\"") != std::string::npos);
 	CHECK(stats_out.find("\"rx_packets\"") != std::string::npos);
@@ -406,27 +393,12 @@ TextSummary parse_text_summary(const std::string &out)
 	return t;
 }
 
-// dpdk-telemetry.py prints one JSON object per command
-json telemetry_reply(const std::string &out, const std::string &command)
-{
-	std::istringstream in(out);
-	std::string line;
-	while (std::getline(in, line)) {
-		size_t brace = line.find('{');
-		if (brace == std::string::npos)
-			continue;
-		json j = json::parse(line.substr(brace), nullptr, false);
-		if (!j.is_discarded() && j.contains(command))
-			return j[command];
-	}
-	return json();
-}
 
 TEST_CASE("the text summary, the JSON summary and telemetry give the same numbers",
 	  "[binary][report]")
 {
-	if (access("/usr/bin/dpdk-telemetry.py", X_OK) != 0) {
-		WARN("SKIPPED: dpdk-telemetry.py not installed (Debian package dpdk-dev)");
+	if (!lrx_test::telemetry_unavailable().empty()) {
+		WARN("SKIPPED: " << lrx_test::telemetry_unavailable());
 		return;
 	}
 	// the link goes down 0.4 s after start: RX delivers nothing from then
@@ -439,37 +411,21 @@ TEST_CASE("the text summary, the JSON summary and telemetry give the same number
 					  "net_synth0,profile=mixed,ipv6_share=0.1,malformed_share=0.1,link_down_ms=400"},
 					 {"--duration", "4", "--stats-period", "0", "--pipeline",
 					  "xdp,build-meta,gro,l3-demux", "--json", js});
-	pid_t pid = fork();
-	if (pid == 0) {
-		std::vector<char *> args;
-		for (auto &a : v)
-			args.push_back(const_cast<char *>(a.c_str()));
-		args.push_back(nullptr);
-		int out = open(txt.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(out, 1);
-		int devnull = open("/dev/null", O_WRONLY);
-		dup2(devnull, 2);
-		execv(args[0], args.data());
-		_exit(127);
-	}
+	int pid = lrx_test::spawn_program(v, txt, "/dev/null");
+	REQUIRE(pid > 0);
 	json stats, stages;
 	std::string tel_out;
 	for (int attempt = 0; attempt < 60; attempt++) {
 		std::this_thread::sleep_for(std::chrono::milliseconds(200));
-		lrx_test::RunResult t = run_program(
-			{"/bin/sh", "-c",
-			 "printf '/listrx/stats\\n/listrx/stages\\n' | /usr/bin/dpdk-telemetry.py -f " + prefix});
-		tel_out = t.out;
-		stats = telemetry_reply(tel_out, "/listrx/stats");
-		stages = telemetry_reply(tel_out, "/listrx/stages");
+		tel_out = lrx_test::telemetry_query(prefix, {"/listrx/stats", "/listrx/stages"});
+		stats = lrx_test::telemetry_reply(tel_out, "/listrx/stats");
+		stages = lrx_test::telemetry_reply(tel_out, "/listrx/stages");
 		// past the link-down time, with the counters read
 		if (stats.is_object() && stats.value("uptime_ms", 0) > 1500 && stages.is_object())
 			break;
 	}
-	int status;
-	waitpid(pid, &status, 0);
-	REQUIRE(WIFEXITED(status));
-	REQUIRE(WEXITSTATUS(status) == 0);
+	int status = lrx_test::wait_program(pid, 60);
+	REQUIRE(status == 0);
 	INFO(tel_out);
 	REQUIRE(stats.is_object());
 	REQUIRE(stages.is_object());
@@ -731,28 +687,12 @@ TEST_CASE("--pmu bad values: exit 2 naming what is valid", "[binary][pmu]")
 	}
 }
 
-// Every reply to command in dpdk-telemetry.py's output, in order.
-std::vector<json> telemetry_replies(const std::string &out, const std::string &command)
-{
-	std::vector<json> v;
-	std::istringstream in(out);
-	std::string line;
-	while (std::getline(in, line)) {
-		size_t brace = line.find('{');
-		if (brace == std::string::npos)
-			continue;
-		json j = json::parse(line.substr(brace), nullptr, false);
-		if (!j.is_discarded() && j.contains(command))
-			v.push_back(j[command]);
-	}
-	return v;
-}
 
 TEST_CASE("telemetry /listrx/runtime: per-stage rates; ,clear restarts them from zero, totals stay",
 	  "[binary][runtime]")
 {
-	if (access("/usr/bin/dpdk-telemetry.py", X_OK) != 0) {
-		WARN("SKIPPED: dpdk-telemetry.py not installed (Debian package dpdk-dev)");
+	if (!lrx_test::telemetry_unavailable().empty()) {
+		WARN("SKIPPED: " << lrx_test::telemetry_unavailable());
 		return;
 	}
 	std::string prefix = lrx_test::file_prefix("runtime");
@@ -764,12 +704,11 @@ TEST_CASE("telemetry /listrx/runtime: per-stage rates; ,clear restarts them from
 		     "--pipeline", "build-meta,gro,l3-demux"}),
 		out_path);
 	REQUIRE(pid > 0);
-	const std::string tel = "/usr/bin/dpdk-telemetry.py -f " + prefix;
 	json first;
 	for (int attempt = 0; attempt < 60; attempt++) {
 		std::this_thread::sleep_for(std::chrono::milliseconds(150));
-		auto t = run_program({"/bin/sh", "-c", "printf '/listrx/runtime\\n' | " + tel});
-		auto v = telemetry_replies(t.out, "/listrx/runtime");
+		auto v = lrx_test::telemetry_replies(lrx_test::telemetry_query(prefix, {"/listrx/runtime"}),
+						     "/listrx/runtime");
 		if (!v.empty() && v[0].is_object() && v[0].contains("0_build_meta") &&
 		    v[0]["0_build_meta"]["packets"].get<uint64_t>() > 0 && v[0]["period_ms"] > 300) {
 			first = v[0];
@@ -777,13 +716,13 @@ TEST_CASE("telemetry /listrx/runtime: per-stage rates; ,clear restarts them from
 		}
 	}
 	std::this_thread::sleep_for(std::chrono::milliseconds(300));
-	auto t = run_program({"/bin/sh", "-c",
-			      "printf '/listrx/runtime,clear\\n/listrx/runtime\\n/listrx/stages\\n' | " + tel});
-	auto after = telemetry_replies(t.out, "/listrx/runtime");
-	json stages = telemetry_reply(t.out, "/listrx/stages");
+	std::string tel_out = lrx_test::telemetry_query(
+		prefix, {"/listrx/runtime,clear", "/listrx/runtime", "/listrx/stages"});
+	auto after = lrx_test::telemetry_replies(tel_out, "/listrx/runtime");
+	json stages = lrx_test::telemetry_reply(tel_out, "/listrx/stages");
 	kill(pid, SIGINT);
 	CHECK(lrx_test::wait_program(pid, 30) == 0);
-	INFO(first.dump() << "\n" << t.out);
+	INFO(first.dump() << "\n" << tel_out);
 	REQUIRE(first.is_object());
 	for (const char *s : {"0_build_meta", "1_gro", "2_l3_demux"}) {
 		INFO("stage " << s);
@@ -834,4 +773,101 @@ TEST_CASE("--stats-view: the periodic line's view, and bad values exit 2", "[bin
 	r = run_program({listrx_bin(), "--", "--stats-view", "fast"});
 	CHECK(r.status == 2);
 	CHECK(r.err == "listrx: --stats-view fast: [run] stats_view: valid views: stages, ports, lcores\n");
+}
+
+namespace {
+
+// EAL's runtime directory for a file prefix (eal_get_runtime_dir(): root's
+// /var/run/dpdk, else $XDG_RUNTIME_DIR/dpdk or /tmp/dpdk)
+std::string eal_runtime_dir(const std::string &prefix)
+{
+	const char *xdg = std::getenv("XDG_RUNTIME_DIR");
+	std::string base = getuid() == 0 ? "/var/run" : xdg ? xdg : "/tmp";
+	return base + "/dpdk/" + prefix;
+}
+
+// The file prefix a run announced on its "telemetry: ..." line ("" if none).
+std::string announced_prefix(const std::string &out)
+{
+	std::smatch m;
+	static const std::regex line("telemetry: dpdk-telemetry\\.py -f (\\S+)\n");
+	return std::regex_search(out, m, line) ? m[1].str() : "";
+}
+
+} // namespace
+
+TEST_CASE("without --file-prefix each run gets its own EAL prefix, announced and removed at exit",
+	  "[binary][eal]")
+{
+	const std::vector<std::string> e = {"--no-huge", "--no-pci", "--no-shconf", "-m", "256",
+					    "--vdev", "net_null0,copy=0"};
+	std::string out_a = lrx_test::scratch_path("prefix-a.out");
+	std::string out_b = lrx_test::scratch_path("prefix-b.out");
+	int a = lrx_test::spawn_program(cmd(e, {"--duration", "6", "--stats-period", "0"}), out_a);
+	int b = lrx_test::spawn_program(cmd(e, {"--duration", "6", "--stats-period", "0"}), out_b);
+	REQUIRE(a > 0);
+	REQUIRE(b > 0);
+	CHECK(lrx_test::wait_for_text(out_a, "telemetry: ", 30));
+	CHECK(lrx_test::wait_for_text(out_b, "telemetry: ", 30));
+	std::string pa = announced_prefix(lrx_test::read_file(out_a));
+	std::string pb = announced_prefix(lrx_test::read_file(out_b));
+	CHECK(pa == "listrx-" + std::to_string(a));
+	CHECK(pb == "listrx-" + std::to_string(b));
+	// each answers on its own socket: the config it reports is its own
+	if (lrx_test::telemetry_unavailable().empty()) {
+		for (const auto &p : {pa, pb}) {
+			json config = lrx_test::telemetry_reply(
+				lrx_test::telemetry_query(p, {"/listrx/config"}), "/listrx/config");
+			INFO(p << ": " << config.dump());
+			REQUIRE(config.is_object());
+			CHECK(config["eal"]["args"].get<std::string>().find("--file-prefix " + p) !=
+			      std::string::npos);
+		}
+	}
+	kill(a, SIGINT);
+	kill(b, SIGINT);
+	CHECK(lrx_test::wait_program(a, 30) == 0);
+	CHECK(lrx_test::wait_program(b, 30) == 0);
+	CHECK(access(eal_runtime_dir(pa).c_str(), F_OK) != 0);
+	CHECK(access(eal_runtime_dir(pb).c_str(), F_OK) != 0);
+
+	// a prefix the user gives is used as given, and its empty directory removed
+	std::string mine = lrx_test::file_prefix("given");
+	auto e2 = e;
+	e2.insert(e2.end(), {"--file-prefix", mine});
+	auto r = run_program(cmd(e2, {"--packets", "1000", "--stats-period", "0"}));
+	CHECK(r.status == 0);
+	CHECK(announced_prefix(r.out) == mine);
+	CHECK(access(eal_runtime_dir(mine).c_str(), F_OK) != 0);
+	// a failed EAL start (hugepages needed, none here) leaves nothing either
+	r = run_program({listrx_bin(), "-m", "64", "--no-pci", "--", "--packets", "1"});
+	if (r.status == 2 && r.err.find("EAL initialisation failed") != std::string::npos) {
+		std::smatch m;
+		REQUIRE(std::regex_search(r.err, m, std::regex("--file-prefix (listrx-[0-9]+)")));
+		CHECK(access(eal_runtime_dir(m[1].str()).c_str(), F_OK) != 0);
+	}
+}
+
+TEST_CASE("a polling lcore on a CPU another process keeps busy is warned about", "[binary][eal]")
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		WARN("SKIPPED: needs 2 CPUs (lcore 1)");
+		return;
+	}
+	const std::vector<std::string> e = {"-l", "1", "--no-huge", "--no-pci", "--no-shconf", "-m",
+					    "256", "--vdev", "net_null0,copy=0"};
+	std::string out = lrx_test::scratch_path("busy-first.out");
+	// the first run polls CPU 1 flat out, as a poll-mode process does
+	int first = lrx_test::spawn_program(cmd(e, {"--duration", "8", "--stats-period", "0"}), out);
+	REQUIRE(first > 0);
+	REQUIRE(lrx_test::wait_for_text(out, "telemetry: ", 30));
+	std::this_thread::sleep_for(std::chrono::milliseconds(300));
+	auto r = run_program(cmd(e, {"--packets", "1000", "--stats-period", "0"}));
+	kill(first, SIGINT);
+	CHECK(lrx_test::wait_program(first, 30) == 0);
+	INFO(r.err);
+	CHECK(r.status == 0);
+	CHECK(r.err.find("listrx: warning: polling lcore 1 runs on CPU 1, which was ") !=
+	      std::string::npos);
+	CHECK(r.err.find("choose a free CPU with EAL -l") != std::string::npos);
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "run_binary.h"
+#include "telemetry_client.h"
 
 using lrx_test::listrx_bin;
 using lrx_test::run_program;
@@ -116,38 +117,25 @@ TEST_CASE("--trace: bad values exit 2 naming what is valid; no trace without it"
 
 TEST_CASE("--trace: telemetry /listrx/trace while running", "[binary][trace]")
 {
-	if (access("/usr/bin/dpdk-telemetry.py", X_OK) != 0) {
-		WARN("SKIPPED: dpdk-telemetry.py not installed (Debian package dpdk-dev)");
+	if (!lrx_test::telemetry_unavailable().empty()) {
+		WARN("SKIPPED: " << lrx_test::telemetry_unavailable());
 		return;
 	}
 	std::string prefix = lrx_test::file_prefix("trace-tel");
-	pid_t pid = fork();
-	if (pid == 0) {
-		std::vector<std::string> v = {listrx_bin(), "--no-huge", "--no-pci", "-m", "256",
-					      "--file-prefix", prefix, "--vdev",
-					      "net_synth0,profile=udp64", "--", "--duration", "6",
-					      "--stats-period", "0", "--pipeline", "build-meta,l3-demux",
-					      "--trace", "3"};
-		std::vector<char *> args;
-		for (auto &a : v)
-			args.push_back(const_cast<char *>(a.c_str()));
-		args.push_back(nullptr);
-		int devnull = open("/dev/null", O_WRONLY);
-		dup2(devnull, 1);
-		dup2(devnull, 2);
-		execv(args[0], args.data());
-		_exit(127);
-	}
+	int pid = lrx_test::spawn_program({listrx_bin(), "--no-huge", "--no-pci", "-m", "256",
+					   "--file-prefix", prefix, "--vdev",
+					   "net_synth0,profile=udp64", "--", "--duration", "6",
+					   "--stats-period", "0", "--pipeline", "build-meta,l3-demux",
+					   "--trace", "3"},
+					  "/dev/null");
+	REQUIRE(pid > 0);
 	std::string out;
 	for (int attempt = 0; attempt < 40 && out.find("packet_2") == std::string::npos; attempt++) {
 		std::this_thread::sleep_for(std::chrono::milliseconds(150));
-		out = run_program({"/bin/sh", "-c",
-				   "echo /listrx/trace | /usr/bin/dpdk-telemetry.py -f " + prefix})
-			      .out;
+		out = lrx_test::telemetry_query(prefix, {"/listrx/trace"});
 	}
-	int status;
 	kill(pid, SIGINT);
-	waitpid(pid, &status, 0);
+	CHECK(lrx_test::wait_program(pid, 30) == 0);
 	INFO(out);
 	CHECK(out.find("\"/listrx/trace\"") != std::string::npos);
 	CHECK(out.find("\"packet_0\": [\"build-meta   continue protocol=0x0800") != std::string::npos);
