@@ -237,7 +237,11 @@ def build_parser():
     add_common(lt)
     # net_synth: the device that stamps packets with the TSC (net_null does not)
     add_grid(lt, "1,8,32,64,256", "packet,burst", "0", "build-meta,l3-demux", "udp64")
-    lt.add_argument("--duration", type=float, default=1.0)
+    lt.add_argument("--duration", type=float, default=1.0,
+                    help="seconds per run (default: %(default)s)")
+    lt.add_argument("--reps", type=int, default=3,
+                    help="alternating repetitions; the table gives median [min–max] "
+                    "(default: %(default)s)")
     lt.add_argument("--out", default=None, help="write latency.json/.md here (default: %(default)s)")
     lt.set_defaults(func=cmd_latency)
 

@@ -15,7 +15,8 @@ import sys
 import threading
 import time
 
-from .listrx import profile_eal
+from .listrx import profile_eal, remove_runtime_dir
+from .progress import Progress
 from .stats import fmt, median, summary, unavailable
 
 TESTPMD_MODES = {"testpmd-rxonly": "rxonly", "testpmd-io": "io"}
@@ -48,7 +49,10 @@ def run_listrx_steady(cmd, who, seconds):
     seconds; returns (median of its per-second rx readings after the first,
     its stdout). Exits with a message naming `who` and the command when the
     run fails or prints no reading to use."""
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds * 4 + 60)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds * 4 + 60)
+    finally:
+        remove_runtime_dir(cmd)
     if proc.returncode != 0:
         tail = (proc.stdout + proc.stderr).strip().splitlines()[-2:]
         raise SystemExit("%s: %s failed (exit %d): %s"
@@ -94,6 +98,7 @@ def run_testpmd(args, mode, lcores, prefix, duration):
         proc.wait()
     reader.join(timeout=10)
     proc.stdout.close()
+    remove_runtime_dir(cmd)  # testpmd leaves EAL's runtime directory
     out = "".join(lines)
     pps, _ = parse_testpmd(out)
     if not pps:
@@ -120,10 +125,10 @@ def run_compare(lx, args, argv):
     runs = {"listrx": [], **{p: [] for p in peers}}
     whole_run = {"listrx": [], "graph": []}
     commands = {}
+    progress = Progress(args.reps * (1 + len(peers)), enabled=not args.quiet)
     for rep in range(args.reps):
         for who in ["listrx"] + peers:
-            if not args.quiet:
-                print("rep %d/%d: %s" % (rep + 1, args.reps, who), file=sys.stderr)
+            progress.show("rep %d/%d: %s" % (rep + 1, args.reps, who))
             if who in TESTPMD_MODES:
                 mpps, cmd, _ = run_testpmd(args, TESTPMD_MODES[who], lcores,
                                            "lrxcmp%d_%d_%s" % (os.getpid(), rep, who),
@@ -151,6 +156,8 @@ def run_compare(lx, args, argv):
                     os.unlink(json_path)
             runs[who].append(mpps)
             commands[who] = cmd
+            progress.update("rep %d/%d: %s %s Mpps" % (rep + 1, args.reps, who, fmt(mpps)))
+    progress.close()
     lines = []
     result = {"command": "listrx-bench " + " ".join(shlex.quote(a) for a in argv),
               "profile": args.profile, "pipeline": args.pipeline, "engine": args.engine,

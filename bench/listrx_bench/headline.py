@@ -378,9 +378,10 @@ def run_headline(args, argv, stream=None):
     total = sum(sw.planned_runs(cells, sargs.reps) for _, _, sargs, sw, cells in plan)
     progress = Progress(total, enabled=not args.quiet)
     progress.show("%d runs, %s" % (total, ", ".join(p[0] for p in plan)))
-    all_rows = []
+    all_rows, sweep_rows = [], []
     for flavour, lx, sargs, sw, cells in plan:
         rows = sw.run(cells, sargs.reps, progress=progress, label_prefix=flavour + " ")
+        sweep_rows += rows
         meta = meta_for(lx, sargs, argv, sw.status, started)
         results.write(sargs.out, meta, rows)
         report.write_report(sargs.out, title="listrx headline, %s build" % flavour,
@@ -389,6 +390,9 @@ def run_headline(args, argv, stream=None):
     progress.close()
     for name, st in plan[0][3].status.items():
         status.setdefault(name, st)
+    # a probe that passed says nothing about the figures: "ok" only for a
+    # backend that gave a number in some run
+    status = {name: backends.figure_status(name, st, sweep_rows) for name, st in status.items()}
     # a backend that ran but gave no figure in any row is not "ok": its
     # rows carry the reason
     cg = [r["i1_misses_per_packet"] for r in all_rows if r["burst"] == args.cg_burst]

@@ -17,10 +17,11 @@ does not record latency".
 import json
 import os
 import shlex
-import sys
+import statistics
 
 from .grid import expand, parse_footprints
-from .stats import fmt, number, unavailable
+from .progress import Progress
+from .stats import fmt, number, summary, unavailable
 
 KEYS = ("p50", "p99", "p999")
 NOT_RECORDED = unavailable("binary does not record latency (no latency_ns in the JSON summary)")
@@ -45,46 +46,85 @@ def latency_figures(summary):
     return fig
 
 
+def spread_cell(values):
+    """median [min–max] of the numeric values; the first reason when none is."""
+    st = summary(values)
+    if not st["n"]:
+        return next((v for v in values if isinstance(v, str)), "-")
+    if st["n"] == 1:
+        return fmt(st["median"], 1)
+    return "%s [%s–%s]" % (fmt(st["median"], 1), fmt(st["min"], 1), fmt(st["max"], 1))
+
+
 def run_latency(lx, args, argv):
+    if args.reps < 1:
+        raise SystemExit("listrx-bench latency: --reps %d: want at least 1" % args.reps)
     cells = expand(args.profiles, args.pipelines,
                    parse_footprints(args.footprints, lx.topology().get("l1i_bytes")),
                    args.engines, args.bursts)
-    out_rows = []
+    per_cell = [{k: [] for k in KEYS + ("samples", "source")} for _ in cells]
     recorded = True
-    for i, cell in enumerate(cells):
-        if not recorded:
-            fig = {k: NOT_RECORDED for k in KEYS}
-            fig["samples"] = fig["source"] = None
-        else:
-            json_path = os.path.join(args.out or "/tmp", "latency-%d-%d.json" % (os.getpid(), i))
-            summary, err, info = lx.run(lx.command(cell, json_path, duration=args.duration,
-                                                   latency=True),
-                                        json_path, timeout=args.timeout)
-            if not args.out and os.path.exists(json_path):
-                os.unlink(json_path)
-            if err:
-                fig = {k: unavailable("run failed: " + err) for k in KEYS}
+    progress = Progress(len(cells) * args.reps, enabled=not args.quiet)
+    # alternating repetitions: every cell once per round, so a drift of
+    # the host's speed falls on every cell alike
+    for rep in range(args.reps):
+        for i, cell in enumerate(cells):
+            label = "rep %d/%d %s %s b%d" % (rep + 1, args.reps, cell["profile"],
+                                            cell["engine"], cell["burst"])
+            if not recorded:
+                fig = {k: NOT_RECORDED for k in KEYS}
+                fig["samples"] = fig["source"] = None
             else:
-                fig = latency_figures(summary)
-                # one run tells whether the binary records latency at all
-                recorded = "latency_ns" in summary
-        if not args.quiet:
-            print("%s %s b%d: %s" % (cell["profile"], cell["engine"], cell["burst"],
-                                      fmt(fig["p50"])), file=sys.stderr)
+                json_path = os.path.join(args.out or "/tmp", "latency-%d-%d-%d.json"
+                                         % (os.getpid(), i, rep))
+                summary_, err, info = lx.run(lx.command(cell, json_path, duration=args.duration,
+                                                        latency=True),
+                                             json_path, timeout=args.timeout)
+                if not args.out and os.path.exists(json_path):
+                    os.unlink(json_path)
+                if err:
+                    fig = {k: unavailable("run failed: " + err) for k in KEYS}
+                    fig["samples"] = fig["source"] = None
+                else:
+                    fig = latency_figures(summary_)
+                    # one run tells whether the binary records latency at all
+                    recorded = "latency_ns" in summary_
+            for k in per_cell[i]:
+                per_cell[i][k].append(fig.get(k))
+            progress.update("%s: p50 %s ns" % (label, fmt(fig["p50"], 1)))
+    progress.close()
+    out_rows = []
+    for cell, figs in zip(cells, per_cell):
         row = dict(cell)
-        row.update(fig)
+        row["reps"] = args.reps
+        for k in KEYS:
+            st = summary(figs[k])
+            # the median, else why there is none
+            row[k] = st["median"] if st["n"] else next(
+                (v for v in figs[k] if isinstance(v, str)), None)
+            row[k + "_min"], row[k + "_max"] = st["min"], st["max"]
+            row[k + "_reps"] = figs[k]
+        samples = [s_ for s_ in figs["samples"] if s_]
+        row["samples"] = int(statistics.median(samples)) if samples else None
+        row["samples_reps"] = figs["samples"]
+        row["source"] = next((s_ for s_ in figs["source"] if s_), None)
         out_rows.append(row)
-    lines = ["| engine | burst | footprint | p50 ns | p99 ns | p99.9 ns | samples | source |",
+    lines = ["Latency from the RX timestamp to the verdict, ns: median [min–max] over "
+             "%d alternating rep(s) of %s s each; samples = packets recorded per rep."
+             % (args.reps, fmt(args.duration)), "",
+             "| engine | burst | footprint | p50 ns | p99 ns | p99.9 ns | samples/rep | source |",
              "|---|---|---|---|---|---|---|---|"]
     for r in out_rows:
         lines.append("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
-            r["engine"], r["burst"], r["footprint"], fmt(r["p50"], 1), fmt(r["p99"], 1),
-            fmt(r["p999"], 1), r.get("samples") or "-", r.get("source") or "-"))
+            r["engine"], r["burst"], r["footprint"], spread_cell(r["p50_reps"]),
+            spread_cell(r["p99_reps"]), spread_cell(r["p999_reps"]),
+            r["samples"] or "-", r.get("source") or "-"))
     table = "\n".join(lines)
     print(table)
     if args.out:
         with open(os.path.join(args.out, "latency.json"), "w") as f:
             json.dump({"command": "listrx-bench " + " ".join(shlex.quote(a) for a in argv),
+                       "reps": args.reps, "duration_s": args.duration,
                        "rows": out_rows}, f, indent=1)
         with open(os.path.join(args.out, "latency.md"), "w") as f:
             f.write("# Latency, RX timestamp to verdict\n\n" + table + "\n")

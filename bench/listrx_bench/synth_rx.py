@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 
+from .listrx import remove_runtime_dir
+
 DEFAULT_DEVICES = [
     ("net_null copy=0", "net_null0,copy=0"),
     ("net_synth udp64 copy=0", "net_synth0,profile=udp64,copy=0"),
@@ -46,6 +48,7 @@ def run_once(testpmd, so, vdev, seconds, lcores, prefix):
     except subprocess.TimeoutExpired:
         proc.kill()
         out, _ = proc.communicate()
+    remove_runtime_dir(cmd)  # testpmd leaves EAL's runtime directory
     samples = [int(x) for x in PPS.findall(out)]
     if len(samples) < 2:
         sys.exit("synth_rx: no Rx-pps samples from: %s\n%s" %
@@ -82,7 +85,7 @@ def main(argv=None):
     for rep in range(args.reps):
         for label, vdev in devices:
             pps, cmd = run_once(testpmd, args.so, vdev, args.seconds,
-                                args.lcores, "synthrx%d" % os.getpid())
+                                args.lcores, "lrxsynthrx%d" % os.getpid())
             results[label].append(pps)
             commands[label] = " ".join(cmd)
             print("rep %d  %-28s %8.2f Mpps" % (rep + 1, label, pps / 1e6),

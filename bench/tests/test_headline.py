@@ -2,15 +2,16 @@
 from a sweep's rows, the table, and a tiny real run's headline.json."""
 
 import contextlib
+import csv
 import io
 import json
 import os
 import tempfile
 import unittest
 
-from listrx_bench import cli, headline
+from listrx_bench import backends, cli, headline
 from listrx_bench.listrx import BenchError, find_binary
-from listrx_bench.stats import is_unavailable
+from listrx_bench.stats import is_unavailable, number
 
 HEADLINE_KEYS = ("flavour", "engine", "burst", "footprint_kb", "mpps", "speedup",
                  "speedup_min", "speedup_max", "i1_misses_per_packet", "d1_misses_per_packet",
@@ -155,6 +156,16 @@ class RealHeadline(unittest.TestCase):
             for name in ("report.md", "report.html", "headline.md",
                          os.path.join("plain", "results.csv")):
                 self.assertTrue(os.path.exists(os.path.join(out, name)), name)
+            # a backend called "ok" gave a number in some run
+            with open(os.path.join(out, "plain", "results.csv")) as f:
+                runs = list(csv.DictReader(f))
+            for name, st in doc["backends"].items():
+                owns = backends.FIGURE_KEYS.get(name)
+                if st != "ok" or owns is None:
+                    continue
+                numbers = [v for r in runs for k, v in r.items()
+                           if owns(k) and number(v) is not None]
+                self.assertTrue(numbers, "%s is ok but gave no figure" % name)
 
 
 if __name__ == "__main__":

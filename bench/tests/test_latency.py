@@ -31,9 +31,15 @@ class RealLatency(unittest.TestCase):
         binary = built_binary(self)
         with tempfile.TemporaryDirectory() as d:
             argv = ["latency", "--listrx", binary, "--bursts", "32", "--engines", "burst",
-                    "--duration", "0.3", "--out", d, "-q"]
-            with contextlib.redirect_stdout(io.StringIO()):
+                    "--duration", "0.3", "--reps", "2", "--out", d]
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 self.assertEqual(cli.main(argv), 0)
+            # the progress bar, as sweep's: runs done of planned, with an ETA
+            self.assertIn("] 1/2  50% eta ", err.getvalue())
+            self.assertIn("] 2/2 100% eta ", err.getvalue())
+            # the table says what its numbers are
+            self.assertIn("ns: median [min–max] over 2 alternating rep(s)", out.getvalue())
             with open(os.path.join(d, "latency.json")) as f:
                 rows = json.load(f)["rows"]
             self.assertEqual(len(rows), 1)
@@ -43,6 +49,11 @@ class RealLatency(unittest.TestCase):
             self.assertGreater(r["p50"], 0)
             self.assertLessEqual(r["p50"], r["p99"])
             self.assertLessEqual(r["p99"], r["p999"])
+            self.assertEqual(r["reps"], 2)
+            self.assertEqual(len(r["p50_reps"]), 2)
+            self.assertLessEqual(r["p50_min"], r["p50"])
+            self.assertLessEqual(r["p50"], r["p50_max"])
+            self.assertEqual(r["p50"], median(r["p50_reps"]))
 
 
 if __name__ == "__main__":
