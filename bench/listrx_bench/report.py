@@ -140,6 +140,7 @@ class Doc:
                "<style>body{font-family:sans-serif;max-width:1200px;margin:auto;padding:1em}"
                "table{border-collapse:collapse;margin:1em 0;font-size:90%}"
                "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
+               ".wide{overflow-x:auto}th{white-space:nowrap}"
                "th{background:#eee}td:first-child{text-align:left}"
                "pre{background:#f6f6f6;padding:.5em;overflow-x:auto}"
                "img{max-width:100%}</style></head><body>"]
@@ -151,7 +152,7 @@ class Doc:
             elif b[0] == "pre":
                 out.append("<pre>%s</pre>" % e(b[1]))
             elif b[0] == "table":
-                out.append("<table><tr>%s</tr>%s</table>" % (
+                out.append("<div class='wide'><table><tr>%s</tr>%s</table></div>" % (
                     "".join("<th>%s</th>" % e(str(c)) for c in b[1]),
                     "".join("<tr>%s</tr>" % "".join("<td>%s</td>" % e(str(c)) for c in row)
                             for row in b[2])))
@@ -175,36 +176,93 @@ def matplotlib_pyplot():
         return None, "matplotlib not importable (%s; Debian: python3-matplotlib)" % e
 
 
+# a panel whose values differ by less than this share of their magnitude is
+# noise: drawn flat on a range of +-NOISE_RANGE around it, not stretched
+NOISE_SHARE = 0.01
+NOISE_RANGE = 0.05
+PANEL_COLUMNS = 3
+LEGEND_INCHES = 0.4  # the figure's one legend, below the panels
+
+
+def y_limits(values, scale=0.0):
+    """(low, high) for a panel's y axis when its values are noise, else None
+    (matplotlib's autoscale). Noise: they differ by less than NOISE_SHARE of
+    their magnitude, or of `scale` (the largest magnitude in the figure)
+    when that is larger: misses/packet of -0.004..0.001 beside a panel at
+    500 are zero, not a trend to stretch over the whole axis."""
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return None
+    lo, hi = min(vals), max(vals)
+    mag = max(abs(lo), abs(hi), scale)
+    if mag == 0:
+        return (-1.0, 1.0)
+    if hi - lo >= NOISE_SHARE * mag:
+        return None
+    mid = (lo + hi) / 2
+    return (mid - NOISE_RANGE * mag, mid + NOISE_RANGE * mag)
+
+
 def plot_measure(plt, path, title, ylabel, key, fps):
-    """One PNG: a panel per footprint, burst on a log2 x axis, one line per
-    engine (median of the reps, bars from min to max)."""
+    """One PNG: a panel per footprint in a grid of up to PANEL_COLUMNS
+    columns, burst on a log2 x axis, one line per engine (median of the
+    reps, bars from min to max), one legend for the figure."""
+    from matplotlib.ticker import FuncFormatter, ScalarFormatter
     panels = [(fp, engines) for fp, engines in fps.items()
               if any(has_numbers(rows, key) for e in engines.values() for rows in e.values())]
     if not panels:
         return False
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 1, 3.6),
+    cols = min(len(panels), PANEL_COLUMNS)
+    nrows = (len(panels) + cols - 1) // cols
+    height = 3.3 * nrows + LEGEND_INCHES
+    fig, axes = plt.subplots(nrows, cols, figsize=(4.4 * cols, height),
                              squeeze=False, sharey=False)
-    for ax, (fp, engines) in zip(axes[0], panels):
+    series = []  # per panel: [(engine, xs, medians, mins, maxs)]
+    for fp, engines in panels:
+        lines = []
         for engine in sorted(engines, key=_engine_order):
-            xs, ys, lo, hi = [], [], [], []
-            for burst in sorted(engines[engine]):
-                s = summary(r.get(key) for r in engines[engine][burst])
-                if s["n"]:
-                    xs.append(burst)
-                    ys.append(s["median"])
-                    lo.append(s["median"] - s["min"])
-                    hi.append(s["max"] - s["median"])
-            if xs:
-                ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", ms=3, capsize=2, label=engine)
+            pts = [(burst, summary(r.get(key) for r in engines[engine][burst]))
+                   for burst in sorted(engines[engine])]
+            pts = [(b, st) for b, st in pts if st["n"]]
+            if pts:
+                lines.append((engine, [b for b, _ in pts], [st["median"] for _, st in pts],
+                              [st["min"] for _, st in pts], [st["max"] for _, st in pts]))
+        series.append(lines)
+    scale = max((abs(v) for lines in series for line in lines for v in line[3] + line[4]),
+                default=0.0)
+    handles = {}
+    for i, ((fp, _), lines) in enumerate(zip(panels, series)):
+        ax = axes[i // cols][i % cols]
+        for engine, xs, ys, mins, maxs in lines:
+            line = ax.errorbar(xs, ys, yerr=[[y - m for y, m in zip(ys, mins)],
+                                             [m - y for y, m in zip(ys, maxs)]],
+                               marker="o", ms=3, capsize=2, label=engine)
+            handles.setdefault(engine, line)
+        limits = y_limits([v for line in lines for v in line[3] + line[4]], scale)
+        if limits:
+            ax.set_ylim(*limits)
         ax.set_xscale("log", base=2)
-        ax.set_xlabel("burst size")
-        ax.set_title("footprint %s" % fp, fontsize=9)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: "%d" % v))
+        # plain numbers with one decimal count per axis: no offset ("+1.002e1")
+        # and no scientific notation, which hide the values
+        plain = ScalarFormatter(useOffset=False)
+        plain.set_scientific(False)
+        ax.yaxis.set_major_formatter(plain)
+        ax.set_xlabel("burst size", fontsize=9)
+        if i % cols == 0:
+            ax.set_ylabel(ylabel, fontsize=9)
+        ax.set_title("footprint %s%s" % (fp, " (flat: spread < 1 % of the figure's scale)"
+                                          if limits else ""),
+                     fontsize=9)
+        ax.tick_params(labelsize=8)
         ax.grid(True, alpha=0.3)
-    axes[0][0].set_ylabel(ylabel)
-    axes[0][-1].legend(fontsize=8)
+    for j in range(len(panels), nrows * cols):
+        axes[j // cols][j % cols].set_visible(False)
+    fig.legend(list(handles.values()), list(handles), loc="lower center",
+               ncol=min(len(handles), 6), fontsize=9, frameon=False)
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    fig.tight_layout(rect=(0, LEGEND_INCHES / height, 1, 1))
+    fig.savefig(path, dpi=100)
     plt.close(fig)
     return True
 

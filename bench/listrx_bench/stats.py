@@ -70,6 +70,17 @@ def fmt(value, digits=3):
     v = number(value)
     if v is None:
         return str(value)
-    if v != 0 and abs(v) < 10 ** -(digits - 1):
-        return "%.*g" % (digits, v)
+    if v != 0 and abs(v) < 1:
+        return significant(v, digits)
     return "%.*f" % (digits, v) if abs(v) < 1000 else "%.0f" % v
+
+
+def significant(v, digits=3):
+    """v with `digits` significant digits in fixed notation, trailing zeros
+    kept, so that a column reads alike: 0.000496 and 0.000500, never
+    0.0005 beside 0.000496 (%g drops zeros) nor 5e-04."""
+    if v == 0:
+        return "0"
+    rounded = float("%.*g" % (digits, v))  # 0.099996 -> 0.1: one more decade
+    decimals = digits - 1 - math.floor(math.log10(abs(rounded)))
+    return "%.*f" % (max(decimals, 0), v)
