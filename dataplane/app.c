@@ -29,6 +29,7 @@
 #include "capture.h"
 #include "trace.h"
 #include "listrx_build.h"
+#include "reps.h"
 #include "summary.h"
 #include "telemetry.h"
 
@@ -94,6 +95,10 @@ static void usage(FILE *out)
 		if (lrx_stage_at(i)->shortcut && lrx_stage_at(i)->shortcut->usage)
 			fputs(lrx_stage_at(i)->shortcut->usage, out);
 	fprintf(out,
+		"  --reps N             run N times (1..%u), each a fresh process, as perf\n"
+		"                       stat -r: a line per rep, then median [min-max] of\n"
+		"                       Mpps, ns/packet and the counts; --json gets them and\n"
+		"                       every rep's summary (needs --duration or --packets)\n"
 		"  --set SEC.KEY=VALUE  set any config key, e.g. --set stage.touch.bytes=64\n"
 		"  --topology           print cores, NUMA nodes and the L1i geometry, exit\n"
 		"  --list-stages        print the stages and their config keys, exit\n"
@@ -102,7 +107,7 @@ static void usage(FILE *out)
 		"\n"
 		"Exit status: 0 ok (also after SIGINT/SIGTERM), 1 run-time failure,\n"
 		"2 bad usage, bad config or missing device.\n"
-		"Docs: docs/usage.md, docs/config.md.\n");
+		"Docs: docs/usage.md, docs/config.md.\n", LRX_REPS_MAX);
 }
 
 static void print_version(FILE *out)
@@ -139,6 +144,9 @@ struct options {
 	struct lrx_override overrides[MAX_OVERRIDES];
 	unsigned n_overrides;
 	bool help, version, topology, list_stages;
+	unsigned reps;        /* --reps N; 0 = one run in this process */
+	int reps_tokens[8];   /* argv indexes of --reps and its value: not in each rep */
+	unsigned n_reps_tokens;
 };
 
 static int add_override(struct options *o, const char *section, const char *key,
@@ -184,12 +192,37 @@ static int parse_set(struct options *o, const char *arg)
 	return add_override(o, section, key, eq + 1, "--set");
 }
 
+/* --reps N (getopt's optarg, optind): the count, and which argv tokens
+ * hold it, so that each rep runs the same command without them */
+static int parse_reps(struct options *o, char **argv)
+{
+	char *end;
+	errno = 0;
+	unsigned long n = strtoul(optarg, &end, 10);
+	if (errno || end == optarg || *end || optarg[0] == '-' || n < 1 || n > LRX_REPS_MAX) {
+		fprintf(stderr, "listrx: --reps %s: must be an integer in 1..%u\n", optarg,
+			LRX_REPS_MAX);
+		return -EINVAL;
+	}
+	if (o->n_reps_tokens + 2 > RTE_DIM(o->reps_tokens)) {
+		fprintf(stderr, "listrx: --reps given %u times: once is enough\n",
+			o->n_reps_tokens / 2 + 1);
+		return -EINVAL;
+	}
+	o->reps = (unsigned)n;
+	/* "--reps N" is two tokens, "--reps=N" one */
+	o->reps_tokens[o->n_reps_tokens++] = optind - 1;
+	if (argv[optind - 1] == optarg)
+		o->reps_tokens[o->n_reps_tokens++] = optind - 2;
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_CONFIG = 256, OPT_DURATION, OPT_PACKETS, OPT_BURST, OPT_ENGINE,
 	       OPT_PIPELINE, OPT_FOOTPRINT, OPT_STATS_LEVEL, OPT_STATS_PERIOD,
 	       OPT_STATS_VIEW, OPT_JSON, OPT_CAPTURE_DROPS, OPT_CAPTURE_DELIVERED, OPT_TRACE,
-	       OPT_SET, OPT_MEASURE_FROM, OPT_LATENCY, OPT_PMU, OPT_PMU_STAGES, OPT_TOPOLOGY, OPT_LIST_STAGES, OPT_VERSION,
+	       OPT_SET, OPT_MEASURE_FROM, OPT_LATENCY, OPT_PMU, OPT_PMU_STAGES, OPT_TOPOLOGY, OPT_LIST_STAGES, OPT_VERSION, OPT_REPS,
 	       OPT_HELP, OPT_STAGE_FIRST };
 	static const struct option fixed_opts[] = {
 		{"config", required_argument, NULL, OPT_CONFIG},
@@ -215,6 +248,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"list-stages", no_argument, NULL, OPT_LIST_STAGES},
 		{"version", no_argument, NULL, OPT_VERSION},
 		{"help", no_argument, NULL, OPT_HELP},
+		{"reps", required_argument, NULL, OPT_REPS},
 		{NULL, 0, NULL, 0},
 	};
 	static const struct {
@@ -278,6 +312,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_LIST_STAGES: o->list_stages = true; break;
 		case OPT_VERSION: o->version = true; break;
 		case OPT_HELP: o->help = true; break;
+		case OPT_REPS: rc = parse_reps(o, argv); break;
 		case ':':
 			fprintf(stderr, "listrx: option %s needs a value (see --help)\n", argv[optind - 1]);
 			return -EINVAL;
@@ -1055,6 +1090,46 @@ static int finish(struct lrx_app *app, int status)
 	return status;
 }
 
+/* --reps: this command line again, rep by rep, in child processes. argv
+ * is main's, whose "--" split_argv replaced by argv[0]; own_argv the
+ * listrx options parse_options read (their skip flags index it). */
+static int run_reps(const struct lrx_app *app, int argc, char **argv, int split,
+		    char **own_argv, const struct options *opts)
+{
+	if (app->conf.duration_s == 0 && app->conf.packets == 0) {
+		fprintf(stderr, "listrx: --reps %u: each rep must stop by itself: give --duration "
+				"or --packets (or [run] duration/packets)\n",
+			opts->reps);
+		return EXIT_USAGE;
+	}
+	int own_argc = split < 0 ? argc : argc - split;
+	char **cmd = calloc((size_t)argc + 2, sizeof(*cmd));
+	bool *skip = calloc((size_t)argc + 2, sizeof(*skip));
+	if (!cmd || !skip) {
+		free(cmd);
+		free(skip);
+		return EXIT_RUNTIME;
+	}
+	int n = 0;
+	cmd[n++] = argv[0];
+	for (int i = 1; split >= 0 && i < split; i++)
+		cmd[n++] = argv[i]; /* EAL options */
+	if (split >= 0)
+		cmd[n++] = (char *)"--";
+	for (int i = 1; i < own_argc; i++) {
+		for (unsigned t = 0; t < opts->n_reps_tokens; t++)
+			skip[n] |= opts->reps_tokens[t] == i;
+		cmd[n++] = own_argv[i];
+	}
+	struct lrx_reps_args a = {.argc = n, .argv = cmd, .skip = skip, .reps = opts->reps,
+				  .json_path = app->conf.json_path,
+				  .human = json_to_stdout(&app->conf) ? stderr : stdout};
+	int status = lrx_reps_run(&a);
+	free(cmd);
+	free(skip);
+	return status;
+}
+
 int lrx_app_main(int argc, char **argv)
 {
 	struct lrx_app *app = &the_app;
@@ -1085,6 +1160,11 @@ int lrx_app_main(int argc, char **argv)
 		fprintf(stderr, "listrx: %s\n", err);
 		lrx_config_free(&app->conf);
 		return EXIT_USAGE;
+	}
+	if (opts.reps) {
+		int status = run_reps(app, argc, argv, split, own_argv, &opts);
+		lrx_config_free(&app->conf);
+		return status;
 	}
 	if (captures_open(&app->conf, &opts, err, sizeof(err)) < 0) {
 		fprintf(stderr, "listrx: %s\n", err);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include "json.h"
 
@@ -131,4 +132,13 @@ void lrx_json_null(struct lrx_json *j, const char *key)
 {
 	json_prefix(j, key);
 	fputs("null", j->out);
+}
+
+void lrx_json_raw(struct lrx_json *j, const char *key, const char *text)
+{
+	json_prefix(j, key);
+	size_t n = strlen(text);
+	while (n && (text[n - 1] == '\n' || text[n - 1] == ' '))
+		n--;
+	fwrite(text, 1, n, j->out);
 }

@@ -29,5 +29,7 @@ void lrx_json_i64(struct lrx_json *j, const char *key, int64_t value);
 void lrx_json_double(struct lrx_json *j, const char *key, double value);
 void lrx_json_bool(struct lrx_json *j, const char *key, bool value);
 void lrx_json_null(struct lrx_json *j, const char *key);
+/* text, a whole JSON value written by someone else, as it is */
+void lrx_json_raw(struct lrx_json *j, const char *key, const char *text);
 
 #endif

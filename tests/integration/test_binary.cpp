@@ -871,3 +871,65 @@ TEST_CASE("a polling lcore on a CPU another process keeps busy is warned about",
 	      std::string::npos);
 	CHECK(r.err.find("choose a free CPU with EAL -l") != std::string::npos);
 }
+
+TEST_CASE("--reps N: N fresh runs, a line each, median [min-max] and every run in the JSON",
+	  "[binary][reps]")
+{
+	std::string js = lrx_test::scratch_path("reps.json");
+	auto r = run_program(cmd(eal("reps", "net_synth0,profile=udp64"),
+				 {"--reps", "3", "--packets", "20000", "--pipeline", "build-meta,l3-demux",
+				  "--json", js}));
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	for (const char *line : {"rep 1/3: ", "rep 2/3: ", "rep 3/3: ",
+				 "==== listrx --reps 3: 3 run(s) measured", "\nMpps ",
+				 "\nns/packet (wall) "})
+		CHECK(r.out.find(line) != std::string::npos);
+	json s = load_json(js);
+	CHECK(s["reps"] == 3);
+	CHECK(s["measured"] == 3);
+	REQUIRE(s["runs"].size() == 3);
+	std::vector<double> mpps;
+	for (const auto &run : s["runs"]) {
+		CHECK(run["rx_packets"] == 20000);
+		CHECK(run["delivered"] == 20000);
+		CHECK(run["mbufs_in_use_at_exit"] == 0);
+		mpps.push_back(run["mpps"].get<double>());
+	}
+	std::sort(mpps.begin(), mpps.end());
+	CHECK(s["mpps"]["median"].get<double>() == Approx(mpps[1]));
+	CHECK(s["mpps"]["min"].get<double>() == Approx(mpps[0]));
+	CHECK(s["mpps"]["max"].get<double>() == Approx(mpps[2]));
+	CHECK(s["delivered"]["median"] == 20000);
+}
+
+TEST_CASE("--reps: bad counts and a run without an end exit 2; Ctrl-C ends after the current rep",
+	  "[binary][reps]")
+{
+	for (const char *bad : {"0", "abc", "1001", "-2"}) {
+		auto r = run_program({listrx_bin(), "--", "--reps", bad, "--packets", "10"});
+		INFO(bad << ": " << r.err);
+		CHECK(r.status == 2);
+		CHECK(r.err.find(std::string("--reps ") + bad + ": must be an integer in 1..1000") !=
+		      std::string::npos);
+	}
+	auto r = run_program({listrx_bin(), "--", "--reps", "2"});
+	CHECK(r.status == 2);
+	CHECK(r.err.find("each rep must stop by itself: give --duration or --packets") !=
+	      std::string::npos);
+
+	std::string out = lrx_test::scratch_path("reps-int.out");
+	int pid = lrx_test::spawn_program(cmd(eal("repsint", "net_null0,copy=0"),
+					      {"--reps", "5", "--duration", "1.5"}),
+					  out);
+	REQUIRE(pid > 0);
+	REQUIRE(lrx_test::wait_for_text(out, "rep 1/5: ", 60));
+	std::this_thread::sleep_for(std::chrono::milliseconds(500));
+	kill(pid, SIGINT); // to this process only: it passes the signal on
+	CHECK(lrx_test::wait_program(pid, 30) == 0);
+	std::string text = lrx_test::read_file(out);
+	INFO(text);
+	CHECK(text.find("rep 2/5: stopped by a signal: not measured") != std::string::npos);
+	CHECK(text.find("==== listrx --reps 5: 1 run(s) measured") != std::string::npos);
+	CHECK(text.find("rep 3/5") == std::string::npos);
+}
