@@ -100,6 +100,47 @@ TEST_CASE("forwarding: port 0 forwards to port 1 (net_null pair)", "[ports]")
 	CHECK(s["mbufs_in_use_at_exit"] == 0);
 }
 
+TEST_CASE("net_memif between two listrx processes, --no-huge --no-shconf", "[ports][memif]")
+{
+	// the server forwards net_synth's frames into memif; the client
+	// receives them. rte_pmd_memif_probe cannot register its
+	// multi-process action without shared config ("Operation not
+	// supported"), which only a secondary process would need.
+	std::string sock = lrx_test::scratch_path("memif.sock");
+	std::string conf = lrx_test::scratch_path("memif-server.ini");
+	FILE *f = std::fopen(conf.c_str(), "w");
+	REQUIRE(f);
+	std::fprintf(f, "[port.0]\ndevice = net_synth0\nforward = 1\n[port.1]\ndevice = net_memif0\n"
+			"[lcore.1]\npoll = 0:0\n");
+	std::fclose(f);
+	auto server = eal_base("memifs");
+	server.insert(server.end(),
+		      {"--vdev", "net_synth0,profile=udp64,rate=500000", "--vdev",
+		       "net_memif0,role=server,socket-abstract=no,socket=" + sock, "--", "--config",
+		       conf, "--duration", "60", "--stats-period", "0"});
+	std::string server_out = lrx_test::scratch_path("memif-server.out");
+	int pid = lrx_test::spawn_program(server, server_out);
+	REQUIRE(pid > 0);
+	REQUIRE(lrx_test::wait_for_text(server_out, "telemetry: ", 60));
+	std::string js = lrx_test::scratch_path("memif-client.json");
+	auto client = eal_base("memifc");
+	client.insert(client.end(), {"--vdev", "net_memif0,role=client,socket-abstract=no,socket=" + sock,
+				     "--", "--packets", "20000", "--pipeline", "build-meta,l3-demux",
+				     "--json", js, "--stats-period", "0"});
+	lrx_test::RunOptions opt;
+	opt.timeout_s = 60;
+	auto r = run_program(client, opt);
+	kill(pid, SIGINT);
+	CHECK(lrx_test::wait_program(pid, 30) == 0);
+	INFO(r.out << r.err << lrx_test::read_file(server_out));
+	REQUIRE(r.status == 0);
+	json s = load_json(js);
+	CHECK(s["rx_packets"] == 20000);
+	CHECK(s["delivered"] == 20000); // udp64 to a local address: every frame delivered
+	CHECK(s["mbufs_in_use_at_exit"] == 0);
+	unlink(sock.c_str());
+}
+
 TEST_CASE("an offload the device lacks is reported once and not used; required is an error",
 	  "[ports]")
 {
