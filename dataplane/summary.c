@@ -123,6 +123,27 @@ void lrx_stats_view_line(const struct lrx_report *period, enum lrx_stats_view vi
 	fflush(out);
 }
 
+/* Sources that idle (pcap, af_packet, af_xdp, vhost, memif, a rate-capped
+ * net_synth): wall ns/packet is then the source's pace, and busy
+ * ns/packet (TSC inside non-empty polls, all lcores) the cost of
+ * processing. Busy is the headline when at least this share of the polls
+ * found nothing. */
+#define IDLE_POLL_SHARE 0.5
+
+/* busy ns/packet, or -1 when not measured (stats level off, no packet) */
+static double busy_ns_per_packet(const struct lrx_report *r)
+{
+	const struct lrx_totals *t = &r->totals;
+	if (r->stats_level == LRX_STATS_OFF || !t->rx || !r->tsc_hz)
+		return -1;
+	return (double)t->busy_cycles * 1e9 / (double)r->tsc_hz / (double)t->rx;
+}
+
+static bool busy_is_headline(const struct lrx_report *r)
+{
+	return ratio(r->totals.empty_polls, r->totals.polls) >= IDLE_POLL_SHARE;
+}
+
 /* A merging stage (GRO) counts segments in, packets out and merges. */
 struct stage_merge {
 	uint64_t in, out, merged, held;
@@ -157,9 +178,17 @@ static void text_header(const struct lrx_report *r, FILE *out)
 	double secs = r->duration_s;
 	fprintf(out, "\n==== listrx summary (%s build, engine %s, burst %u) ====\n", r->build,
 		r->engine, r->burst);
-	fprintf(out, "duration %.3f s, rx %lu packets, %.3f Mpps, %.1f ns/packet (wall, all lcores)\n",
+	fprintf(out, "duration %.3f s, rx %lu packets, %.3f Mpps, %.1f ns/packet (wall, all lcores)",
 		secs, (unsigned long)t->rx, per_second(t->rx, secs) / 1e6,
 		t->rx ? secs * 1e9 / (double)t->rx : 0.0);
+	double busy = busy_ns_per_packet(r);
+	if (busy >= 0)
+		fprintf(out, ", %.1f ns/packet busy (TSC in non-empty polls)", busy);
+	fputc('\n', out);
+	if (busy >= 0 && busy_is_headline(r))
+		fprintf(out, "the source idled: %.1f %% of polls were empty, so wall ns/packet is its pace; "
+			     "busy ns/packet is the cost of processing, the headline here\n",
+			100 * ratio(t->empty_polls, t->polls));
 	fprintf(out, "delivered %lu, tx %lu, dropped %lu (tx failed %lu)",
 		(unsigned long)t->delivered, (unsigned long)t->tx, (unsigned long)t->dropped,
 		(unsigned long)t->tx_failed);
@@ -662,6 +691,14 @@ static void json_totals(const struct lrx_report *r, struct lrx_json *j)
 		lrx_json_double(j, "busy_cycles_per_packet", ratio(t->busy_cycles, t->rx));
 	else
 		lrx_json_null(j, "busy_cycles_per_packet");
+	double busy = busy_ns_per_packet(r);
+	if (busy >= 0)
+		lrx_json_double(j, "busy_ns_per_packet", busy);
+	else
+		lrx_json_null(j, "busy_ns_per_packet");
+	lrx_json_double(j, "empty_poll_share", ratio(t->empty_polls, t->polls));
+	lrx_json_string(j, "ns_per_packet_headline",
+			busy >= 0 && busy_is_headline(r) ? "busy" : "wall");
 	lrx_json_u64(j, "tsc_hz", r->tsc_hz);
 }
 

@@ -11,6 +11,8 @@ from .stats import fmt, is_unavailable, median, number, summary
 PLOTS = (
     ("time_mpps", "Mpps", "throughput (wall clock, time backend)"),
     ("time_ns_per_packet", "ns/packet", "wall ns per packet (time backend)"),
+    ("time_busy_ns_per_packet", "busy ns/packet",
+     "busy ns per packet: TSC in non-empty polls (the cost when the source idles)"),
     ("cg_i1_misses_per_packet", "I1 misses/packet", "L1i misses per packet (cachegrind)"),
     ("cg_indirect_branches_per_packet", "indirect branches/packet",
      "indirect branches per packet (cachegrind Bi)"),
@@ -23,6 +25,8 @@ PLOTS = (
     ("pcm_ipc", "IPC", "instructions per cycle of the worker core (PCM)"),
 )
 TABLE_MEASURES = (("time_mpps", "Mpps"), ("time_ns_per_packet", "ns/pkt"),
+                  ("time_busy_ns_per_packet", "busy ns/pkt"),
+                  ("time_empty_poll_share", "empty polls"),
                   ("cg_i1_misses_per_packet", "I1 miss/pkt"),
                   ("cg_indirect_branches_per_packet", "Bi/pkt"),
                   ("cg_d1_misses_per_packet", "D1 miss/pkt"), ("cg_ll_misses_per_packet",
@@ -403,6 +407,16 @@ def write_report(directory, title="listrx results", zoom_burst=None):
         doc.p("**Warning: %d cell(s) delivered less than half of what they received** (their "
               "figures time drops, not the pipeline's work; see the drop_reasons column of "
               "results.csv): %s%s" % (len(low), ", ".join(low[:6]), " ..." if len(low) > 6 else ""))
+
+    idle = sorted({r["cell"] for r in ok if r.get("ns_per_packet_headline") == "busy"})
+    if idle:
+        doc.p("%d cell(s) had a source that idled (at least half of the polls empty): their "
+              "wall ns/packet is the source's pace, and their headline is busy ns/packet "
+              "(TSC in non-empty polls, column busy ns/pkt): %s%s" % (
+                  len(idle), ", ".join(idle[:6]), " ..." if len(idle) > 6 else ""))
+    else:
+        doc.p("ns/packet is wall time per packet: every source kept the polls busy (listrx's "
+              "ns_per_packet_headline is wall in every run that says).")
 
     doc.h(2, "Machine and build")
     doc.table(["what", "value"], [

@@ -54,6 +54,11 @@ def summary_figures(summary, info, prefix="time_"):
     bcp = summary.get("busy_cycles_per_packet")
     fig[prefix + "busy_ns_per_packet"] = (bcp / tsc * 1e9 if bcp is not None and tsc
                                           else unavailable("no busy cycles or TSC rate"))
+    # a source that idled (most polls empty): wall ns/packet is its pace,
+    # busy ns/packet the cost (listrx says which is the headline)
+    if "empty_poll_share" in summary:
+        fig[prefix + "empty_poll_share"] = summary["empty_poll_share"]
+        fig["ns_per_packet_headline"] = summary.get("ns_per_packet_headline")
     for k in ("rx_packets", "duration_s", "delivered", "dropped", "tx_packets",
               "mbufs_in_use_at_exit", "footprint_bytes", "tsc_hz"):
         if k in summary:

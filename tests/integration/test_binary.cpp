@@ -935,3 +935,42 @@ TEST_CASE("--reps: bad counts and a run without an end exit 2; Ctrl-C ends after
 	CHECK(text.find("==== listrx --reps 5: 1 run(s) measured") != std::string::npos);
 	CHECK(text.find("rep 3/5") == std::string::npos);
 }
+
+TEST_CASE("a source that idles: busy ns/packet beside wall, and busy is the headline",
+	  "[binary][report]")
+{
+	// 50 kpps from net_synth: almost every poll is empty
+	std::string js = lrx_test::scratch_path("idle.json");
+	auto r = run_program(cmd(eal("idle", "net_synth0,profile=udp64,rate=50000"),
+				 {"--duration", "1", "--json", js, "--stats-period", "0"}));
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	json s = load_json(js);
+	REQUIRE(s["rx_packets"].get<uint64_t>() > 0);
+	CHECK(s["empty_poll_share"].get<double>() >= 0.5);
+	CHECK(s["ns_per_packet_headline"] == "busy");
+	double busy = s["busy_ns_per_packet"].get<double>();
+	CHECK(busy > 0);
+	CHECK(busy < s["ns_per_packet"].get<double>());
+	CHECK(busy == Approx(s["busy_cycles_per_packet"].get<double>() * 1e9 /
+			     s["tsc_hz"].get<double>()).epsilon(1e-4));
+	CHECK(r.out.find(" ns/packet busy (TSC in non-empty polls)") != std::string::npos);
+	CHECK(r.out.find("the source idled: ") != std::string::npos);
+
+	// a source that never idles: wall is the headline, no such line
+	r = run_program(cmd(eal("busy", "net_null0,copy=0"),
+			    {"--packets", "200000", "--json", js, "--stats-period", "0"}));
+	REQUIRE(r.status == 0);
+	s = load_json(js);
+	CHECK(s["ns_per_packet_headline"] == "wall");
+	CHECK(r.out.find("the source idled") == std::string::npos);
+	// stats level off does not time polls: no busy figure
+	r = run_program(cmd(eal("off", "net_null0,copy=0"), {"--packets", "200000", "--json", js,
+							      "--stats-period", "0", "--stats-level",
+							      "off"}));
+	REQUIRE(r.status == 0);
+	s = load_json(js);
+	CHECK(s["busy_ns_per_packet"].is_null());
+	CHECK(s["ns_per_packet_headline"] == "wall");
+	CHECK(r.out.find("ns/packet busy") == std::string::npos);
+}
