@@ -99,8 +99,20 @@ while IFS=$'\t' read -r name status fragment signal command; do
 	else
 		timeout -k 5 "$row_timeout" bash -c "exec $command" >"$D/out" 2>&1 &
 		pid=$!
+		# the run is timeout's child: signal it, not timeout. The delay
+		# counts from when it catches the signal (SigCgt in its status):
+		# before main() runs, the dynamic loader (the DPDK libraries)
+		# takes tens of ms on a loaded host, and there a signal kills any
+		# program, whatever its code does
+		sig=$(kill -l "${signal%@*}")
+		for _ in $(seq 500); do
+			child=$(pgrep -P "$pid" | head -1)
+			cgt=$(awk '/^SigCgt:/ { print $2 }' "/proc/$child/status" 2>/dev/null)
+			[ -n "$cgt" ] && (( (16#$cgt >> (sig - 1)) & 1 )) && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.01
+		done
 		sleep "$delay"
-		# the run is timeout's child: signal it, not timeout
 		kill -s "${signal%@*}" "$(pgrep -P "$pid" | head -1)" 2>/dev/null
 		wait "$pid"
 		rc=$?

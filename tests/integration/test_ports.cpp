@@ -223,7 +223,7 @@ static void veth_counts_exactly(const std::string &pmd)
 	std::string log = lrx_test::scratch_path(pmd + ".log");
 	int pid = lrx_test::spawn_program(argv, log);
 	// the start line is printed once the ports are started
-	bool started = lrx_test::wait_for_text(log, "polling lcore", 30);
+	bool started = lrx_test::wait_for_text(log, "polling lcore(s)", 30);
 	int sent = started ? sh("ip netns exec " + ns + " python3 " + script) : -1;
 	usleep(500000); // let the last frames arrive
 	kill(pid, SIGINT);
