@@ -22,8 +22,8 @@
 	X(DUP_FRAG)         /* a fragment inside what the queue holds (ip_frag_queue) */ \
 	X(FRAG_OVERLAP)     /* overlapping fragment: its queue discarded, RFC 5722   \
 	                     * (kernel: NOT_SPECIFIED after IpExtReasmOverlaps) */   \
-	X(FRAG_INVALID)     /* fragment against ip_frag_queue's length rules or RFC  \
-	                     * 8200's first-fragment rule (kernel: NOT_SPECIFIED) */ \
+	X(FRAG_INVALID)     /* fragment against ip_frag_queue's length rules      \
+	                     * (kernel: NOT_SPECIFIED) */                        \
 	X(TCP_CSUM)         /* TCP checksum bad */                                \
 	X(UDP_CSUM)         /* UDP checksum bad */                                \
 	X(XDP)              /* XDP_DROP verdict */                                \

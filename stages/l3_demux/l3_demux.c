@@ -755,7 +755,6 @@ static lrx_next_t l3_ipv6_frag(struct l3_ctx *c, struct rte_mbuf *m,
 	lrx_next_t next = l3_reasm_ipv6(&c->reasm, m, meta, &toff, &nexthdr,
 					&which);
 	mib->in_hdr_errors += which == L3_REASM_IP_MIB_HDR_ERRORS;
-	mib->in_unknown_protos += which == L3_REASM_IP_MIB_UNKNOWN_PROTOS;
 	if (next != LRX_NEXT_CONTINUE_V)
 		return next;
 	meta->transport_offset = (uint16_t)toff;

@@ -682,12 +682,12 @@ lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 		return LRX_NEXT_CONTINUE_V;
 	}
 	/* RFC 8200 4.5: the first fragment holds every header through the
-	 * upper-layer one, or it is discarded (Ip6InUnknownProtos + ICMP
-	 * parameter problem, code 3) */
+	 * upper-layer one, or it is discarded (Ip6InHdrErrors + ICMP
+	 * parameter problem, code 3; checked against Linux 6.18) */
 	if (reasm_ipv6_thdr_truncated(m, noff + sizeof(*hdr), pkt_end,
 				      hdr->proto)) {
-		*ip_mib = L3_REASM_IP_MIB_UNKNOWN_PROTOS;
-		return lrx_next_drop(LRX_DROP_FRAG_INVALID);
+		*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
+		return lrx_next_drop(LRX_DROP_IP_INHDR);
 	}
 
 	/* fq_find */

@@ -72,7 +72,6 @@ lrx_next_t l3_reasm_ipv4(struct l3_reasm *r, struct rte_mbuf *m,
 enum l3_reasm_ip_mib {
 	L3_REASM_IP_MIB_NONE,
 	L3_REASM_IP_MIB_HDR_ERRORS,     /* Ip6InHdrErrors (parameter problem) */
-	L3_REASM_IP_MIB_UNKNOWN_PROTOS, /* Ip6InUnknownProtos (RFC 8200 4.5) */
 };
 
 /* ipv6_frag_rcv for the fragment header at *toff. CONTINUE: *toff and
