@@ -45,6 +45,9 @@ enum { REASM_ECN_NOT_ECT = 1, REASM_ECN_CE = 8 };
 
 #define REASM_MAXLEN 65535u /* IP_MAX_MTU / IPV6_MAXPLEN */
 #define REASM_MIN_TRUESIZE 256u
+/* bytes past the transport offset pulled into the first segment: the
+ * largest TCP header */
+#define REASM_PULL_L4 60u
 
 /* No padding: hashed and compared as bytes. */
 struct l3_reasm_key {
@@ -390,6 +393,33 @@ static int reasm_morph(struct rte_mbuf *a, struct rte_mbuf *b)
 	return 0;
 }
 
+/* pskb_may_pull for the L4 handlers, which read their header from the
+ * first segment: bytes of the following segments move into its tailroom
+ * until it holds len bytes (or the packet, or the room, ends). */
+static void reasm_pull(struct rte_mbuf *m, uint32_t len)
+{
+	while (m->data_len < len && m->next != NULL) {
+		struct rte_mbuf *next = m->next;
+		const uint16_t k = (uint16_t)RTE_MIN(
+			RTE_MIN(len - m->data_len, (uint32_t)next->data_len),
+			(uint32_t)rte_pktmbuf_tailroom(m));
+		if (k == 0 && next->data_len != 0)
+			return;
+		memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, m->data_len),
+		       rte_pktmbuf_mtod(next, uint8_t *), k);
+		m->data_len += k;
+		next->data_off += k;
+		next->data_len -= k;
+		if (next->data_len == 0) {
+			m->next = next->next;
+			m->nb_segs--;
+			next->next = NULL;
+			next->nb_segs = 1;
+			rte_pktmbuf_free_seg(next);
+		}
+	}
+}
+
 /* ip_frag_ecn_table: 0xff = an invalid mix (not-ECT with ECT or CE) */
 static inline int reasm_ecn(uint8_t ecn)
 {
@@ -584,6 +614,7 @@ lrx_next_t l3_reasm_ipv4(struct l3_reasm *r, struct rte_mbuf *m,
 	meta->l4_proto = iph->next_proto_id;
 	/* a NIC checksum hint for a fragment says nothing of the datagram */
 	meta->ip_summed = LRX_CHECKSUM_NONE;
+	reasm_pull(m, meta->transport_offset + REASM_PULL_L4);
 	mib->oks++;
 	return LRX_NEXT_CONTINUE_V;
 
@@ -797,6 +828,8 @@ lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 	meta->ip_summed = LRX_CHECKSUM_NONE;
 	*toff = head_fh;
 	*nexthdr = next;
+	/* the extension headers after the fragment header too */
+	reasm_pull(m, head_fh + REASM_PULL_L4);
 	mib->oks++;
 	return LRX_NEXT_CONTINUE_V;
 

@@ -46,14 +46,18 @@ const Keys l3_keys = {{"local_ipv4", "10.0.0.2"}, {"local_ipv6", "2001:db8::2"},
 		      {"udp_ports", "2000"}};
 
 Run run_one(lrx_engine_kind engine, unsigned k, const std::vector<Frame> &in,
-	    const std::vector<uint16_t> &polls, const Keys &extra)
+	    const std::vector<uint16_t> &polls, const Keys &extra, size_t seg)
 {
 	Keys keys = l3_keys;
 	for (auto &kv : extra)
 		keys.push_back(kv);
 	Run r = lrx_test::run_engine(
 		engine, k, 8, {{"build-meta", bm_keys}, {"l3-demux", keys}},
-		[&](size_t at) { return in.at(at).to_mbuf(pool()); }, polls);
+		[&](size_t at) {
+			return seg ? in.at(at).to_mbuf_chain(pool(), seg)
+				   : in.at(at).to_mbuf(pool());
+		},
+		polls);
 	for (auto &c : r.counters)
 		for (const char *how : {"l3_sublists", "l4_sublists",
 					"route_hint_hits", "route_lookups"})
@@ -62,18 +66,18 @@ Run run_one(lrx_engine_kind engine, unsigned k, const std::vector<Frame> &in,
 }
 
 // Every engine on the same input: identical to the packet engine's run,
-// which is returned.
+// which is returned. seg: frames arrive as chains of seg-byte segments.
 Run run_all(const std::vector<Frame> &in, std::vector<uint16_t> polls = {},
-	    const Keys &extra = {})
+	    const Keys &extra = {}, size_t seg = 0)
 {
 	pool(); // EAL first
 	if (polls.empty())
 		polls = {(uint16_t)in.size()};
-	Run ref = run_one(LRX_ENGINE_PACKET, 0, in, polls, extra);
+	Run ref = run_one(LRX_ENGINE_PACKET, 0, in, polls, extra, seg);
 	for (auto kind : {LRX_ENGINE_BURST, LRX_ENGINE_HYBRID, LRX_ENGINE_STATIC,
 			  LRX_ENGINE_GRAPH}) {
 		INFO("engine " << lrx_engine_name(kind));
-		Run r = run_one(kind, 1, in, polls, extra);
+		Run r = run_one(kind, 1, in, polls, extra, seg);
 		REQUIRE(r.out.size() == ref.out.size());
 		for (size_t i = 0; i < r.out.size(); i++) {
 			INFO("packet " << i);
@@ -152,6 +156,58 @@ TEST_CASE("reassembly: IPv4 in order and out of order, one datagram delivered",
 			CHECK(r.counters[1]["reasm_mem"] == 0);
 		}
 	}
+}
+
+TEST_CASE("reassembly: fragments that arrive as mbuf chains",
+	  "[l3_demux][reasm]")
+{
+	const Frame w4 = whole4(), w6 = whole6();
+	for (size_t seg : {64, 100}) {
+		INFO("segments of " << seg);
+		Run r = run_all({frag4(w4, 160, 48, false), frag4(w4, 80, 80, true),
+				 frag4(w4, 0, 80, true)}, {}, {}, seg);
+		REQUIRE(r.out.size() == 1);
+		CHECK(verdict(r.out[0].first) == "DELIVER");
+		CHECK(r.out[0].second == reassembled4(w4).data);
+		Run r6 = run_all({frag6(w6, 96, 112, false), frag6(w6, 0, 96, true)},
+				 {}, {}, seg);
+		REQUIRE(r6.out.size() == 1);
+		CHECK(verdict(r6.out[0].first) == "DELIVER");
+		CHECK(r6.out[0].second == w6.data);
+	}
+}
+
+TEST_CASE("reassembly: IPv6 destination options before the fragment header",
+	  "[l3_demux][reasm]")
+{
+	// the datagram: IPv6 | dstopts (PadN) | UDP; its fragments carry
+	// IPv6 | dstopts (next 44) | fragment (next 17) | data, and
+	// ip6_frag_reasm writes 17 back into the options header
+	const Frame w = whole6();
+	const std::vector<uint8_t> opts = {17, 0, 1, 4, 0, 0, 0, 0};
+	auto with_opts = [&](const Frame &f, bool fragment) {
+		Frame o;
+		const size_t fixed = f.l2_len + 40u;
+		o.data.assign(f.data.begin(), f.data.begin() + fixed);
+		o.data.insert(o.data.end(), opts.begin(), opts.end());
+		o.data.insert(o.data.end(), f.data.begin() + fixed, f.data.end());
+		o.l2_len = f.l2_len;
+		o.l3 = L3::ipv6;
+		o.set_u8(o.l2_len + 6, 60);
+		o.set_u8(fixed, fragment ? 44 : 17);
+		o.set_be16(o.l2_len + 4, (uint16_t)(f.be16(f.l2_len + 4) + 8));
+		return o;
+	};
+	const Frame expect = with_opts(w, false);
+	// the fragments of 60 bytes and less carry Ethernet padding: cut it
+	Frame a = frag6(w, 0, 96, true), b = frag6(w, 96, 112, false);
+	Run r = run_all({with_opts(b, true), with_opts(a, true)});
+	REQUIRE(r.out.size() == 1);
+	CHECK(verdict(r.out[0].first) == "DELIVER");
+	CHECK(r.out[0].second == expect.data);
+	check_snmp(r, {{"Ip6InReceives", 2}, {"Ip6ReasmReqds", 2},
+		       {"Ip6ReasmOKs", 1}, {"Ip6InDelivers", 1},
+		       {"Udp6InDatagrams", 1}});
 }
 
 TEST_CASE("reassembly: the UDP checksum is verified over the chain",
