@@ -395,28 +395,24 @@ static int reasm_morph(struct rte_mbuf *a, struct rte_mbuf *b)
 
 /* pskb_may_pull for the L4 handlers, which read their header from the
  * first segment: bytes of the following segments move into its tailroom
- * until it holds len bytes (or the packet, or the room, ends). */
+ * until it holds len bytes (or the packet, or the room, ends). Emptied
+ * segments stay in the chain (each is a fragment's mbuf). */
 static void reasm_pull(struct rte_mbuf *m, uint32_t len)
 {
-	while (m->data_len < len && m->next != NULL) {
-		struct rte_mbuf *next = m->next;
+	struct rte_mbuf *seg = m->next;
+	while (m->data_len < len && seg != NULL) {
 		const uint16_t k = (uint16_t)RTE_MIN(
-			RTE_MIN(len - m->data_len, (uint32_t)next->data_len),
+			RTE_MIN(len - m->data_len, (uint32_t)seg->data_len),
 			(uint32_t)rte_pktmbuf_tailroom(m));
-		if (k == 0 && next->data_len != 0)
-			return;
+		if (k == 0 && seg->data_len != 0)
+			return; /* no room left */
 		memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, m->data_len),
-		       rte_pktmbuf_mtod(next, uint8_t *), k);
+		       rte_pktmbuf_mtod(seg, uint8_t *), k);
 		m->data_len += k;
-		next->data_off += k;
-		next->data_len -= k;
-		if (next->data_len == 0) {
-			m->next = next->next;
-			m->nb_segs--;
-			next->next = NULL;
-			next->nb_segs = 1;
-			rte_pktmbuf_free_seg(next);
-		}
+		seg->data_off += k;
+		seg->data_len -= k;
+		if (seg->data_len == 0)
+			seg = seg->next;
 	}
 }
 
