@@ -1156,6 +1156,9 @@ static const struct lrx_stage_key l3_demux_keys[] = {
 	{"ipfrag_high_thresh", "4194304",
 	 "bytes of fragments held above which new fragments fail "
 	 "(net.ipv4.ipfrag_high_thresh; 0: every fragment fails)"},
+	{"ipfrag_max_dist", "64",
+	 "IPv4: fragments from one source between two of a datagram above "
+	 "which its queue starts again (net.ipv4.ipfrag_max_dist; 0: off)"},
 	{"ipfrag_clock", "tsc",
 	 "tsc | polls: what ipfrag_time counts (polls: ends of poll, the "
 	 "same for every engine)"},

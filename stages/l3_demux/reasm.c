@@ -72,6 +72,15 @@ struct l3_reasm_queue {
 	uint16_t nhoff;           /* IPv6: the byte that names the fragment
 				   * header, in the first fragment */
 	uint8_t flags, ecn;
+	uint32_t peer;            /* IPv4 with ipfrag_max_dist: qp->peer */
+	uint32_t rid;             /* qp->rid */
+};
+
+struct l3_reasm_peer {
+	uint32_t saddr;           /* network order */
+	uint32_t rid;             /* peer->rid: fragments seen */
+	uint32_t refs;            /* queues of this source */
+	uint32_t next;
 };
 
 struct l3_reasm_frag {
@@ -95,6 +104,10 @@ static inline struct l3_reasm_frag *rf(struct l3_reasm *r, uint32_t i)
 {
 	return &r->frags[i - 1];
 }
+static inline struct l3_reasm_peer *rp(struct l3_reasm *r, uint32_t i)
+{
+	return &r->peers[i - 1];
+}
 
 static inline uint64_t reasm_now(const struct l3_reasm *r)
 {
@@ -106,15 +119,18 @@ static inline uint64_t reasm_now(const struct l3_reasm *r)
 int l3_reasm_init(struct l3_reasm *r, const struct lrx_stage_init *init)
 {
 	static const char *const clocks[] = {"tsc", "polls", NULL};
-	unsigned long seconds, thresh;
+	unsigned long seconds, thresh, max_dist;
 	unsigned clock;
 	int rc;
 
 	if ((rc = lrx_key_uint(init, "ipfrag_time", 0, 86400, &seconds)) ||
 	    (rc = lrx_key_uint(init, "ipfrag_high_thresh", 0, 1ul << 31,
 			       &thresh)) ||
-	    (rc = lrx_key_choice(init, "ipfrag_clock", clocks, &clock)))
+	    (rc = lrx_key_choice(init, "ipfrag_clock", clocks, &clock)) ||
+	    (rc = lrx_key_uint(init, "ipfrag_max_dist", 0, UINT32_MAX,
+			       &max_dist)))
 		return rc;
+	r->max_dist = (uint32_t)max_dist;
 	r->clock_polls = clock == 1;
 	/* ipfrag_clock=polls: one poll counts as one second */
 	r->timeout = r->clock_polls ? seconds : seconds * rte_get_tsc_hz();
@@ -134,7 +150,13 @@ int l3_reasm_init(struct l3_reasm *r, const struct lrx_stage_init *init)
 	r->frags = rte_zmalloc_socket("l3_reasm_frags",
 				      r->cap * sizeof(*r->frags),
 				      RTE_CACHE_LINE_SIZE, init->socket_id);
-	if (!r->hash || !r->queues || !r->frags) {
+	r->peer_hash = rte_zmalloc_socket("l3_reasm_peer_hash",
+					  buckets * sizeof(*r->peer_hash),
+					  RTE_CACHE_LINE_SIZE, init->socket_id);
+	r->peers = rte_zmalloc_socket("l3_reasm_peers",
+				      r->cap * sizeof(*r->peers),
+				      RTE_CACHE_LINE_SIZE, init->socket_id);
+	if (!r->hash || !r->queues || !r->frags || !r->peer_hash || !r->peers) {
 		l3_reasm_fini(r);
 		snprintf(init->err, init->err_len,
 			 "%s: no memory for %u reassembly queues "
@@ -145,8 +167,9 @@ int l3_reasm_init(struct l3_reasm *r, const struct lrx_stage_init *init)
 	for (uint32_t i = 1; i <= r->cap; i++) {
 		rq(r, i)->hash_next = i < r->cap ? i + 1 : 0;
 		rf(r, i)->next = i < r->cap ? i + 1 : 0;
+		rp(r, i)->next = i < r->cap ? i + 1 : 0;
 	}
-	r->free_queue = r->free_frag = 1;
+	r->free_queue = r->free_frag = r->free_peer = 1;
 	return 0;
 }
 
@@ -159,6 +182,10 @@ void l3_reasm_fini(struct l3_reasm *r)
 	rte_free(r->hash);
 	rte_free(r->queues);
 	rte_free(r->frags);
+	rte_free(r->peer_hash);
+	rte_free(r->peers);
+	r->peer_hash = NULL;
+	r->peers = NULL;
 	r->hash = NULL;
 	r->queues = NULL;
 	r->frags = NULL;
@@ -170,6 +197,40 @@ static inline uint32_t reasm_bucket(const struct l3_reasm *r,
 				    const struct l3_reasm_key *key)
 {
 	return rte_jhash(key, sizeof(*key), 0) & r->hash_mask;
+}
+
+/* inet_getpeer_v4: the peer of an IPv4 source, with one more reference;
+ * 0 when none is left (the queue then has no peer, as when inet_getpeer
+ * fails) */
+static uint32_t reasm_peer_get(struct l3_reasm *r, uint32_t saddr)
+{
+	const uint32_t b = rte_jhash_1word(saddr, 0) & r->hash_mask;
+	for (uint32_t i = r->peer_hash[b]; i; i = rp(r, i)->next)
+		if (rp(r, i)->saddr == saddr) {
+			rp(r, i)->refs++;
+			return i;
+		}
+	const uint32_t pi = r->free_peer;
+	if (pi == 0)
+		return 0;
+	r->free_peer = rp(r, pi)->next;
+	*rp(r, pi) = (struct l3_reasm_peer){
+		.saddr = saddr, .refs = 1, .next = r->peer_hash[b]};
+	r->peer_hash[b] = pi;
+	return pi;
+}
+
+static void reasm_peer_put(struct l3_reasm *r, uint32_t pi)
+{
+	if (--rp(r, pi)->refs != 0)
+		return;
+	uint32_t *link =
+		&r->peer_hash[rte_jhash_1word(rp(r, pi)->saddr, 0) & r->hash_mask];
+	while (*link != pi)
+		link = &rp(r, *link)->next;
+	*link = rp(r, pi)->next;
+	rp(r, pi)->next = r->free_peer;
+	r->free_peer = pi;
 }
 
 /* inet_frag_find: the queue of key, created if absent; 0 when the memory
@@ -194,6 +255,11 @@ static uint32_t reasm_find(struct l3_reasm *r, const struct l3_reasm_key *key)
 		.lru_prev = r->lru_tail,
 		.truesize = sizeof(*q),
 	};
+	if (key->family == 4 && r->max_dist != 0) {
+		uint32_t saddr;
+		memcpy(&saddr, key->saddr, 4);
+		q->peer = reasm_peer_get(r, saddr);
+	}
 	r->hash[b] = qi;
 	if (r->lru_tail)
 		rq(r, r->lru_tail)->lru_next = qi;
@@ -208,9 +274,9 @@ static uint32_t reasm_find(struct l3_reasm *r, const struct l3_reasm_key *key)
 /* inet_frag_kill + inet_frag_destroy: unlink the queue and free its
  * fragments (free_mbufs: inet_frag_rbtree_purge) or only their records
  * (the mbufs went into a reassembled datagram). */
-static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, bool free_mbufs)
+static void reasm_frags_free(struct l3_reasm *r, struct l3_reasm_queue *q,
+			     bool free_mbufs)
 {
-	struct l3_reasm_queue *q = rq(r, qi);
 	for (uint32_t i = q->first; i;) {
 		struct l3_reasm_frag *f = rf(r, i);
 		const uint32_t next = f->next;
@@ -225,11 +291,13 @@ static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, bool free_mbufs)
 		r->frags_now--;
 		i = next;
 	}
-	r->mem -= q->truesize;
-	uint32_t *link = &r->hash[reasm_bucket(r, &q->key)];
-	while (*link != qi)
-		link = &rq(r, *link)->hash_next;
-	*link = q->hash_next;
+	q->first = q->tail = 0;
+	q->n_frags = 0;
+}
+
+static void reasm_lru_unlink(struct l3_reasm *r, uint32_t qi)
+{
+	struct l3_reasm_queue *q = rq(r, qi);
 	if (q->lru_prev)
 		rq(r, q->lru_prev)->lru_next = q->lru_next;
 	else
@@ -238,6 +306,32 @@ static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, bool free_mbufs)
 		rq(r, q->lru_next)->lru_prev = q->lru_prev;
 	else
 		r->lru_tail = q->lru_prev;
+}
+
+static void reasm_lru_append(struct l3_reasm *r, uint32_t qi)
+{
+	struct l3_reasm_queue *q = rq(r, qi);
+	q->lru_next = 0;
+	q->lru_prev = r->lru_tail;
+	if (r->lru_tail)
+		rq(r, r->lru_tail)->lru_next = qi;
+	else
+		r->lru_head = qi;
+	r->lru_tail = qi;
+}
+
+static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, bool free_mbufs)
+{
+	struct l3_reasm_queue *q = rq(r, qi);
+	reasm_frags_free(r, q, free_mbufs);
+	if (q->peer)
+		reasm_peer_put(r, q->peer);
+	r->mem -= q->truesize;
+	uint32_t *link = &r->hash[reasm_bucket(r, &q->key)];
+	while (*link != qi)
+		link = &rq(r, *link)->hash_next;
+	*link = q->hash_next;
+	reasm_lru_unlink(r, qi);
 	q->hash_next = r->free_queue;
 	r->free_queue = qi;
 	r->queues_now--;
@@ -508,6 +602,33 @@ static inline bool reasm_complete(const struct l3_reasm_queue *q)
 
 /* ---- IPv4: ip_defrag ------------------------------------------------------ */
 
+/* ip_frag_too_far: more than ipfrag_max_dist fragments from the source
+ * since this queue's last one (a sign its datagram was lost) */
+static inline bool reasm_too_far(struct l3_reasm *r, struct l3_reasm_queue *q)
+{
+	const uint32_t start = q->rid;
+	const uint32_t end = ++rp(r, q->peer)->rid;
+	q->rid = end;
+	return q->tail != 0 && end - start > r->max_dist;
+}
+
+/* ip_frag_reinit: the queue starts again, its fragments freed and its
+ * timer restarted */
+static void reasm_reinit(struct l3_reasm *r, uint32_t qi)
+{
+	struct l3_reasm_queue *q = rq(r, qi);
+	reasm_frags_free(r, q, true);
+	r->mem -= q->truesize - sizeof(*q);
+	q->truesize = sizeof(*q);
+	q->flags = 0;
+	q->len = q->meat = 0;
+	q->ecn = 0;
+	q->expires = reasm_now(r) + r->timeout;
+	/* the timer moved: keep the list in expiry order */
+	reasm_lru_unlink(r, qi);
+	reasm_lru_append(r, qi);
+}
+
 lrx_next_t l3_reasm_ipv4(struct l3_reasm *r, struct rte_mbuf *m,
 			 struct lrx_meta *meta)
 {
@@ -533,6 +654,10 @@ lrx_next_t l3_reasm_ipv4(struct l3_reasm *r, struct rte_mbuf *m,
 	struct l3_reasm_queue *q = rq(r, qi);
 
 	/* ip_frag_queue */
+	if (q->peer && reasm_too_far(r, q)) {
+		mib->fails++;
+		reasm_reinit(r, qi);
+	}
 	const uint16_t frag_off = rte_be_to_cpu_16(iph->fragment_offset);
 	const uint32_t offset = (uint32_t)(frag_off & RTE_IPV4_HDR_OFFSET_MASK)
 				<< 3;

@@ -25,6 +25,7 @@ struct l3_reasm_mib {
 
 struct l3_reasm_queue;
 struct l3_reasm_frag;
+struct l3_reasm_peer;
 
 struct l3_reasm {
 	struct l3_reasm_mib mib[2];   /* [0] IPv4, [1] IPv6 */
@@ -39,6 +40,7 @@ struct l3_reasm {
 	uint64_t high_thresh;         /* ipfrag_high_thresh, bytes */
 	uint64_t timeout;             /* ipfrag_time in clock units */
 	bool clock_polls;             /* ipfrag_clock=polls */
+	uint32_t max_dist;            /* ipfrag_max_dist, 0 = off */
 	uint64_t polls;               /* poll ends so far */
 
 	/* tables (rte_zmalloc'd at init) */
@@ -48,12 +50,18 @@ struct l3_reasm {
 	struct l3_reasm_queue *queues;
 	struct l3_reasm_frag *frags;
 	uint32_t free_queue, free_frag; /* free lists, index + 1 */
-	uint32_t lru_head, lru_tail;  /* queues by creation, index + 1 */
+	uint32_t lru_head, lru_tail;  /* queues by expiry, index + 1 */
+	/* inet_peer: per IPv4 source, the fragments seen (ip_frag_too_far);
+	 * kept while a queue of the source lives */
+	uint32_t *peer_hash;
+	struct l3_reasm_peer *peers;
+	uint32_t free_peer;
 };
 
 struct lrx_stage_init;
 
-/* Keys ipfrag_time, ipfrag_high_thresh, ipfrag_clock. 0 or -errno with
+/* Keys ipfrag_time, ipfrag_high_thresh, ipfrag_clock, ipfrag_max_dist.
+ * 0 or -errno with
  * a message in init->err. */
 int l3_reasm_init(struct l3_reasm *r, const struct lrx_stage_init *init);
 /* Frees every queue (uncounted: the run's end was counted by

@@ -90,5 +90,18 @@ inline Frame reassembled4(const Frame &w)
 	return e;
 }
 
+// ip_frag_too_far: the first fragment of datagram id, then `between` last
+// fragments of other datagrams from the same source, then its own last.
+inline std::vector<Frame> far_stream(uint16_t id, uint16_t others_from,
+				     unsigned between)
+{
+	const Frame w = whole4(id);
+	std::vector<Frame> v = {frag4(w, 0, 80, true)};
+	for (unsigned i = 0; i < between; i++)
+		v.push_back(frag4(whole4((uint16_t)(others_from + i)), 80, 128, false));
+	v.push_back(frag4(w, 80, 128, false));
+	return v;
+}
+
 } // namespace reasm
 } // namespace lrx_test

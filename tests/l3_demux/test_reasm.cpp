@@ -316,6 +316,27 @@ TEST_CASE("reassembly: above ipfrag_high_thresh new fragments fail",
 		       {"IpReasmFails", 3}, {"IpReasmTimeout", 1}});
 }
 
+TEST_CASE("reassembly: ipfrag_max_dist restarts a queue that fell too far "
+	  "behind (ip_frag_too_far)", "[l3_demux][reasm]")
+{
+	// 63 fragments of other datagrams between: 64 apart, still in
+	Run near = run_all(far_stream(300, 400, 63), {8, 8, 8, 8, 8, 8, 8, 8, 1});
+	CHECK(near.counters[1]["IpReasmOKs"] == 1);
+	CHECK(near.counters[1]["IpReasmFails"] == 63);
+	// 65 between: 66 apart; the queue restarts (IpReasmFails, its first
+	// fragment freed) and the last fragment waits in it until the end
+	Run far = run_all(far_stream(301, 500, 65), {8, 8, 8, 8, 8, 8, 8, 8, 3});
+	CHECK(far.out.empty());
+	check_snmp(far, {{"IpInReceives", 67}, {"IpReasmReqds", 67},
+			 {"IpReasmFails", 67}, {"IpReasmTimeout", 66}});
+	CHECK(far.counters[1]["reasm_frags_freed"] == 67);
+	// ipfrag_max_dist=0: off, the datagram completes
+	Run off = run_all(far_stream(302, 600, 65), {8, 8, 8, 8, 8, 8, 8, 8, 3},
+			  {{"ipfrag_max_dist", "0"}});
+	CHECK(off.counters[1]["IpReasmOKs"] == 1);
+	CHECK(off.counters[1]["IpReasmFails"] == 65);
+}
+
 TEST_CASE("reassembly: IPv6 in and out of order, the fragment header removed",
 	  "[l3_demux][reasm]")
 {

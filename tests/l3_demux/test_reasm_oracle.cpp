@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Kernel oracle for reassembly: fragment streams (in order, reversed, with
 // a duplicate, with an overlap, incomplete ones that time out, two last
-// fragments with different ends; IPv6 atomic, truncated first and
-// unaligned fragments) are sent into a veth whose peer lives in a
+// fragments with different ends, datagrams whose fragments are 64 and 66
+// fragments of the same source apart (ipfrag_max_dist); IPv6 atomic,
+// truncated first and unaligned fragments) are sent into a veth whose peer lives in a
 // fresh network namespace (ipfrag_time 1 s there, so the incomplete queues
 // expire while the test waits), and through build-meta,l3-demux under
 // every engine; the kernel's nstat counters and listrx's must agree (the
@@ -62,6 +63,12 @@ std::vector<Frame> streams()
 	add({frag6(w, 0, 20, true, 8)});                         // not 8-aligned
 	add({frag6(w, 0, 96, true, 7), frag6(w, 0, 96, true, 7),
 	     frag6(w, 96, 112, false, 7)});                      // duplicate
+	// ip_frag_too_far (ipfrag_max_dist 64): 64 apart completes, 66 apart
+	// restarts the queue
+	for (const Frame &f : far_stream(300, 400, 63))
+		v.push_back(f);
+	for (const Frame &f : far_stream(301, 500, 65))
+		v.push_back(f);
 	return v;
 }
 
