@@ -160,11 +160,6 @@ static int stage_create(struct lrx_pipeline *p, unsigned index,
 			 index + 1);
 		return -EINVAL;
 	}
-	if (desc->flush != NULL && desc->release == NULL) {
-		snprintf(err, err_len, "stage '%s': flush() without release()",
-			 desc->name);
-		return -EINVAL;
-	}
 	rc = stage_conf_check(sc, index, &footprint_kb, err, err_len);
 	if (rc < 0)
 		return rc;
@@ -330,6 +325,8 @@ void lrx_pipeline_poll_end(struct lrx_pipeline *p, bool budget_used,
 		if (st->desc->flush == NULL)
 			continue;
 		st->desc->flush(st->ctx, budget_used);
+		if (st->release == NULL)
+			continue; /* a timer only (stage.h end_run) */
 		/* in pipeline order, so what this stage releases is flushed
 		 * by a later holding stage in the same poll */
 		while ((max = (uint16_t)RTE_MIN((uint32_t)LRX_BURST_MAX,
@@ -389,6 +386,9 @@ static uint64_t pipeline_held(const struct lrx_pipeline *p)
 void lrx_pipeline_drain(struct lrx_pipeline *p, struct lrx_sink *sink)
 {
 	const uint32_t sink_from = sink->n;
+	for (unsigned s = 0; s < p->n_stages; s++)
+		if (p->stages[s].desc->end_run != NULL)
+			p->stages[s].desc->end_run(p->stages[s].ctx);
 	/* one pass normally empties everything (flushes run in pipeline
 	 * order); more only if the sink filled up */
 	for (unsigned pass = 0; pass <= p->n_stages; pass++) {

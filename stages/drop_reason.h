@@ -19,6 +19,11 @@
 	X(IPV6_BAD_EXTHDR)  /* malformed IPv6 extension header */                 \
 	X(UNHANDLED_PROTO)  /* L3 protocol with no handler (ARP, ...) */          \
 	X(FRAG_REASM_TIMEOUT)                                                     \
+	X(DUP_FRAG)         /* a fragment inside what the queue holds (ip_frag_queue) */ \
+	X(FRAG_OVERLAP)     /* overlapping fragment: its queue discarded, RFC 5722   \
+	                     * (kernel: NOT_SPECIFIED after IpExtReasmOverlaps) */   \
+	X(FRAG_INVALID)     /* fragment against ip_frag_queue's length rules      \
+	                     * (kernel: NOT_SPECIFIED) */                        \
 	X(TCP_CSUM)         /* TCP checksum bad */                                \
 	X(UDP_CSUM)         /* UDP checksum bad */                                \
 	X(XDP)              /* XDP_DROP verdict */                                \

@@ -193,6 +193,12 @@ struct lrx_stage {
 	uint16_t (*release)(void *ctx, struct rte_mbuf **pkts, uint16_t max);
 	/* Optional: packets still held (for accounting and the exit flush). */
 	uint32_t (*held)(const void *ctx);
+	/* Optional: the end of the run (lrx_pipeline_drain, before the
+	 * flushes). A stage that frees what it holds when its timers fire,
+	 * rather than releasing it (reassembly queues: ip_expire), lets it
+	 * all expire here. A stage may have flush() without release() when
+	 * it never releases packets. */
+	void (*end_run)(void *ctx);
 
 	/* Optional: the stage's maps (an eBPF program's). map_at describes
 	 * map i (false past the last). map_next copies the entry at *cursor

@@ -39,6 +39,7 @@
 #include "stage_keys.h"
 #include "exthdrs.h"
 #include "l3_demux.h"
+#include "reasm.h"
 #include "meta.h"
 #include "static_entries.h"
 #include "stage.h"
@@ -57,8 +58,6 @@ struct l3_ip_mib {
 	uint64_t in_delivers;
 	uint64_t in_mcast_pkts;
 	uint64_t in_bcast_pkts;
-	uint64_t reasm_reqds;
-	uint64_t reasm_fails;
 };
 struct l3_udp_mib {
 	uint64_t in_datagrams, no_ports, in_errors, in_csum_errors;
@@ -132,6 +131,8 @@ struct l3_ctx {
 
 	uint64_t udp_ports[1024];      /* bitmap of bound ports */
 	uint64_t tcp_ports[1024];
+
+	struct l3_reasm reasm;         /* ip_defrag / ipv6_frag_rcv (reasm.c) */
 };
 
 /* ---- dispatch -------------------------------------------------------------
@@ -658,15 +659,13 @@ static inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
 		mib->in_hdr_errors++; /* ip_rcv_options */
 		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
 	}
-	/* ip_local_deliver: fragments go to ip_defrag; listrx does not
-	 * reassemble, so they end as a reassembly would time out. */
+	/* ip_local_deliver: fragments go to ip_defrag, which holds them
+	 * (CONSUMED) until the one that completes the datagram comes back
+	 * as the whole datagram (reasm.c) */
 	if (unlikely(iph->fragment_offset &
 		     rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
-				      RTE_IPV4_HDR_OFFSET_MASK))) {
-		mib->reasm_reqds++;
-		mib->reasm_fails++;
-		return lrx_next_drop(LRX_DROP_FRAG_REASM_TIMEOUT);
-	}
+				      RTE_IPV4_HDR_OFFSET_MASK)))
+		return l3_reasm_ipv4(&c->reasm, m, meta);
 	return LRX_NEXT_CONTINUE_V;
 }
 
@@ -744,6 +743,36 @@ static lrx_next_t l3_ipv6_ext(struct l3_ctx *c, struct rte_mbuf *m,
 	return lrx_next_drop(reason);
 }
 
+/* ipv6_frag_rcv and the resubmit after it (ip6_protocol_deliver_rcu):
+ * the headers after the fragment header are walked again; a second
+ * fragment header is a header error (IP6SKB_FRAGMENTED). */
+static lrx_next_t l3_ipv6_frag(struct l3_ctx *c, struct rte_mbuf *m,
+			       struct lrx_meta *meta, uint32_t toff)
+{
+	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V6];
+	enum l3_reasm_ip_mib which;
+	uint8_t nexthdr;
+	lrx_next_t next = l3_reasm_ipv6(&c->reasm, m, meta, &toff, &nexthdr,
+					&which);
+	mib->in_hdr_errors += which == L3_REASM_IP_MIB_HDR_ERRORS;
+	if (next != LRX_NEXT_CONTINUE_V)
+		return next;
+	meta->transport_offset = (uint16_t)toff;
+	meta->l4_proto = nexthdr;
+	if (l3_ipv6_is_exthdr(nexthdr)) {
+		const struct rte_ipv6_hdr *hdr = rte_pktmbuf_mtod_offset(
+			m, const struct rte_ipv6_hdr *, meta->network_offset);
+		next = l3_ipv6_ext(c, m, meta, hdr, &toff, &nexthdr);
+		if (next != LRX_NEXT_CONTINUE_V)
+			return next;
+	}
+	if (nexthdr == 44) {
+		mib->in_hdr_errors++;
+		return lrx_next_drop(LRX_DROP_IP_INHDR);
+	}
+	return LRX_NEXT_CONTINUE_V;
+}
+
 static inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
 					  struct lrx_meta *meta,
 					  struct l3_route_hint *hint)
@@ -807,11 +836,8 @@ static inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
 		if (next != LRX_NEXT_CONTINUE_V)
 			return next;
 	}
-	if (nexthdr == 44) { /* NEXTHDR_FRAGMENT: no reassembly */
-		mib->reasm_reqds++;
-		mib->reasm_fails++;
-		return lrx_next_drop(LRX_DROP_FRAG_REASM_TIMEOUT);
-	}
+	if (unlikely(nexthdr == 44)) /* NEXTHDR_FRAGMENT: ipv6_frag_rcv */
+		return l3_ipv6_frag(c, m, meta, toff);
 	return LRX_NEXT_CONTINUE_V;
 }
 
@@ -1082,6 +1108,8 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 			 "it in the pipeline", init->instance);
 		return -EINVAL;
 	}
+	if ((rc = l3_reasm_init(&c->reasm, init)))
+		return rc;
 
 	c->l3_table[L3_CLASS_IPV4] = &l3_ipv4_handler;
 	c->l3_table[L3_CLASS_IPV6] = &l3_ipv6_handler;
@@ -1122,8 +1150,41 @@ static const struct lrx_stage_key l3_demux_keys[] = {
 	 "none | IPv4 address this host answers ARP requests for"},
 	{"arp_mac", "port",
 	 "MAC in ARP replies: port (the ingress port's) | aa:bb:cc:dd:ee:ff"},
+	{"ipfrag_time", "30",
+	 "seconds a reassembly queue lives after its first fragment "
+	 "(net.ipv4.ipfrag_time), 0..86400; polls at ipfrag_clock=polls"},
+	{"ipfrag_high_thresh", "4194304",
+	 "bytes of fragments held above which new fragments fail "
+	 "(net.ipv4.ipfrag_high_thresh; 0: every fragment fails)"},
+	{"ipfrag_max_dist", "64",
+	 "IPv4: fragments from one source between two of a datagram above "
+	 "which its queue starts again (net.ipv4.ipfrag_max_dist; 0: off)"},
+	{"ipfrag_clock", "tsc",
+	 "tsc | polls: what ipfrag_time counts (polls: ends of poll, the "
+	 "same for every engine)"},
 	{NULL, NULL, NULL},
 };
+
+/* The reassembly timer runs at the end of each poll; the run's end
+ * expires what is left; fini frees (uncounted) what a run without a
+ * drain left. */
+static void l3_demux_flush(void *ctx, bool budget_used)
+{
+	(void)budget_used;
+	l3_reasm_tick(&((struct l3_ctx *)ctx)->reasm);
+}
+static void l3_demux_end_run(void *ctx)
+{
+	l3_reasm_expire_all(&((struct l3_ctx *)ctx)->reasm);
+}
+static uint32_t l3_demux_held(const void *ctx)
+{
+	return l3_reasm_held(&((const struct l3_ctx *)ctx)->reasm);
+}
+static void l3_demux_fini(void *ctx)
+{
+	l3_reasm_fini(&((struct l3_ctx *)ctx)->reasm);
+}
 
 #define L3C(name, field) {name, offsetof(struct l3_ctx, field)}
 static const struct lrx_stage_counter l3_demux_counters[] = {
@@ -1133,8 +1194,11 @@ static const struct lrx_stage_counter l3_demux_counters[] = {
 	L3C("IpInUnknownProtos", ip[0].in_unknown_protos),
 	L3C("IpInDiscards", ip[0].in_discards),
 	L3C("IpInDelivers", ip[0].in_delivers),
-	L3C("IpReasmReqds", ip[0].reasm_reqds),
-	L3C("IpReasmFails", ip[0].reasm_fails),
+	L3C("IpReasmReqds", reasm.mib[0].reqds),
+	L3C("IpReasmOKs", reasm.mib[0].oks),
+	L3C("IpReasmFails", reasm.mib[0].fails),
+	L3C("IpReasmTimeout", reasm.mib[0].timeout),
+	L3C("IpExtReasmOverlaps", reasm.mib[0].overlaps),
 	L3C("IpExtInTruncatedPkts", ip[0].in_truncated_pkts),
 	L3C("IpExtInCsumErrors", ip[0].in_csum_errors),
 	L3C("IpExtInMcastPkts", ip[0].in_mcast_pkts),
@@ -1147,8 +1211,11 @@ static const struct lrx_stage_counter l3_demux_counters[] = {
 	L3C("Ip6InDelivers", ip[1].in_delivers),
 	L3C("Ip6InTruncatedPkts", ip[1].in_truncated_pkts),
 	L3C("Ip6InMcastPkts", ip[1].in_mcast_pkts),
-	L3C("Ip6ReasmReqds", ip[1].reasm_reqds),
-	L3C("Ip6ReasmFails", ip[1].reasm_fails),
+	L3C("Ip6ReasmReqds", reasm.mib[1].reqds),
+	L3C("Ip6ReasmOKs", reasm.mib[1].oks),
+	L3C("Ip6ReasmFails", reasm.mib[1].fails),
+	L3C("Ip6ReasmTimeout", reasm.mib[1].timeout),
+	L3C("Ip6ReasmOverlaps", reasm.mib[1].overlaps),
 	L3C("UdpInDatagrams", udp[0].in_datagrams),
 	L3C("UdpNoPorts", udp[0].no_ports),
 	L3C("UdpInErrors", udp[0].in_errors),
@@ -1186,6 +1253,13 @@ static const struct lrx_stage_counter l3_demux_counters[] = {
 	L3C("arp_replies", arp_replies),
 	L3C("l3_sublists", l3_sublists),
 	L3C("l4_sublists", l4_sublists),
+	L3C("reasm_frags_joined", reasm.frags_joined),
+	L3C("reasm_frags_freed", reasm.frags_freed),
+	L3C("reasm_queues", reasm.queues_now),
+	L3C("reasm_mem", reasm.mem),
+	/* fragments that left without a verdict of their own: the
+	 * summary's "merged" (rx minus outputs minus these is held) */
+	L3C("merged", reasm.merged),
 	{NULL, 0},
 };
 #undef L3C
@@ -1199,8 +1273,12 @@ static const struct lrx_stage l3_demux_stage = {
 	.counters = l3_demux_counters,
 	.needs = LRX_PROVIDES_META,
 	.init = l3_demux_init,
+	.fini = l3_demux_fini,
 	.process_one = lrx_l3_demux_process_one,
 	.process_burst = l3_demux_process_burst,
+	.flush = l3_demux_flush,
+	.held = l3_demux_held,
+	.end_run = l3_demux_end_run,
 };
 
 LRX_STAGE_REGISTER(l3_demux_stage)

@@ -113,6 +113,61 @@ int main(int argc, char **argv)
 		write(dir + "/pipeline/chained", c);
 		n += 3;
 	}
+	// reassembly: fragment streams of one UDP datagram (IPv4 and IPv6),
+	// in and out of order, with a duplicate, an overlap, across polls
+	{
+		Spec s4;
+		s4.payload.assign(200, 0x3c);
+		s4.default_payload = false;
+		const Frame w4 = build(s4);
+		Spec s6 = s4;
+		s6.l3 = L3::ipv6;
+		const Frame w6 = build(s6);
+		auto frag4 = [&](uint32_t off, uint32_t len, bool mf) {
+			Frame f;
+			const size_t hdr = w4.l2_len + 20u;
+			f.data.assign(w4.data.begin(), w4.data.begin() + hdr);
+			f.data.insert(f.data.end(), w4.data.begin() + hdr + off,
+				      w4.data.begin() + hdr + off + len);
+			f.l2_len = w4.l2_len;
+			f.set_be16(w4.l2_len + 2, (uint16_t)(20 + len));
+			f.set_be16(w4.l2_len + 6, (uint16_t)((mf ? 0x2000 : 0) | (off >> 3)));
+			f.l3 = L3::ipv4;
+			f.ip4_fix_csum();
+			return f;
+		};
+		auto frag6 = [&](uint32_t off, uint32_t len, bool mf) {
+			Frame f;
+			const size_t hdr = w6.l2_len + 40u;
+			f.data.assign(w6.data.begin(), w6.data.begin() + hdr);
+			const uint16_t fo = (uint16_t)(off | (mf ? 1 : 0));
+			const uint8_t fh[8] = {17, 0, (uint8_t)(fo >> 8), (uint8_t)fo, 0, 0, 0x12, 0x34};
+			f.data.insert(f.data.end(), fh, fh + 8);
+			f.data.insert(f.data.end(), w6.data.begin() + hdr + off,
+				      w6.data.begin() + hdr + off + len);
+			f.set_u8(w6.l2_len + 6, 44);
+			f.set_be16(w6.l2_len + 4, (uint16_t)(8 + len));
+			return f;
+		};
+		const std::vector<std::pair<std::string, std::vector<Frame>>> streams = {
+			{"frag4_in_order", {frag4(0, 80, true), frag4(80, 80, true), frag4(160, 48, false)}},
+			{"frag4_reverse", {frag4(160, 48, false), frag4(80, 80, true), frag4(0, 80, true)}},
+			{"frag4_dup", {frag4(0, 80, true), frag4(0, 80, true), frag4(80, 128, false)}},
+			{"frag4_overlap", {frag4(0, 80, true), frag4(40, 80, true), frag4(160, 48, false)}},
+			{"frag6_in_order", {frag6(0, 96, true), frag6(96, 96, true), frag6(192, 16, false)}},
+			{"frag6_reverse", {frag6(192, 16, false), frag6(96, 96, true), frag6(0, 96, true)}},
+			{"frag6_atomic", {frag6(0, 208, false)}},
+			{"frag6_truncated_first", {frag6(0, 4, true)}},
+		};
+		for (auto &st : streams)
+			for (uint8_t pick : {0, 1, 2, 5}) {
+				Bytes b = {pick};
+				for (size_t i = 0; i < st.second.size(); i++)
+					record(b, st.second[i], i % 2 ? 1 : 0, 0);
+				write(dir + "/pipeline/" + st.first + "_" + std::to_string(pick), b);
+				n++;
+			}
+	}
 
 	// fuzz_gro: 6-byte records (see fuzz_gro.cpp)
 	auto seg = [](Bytes &b, uint8_t flow, uint8_t flags, uint8_t len6,

@@ -1,0 +1,961 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * IPv4 / IPv6 reassembly with the kernel's semantics:
+ *  - queues keyed as ip_find (saddr, daddr, id, protocol) and fq_find
+ *    (saddr, daddr, id, ECN; the ingress port for link-local and
+ *    multicast destinations), created by inet_frag_find unless the
+ *    memory held is above ipfrag_high_thresh (then the fragment fails);
+ *  - ip_frag_queue / ip6_frag_queue's length rules, and
+ *    inet_frag_queue_insert's overlap rule (RFC 5722: an overlap discards
+ *    the whole queue, IpExtReasmOverlaps + IpReasmFails; a fragment inside
+ *    an existing run is a duplicate, dropped alone as DUP_FRAG);
+ *  - the timer: a queue expires ipfrag_time after its creation
+ *    (ip_expire: IpReasmFails + IpReasmTimeout), checked at every end of
+ *    poll; the run's end expires every queue left;
+ *  - ip_frag_reasm / ip6_frag_reasm: the fragment that completes the
+ *    datagram becomes its head (skb_morph: the mbuf the engine holds
+ *    takes the first fragment's bytes), the others are chained after it
+ *    (rte_pktmbuf_chain, as frag_list), and the header is rewritten (total
+ *    length, DF, ECN, checksum; IPv6: payload length, the fragment header
+ *    removed and its next header moved to the previous header).
+ * Fragment records and queues come from tables allocated at init, sized
+ * by ipfrag_high_thresh; memory is counted as the kernel's truesize: the
+ * mbuf and its buffer per segment, plus the queue.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_ip.h>
+#include <rte_jhash.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "drop_reason.h"
+#include "reasm.h"
+#include "stage_keys.h"
+
+enum { REASM_FIRST_IN = 1, REASM_LAST_IN = 2 };
+enum { REASM_INSERT_OK, REASM_INSERT_DUP, REASM_INSERT_OVERLAP };
+
+/* IPFRAG_ECN_*: 1 << the ECN bits of a fragment (ip4_frag_ecn) */
+enum { REASM_ECN_NOT_ECT = 1, REASM_ECN_CE = 8 };
+
+#define REASM_MAXLEN 65535u /* IP_MAX_MTU / IPV6_MAXPLEN */
+#define REASM_MIN_TRUESIZE 256u
+/* bytes past the transport offset pulled into the first segment: the
+ * largest TCP header */
+#define REASM_PULL_L4 60u
+
+/* No padding: hashed and compared as bytes. */
+struct l3_reasm_key {
+	uint8_t saddr[16];
+	uint8_t daddr[16];
+	uint32_t id;          /* IPv4: the 16-bit id; IPv6: identification */
+	uint16_t iif;         /* IPv6 scoped destinations: the port */
+	uint8_t family;       /* 4 or 6 */
+	uint8_t proto_ecn;    /* IPv4: protocol; IPv6: ip6_frag_ecn */
+};
+
+struct l3_reasm_queue {
+	struct l3_reasm_key key;
+	uint64_t expires;
+	uint32_t hash_next;       /* indexes are + 1: 0 is none */
+	uint32_t lru_prev, lru_next;
+	uint32_t first, tail;     /* fragments by offset; tail: highest end */
+	uint32_t len, meat;       /* q.len, q.meat */
+	uint32_t truesize;        /* what the queue adds to r->mem */
+	uint32_t n_frags;
+	uint16_t max_size, max_df_size;
+	uint16_t nhoff;           /* IPv6: the byte that names the fragment
+				   * header, in the first fragment */
+	uint8_t flags, ecn;
+	uint32_t peer;            /* IPv4 with ipfrag_max_dist: qp->peer */
+	uint32_t rid;             /* qp->rid */
+};
+
+struct l3_reasm_peer {
+	uint32_t saddr;           /* network order */
+	uint32_t rid;             /* peer->rid: fragments seen */
+	uint32_t refs;            /* queues of this source */
+	uint32_t next;
+};
+
+struct l3_reasm_frag {
+	struct rte_mbuf *m;
+	uint32_t offset, end;
+	uint32_t run;             /* the run head (FRAG_CB's run) */
+	uint32_t run_end;         /* run heads: end of the run */
+	uint32_t truesize;
+	uint32_t next;
+	uint16_t hdr_len;         /* bytes before the fragment's data */
+	uint16_t noff, mac_len;   /* its meta's, kept here: a metadata ring
+				   * (build-meta placement=pool) may reuse
+				   * a held packet's slot */
+};
+
+static inline struct l3_reasm_queue *rq(struct l3_reasm *r, uint32_t i)
+{
+	return &r->queues[i - 1];
+}
+static inline struct l3_reasm_frag *rf(struct l3_reasm *r, uint32_t i)
+{
+	return &r->frags[i - 1];
+}
+static inline struct l3_reasm_peer *rp(struct l3_reasm *r, uint32_t i)
+{
+	return &r->peers[i - 1];
+}
+
+static inline uint64_t reasm_now(const struct l3_reasm *r)
+{
+	return r->clock_polls ? r->polls : rte_rdtsc();
+}
+
+/* ---- init / fini ---------------------------------------------------------- */
+
+int l3_reasm_init(struct l3_reasm *r, const struct lrx_stage_init *init)
+{
+	static const char *const clocks[] = {"tsc", "polls", NULL};
+	unsigned long seconds, thresh, max_dist;
+	unsigned clock;
+	int rc;
+
+	if ((rc = lrx_key_uint(init, "ipfrag_time", 0, 86400, &seconds)) ||
+	    (rc = lrx_key_uint(init, "ipfrag_high_thresh", 0, 1ul << 31,
+			       &thresh)) ||
+	    (rc = lrx_key_choice(init, "ipfrag_clock", clocks, &clock)) ||
+	    (rc = lrx_key_uint(init, "ipfrag_max_dist", 0, UINT32_MAX,
+			       &max_dist)))
+		return rc;
+	r->max_dist = (uint32_t)max_dist;
+	r->clock_polls = clock == 1;
+	/* ipfrag_clock=polls: one poll counts as one second */
+	r->timeout = r->clock_polls ? seconds : seconds * rte_get_tsc_hz();
+	r->high_thresh = thresh;
+
+	uint64_t cap = thresh / REASM_MIN_TRUESIZE + 2;
+	cap = RTE_MAX(cap, (uint64_t)16);
+	cap = RTE_MIN(cap, (uint64_t)1 << 20);
+	r->cap = (uint32_t)cap;
+	const uint32_t buckets = rte_align32pow2(r->cap);
+	r->hash_mask = buckets - 1;
+	r->hash = rte_zmalloc_socket("l3_reasm_hash", buckets * sizeof(*r->hash),
+				     RTE_CACHE_LINE_SIZE, init->socket_id);
+	r->queues = rte_zmalloc_socket("l3_reasm_queues",
+				       r->cap * sizeof(*r->queues),
+				       RTE_CACHE_LINE_SIZE, init->socket_id);
+	r->frags = rte_zmalloc_socket("l3_reasm_frags",
+				      r->cap * sizeof(*r->frags),
+				      RTE_CACHE_LINE_SIZE, init->socket_id);
+	r->peer_hash = rte_zmalloc_socket("l3_reasm_peer_hash",
+					  buckets * sizeof(*r->peer_hash),
+					  RTE_CACHE_LINE_SIZE, init->socket_id);
+	r->peers = rte_zmalloc_socket("l3_reasm_peers",
+				      r->cap * sizeof(*r->peers),
+				      RTE_CACHE_LINE_SIZE, init->socket_id);
+	if (!r->hash || !r->queues || !r->frags || !r->peer_hash || !r->peers) {
+		l3_reasm_fini(r);
+		snprintf(init->err, init->err_len,
+			 "%s: no memory for %u reassembly queues "
+			 "(ipfrag_high_thresh=%lu)", init->instance, r->cap,
+			 thresh);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 1; i <= r->cap; i++) {
+		rq(r, i)->hash_next = i < r->cap ? i + 1 : 0;
+		rf(r, i)->next = i < r->cap ? i + 1 : 0;
+		rp(r, i)->next = i < r->cap ? i + 1 : 0;
+	}
+	r->free_queue = r->free_frag = r->free_peer = 1;
+	return 0;
+}
+
+static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, bool free_mbufs);
+
+void l3_reasm_fini(struct l3_reasm *r)
+{
+	while (r->queues && r->lru_head)
+		reasm_queue_free(r, r->lru_head, true);
+	rte_free(r->hash);
+	rte_free(r->queues);
+	rte_free(r->frags);
+	rte_free(r->peer_hash);
+	rte_free(r->peers);
+	r->peer_hash = NULL;
+	r->peers = NULL;
+	r->hash = NULL;
+	r->queues = NULL;
+	r->frags = NULL;
+}
+
+/* ---- queues: inet_frag_find / inet_frag_kill ------------------------------ */
+
+static inline uint32_t reasm_bucket(const struct l3_reasm *r,
+				    const struct l3_reasm_key *key)
+{
+	return rte_jhash(key, sizeof(*key), 0) & r->hash_mask;
+}
+
+/* inet_getpeer_v4: the peer of an IPv4 source, with one more reference;
+ * 0 when none is left (the queue then has no peer, as when inet_getpeer
+ * fails) */
+static uint32_t reasm_peer_get(struct l3_reasm *r, uint32_t saddr)
+{
+	const uint32_t b = rte_jhash_1word(saddr, 0) & r->hash_mask;
+	for (uint32_t i = r->peer_hash[b]; i; i = rp(r, i)->next)
+		if (rp(r, i)->saddr == saddr) {
+			rp(r, i)->refs++;
+			return i;
+		}
+	const uint32_t pi = r->free_peer;
+	if (pi == 0)
+		return 0;
+	r->free_peer = rp(r, pi)->next;
+	*rp(r, pi) = (struct l3_reasm_peer){
+		.saddr = saddr, .refs = 1, .next = r->peer_hash[b]};
+	r->peer_hash[b] = pi;
+	return pi;
+}
+
+static void reasm_peer_put(struct l3_reasm *r, uint32_t pi)
+{
+	if (--rp(r, pi)->refs != 0)
+		return;
+	uint32_t *link =
+		&r->peer_hash[rte_jhash_1word(rp(r, pi)->saddr, 0) & r->hash_mask];
+	while (*link != pi)
+		link = &rp(r, *link)->next;
+	*link = rp(r, pi)->next;
+	rp(r, pi)->next = r->free_peer;
+	r->free_peer = pi;
+}
+
+/* inet_frag_find: the queue of key, created if absent; 0 when the memory
+ * held is above ipfrag_high_thresh (or no queue is left). */
+static uint32_t reasm_find(struct l3_reasm *r, const struct l3_reasm_key *key)
+{
+	if (r->high_thresh == 0 || r->mem > r->high_thresh)
+		return 0;
+	const uint32_t b = reasm_bucket(r, key);
+	for (uint32_t i = r->hash[b]; i; i = rq(r, i)->hash_next)
+		if (memcmp(&rq(r, i)->key, key, sizeof(*key)) == 0)
+			return i;
+	const uint32_t qi = r->free_queue;
+	if (qi == 0)
+		return 0;
+	struct l3_reasm_queue *q = rq(r, qi);
+	r->free_queue = q->hash_next;
+	*q = (struct l3_reasm_queue){
+		.key = *key,
+		.expires = reasm_now(r) + r->timeout,
+		.hash_next = r->hash[b],
+		.lru_prev = r->lru_tail,
+		.truesize = sizeof(*q),
+	};
+	if (key->family == 4 && r->max_dist != 0) {
+		uint32_t saddr;
+		memcpy(&saddr, key->saddr, 4);
+		q->peer = reasm_peer_get(r, saddr);
+	}
+	r->hash[b] = qi;
+	if (r->lru_tail)
+		rq(r, r->lru_tail)->lru_next = qi;
+	else
+		r->lru_head = qi;
+	r->lru_tail = qi;
+	r->mem += sizeof(*q);
+	r->queues_now++;
+	return qi;
+}
+
+/* inet_frag_kill + inet_frag_destroy: unlink the queue and free its
+ * fragments (free_mbufs: inet_frag_rbtree_purge) or only their records
+ * (the mbufs went into a reassembled datagram). */
+static void reasm_frags_free(struct l3_reasm *r, struct l3_reasm_queue *q,
+			     bool free_mbufs)
+{
+	for (uint32_t i = q->first; i;) {
+		struct l3_reasm_frag *f = rf(r, i);
+		const uint32_t next = f->next;
+		if (free_mbufs) {
+			rte_pktmbuf_free(f->m);
+			r->frags_freed++;
+			r->merged++;
+		}
+		f->m = NULL;
+		f->next = r->free_frag;
+		r->free_frag = i;
+		r->frags_now--;
+		i = next;
+	}
+	q->first = q->tail = 0;
+	q->n_frags = 0;
+}
+
+static void reasm_lru_unlink(struct l3_reasm *r, uint32_t qi)
+{
+	struct l3_reasm_queue *q = rq(r, qi);
+	if (q->lru_prev)
+		rq(r, q->lru_prev)->lru_next = q->lru_next;
+	else
+		r->lru_head = q->lru_next;
+	if (q->lru_next)
+		rq(r, q->lru_next)->lru_prev = q->lru_prev;
+	else
+		r->lru_tail = q->lru_prev;
+}
+
+static void reasm_lru_append(struct l3_reasm *r, uint32_t qi)
+{
+	struct l3_reasm_queue *q = rq(r, qi);
+	q->lru_next = 0;
+	q->lru_prev = r->lru_tail;
+	if (r->lru_tail)
+		rq(r, r->lru_tail)->lru_next = qi;
+	else
+		r->lru_head = qi;
+	r->lru_tail = qi;
+}
+
+static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, bool free_mbufs)
+{
+	struct l3_reasm_queue *q = rq(r, qi);
+	reasm_frags_free(r, q, free_mbufs);
+	if (q->peer)
+		reasm_peer_put(r, q->peer);
+	r->mem -= q->truesize;
+	uint32_t *link = &r->hash[reasm_bucket(r, &q->key)];
+	while (*link != qi)
+		link = &rq(r, *link)->hash_next;
+	*link = q->hash_next;
+	reasm_lru_unlink(r, qi);
+	q->hash_next = r->free_queue;
+	r->free_queue = qi;
+	r->queues_now--;
+}
+
+/* ip_expire / ip6_frag_expire (no ICMP time exceeded is sent) */
+static void reasm_expire(struct l3_reasm *r, uint32_t qi)
+{
+	struct l3_reasm_mib *mib = &r->mib[rq(r, qi)->key.family == 6];
+	mib->fails++;
+	mib->timeout++;
+	reasm_queue_free(r, qi, true);
+}
+
+void l3_reasm_tick(struct l3_reasm *r)
+{
+	r->polls++;
+	if (r->lru_head == 0)
+		return;
+	/* one timeout for all: creation order is expiry order */
+	const uint64_t now = reasm_now(r);
+	while (r->lru_head && rq(r, r->lru_head)->expires <= now)
+		reasm_expire(r, r->lru_head);
+}
+
+void l3_reasm_expire_all(struct l3_reasm *r)
+{
+	while (r->queues && r->lru_head)
+		reasm_expire(r, r->lru_head);
+}
+
+/* ---- fragments: inet_frag_queue_insert ------------------------------------ */
+
+/* The kernel keeps runs of fragments that arrived in order (each run one
+ * rbtree node); a fragment at the end of the last fragment extends its
+ * run, any other starts its own. Overlap is checked against the last
+ * fragment (tail) and against runs: a fragment wholly inside a run is a
+ * duplicate, any other overlap is an overlap. */
+static int reasm_insert(struct l3_reasm *r, struct l3_reasm_queue *q,
+			uint32_t fi)
+{
+	struct l3_reasm_frag *f = rf(r, fi);
+	const uint32_t offset = f->offset, end = f->end;
+
+	f->run = fi;
+	f->run_end = end;
+	f->next = 0;
+	if (q->tail == 0) {
+		q->first = q->tail = fi;
+		return REASM_INSERT_OK;
+	}
+	struct l3_reasm_frag *last = rf(r, q->tail);
+	if (last->end < end) {
+		/* the common case: to the end */
+		if (offset < last->end)
+			return REASM_INSERT_OVERLAP;
+		if (offset == last->end) { /* fragrun_append_to_last */
+			f->run = last->run;
+			rf(r, f->run)->run_end = end;
+		}
+		last->next = fi;
+		q->tail = fi;
+		return REASM_INSERT_OK;
+	}
+	/* the rbtree search, over the runs in offset order */
+	uint32_t prev = 0, i;
+	for (i = q->first; i; prev = i, i = rf(r, i)->next) {
+		const struct l3_reasm_frag *c = rf(r, i);
+		if (c->run != i)
+			continue; /* not a run head */
+		if (end <= c->offset)
+			break;
+		if (offset >= c->run_end)
+			continue;
+		if (offset >= c->offset && end <= c->run_end)
+			return REASM_INSERT_DUP;
+		return REASM_INSERT_OVERLAP;
+	}
+	f->next = i;
+	if (prev)
+		rf(r, prev)->next = fi;
+	else
+		q->first = fi;
+	return REASM_INSERT_OK;
+}
+
+/* pskb_trim_rcsum to len bytes (from the frame start) */
+static void reasm_trim(struct rte_mbuf *m, uint32_t len)
+{
+	if (m->pkt_len <= len)
+		return;
+	struct rte_mbuf *seg = m;
+	uint32_t left = len;
+	uint16_t nb_segs = 1;
+	while (left > seg->data_len && seg->next) {
+		left -= seg->data_len;
+		seg = seg->next;
+		nb_segs++;
+	}
+	struct rte_mbuf *rest = seg->next;
+	seg->data_len = (uint16_t)left;
+	seg->next = NULL;
+	m->nb_segs = nb_segs;
+	m->pkt_len = len;
+	rte_pktmbuf_free(rest);
+}
+
+static uint32_t reasm_truesize(const struct rte_mbuf *m)
+{
+	uint32_t size = 0;
+	for (; m; m = m->next)
+		size += (uint32_t)sizeof(struct rte_mbuf) + m->buf_len;
+	return size;
+}
+
+/* skb_morph: a and b exchange their packets (first-segment bytes, the
+ * rest of the chain, the offload fields); each mbuf keeps its dynamic
+ * fields (the engine's bookkeeping, the metadata pointer) and its port
+ * (head->dev = dev: the datagram arrived where its last fragment did).
+ * The caller rewrites the metadata. -ENOSPC when a buffer cannot hold
+ * the other's first segment at its data offset. */
+static int reasm_morph(struct rte_mbuf *a, struct rte_mbuf *b)
+{
+	const uint16_t la = a->data_len, lb = b->data_len;
+	if (a->data_off + lb > a->buf_len || b->data_off + la > b->buf_len)
+		return -ENOSPC;
+	uint8_t *pa = rte_pktmbuf_mtod(a, uint8_t *);
+	uint8_t *pb = rte_pktmbuf_mtod(b, uint8_t *);
+	const uint16_t n = RTE_MAX(la, lb);
+	uint8_t tmp[256];
+	for (uint16_t i = 0; i < n; i += sizeof(tmp)) {
+		const size_t k = RTE_MIN((size_t)(n - i), sizeof(tmp));
+		memcpy(tmp, pa + i, k);
+		memcpy(pa + i, pb + i, k);
+		memcpy(pb + i, tmp, k);
+	}
+#define REASM_SWAP(x)                                                         \
+	do {                                                                  \
+		__typeof__(a->x) t_ = a->x;                                   \
+		a->x = b->x;                                                  \
+		b->x = t_;                                                    \
+	} while (0)
+	REASM_SWAP(data_len);
+	REASM_SWAP(pkt_len);
+	REASM_SWAP(nb_segs);
+	REASM_SWAP(next);
+	REASM_SWAP(ol_flags);
+	REASM_SWAP(packet_type);
+	REASM_SWAP(hash.rss);
+	REASM_SWAP(vlan_tci);
+	REASM_SWAP(vlan_tci_outer);
+#undef REASM_SWAP
+	return 0;
+}
+
+/* pskb_may_pull for the L4 handlers, which read their header from the
+ * first segment: bytes of the following segments move into its tailroom
+ * until it holds len bytes (or the packet, or the room, ends). Emptied
+ * segments stay in the chain (each is a fragment's mbuf). */
+static void reasm_pull(struct rte_mbuf *m, uint32_t len)
+{
+	struct rte_mbuf *seg = m->next;
+	while (m->data_len < len && seg != NULL) {
+		const uint16_t k = (uint16_t)RTE_MIN(
+			RTE_MIN(len - m->data_len, (uint32_t)seg->data_len),
+			(uint32_t)rte_pktmbuf_tailroom(m));
+		if (k == 0 && seg->data_len != 0)
+			return; /* no room left */
+		memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, m->data_len),
+		       rte_pktmbuf_mtod(seg, uint8_t *), k);
+		m->data_len += k;
+		seg->data_off += k;
+		seg->data_len -= k;
+		if (seg->data_len == 0)
+			seg = seg->next;
+	}
+}
+
+/* ip_frag_ecn_table: 0xff = an invalid mix (not-ECT with ECT or CE) */
+static inline int reasm_ecn(uint8_t ecn)
+{
+	if ((ecn & REASM_ECN_NOT_ECT) && (ecn & ~REASM_ECN_NOT_ECT))
+		return -1;
+	return (ecn & REASM_ECN_CE) ? 3 : 0;
+}
+
+/* The completing fragment fi (mbuf m) becomes the head and the others are
+ * chained after it in offset order. Returns 0, or -errno with the queue
+ * untouched. On success the queue's records are freed (not the mbufs). */
+static int reasm_glue(struct l3_reasm *r, uint32_t qi, uint32_t fi,
+		      struct rte_mbuf *m)
+{
+	struct l3_reasm_queue *q = rq(r, qi);
+	struct l3_reasm_frag *head = rf(r, q->first);
+	uint32_t segs = 0;
+	for (uint32_t i = q->first; i; i = rf(r, i)->next)
+		segs += rf(r, i)->m->nb_segs;
+	if (segs > RTE_MBUF_MAX_NB_SEGS)
+		return -E2BIG;
+	if (head->m != m) {
+		int rc = reasm_morph(m, head->m);
+		if (rc)
+			return rc;
+		/* the records follow the bytes */
+		rf(r, fi)->m = head->m;
+		head->m = m;
+	}
+	for (uint32_t i = head->next; i; i = rf(r, i)->next) {
+		struct l3_reasm_frag *f = rf(r, i);
+		rte_pktmbuf_adj(f->m, f->hdr_len);
+		rte_pktmbuf_chain(m, f->m);
+	}
+	r->frags_joined += q->n_frags - 1;
+	r->merged += q->n_frags - 1;
+	reasm_queue_free(r, qi, false);
+	return 0;
+}
+
+/* The record of a new fragment, or 0 when none is left. */
+static uint32_t reasm_frag_new(struct l3_reasm *r, struct rte_mbuf *m,
+			       const struct lrx_meta *meta, uint32_t offset,
+			       uint32_t end, uint32_t hdr_len)
+{
+	const uint32_t fi = r->free_frag;
+	if (fi == 0)
+		return 0;
+	struct l3_reasm_frag *f = rf(r, fi);
+	r->free_frag = f->next;
+	*f = (struct l3_reasm_frag){
+		.m = m,
+		.offset = offset,
+		.end = end,
+		.hdr_len = (uint16_t)hdr_len,
+		.noff = meta->network_offset,
+		.mac_len = meta->mac_len,
+		.truesize = reasm_truesize(m),
+	};
+	return fi;
+}
+
+static inline void reasm_frag_put(struct l3_reasm *r, uint32_t fi)
+{
+	rf(r, fi)->m = NULL;
+	rf(r, fi)->next = r->free_frag;
+	r->free_frag = fi;
+}
+
+/* The fragment is in the queue: account it (the part of ip_frag_queue
+ * after inet_frag_queue_insert). */
+static inline void reasm_frag_added(struct l3_reasm *r,
+				    struct l3_reasm_queue *q, uint32_t fi)
+{
+	const struct l3_reasm_frag *f = rf(r, fi);
+	q->meat += f->end - f->offset;
+	q->truesize += f->truesize;
+	q->n_frags++;
+	r->mem += f->truesize;
+	r->frags_now++;
+	if (f->offset == 0)
+		q->flags |= REASM_FIRST_IN;
+}
+
+static inline bool reasm_complete(const struct l3_reasm_queue *q)
+{
+	return q->flags == (REASM_FIRST_IN | REASM_LAST_IN) &&
+	       q->meat == q->len;
+}
+
+/* ---- IPv4: ip_defrag ------------------------------------------------------ */
+
+/* ip_frag_too_far: more than ipfrag_max_dist fragments from the source
+ * since this queue's last one (a sign its datagram was lost) */
+static inline bool reasm_too_far(struct l3_reasm *r, struct l3_reasm_queue *q)
+{
+	const uint32_t start = q->rid;
+	const uint32_t end = ++rp(r, q->peer)->rid;
+	q->rid = end;
+	return q->tail != 0 && end - start > r->max_dist;
+}
+
+/* ip_frag_reinit: the queue starts again, its fragments freed and its
+ * timer restarted */
+static void reasm_reinit(struct l3_reasm *r, uint32_t qi)
+{
+	struct l3_reasm_queue *q = rq(r, qi);
+	reasm_frags_free(r, q, true);
+	r->mem -= q->truesize - sizeof(*q);
+	q->truesize = sizeof(*q);
+	q->flags = 0;
+	q->len = q->meat = 0;
+	q->ecn = 0;
+	q->expires = reasm_now(r) + r->timeout;
+	/* the timer moved: keep the list in expiry order */
+	reasm_lru_unlink(r, qi);
+	reasm_lru_append(r, qi);
+}
+
+lrx_next_t l3_reasm_ipv4(struct l3_reasm *r, struct rte_mbuf *m,
+			 struct lrx_meta *meta)
+{
+	struct l3_reasm_mib *mib = &r->mib[0];
+	const uint32_t noff = meta->network_offset;
+	struct rte_ipv4_hdr *iph =
+		rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, noff);
+	const uint32_t ihl = (iph->version_ihl & RTE_IPV4_HDR_IHL_MASK) * 4u;
+
+	mib->reqds++;
+	struct l3_reasm_key key;
+	memset(&key, 0, sizeof(key));
+	memcpy(key.saddr, &iph->src_addr, 4);
+	memcpy(key.daddr, &iph->dst_addr, 4);
+	key.id = iph->packet_id;
+	key.family = 4;
+	key.proto_ecn = iph->next_proto_id;
+	const uint32_t qi = reasm_find(r, &key);
+	if (qi == 0) {
+		mib->fails++;
+		return lrx_next_drop(LRX_DROP_NOMEM);
+	}
+	struct l3_reasm_queue *q = rq(r, qi);
+
+	/* ip_frag_queue */
+	if (q->peer && reasm_too_far(r, q)) {
+		mib->fails++;
+		reasm_reinit(r, qi);
+	}
+	const uint16_t frag_off = rte_be_to_cpu_16(iph->fragment_offset);
+	const uint32_t offset = (uint32_t)(frag_off & RTE_IPV4_HDR_OFFSET_MASK)
+				<< 3;
+	uint32_t end = offset + meta->len - ihl;
+	enum lrx_drop_reason reason = LRX_DROP_FRAG_INVALID;
+	if (!(frag_off & RTE_IPV4_HDR_MF_FLAG)) {
+		/* bits beyond the end, or a different end: corrupted */
+		if (end < q->len ||
+		    ((q->flags & REASM_LAST_IN) && end != q->len))
+			goto discard_qp;
+		q->flags |= REASM_LAST_IN;
+		q->len = end;
+	} else {
+		end &= ~7u; /* the kernel trims, not drops */
+		if (end > q->len) {
+			if (q->flags & REASM_LAST_IN)
+				goto discard_qp;
+			q->len = end;
+		}
+	}
+	if (end == offset)
+		goto discard_qp;
+	reasm_trim(m, noff + ihl + (end - offset));
+
+	const uint32_t fi = reasm_frag_new(r, m, meta, offset, end, noff + ihl);
+	if (fi == 0) {
+		mib->fails++;
+		return lrx_next_drop(LRX_DROP_NOMEM);
+	}
+	switch (reasm_insert(r, q, fi)) {
+	case REASM_INSERT_DUP:
+		reasm_frag_put(r, fi);
+		return lrx_next_drop(LRX_DROP_DUP_FRAG);
+	case REASM_INSERT_OVERLAP:
+		reasm_frag_put(r, fi);
+		mib->overlaps++;
+		reason = LRX_DROP_FRAG_OVERLAP;
+		goto discard_qp;
+	default:
+		break;
+	}
+	reasm_frag_added(r, q, fi);
+	q->ecn |= (uint8_t)(1u << (iph->type_of_service & 3));
+	const uint32_t fragsize = end - offset + ihl;
+	q->max_size = (uint16_t)RTE_MAX((uint32_t)q->max_size, fragsize);
+	if ((frag_off & RTE_IPV4_HDR_DF_FLAG) && fragsize > q->max_df_size)
+		q->max_df_size = (uint16_t)fragsize;
+	if (!reasm_complete(q))
+		return LRX_NEXT_CONSUMED_V;
+
+	/* ip_frag_reasm; any failure kills the queue, m with it */
+	const struct l3_reasm_frag *head = rf(r, q->first);
+	const uint16_t hnoff = head->noff, hmac_len = head->mac_len;
+	const uint32_t hihl = head->hdr_len - hnoff;
+	const uint32_t len = hihl + q->len;
+	const int ecn = reasm_ecn(q->ecn);
+	const uint16_t df = q->max_df_size == q->max_size
+				    ? RTE_IPV4_HDR_DF_FLAG : 0;
+	if (len > REASM_MAXLEN || ecn < 0 || reasm_glue(r, qi, fi, m) != 0) {
+		reasm_queue_free(r, qi, true);
+		mib->fails++;
+		return LRX_NEXT_CONSUMED_V;
+	}
+	/* m holds the first fragment's bytes now */
+	meta->network_offset = hnoff;
+	meta->mac_len = hmac_len;
+	iph = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, hnoff);
+	iph->total_length = rte_cpu_to_be_16((uint16_t)len);
+	iph->type_of_service |= (uint8_t)ecn;
+	iph->fragment_offset = rte_cpu_to_be_16(df);
+	iph->hdr_checksum = 0;
+	iph->hdr_checksum = rte_ipv4_cksum(iph);
+	meta->len = len;
+	meta->transport_offset = (uint16_t)(hnoff + hihl);
+	meta->l4_proto = iph->next_proto_id;
+	/* a NIC checksum hint for a fragment says nothing of the datagram */
+	meta->ip_summed = LRX_CHECKSUM_NONE;
+	reasm_pull(m, meta->transport_offset + REASM_PULL_L4);
+	mib->oks++;
+	return LRX_NEXT_CONTINUE_V;
+
+discard_qp:
+	reasm_queue_free(r, qi, true);
+	mib->fails++;
+	return lrx_next_drop(reason);
+}
+
+/* ---- IPv6: ipv6_frag_rcv -------------------------------------------------- */
+
+static inline bool reasm_ipv6_is_ext(uint8_t nh)
+{
+	/* ipv6_ext_hdr: hop-by-hop, routing, fragment, AH, none, dest */
+	return nh == 0 || nh == 43 || nh == 44 || nh == 51 || nh == 59 ||
+	       nh == 60;
+}
+
+/* ipv6frag_thdr_truncated (include/net/ipv6_frag.h): a first fragment
+ * whose headers, through the upper-layer header, do not fit in it. */
+static bool reasm_ipv6_thdr_truncated(const struct rte_mbuf *m,
+				      uint32_t start, uint32_t pkt_end,
+				      uint8_t nh)
+{
+	/* ipv6_skip_exthdr */
+	while (reasm_ipv6_is_ext(nh)) {
+		uint8_t hp[4];
+		if (nh == 59)
+			return false;
+		const uint8_t *p = rte_pktmbuf_read(m, start, sizeof(hp), hp);
+		if (p == NULL || start + 8 > pkt_end)
+			return false;
+		uint32_t hdrlen;
+		if (nh == 44) {
+			if (((p[2] << 8) | p[3]) & ~7u)
+				return false; /* not the first fragment */
+			hdrlen = 8;
+		} else if (nh == 51) {
+			hdrlen = (p[1] + 2u) << 2;
+		} else {
+			hdrlen = (p[1] + 1u) << 3;
+		}
+		nh = p[0];
+		start += hdrlen;
+	}
+	switch (nh) {
+	case IPPROTO_TCP: start += 20; break;
+	case IPPROTO_UDP: start += 8; break;
+	case IPPROTO_ICMPV6: start += 8; break; /* struct icmp6hdr */
+	default: start += 1; break;
+	}
+	return start > pkt_end;
+}
+
+/* IP6CB(skb)->nhoff: the next-header byte that names the header at fh. */
+static uint16_t reasm_ipv6_nhoff(const uint8_t *frame, uint32_t noff,
+				 uint32_t fh)
+{
+	uint32_t nhpos = noff + 6, pos = noff + sizeof(struct rte_ipv6_hdr);
+	uint8_t nh = frame[nhpos];
+	while (pos < fh) {
+		nhpos = pos;
+		const uint32_t len = nh == 51 ? (frame[pos + 1] + 2u) << 2
+					      : (frame[pos + 1] + 1u) << 3;
+		nh = frame[pos];
+		pos += len;
+	}
+	return (uint16_t)nhpos;
+}
+
+lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
+			 struct lrx_meta *meta, uint32_t *toff,
+			 uint8_t *nexthdr, enum l3_reasm_ip_mib *ip_mib)
+{
+	struct l3_reasm_mib *mib = &r->mib[1];
+	const uint32_t noff = meta->network_offset, fh = *toff;
+	const uint32_t pkt_end = noff + meta->len;
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+	struct rte_ipv6_hdr *hdr = (struct rte_ipv6_hdr *)(frame + noff);
+
+	*ip_mib = L3_REASM_IP_MIB_NONE;
+	mib->reqds++;
+	/* fail_hdr: a jumbogram, or no room for the fragment header (in
+	 * the first segment, where listrx reads headers) */
+	if (hdr->payload_len == 0 || fh + 8 > pkt_end || fh + 8 > m->data_len) {
+		*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
+		return lrx_next_drop(LRX_DROP_IP_INHDR);
+	}
+	const uint8_t *fhdr = frame + fh;
+	const uint16_t frag_off = (uint16_t)((fhdr[2] << 8) | fhdr[3]);
+	if ((frag_off & 0xfff9) == 0) {
+		/* RFC 6946: an atomic fragment is not queued */
+		mib->oks++;
+		*toff = fh + 8;
+		*nexthdr = fhdr[0];
+		return LRX_NEXT_CONTINUE_V;
+	}
+	/* RFC 8200 4.5: the first fragment holds every header through the
+	 * upper-layer one, or it is discarded (Ip6InHdrErrors + ICMP
+	 * parameter problem, code 3; checked against Linux 6.18) */
+	if (reasm_ipv6_thdr_truncated(m, noff + sizeof(*hdr), pkt_end,
+				      hdr->proto)) {
+		*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
+		return lrx_next_drop(LRX_DROP_IP_INHDR);
+	}
+
+	/* fq_find */
+	struct l3_reasm_key key;
+	memset(&key, 0, sizeof(key));
+	memcpy(key.saddr, hdr->src_addr, 16);
+	memcpy(key.daddr, hdr->dst_addr, 16);
+	memcpy(&key.id, fhdr + 4, 4);
+	key.family = 6;
+	const uint8_t tclass =
+		(uint8_t)(rte_be_to_cpu_32(hdr->vtc_flow) >> 20);
+	key.proto_ecn = (uint8_t)(1u << (tclass & 3));
+	/* link-local (fe80::/10) and multicast destinations: per device */
+	if (hdr->dst_addr[0] == 0xff ||
+	    (hdr->dst_addr[0] == 0xfe && (hdr->dst_addr[1] & 0xc0) == 0x80))
+		key.iif = m->port;
+	const uint32_t qi = reasm_find(r, &key);
+	if (qi == 0) {
+		mib->fails++;
+		return lrx_next_drop(LRX_DROP_NOMEM);
+	}
+	struct l3_reasm_queue *q = rq(r, qi);
+
+	/* ip6_frag_queue */
+	const uint32_t offset = frag_off & 0xfff8u;
+	const uint32_t end = offset + (pkt_end - (fh + 8));
+	enum lrx_drop_reason reason = LRX_DROP_FRAG_INVALID;
+	if (end > REASM_MAXLEN) {
+		/* parameter problem at frag_off; the queue stays */
+		*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
+		return lrx_next_drop(LRX_DROP_IP_INHDR);
+	}
+	if (!(frag_off & 1)) {
+		if (end < q->len ||
+		    ((q->flags & REASM_LAST_IN) && end != q->len))
+			goto discard_fq;
+		q->flags |= REASM_LAST_IN;
+		q->len = end;
+	} else {
+		if (end & 7) {
+			/* RFC 2460: a parameter problem, always */
+			*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
+			return lrx_next_drop(LRX_DROP_IP_INHDR);
+		}
+		if (end > q->len) {
+			if (q->flags & REASM_LAST_IN)
+				goto discard_fq;
+			q->len = end;
+		}
+	}
+	if (end == offset)
+		goto discard_fq;
+
+	const uint32_t fi = reasm_frag_new(r, m, meta, offset, end, fh + 8);
+	if (fi == 0) {
+		mib->fails++;
+		return lrx_next_drop(LRX_DROP_NOMEM);
+	}
+	switch (reasm_insert(r, q, fi)) {
+	case REASM_INSERT_DUP:
+		reasm_frag_put(r, fi);
+		return lrx_next_drop(LRX_DROP_DUP_FRAG);
+	case REASM_INSERT_OVERLAP:
+		reasm_frag_put(r, fi);
+		mib->overlaps++;
+		reason = LRX_DROP_FRAG_OVERLAP;
+		goto discard_fq;
+	default:
+		break;
+	}
+	reasm_frag_added(r, q, fi);
+	q->ecn |= key.proto_ecn;
+	q->max_size = (uint16_t)RTE_MAX((uint32_t)q->max_size, meta->len);
+	if (offset == 0)
+		q->nhoff = reasm_ipv6_nhoff(frame, noff, fh);
+	if (!reasm_complete(q))
+		return LRX_NEXT_CONSUMED_V;
+
+	/* ip6_frag_reasm */
+	const struct l3_reasm_frag *head = rf(r, q->first);
+	const uint32_t head_fh = head->hdr_len - 8u;
+	const uint16_t head_noff = head->noff, head_mac_len = head->mac_len;
+	const uint32_t payload_len =
+		head_fh - head_noff - (uint32_t)sizeof(*hdr) + q->len;
+	const uint16_t nhoff = q->nhoff;
+	const int ecn = reasm_ecn(q->ecn);
+	if (payload_len > REASM_MAXLEN || ecn < 0 ||
+	    reasm_glue(r, qi, fi, m) != 0) {
+		reasm_queue_free(r, qi, true);
+		mib->fails++;
+		return LRX_NEXT_CONSUMED_V;
+	}
+	/* the fragment header goes: its next header moves to the header
+	 * before it, the headers before it move up 8 bytes */
+	frame = rte_pktmbuf_mtod(m, uint8_t *);
+	const uint8_t next = frame[head_fh];
+	frame[nhoff] = next;
+	memmove(frame + 8, frame, head_fh);
+	rte_pktmbuf_adj(m, 8);
+	frame = rte_pktmbuf_mtod(m, uint8_t *);
+	meta->network_offset = head_noff;
+	meta->mac_len = head_mac_len;
+	hdr = (struct rte_ipv6_hdr *)(frame + head_noff);
+	hdr->payload_len = rte_cpu_to_be_16((uint16_t)payload_len);
+	hdr->vtc_flow |= rte_cpu_to_be_32((uint32_t)ecn << 20);
+	meta->len = (uint32_t)sizeof(*hdr) + payload_len;
+	meta->ip_summed = LRX_CHECKSUM_NONE;
+	*toff = head_fh;
+	*nexthdr = next;
+	/* the extension headers after the fragment header too */
+	reasm_pull(m, head_fh + REASM_PULL_L4);
+	mib->oks++;
+	return LRX_NEXT_CONTINUE_V;
+
+discard_fq:
+	reasm_queue_free(r, qi, true);
+	mib->fails++;
+	return lrx_next_drop(reason);
+}

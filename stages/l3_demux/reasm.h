@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* IPv4 and IPv6 reassembly for l3-demux, with the kernel's rules
+ * (net/ipv4/ip_fragment.c, net/ipv6/reassembly.c, net/ipv4/inet_fragment.c).
+ * Internal to l3-demux: the counters live in its context, the tables are
+ * allocated at init. */
+#ifndef LRX_L3_REASM_H
+#define LRX_L3_REASM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "meta.h"
+#include "stage.h"
+
+/* IPSTATS_MIB_REASM* of one family, as nstat names them. */
+struct l3_reasm_mib {
+	uint64_t reqds;    /* IpReasmReqds: every fragment handed to ip_defrag */
+	uint64_t oks;      /* IpReasmOKs: datagrams reassembled */
+	uint64_t fails;    /* IpReasmFails: per queue, not per fragment */
+	uint64_t timeout;  /* IpReasmTimeout: queues expired (ip_expire) */
+	uint64_t overlaps; /* IpExtReasmOverlaps (Ip6ReasmOverlaps) */
+};
+
+struct l3_reasm_queue;
+struct l3_reasm_frag;
+struct l3_reasm_peer;
+
+struct l3_reasm {
+	struct l3_reasm_mib mib[2];   /* [0] IPv4, [1] IPv6 */
+	uint64_t frags_joined;        /* fragments appended to a datagram */
+	uint64_t frags_freed;         /* fragments freed with their queue */
+	uint64_t merged;              /* both: consumed for good ("merged") */
+	uint64_t mem;                 /* frag_mem_limit: bytes held */
+	uint64_t queues_now;          /* queues alive */
+	uint64_t frags_now;           /* fragments held */
+
+	/* configuration */
+	uint64_t high_thresh;         /* ipfrag_high_thresh, bytes */
+	uint64_t timeout;             /* ipfrag_time in clock units */
+	bool clock_polls;             /* ipfrag_clock=polls */
+	uint32_t max_dist;            /* ipfrag_max_dist, 0 = off */
+	uint64_t polls;               /* poll ends so far */
+
+	/* tables (rte_zmalloc'd at init) */
+	uint32_t cap;                 /* queues and fragment records */
+	uint32_t hash_mask;
+	uint32_t *hash;               /* bucket -> first queue index + 1 */
+	struct l3_reasm_queue *queues;
+	struct l3_reasm_frag *frags;
+	uint32_t free_queue, free_frag; /* free lists, index + 1 */
+	uint32_t lru_head, lru_tail;  /* queues by expiry, index + 1 */
+	/* inet_peer: per IPv4 source, the fragments seen (ip_frag_too_far);
+	 * kept while a queue of the source lives */
+	uint32_t *peer_hash;
+	struct l3_reasm_peer *peers;
+	uint32_t free_peer;
+};
+
+struct lrx_stage_init;
+
+/* Keys ipfrag_time, ipfrag_high_thresh, ipfrag_clock, ipfrag_max_dist.
+ * 0 or -errno with
+ * a message in init->err. */
+int l3_reasm_init(struct l3_reasm *r, const struct lrx_stage_init *init);
+/* Frees every queue (uncounted: the run's end was counted by
+ * l3_reasm_expire_all). */
+void l3_reasm_fini(struct l3_reasm *r);
+
+/* ip_local_deliver -> ip_defrag for an IPv4 fragment whose header checks
+ * passed (meta->len trimmed, transport_offset set). Returns CONSUMED (the
+ * fragment is held, or freed with its queue), a drop, or CONTINUE: m is
+ * now the whole datagram (an mbuf chain, header rewritten as
+ * ip_frag_reasm does) and meta describes it. */
+lrx_next_t l3_reasm_ipv4(struct l3_reasm *r, struct rte_mbuf *m,
+			 struct lrx_meta *meta);
+
+/* Which IPv6 MIB counter (outside the reassembly MIB) a verdict moves. */
+enum l3_reasm_ip_mib {
+	L3_REASM_IP_MIB_NONE,
+	L3_REASM_IP_MIB_HDR_ERRORS,     /* Ip6InHdrErrors (parameter problem) */
+};
+
+/* ipv6_frag_rcv for the fragment header at *toff. CONTINUE: *toff and
+ * *nexthdr name the header after it (an atomic fragment, RFC 6946, or the
+ * reassembled datagram, whose fragment header is removed as
+ * ip6_frag_reasm does); otherwise CONSUMED or a drop, counting *ip_mib. */
+lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
+			 struct lrx_meta *meta, uint32_t *toff,
+			 uint8_t *nexthdr, enum l3_reasm_ip_mib *ip_mib);
+
+/* End of a poll: the clock moves and expired queues are freed
+ * (ip_expire / ip6_frag_expire: ReasmFails + ReasmTimeout each). */
+void l3_reasm_tick(struct l3_reasm *r);
+/* End of the run: every queue left ends as its timer would. */
+void l3_reasm_expire_all(struct l3_reasm *r);
+
+static inline uint32_t l3_reasm_held(const struct l3_reasm *r)
+{
+	return (uint32_t)r->frags_now;
+}
+
+#endif
