@@ -190,6 +190,7 @@ def run_compare(lx, args, argv):
                                                                 out_dir)
                     if whole is not None:
                         whole_run[burst][who].append(whole)
+                    if isinstance(mpps, float):
                         accounting[burst][who].append(problem)
                 runs[burst][who].append(mpps)
                 commands["%s burst %d" % (who, burst)] = cmd
