@@ -196,7 +196,8 @@ def build_parser():
                         "in the same invocation, as ratios")
     add_common(cp)
     cp.add_argument("--peer", type=grid.split_list, default=["testpmd-rxonly"],
-                    help="peers: testpmd-rxonly, testpmd-io, graph (default: %(default)s)")
+                    help="peers: testpmd-rxonly, testpmd-io, graph (listrx's graph engine), "
+                    "listrx-off (listrx at stats level off) (default: %(default)s)")
     cp.add_argument("--profile", default="null", help="traffic profile (see sweep --profiles) (default: %(default)s)")
     cp.add_argument("--pipeline", default="none", help="listrx pipeline ('none' = empty) (default: %(default)s)")
     cp.add_argument("--engine", default="burst", help="listrx engine (default: %(default)s)")

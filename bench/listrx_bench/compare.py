@@ -19,6 +19,9 @@ from .listrx import profile_eal
 from .stats import fmt, median, summary, unavailable
 
 TESTPMD_MODES = {"testpmd-rxonly": "rxonly", "testpmd-io": "io"}
+# peers that are listrx itself with one setting changed: the graph engine,
+# and stats level off (what the counting costs)
+LISTRX_PEERS = {"graph": {"engine": "graph"}, "listrx-off": {"stats_level": "off"}}
 
 
 def parse_testpmd(text):
@@ -157,12 +160,12 @@ def run_compare(lx, args, argv):
     bursts = args.burst
     peers = args.peer
     for p in peers:
-        if p not in TESTPMD_MODES and p != "graph":
-            print("listrx-bench compare: peer %r: want testpmd-rxonly, testpmd-io or graph" % p,
-                  file=sys.stderr)
+        if p not in TESTPMD_MODES and p not in LISTRX_PEERS:
+            print("listrx-bench compare: peer %r: want testpmd-rxonly, testpmd-io, graph or "
+                  "listrx-off" % p, file=sys.stderr)
             return 2
     out_dir = args.out or None
-    listrx_runs = ["listrx"] + (["graph"] if "graph" in peers else [])
+    listrx_runs = ["listrx"] + [p for p in peers if p in LISTRX_PEERS]
     runs = {b: {"listrx": [], **{p: [] for p in peers}} for b in bursts}
     whole_run = {b: {w: [] for w in listrx_runs} for b in bursts}
     accounting = {b: {w: [] for w in listrx_runs} for b in bursts}
@@ -184,8 +187,7 @@ def run_compare(lx, args, argv):
                     spec = {"profile": args.profile, "engine": args.engine, "burst": burst,
                             "pipeline_arg": args.pipeline, "footprint_kb": 0,
                             "stats_level": args.stats_level}
-                    if who == "graph":
-                        spec["engine"] = "graph"
+                    spec.update(LISTRX_PEERS.get(who, {}))
                     mpps, whole, problem, cmd = run_listrx_once(lx, args, spec, who, rep,
                                                                 out_dir)
                     if whole is not None:
@@ -223,8 +225,8 @@ def run_compare(lx, args, argv):
             sp, sr = summary(runs[burst][p]), summary(ratios)
             result["ratios"][str(burst)][p] = {"values": ratios, **sr}
             reason = next((v for v in runs[burst][p] if isinstance(v, str)), None)
-            check = accounting_cell(accounting[burst][p]) if p == "graph" else "-"
-            failed |= p == "graph" and any(accounting[burst][p])
+            check = accounting_cell(accounting[burst][p]) if p in LISTRX_PEERS else "-"
+            failed |= p in LISTRX_PEERS and any(accounting[burst][p])
             if sp["n"]:
                 lines.append("| %s, burst %d | %s [%s–%s] | %s [%s–%s] | %d | %s |" % (
                     p, burst, fmt(sp["median"]), fmt(sp["min"]), fmt(sp["max"]),

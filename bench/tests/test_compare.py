@@ -12,8 +12,8 @@ import sys
 import tempfile
 import unittest
 from listrx_bench import backends, cli, grid, results  # noqa: E402
-from listrx_bench.compare import (listrx_accounting, parse_listrx_periodic,  # noqa: E402
-                                   parse_testpmd)
+from listrx_bench.compare import (LISTRX_PEERS, listrx_accounting,  # noqa: E402
+                                   parse_listrx_periodic, parse_testpmd)
 from listrx_bench.latency import latency_figures  # noqa: E402
 from listrx_bench.listrx import (cachegrind_i1, find_binary, parse_topology,  # noqa: E402
                                  parse_version, profile_eal, BenchError, Listrx)
@@ -72,6 +72,12 @@ class CompareArguments(unittest.TestCase):
                     self.parse("--data-room", bad)
             self.assertEqual(e.exception.code, 2, bad)
             self.assertIn("256..65535", err.getvalue())
+
+    def test_peers_listrx_itself_with_one_setting_changed(self):
+        self.assertEqual(self.parse("--peer", "testpmd-rxonly,listrx-off").peer,
+                         ["testpmd-rxonly", "listrx-off"])
+        self.assertEqual(LISTRX_PEERS["listrx-off"], {"stats_level": "off"})
+        self.assertEqual(LISTRX_PEERS["graph"], {"engine": "graph"})
 
     def test_unknown_peer_is_a_usage_error(self):
         with contextlib.redirect_stderr(io.StringIO()) as err:
