@@ -50,13 +50,14 @@ static inline uint16_t worker_poll_one(struct lrx_worker *w,
 
 	if (w->rx_only) {
 		/* the empty pipeline, as testpmd rxonly: receive, count as
-		 * delivered, free in one bulk; the sink is not needed */
+		 * delivered, free in one bulk (lrx_mbuf_free_burst: one
+		 * rte_mempool_put_bulk for plain mbufs); no sink needed */
 		struct rte_mbuf *pkts[LRX_BURST_MAX];
 
 		n = rte_eth_rx_burst(poll->port->port_id, poll->queue, pkts,
 				     RTE_MIN(budget, (uint16_t)LRX_BURST_MAX));
 		if (n != 0) {
-			rte_pktmbuf_free_bulk(pkts, n);
+			lrx_mbuf_free_burst(pkts, n);
 			w->counters.delivered += n;
 		}
 	} else {
