@@ -101,7 +101,7 @@ void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
 		differ |= sink->nexts[i] ^ LRX_NEXT_DELIVER_V;
 	if (differ == 0) {
 		if (n != 0)
-			rte_pktmbuf_free_bulk(sink->pkts, n);
+			lrx_mbuf_free_burst(sink->pkts, n);
 		counters->delivered += n;
 		sink->n = 0;
 		return;
@@ -177,13 +177,13 @@ void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
 		n_send = keep;
 	}
 	if (n_free != 0)
-		rte_pktmbuf_free_bulk(to_free, n_free);
+		lrx_mbuf_free_burst(to_free, n_free);
 	sink->n = 0;
 }
 
 void lrx_sink_discard(struct lrx_sink *sink)
 {
 	if (sink->n != 0)
-		rte_pktmbuf_free_bulk(sink->pkts, sink->n);
+		lrx_mbuf_free_burst(sink->pkts, sink->n);
 	sink->n = 0;
 }

@@ -52,6 +52,33 @@ static inline void lrx_sink_put(struct lrx_sink *sink, struct rte_mbuf *pkt,
 	sink->n++;
 }
 
+/* Frees n mbufs (none NULL). When every one is what a receive queue hands
+ * out (direct, one segment, reference count 1, one pool) they go back to
+ * the pool in one rte_mempool_put_bulk, as a PMD's MBUF_FAST_FREE transmit
+ * path returns them: that is what rte_pktmbuf_free_bulk ends in, without
+ * its per-mbuf prefree and pending-array copy (half the empty pipeline's
+ * instructions on net_null). Anything else (a clone, an external buffer,
+ * a chain, a shared reference, a second pool) takes rte_pktmbuf_free_bulk,
+ * which detaches, follows chains and drops references. */
+static inline void lrx_mbuf_free_burst(struct rte_mbuf **pkts, unsigned n)
+{
+	if (unlikely(n == 0))
+		return;
+	struct rte_mempool *pool = pkts[0]->pool;
+	uint64_t odd = 0; /* branch-free, one test at the end */
+	for (unsigned i = 0; i < n; i++) {
+		const struct rte_mbuf *m = pkts[i];
+		odd |= (m->ol_flags & (RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL)) |
+		       (uint64_t)(m->pool != pool) |
+		       (uint64_t)(rte_mbuf_refcnt_read(m) != 1) |
+		       (uint64_t)(m->nb_segs != 1) | (uint64_t)(m->next != NULL);
+	}
+	if (likely(odd == 0))
+		rte_mempool_put_bulk(pool, (void **)pkts, n);
+	else
+		rte_pktmbuf_free_bulk(pkts, n);
+}
+
 /* Sends, frees and counts everything in the sink, then empties it.
  * TX to a port that is not started/does not exist is a drop (TC_EGRESS).
  * tx_queue: the queue this lcore transmits on. */

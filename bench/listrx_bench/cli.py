@@ -69,6 +69,14 @@ def _xdp(text):
     return [None if v == "off" else v for v in vals]
 
 
+def _data_room(text):
+    """An mbuf data room both tools accept: headroom (128) plus at least a
+    minimal frame, within rte_mbuf's uint16_t buf_len."""
+    if not text.isdigit() or not 256 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError("%r: want bytes, 256..65535" % text)
+    return int(text)
+
+
 def add_common(p):
     p.add_argument("--listrx", help="listrx binary (default: $LISTRX_BIN, build/dataplane/listrx)")
     p.add_argument("--eal", default=DEFAULT_EAL,
@@ -188,15 +196,23 @@ def build_parser():
                         "in the same invocation, as ratios")
     add_common(cp)
     cp.add_argument("--peer", type=grid.split_list, default=["testpmd-rxonly"],
-                    help="peers: testpmd-rxonly, testpmd-io, graph (default: %(default)s)")
+                    help="peers: testpmd-rxonly, testpmd-io, graph (listrx's graph engine), "
+                    "listrx-off (listrx at stats level off) (default: %(default)s)")
     cp.add_argument("--profile", default="null", help="traffic profile (see sweep --profiles) (default: %(default)s)")
     cp.add_argument("--pipeline", default="none", help="listrx pipeline ('none' = empty) (default: %(default)s)")
     cp.add_argument("--engine", default="burst", help="listrx engine (default: %(default)s)")
-    cp.add_argument("--burst", type=int, default=32)
-    cp.add_argument("--stats-level", default="off", choices=("off", "counters", "cycles"),
-                    help="listrx stats level (testpmd keeps only port counters) (default: %(default)s)")
+    cp.add_argument("--burst", type=grid.parse_bursts, default=[32, 64],
+                    help="burst sizes, one or a list, the same for listrx and the peers "
+                    "(default: 32,64)")
+    cp.add_argument("--stats-level", default="counters", choices=("off", "counters", "cycles"),
+                    help="listrx stats level; counters is listrx's default (testpmd keeps "
+                    "per-stream counters) (default: %(default)s)")
+    cp.add_argument("--data-room", type=_data_room, default=None,
+                    help="mbuf data room for both sides (listrx [mempool] data_room, testpmd "
+                    "--mbuf-size); without hugepages testpmd's default 2176 puts one mbuf "
+                    "per 4 KB page (default: each tool's own)")
     cp.add_argument("--duration", type=float, default=5.0, help="seconds per run (default: %(default)s)")
-    cp.add_argument("--reps", type=int, default=3, help="alternating repetitions (default: %(default)s)")
+    cp.add_argument("--reps", type=int, default=5, help="alternating repetitions (default: %(default)s)")
     cp.add_argument("--testpmd", default="dpdk-testpmd", help="testpmd binary (default: %(default)s)")
     cp.add_argument("--driver-so", default=None,
                     help="-d for testpmd (a PMD built as a shared object, e.g. net_synth) (default: %(default)s)")

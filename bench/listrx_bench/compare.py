@@ -20,6 +20,9 @@ from .progress import Progress
 from .stats import fmt, median, summary, unavailable
 
 TESTPMD_MODES = {"testpmd-rxonly": "rxonly", "testpmd-io": "io"}
+# peers that are listrx itself with one setting changed: the graph engine,
+# and stats level off (what the counting costs)
+LISTRX_PEERS = {"graph": {"engine": "graph"}, "listrx-off": {"stats_level": "off"}}
 
 
 def parse_testpmd(text):
@@ -64,13 +67,15 @@ def run_listrx_steady(cmd, who, seconds):
     return median(readings), proc.stdout
 
 
-def run_testpmd(args, mode, lcores, prefix, duration):
+def run_testpmd(args, mode, lcores, prefix, duration, burst):
     cmd = [args.testpmd, "-l", lcores] + args.eal_list + ["--file-prefix", prefix]
     if args.driver_so:
         cmd += ["-d", args.driver_so]
     cmd += profile_eal(args.profile)
     cmd += ["--", "--forward-mode=" + mode, "--stats-period", "1", "--no-mlockall",
-            "--burst", str(args.burst), "--rxq", "1", "--txq", "1"]
+            "--burst", str(burst), "--rxq", "1", "--txq", "1"]
+    if args.data_room:
+        cmd += ["--mbuf-size", str(args.data_room)]
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, text=True)
@@ -108,85 +113,149 @@ def run_testpmd(args, mode, lcores, prefix, duration):
     return median(pps) / 1e6, " ".join(cmd), out
 
 
+def listrx_accounting(summary_):
+    """None when a listrx run freed every packet it received and left the
+    pool full (rx = delivered + tx + dropped, nothing held, no mbuf in use
+    at exit), else what did not add up."""
+    if not isinstance(summary_, dict):
+        return "no summary"
+    keys = ("rx_packets", "delivered", "tx_packets", "dropped", "held", "mbufs_in_use_at_exit")
+    missing = [k for k in keys if not isinstance(summary_.get(k), int)]
+    if missing:
+        return "summary without %s" % ", ".join(missing)
+    rx, held, in_use = summary_["rx_packets"], summary_["held"], summary_["mbufs_in_use_at_exit"]
+    out = summary_["delivered"] + summary_["tx_packets"] + summary_["dropped"]
+    problems = []
+    if out != rx or held:
+        problems.append("rx %d != delivered + tx + dropped %d (held %d)" % (rx, out, held))
+    if in_use:
+        problems.append("%d mbufs in use at exit" % in_use)
+    return "; ".join(problems) or None
+
+
+def run_listrx_once(lx, args, spec, who, rep, out_dir):
+    """One listrx run of the comparison -> (Mpps or unavailable reason,
+    whole-run Mpps or None, accounting problem or None, command)."""
+    json_path = os.path.join(out_dir or "/tmp", "compare-%d-%s-b%d-%d.json"
+                             % (os.getpid(), who, spec["burst"], rep))
+    extra = ["--set", "mempool.data_room=%d" % args.data_room] if args.data_room else []
+    cmd_list = lx.command(spec, json_path, duration=args.duration, extra=extra)
+    cmd_list[cmd_list.index("--stats-period") + 1] = "1"
+    summary_, err, info = lx.run(cmd_list, json_path, timeout=args.timeout)
+    readings = parse_listrx_periodic(info["output"])
+    whole, problem = None, None
+    if err:
+        mpps = unavailable(err)
+    elif not readings:
+        mpps = unavailable("listrx printed no per-second reading after the "
+                           "first (--duration must be >= 2)")
+    else:
+        mpps = median(readings)
+        whole = summary_.get("mpps")
+        problem = listrx_accounting(summary_)
+    if not out_dir and os.path.exists(json_path):
+        os.unlink(json_path)
+    return mpps, whole, problem, info["command"]
+
+
 def run_compare(lx, args, argv):
     import shlex
     args.eal_list = shlex.split(args.eal)
     lcores = lx.lcores
-    spec = {"profile": args.profile, "engine": args.engine, "burst": args.burst,
-            "pipeline_arg": args.pipeline, "footprint_kb": 0,
-            "stats_level": args.stats_level}
+    bursts = args.burst
     peers = args.peer
     for p in peers:
-        if p not in TESTPMD_MODES and p != "graph":
-            print("listrx-bench compare: peer %r: want testpmd-rxonly, testpmd-io or graph" % p,
-                  file=sys.stderr)
+        if p not in TESTPMD_MODES and p not in LISTRX_PEERS:
+            print("listrx-bench compare: peer %r: want testpmd-rxonly, testpmd-io, graph or "
+                  "listrx-off" % p, file=sys.stderr)
             return 2
     out_dir = args.out or None
-    runs = {"listrx": [], **{p: [] for p in peers}}
-    whole_run = {"listrx": [], "graph": []}
+    listrx_runs = ["listrx"] + [p for p in peers if p in LISTRX_PEERS]
+    runs = {b: {"listrx": [], **{p: [] for p in peers}} for b in bursts}
+    whole_run = {b: {w: [] for w in listrx_runs} for b in bursts}
+    accounting = {b: {w: [] for w in listrx_runs} for b in bursts}
     commands = {}
-    progress = Progress(args.reps * (1 + len(peers)), enabled=not args.quiet)
+    load_before = os.getloadavg()
+    # rep by rep, each burst in turn, listrx then each peer: a slow drift
+    # (other load, frequency) hits every column alike
+    progress = Progress(args.reps * len(bursts) * (1 + len(peers)), enabled=not args.quiet)
     for rep in range(args.reps):
-        for who in ["listrx"] + peers:
-            progress.show("rep %d/%d: %s" % (rep + 1, args.reps, who))
-            if who in TESTPMD_MODES:
-                mpps, cmd, _ = run_testpmd(args, TESTPMD_MODES[who], lcores,
-                                           "lrxcmp%d_%d_%s" % (os.getpid(), rep, who),
-                                           args.duration)
-            else:
-                s = dict(spec)
-                if who == "graph":
-                    s["engine"] = "graph"
-                json_path = os.path.join(out_dir or "/tmp", "compare-%d-%s-%d.json"
-                                         % (os.getpid(), who, rep))
-                cmd_list = lx.command(s, json_path, duration=args.duration)
-                cmd_list[cmd_list.index("--stats-period") + 1] = "1"
-                summary_, err, info = lx.run(cmd_list, json_path, timeout=args.timeout)
-                cmd = info["command"]
-                readings = parse_listrx_periodic(info["output"])
-                if err:
-                    mpps = unavailable(err)
-                elif not readings:
-                    mpps = unavailable("listrx printed no per-second reading after the "
-                                       "first (--duration must be >= 2)")
+        for burst in bursts:
+            for who in ["listrx"] + peers:
+                progress.show("rep %d/%d: burst %d: %s" % (rep + 1, args.reps, burst, who))
+                if who in TESTPMD_MODES:
+                    mpps, cmd, _ = run_testpmd(args, TESTPMD_MODES[who], lcores,
+                                               "lrxcmp%d_%d_%s" % (os.getpid(), rep, who),
+                                               args.duration, burst)
                 else:
-                    mpps = median(readings)
-                    whole_run[who].append(summary_.get("mpps"))
-                if not out_dir and os.path.exists(json_path):
-                    os.unlink(json_path)
-            runs[who].append(mpps)
-            commands[who] = cmd
-            progress.update("rep %d/%d: %s %s Mpps" % (rep + 1, args.reps, who, fmt(mpps)))
+                    spec = {"profile": args.profile, "engine": args.engine, "burst": burst,
+                            "pipeline_arg": args.pipeline, "footprint_kb": 0,
+                            "stats_level": args.stats_level}
+                    spec.update(LISTRX_PEERS.get(who, {}))
+                    mpps, whole, problem, cmd = run_listrx_once(lx, args, spec, who, rep,
+                                                                out_dir)
+                    if whole is not None:
+                        whole_run[burst][who].append(whole)
+                    if isinstance(mpps, float):
+                        accounting[burst][who].append(problem)
+                runs[burst][who].append(mpps)
+                commands["%s burst %d" % (who, burst)] = cmd
+                progress.update("rep %d/%d: burst %d: %s %s Mpps"
+                                % (rep + 1, args.reps, burst, who, fmt(mpps)))
     progress.close()
-    lines = []
     result = {"command": "listrx-bench " + " ".join(shlex.quote(a) for a in argv),
               "profile": args.profile, "pipeline": args.pipeline, "engine": args.engine,
-              "burst": args.burst, "stats_level": args.stats_level, "duration_s": args.duration, "reps": args.reps,
-              "mpps": runs, "mpps_whole_run": whole_run,
+              "bursts": bursts, "stats_level": args.stats_level, "duration_s": args.duration,
+              "data_room": args.data_room,
+              "reps": args.reps, "load_before": load_before,
+              "mpps": {str(b): runs[b] for b in bursts},
+              "mpps_whole_run": {str(b): whole_run[b] for b in bursts},
+              "accounting": {str(b): accounting[b] for b in bursts},
               "method": "median of the per-second readings after the first, for listrx "
                         "(--stats-period 1) and testpmd (--stats-period 1) alike",
               "commands": commands, "ratios": {}}
-    base = runs["listrx"]
-    lines.append("| run | Mpps median [min–max] | listrx ÷ peer median [min–max] | n |")
-    lines.append("|---|---|---|---|")
-    s = summary(base)
-    lines.append("| listrx %s, pipeline %s, burst %d | %s [%s–%s] | 1 | %d |" % (
-        args.engine, args.pipeline, args.burst, fmt(s["median"]), fmt(s["min"]), fmt(s["max"]),
-        s["n"]))
-    for p in peers:
-        ratios = [a / b for a, b in zip(base, runs[p])
+    lines = ["| run | Mpps median [min–max] | listrx ÷ peer, per rep, median [min–max] | n "
+             "| rx = freed, pool full |",
+             "|---|---|---|---|---|"]
+    failed = False
+    for burst in bursts:
+        base = runs[burst]["listrx"]
+        s = summary(base)
+        lines.append("| listrx %s, pipeline %s, burst %d, stats %s | %s [%s–%s] | 1 | %d | %s |" % (
+            args.engine, args.pipeline, burst, args.stats_level, fmt(s["median"]),
+            fmt(s["min"]), fmt(s["max"]), s["n"], accounting_cell(accounting[burst]["listrx"])))
+        failed |= any(accounting[burst]["listrx"])
+        result["ratios"][str(burst)] = {}
+        for p in peers:
+            ratios = [a / b for a, b in zip(base, runs[burst][p])
+                      if isinstance(a, float) and isinstance(b, float) and b > 0]
+            sp, sr = summary(runs[burst][p]), summary(ratios)
+            result["ratios"][str(burst)][p] = {"values": ratios, **sr}
+            reason = next((v for v in runs[burst][p] if isinstance(v, str)), None)
+            check = accounting_cell(accounting[burst][p]) if p in LISTRX_PEERS else "-"
+            failed |= p in LISTRX_PEERS and any(accounting[burst][p])
+            if sp["n"]:
+                lines.append("| %s, burst %d | %s [%s–%s] | %s [%s–%s] | %d | %s |" % (
+                    p, burst, fmt(sp["median"]), fmt(sp["min"]), fmt(sp["max"]),
+                    fmt(sr["median"]), fmt(sr["min"]), fmt(sr["max"]), sr["n"], check))
+            else:
+                lines.append("| %s, burst %d | %s | - | 0 | %s |" % (p, burst, reason, check))
+    # the burst question (which burst is fastest) asked the same way: each
+    # listrx burst against the first, paired by rep
+    for burst in bursts[1:]:
+        ratios = [a / b for a, b in zip(runs[burst]["listrx"], runs[bursts[0]]["listrx"])
                   if isinstance(a, float) and isinstance(b, float) and b > 0]
-        sp, sr = summary(runs[p]), summary(ratios)
-        result["ratios"][p] = {"values": ratios, **sr}
-        reason = next((v for v in runs[p] if isinstance(v, str)), None)
-        if sp["n"]:
-            lines.append("| %s | %s [%s–%s] | %s [%s–%s] | %d |" % (
-                p, fmt(sp["median"]), fmt(sp["min"]), fmt(sp["max"]), fmt(sr["median"]),
-                fmt(sr["min"]), fmt(sr["max"]), sr["n"]))
-        else:
-            lines.append("| %s | %s | - | 0 |" % (p, reason))
+        sr = summary(ratios)
+        result["ratios"]["listrx burst %d / burst %d" % (burst, bursts[0])] = {
+            "values": ratios, **sr}
+        lines.append("| listrx burst %d ÷ listrx burst %d | - | %s [%s–%s] | %d | - |" % (
+            burst, bursts[0], fmt(sr["median"]), fmt(sr["min"]), fmt(sr["max"]), sr["n"]))
+    result["load_after"] = os.getloadavg()
     table = "\n".join(lines)
     print(table)
+    print("load average before %s, after %s" % (
+        " ".join("%.2f" % v for v in result["load_before"]),
+        " ".join("%.2f" % v for v in result["load_after"])))
     if out_dir:
         with open(os.path.join(out_dir, "compare.json"), "w") as f:
             json.dump(result, f, indent=1)
@@ -195,4 +264,19 @@ def run_compare(lx, args, argv):
                     "Runs:\n\n```\n%s\n```\n" % (
                         table, result["method"], result["command"],
                         "\n".join(commands.values())))
+    if failed:
+        print("listrx-bench compare: a listrx run did not free every packet it received "
+              "or left mbufs in use (see the table)", file=sys.stderr)
+        return 1
     return 0
+
+
+def accounting_cell(problems):
+    """The table cell for the listrx runs' accounting: "yes (n/n)" or the
+    first problem."""
+    if not problems:
+        return "-"
+    bad = [p for p in problems if p]
+    if not bad:
+        return "yes (%d/%d)" % (len(problems), len(problems))
+    return "NO (%d/%d): %s" % (len(bad), len(problems), bad[0])

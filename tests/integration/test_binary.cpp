@@ -128,6 +128,34 @@ TEST_CASE("stats level off reads no TSC per poll: busy cycles null, counts exact
 	CHECK(s["mbufs_in_use_at_exit"] == 0);
 }
 
+TEST_CASE("stats level counters times a saturated lcore's full polls as stretches: busy "
+	  "cycles within the run, counts exact",
+	  "[binary]")
+{
+	// net_null fills every poll: the busy clock reads the TSC at the start
+	// and end of the stretch and every 1024 polls, never per poll; what it
+	// adds up must still be positive and no more than the lcore's wall time
+	std::string js = lrx_test::scratch_path("statscounters.json");
+	auto r = run_program({listrx_bin(), "--", "--packets", "2000000", "--json", js,
+			      "--stats-level", "counters", "--stats-period", "0", "--pipeline", "none",
+			      "--burst", "32"});
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	json s = load_json(js);
+	CHECK(s["rx_packets"] == 2000000);
+	CHECK(s["delivered"] == 2000000);
+	CHECK(s["mbufs_in_use_at_exit"] == 0);
+	REQUIRE(s["busy_cycles_per_packet"].is_number());
+	double busy_per_packet = s["busy_cycles_per_packet"].get<double>();
+	CHECK(busy_per_packet > 0.0);
+	uint64_t busy = 0;
+	for (auto &l : s["lcores"])
+		busy += l["busy_cycles"].get<uint64_t>();
+	double wall_cycles = s["duration_s"].get<double>() * s["tsc_hz"].get<double>();
+	CHECK(busy > 0);
+	CHECK(static_cast<double>(busy) <= wall_cycles * 1.01);
+}
+
 TEST_CASE("EAL options on the command line replace [eal]; every probed ethdev is a port",
 	  "[binary]")
 {
