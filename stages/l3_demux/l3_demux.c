@@ -101,6 +101,7 @@ struct l3_ctx {
 	bool route_hint;
 	bool icmp_echo_reply;
 	bool udp_any, tcp_any;
+	bool mip6;               /* ipv6_mip6: CONFIG_IPV6_MIP6's rules */
 	uint8_t n_local4, n_local6;
 	uint32_t local4[L3_LOCAL_ADDR_MAX];         /* network order */
 	uint8_t local6[L3_LOCAL_ADDR_MAX][16];
@@ -823,7 +824,7 @@ static lrx_next_t l3_ipv6_ext(struct l3_ctx *c, struct rte_mbuf *m,
 		end = m->data_len;
 	if (l3_ipv6_exthdrs(l3_frame(m), end, toff, nexthdr,
 			    hdr->dst_addr[0] == 0xff,
-			    meta->pkt_type == LRX_PACKET_HOST, &reason,
+			    meta->pkt_type == LRX_PACKET_HOST, c->mip6, &reason,
 			    &which) == L3_EXT_UPPER) {
 		meta->transport_offset = (uint16_t)*toff;
 		meta->l4_proto = *nexthdr;
@@ -1147,6 +1148,8 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 		return rc;
 	if ((rc = lrx_key_bool(init, "route_hint", &c->route_hint)))
 		return rc;
+	if ((rc = lrx_key_bool(init, "ipv6_mip6", &c->mip6)))
+		return rc;
 	if ((rc = l3_mcast_parse_local4(init, "local_ipv4", c->local4,
 					&c->n_local4, &c->mc)))
 		return rc;
@@ -1223,6 +1226,10 @@ static const struct lrx_stage_key l3_demux_keys[] = {
 	 "UDP ports with a socket: any | none | list like 53,8000-8100 "
 	 "(others drop NO_SOCKET, UdpNoPorts)"},
 	{"tcp_ports", "any", "TCP ports with a socket, as udp_ports"},
+	{"ipv6_mip6", "yes",
+	 "yes | no: type 2 routing headers as a kernel with (yes, as "
+	 "distribution kernels) or without CONFIG_IPV6_MIP6 (no: unknown, "
+	 "like type 0)"},
 	{"icmp_echo", "deliver",
 	 "deliver | reply (ICMP echo reply sent out of the ingress port)"},
 	{"arp_ip", "none",

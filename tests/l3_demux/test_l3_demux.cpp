@@ -353,6 +353,19 @@ std::map<std::string, uint64_t> plus(std::map<std::string, uint64_t> a,
 	return a;
 }
 
+// A type 2 routing header (RFC 6275 6.4): hdrlen 2, home address
+// 2001:db8::2.
+std::vector<uint8_t> rh2(uint8_t segments_left)
+{
+	const Ip6 home = ip6_doc(2);
+	std::vector<uint8_t> body(6 + home.size(), 0);
+	body[0] = 2;
+	body[1] = segments_left;
+	for (size_t i = 0; i < home.size(); i++)
+		body[6 + i] = home[i];
+	return ip6_ext(17, body);
+}
+
 std::vector<Row> mcast_table()
 {
 	const auto D = LRX_NEXT_DELIVER_V;
@@ -457,6 +470,20 @@ std::vector<Row> mcast_table()
 		 [ff05_1] { return mc6(ff05_1, 3000).l4_corrupt_csum(); },
 		 drop(LRX_DROP_UDP_CSUM),
 		 plus(mc6_in, {{"Udp6InCsumErrors", 1}, {"Udp6InErrors", 1}}), 0, K},
+		// ---- type 2 routing headers with and without CONFIG_IPV6_MIP6
+		{"v6 routing type 2 well formed (mip6: no xfrm state)",
+		 [] { return ext6(43, rh2(1)); }, drop(LRX_DROP_NOT_SPECIFIED),
+		 {{"Ip6InReceives", 1}, {"Ip6InAddrErrors", 1}}},
+		{"v6 routing type 2, segments left 1, hdrlen 0 (mip6: malformed)",
+		 [] { return ext6(43, ip6_ext(17, {2, 1, 0, 0, 0, 0})); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		{"v6 routing type 2, segments left 0, ipv6_mip6=no (skipped)",
+		 [] { return ext6(43, rh2(0)); }, D, v6_udp_ok, 0,
+		 {{"ipv6_mip6", "no"}}},
+		{"v6 routing type 2 well formed, ipv6_mip6=no (unknown_rh)",
+		 [] { return ext6(43, rh2(1)); }, drop(LRX_DROP_NOT_SPECIFIED),
+		 {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}, 0,
+		 {{"ipv6_mip6", "no"}}},
 	};
 }
 
@@ -814,7 +841,8 @@ TEST_CASE("l3-demux rejects bad keys with a message", "[l3_demux]")
 		Bad{"mcast_groups", "2001:db8::1", "groups"},
 		Bad{"mcast_groups", "239.1.1.1%x", "%port"},
 		Bad{"mcast_groups", "239.1.1.1%99999", "%port"},
-		Bad{"mcast_groups", "239.1.1.1,,ff05::1", "groups"});
+		Bad{"mcast_groups", "239.1.1.1,,ff05::1", "groups"},
+		Bad{"ipv6_mip6", "maybe", "yes|no"});
 	StageInstance bm(BUILD_META_STAGE_NAME); // registers the metadata
 	StageInstance l3(L3_DEMUX_STAGE_NAME, {{bad.key, bad.value}});
 	CHECK(l3.rc() == -EINVAL);
