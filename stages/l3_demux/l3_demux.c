@@ -430,8 +430,22 @@ static inline lrx_next_t l3_icmp_core(struct l3_ctx *c, struct rte_mbuf *m,
 		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
 	}
 	const uint8_t type = l3_frame(m)[meta->transport_offset];
+	if (fam == L3_FAMILY_V4) {
+		mib->in_echos += type == RTE_IP_ICMP_ECHO_REQUEST;
+		/* icmp_rcv: a type past NR_ICMP_TYPES (18) is an error, but
+		 * for ICMP_EXT_ECHO (42); to a broadcast or multicast route
+		 * only address mask requests/replies (17, 18) are taken,
+		 * echo and timestamp being ignored as the default
+		 * icmp_echo_ignore_broadcasts=1 says (RFC 1122 3.2.2.6/8) */
+		if (unlikely((type > 18 && type != 42) ||
+			     (type != 17 && type != 18 &&
+			      l3_route_is_multi(c, m, meta, fam)))) {
+			mib->in_errors++;
+			return lrx_next_drop(type > 18 ? LRX_DROP_UNHANDLED_PROTO
+						       : LRX_DROP_INVALID_PROTO);
+		}
+	}
 	if (fam == L3_FAMILY_V4 && type == RTE_IP_ICMP_ECHO_REQUEST) {
-		mib->in_echos++;
 		if (c->icmp_echo_reply && meta->pkt_type == LRX_PACKET_HOST)
 			return l3_icmp_echo_reply(c, m, meta);
 	} else if (fam == L3_FAMILY_V6 && type == 128) {

@@ -157,6 +157,17 @@ Frame v6(const Ip6 &dst, uint16_t dport, size_t payload)
 	});
 }
 
+// ICMP of a type (the checksum follows) to dst with dst MAC mac.
+Frame icmp4(Mac mac, uint32_t dst, uint8_t type)
+{
+	return with([&](Spec &s) {
+		s.dst = mac;
+		s.ip4_dst = dst;
+		s.l4 = L4::icmp;
+		s.icmp_type = type;
+	});
+}
+
 std::vector<Named> mcast_frames()
 {
 	const uint32_t peer = ip4(10, 0, 0, 1), g = ip4(239, 1, 1, 1);
@@ -189,6 +200,17 @@ std::vector<Named> mcast_frames()
 		{"v4 network address", v4(mac_broadcast, peer, ip4(10, 0, 0, 0), 3000, 18)},
 		{"v4 broadcast of another subnet",
 		 v4(mac_broadcast, peer, ip4(10, 0, 1, 255), 3000, 18)},
+		{"icmp echo to a joined group", icmp4(mc_mac4(g), g, 8)},
+		{"icmp echo to the directed broadcast",
+		 icmp4(mac_broadcast, ip4(10, 0, 0, 255), 8)},
+		{"icmp echo reply to the limited broadcast",
+		 icmp4(mac_broadcast, 0xffffffff, 0)},
+		{"icmp timestamp to the limited broadcast",
+		 icmp4(mac_broadcast, 0xffffffff, 13)},
+		{"icmp address mask reply to the limited broadcast",
+		 icmp4(mac_broadcast, 0xffffffff, 18)},
+		{"icmp type 30 to the host", icmp4(mac_host, ip4(10, 0, 0, 2), 30)},
+		{"icmp echo reply to the host", icmp4(mac_host, ip4(10, 0, 0, 2), 0)},
 		{"v6 joined, no socket", v6(ff05_1, 3000, 18)},
 		{"v6 joined, zero checksum", v6(ff05_1, 3000, 18).udp_zero_csum()},
 		{"v6 joined, short, bad checksum", v6(ff05_1, 3000, 18).l4_corrupt_csum()},
@@ -210,7 +232,8 @@ const char *const compared[] = {
 	"Ip6InReceives", "Ip6InHdrErrors", "Ip6InTruncatedPkts", "Ip6InAddrErrors",
 	"Ip6InDelivers", "Ip6InUnknownProtos", "Ip6InMcastPkts", "Ip6InMcastOctets",
 	"Udp6InDatagrams", "Udp6NoPorts", "Udp6InErrors", "Udp6InCsumErrors",
-	"Udp6IgnoredMulti",
+	"Udp6IgnoredMulti", "IcmpInMsgs", "IcmpInErrors", "IcmpInCsumErrors",
+	"IcmpInEchos",
 };
 
 // The kernel's counter deltas for frames sent one by one (with a settle
