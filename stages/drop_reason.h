@@ -34,6 +34,7 @@
 	X(TEST_DROP)        /* drop-every-k test stage */                     \
 	X(NO_SOCKET)        /* UDP/TCP: no socket bound to the port */        \
 	X(ICMP_CSUM)        /* ICMP checksum bad (icmp_rcv) */                \
+	X(INVALID_PROTO)    /* icmp_rcv: echo etc. to broadcast/multicast */  \
 	X(IP_INVALID_SOURCE) /* martian source (ip_route_input_slow) */       \
 	X(IP_INVALID_DEST)  /* martian destination */
 

@@ -65,7 +65,7 @@ static bool l3_dst_tlv_ok(const uint8_t *h, uint32_t len, bool mcast_dst,
 
 enum l3_ext_verdict l3_ipv6_exthdrs(const uint8_t *frame, uint32_t end,
 				    uint32_t *off, uint8_t *nexthdr,
-				    bool mcast_dst, bool host,
+				    bool mcast_dst, bool host, bool mip6,
 				    enum lrx_drop_reason *reason,
 				    enum l3_ext_mib *mib)
 {
@@ -110,19 +110,31 @@ enum l3_ext_verdict l3_ipv6_exthdrs(const uint8_t *frame, uint32_t end,
 				*reason = LRX_DROP_NOT_SPECIFIED;
 				return L3_EXT_DROP;
 			}
+			/* The type 2 cases exist only in a kernel built
+			 * with CONFIG_IPV6_MIP6 (mip6); without it type 2 is
+			 * unknown like type 0. */
 			if (segs_left == 0) {
-				/* type 2 (MIPv6) left at 0 was not processed
-				 * by this node: Ip6InAddrErrors */
-				if (type == 2) {
+				/* type 2 left at 0 was not processed by this
+				 * node: Ip6InAddrErrors */
+				if (type == 2 && mip6) {
 					*mib = L3_EXT_MIB_ADDR_ERRORS;
 					*reason = LRX_DROP_NOT_SPECIFIED;
 					return L3_EXT_DROP;
 				}
 				/* skipped: the upper layer follows */
+			} else if (type == 2 && mip6 && h[1] == 2 &&
+				   segs_left == 1) {
+				/* a well-formed type 2 header: its home
+				 * address needs a Mobile IPv6 xfrm state
+				 * (xfrm6_input_addr) listrx does not have, as
+				 * a kernel without one: Ip6InAddrErrors */
+				*mib = L3_EXT_MIB_ADDR_ERRORS;
+				*reason = LRX_DROP_NOT_SPECIFIED;
+				return L3_EXT_DROP;
 			} else {
-				/* unknown_rh (type 0 is deprecated, RFC 5095)
-				 * and an invalid type 2: Ip6InHdrErrors +
-				 * ICMP parameter problem */
+				/* unknown_rh (type 0 is deprecated, RFC 5095:
+				 * + ICMP parameter problem) and a malformed
+				 * type 2 (silently): Ip6InHdrErrors */
 				*mib = L3_EXT_MIB_HDR_ERRORS;
 				*reason = LRX_DROP_NOT_SPECIFIED;
 				return L3_EXT_DROP;

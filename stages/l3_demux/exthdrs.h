@@ -33,10 +33,11 @@ static inline bool l3_ipv6_is_exthdr(uint8_t nexthdr)
  * frame[*off] (header type *nexthdr) up to frame[end). On L3_EXT_UPPER
  * *nexthdr and *off name the first header that is not one of these (a
  * hop-by-hop header here goes to the caller's unknown-protocol path, as
- * inet6_protos[NEXTHDR_HOP] is empty). */
+ * inet6_protos[NEXTHDR_HOP] is empty). mip6: type 2 routing headers as a
+ * kernel built with CONFIG_IPV6_MIP6 treats them. */
 enum l3_ext_verdict l3_ipv6_exthdrs(const uint8_t *frame, uint32_t end,
 				    uint32_t *off, uint8_t *nexthdr,
-				    bool mcast_dst, bool host,
+				    bool mcast_dst, bool host, bool mip6,
 				    enum lrx_drop_reason *reason,
 				    enum l3_ext_mib *mib);
 

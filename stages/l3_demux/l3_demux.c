@@ -40,6 +40,7 @@
 #include "exthdrs.h"
 #include "l3_demux.h"
 #include "reasm.h"
+#include "mcast.h"
 #include "meta.h"
 #include "static_entries.h"
 #include "stage.h"
@@ -58,9 +59,12 @@ struct l3_ip_mib {
 	uint64_t in_delivers;
 	uint64_t in_mcast_pkts;
 	uint64_t in_bcast_pkts;
+	uint64_t in_mcast_octets;
+	uint64_t in_bcast_octets;
 };
 struct l3_udp_mib {
 	uint64_t in_datagrams, no_ports, in_errors, in_csum_errors;
+	uint64_t ignored_multi;
 };
 struct l3_tcp_mib {
 	uint64_t in_segs, in_errs, in_csum_errors;
@@ -96,6 +100,7 @@ struct l3_ctx {
 	bool route_hint;
 	bool icmp_echo_reply;
 	bool udp_any, tcp_any;
+	bool mip6;               /* ipv6_mip6: CONFIG_IPV6_MIP6's rules */
 	uint8_t n_local4, n_local6;
 	uint32_t local4[L3_LOCAL_ADDR_MAX];         /* network order */
 	uint8_t local6[L3_LOCAL_ADDR_MAX][16];
@@ -133,6 +138,7 @@ struct l3_ctx {
 	uint64_t tcp_ports[1024];
 
 	struct l3_reasm reasm;         /* ip_defrag / ipv6_frag_rcv (reasm.c) */
+	struct l3_mcast mc;            /* joined groups, broadcasts */
 };
 
 /* ---- dispatch -------------------------------------------------------------
@@ -230,6 +236,60 @@ static inline bool l3_port_bound(const uint64_t *bitmap, bool any,
 
 /* ---- UDP: __udp4_lib_rcv / __udp6_lib_rcv -------------------------------- */
 
+/* RTN_BROADCAST for an IPv4 destination (d, s network order):
+ * ip_route_input_slow's brd_input (255.255.255.255, or 0.0.0.0 from
+ * 0.0.0.0) and the subnet-directed broadcast routes. */
+static inline bool l3_ipv4_is_bcast(const struct l3_ctx *c, uint32_t d,
+				    uint32_t s)
+{
+	return (s == 0 && d == 0) || l3_mcast_is_bcast4(&c->mc, d);
+}
+
+/* rt_flags & (RTCF_BROADCAST | RTCF_MULTICAST) of a packet that passed
+ * the route (an unjoined group did not), as __udp4_lib_rcv tests it; an
+ * IPv6 multicast destination, as __udp6_lib_rcv tests it. */
+static inline bool l3_route_is_multi(const struct l3_ctx *c,
+				     const struct rte_mbuf *m,
+				     const struct lrx_meta *meta, int fam)
+{
+	const uint8_t *l3 = l3_frame(m) + meta->network_offset;
+	if (fam == L3_FAMILY_V6)
+		return l3[24] == 0xff;
+	uint32_t s, d;
+	memcpy(&s, l3 + 12, 4);
+	memcpy(&d, l3 + 16, 4);
+	return l3_mcast_is_group4(d) || l3_ipv4_is_bcast(c, d, s);
+}
+
+/* The broadcast/multicast branch of __udp4_lib_rcv / __udp6_lib_rcv.
+ * A socket on the port takes the datagram (its checks follow as for
+ * unicast), except that __udp6_lib_mcast_deliver skips sockets for a zero
+ * checksum (no_check6_rx off). With no socket, __udp4_lib_mcast_deliver
+ * counts UdpIgnoredMulti and frees it (kfree_skb, no UdpNoPorts, no ICMP);
+ * the checksum has only been verified if udp4_csum_init did it, which
+ * __skb_checksum_validate_complete does at once for skb->len <=
+ * CHECKSUM_BREAK (76) and defers otherwise. CONTINUE: to the socket. */
+static lrx_next_t l3_udp_multi(struct l3_ctx *c, struct rte_mbuf *m,
+			       struct lrx_meta *meta,
+			       const struct rte_udp_hdr *uh, uint32_t l4_len,
+			       int fam)
+{
+	struct l3_udp_mib *mib = &c->udp[fam];
+	const bool zero = uh->dgram_cksum == 0;
+	if (l3_port_bound(c->udp_ports, c->udp_any,
+			  rte_be_to_cpu_16(uh->dst_port)) &&
+	    !(zero && fam == L3_FAMILY_V6))
+		return LRX_NEXT_CONTINUE_V;
+	if (!zero && l4_len <= 76 && l3_l4_csum_needed(c, meta) &&
+	    !l3_l4_csum_ok(m, meta, l4_len, fam, true)) {
+		mib->in_csum_errors++;
+		mib->in_errors++;
+		return lrx_next_drop(LRX_DROP_UDP_CSUM);
+	}
+	mib->ignored_multi++;
+	return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
+}
+
 static __rte_always_inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_mbuf *m,
 				     struct lrx_meta *meta)
 {
@@ -256,6 +316,11 @@ static __rte_always_inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_m
 		meta->len -= l4_len - ulen;
 		l4_len = ulen;
 		c->udp_trimmed++;
+	}
+	if (unlikely(l3_route_is_multi(c, m, meta, fam))) {
+		lrx_next_t next = l3_udp_multi(c, m, meta, uh, l4_len, fam);
+		if (next != LRX_NEXT_CONTINUE_V)
+			return next;
 	}
 	/* udp4_csum_init: 0 = no checksum over IPv4; over IPv6 a zero
 	 * checksum is an error (RFC 2460 8.1, udp6_csum_init). */
@@ -366,8 +431,22 @@ static inline lrx_next_t l3_icmp_core(struct l3_ctx *c, struct rte_mbuf *m,
 		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
 	}
 	const uint8_t type = l3_frame(m)[meta->transport_offset];
+	if (fam == L3_FAMILY_V4) {
+		mib->in_echos += type == RTE_IP_ICMP_ECHO_REQUEST;
+		/* icmp_rcv: a type past NR_ICMP_TYPES (18) is an error, but
+		 * for ICMP_EXT_ECHO (42); to a broadcast or multicast route
+		 * only address mask requests/replies (17, 18) are taken,
+		 * echo and timestamp being ignored as the default
+		 * icmp_echo_ignore_broadcasts=1 says (RFC 1122 3.2.2.6/8) */
+		if (unlikely((type > 18 && type != 42) ||
+			     (type != 17 && type != 18 &&
+			      l3_route_is_multi(c, m, meta, fam)))) {
+			mib->in_errors++;
+			return lrx_next_drop(type > 18 ? LRX_DROP_UNHANDLED_PROTO
+						       : LRX_DROP_INVALID_PROTO);
+		}
+	}
 	if (fam == L3_FAMILY_V4 && type == RTE_IP_ICMP_ECHO_REQUEST) {
-		mib->in_echos++;
 		if (c->icmp_echo_reply && meta->pkt_type == LRX_PACKET_HOST)
 			return l3_icmp_echo_reply(c, m, meta);
 	} else if (fam == L3_FAMILY_V6 && type == 128) {
@@ -453,7 +532,7 @@ static void l3_local_deliver_list(struct l3_ctx *c, struct rte_mbuf **pkts,
  * validated for every packet, as ip_route_use_hint does). */
 struct l3_route_hint {
 	bool valid;
-	bool local, bcast, mcast;
+	bool local, bcast;
 	uint32_t daddr;
 };
 
@@ -489,15 +568,42 @@ martian_source:
 	return lrx_next_drop(LRX_DROP_IP_INVALID_SOURCE);
 }
 
+/* ip_route_input_rcu's multicast branch: a group this port has not joined
+ * (ip_check_mc_rcu) is dropped with only InReceives counted (the route
+ * error, NOT_SPECIFIED); a joined one goes to ip_route_input_mc, whose
+ * ip_mc_validate_source judges the source; then ip_rcv_finish_core counts
+ * RTN_MULTICAST in InMcastPkts/Octets. No route hint: the verdict also
+ * depends on the port. */
+static lrx_next_t l3_ipv4_route_mc(struct l3_ctx *c,
+				   const struct rte_ipv4_hdr *iph,
+				   uint16_t port)
+{
+	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V4];
+	c->route_lookups++;
+	if (!l3_mcast_joined4(&c->mc, iph->dst_addr, port))
+		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
+	if (c->martians_drop &&
+	    !l3_mcast_source_ok4(rte_be_to_cpu_32(iph->src_addr),
+				 rte_be_to_cpu_32(iph->dst_addr),
+				 iph->next_proto_id))
+		return lrx_next_drop(LRX_DROP_IP_INVALID_SOURCE);
+	mib->in_mcast_pkts++;
+	mib->in_mcast_octets += rte_be_to_cpu_16(iph->total_length);
+	return LRX_NEXT_CONTINUE_V;
+}
+
 /* The route of a host that does not forward: martians, then local
  * delivery or ip_error's EHOSTUNREACH (InAddrErrors). */
 static inline lrx_next_t l3_ipv4_route(struct l3_ctx *c,
 				       const struct rte_ipv4_hdr *iph,
-				       struct l3_route_hint *hint)
+				       struct l3_route_hint *hint,
+				       uint16_t port)
 {
 	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V4];
 	const uint32_t d = rte_be_to_cpu_32(iph->dst_addr);
 
+	if (unlikely(l3_mcast_is_group4(iph->dst_addr)))
+		return l3_ipv4_route_mc(c, iph, port);
 	if (c->martians_drop) {
 		lrx_next_t next = l3_ipv4_martians(
 			c, rte_be_to_cpu_32(iph->src_addr), d);
@@ -505,16 +611,14 @@ static inline lrx_next_t l3_ipv4_route(struct l3_ctx *c,
 			return next;
 	}
 	struct l3_route_hint here;
-	if (hint && hint->valid && hint->daddr == iph->dst_addr) {
+	if (hint && hint->valid && hint->daddr == iph->dst_addr && d != 0) {
 		c->route_hint_hits++;
 	} else {
 		c->route_lookups++;
 		here.valid = true;
 		here.daddr = iph->dst_addr;
-		here.mcast = (d & 0xf0000000) == 0xe0000000;
-		here.bcast = d == 0xffffffff;
-		here.local = here.mcast || here.bcast ||
-			     l3_ipv4_is_local(c, iph->dst_addr);
+		here.bcast = l3_ipv4_is_bcast(c, iph->dst_addr, iph->src_addr);
+		here.local = here.bcast || l3_ipv4_is_local(c, iph->dst_addr);
 		if (hint)
 			*hint = here;
 		else
@@ -524,8 +628,10 @@ static inline lrx_next_t l3_ipv4_route(struct l3_ctx *c,
 		mib->in_addr_errors++;
 		return lrx_next_drop(LRX_DROP_IP_INADDRERRORS);
 	}
-	mib->in_mcast_pkts += hint->mcast;
-	mib->in_bcast_pkts += hint->bcast;
+	if (hint->bcast) { /* RTN_BROADCAST: ip_rcv_finish_core */
+		mib->in_bcast_pkts++;
+		mib->in_bcast_octets += rte_be_to_cpu_16(iph->total_length);
+	}
 	return LRX_NEXT_CONTINUE_V;
 }
 
@@ -651,7 +757,7 @@ static inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
 	meta->l4_proto = iph->next_proto_id;
 
 	/* ip_rcv_finish_core: route (or the previous packet's), options */
-	lrx_next_t verdict = l3_ipv4_route(c, iph, hint);
+	lrx_next_t verdict = l3_ipv4_route(c, iph, hint, m->port);
 	if (verdict != LRX_NEXT_CONTINUE_V)
 		return verdict;
 	if (ihl > 20 && !l3_ipv4_options_ok((const uint8_t *)(iph + 1),
@@ -731,7 +837,7 @@ static lrx_next_t l3_ipv6_ext(struct l3_ctx *c, struct rte_mbuf *m,
 		end = m->data_len;
 	if (l3_ipv6_exthdrs(l3_frame(m), end, toff, nexthdr,
 			    hdr->dst_addr[0] == 0xff,
-			    meta->pkt_type == LRX_PACKET_HOST, &reason,
+			    meta->pkt_type == LRX_PACKET_HOST, c->mip6, &reason,
 			    &which) == L3_EXT_UPPER) {
 		meta->transport_offset = (uint16_t)*toff;
 		meta->l4_proto = *nexthdr;
@@ -830,7 +936,14 @@ static inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
 		mib->in_addr_errors++;
 		return lrx_next_drop(LRX_DROP_IP_INADDRERRORS);
 	}
-	mib->in_mcast_pkts += hdr->dst_addr[0] == 0xff;
+	if (hdr->dst_addr[0] == 0xff) {
+		/* ip6_mc_input: InMcastPkts/Octets, then a group this port
+		 * has not joined (ipv6_chk_mcast_addr) is freed uncounted */
+		mib->in_mcast_pkts++;
+		mib->in_mcast_octets += meta->len;
+		if (!l3_mcast_joined6(&c->mc, hdr->dst_addr, m->port))
+			return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
+	}
 	if (unlikely(l3_ipv6_is_exthdr(nexthdr))) {
 		next = l3_ipv6_ext(c, m, meta, hdr, &toff, &nexthdr);
 		if (next != LRX_NEXT_CONTINUE_V)
@@ -1075,11 +1188,17 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 		return rc;
 	if ((rc = lrx_key_bool(init, "route_hint", &c->route_hint)))
 		return rc;
-	if ((rc = l3_parse_addrs(init, "local_ipv4", AF_INET, c->local4,
-				 sizeof(c->local4[0]), &c->n_local4)))
+	if ((rc = lrx_key_bool(init, "ipv6_mip6", &c->mip6)))
+		return rc;
+	if ((rc = l3_mcast_parse_local4(init, "local_ipv4", c->local4,
+					&c->n_local4, &c->mc)))
 		return rc;
 	if ((rc = l3_parse_addrs(init, "local_ipv6", AF_INET6, c->local6,
 				 sizeof(c->local6[0]), &c->n_local6)))
+		return rc;
+	if ((rc = l3_mcast_parse_groups(init, "mcast_groups",
+					(const uint8_t (*)[16])c->local6,
+					c->n_local6, &c->mc)))
 		return rc;
 	if ((rc = l3_parse_ports(init, "udp_ports", c->udp_ports, &c->udp_any)))
 		return rc;
@@ -1137,13 +1256,22 @@ static const struct lrx_stage_key l3_demux_keys[] = {
 	 "yes | no: in bursts, reuse the previous packet's route lookup when "
 	 "the destination is the same (ip_can_use_hint)"},
 	{"local_ipv4", "any",
-	 "addresses delivered locally: any | comma list of IPv4 addresses "
+	 "addresses delivered locally: any | comma list of IPv4 addresses, "
+	 "each optionally /prefix-length for its subnet broadcast "
 	 "(others drop IP_INADDRERRORS: this host does not forward)"},
 	{"local_ipv6", "any", "same for IPv6: any | comma list"},
+	{"mcast_groups", "any",
+	 "multicast groups joined: any | none | comma list of IPv4/IPv6 "
+	 "groups, each optionally %port (224.0.0.1, ff02::1 and the "
+	 "solicited-node groups of local_ipv6 are implied; others drop)"},
 	{"udp_ports", "any",
 	 "UDP ports with a socket: any | none | list like 53,8000-8100 "
 	 "(others drop NO_SOCKET, UdpNoPorts)"},
 	{"tcp_ports", "any", "TCP ports with a socket, as udp_ports"},
+	{"ipv6_mip6", "yes",
+	 "yes | no: type 2 routing headers as a kernel with (yes, as "
+	 "distribution kernels) or without CONFIG_IPV6_MIP6 (no: unknown, "
+	 "like type 0)"},
 	{"icmp_echo", "deliver",
 	 "deliver | reply (ICMP echo reply sent out of the ingress port)"},
 	{"arp_ip", "none",
@@ -1203,6 +1331,8 @@ static const struct lrx_stage_counter l3_demux_counters[] = {
 	L3C("IpExtInCsumErrors", ip[0].in_csum_errors),
 	L3C("IpExtInMcastPkts", ip[0].in_mcast_pkts),
 	L3C("IpExtInBcastPkts", ip[0].in_bcast_pkts),
+	L3C("IpExtInMcastOctets", ip[0].in_mcast_octets),
+	L3C("IpExtInBcastOctets", ip[0].in_bcast_octets),
 	L3C("Ip6InReceives", ip[1].in_receives),
 	L3C("Ip6InHdrErrors", ip[1].in_hdr_errors),
 	L3C("Ip6InAddrErrors", ip[1].in_addr_errors),
@@ -1216,14 +1346,17 @@ static const struct lrx_stage_counter l3_demux_counters[] = {
 	L3C("Ip6ReasmFails", reasm.mib[1].fails),
 	L3C("Ip6ReasmTimeout", reasm.mib[1].timeout),
 	L3C("Ip6ReasmOverlaps", reasm.mib[1].overlaps),
+	L3C("Ip6InMcastOctets", ip[1].in_mcast_octets),
 	L3C("UdpInDatagrams", udp[0].in_datagrams),
 	L3C("UdpNoPorts", udp[0].no_ports),
 	L3C("UdpInErrors", udp[0].in_errors),
 	L3C("UdpInCsumErrors", udp[0].in_csum_errors),
+	L3C("UdpIgnoredMulti", udp[0].ignored_multi),
 	L3C("Udp6InDatagrams", udp[1].in_datagrams),
 	L3C("Udp6NoPorts", udp[1].no_ports),
 	L3C("Udp6InErrors", udp[1].in_errors),
 	L3C("Udp6InCsumErrors", udp[1].in_csum_errors),
+	L3C("Udp6IgnoredMulti", udp[1].ignored_multi),
 	L3C("TcpInSegs", tcp.in_segs),
 	L3C("TcpInErrs", tcp.in_errs),
 	L3C("TcpInCsumErrors", tcp.in_csum_errors),

@@ -79,6 +79,30 @@ int main(int argc, char **argv)
 		o.ip4_options = {0x94, 4, 0, 0}; // router alert
 		kinds.push_back({"ip4opt", build(o)});
 	}
+	// IPv6 extension headers (exthdrs.c) and multicast/broadcast
+	// destinations (mcast.c)
+	kinds.push_back({"ip6dstopts", ip6_insert_ext(udp6(), 60, ip6_ext(17, {1, 4, 0, 0, 0, 0}))});
+	kinds.push_back({"ip6dstopts_unknown", ip6_insert_ext(udp6(), 60, ip6_ext(17, {0x9e, 2, 0, 0, 1, 0}))});
+	kinds.push_back({"ip6rthdr", ip6_insert_ext(udp6(), 43, ip6_ext(17, {0, 1, 0, 0, 0, 0}))});
+	kinds.push_back({"ip6chain", ip6_insert_ext(udp6(), 60,
+		[] { auto a = ip6_ext(43, {1, 4, 0, 0, 0, 0}), b = ip6_ext(59, {2, 0, 0, 0, 0, 0});
+		     a.insert(a.end(), b.begin(), b.end()); return a; }())});
+	{
+		Spec m;
+		m.dst = {0x01, 0x00, 0x5e, 0x01, 0x01, 0x01};
+		m.ip4_dst = ip4(239, 1, 1, 1);
+		m.dport = 3000;
+		kinds.push_back({"mcast4", build(m)});
+		Spec b;
+		b.dst = mac_broadcast;
+		b.ip4_dst = ip4(10, 0, 0, 255);
+		kinds.push_back({"bcast4", build(b)});
+		Spec m6;
+		m6.l3 = L3::ipv6;
+		m6.dst = {0x33, 0x33, 0, 0, 0, 1};
+		m6.ip6_dst = ip6({0xff05, 0, 0, 0, 0, 0, 0, 1});
+		kinds.push_back({"mcast6", build(m6)});
+	}
 	kinds.push_back({"bad_csum", udp4().ip4_corrupt_csum()});
 	kinds.push_back({"truncated", udp4().truncate(30)});
 	kinds.push_back({"bad_ihl", udp4().ip4_ihl(4)});
@@ -91,7 +115,7 @@ int main(int argc, char **argv)
 	// few pipeline choices), one mixed burst, one TCP stream with polls
 	unsigned n = 0;
 	for (auto &k : kinds) {
-		for (uint8_t pick : {0, 1, 6, 13}) {
+		for (uint8_t pick : {0, 1, 2, 6, 13}) {
 			Bytes b = {pick};
 			record(b, k.second, 1, 0x15);
 			write(dir + "/pipeline/" + k.first + "_" + std::to_string(pick), b);

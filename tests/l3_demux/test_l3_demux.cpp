@@ -47,6 +47,7 @@ struct Row {
 	lrx_next_t expect;
 	std::map<std::string, uint64_t> snmp; // every nonzero SNMP counter
 	uint64_t ol_flags = 0;
+	StageInstance::Keys keys = {};        // on top of l3_keys
 };
 
 lrx_next_t drop(lrx_drop_reason r) { return lrx_next_drop(r); }
@@ -121,7 +122,7 @@ std::vector<Row> verdict_table()
 		{"limited broadcast", [] { return with([](Spec &s) {
 			 s.dst = mac_broadcast; s.ip4_dst = 0xffffffff; }); }, D,
 		 {{"IpInReceives", 1}, {"IpInDelivers", 1}, {"IpExtInBcastPkts", 1},
-		  {"UdpInDatagrams", 1}}},
+		  {"IpExtInBcastOctets", 46}, {"UdpInDatagrams", 1}}},
 		{"bad option length", [] { return with([](Spec &s) {
 			 s.ip4_options = {7, 40, 4, 0}; }); },
 		 drop(LRX_DROP_NOT_SPECIFIED), {{"IpInReceives", 1}, {"IpInHdrErrors", 1}}},
@@ -201,7 +202,7 @@ std::vector<Row> verdict_table()
 		 drop(LRX_DROP_IP_INHDR), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
 		{"v6 link-local multicast delivered", [] { return udp6().ip6_dst(ip6({0xff02, 0, 0, 0, 0, 0, 0, 1})); },
 		 D, {{"Ip6InReceives", 1}, {"Ip6InDelivers", 1}, {"Ip6InMcastPkts", 1},
-		     {"Udp6InDatagrams", 1}}},
+		     {"Ip6InMcastOctets", 66}, {"Udp6InDatagrams", 1}}},
 		{"v6 payload length > frame", [] { return udp6().ip6_payload_length(300); },
 		 drop(LRX_DROP_PKT_TOO_SMALL), {{"Ip6InReceives", 1}, {"Ip6InTruncatedPkts", 1}}},
 		{"v6 bad hop-by-hop option", [] {
@@ -296,6 +297,196 @@ std::vector<Row> verdict_table()
 	};
 }
 
+// ---- multicast and broadcast (ip_route_input_rcu, ip_check_mc_rcu,
+// ip6_mc_input, __udp4_lib_mcast_deliver): a host at 10.0.0.2/24 that
+// joined 239.1.1.1 and ff05::1 everywhere, 239.2.2.2 on port 1 only and
+// 239.3.3.3 on port 0 only; UDP port 2000 has a socket.
+const StageInstance::Keys mc_keys = {
+	{"local_ipv4", "10.0.0.2/24"},
+	{"mcast_groups", "239.1.1.1,ff05::1,239.2.2.2%1,239.3.3.3%0"}};
+
+// The multicast MAC of an IPv4 group (RFC 1112 6.4) or IPv6 one (RFC 2464 7).
+Mac mc_mac4(uint32_t g)
+{
+	return {0x01, 0x00, 0x5e, (uint8_t)(g >> 16 & 0x7f), (uint8_t)(g >> 8),
+		(uint8_t)g};
+}
+Mac mc_mac6(const Ip6 &g) { return {0x33, 0x33, g[12], g[13], g[14], g[15]}; }
+
+Frame mc4(uint32_t group, uint16_t dport = 2000, size_t payload = 18,
+	  uint32_t src = ip4(10, 0, 0, 1))
+{
+	return with([&](Spec &s) {
+		s.dst = mc_mac4(group);
+		s.ip4_dst = group;
+		s.ip4_src = src;
+		s.dport = dport;
+		s.payload.assign(payload, 0x5a);
+	});
+}
+Frame bc4(uint32_t dst, uint16_t dport = 2000, size_t payload = 18,
+	  uint32_t src = ip4(10, 0, 0, 1))
+{
+	return with([&](Spec &s) {
+		s.dst = mac_broadcast;
+		s.ip4_dst = dst;
+		s.ip4_src = src;
+		s.dport = dport;
+		s.payload.assign(payload, 0x5a);
+	});
+}
+Frame mc6(const Ip6 &group, uint16_t dport = 2000)
+{
+	return with([&](Spec &s) {
+		s.l3 = L3::ipv6;
+		s.dst = mc_mac6(group);
+		s.ip6_dst = group;
+		s.dport = dport;
+	});
+}
+
+std::map<std::string, uint64_t> plus(std::map<std::string, uint64_t> a,
+				     const std::map<std::string, uint64_t> &b)
+{
+	for (auto &kv : b)
+		a[kv.first] = kv.second;
+	return a;
+}
+
+// A type 2 routing header (RFC 6275 6.4): hdrlen 2, home address
+// 2001:db8::2.
+std::vector<uint8_t> rh2(uint8_t segments_left)
+{
+	const Ip6 home = ip6_doc(2);
+	std::vector<uint8_t> body(6 + home.size(), 0);
+	body[0] = 2;
+	body[1] = segments_left;
+	for (size_t i = 0; i < home.size(); i++)
+		body[6 + i] = home[i];
+	return ip6_ext(17, body);
+}
+
+std::vector<Row> mcast_table()
+{
+	const auto D = LRX_NEXT_DELIVER_V;
+	const auto K = mc_keys;
+	// 18-byte payload: IPv4 total length 46, IPv6 packet 66
+	const std::map<std::string, uint64_t> mc4_in = {
+		{"IpInReceives", 1}, {"IpInDelivers", 1}, {"IpExtInMcastPkts", 1},
+		{"IpExtInMcastOctets", 46}};
+	const std::map<std::string, uint64_t> bc4_in = {
+		{"IpInReceives", 1}, {"IpInDelivers", 1}, {"IpExtInBcastPkts", 1},
+		{"IpExtInBcastOctets", 46}};
+	const std::map<std::string, uint64_t> mc6_in = {
+		{"Ip6InReceives", 1}, {"Ip6InDelivers", 1}, {"Ip6InMcastPkts", 1},
+		{"Ip6InMcastOctets", 66}};
+	const auto ignored4 = lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
+	const Ip6 ff05_1 = ip6({0xff05, 0, 0, 0, 0, 0, 0, 1});
+	return {
+		{"v4 joined group, socket", [] { return mc4(ip4(239, 1, 1, 1)); }, D,
+		 plus(mc4_in, {{"UdpInDatagrams", 1}}), 0, K},
+		{"v4 joined group, no socket: UdpIgnoredMulti",
+		 [] { return mc4(ip4(239, 1, 1, 1), 3000); }, ignored4,
+		 plus(mc4_in, {{"UdpIgnoredMulti", 1}}), 0, K},
+		{"v4 all-hosts implied", [] { return mc4(ip4(224, 0, 0, 1), 3000); },
+		 ignored4, plus(mc4_in, {{"UdpIgnoredMulti", 1}}), 0, K},
+		{"v4 group not joined", [] { return mc4(ip4(239, 9, 9, 9)); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"IpInReceives", 1}}, 0, K},
+		{"v4 all-routers not joined", [] { return mc4(ip4(224, 0, 0, 2)); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"IpInReceives", 1}}, 0, K},
+		{"v4 group joined on port 1 only", [] { return mc4(ip4(239, 2, 2, 2)); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"IpInReceives", 1}}, 0, K},
+		{"v4 group joined on port 0", [] { return mc4(ip4(239, 3, 3, 3)); }, D,
+		 plus(mc4_in, {{"UdpInDatagrams", 1}}), 0, K},
+		{"v4 mcast_groups=none: only all-hosts",
+		 [] { return mc4(ip4(239, 1, 1, 1)); }, drop(LRX_DROP_NOT_SPECIFIED),
+		 {{"IpInReceives", 1}}, 0, {{"mcast_groups", "none"}}},
+		{"v4 source 0.0.0.0 to a link-local group",
+		 [] { return mc4(ip4(224, 0, 0, 1), 2000, 18, 0); }, D,
+		 plus(mc4_in, {{"UdpInDatagrams", 1}}), 0, K},
+		{"v4 source 0.0.0.0 to a global group (ip_mc_validate_source)",
+		 [] { return mc4(ip4(239, 1, 1, 1), 2000, 18, 0); },
+		 drop(LRX_DROP_IP_INVALID_SOURCE), {{"IpInReceives", 1}}, 0, K},
+		{"v4 loopback source to a group",
+		 [] { return mc4(ip4(239, 1, 1, 1), 2000, 18, ip4(127, 0, 0, 1)); },
+		 drop(LRX_DROP_IP_INVALID_SOURCE), {{"IpInReceives", 1}}, 0, K},
+		{"v4 subnet-directed broadcast, no socket",
+		 [] { return bc4(ip4(10, 0, 0, 255), 3000); }, ignored4,
+		 plus(bc4_in, {{"UdpIgnoredMulti", 1}}), 0, K},
+		{"v4 subnet-directed broadcast, socket",
+		 [] { return bc4(ip4(10, 0, 0, 255)); }, D,
+		 plus(bc4_in, {{"UdpInDatagrams", 1}}), 0, K},
+		{"v4 directed broadcast of another subnet",
+		 [] { return bc4(ip4(10, 0, 1, 255)); },
+		 drop(LRX_DROP_IP_INADDRERRORS),
+		 {{"IpInReceives", 1}, {"IpInAddrErrors", 1}}, 0, K},
+		{"v4 limited broadcast, no socket",
+		 [] { return bc4(0xffffffff, 3000); }, ignored4,
+		 plus(bc4_in, {{"UdpIgnoredMulti", 1}}), 0, K},
+		{"v4 0.0.0.0 from 0.0.0.0 is broadcast (brd_input)",
+		 [] { return bc4(0, 3000, 18, 0); }, ignored4,
+		 plus(bc4_in, {{"UdpIgnoredMulti", 1}}), 0, K},
+		{"v4 broadcast, short, bad checksum: udp4_csum_init checks it",
+		 [] { return bc4(0xffffffff, 3000).l4_corrupt_csum(); },
+		 drop(LRX_DROP_UDP_CSUM),
+		 plus(bc4_in, {{"UdpInCsumErrors", 1}, {"UdpInErrors", 1}}), 0, K},
+		{"v4 broadcast, long (> CHECKSUM_BREAK), bad checksum, no socket",
+		 [] { return bc4(0xffffffff, 3000, 100).l4_corrupt_csum(); }, ignored4,
+		 {{"IpInReceives", 1}, {"IpInDelivers", 1}, {"IpExtInBcastPkts", 1},
+		  {"IpExtInBcastOctets", 128}, {"UdpIgnoredMulti", 1}}, 0, K},
+		{"v4 broadcast, long, bad checksum, socket",
+		 [] { return bc4(0xffffffff, 2000, 100).l4_corrupt_csum(); },
+		 drop(LRX_DROP_UDP_CSUM),
+		 {{"IpInReceives", 1}, {"IpInDelivers", 1}, {"IpExtInBcastPkts", 1},
+		  {"IpExtInBcastOctets", 128}, {"UdpInCsumErrors", 1},
+		  {"UdpInErrors", 1}}, 0, K},
+		{"v4 group, bad checksum, no socket (short)",
+		 [] { return mc4(ip4(239, 1, 1, 1), 3000).l4_corrupt_csum(); },
+		 drop(LRX_DROP_UDP_CSUM),
+		 plus(mc4_in, {{"UdpInCsumErrors", 1}, {"UdpInErrors", 1}}), 0, K},
+		{"v4 /31 prefix has no broadcast",
+		 [] { return bc4(ip4(10, 0, 0, 3)); }, drop(LRX_DROP_IP_INADDRERRORS),
+		 {{"IpInReceives", 1}, {"IpInAddrErrors", 1}}, 0,
+		 {{"local_ipv4", "10.0.0.2/31"}}},
+		{"v6 joined group, no socket: Udp6IgnoredMulti",
+		 [ff05_1] { return mc6(ff05_1, 3000); }, ignored4,
+		 plus(mc6_in, {{"Udp6IgnoredMulti", 1}}), 0, K},
+		{"v6 joined group, socket", [ff05_1] { return mc6(ff05_1); }, D,
+		 plus(mc6_in, {{"Udp6InDatagrams", 1}}), 0, K},
+		{"v6 all-nodes implied", [] { return mc6(ip6({0xff02, 0, 0, 0, 0, 0, 0, 1}), 3000); },
+		 ignored4, plus(mc6_in, {{"Udp6IgnoredMulti", 1}}), 0, K},
+		{"v6 solicited-node group of 2001:db8::2 implied",
+		 [] { return mc6(ip6({0xff02, 0, 0, 0, 0, 1, 0xff00, 2}), 3000); },
+		 ignored4, plus(mc6_in, {{"Udp6IgnoredMulti", 1}}), 0, K},
+		{"v6 group not joined: counted InMcast, then freed",
+		 [] { return mc6(ip6({0xff05, 0, 0, 0, 0, 0, 0, 2})); },
+		 drop(LRX_DROP_NOT_SPECIFIED),
+		 {{"Ip6InReceives", 1}, {"Ip6InMcastPkts", 1}, {"Ip6InMcastOctets", 66}},
+		 0, K},
+		{"v6 group, zero checksum, socket: skipped (no_check6_rx)",
+		 [ff05_1] { return mc6(ff05_1).udp_zero_csum(); }, ignored4,
+		 plus(mc6_in, {{"Udp6IgnoredMulti", 1}}), 0, K},
+		{"v6 group, bad checksum, no socket (short)",
+		 [ff05_1] { return mc6(ff05_1, 3000).l4_corrupt_csum(); },
+		 drop(LRX_DROP_UDP_CSUM),
+		 plus(mc6_in, {{"Udp6InCsumErrors", 1}, {"Udp6InErrors", 1}}), 0, K},
+		// ---- type 2 routing headers with and without CONFIG_IPV6_MIP6
+		{"v6 routing type 2 well formed (mip6: no xfrm state)",
+		 [] { return ext6(43, rh2(1)); }, drop(LRX_DROP_NOT_SPECIFIED),
+		 {{"Ip6InReceives", 1}, {"Ip6InAddrErrors", 1}}},
+		{"v6 routing type 2, segments left 1, hdrlen 0 (mip6: malformed)",
+		 [] { return ext6(43, ip6_ext(17, {2, 1, 0, 0, 0, 0})); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		{"v6 routing type 2, segments left 0, ipv6_mip6=no (skipped)",
+		 [] { return ext6(43, rh2(0)); }, D, v6_udp_ok, 0,
+		 {{"ipv6_mip6", "no"}}},
+		{"v6 routing type 2 well formed, ipv6_mip6=no (unknown_rh)",
+		 [] { return ext6(43, rh2(1)); }, drop(LRX_DROP_NOT_SPECIFIED),
+		 {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}, 0,
+		 {{"ipv6_mip6", "no"}}},
+	};
+}
+
 // build-meta + l3-demux on one frame, per packet or as a burst of one.
 struct Outcome {
 	lrx_next_t next;
@@ -335,10 +526,14 @@ TEST_CASE("l3-demux verdict table: each kernel check, drop reason and SNMP "
 	  "counters", "[l3_demux]")
 {
 	eal_init();
-	for (const Row &row : verdict_table()) {
+	std::vector<Row> rows = verdict_table();
+	for (Row &row : mcast_table())
+		rows.push_back(row);
+	for (const Row &row : rows) {
 		for (bool burst : {false, true}) {
 			INFO(row.name << (burst ? " (burst)" : " (per packet)"));
-			Outcome o = run_frame(row.frame(), burst, row.ol_flags);
+			Outcome o = run_frame(row.frame(), burst, row.ol_flags,
+					      row.keys);
 			CHECK(next_name(o.next) == next_name(row.expect));
 			for (auto &kv : o.counters) {
 				if (!is_snmp(kv.first))
@@ -640,7 +835,15 @@ TEST_CASE("l3-demux rejects bad keys with a message", "[l3_demux]")
 		Bad{"tcp_ports", "9-3", "ranges"},
 		Bad{"icmp_echo", "echo", "deliver|reply"},
 		Bad{"arp_ip", "ten", "IPv4 address"},
-		Bad{"arp_mac", "zz", "aa:bb:cc:dd:ee:ff"});
+		Bad{"arp_mac", "zz", "aa:bb:cc:dd:ee:ff"},
+		Bad{"local_ipv4", "10.0.0.2/33", "prefix length"},
+		Bad{"local_ipv4", "10.0.0.2/", "prefix length"},
+		Bad{"mcast_groups", "10.0.0.1", "groups"},
+		Bad{"mcast_groups", "2001:db8::1", "groups"},
+		Bad{"mcast_groups", "239.1.1.1%x", "%port"},
+		Bad{"mcast_groups", "239.1.1.1%99999", "%port"},
+		Bad{"mcast_groups", "239.1.1.1,,ff05::1", "groups"},
+		Bad{"ipv6_mip6", "maybe", "yes|no"});
 	StageInstance bm(BUILD_META_STAGE_NAME); // registers the metadata
 	StageInstance l3(L3_DEMUX_STAGE_NAME, {{bad.key, bad.value}});
 	CHECK(l3.rc() == -EINVAL);

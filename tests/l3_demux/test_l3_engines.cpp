@@ -3,7 +3,8 @@
 // graph) on the same mixed input of good and malformed frames: identical
 // sink contents (fate and bytes, in order), per-stage stats and the
 // stages' own counters (except the ones that describe how the work was
-// split: sublists and route-hint reuse).
+// split: sublists and route-hint reuse), multicast, broadcast and IPv6
+// extension headers included.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -37,6 +38,35 @@ Frame with(void (*f)(Spec &))
 	return build(s);
 }
 
+Frame mc4(uint32_t group, uint16_t dport)
+{
+	Spec s;
+	s.dst = {0x01, 0x00, 0x5e, (uint8_t)(group >> 16 & 0x7f),
+		 (uint8_t)(group >> 8), (uint8_t)group};
+	s.ip4_dst = group;
+	s.dport = dport;
+	return build(s);
+}
+
+Frame bc4(uint32_t dst, uint16_t dport)
+{
+	Spec s;
+	s.dst = mac_broadcast;
+	s.ip4_dst = dst;
+	s.dport = dport;
+	return build(s);
+}
+
+Frame mc6(const Ip6 &group, uint16_t dport)
+{
+	Spec s;
+	s.l3 = L3::ipv6;
+	s.dst = {0x33, 0x33, group[12], group[13], group[14], group[15]};
+	s.ip6_dst = group;
+	s.dport = dport;
+	return build(s);
+}
+
 std::vector<Frame> mixed_frames()
 {
 	return {
@@ -57,6 +87,22 @@ std::vector<Frame> mixed_frames()
 		udp6().ip6_dst(ip6_doc(77)),
 		with([](Spec &s) { s.l3 = L3::ipv6; s.ip6_hop_by_hop = true; }),
 		with([](Spec &s) { s.l3 = L3::none; s.ethertype = 0x88cc; }),
+		// multicast and broadcast: joined, not joined, per port,
+		// directed and limited broadcast, with and without a socket
+		mc4(ip4(239, 1, 1, 1), 2000), mc4(ip4(239, 1, 1, 1), 3000),
+		mc4(ip4(239, 9, 9, 9), 2000), mc4(ip4(224, 0, 0, 1), 3000),
+		mc4(ip4(239, 2, 2, 2), 2000), mc4(ip4(239, 1, 1, 1), 3000).l4_corrupt_csum(),
+		bc4(ip4(10, 0, 0, 255), 3000), bc4(0xffffffff, 2000),
+		bc4(0xffffffff, 3000).l4_corrupt_csum(),
+		mc6(ip6({0xff05, 0, 0, 0, 0, 0, 0, 1}), 3000),
+		mc6(ip6({0xff05, 0, 0, 0, 0, 0, 0, 2}), 2000),
+		mc6(ip6({0xff02, 0, 0, 0, 0, 1, 0xff00, 2}), 2000),
+		// extension headers
+		ip6_insert_ext(udp6(), 60, ip6_ext(17, {1, 4, 0, 0, 0, 0})),
+		ip6_insert_ext(udp6(), 60, ip6_ext(17, {0x9e, 2, 0, 0, 1, 0})),
+		ip6_insert_ext(udp6(), 43, ip6_ext(17, {0, 0, 0, 0, 0, 0})),
+		ip6_insert_ext(udp6(), 43, ip6_ext(17, {2, 0, 0, 0, 0, 0})),
+		udp6().ip6_next_header(59),
 	};
 }
 
@@ -94,7 +140,8 @@ TEST_CASE("build-meta,l3-demux give identical results under every engine",
 	const std::vector<std::vector<Keys>> configs = {
 		{{{"placement", "pool"}, {"alloc", "bulk"}, {"clear", "bulk"},
 		  {"host_mac", "02:00:00:00:00:02"}},
-		 {{"local_ipv4", "10.0.0.2"}, {"local_ipv6", "2001:db8::2"},
+		 {{"local_ipv4", "10.0.0.2/24"}, {"local_ipv6", "2001:db8::2"},
+		  {"mcast_groups", "239.1.1.1,ff05::1,239.2.2.2%1"},
 		  {"udp_ports", "2000,5000-5010"}, {"arp_ip", "10.0.0.2"},
 		  {"arp_mac", "02:00:00:00:00:02"}, {"icmp_echo", "reply"}}},
 		{{{"placement", "pool"}, {"alloc", "packet"}, {"clear", "none"},
@@ -149,6 +196,13 @@ TEST_CASE("build-meta,l3-demux give identical results under every engine",
 		}
 		CHECK(ref.counters[1]["IpInReceives"] > 0);
 		CHECK(ref.counters[1]["Ip6InHdrErrors"] > 0);
+		CHECK(ref.counters[1]["IpExtInMcastPkts"] > 0);
+		CHECK(ref.counters[1]["IpExtInBcastPkts"] > 0);
+		CHECK(ref.counters[1]["Ip6InMcastPkts"] > 0);
+		if (ci == 0) { // some ports without a socket
+			CHECK(ref.counters[1]["UdpIgnoredMulti"] > 0);
+			CHECK(ref.counters[1]["Udp6IgnoredMulti"] > 0);
+		}
 	}
 	LRX_REQUIRE_POOL_FULL(pool());
 }

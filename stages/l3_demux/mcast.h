@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Multicast and broadcast destinations on input, as a host that does not
+ * forward or route multicast sees them: the groups an interface has joined
+ * (ip_check_mc_rcu, ipv6_chk_mcast_addr), the subnet-directed broadcast of
+ * each local IPv4 prefix (the RTN_BROADCAST route fib_add_ifaddr adds) and
+ * the source rules of a multicast route (ip_mc_validate_source). Internal
+ * to l3-demux. */
+#ifndef LRX_L3_MCAST_H
+#define LRX_L3_MCAST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_config.h>
+
+#include "drop_reason.h"
+#include "l3_demux.h"
+#include "stage.h"
+
+/* Groups mcast_groups may list per family; the implied ones (all-hosts,
+ * all-nodes, the solicited-node group of each local IPv6 address) come on
+ * top. */
+#define L3_MCAST_GROUPS_MAX 32
+#define L3_MCAST_SLOTS (L3_MCAST_GROUPS_MAX + 1 + L3_LOCAL_ADDR_MAX)
+#define L3_MCAST_ANY_PORT UINT16_MAX
+
+struct l3_mcast {
+	bool any;          /* mcast_groups=any: every group is joined */
+	uint8_t n_bcast4, n_group4, n_group6;
+	uint32_t bcast4[L3_LOCAL_ADDR_MAX];   /* network order */
+	uint32_t group4[L3_MCAST_SLOTS];      /* network order */
+	uint16_t port4[L3_MCAST_SLOTS];       /* L3_MCAST_ANY_PORT: all */
+	uint8_t group6[L3_MCAST_SLOTS][16];
+	uint16_t port6[L3_MCAST_SLOTS];
+};
+
+/* local_ipv4: "any" or a comma list of A or A/len; each A/len with len <
+ * 31 adds the subnet-directed broadcast (as fib_add_ifaddr: "Add the
+ * network broadcast address, when it makes sense"). */
+int l3_mcast_parse_local4(const struct lrx_stage_init *init, const char *key,
+			  uint32_t *local4, uint8_t *n_local4,
+			  struct l3_mcast *mc);
+
+/* mcast_groups: "any", "none" or a comma list of IPv4/IPv6 groups, each
+ * optionally "%port" (joined on that port only, as a group is joined on
+ * one device); the all-hosts/all-nodes groups and the solicited-node
+ * group of each local6 address (addrconf_join_solict) are implied. */
+int l3_mcast_parse_groups(const struct lrx_stage_init *init, const char *key,
+			  const uint8_t (*local6)[16], uint8_t n_local6,
+			  struct l3_mcast *mc);
+
+static inline bool l3_mcast_is_group4(uint32_t addr_be)
+{
+	return (addr_be & rte_cpu_to_be_32(0xf0000000)) ==
+	       rte_cpu_to_be_32(0xe0000000);
+}
+
+/* RTN_BROADCAST: the limited broadcast or a subnet-directed one. */
+static inline bool l3_mcast_is_bcast4(const struct l3_mcast *mc,
+				      uint32_t addr_be)
+{
+	if (addr_be == UINT32_MAX)
+		return true;
+	for (unsigned i = 0; i < mc->n_bcast4; i++)
+		if (mc->bcast4[i] == addr_be)
+			return true;
+	return false;
+}
+
+/* ip_check_mc_rcu without source filters: joined on this port. */
+static inline bool l3_mcast_joined4(const struct l3_mcast *mc,
+				    uint32_t group_be, uint16_t port)
+{
+	if (mc->any)
+		return true;
+	for (unsigned i = 0; i < mc->n_group4; i++)
+		if (mc->group4[i] == group_be &&
+		    (mc->port4[i] == L3_MCAST_ANY_PORT || mc->port4[i] == port))
+			return true;
+	return false;
+}
+
+/* ipv6_chk_mcast_addr(dev, group, NULL) */
+static inline bool l3_mcast_joined6(const struct l3_mcast *mc,
+				    const uint8_t *group, uint16_t port)
+{
+	if (mc->any)
+		return true;
+	for (unsigned i = 0; i < mc->n_group6; i++)
+		if (memcmp(mc->group6[i], group, 16) == 0 &&
+		    (mc->port6[i] == L3_MCAST_ANY_PORT || mc->port6[i] == port))
+			return true;
+	return false;
+}
+
+/* ip_mc_validate_source (s, d host order; martians=drop): a multicast,
+ * limited-broadcast or loopback source is invalid, and 0.0.0.0/8 only
+ * sends to link-local groups (224.0.0.0/24) or IGMP. */
+static inline bool l3_mcast_source_ok4(uint32_t s, uint32_t d, uint8_t proto)
+{
+	if ((s & 0xf0000000) == 0xe0000000 || s == UINT32_MAX ||
+	    (s >> 24) == 127)
+		return false;
+	if ((s >> 24) == 0)
+		return (d & 0xffffff00) == 0xe0000000 || proto == 2;
+	return true;
+}
+
+#endif
