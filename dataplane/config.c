@@ -19,6 +19,7 @@
 
 #include "capture.h"
 #include "config.h"
+#include "prefetch.h"
 #include "trace.h"
 #include "measure.h"
 #include "listrx_build.h"
@@ -234,7 +235,7 @@ static const char *const run_keys[] = {"duration", "packets", "stats_period", "j
 				       "capture_delivered", "trace", NULL};
 static const char *const eal_keys[] = {"args", NULL};
 static const char *const pipeline_keys[] = {"engine", "burst", "stages", "stats_level",
-					    "footprint_kb", "latency", NULL};
+					    "footprint_kb", "latency", "prefetch", NULL};
 static const char *const mempool_keys[] = {"mbufs", "cache", "data_room", "priv_size", NULL};
 static const char *const port_keys[] = {"device", "devargs", "rx_queues", "tx_queues",
 					"rx_desc", "tx_desc", "offloads",
@@ -711,6 +712,10 @@ static int load_pipeline(struct config_ctx *c, struct rte_cfgfile *cfg)
 	uint64_t burst = pc->burst;
 	rc = get_uint(c, cfg, "pipeline", "burst", 1, LRX_BURST_MAX, &burst);
 	pc->burst = (uint16_t)burst;
+	uint64_t prefetch = pc->prefetch;
+	rc = rc ?: get_uint(c, cfg, "pipeline", "prefetch", 0, LRX_PREFETCH_MAX,
+			    &prefetch);
+	pc->prefetch = (uint16_t)prefetch;
 	rc = rc ?: get_unsigned(c, cfg, "pipeline", "footprint_kb", 0, 1u << 20,
 				&c->conf->footprint_total_kb);
 	rc = rc ?: get_bool(c, cfg, "pipeline", "latency", &c->conf->latency);
@@ -977,6 +982,7 @@ static void config_defaults(struct lrx_config *conf)
 	conf->pipeline.engine = LRX_ENGINE_BURST;
 	conf->pipeline.burst = 64;
 	conf->pipeline.stats_level = LRX_STATS_COUNTERS;
+	conf->pipeline.prefetch = LRX_PREFETCH_DEFAULT;
 	conf->mempool_cache = 256;
 	conf->data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
 	conf->telemetry = true;

@@ -14,9 +14,12 @@ void engine_static_run(struct lrx_pipeline *p, unsigned first,
 		       struct lrx_sink *sink)
 {
 	p->release_room = engine_release_room(sink, n);
-	for (uint16_t i = 0; i < n; i++)
+	lrx_prefetch_start(pkts, n, p->prefetch);
+	for (uint16_t i = 0; i < n; i++) {
+		lrx_prefetch_ahead(pkts, i, n, p->prefetch);
 		engine_packet_walk(p, pkts[i], 0, first, sink, ENGINE_DIRECT,
 				   ENGINE_TO_SINK);
+	}
 }
 
 bool engine_static_direct(const struct lrx_stage *stage)

@@ -195,6 +195,7 @@ static int stage_create(struct lrx_pipeline *p, unsigned index,
 			.instance = desc->name,
 			.socket_id = conf->socket_id,
 			.burst = conf->burst,
+			.prefetch = conf->prefetch,
 			.get = stage_conf_get,
 			.values = sc,
 			.err = msg,
@@ -254,6 +255,7 @@ int lrx_pipeline_create(const struct lrx_pipeline_conf *conf,
 	p->hybrid_k = conf->hybrid_k;
 	p->burst = conf->burst;
 	p->stats_level = conf->stats_level;
+	p->prefetch = conf->prefetch;
 	p->socket_id = conf->socket_id;
 	p->lcore_id = conf->lcore_id;
 	for (unsigned i = 0; i < conf->n_stages; i++) {

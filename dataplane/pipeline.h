@@ -43,6 +43,7 @@ struct lrx_pipeline_conf {
 	unsigned hybrid_k;            /* for LRX_ENGINE_HYBRID */
 	uint16_t burst;               /* 1..LRX_BURST_MAX */
 	enum lrx_stats_level stats_level;
+	uint16_t prefetch;            /* packets ahead, 0 = off (prefetch.h) */
 	unsigned n_stages;
 	struct lrx_stage_conf stages[LRX_PIPELINE_MAX_STAGES];
 	int socket_id;

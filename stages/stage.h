@@ -83,6 +83,8 @@ struct lrx_stage_init {
 	const char *instance;   /* stage name as written in the pipeline */
 	int socket_id;          /* NUMA node of the polling lcore */
 	uint16_t burst;         /* the engine's burst size */
+	uint16_t prefetch;      /* [pipeline] prefetch distance, 0 = off
+				 * (stages/prefetch.h) */
 	const char *(*get)(const struct lrx_stage_init *init, const char *key);
 	const void *values;     /* opaque to the stage, used by get() */
 	char *err;              /* init writes a message here when it fails */

@@ -24,6 +24,8 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 
+#include "prefetch.h"
+
 #include "build_meta.h"
 #include "meta.h"
 #include "stage.h"
@@ -37,6 +39,7 @@ enum build_meta_host { BM_HOST_ANY, BM_HOST_PORT, BM_HOST_ADDR };
 
 struct build_meta_ctx {
 	/* read for every packet */
+	uint16_t prefetch;      /* packets ahead in the burst loop */
 	uint8_t placement;
 	uint8_t alloc;
 	uint8_t clear;
@@ -268,18 +271,18 @@ static void build_meta_process_burst(void *ctx, struct rte_mbuf **pkts,
 		uint8_t *run = build_meta_pool_take(c, n);
 		if (c->clear == BM_CLEAR_BULK)
 			memset(run, 0, (size_t)n * c->stride);
+		lrx_prefetch_start(pkts, n, c->prefetch);
 		for (uint16_t i = 0; i < n; i++) {
-			if (i + 1 < n)
-				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+			lrx_prefetch_ahead(pkts, i, n, c->prefetch);
 			nexts[i] = build_meta_core(
 				c, pkts[i],
 				(struct lrx_meta *)(run + (size_t)i * c->stride));
 		}
 		return;
 	}
+	lrx_prefetch_start(pkts, n, c->prefetch);
 	for (uint16_t i = 0; i < n; i++) {
-		if (i + 1 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		lrx_prefetch_ahead(pkts, i, n, c->prefetch);
 		nexts[i] = build_meta_one_core(c, pkts[i]);
 	}
 }
@@ -332,6 +335,7 @@ static int build_meta_init(void *ctx, const struct lrx_stage_init *init)
 	static const char *const allocs[] = {"packet", "bulk", NULL};
 	static const char *const clears[] = {"memset", "bulk", "none", NULL};
 	struct build_meta_ctx *c = ctx;
+	c->prefetch = init->prefetch;
 	unsigned choice;
 	unsigned long number;
 	int rc;

@@ -40,6 +40,7 @@
 #include "exthdrs.h"
 #include "l3_demux.h"
 #include "meta.h"
+#include "prefetch.h"
 #include "static_entries.h"
 #include "stage.h"
 
@@ -95,6 +96,7 @@ enum l3_class { L3_CLASS_OTHER, L3_CLASS_IPV4, L3_CLASS_IPV6, L3_CLASS_ARP,
 struct l3_ctx {
 	/* configuration, read for every packet */
 	bool direct;             /* dispatch=direct (INDIRECT_CALL_2) */
+	uint16_t prefetch;       /* packets ahead in the list loops */
 	bool trust_ip_csum_hint;
 	bool martians_drop;
 	bool route_hint;
@@ -949,10 +951,13 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 	if (n == 0)
 		return;
 	/* one pass: the metadata pointer of each packet and whether the
-	 * burst has one class only (the common case: one run, no scan) */
+	 * burst has one class only (the common case: one run, no scan); it
+	 * prefetches the packets ahead for the handlers that follow */
+	lrx_prefetch_start(pkts, n, c->prefetch);
 	const enum l3_class first = l3_classify(lrx_meta(pkts[0]));
 	unsigned mixed = 0;
 	for (uint16_t i = 0; i < n; i++) {
+		lrx_prefetch_ahead(pkts, i, n, c->prefetch);
 		metas[i] = lrx_meta(pkts[i]);
 		mixed |= l3_classify(metas[i]) ^ first;
 	}
@@ -1052,6 +1057,7 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 	unsigned choice;
 	int rc;
 
+	c->prefetch = init->prefetch;
 	if ((rc = lrx_key_choice(init, "dispatch", dispatches, &choice)))
 		return rc;
 	c->direct = choice == 1;
