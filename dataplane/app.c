@@ -859,6 +859,9 @@ static int setup(struct lrx_app *app)
 		return setup_error_status(rc);
 	}
 	rc = lcores_plan(app, lcore_ids, &n_lcores, err, sizeof(err));
+	if (app->conf.priv_size_auto)
+		app->conf.priv_size =
+			lrx_pipeline_conf_mbuf_priv(&app->conf.pipeline);
 	if (rc == 0)
 		rc = lrx_ports_open(&app->conf, (uint16_t)n_lcores,
 				    n_lcores * LRX_SINK_MAX, &app->ports, err, sizeof(err));

@@ -417,7 +417,11 @@ static int load_mempool(struct config_ctx *c, struct rte_cfgfile *cfg)
 	rc = rc ?: get_unsigned(c, cfg, "mempool", "mbufs", 0, 1u << 24, &conf->mbufs);
 	rc = rc ?: get_unsigned(c, cfg, "mempool", "cache", 0, 512, &conf->mempool_cache);
 	rc = rc ?: get_unsigned(c, cfg, "mempool", "data_room", 256, 65535, &conf->data_room);
-	rc = rc ?: get_unsigned(c, cfg, "mempool", "priv_size", 0, 4096, &conf->priv_size);
+	const char *priv = get(cfg, "mempool", "priv_size");
+	if (priv != NULL)
+		conf->priv_size_auto = strcmp(priv, "auto") == 0;
+	if (priv != NULL && !conf->priv_size_auto)
+		rc = rc ?: get_unsigned(c, cfg, "mempool", "priv_size", 0, 4096, &conf->priv_size);
 	if (rc == 0 && conf->priv_size % RTE_MBUF_PRIV_ALIGN)
 		rc = config_error(c, "mempool", "priv_size", get(cfg, "mempool", "priv_size"),
 				  "must be a multiple of %u", RTE_MBUF_PRIV_ALIGN);
@@ -983,6 +987,7 @@ static void config_defaults(struct lrx_config *conf)
 	conf->pipeline.burst = 64;
 	conf->pipeline.stats_level = LRX_STATS_COUNTERS;
 	conf->pipeline.prefetch = LRX_PREFETCH_DEFAULT;
+	conf->priv_size_auto = true;
 	conf->mempool_cache = 256;
 	conf->data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
 	conf->telemetry = true;

@@ -68,6 +68,10 @@ int lrx_engine_parse(const char *text, enum lrx_engine_kind *kind,
 		     unsigned *hybrid_k);
 const char *lrx_engine_name(enum lrx_engine_kind kind);
 
+/* The mbuf private area the stages of conf want (their mbuf_priv hooks),
+ * aligned to RTE_MBUF_PRIV_ALIGN: [mempool] priv_size = auto. */
+uint32_t lrx_pipeline_conf_mbuf_priv(const struct lrx_pipeline_conf *conf);
+
 /* Builds the stage contexts and the engine. On failure returns -errno with
  * a message in err naming the stage and key. */
 int lrx_pipeline_create(const struct lrx_pipeline_conf *conf,

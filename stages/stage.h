@@ -175,6 +175,11 @@ struct lrx_stage {
 	/* Returns 0 or -errno, with a message in init->err. */
 	int (*init)(void *ctx, const struct lrx_stage_init *init);
 	void (*fini)(void *ctx);
+	/* Optional, called before the mbuf pools exist (only init->get is
+	 * valid): bytes of the mbuf private area this instance wants (VPP
+	 * keeps its metadata in the buffer); [mempool] priv_size = auto
+	 * takes the largest. */
+	uint32_t (*mbuf_priv)(const struct lrx_stage_init *init);
 
 	/* One packet; the returned next decides its fate. */
 	lrx_next_t (*process_one)(void *ctx, struct rte_mbuf *pkt);
