@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
@@ -41,7 +42,10 @@ static __rte_always_inline void lrx_prefetch_header(const struct rte_mbuf *m)
 static __rte_always_inline void lrx_prefetch_body(const struct rte_mbuf *m)
 {
 	rte_prefetch0(rte_pktmbuf_mtod(m, const void *));
-	rte_prefetch0(lrx_meta(m));
+	/* no dynfield before build-meta registers it (a pipeline without
+	 * it): the offset is -1 and there is no pointer to read */
+	if (likely(lrx_meta_dynfield_offset >= 0))
+		rte_prefetch0(lrx_meta(m));
 }
 
 /* Before a loop over pkts[0..n-1]: the headers of the first 2k packets,
