@@ -971,6 +971,9 @@ static int setup(struct lrx_app *app)
 		return setup_error_status(rc);
 	}
 	rc = lcores_plan(app, lcore_ids, &n_lcores, err, sizeof(err));
+	if (app->conf.priv_size_auto)
+		app->conf.priv_size =
+			lrx_pipeline_conf_mbuf_priv(&app->conf.pipeline);
 	if (rc == 0)
 		warn_busy_lcores(lcore_ids, n_lcores);
 	if (rc == 0)

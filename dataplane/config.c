@@ -19,6 +19,7 @@
 
 #include "capture.h"
 #include "config.h"
+#include "prefetch.h"
 #include "trace.h"
 #include "measure.h"
 #include "listrx_build.h"
@@ -234,7 +235,7 @@ static const char *const run_keys[] = {"duration", "packets", "stats_period", "j
 				       "capture_delivered", "trace", NULL};
 static const char *const eal_keys[] = {"args", NULL};
 static const char *const pipeline_keys[] = {"engine", "burst", "stages", "stats_level",
-					    "footprint_kb", "latency", NULL};
+					    "footprint_kb", "latency", "prefetch", NULL};
 static const char *const mempool_keys[] = {"mbufs", "cache", "data_room", "priv_size", NULL};
 static const char *const port_keys[] = {"device", "devargs", "rx_queues", "tx_queues",
 					"rx_desc", "tx_desc", "offloads",
@@ -416,7 +417,11 @@ static int load_mempool(struct config_ctx *c, struct rte_cfgfile *cfg)
 	rc = rc ?: get_unsigned(c, cfg, "mempool", "mbufs", 0, 1u << 24, &conf->mbufs);
 	rc = rc ?: get_unsigned(c, cfg, "mempool", "cache", 0, 512, &conf->mempool_cache);
 	rc = rc ?: get_unsigned(c, cfg, "mempool", "data_room", 256, 65535, &conf->data_room);
-	rc = rc ?: get_unsigned(c, cfg, "mempool", "priv_size", 0, 4096, &conf->priv_size);
+	const char *priv = get(cfg, "mempool", "priv_size");
+	if (priv != NULL)
+		conf->priv_size_auto = strcmp(priv, "auto") == 0;
+	if (priv != NULL && !conf->priv_size_auto)
+		rc = rc ?: get_unsigned(c, cfg, "mempool", "priv_size", 0, 4096, &conf->priv_size);
 	if (rc == 0 && conf->priv_size % RTE_MBUF_PRIV_ALIGN)
 		rc = config_error(c, "mempool", "priv_size", get(cfg, "mempool", "priv_size"),
 				  "must be a multiple of %u", RTE_MBUF_PRIV_ALIGN);
@@ -711,6 +716,10 @@ static int load_pipeline(struct config_ctx *c, struct rte_cfgfile *cfg)
 	uint64_t burst = pc->burst;
 	rc = get_uint(c, cfg, "pipeline", "burst", 1, LRX_BURST_MAX, &burst);
 	pc->burst = (uint16_t)burst;
+	uint64_t prefetch = pc->prefetch;
+	rc = rc ?: get_uint(c, cfg, "pipeline", "prefetch", 0, LRX_PREFETCH_MAX,
+			    &prefetch);
+	pc->prefetch = (uint16_t)prefetch;
 	rc = rc ?: get_unsigned(c, cfg, "pipeline", "footprint_kb", 0, 1u << 20,
 				&c->conf->footprint_total_kb);
 	rc = rc ?: get_bool(c, cfg, "pipeline", "latency", &c->conf->latency);
@@ -979,6 +988,8 @@ static void config_defaults(struct lrx_config *conf)
 	conf->pipeline.stats_level = LRX_STATS_COUNTERS;
 	/* as conf/default.ini: a custom config keeps its progress lines */
 	conf->stats_period_s = 1;
+	conf->pipeline.prefetch = LRX_PREFETCH_DEFAULT;
+	conf->priv_size_auto = true;
 	conf->mempool_cache = 256;
 	conf->data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
 	conf->telemetry = true;

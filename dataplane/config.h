@@ -91,6 +91,7 @@ struct lrx_config {
 	unsigned mempool_cache;
 	unsigned data_room;
 	unsigned priv_size;
+	bool priv_size_auto;            /* priv_size = auto (the default) */
 
 	/* [port.N]; n_ports == 0: every probed ethdev, one queue each */
 	unsigned n_ports;

@@ -25,6 +25,7 @@
 #include "sink.h"
 
 #include "base/ballast.h"
+#include "prefetch.h"
 
 /* One stage instance. Hot fields first: what the loops read per call. */
 struct engine_stage {
@@ -46,6 +47,7 @@ struct engine_graph; /* engine_graph.c */
 struct lrx_pipeline {
 	enum lrx_engine_kind engine;
 	enum lrx_stats_level stats_level;
+	uint16_t prefetch;       /* packets ahead, 0 = off (prefetch.h) */
 	unsigned n_stages;
 	unsigned hybrid_k;       /* stages run as bursts (hybrid) */
 	uint16_t burst;

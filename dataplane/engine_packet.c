@@ -48,9 +48,13 @@ void engine_packet_run(struct lrx_pipeline *p, unsigned first,
 		       struct lrx_sink *sink)
 {
 	p->release_room = engine_release_room(sink, n);
-	for (uint16_t i = 0; i < n; i++)
-		engine_packet_walk(p, pkts[i], 0, first, sink, ENGINE_INDIRECT,
-				   ENGINE_TO_SINK);
+	/* specialised by a constant 0: no prefetch test per packet when off */
+	if (p->prefetch)
+		engine_packet_loop(p, first, pkts, n, sink, p->prefetch,
+				   ENGINE_INDIRECT);
+	else
+		engine_packet_loop(p, first, pkts, n, sink, 0,
+				   ENGINE_INDIRECT);
 }
 
 void engine_packet_tail(struct lrx_pipeline *p, struct rte_mbuf **pkts,

@@ -125,4 +125,19 @@ engine_packet_walk(struct lrx_pipeline *p, struct rte_mbuf *pkt,
 	engine_emit_one(p, pkt, slot, LRX_NEXT_DELIVER_V, sink, emit);
 }
 
+/* The per-packet engines' loop over a poll's packets, prefetching k ahead
+ * (stages/prefetch.h); called with a constant k = 0 when it is off. */
+static __rte_always_inline void
+engine_packet_loop(struct lrx_pipeline *p, unsigned first,
+		   struct rte_mbuf **pkts, uint16_t n, struct lrx_sink *sink,
+		   uint16_t k, enum engine_dispatch dispatch)
+{
+	lrx_prefetch_start(pkts, n, k);
+	for (uint16_t i = 0; i < n; i++) {
+		lrx_prefetch_ahead(pkts, i, n, k);
+		engine_packet_walk(p, pkts[i], 0, first, sink, dispatch,
+				   ENGINE_TO_SINK);
+	}
+}
+
 #endif

@@ -14,9 +14,11 @@ void engine_static_run(struct lrx_pipeline *p, unsigned first,
 		       struct lrx_sink *sink)
 {
 	p->release_room = engine_release_room(sink, n);
-	for (uint16_t i = 0; i < n; i++)
-		engine_packet_walk(p, pkts[i], 0, first, sink, ENGINE_DIRECT,
-				   ENGINE_TO_SINK);
+	if (p->prefetch)
+		engine_packet_loop(p, first, pkts, n, sink, p->prefetch,
+				   ENGINE_DIRECT);
+	else
+		engine_packet_loop(p, first, pkts, n, sink, 0, ENGINE_DIRECT);
 }
 
 bool engine_static_direct(const struct lrx_stage *stage)

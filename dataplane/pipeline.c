@@ -78,6 +78,23 @@ static const char *stage_conf_get(const struct lrx_stage_init *init,
 	return NULL;
 }
 
+uint32_t lrx_pipeline_conf_mbuf_priv(const struct lrx_pipeline_conf *conf)
+{
+	uint32_t most = 0;
+	for (unsigned i = 0; i < conf->n_stages; i++) {
+		const struct lrx_stage_conf *sc = &conf->stages[i];
+		if (sc->stage == NULL || sc->stage->mbuf_priv == NULL)
+			continue;
+		const struct lrx_stage_init init = {
+			.instance = sc->stage->name,
+			.get = stage_conf_get,
+			.values = sc,
+		};
+		most = RTE_MAX(most, sc->stage->mbuf_priv(&init));
+	}
+	return RTE_ALIGN_CEIL(most, RTE_MBUF_PRIV_ALIGN);
+}
+
 static bool stage_has_key(const struct lrx_stage *stage, const char *key)
 {
 	for (const struct lrx_stage_key *k = stage->keys; k && k->name; k++)
@@ -190,6 +207,7 @@ static int stage_create(struct lrx_pipeline *p, unsigned index,
 			.instance = desc->name,
 			.socket_id = conf->socket_id,
 			.burst = conf->burst,
+			.prefetch = conf->prefetch,
 			.get = stage_conf_get,
 			.values = sc,
 			.err = msg,
@@ -249,6 +267,7 @@ int lrx_pipeline_create(const struct lrx_pipeline_conf *conf,
 	p->hybrid_k = conf->hybrid_k;
 	p->burst = conf->burst;
 	p->stats_level = conf->stats_level;
+	p->prefetch = conf->prefetch;
 	p->socket_id = conf->socket_id;
 	p->lcore_id = conf->lcore_id;
 	for (unsigned i = 0; i < conf->n_stages; i++) {

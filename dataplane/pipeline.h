@@ -43,6 +43,7 @@ struct lrx_pipeline_conf {
 	unsigned hybrid_k;            /* for LRX_ENGINE_HYBRID */
 	uint16_t burst;               /* 1..LRX_BURST_MAX */
 	enum lrx_stats_level stats_level;
+	uint16_t prefetch;            /* packets ahead, 0 = off (prefetch.h) */
 	unsigned n_stages;
 	struct lrx_stage_conf stages[LRX_PIPELINE_MAX_STAGES];
 	int socket_id;
@@ -66,6 +67,10 @@ struct lrx_pipeline;
 int lrx_engine_parse(const char *text, enum lrx_engine_kind *kind,
 		     unsigned *hybrid_k);
 const char *lrx_engine_name(enum lrx_engine_kind kind);
+
+/* The mbuf private area the stages of conf want (their mbuf_priv hooks),
+ * aligned to RTE_MBUF_PRIV_ALIGN: [mempool] priv_size = auto. */
+uint32_t lrx_pipeline_conf_mbuf_priv(const struct lrx_pipeline_conf *conf);
 
 /* Builds the stage contexts and the engine. On failure returns -errno with
  * a message in err naming the stage and key. */

@@ -83,6 +83,8 @@ struct lrx_stage_init {
 	const char *instance;   /* stage name as written in the pipeline */
 	int socket_id;          /* NUMA node of the polling lcore */
 	uint16_t burst;         /* the engine's burst size */
+	uint16_t prefetch;      /* [pipeline] prefetch distance, 0 = off
+				 * (stages/prefetch.h) */
 	const char *(*get)(const struct lrx_stage_init *init, const char *key);
 	const void *values;     /* opaque to the stage, used by get() */
 	char *err;              /* init writes a message here when it fails */
@@ -173,6 +175,11 @@ struct lrx_stage {
 	/* Returns 0 or -errno, with a message in init->err. */
 	int (*init)(void *ctx, const struct lrx_stage_init *init);
 	void (*fini)(void *ctx);
+	/* Optional, called before the mbuf pools exist (only init->get is
+	 * valid): bytes of the mbuf private area this instance wants (VPP
+	 * keeps its metadata in the buffer); [mempool] priv_size = auto
+	 * takes the largest. */
+	uint32_t (*mbuf_priv)(const struct lrx_stage_init *init);
 
 	/* One packet; the returned next decides its fate. */
 	lrx_next_t (*process_one)(void *ctx, struct rte_mbuf *pkt);

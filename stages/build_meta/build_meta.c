@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_branch_prediction.h>
@@ -24,19 +25,22 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 
+#include "prefetch.h"
+
 #include "build_meta.h"
 #include "meta.h"
 #include "stage.h"
 #include "static_entries.h"
 #include "stage_keys.h"
 
-enum build_meta_placement { BM_PLACE_PRIV, BM_PLACE_POOL };
+enum build_meta_placement { BM_PLACE_PRIV, BM_PLACE_POOL, BM_PLACE_AUTO };
 enum build_meta_alloc { BM_ALLOC_PACKET, BM_ALLOC_BULK };
 enum build_meta_clear { BM_CLEAR_MEMSET, BM_CLEAR_BULK, BM_CLEAR_NONE };
 enum build_meta_host { BM_HOST_ANY, BM_HOST_PORT, BM_HOST_ADDR };
 
 struct build_meta_ctx {
 	/* read for every packet */
+	uint16_t prefetch;      /* packets ahead in the burst loop */
 	uint8_t placement;
 	uint8_t alloc;
 	uint8_t clear;
@@ -234,8 +238,13 @@ static inline struct lrx_meta *build_meta_locate(struct build_meta_ctx *c,
 	if (c->placement == BM_PLACE_POOL)
 		return (struct lrx_meta *)build_meta_pool_take(c, 1);
 	if (unlikely(m->pool != c->priv_pool_ok)) {
-		if (rte_pktmbuf_priv_size(m->pool) < c->meta_size)
+		if (rte_pktmbuf_priv_size(m->pool) < c->meta_size) {
+			/* auto: a pool without the room uses the ring */
+			if (c->placement == BM_PLACE_AUTO)
+				return (struct lrx_meta *)build_meta_pool_take(
+					c, 1);
 			return NULL;
+		}
 		c->priv_pool_ok = m->pool;
 	}
 	return rte_mbuf_to_priv(m);
@@ -268,18 +277,18 @@ static void build_meta_process_burst(void *ctx, struct rte_mbuf **pkts,
 		uint8_t *run = build_meta_pool_take(c, n);
 		if (c->clear == BM_CLEAR_BULK)
 			memset(run, 0, (size_t)n * c->stride);
+		lrx_prefetch_start(pkts, n, c->prefetch);
 		for (uint16_t i = 0; i < n; i++) {
-			if (i + 1 < n)
-				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+			lrx_prefetch_ahead(pkts, i, n, c->prefetch);
 			nexts[i] = build_meta_core(
 				c, pkts[i],
 				(struct lrx_meta *)(run + (size_t)i * c->stride));
 		}
 		return;
 	}
+	lrx_prefetch_start(pkts, n, c->prefetch);
 	for (uint16_t i = 0; i < n; i++) {
-		if (i + 1 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		lrx_prefetch_ahead(pkts, i, n, c->prefetch);
 		nexts[i] = build_meta_one_core(c, pkts[i]);
 	}
 }
@@ -328,10 +337,11 @@ static int build_meta_parse_hints(const struct lrx_stage_init *init,
 
 static int build_meta_init(void *ctx, const struct lrx_stage_init *init)
 {
-	static const char *const placements[] = {"priv", "pool", NULL};
+	static const char *const placements[] = {"priv", "pool", "auto", NULL};
 	static const char *const allocs[] = {"packet", "bulk", NULL};
 	static const char *const clears[] = {"memset", "bulk", "none", NULL};
 	struct build_meta_ctx *c = ctx;
+	c->prefetch = init->prefetch;
 	unsigned choice;
 	unsigned long number;
 	int rc;
@@ -356,6 +366,9 @@ static int build_meta_init(void *ctx, const struct lrx_stage_init *init)
 	if ((rc = build_meta_parse_hints(init, &c->hints)))
 		return rc;
 
+	/* bulk clearing needs the ring: auto takes it */
+	if (c->clear == BM_CLEAR_BULK && c->placement == BM_PLACE_AUTO)
+		c->placement = BM_PLACE_POOL;
 	if (c->clear == BM_CLEAR_BULK &&
 	    (c->placement != BM_PLACE_POOL || c->alloc != BM_ALLOC_BULK))
 		return lrx_key_error(init, "clear", "bulk",
@@ -394,7 +407,7 @@ static int build_meta_init(void *ctx, const struct lrx_stage_init *init)
 		c->ts_offset = -1;
 
 	c->stride = RTE_ALIGN_CEIL(c->meta_size, RTE_CACHE_LINE_SIZE);
-	if (c->placement == BM_PLACE_POOL) {
+	if (c->placement != BM_PLACE_PRIV) {
 		c->pool = rte_zmalloc_socket("build_meta_pool",
 					     (size_t)c->pool_slots * c->stride,
 					     RTE_CACHE_LINE_SIZE,
@@ -437,14 +450,16 @@ static const struct lrx_stage_counter build_meta_counters[] = {
 #undef BM_COUNTER
 
 static const struct lrx_stage_key build_meta_keys[] = {
-	{"placement", "pool",
+	{"placement", "auto",
 	 "where the metadata lives: priv (mbuf private area; the mbuf pool's "
 	 "priv_size must be >= meta_size, else packets drop as NOMEM) | pool "
-	 "(a separate per-lcore metadata ring)"},
+	 "(a separate per-lcore metadata ring) | auto (priv when the packet's "
+	 "pool has the room, else the ring; [mempool] priv_size = auto "
+	 "gives the room; clear=bulk makes it pool)"},
 	{"alloc", "bulk",
 	 "placement=pool: packet (one slot per packet) | bulk (one contiguous "
 	 "run per burst)"},
-	{"meta_size", "256",
+	{"meta_size", "64",
 	 "bytes of metadata per packet, 56..4096 (64 small, 256 ~ sk_buff, "
 	 "552 = sk_buff + skb_shared_info)"},
 	{"clear", "memset",
@@ -462,6 +477,25 @@ static const struct lrx_stage_key build_meta_keys[] = {
 	{NULL, NULL, NULL},
 };
 
+/* The mbuf private area this instance wants ([mempool] priv_size = auto):
+ * meta_size when the metadata may live there. Bad values are refused by
+ * init later; here they ask for nothing. */
+static uint32_t build_meta_mbuf_priv(const struct lrx_stage_init *init)
+{
+	const char *placement = init->get(init, "placement");
+	const char *clear = init->get(init, "clear");
+	const char *size = init->get(init, "meta_size");
+	if (placement == NULL || size == NULL ||
+	    (strcmp(placement, "priv") != 0 &&
+	     (strcmp(placement, "auto") != 0 ||
+	      (clear != NULL && strcmp(clear, "bulk") == 0))))
+		return 0;
+	char *end;
+	unsigned long bytes = strtoul(size, &end, 10);
+	return *end == '\0' && bytes <= BUILD_META_SIZE_MAX ? (uint32_t)bytes
+							    : 0;
+}
+
 static const struct lrx_stage build_meta_stage = {
 	.name = BUILD_META_STAGE_NAME,
 	.summary = "build skb-like metadata: L2/VLAN parse, offsets, NIC hints",
@@ -471,6 +505,7 @@ static const struct lrx_stage build_meta_stage = {
 	.provides = LRX_PROVIDES_META | LRX_PROVIDES_SKB,
 	.init = build_meta_init,
 	.fini = build_meta_fini,
+	.mbuf_priv = build_meta_mbuf_priv,
 	.process_one = lrx_build_meta_process_one,
 	.process_burst = build_meta_process_burst,
 };

@@ -64,6 +64,8 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h> /* meta.h uses RTE_MBUF_DYNFIELD */
 #include <rte_prefetch.h>
+
+#include "prefetch.h"
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
@@ -185,6 +187,7 @@ struct gro_counters {
 struct gro_ctx {
 	/* hot */
 	uint32_t bitmask;       /* napi->gro_bitmask */
+	uint16_t prefetch;      /* packets ahead in the burst loop */
 	uint32_t held_count;
 	uint32_t max_size;      /* gro_max_size */
 	uint32_t ring_head;     /* next to release */
@@ -1125,9 +1128,10 @@ static void rte_gro_process_burst(void *vctx, struct rte_mbuf **pkts,
 static void gro_process_burst(void *vctx, struct rte_mbuf **pkts, uint16_t n,
 			      lrx_next_t *nexts)
 {
+	const struct gro_ctx *ctx = vctx;
+	lrx_prefetch_start(pkts, n, ctx->prefetch);
 	for (uint16_t i = 0; i < n; i++) {
-		if (i + 1 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		lrx_prefetch_ahead(pkts, i, n, ctx->prefetch);
 		gro_receive(vctx, pkts[i]);
 		nexts[i] = LRX_NEXT_CONSUMED_V;
 	}
@@ -1222,6 +1226,7 @@ static int gro_init_common(struct gro_ctx *ctx,
 {
 	unsigned long age_us, timeout_us, max_size;
 	int rc;
+	ctx->prefetch = init->prefetch;
 	if ((rc = lrx_key_uint(init, "flush_age_us", 0, 10000000, &age_us)) ||
 	    (rc = lrx_key_uint(init, "flush_timeout_us", 0, 10000000,
 			       &timeout_us)) ||

@@ -42,6 +42,7 @@
 #include "reasm.h"
 #include "mcast.h"
 #include "meta.h"
+#include "prefetch.h"
 #include "static_entries.h"
 #include "stage.h"
 
@@ -75,7 +76,10 @@ struct l3_icmp_mib {
 
 struct l3_ctx;
 
-/* One protocol handler: one packet, or a sublist of pkts[idx[0..n-1]]. */
+/* One protocol handler: one packet, or a sublist of pkts[idx[0..n-1]].
+ * The first level (l3_table) is called with a contiguous run, idx[k] == k
+ * and the arrays based at the run's start: the IP list handlers index by
+ * k without the indirection. */
 typedef lrx_next_t (*l3_rcv_fn)(struct l3_ctx *c, struct rte_mbuf *m,
 				struct lrx_meta *meta);
 typedef void (*l3_list_rcv_fn)(struct l3_ctx *c, struct rte_mbuf **pkts,
@@ -95,6 +99,7 @@ enum l3_class { L3_CLASS_OTHER, L3_CLASS_IPV4, L3_CLASS_IPV6, L3_CLASS_ARP,
 struct l3_ctx {
 	/* configuration, read for every packet */
 	bool direct;             /* dispatch=direct (INDIRECT_CALL_2) */
+	uint16_t prefetch;       /* packets ahead in the list loops */
 	bool trust_ip_csum_hint;
 	bool martians_drop;
 	bool route_hint;
@@ -497,17 +502,18 @@ static inline lrx_next_t l3_local_deliver_one(struct l3_ctx *c,
 }
 
 /* The list form: survivors pkts[idx[0..n-1]] split into runs of the same
- * L4 handler, one handler call per run (ip_sublist_rcv). */
+ * L4 handler, one handler call per run (ip_sublist_rcv). uniform: the
+ * caller saw one protocol only, so the list is one run without a scan. */
 static void l3_local_deliver_list(struct l3_ctx *c, struct rte_mbuf **pkts,
 				  struct lrx_meta *const *metas,
 				  const uint16_t *idx, uint16_t n,
-				  lrx_next_t *nexts, int fam)
+				  lrx_next_t *nexts, int fam, bool uniform)
 {
 	uint16_t start = 0;
 	while (start < n) {
 		const uint8_t proto = metas[idx[start]]->l4_proto;
 		const struct l3_handler *h = c->l4_table[fam][proto];
-		uint16_t end = start + 1;
+		uint16_t end = uniform ? n : start + 1;
 		while (end < n && metas[idx[end]]->l4_proto == proto)
 			end++;
 		if (unlikely(h == NULL)) {
@@ -973,17 +979,24 @@ static inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
 	{                                                                     \
 		uint16_t live[LRX_BURST_MAX];                                 \
 		uint16_t n_live = 0;                                          \
+		unsigned protos_or = 0, protos_and = 0xff;                    \
 		struct l3_route_hint hint = {.valid = false};                 \
-		for (uint16_t k = 0; k < n; k++) {                            \
-			struct rte_mbuf *m = pkts[idx[k]];                    \
-			lrx_next_t next = core(c, m, metas[idx[k]],           \
-					       c->route_hint ? &hint : NULL); \
-			nexts[idx[k]] = next;                                 \
-			live[n_live] = idx[k];                                \
-			n_live += next == LRX_NEXT_CONTINUE_V;                \
+		struct l3_route_hint *hp = c->route_hint ? &hint : NULL;      \
+		(void)idx; /* a contiguous run: idx[k] == k */                \
+		for (uint16_t i = 0; i < n; i++) {                            \
+			struct lrx_meta *meta = metas[i];                     \
+			lrx_next_t next = core(c, pkts[i], meta, hp);         \
+			nexts[i] = next;                                      \
+			live[n_live] = i;                                     \
+			const bool ok = next == LRX_NEXT_CONTINUE_V;          \
+			/* equal OR and AND of the survivors' protocols:     \
+			 * one L4 run, no scan (branch-free selects) */       \
+			protos_or |= ok ? meta->l4_proto : 0u;                \
+			protos_and &= ok ? meta->l4_proto : 0xffu;            \
+			n_live += ok;                                         \
 		}                                                             \
 		l3_local_deliver_list(c, pkts, metas, live, n_live, nexts,    \
-				      fam);                                   \
+				      fam, protos_or == protos_and);          \
 	}                                                                     \
 	static const struct l3_handler l3_##family##_handler = {                \
 		.name = #family,                                                \
@@ -1072,20 +1085,28 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 {
 	struct l3_ctx *c = ctx;
 	struct lrx_meta *metas[LRX_BURST_MAX];
-	uint8_t cls[LRX_BURST_MAX];
 	const uint16_t *idx = l3_identity;
 
-	/* one pass: the metadata pointer and the class of each packet */
+	if (n == 0)
+		return;
+	/* one pass: the metadata pointer of each packet and whether the
+	 * burst has one class only (the common case: one run, no scan); it
+	 * prefetches the packets ahead for the handlers that follow */
+	lrx_prefetch_start(pkts, n, c->prefetch);
+	const enum l3_class first = l3_classify(lrx_meta(pkts[0]));
+	unsigned mixed = 0;
 	for (uint16_t i = 0; i < n; i++) {
+		lrx_prefetch_ahead(pkts, i, n, c->prefetch);
 		metas[i] = lrx_meta(pkts[i]);
-		cls[i] = (uint8_t)l3_classify(metas[i]);
+		mixed |= l3_classify(metas[i]) ^ first;
 	}
 	uint16_t start = 0;
 	while (start < n) {
-		uint16_t end = start + 1;
-		while (end < n && cls[end] == cls[start])
+		const enum l3_class cls = l3_classify(metas[start]);
+		uint16_t end = mixed ? start + 1 : n;
+		while (end < n && l3_classify(metas[end]) == cls)
 			end++;
-		const struct l3_handler *h = c->l3_table[cls[start]];
+		const struct l3_handler *h = c->l3_table[cls];
 		if (unlikely(h == NULL)) {
 			for (uint16_t k = start; k < end; k++)
 				nexts[k] = lrx_next_drop(LRX_DROP_UNHANDLED_PROTO);
@@ -1093,8 +1114,9 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 		} else {
 			c->l3_sublists++;
 			L3_CALL2(c, h->list_rcv, l3_ipv4_list_rcv,
-				 l3_ipv6_list_rcv, c, pkts, metas,
-				 idx + start, end - start, nexts);
+				 l3_ipv6_list_rcv, c, pkts + start,
+				 metas + start, idx, end - start,
+				 nexts + start);
 		}
 		start = end;
 	}
@@ -1174,6 +1196,7 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 	unsigned choice;
 	int rc;
 
+	c->prefetch = init->prefetch;
 	if ((rc = lrx_key_choice(init, "dispatch", dispatches, &choice)))
 		return rc;
 	c->direct = choice == 1;

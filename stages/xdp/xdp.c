@@ -21,6 +21,7 @@
 
 #include "stage_keys.h"
 #include "meta.h"
+#include "prefetch.h"
 #include "static_entries.h"
 #include "xdp.h"
 
@@ -38,6 +39,7 @@ struct xdp_ctx {
 
 	enum xdp_exec exec;
 	bool generic;
+	uint16_t prefetch;         /* packets ahead in the burst loop */
 	uint32_t window;
 	lrx_xdp_builtin_fn builtin;
 	uint64_t (*jit)(void *);
@@ -192,8 +194,10 @@ void lrx_xdp_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
 		xdp_burst_interp(xc, pkts, n, nexts);
 		return;
 	}
+	lrx_prefetch_start(pkts, n, xc->prefetch);
 	for (uint16_t i = 0; i < n; i++) {
 		uint32_t target;
+		lrx_prefetch_ahead(pkts, i, n, xc->prefetch);
 		uint64_t action = xdp_run(xc, pkts[i], &target);
 
 		nexts[i] = xdp_verdict(xc, pkts[i], action, target);
@@ -324,6 +328,7 @@ static int xdp_init(void *ctx, const struct lrx_stage_init *init)
 	struct xdp_ctx *xc = ctx;
 	const char *prog = lrx_key_value(init, "prog");
 	const char *arg = strchr(prog, ':');
+	xc->prefetch = init->prefetch;
 	unsigned exec, mode;
 	unsigned long window;
 	char name[32];

@@ -214,6 +214,8 @@ TEST_CASE("bad values are rejected with file, line, key, value and what is valid
 		 ":4: [lcore.1] poll = zero: bad entry 'zero': expected PORT:QUEUE with PORT < 16, QUEUE < 16"},
 		{"[mempool]\npriv_size = 7\n",
 		 ":2: [mempool] priv_size = 7: must be a multiple of 8"},
+		{"[pipeline]\nprefetch = 17\n",
+		 ":2: [pipeline] prefetch = 17: must be an integer in 0..16"},
 		{"[telemetry]\nenabled = maybe\n",
 		 ":2: [telemetry] enabled = maybe: must be yes/no, true/false, on/off or 1/0"},
 		{"[pipeline]\nlatency = 2\n",

@@ -57,6 +57,7 @@ struct EngineSpec {
 	lrx_engine_kind kind;
 	unsigned k;
 	std::string label;
+	uint16_t prefetch = 0; // [pipeline] prefetch: must not change a result
 };
 
 std::vector<EngineSpec> all_engines(unsigned n_stages, std::mt19937 &rng)
@@ -66,7 +67,10 @@ std::vector<EngineSpec> all_engines(unsigned n_stages, std::mt19937 &rng)
 		{LRX_ENGINE_BURST, 0, "burst"},
 		{LRX_ENGINE_HYBRID, k, "hybrid:" + std::to_string(k)},
 		{LRX_ENGINE_STATIC, 0, "static"},
-		{LRX_ENGINE_GRAPH, 0, "graph"}};
+		{LRX_ENGINE_GRAPH, 0, "graph"},
+		{LRX_ENGINE_PACKET, 0, "packet prefetch", LRX_PREFETCH_TESTED},
+		{LRX_ENGINE_BURST, 0, "burst prefetch", LRX_PREFETCH_TESTED},
+		{LRX_ENGINE_GRAPH, 0, "graph prefetch", LRX_PREFETCH_TESTED}};
 }
 
 // Owns the strings a lrx_pipeline_conf points to.
@@ -82,6 +86,7 @@ struct Conf {
 		c.hybrid_k = e.k;
 		c.burst = burst;
 		c.stats_level = level;
+		c.prefetch = e.prefetch;
 		c.n_stages = (unsigned)specs.size();
 		c.socket_id = (int)rte_socket_id();
 		c.lcore_id = rte_lcore_id();

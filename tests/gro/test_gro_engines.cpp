@@ -112,6 +112,7 @@ static void check_engines_match(const std::vector<const char *> &engines)
 	      {32, false, "rte-light"}}) {
 		INFO("impl " << impl << " burst " << burst << " budget_used "
 			     << budget_used);
+		lrx_test::engine_prefetch = 0; // the reference: prefetch off
 		EngineRun ref = run_engine("packet", impl, frames, burst,
 					   budget_used, mp);
 		REQUIRE(ref.bytes.size() > 0);
@@ -125,33 +126,37 @@ static void check_engines_match(const std::vector<const char *> &engines)
 		REQUIRE(ref.bytes.size() < most);
 		for (lrx_next_t x : ref.nexts)
 			REQUIRE(x == LRX_NEXT_DELIVER_V);
-		for (const char *engine : engines) {
-			INFO("engine " << engine);
-			EngineRun r = run_engine(engine, impl, frames, burst,
-						 budget_used, mp);
-			size_t tot_r = 0, tot_ref = 0;
-			for (auto &b : r.bytes)
-				tot_r += b.size();
-			for (auto &b : ref.bytes)
-				tot_ref += b.size();
-			std::string cs;
-			for (auto &kv : r.counters)
-				cs += kv.first + "=" + std::to_string(kv.second) + " ";
-			INFO("bytes out " << tot_r << " vs packet engine " << tot_ref);
-			INFO("gro counters " << cs);
-			// the first packet that differs (not the whole streams:
-			// Catch2 would print every byte of them)
-			size_t first_diff = 0;
-			while (first_diff < r.bytes.size() &&
-			       first_diff < ref.bytes.size() &&
-			       r.bytes[first_diff] == ref.bytes[first_diff])
-				first_diff++;
-			INFO("first packet that differs: " << first_diff << " of "
-							   << ref.bytes.size());
-			REQUIRE(r.bytes.size() == ref.bytes.size());
-			REQUIRE(first_diff == ref.bytes.size());
-			REQUIRE(r.nexts == ref.nexts);
-			REQUIRE(r.counters == ref.counters);
+		for (uint16_t pf : lrx_test::prefetch_settings) {
+			lrx_test::engine_prefetch = pf;
+			INFO("prefetch " << pf);
+			for (const char *engine : engines) {
+				INFO("engine " << engine);
+				EngineRun r = run_engine(engine, impl, frames, burst,
+							 budget_used, mp);
+				size_t tot_r = 0, tot_ref = 0;
+				for (auto &b : r.bytes)
+					tot_r += b.size();
+				for (auto &b : ref.bytes)
+					tot_ref += b.size();
+				std::string cs;
+				for (auto &kv : r.counters)
+					cs += kv.first + "=" + std::to_string(kv.second) + " ";
+				INFO("bytes out " << tot_r << " vs packet engine " << tot_ref);
+				INFO("gro counters " << cs);
+				// the first packet that differs (not the whole streams:
+				// Catch2 would print every byte of them)
+				size_t first_diff = 0;
+				while (first_diff < r.bytes.size() &&
+				       first_diff < ref.bytes.size() &&
+				       r.bytes[first_diff] == ref.bytes[first_diff])
+					first_diff++;
+				INFO("first packet that differs: " << first_diff << " of "
+								   << ref.bytes.size());
+				REQUIRE(r.bytes.size() == ref.bytes.size());
+				REQUIRE(first_diff == ref.bytes.size());
+				REQUIRE(r.nexts == ref.nexts);
+				REQUIRE(r.counters == ref.counters);
+			}
 		}
 		LRX_REQUIRE_POOL_FULL(mp);
 	}

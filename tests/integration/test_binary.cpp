@@ -112,6 +112,11 @@ TEST_CASE("the default config runs the kernel RX path and delivers what a host w
 	CHECK((delivered + merged) * 10 > 200000ull * 9);
 	CHECK(s["dropped"].get<uint64_t>() > 0);
 	CHECK(s["stages"][3]["counters"]["Ip6InDelivers"].get<uint64_t>() > 0);
+	// the metadata lives in the mbuf by default ([mempool] priv_size =
+	// auto gave the room): no packet used build-meta's ring, none lacked room
+	CHECK(s["stages"][1]["counters"]["pool_wraps"].get<uint64_t>() == 0);
+	CHECK(s["stages"][1]["counters"]["no_priv_room"].get<uint64_t>() == 0);
+	CHECK(s["stages"][1]["counters"]["built"].get<uint64_t>() > 0);
 }
 
 TEST_CASE("stats level off reads no TSC per poll: busy cycles null, counts exact", "[binary]")

@@ -162,35 +162,41 @@ TEST_CASE("build-meta,l3-demux give identical results under every engine",
 		for (auto &id : ids)
 			id = (uint16_t)(rng() % 4 == 0 ? 0 : rng() % frames.size());
 
+		lrx_test::engine_prefetch = 0; // the reference: prefetch off
 		Run ref = run(LRX_ENGINE_PACKET, 0, burst, configs[ci], ids, frames,
 			      polls);
 		// fragments are held (CONSUMED) by reassembly, never sunk
 		REQUIRE(ref.out.size() + ref.stats[1].consumed == total);
-		for (auto kind : {LRX_ENGINE_BURST, LRX_ENGINE_HYBRID,
-				  LRX_ENGINE_STATIC, LRX_ENGINE_GRAPH}) {
-			for (unsigned k : {1u, 2u}) {
-				if (kind != LRX_ENGINE_HYBRID && k == 2)
-					continue;
-				INFO("config " << ci << " engine "
-					       << lrx_engine_name(kind) << " k " << k);
-				Run r = run(kind, k, burst, configs[ci], ids, frames,
-					    polls);
-				REQUIRE(r.out.size() == ref.out.size());
-				for (size_t i = 0; i < r.out.size(); i++) {
-					INFO("packet " << i);
-					REQUIRE(r.out[i].first == ref.out[i].first);
-					REQUIRE(r.out[i].second == ref.out[i].second);
-				}
-				for (size_t s = 0; s < 2; s++) {
-					INFO("stage " << s);
-					CHECK(r.stats[s].packets == ref.stats[s].packets);
-					CHECK(r.stats[s].delivered == ref.stats[s].delivered);
-					CHECK(r.stats[s].tx == ref.stats[s].tx);
-					CHECK(r.stats[s].consumed == ref.stats[s].consumed);
-					for (unsigned d = 0; d < LRX_DROP_MAX; d++)
-						CHECK(r.stats[s].drops[d] ==
-						      ref.stats[s].drops[d]);
-					CHECK(r.counters[s] == ref.counters[s]);
+		for (uint16_t pf : lrx_test::prefetch_settings) {
+			lrx_test::engine_prefetch = pf;
+			INFO("prefetch " << pf);
+			for (auto kind : {LRX_ENGINE_PACKET, LRX_ENGINE_BURST,
+					  LRX_ENGINE_HYBRID, LRX_ENGINE_STATIC,
+					  LRX_ENGINE_GRAPH}) {
+				for (unsigned k : {1u, 2u}) {
+					if (kind != LRX_ENGINE_HYBRID && k == 2)
+						continue;
+					INFO("config " << ci << " engine "
+						       << lrx_engine_name(kind) << " k " << k);
+					Run r = run(kind, k, burst, configs[ci], ids, frames,
+						    polls);
+					REQUIRE(r.out.size() == ref.out.size());
+					for (size_t i = 0; i < r.out.size(); i++) {
+						INFO("packet " << i);
+						REQUIRE(r.out[i].first == ref.out[i].first);
+						REQUIRE(r.out[i].second == ref.out[i].second);
+					}
+					for (size_t s = 0; s < 2; s++) {
+						INFO("stage " << s);
+						CHECK(r.stats[s].packets == ref.stats[s].packets);
+						CHECK(r.stats[s].delivered == ref.stats[s].delivered);
+						CHECK(r.stats[s].tx == ref.stats[s].tx);
+						CHECK(r.stats[s].consumed == ref.stats[s].consumed);
+						for (unsigned d = 0; d < LRX_DROP_MAX; d++)
+							CHECK(r.stats[s].drops[d] ==
+							      ref.stats[s].drops[d]);
+						CHECK(r.counters[s] == ref.counters[s]);
+					}
 				}
 			}
 		}

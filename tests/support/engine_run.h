@@ -22,6 +22,7 @@
 
 extern "C" {
 #include "pipeline.h"
+#include "prefetch.h"
 #include "sink.h"
 }
 
@@ -40,6 +41,13 @@ struct EngineRun {
 	std::vector<std::map<std::string, uint64_t>> counters;
 };
 
+// Software prefetch must not change a result: the equivalence tests run
+// every engine with prefetch off and on (4 packets ahead) against a
+// packet-engine reference run with it off. run_engine uses
+// engine_prefetch ([pipeline] prefetch).
+inline const uint16_t prefetch_settings[] = {0, LRX_PREFETCH_TESTED};
+inline uint16_t engine_prefetch = LRX_PREFETCH_DEFAULT;
+
 // make(i): the i-th packet of the run (0, 1, ... over all polls).
 // budget_used(n): what the end of a poll of n packets reports (default:
 // n == burst, as napi_poll's work == weight).
@@ -54,6 +62,7 @@ inline EngineRun run_engine(lrx_engine_kind engine, unsigned k, uint16_t burst,
 	conf.hybrid_k = k;
 	conf.burst = burst;
 	conf.stats_level = LRX_STATS_COUNTERS;
+	conf.prefetch = engine_prefetch;
 	conf.n_stages = (unsigned)stages.size();
 	conf.socket_id = (int)rte_socket_id();
 	conf.lcore_id = rte_lcore_id();
