@@ -52,12 +52,8 @@ Frame tcp6_bad_csum()
 TEST_CASE("kernel oracle: nstat counters of a veth in a netns match "
 	  "l3-demux", "[l3_demux][kernel]")
 {
-	if (geteuid() != 0) {
-		WARN("SKIPPED: the kernel oracle needs root (netns, veth)");
-		return;
-	}
-	if (sh("command -v ip && command -v nstat && command -v ethtool") != 0) {
-		WARN("SKIPPED: needs ip, nstat and ethtool");
+	if (std::string why = oracle_unavailable(); !why.empty()) {
+		WARN("SKIPPED: " << why);
 		return;
 	}
 	Netns net;
@@ -86,19 +82,13 @@ TEST_CASE("kernel oracle: nstat counters of a veth in a netns match "
 	const unsigned repeat = 3;
 
 	auto before = nstat(net.ns);
-	int fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
-	REQUIRE(fd >= 0);
-	sockaddr_ll to{};
-	to.sll_family = AF_PACKET;
-	to.sll_ifindex = (int)if_nametoindex(net.outside.c_str());
-	to.sll_halen = 6;
-	REQUIRE(to.sll_ifindex > 0);
-	for (unsigned r = 0; r < repeat; r++)
-		for (auto &f : frames)
-			REQUIRE(sendto(fd, f.data.data(), f.data.size(), 0,
-				       (sockaddr *)&to, sizeof(to)) ==
-				(ssize_t)f.data.size());
-	close(fd);
+	{
+		RawSender tx(net.outside);
+		REQUIRE(tx.ok());
+		for (unsigned r = 0; r < repeat; r++)
+			for (auto &f : frames)
+				REQUIRE(tx.send(f.data));
+	}
 	std::this_thread::sleep_for(std::chrono::milliseconds(300));
 	auto after = nstat(net.ns);
 

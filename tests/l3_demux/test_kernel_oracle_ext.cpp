@@ -243,19 +243,13 @@ std::map<std::string, uint64_t> kernel_deltas(const Netns &net,
 					      unsigned repeat)
 {
 	auto before = nstat(net.ns);
-	int fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
-	REQUIRE(fd >= 0);
-	sockaddr_ll to{};
-	to.sll_family = AF_PACKET;
-	to.sll_ifindex = (int)if_nametoindex(net.outside.c_str());
-	to.sll_halen = 6;
-	REQUIRE(to.sll_ifindex > 0);
-	for (unsigned r = 0; r < repeat; r++)
-		for (auto &f : frames)
-			REQUIRE(sendto(fd, f.frame.data.data(), f.frame.data.size(), 0,
-				       (sockaddr *)&to, sizeof(to)) ==
-				(ssize_t)f.frame.data.size());
-	close(fd);
+	{
+		RawSender tx(net.outside);
+		REQUIRE(tx.ok());
+		for (unsigned r = 0; r < repeat; r++)
+			for (auto &f : frames)
+				REQUIRE(tx.send(f.frame.data));
+	}
 	std::this_thread::sleep_for(std::chrono::milliseconds(300));
 	auto after = nstat(net.ns);
 	std::map<std::string, uint64_t> d;
@@ -393,12 +387,8 @@ void compare(const char *what, const std::vector<Named> &frames,
 
 bool can_run()
 {
-	if (geteuid() != 0) {
-		WARN("SKIPPED: the kernel oracle needs root (netns, veth)");
-		return false;
-	}
-	if (sh("command -v ip && command -v nstat && command -v ethtool") != 0) {
-		WARN("SKIPPED: needs ip, nstat and ethtool");
+	if (std::string why = oracle_unavailable(); !why.empty()) {
+		WARN("SKIPPED: " << why);
 		return false;
 	}
 	eal_init();

@@ -77,12 +77,8 @@ std::vector<Frame> streams()
 TEST_CASE("kernel oracle: reassembly counters of a veth in a netns match "
 	  "l3-demux under every engine", "[l3_demux][reasm][kernel]")
 {
-	if (geteuid() != 0) {
-		WARN("SKIPPED: the kernel oracle needs root (netns, veth)");
-		return;
-	}
-	if (sh("command -v ip && command -v nstat && command -v ethtool") != 0) {
-		WARN("SKIPPED: needs ip, nstat and ethtool");
+	if (std::string why = oracle_unavailable(); !why.empty()) {
+		WARN("SKIPPED: " << why);
 		return;
 	}
 	Netns net;
@@ -101,17 +97,12 @@ TEST_CASE("kernel oracle: reassembly counters of a veth in a netns match "
 	const std::vector<Frame> frames = streams();
 
 	auto before = nstat(net.ns);
-	int fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
-	REQUIRE(fd >= 0);
-	sockaddr_ll to{};
-	to.sll_family = AF_PACKET;
-	to.sll_ifindex = (int)if_nametoindex(net.outside.c_str());
-	to.sll_halen = 6;
-	REQUIRE(to.sll_ifindex > 0);
-	for (auto &f : frames)
-		REQUIRE(sendto(fd, f.data.data(), f.data.size(), 0, (sockaddr *)&to,
-			       sizeof(to)) == (ssize_t)f.data.size());
-	close(fd);
+	{
+		RawSender tx(net.outside);
+		REQUIRE(tx.ok());
+		for (auto &f : frames)
+			REQUIRE(tx.send(f.data));
+	}
 	// ipfrag_time 1 s: the timers of the incomplete queues fire
 	std::this_thread::sleep_for(std::chrono::milliseconds(2500));
 	auto after = nstat(net.ns);

@@ -6,6 +6,9 @@
 // callers skip with the printed reason in `why` when `ok` is false.
 #pragma once
 
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -40,6 +43,46 @@ inline std::map<std::string, uint64_t> nstat(const std::string &ns)
 	pclose(f);
 	return out;
 }
+
+// Why a kernel oracle cannot run here (not root, a tool missing), or ""
+// when it can.
+inline std::string oracle_unavailable()
+{
+	if (geteuid() != 0)
+		return "the kernel oracle needs root (netns, veth)";
+	if (sh("command -v ip && command -v nstat && command -v ethtool") != 0)
+		return "needs ip, nstat and ethtool";
+	return "";
+}
+
+// Raw frames sent out of an interface (AF_PACKET), e.g. the outer end of
+// a Netns veth so that the namespace's end receives them.
+struct RawSender {
+	int fd;
+	sockaddr_ll to{};
+
+	explicit RawSender(const std::string &ifname)
+	    : fd(socket(AF_PACKET, SOCK_RAW, 0))
+	{
+		to.sll_family = AF_PACKET;
+		to.sll_ifindex = (int)if_nametoindex(ifname.c_str());
+		to.sll_halen = 6;
+	}
+	RawSender(const RawSender &) = delete;
+	RawSender &operator=(const RawSender &) = delete;
+	~RawSender()
+	{
+		if (fd >= 0)
+			close(fd);
+	}
+	bool ok() const { return fd >= 0 && to.sll_ifindex > 0; }
+	// the whole frame went out
+	template <class Bytes> bool send(const Bytes &data)
+	{
+		return sendto(fd, data.data(), data.size(), 0, (sockaddr *)&to,
+			      sizeof(to)) == (ssize_t)data.size();
+	}
+};
 
 // A namespace with one end of a veth pair; removed on destruction.
 struct Netns {
