@@ -418,26 +418,6 @@ static int reasm_insert(struct l3_reasm *r, struct l3_reasm_queue *q,
 	return REASM_INSERT_OK;
 }
 
-/* pskb_trim_rcsum to len bytes (from the frame start) */
-static void reasm_trim(struct rte_mbuf *m, uint32_t len)
-{
-	if (m->pkt_len <= len)
-		return;
-	struct rte_mbuf *seg = m;
-	uint32_t left = len;
-	uint16_t nb_segs = 1;
-	while (left > seg->data_len && seg->next) {
-		left -= seg->data_len;
-		seg = seg->next;
-		nb_segs++;
-	}
-	struct rte_mbuf *rest = seg->next;
-	seg->data_len = (uint16_t)left;
-	seg->next = NULL;
-	m->nb_segs = nb_segs;
-	m->pkt_len = len;
-	rte_pktmbuf_free(rest);
-}
 
 static uint32_t reasm_truesize(const struct rte_mbuf *m)
 {
@@ -594,6 +574,39 @@ static inline void reasm_frag_added(struct l3_reasm *r,
 		q->flags |= REASM_FIRST_IN;
 }
 
+/* inet_frag_queue_insert with its accounting: m's fragment [offset, end)
+ * into q. CONTINUE with *fi its record when it is queued; a drop when it
+ * is not (no record left: IpReasmFails, NOMEM; inside a run of what is
+ * held: DUP_FRAG); *overlap when it overlaps what is held, for the caller
+ * to discard the whole queue (RFC 5722). */
+static lrx_next_t reasm_queue_frag(struct l3_reasm *r, struct l3_reasm_queue *q,
+				   struct l3_reasm_mib *mib, struct rte_mbuf *m,
+				   const struct lrx_meta *meta, uint32_t offset,
+				   uint32_t end, uint32_t hdr_len, uint32_t *fi,
+				   bool *overlap)
+{
+	*overlap = false;
+	*fi = reasm_frag_new(r, m, meta, offset, end, hdr_len);
+	if (*fi == 0) {
+		mib->fails++;
+		return lrx_next_drop(LRX_DROP_NOMEM);
+	}
+	switch (reasm_insert(r, q, *fi)) {
+	case REASM_INSERT_DUP:
+		reasm_frag_put(r, *fi);
+		return lrx_next_drop(LRX_DROP_DUP_FRAG);
+	case REASM_INSERT_OVERLAP:
+		reasm_frag_put(r, *fi);
+		mib->overlaps++;
+		*overlap = true;
+		return lrx_next_drop(LRX_DROP_FRAG_OVERLAP);
+	default:
+		break;
+	}
+	reasm_frag_added(r, q, *fi);
+	return LRX_NEXT_CONTINUE_V;
+}
+
 static inline bool reasm_complete(const struct l3_reasm_queue *q)
 {
 	return q->flags == (REASM_FIRST_IN | REASM_LAST_IN) &&
@@ -680,26 +693,19 @@ lrx_next_t l3_reasm_ipv4(struct l3_reasm *r, struct rte_mbuf *m,
 	}
 	if (end == offset)
 		goto discard_qp;
-	reasm_trim(m, noff + ihl + (end - offset));
+	if (m->pkt_len > noff + ihl + (end - offset))
+		l3_trim_to(m, noff + ihl + (end - offset));
 
-	const uint32_t fi = reasm_frag_new(r, m, meta, offset, end, noff + ihl);
-	if (fi == 0) {
-		mib->fails++;
-		return lrx_next_drop(LRX_DROP_NOMEM);
-	}
-	switch (reasm_insert(r, q, fi)) {
-	case REASM_INSERT_DUP:
-		reasm_frag_put(r, fi);
-		return lrx_next_drop(LRX_DROP_DUP_FRAG);
-	case REASM_INSERT_OVERLAP:
-		reasm_frag_put(r, fi);
-		mib->overlaps++;
+	uint32_t fi;
+	bool overlap;
+	const lrx_next_t queued = reasm_queue_frag(r, q, mib, m, meta, offset, end,
+						   noff + ihl, &fi, &overlap);
+	if (overlap) {
 		reason = LRX_DROP_FRAG_OVERLAP;
 		goto discard_qp;
-	default:
-		break;
 	}
-	reasm_frag_added(r, q, fi);
+	if (queued != LRX_NEXT_CONTINUE_V)
+		return queued;
 	q->ecn |= (uint8_t)(1u << (iph->type_of_service & 3));
 	const uint32_t fragsize = end - offset + ihl;
 	q->max_size = (uint16_t)RTE_MAX((uint32_t)q->max_size, fragsize);
@@ -893,24 +899,16 @@ lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 	if (end == offset)
 		goto discard_fq;
 
-	const uint32_t fi = reasm_frag_new(r, m, meta, offset, end, fh + 8);
-	if (fi == 0) {
-		mib->fails++;
-		return lrx_next_drop(LRX_DROP_NOMEM);
-	}
-	switch (reasm_insert(r, q, fi)) {
-	case REASM_INSERT_DUP:
-		reasm_frag_put(r, fi);
-		return lrx_next_drop(LRX_DROP_DUP_FRAG);
-	case REASM_INSERT_OVERLAP:
-		reasm_frag_put(r, fi);
-		mib->overlaps++;
+	uint32_t fi;
+	bool overlap;
+	const lrx_next_t queued = reasm_queue_frag(r, q, mib, m, meta, offset, end,
+						   fh + 8, &fi, &overlap);
+	if (overlap) {
 		reason = LRX_DROP_FRAG_OVERLAP;
 		goto discard_fq;
-	default:
-		break;
 	}
-	reasm_frag_added(r, q, fi);
+	if (queued != LRX_NEXT_CONTINUE_V)
+		return queued;
 	q->ecn |= key.proto_ecn;
 	q->max_size = (uint16_t)RTE_MAX((uint32_t)q->max_size, meta->len);
 	if (offset == 0)

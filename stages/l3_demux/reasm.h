@@ -101,4 +101,32 @@ static inline uint32_t l3_reasm_held(const struct l3_reasm *r)
 	return (uint32_t)r->frags_now;
 }
 
+/* pskb_trim_rcsum: cut the packet to len bytes. Padding in the last
+ * segment is the common case; otherwise the chain is cut and the segments
+ * past len are freed, as pskb_trim drops the frags past the new end. */
+static inline void l3_trim_to(struct rte_mbuf *m, uint32_t len)
+{
+	const uint32_t excess = m->pkt_len - len;
+	if (excess <= UINT16_MAX && rte_pktmbuf_trim(m, (uint16_t)excess) == 0)
+		return;
+	struct rte_mbuf *seg = m;
+	uint32_t left = len;
+	uint16_t nb_segs = 1;
+	while (left > seg->data_len) {
+		left -= seg->data_len;
+		seg = seg->next;
+		nb_segs++;
+	}
+	struct rte_mbuf *rest = seg->next;
+	seg->data_len = (uint16_t)left;
+	seg->next = NULL;
+	m->nb_segs = nb_segs;
+	m->pkt_len = len;
+	while (rest) {
+		struct rte_mbuf *next = rest->next;
+		rte_pktmbuf_free_seg(rest);
+		rest = next;
+	}
+}
+
 #endif
