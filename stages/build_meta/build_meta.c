@@ -150,68 +150,75 @@ static inline void build_meta_hints(struct build_meta_ctx *c,
 }
 
 /* The core: parse L2 and write the metadata of one packet into meta
- * (already cleared if the clear method says so). */
+ * (already cleared if the clear method says so). The metadata is written
+ * in place, zeroed first, never built in a local copy: a copy assembled
+ * with narrow stores and written back with wide loads stalls on store
+ * forwarding at every packet. */
 static inline lrx_next_t build_meta_core(struct build_meta_ctx *c,
 					 struct rte_mbuf *m,
 					 struct lrx_meta *meta)
 {
 	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint32_t avail = m->data_len;
-	struct lrx_meta v = {0};
 
 	/* eth_type_trans: needs the whole Ethernet header */
 	if (unlikely(avail < RTE_ETHER_HDR_LEN)) {
 		c->too_short++;
 		return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
 	}
+	if (c->clear == BM_CLEAR_MEMSET)
+		memset(meta, 0, c->meta_size);
+	else
+		*meta = (struct lrx_meta){0};
 	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)frame;
 	uint16_t proto = rte_be_to_cpu_16(eth->ether_type);
 	uint16_t off = RTE_ETHER_HDR_LEN;
 
-	build_meta_hints(c, m, &v);
+	build_meta_hints(c, m, meta);
 
 	/* In-band tags (skb_vlan_untag), at most two in total as the
 	 * kernel's one untag + one "another_round" for 802.1ad. */
-	for (unsigned i = 0; i < 2 && build_meta_is_vlan(proto) &&
-			     v.vlan_count < 2; i++) {
-		if (unlikely(avail < (uint32_t)off + 4)) {
-			c->too_short++;
-			return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
+	if (unlikely(build_meta_is_vlan(proto))) {
+		uint8_t count = meta->vlan_count;
+		for (unsigned i = 0; i < 2 && build_meta_is_vlan(proto) &&
+				     count < 2; i++) {
+			if (unlikely(avail < (uint32_t)off + 4)) {
+				c->too_short++;
+				return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
+			}
+			const rte_be16_t *tag = (const rte_be16_t *)(frame + off);
+			meta->vlan_tci[count++] = rte_be_to_cpu_16(tag[0]);
+			proto = rte_be_to_cpu_16(tag[1]);
+			off += 4;
+			c->vlan_inband++;
 		}
-		const rte_be16_t *tag = (const rte_be16_t *)(frame + off);
-		v.vlan_tci[v.vlan_count++] = rte_be_to_cpu_16(tag[0]);
-		proto = rte_be_to_cpu_16(tag[1]);
-		off += 4;
-		c->vlan_inband++;
+		meta->vlan_count = count;
 	}
 
 	/* eth_type_trans's pkt_type */
 	if (unlikely(rte_is_multicast_ether_addr(&eth->dst_addr))) {
 		if (rte_is_broadcast_ether_addr(&eth->dst_addr)) {
-			v.pkt_type = LRX_PACKET_BROADCAST;
+			meta->pkt_type = LRX_PACKET_BROADCAST;
 			c->broadcast++;
 		} else {
-			v.pkt_type = LRX_PACKET_MULTICAST;
+			meta->pkt_type = LRX_PACKET_MULTICAST;
 			c->multicast++;
 		}
 	} else {
 		const struct rte_ether_addr *host =
 			build_meta_host_addr(c, m->port);
 		if (host && !rte_is_same_ether_addr(host, &eth->dst_addr)) {
-			v.pkt_type = LRX_PACKET_OTHERHOST;
+			meta->pkt_type = LRX_PACKET_OTHERHOST;
 			c->otherhost++;
 		}
 	}
 
-	v.protocol = proto;
-	v.mac_len = off;
-	v.network_offset = off;
-	v.len = m->pkt_len - off;
-	v.ingress_port = m->port;
+	meta->protocol = proto;
+	meta->mac_len = off;
+	meta->network_offset = off;
+	meta->len = m->pkt_len - off;
+	meta->ingress_port = m->port;
 
-	if (c->clear == BM_CLEAR_MEMSET)
-		memset(meta, 0, c->meta_size);
-	*meta = v;
 	lrx_meta_set(m, meta);
 	c->built++;
 	return LRX_NEXT_CONTINUE_V;
