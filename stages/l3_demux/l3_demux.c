@@ -103,6 +103,7 @@ struct l3_ctx {
 	bool trust_ip_csum_hint;
 	bool martians_drop;
 	bool route_hint;
+	bool gather;             /* list_split=gather: a sublist per class */
 	bool icmp_echo_reply;
 	bool udp_any, tcp_any;
 	bool mip6;               /* ipv6_mip6: CONFIG_IPV6_MIP6's rules */
@@ -145,6 +146,15 @@ struct l3_ctx {
 	struct l3_reasm reasm;         /* ip_defrag / ipv6_frag_rcv (reasm.c) */
 	struct l3_mcast mc;            /* joined groups, broadcasts */
 };
+
+/* 0, 1, 2, ...: the index list of a whole burst (filled once, read only) */
+static uint16_t l3_identity[LRX_BURST_MAX];
+
+RTE_INIT(l3_identity_init)
+{
+	for (uint16_t i = 0; i < LRX_BURST_MAX; i++)
+		l3_identity[i] = i;
+}
 
 /* ---- dispatch -------------------------------------------------------------
  * INDIRECT_CALL_2: with dispatch=direct the two common targets are
@@ -473,32 +483,73 @@ static inline lrx_next_t l3_local_deliver_one(struct l3_ctx *c,
 	return L3_CALL2(c, h->rcv, l3_tcp_rcv, l3_udp_rcv, c, m, meta);
 }
 
-/* The list form: survivors pkts[idx[0..n-1]] split into runs of the same
- * L4 handler, one handler call per run (ip_sublist_rcv). uniform: the
- * caller saw one protocol only, so the list is one run without a scan. */
+/* One L4 sublist: pkts[idx[0..n-1]], all of protocol proto. */
+static inline void l3_l4_sublist(struct l3_ctx *c, struct rte_mbuf **pkts,
+				 struct lrx_meta *const *metas,
+				 const uint16_t *idx, uint16_t n,
+				 lrx_next_t *nexts, int fam, uint8_t proto)
+{
+	const struct l3_handler *h = c->l4_table[fam][proto];
+	if (unlikely(h == NULL)) {
+		for (uint16_t k = 0; k < n; k++)
+			nexts[idx[k]] = lrx_next_drop(LRX_DROP_IP_NOPROTO);
+		c->ip[fam].in_unknown_protos += n;
+		return;
+	}
+	c->ip[fam].in_delivers += n;
+	c->l4_sublists++;
+	L3_CALL2(c, h->list_rcv, l3_tcp_list_rcv, l3_udp_list_rcv, c, pkts,
+		 metas, idx, n, nexts);
+}
+
+/* The list form (ip_sublist_rcv): survivors pkts[idx[0..n-1]], one
+ * handler call per sublist of one L4 protocol: runs of consecutive
+ * packets, or with list_split=gather one sublist per protocol in arrival
+ * order. uniform: the caller saw one protocol only, so the list is one
+ * sublist without a scan. */
 static void l3_local_deliver_list(struct l3_ctx *c, struct rte_mbuf **pkts,
 				  struct lrx_meta *const *metas,
 				  const uint16_t *idx, uint16_t n,
 				  lrx_next_t *nexts, int fam, bool uniform)
 {
+	if (n == 0)
+		return;
+	if (uniform) {
+		l3_l4_sublist(c, pkts, metas, idx, n, nexts, fam,
+			      metas[idx[0]]->l4_proto);
+		return;
+	}
+	if (c->gather) {
+		/* a protocol's packets, then the next protocol's (first
+		 * seen first); rest keeps the others in order */
+		uint16_t rest[LRX_BURST_MAX], same[LRX_BURST_MAX];
+		const uint16_t *todo = idx;
+		while (n) {
+			const uint8_t proto = metas[todo[0]]->l4_proto;
+			uint16_t n_same = 0, n_rest = 0;
+			for (uint16_t k = 0; k < n; k++) {
+				const uint16_t i = todo[k];
+				const bool hit = metas[i]->l4_proto == proto;
+				same[n_same] = i;
+				rest[n_rest] = i;
+				n_same += hit;
+				n_rest += !hit;
+			}
+			l3_l4_sublist(c, pkts, metas, same, n_same, nexts, fam,
+				      proto);
+			todo = rest;
+			n = n_rest;
+		}
+		return;
+	}
 	uint16_t start = 0;
 	while (start < n) {
 		const uint8_t proto = metas[idx[start]]->l4_proto;
-		const struct l3_handler *h = c->l4_table[fam][proto];
-		uint16_t end = uniform ? n : start + 1;
+		uint16_t end = start + 1;
 		while (end < n && metas[idx[end]]->l4_proto == proto)
 			end++;
-		if (unlikely(h == NULL)) {
-			for (uint16_t k = start; k < end; k++)
-				nexts[idx[k]] = lrx_next_drop(LRX_DROP_IP_NOPROTO);
-			c->ip[fam].in_unknown_protos += end - start;
-		} else {
-			c->ip[fam].in_delivers += end - start;
-			c->l4_sublists++;
-			L3_CALL2(c, h->list_rcv, l3_tcp_list_rcv,
-				 l3_udp_list_rcv, c, pkts, metas, idx + start,
-				 end - start, nexts);
-		}
+		l3_l4_sublist(c, pkts, metas, idx + start, end - start, nexts,
+			      fam, proto);
 		start = end;
 	}
 }
@@ -932,7 +983,39 @@ static inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
 	return LRX_NEXT_CONTINUE_V;
 }
 
-/* ip_rcv / ipv6_rcv (one packet) and ip_list_rcv / ipv6_list_rcv (a run). */
+/* ip_list_rcv / ipv6_list_rcv over pkts[idx[0..n-1]], or over pkts[0..n-1]
+ * when idx is NULL (a contiguous run: no indirection). */
+static __rte_always_inline void
+l3_ip_list_rcv(struct l3_ctx *c, struct rte_mbuf **pkts,
+	       struct lrx_meta *const *metas, const uint16_t *idx, uint16_t n,
+	       lrx_next_t *nexts, int fam,
+	       lrx_next_t (*core)(struct l3_ctx *, struct rte_mbuf *,
+				  struct lrx_meta *, struct l3_route_hint *))
+{
+	uint16_t live[LRX_BURST_MAX];
+	uint16_t n_live = 0;
+	unsigned protos_or = 0, protos_and = 0xff;
+	struct l3_route_hint hint = {.valid = false};
+	struct l3_route_hint *hp = c->route_hint ? &hint : NULL;
+	for (uint16_t k = 0; k < n; k++) {
+		const uint16_t i = idx ? idx[k] : k;
+		struct lrx_meta *meta = metas[i];
+		lrx_next_t next = core(c, pkts[i], meta, hp);
+		nexts[i] = next;
+		live[n_live] = i;
+		const bool ok = next == LRX_NEXT_CONTINUE_V;
+		/* equal OR and AND of the survivors' protocols: one L4 run,
+		 * no scan (branch-free selects) */
+		protos_or |= ok ? meta->l4_proto : 0u;
+		protos_and &= ok ? meta->l4_proto : 0xffu;
+		n_live += ok;
+	}
+	l3_local_deliver_list(c, pkts, metas, live, n_live, nexts, fam,
+			      protos_or == protos_and);
+}
+
+/* ip_rcv / ipv6_rcv (one packet) and ip_list_rcv / ipv6_list_rcv (a
+ * sublist: l3_identity for a contiguous run, else the packets' indexes) */
 #define L3_DEFINE_IP_HANDLER(family, core, fam)                                 \
 	static lrx_next_t l3_##family##_rcv(struct l3_ctx *c,                   \
 					  struct rte_mbuf *m,                 \
@@ -949,26 +1032,12 @@ static inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
 					 const uint16_t *idx, uint16_t n,     \
 					 lrx_next_t *nexts)                   \
 	{                                                                     \
-		uint16_t live[LRX_BURST_MAX];                                 \
-		uint16_t n_live = 0;                                          \
-		unsigned protos_or = 0, protos_and = 0xff;                    \
-		struct l3_route_hint hint = {.valid = false};                 \
-		struct l3_route_hint *hp = c->route_hint ? &hint : NULL;      \
-		(void)idx; /* a contiguous run: idx[k] == k */                \
-		for (uint16_t i = 0; i < n; i++) {                            \
-			struct lrx_meta *meta = metas[i];                     \
-			lrx_next_t next = core(c, pkts[i], meta, hp);         \
-			nexts[i] = next;                                      \
-			live[n_live] = i;                                     \
-			const bool ok = next == LRX_NEXT_CONTINUE_V;          \
-			/* equal OR and AND of the survivors' protocols:     \
-			 * one L4 run, no scan (branch-free selects) */       \
-			protos_or |= ok ? meta->l4_proto : 0u;                \
-			protos_and &= ok ? meta->l4_proto : 0xffu;            \
-			n_live += ok;                                         \
-		}                                                             \
-		l3_local_deliver_list(c, pkts, metas, live, n_live, nexts,    \
-				      fam, protos_or == protos_and);          \
+		if (idx == l3_identity)                                       \
+			l3_ip_list_rcv(c, pkts, metas, NULL, n, nexts, fam,   \
+				       core);                                 \
+		else                                                          \
+			l3_ip_list_rcv(c, pkts, metas, idx, n, nexts, fam,    \
+				       core);                                 \
 	}                                                                     \
 	static const struct l3_handler l3_##family##_handler = {                \
 		.name = #family,                                                \
@@ -1042,54 +1111,88 @@ lrx_next_t lrx_l3_demux_process_one(void *ctx, struct rte_mbuf *pkt)
 	return l3_demux_core(ctx, pkt);
 }
 
-/* 0, 1, 2, ...: the index list of a whole burst (filled once, read only) */
-static uint16_t l3_identity[LRX_BURST_MAX];
-
-RTE_INIT(l3_identity_init)
+/* One first-level sublist: the handler of class cls over pkts[idx[..n]]
+ * (idx l3_identity with the arrays at the run's start, or the class's
+ * indexes with the arrays at the burst's start). */
+static inline void l3_demux_sublist(struct l3_ctx *c, enum l3_class cls,
+				    struct rte_mbuf **pkts,
+				    struct lrx_meta *const *metas,
+				    const uint16_t *idx, uint16_t n,
+				    lrx_next_t *nexts)
 {
-	for (uint16_t i = 0; i < LRX_BURST_MAX; i++)
-		l3_identity[i] = i;
+	const struct l3_handler *h = c->l3_table[cls];
+	if (unlikely(h == NULL)) {
+		for (uint16_t k = 0; k < n; k++)
+			nexts[idx[k]] = lrx_next_drop(LRX_DROP_UNHANDLED_PROTO);
+		c->rx_nohandler += n;
+		return;
+	}
+	c->l3_sublists++;
+	L3_CALL2(c, h->list_rcv, l3_ipv4_list_rcv, l3_ipv6_list_rcv, c, pkts,
+		 metas, idx, n, nexts);
 }
 
-/* __netif_receive_skb_list_core: runs of the same handler, one call each. */
+/* __netif_receive_skb_list_core: one handler call per sublist. The
+ * kernel's sublists are runs of consecutive packets of the same handler
+ * (list_split=runs); list_split=gather makes one sublist per class, in
+ * arrival order within it, as VPP's next-node frames (a mixed burst then
+ * costs one call per class, not one per run). Verdicts and SNMP counters
+ * are the same either way: the classes' handlers share no state that
+ * depends on their order (reassembly accounts each family apart). */
 static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 				   uint16_t n, lrx_next_t *nexts)
 {
 	struct l3_ctx *c = ctx;
 	struct lrx_meta *metas[LRX_BURST_MAX];
-	const uint16_t *idx = l3_identity;
+	uint8_t cls[LRX_BURST_MAX];
+	uint16_t lists[L3_CLASS_MAX][LRX_BURST_MAX];
 
 	if (n == 0)
 		return;
-	/* one pass: the metadata pointer of each packet and whether the
-	 * burst has one class only (the common case: one run, no scan); it
-	 * prefetches the packets ahead for the handlers that follow */
+	/* one pass: the metadata pointer and class of each packet, and each
+	 * class's index list (counts in registers: a count in memory would
+	 * chain every packet to the previous one through store forwarding);
+	 * it prefetches the packets ahead for the handlers that follow */
 	lrx_prefetch_start(pkts, n, c->prefetch);
-	const enum l3_class first = l3_classify(lrx_meta(pkts[0]));
-	unsigned mixed = 0;
+	uint16_t n_other = 0, n_v4 = 0, n_v6 = 0, n_arp = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		lrx_prefetch_ahead(pkts, i, n, c->prefetch);
 		metas[i] = lrx_meta(pkts[i]);
-		mixed |= l3_classify(metas[i]) ^ first;
+		const enum l3_class k = l3_classify(metas[i]);
+		cls[i] = (uint8_t)k;
+		lists[k][k == L3_CLASS_IPV4   ? n_v4
+			 : k == L3_CLASS_IPV6 ? n_v6
+			 : k == L3_CLASS_ARP  ? n_arp
+					      : n_other] = i;
+		n_v4 += k == L3_CLASS_IPV4;
+		n_v6 += k == L3_CLASS_IPV6;
+		n_arp += k == L3_CLASS_ARP;
+		n_other += k == L3_CLASS_OTHER;
+	}
+	const uint16_t counts[L3_CLASS_MAX] = {
+		[L3_CLASS_OTHER] = n_other, [L3_CLASS_IPV4] = n_v4,
+		[L3_CLASS_IPV6] = n_v6, [L3_CLASS_ARP] = n_arp};
+	const enum l3_class first = (enum l3_class)cls[0];
+	if (counts[first] == n) { /* one class: one sublist, no indexes */
+		l3_demux_sublist(c, first, pkts, metas, l3_identity, n, nexts);
+		return;
+	}
+	if (c->gather) {
+		for (unsigned k = 0; k < L3_CLASS_MAX; k++)
+			if (counts[k])
+				l3_demux_sublist(c, (enum l3_class)k, pkts,
+						 metas, lists[k], counts[k],
+						 nexts);
+		return;
 	}
 	uint16_t start = 0;
 	while (start < n) {
-		const enum l3_class cls = l3_classify(metas[start]);
-		uint16_t end = mixed ? start + 1 : n;
-		while (end < n && l3_classify(metas[end]) == cls)
+		uint16_t end = start + 1;
+		while (end < n && cls[end] == cls[start])
 			end++;
-		const struct l3_handler *h = c->l3_table[cls];
-		if (unlikely(h == NULL)) {
-			for (uint16_t k = start; k < end; k++)
-				nexts[k] = lrx_next_drop(LRX_DROP_UNHANDLED_PROTO);
-			c->rx_nohandler += end - start;
-		} else {
-			c->l3_sublists++;
-			L3_CALL2(c, h->list_rcv, l3_ipv4_list_rcv,
-				 l3_ipv6_list_rcv, c, pkts + start,
-				 metas + start, idx, end - start,
+		l3_demux_sublist(c, (enum l3_class)cls[start], pkts + start,
+				 metas + start, l3_identity, end - start,
 				 nexts + start);
-		}
 		start = end;
 	}
 }
@@ -1164,6 +1267,7 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 	static const char *const dispatches[] = {"indirect", "direct", NULL};
 	static const char *const martians[] = {"drop", "accept", NULL};
 	static const char *const echoes[] = {"deliver", "reply", NULL};
+	static const char *const splits[] = {"gather", "runs", NULL};
 	struct l3_ctx *c = ctx;
 	unsigned choice;
 	int rc;
@@ -1178,6 +1282,9 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 	if ((rc = lrx_key_choice(init, "icmp_echo", echoes, &choice)))
 		return rc;
 	c->icmp_echo_reply = choice == 1;
+	if ((rc = lrx_key_choice(init, "list_split", splits, &choice)))
+		return rc;
+	c->gather = choice == 0;
 	if ((rc = lrx_key_bool(init, "trust_ip_csum_hint",
 			       &c->trust_ip_csum_hint)))
 		return rc;
@@ -1250,6 +1357,11 @@ static const struct lrx_stage_key l3_demux_keys[] = {
 	{"route_hint", "yes",
 	 "yes | no: in bursts, reuse the previous packet's route lookup when "
 	 "the destination is the same (ip_can_use_hint)"},
+	{"list_split", "gather",
+	 "sublists of a burst: gather (one per protocol handler, arrival "
+	 "order kept within it, as VPP's next-node frames) | runs (runs of "
+	 "consecutive packets of one handler, as "
+	 "__netif_receive_skb_list_core and ip_sublist_rcv)"},
 	{"local_ipv4", "any",
 	 "addresses delivered locally: any | comma list of IPv4 addresses, "
 	 "each optionally /prefix-length for its subnet broadcast "
@@ -1277,8 +1389,9 @@ static const struct lrx_stage_key l3_demux_keys[] = {
 	 "seconds a reassembly queue lives after its first fragment "
 	 "(net.ipv4.ipfrag_time), 0..86400; polls at ipfrag_clock=polls"},
 	{"ipfrag_high_thresh", "4194304",
-	 "bytes of fragments held above which new fragments fail "
-	 "(net.ipv4.ipfrag_high_thresh; 0: every fragment fails)"},
+	 "bytes of fragments held above which new fragments fail, for "
+	 "IPv4 and IPv6 apart (net.ipv4.ipfrag_high_thresh, "
+	 "net.ipv6.ip6frag_high_thresh; 0: every fragment fails)"},
 	{"ipfrag_max_dist", "64",
 	 "IPv4: fragments from one source between two of a datagram above "
 	 "which its queue starts again (net.ipv4.ipfrag_max_dist; 0: off)"},

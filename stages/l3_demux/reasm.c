@@ -136,9 +136,10 @@ int l3_reasm_init(struct l3_reasm *r, const struct lrx_stage_init *init)
 	r->timeout = r->clock_polls ? seconds : seconds * rte_get_tsc_hz();
 	r->high_thresh = thresh;
 
-	uint64_t cap = thresh / REASM_MIN_TRUESIZE + 2;
+	/* records for each family's ipfrag_high_thresh */
+	uint64_t cap = 2 * (thresh / REASM_MIN_TRUESIZE + 2);
 	cap = RTE_MAX(cap, (uint64_t)16);
-	cap = RTE_MIN(cap, (uint64_t)1 << 20);
+	cap = RTE_MIN(cap, (uint64_t)1 << 21);
 	r->cap = (uint32_t)cap;
 	const uint32_t buckets = rte_align32pow2(r->cap);
 	r->hash_mask = buckets - 1;
@@ -233,11 +234,21 @@ static void reasm_peer_put(struct l3_reasm *r, uint32_t pi)
 	r->free_peer = pi;
 }
 
+/* frag_mem_limit: each family's fqdir counts its own memory (IPv4 and
+ * IPv6 have their own ipfrag_high_thresh), so the order of IPv4 and IPv6
+ * fragments in a burst does not change what either accepts. */
+static inline void reasm_mem_add(struct l3_reasm *r,
+				 const struct l3_reasm_queue *q, int64_t bytes)
+{
+	r->fam_mem[q->key.family == 6] += (uint64_t)bytes;
+	r->mem += (uint64_t)bytes;
+}
+
 /* inet_frag_find: the queue of key, created if absent; 0 when the memory
  * held is above ipfrag_high_thresh (or no queue is left). */
 static uint32_t reasm_find(struct l3_reasm *r, const struct l3_reasm_key *key)
 {
-	if (r->high_thresh == 0 || r->mem > r->high_thresh)
+	if (r->high_thresh == 0 || r->fam_mem[key->family == 6] > r->high_thresh)
 		return 0;
 	const uint32_t b = reasm_bucket(r, key);
 	for (uint32_t i = r->hash[b]; i; i = rq(r, i)->hash_next)
@@ -266,7 +277,7 @@ static uint32_t reasm_find(struct l3_reasm *r, const struct l3_reasm_key *key)
 	else
 		r->lru_head = qi;
 	r->lru_tail = qi;
-	r->mem += sizeof(*q);
+	reasm_mem_add(r, q, sizeof(*q));
 	r->queues_now++;
 	return qi;
 }
@@ -326,7 +337,7 @@ static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, bool free_mbufs)
 	reasm_frags_free(r, q, free_mbufs);
 	if (q->peer)
 		reasm_peer_put(r, q->peer);
-	r->mem -= q->truesize;
+	reasm_mem_add(r, q, -(int64_t)q->truesize);
 	uint32_t *link = &r->hash[reasm_bucket(r, &q->key)];
 	while (*link != qi)
 		link = &rq(r, *link)->hash_next;
@@ -568,7 +579,7 @@ static inline void reasm_frag_added(struct l3_reasm *r,
 	q->meat += f->end - f->offset;
 	q->truesize += f->truesize;
 	q->n_frags++;
-	r->mem += f->truesize;
+	reasm_mem_add(r, q, f->truesize);
 	r->frags_now++;
 	if (f->offset == 0)
 		q->flags |= REASM_FIRST_IN;
@@ -631,7 +642,7 @@ static void reasm_reinit(struct l3_reasm *r, uint32_t qi)
 {
 	struct l3_reasm_queue *q = rq(r, qi);
 	reasm_frags_free(r, q, true);
-	r->mem -= q->truesize - sizeof(*q);
+	reasm_mem_add(r, q, -(int64_t)(q->truesize - sizeof(*q)));
 	q->truesize = sizeof(*q);
 	q->flags = 0;
 	q->len = q->meat = 0;

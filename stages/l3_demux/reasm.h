@@ -32,7 +32,8 @@ struct l3_reasm {
 	uint64_t frags_joined;        /* fragments appended to a datagram */
 	uint64_t frags_freed;         /* fragments freed with their queue */
 	uint64_t merged;              /* both: consumed for good ("merged") */
-	uint64_t mem;                 /* frag_mem_limit: bytes held */
+	uint64_t mem;                 /* bytes held, both families */
+	uint64_t fam_mem[2];          /* frag_mem_limit of each: [0] IPv4, [1] IPv6 */
 	uint64_t queues_now;          /* queues alive */
 	uint64_t frags_now;           /* fragments held */
 

@@ -714,11 +714,16 @@ TEST_CASE("l3-demux burst path: sublists per handler and route hints",
 	  "[l3_demux]")
 {
 	eal_init();
+	const bool gather = GENERATE(true, false);
+	INFO("list_split=" << (gather ? "gather" : "runs"));
+	StageInstance::Keys keys = l3_keys;
+	keys["list_split"] = gather ? "gather" : "runs";
 	StageInstance bm(BUILD_META_STAGE_NAME, bm_keys);
-	StageInstance l3(L3_DEMUX_STAGE_NAME, l3_keys);
+	StageInstance l3(L3_DEMUX_STAGE_NAME, keys);
+	REQUIRE(l3.ok());
 	std::vector<Frame> frames = {udp4(), udp4(), tcp4(), udp4(),
 				     arp_request(1, ip4(10, 0, 0, 3)),
-				     udp6(), udp6()};
+				     udp6(), udp6(), udp4()};
 	std::vector<rte_mbuf *> pkts;
 	for (auto &f : frames)
 		pkts.push_back(f.to_mbuf(pool()));
@@ -726,13 +731,26 @@ TEST_CASE("l3-demux burst path: sublists per handler and route hints",
 	run_burst({&bm, &l3}, pkts.data(), (uint16_t)pkts.size(), nexts.data());
 	for (auto n : nexts)
 		CHECK(n == LRX_NEXT_DELIVER_V);
-	// runs of the same ethertype handler: IPv4 x4, ARP, IPv6 x2
-	CHECK(l3.counter("l3_sublists") == 3);
-	// runs of the same L4 handler: udp udp | tcp | udp, and udp6 udp6
-	CHECK(l3.counter("l4_sublists") == 4);
-	// one IPv4 lookup reused three times; IPv6 looks up every packet
-	CHECK(l3.counter("route_hint_hits") == 3);
-	CHECK(l3.counter("route_lookups") == 1 + 2);
+	if (gather) {
+		// one sublist per ethertype handler: IPv4 x5, ARP, IPv6 x2
+		CHECK(l3.counter("l3_sublists") == 3);
+		// one per L4 handler: udp x4 | tcp, and udp6 x2
+		CHECK(l3.counter("l4_sublists") == 3);
+		// one IPv4 lookup reused four times; IPv6 looks up every packet
+		CHECK(l3.counter("route_hint_hits") == 4);
+		CHECK(l3.counter("route_lookups") == 1 + 2);
+	} else {
+		// runs of the same ethertype handler: IPv4 x4, ARP, IPv6 x2,
+		// IPv4
+		CHECK(l3.counter("l3_sublists") == 4);
+		// runs of the same L4 handler: udp udp | tcp | udp, udp6 udp6,
+		// udp
+		CHECK(l3.counter("l4_sublists") == 5);
+		// one IPv4 lookup reused three times, one for the last run;
+		// IPv6 looks up every packet
+		CHECK(l3.counter("route_hint_hits") == 3);
+		CHECK(l3.counter("route_lookups") == 2 + 2);
+	}
 	for (auto m : pkts)
 		rte_pktmbuf_free(m);
 
@@ -757,12 +775,15 @@ TEST_CASE("l3-demux process_one and process_burst agree on random mixed "
 	eal_init();
 	const char *dispatch = GENERATE("indirect", "direct");
 	const char *hint = GENERATE("yes", "no");
-	INFO("dispatch=" << dispatch << " route_hint=" << hint);
+	const char *split = GENERATE("gather", "runs");
+	INFO("dispatch=" << dispatch << " route_hint=" << hint
+			 << " list_split=" << split);
 	std::vector<Row> table = verdict_table();
 	std::mt19937 rng(11);
 	StageInstance::Keys keys = l3_keys;
 	keys["dispatch"] = dispatch;
 	keys["route_hint"] = hint;
+	keys["list_split"] = split;
 	keys["icmp_echo"] = "reply";
 	StageInstance bm_a(BUILD_META_STAGE_NAME, bm_keys),
 		bm_b(BUILD_META_STAGE_NAME, bm_keys);
@@ -826,6 +847,7 @@ TEST_CASE("l3-demux rejects bad keys with a message", "[l3_demux]")
 	};
 	const Bad bad = GENERATE(
 		Bad{"dispatch", "fast", "indirect|direct"},
+		Bad{"list_split", "sorted", "gather|runs"},
 		Bad{"martians", "maybe", "drop|accept"},
 		Bad{"trust_ip_csum_hint", "perhaps", "yes|no"},
 		Bad{"route_hint", "2", "yes|no"},

@@ -147,7 +147,7 @@ TEST_CASE("build-meta,l3-demux give identical results under every engine",
 		{{{"placement", "pool"}, {"alloc", "packet"}, {"clear", "none"},
 		  {"hints", "hash,vlan"}},
 		 {{"dispatch", "direct"}, {"route_hint", "no"},
-		  {"trust_ip_csum_hint", "no"}}},
+		  {"trust_ip_csum_hint", "no"}, {"list_split", "runs"}}},
 	};
 	for (size_t ci = 0; ci < configs.size(); ci++) {
 		const uint16_t burst = ci ? 7 : 32;

@@ -316,6 +316,31 @@ TEST_CASE("reassembly: above ipfrag_high_thresh new fragments fail",
 		       {"IpReasmFails", 3}, {"IpReasmTimeout", 1}});
 }
 
+TEST_CASE("reassembly: IPv4 and IPv6 each have their own ipfrag_high_thresh, "
+	  "so their order in a burst does not matter", "[l3_demux][reasm]")
+{
+	// one burst, the families interleaved: each family's first fragment
+	// is taken and its second fails, whatever order an engine's
+	// sublists visit them in (list_split=gather: IPv4 first)
+	const Frame w6 = whole6();
+	for (const char *split : {"gather", "runs"}) {
+		INFO("list_split=" << split);
+		Run r = run_all({frag6(w6, 0, 80, true, 1), frag4(whole4(1), 0, 80, true),
+				 frag6(w6, 0, 80, true, 2), frag4(whole4(2), 0, 80, true)},
+				{}, {{"ipfrag_high_thresh", "1"}, {"list_split", split}});
+		REQUIRE(r.out.size() == 2);
+		CHECK(verdict(r.out[0].first) == drop(LRX_DROP_NOMEM));
+		CHECK(verdict(r.out[1].first) == drop(LRX_DROP_NOMEM));
+		for (const char *fam : {"Ip", "Ip6"}) {
+			INFO(fam);
+			const std::string f = fam;
+			CHECK(r.counters[1][f + "ReasmReqds"] == 2);
+			CHECK(r.counters[1][f + "ReasmFails"] == 2);
+			CHECK(r.counters[1][f + "ReasmTimeout"] == 1);
+		}
+	}
+}
+
 TEST_CASE("reassembly: ipfrag_max_dist restarts a queue that fell too far "
 	  "behind (ip_frag_too_far)", "[l3_demux][reasm]")
 {
