@@ -69,9 +69,13 @@ void engine_vector_run(struct lrx_pipeline *p, unsigned first,
 			 * fate is its verdict (CONTINUE = delivered) */
 			for (uint16_t k = 0; k < count; k++) {
 				lrx_next_t next = nexts[k];
-				lrx_next_t fate = next == LRX_NEXT_CONTINUE_V
-							  ? LRX_NEXT_DELIVER_V
-							  : next;
+				/* CONTINUE (0) becomes DELIVER, without a
+				 * branch */
+				lrx_next_t fate =
+					next |
+					(LRX_NEXT_DELIVER_V &
+					 -(lrx_next_t)(next ==
+						       LRX_NEXT_CONTINUE_V));
 				p->fate[slots[k]] = fate;
 				if (stats)
 					engine_account_exit(st, fate);
@@ -107,14 +111,17 @@ void engine_vector_run(struct lrx_pipeline *p, unsigned first,
 			memmove(dslots + w, slots, i * sizeof(*slots));
 		}
 		w += i;
+		/* branch-free (consecutive verdicts are unrelated): every
+		 * packet is written at w and w moves past the survivors;
+		 * every fate is written (a survivor's again when it leaves)
+		 * and every packet counted (a survivor in a scratch word) */
 		for (; i < count; i++) {
-			lrx_next_t next = nexts[i];
-			if (next == LRX_NEXT_CONTINUE_V) {
-				dst[w] = vec[i];
-				dslots[w++] = slots[i];
-				continue;
-			}
-			p->fate[slots[i]] = next;
+			const lrx_next_t next = nexts[i];
+			const uint16_t slot = slots[i];
+			dst[w] = vec[i];
+			dslots[w] = slot;
+			w += next == LRX_NEXT_CONTINUE_V;
+			p->fate[slot] = next;
 			if (stats)
 				engine_account_exit(st, next);
 		}

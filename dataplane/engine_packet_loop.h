@@ -115,7 +115,7 @@ engine_packet_walk(struct lrx_pipeline *p, struct rte_mbuf *pkt,
 			engine_packet_released(p, s, sink, dispatch, emit);
 		if (next != LRX_NEXT_CONTINUE_V) {
 			if (p->stats_level != LRX_STATS_OFF)
-				engine_account_exit(st, next);
+				engine_account_exit_one(st, next);
 			engine_emit_one(p, pkt, slot, next, sink, emit);
 			return;
 		}

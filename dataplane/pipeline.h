@@ -58,6 +58,9 @@ struct lrx_stage_stats {
 	uint64_t drops[LRX_DROP_MAX];
 	uint64_t tx, redirected, consumed, delivered;
 	uint64_t pmu[LRX_PMU_MAX_EVENTS]; /* [pmu] stages: counts by event index */
+	/* not a counter: where the burst engine's branch-free exit
+	 * accounting counts the packets that go on (engine_exit_word) */
+	uint64_t went_on_scratch;
 };
 
 struct lrx_pipeline;

@@ -108,19 +108,26 @@ static inline void build_meta_hints(struct build_meta_ctx *c,
 		c->hint_hash++;
 	}
 	if (on & LRX_HINT_CSUM) {
-		const uint64_t l4 = ol & RTE_MBUF_F_RX_L4_CKSUM_MASK;
-		const uint64_t l3 = ol & RTE_MBUF_F_RX_IP_CKSUM_MASK;
-		v->ip_summed = l4 == RTE_MBUF_F_RX_L4_CKSUM_GOOD ? LRX_CHECKSUM_UNNECESSARY
-			     : l4 == RTE_MBUF_F_RX_L4_CKSUM_BAD  ? LRX_CHECKSUM_BAD
-								 : LRX_CHECKSUM_NONE;
-		v->l3_csum_state = l3 == RTE_MBUF_F_RX_IP_CKSUM_GOOD ? LRX_CHECKSUM_UNNECESSARY
-				 : l3 == RTE_MBUF_F_RX_IP_CKSUM_BAD  ? LRX_CHECKSUM_BAD
-								     : LRX_CHECKSUM_NONE;
-		if (l4 != RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN ||
-		    l3 != RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN) {
-			v->hints |= LRX_HINT_CSUM;
-			c->hint_csum++;
-		}
+		/* Table lookups, no branches: the flags differ between IPv4
+		 * and IPv6 frames (no IPv4 header checksum), and a branch per
+		 * flag would mispredict on every change of family in a
+		 * mixed burst. Index: bit 0 = BAD, bit 1 = GOOD (both = NONE). */
+		static const uint8_t state[4] = {
+			LRX_CHECKSUM_NONE, LRX_CHECKSUM_BAD,
+			LRX_CHECKSUM_UNNECESSARY, LRX_CHECKSUM_NONE};
+		RTE_BUILD_BUG_ON(RTE_MBUF_F_RX_L4_CKSUM_BAD != 1ULL << 3 ||
+				 RTE_MBUF_F_RX_L4_CKSUM_GOOD != 1ULL << 8 ||
+				 RTE_MBUF_F_RX_IP_CKSUM_BAD != 1ULL << 4 ||
+				 RTE_MBUF_F_RX_IP_CKSUM_GOOD != 1ULL << 7);
+		const unsigned l4 = (unsigned)((ol >> 3) & 1) |
+				    (unsigned)((ol >> 7) & 2);
+		const unsigned l3 = (unsigned)((ol >> 4) & 1) |
+				    (unsigned)((ol >> 6) & 2);
+		const unsigned known = (l4 | l3) != 0;
+		v->ip_summed = state[l4];
+		v->l3_csum_state = state[l3];
+		v->hints |= (uint8_t)(known * LRX_HINT_CSUM);
+		c->hint_csum += known;
 	}
 	/* A tag the NIC stripped was the outermost one (__vlan_hwaccel_put_tag). */
 	if ((on & LRX_HINT_VLAN) && (ol & RTE_MBUF_F_RX_VLAN_STRIPPED)) {

@@ -353,6 +353,19 @@ static inline bool gro_parse(const struct gro_ctx *ctx, struct gro_pkt *s,
 	s->l2_len = (uint16_t)l2_len;
 	s->l3 = frame + l2_len;
 	uint32_t l3_avail = frame_len > l2_len ? frame_len - l2_len : 0;
+	/* Not TCP (nor UDP with udp_gro): no flow to merge into, whatever
+	 * the rest of the header says (every path below returns false for
+	 * it). Read the L4 protocol of either family first, without a
+	 * branch on the family: in a mixed burst the family changes at
+	 * random, and the branch would mispredict at each change. */
+	const bool ip4 = proto == RTE_ETHER_TYPE_IPV4;
+	if ((ip4 | (proto == RTE_ETHER_TYPE_IPV6)) &&
+	    l3_avail >= sizeof(struct rte_ipv4_hdr)) {
+		const uint8_t l4p = s->l3[ip4 ? 9 : 6]; /* protocol, nexthdr */
+		if ((l4p != IPPROTO_TCP) &
+		    ((l4p != IPPROTO_UDP) | !ctx->udp_gro))
+			return false;
+	}
 	uint8_t l4_proto;
 	uint32_t l3_len;
 	uint8_t flush = 0;

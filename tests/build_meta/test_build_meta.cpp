@@ -220,6 +220,48 @@ TEST_CASE("build-meta NIC checksum-bad flags give CHECKSUM_BAD",
 	CHECK(b.meta.l3_csum_state == LRX_CHECKSUM_BAD);
 }
 
+TEST_CASE("build-meta maps every NIC checksum flag pair as "
+	  "ip_summed and l3_csum_state", "[build_meta]")
+{
+	eal_init();
+	// the four states of each ol_flags field (rte_mbuf_core.h) and what
+	// each becomes: GOOD = verified, BAD = the stack drops it, UNKNOWN and
+	// NONE (the NIC did not check) = the stack checks
+	struct Flag { uint64_t l4, ip; uint8_t want; };
+	const Flag flags[] = {
+		{RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN, RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN,
+		 LRX_CHECKSUM_NONE},
+		{RTE_MBUF_F_RX_L4_CKSUM_BAD, RTE_MBUF_F_RX_IP_CKSUM_BAD,
+		 LRX_CHECKSUM_BAD},
+		{RTE_MBUF_F_RX_L4_CKSUM_GOOD, RTE_MBUF_F_RX_IP_CKSUM_GOOD,
+		 LRX_CHECKSUM_UNNECESSARY},
+		{RTE_MBUF_F_RX_L4_CKSUM_NONE, RTE_MBUF_F_RX_IP_CKSUM_NONE,
+		 LRX_CHECKSUM_NONE},
+	};
+	StageInstance bm(BUILD_META_STAGE_NAME, {{"hints", "csum"}});
+	REQUIRE(bm.ok());
+	uint64_t taken = 0;
+	for (const Flag &l4 : flags) {
+		for (const Flag &ip : flags) {
+			INFO("l4 flag " << l4.l4 << " ip flag " << ip.ip);
+			rte_mbuf *m = udp4().to_mbuf(pool());
+			m->ol_flags = l4.l4 | ip.ip;
+			REQUIRE(bm.one(m) == LRX_NEXT_CONTINUE_V);
+			const struct lrx_meta &meta = *lrx_meta(m);
+			CHECK(meta.ip_summed == l4.want);
+			CHECK(meta.l3_csum_state == ip.want);
+			// the hint is taken when the NIC said anything at all
+			const bool known = (l4.l4 | ip.ip) != 0;
+			CHECK(((meta.hints & LRX_HINT_CSUM) != 0) == known);
+			taken += known;
+			CHECK(bm.counter("hint_csum") == taken);
+			rte_pktmbuf_free(m);
+		}
+	}
+	CHECK(taken == 15);
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
 TEST_CASE("build-meta placement: priv area or separate pool", "[build_meta]")
 {
 	eal_init();
