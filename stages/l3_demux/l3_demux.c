@@ -278,9 +278,8 @@ static lrx_next_t l3_udp_multi(struct l3_ctx *c, struct rte_mbuf *m,
 }
 
 static __rte_always_inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_mbuf *m,
-				     struct lrx_meta *meta)
+				     struct lrx_meta *meta, const int fam)
 {
-	const int fam = meta->protocol == RTE_ETHER_TYPE_IPV6;
 	struct l3_udp_mib *mib = &c->udp[fam];
 	uint32_t l4_len = l3_l4_len(meta);
 
@@ -330,9 +329,8 @@ static __rte_always_inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_m
 /* ---- TCP: tcp_v4_rcv / tcp_v6_rcv (up to the socket lookup) -------------- */
 
 static __rte_always_inline lrx_next_t l3_tcp_core(struct l3_ctx *c, struct rte_mbuf *m,
-				     struct lrx_meta *meta)
+				     struct lrx_meta *meta, const int fam)
 {
-	const int fam = meta->protocol == RTE_ETHER_TYPE_IPV6;
 	struct l3_tcp_mib *mib = &c->tcp;
 	const uint32_t l4_len = l3_l4_len(meta);
 
@@ -397,9 +395,8 @@ static lrx_next_t l3_icmp_echo_reply(struct l3_ctx *c, struct rte_mbuf *m,
 }
 
 static inline lrx_next_t l3_icmp_core(struct l3_ctx *c, struct rte_mbuf *m,
-				      struct lrx_meta *meta)
+				      struct lrx_meta *meta, const int fam)
 {
-	const int fam = meta->protocol == RTE_ETHER_TYPE_IPV6;
 	struct l3_icmp_mib *mib = &c->icmp[fam];
 	const uint32_t l4_len = l3_l4_len(meta);
 
@@ -448,7 +445,8 @@ static inline lrx_next_t l3_icmp_core(struct l3_ctx *c, struct rte_mbuf *m,
 					   struct rte_mbuf *m,                \
 					   struct lrx_meta *meta)             \
 	{                                                                     \
-		return core(c, m, meta);                                      \
+		return core(c, m, meta,                                       \
+			    meta->protocol == RTE_ETHER_TYPE_IPV6);           \
 	}                                                                     \
 	static void l3_##proto##_list_rcv(struct l3_ctx *c,                   \
 					  struct rte_mbuf **pkts,             \
@@ -456,8 +454,20 @@ static inline lrx_next_t l3_icmp_core(struct l3_ctx *c, struct rte_mbuf *m,
 					  const uint16_t *idx, uint16_t n,    \
 					  lrx_next_t *nexts)                  \
 	{                                                                     \
-		for (uint16_t k = 0; k < n; k++)                              \
-			nexts[idx[k]] = core(c, pkts[idx[k]], metas[idx[k]]);  \
+		/* a sublist is of one family (ip_sublist_rcv's caller): \
+		 * one loop per family, the family a constant in each */  \
+		if (n == 0)                                                   \
+			return;                                               \
+		if (metas[idx[0]]->protocol == RTE_ETHER_TYPE_IPV6)          \
+			for (uint16_t k = 0; k < n; k++)                      \
+				nexts[idx[k]] = core(c, pkts[idx[k]],         \
+						     metas[idx[k]],           \
+						     L3_FAMILY_V6);           \
+		else                                                          \
+			for (uint16_t k = 0; k < n; k++)                      \
+				nexts[idx[k]] = core(c, pkts[idx[k]],         \
+						     metas[idx[k]],           \
+						     L3_FAMILY_V4);           \
 	}                                                                     \
 	static const struct l3_handler l3_##proto##_handler = {               \
 		.name = #proto,                                               \
@@ -738,7 +748,7 @@ static inline lrx_next_t l3_ip_rcv_prologue(struct l3_ctx *c,
 /* Everything ip_rcv does to one packet before the L4 handler. Returns
  * CONTINUE when the packet is to be delivered locally. hint may be NULL
  * (per-packet path: no hint, as ip_rcv). */
-static inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
+static __rte_always_inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
 					  struct lrx_meta *meta,
 					  struct l3_route_hint *hint)
 {
@@ -908,7 +918,7 @@ static lrx_next_t l3_ipv6_frag(struct l3_ctx *c, struct rte_mbuf *m,
 	return LRX_NEXT_CONTINUE_V;
 }
 
-static inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
+static __rte_always_inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
 					  struct lrx_meta *meta,
 					  struct l3_route_hint *hint)
 {
@@ -1050,8 +1060,9 @@ L3_DEFINE_IP_HANDLER(ipv6, l3_ipv6_rcv_core, L3_FAMILY_V6)
 /* ---- ARP: arp_rcv + arp_process (reply for the configured address) ------- */
 
 static inline lrx_next_t l3_arp_core(struct l3_ctx *c, struct rte_mbuf *m,
-				     struct lrx_meta *meta)
+				     struct lrx_meta *meta, const int fam)
 {
+	(void)fam; /* the handler macro's signature; ARP has no family */
 	c->arp_in++;
 	const uint32_t noff = meta->network_offset;
 	if (m->pkt_len < noff + sizeof(struct rte_arp_hdr) ||
