@@ -86,7 +86,6 @@ static void sink_capture(struct lrx_sink *sink)
 void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
 		       struct lrx_sink_counters *counters)
 {
-	struct rte_mbuf *to_free[LRX_SINK_MAX];
 	struct rte_mbuf *to_send[LRX_SINK_MAX];
 	uint16_t send_port[LRX_SINK_MAX];
 	uint32_t n_free = 0, n_send = 0;
@@ -107,6 +106,10 @@ void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
 		return;
 	}
 
+	/* what is freed is compacted in place at the front of sink->pkts
+	 * (n_free <= i): no copy into a second array of the burst's size,
+	 * whose lines would be one more thing a poll writes */
+	struct rte_mbuf **to_free = sink->pkts;
 	for (uint32_t i = 0; i < sink->n; i++) {
 		struct rte_mbuf *m = sink->pkts[i];
 		lrx_next_t next = sink->nexts[i];

@@ -29,6 +29,11 @@ struct lrx_sink {
 	struct lrx_capture *capture_delivered;
 	const struct lrx_pipeline *pipeline; /* names the stage of a drop */
 	struct rte_mbuf *pkts[LRX_SINK_MAX];
+	/* so that nexts[0] does not share an L1d set with pkts[0] (the
+	 * arrays are multiples of 4 KiB): a poll at burst 64 fills both
+	 * arrays' first lines (engine_scratch_layout does the same for the
+	 * engines' arrays) */
+	uint8_t set_stagger[2 * 64 * sizeof(struct rte_mbuf *)];
 	lrx_next_t nexts[LRX_SINK_MAX];
 };
 
