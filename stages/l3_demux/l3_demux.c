@@ -458,16 +458,27 @@ static inline lrx_next_t l3_icmp_core(struct l3_ctx *c, struct rte_mbuf *m,
 		 * one loop per family, the family a constant in each */  \
 		if (n == 0)                                                   \
 			return;                                               \
-		if (metas[idx[0]]->protocol == RTE_ETHER_TYPE_IPV6)          \
+		const int v6 = metas[idx[0]]->protocol == RTE_ETHER_TYPE_IPV6; \
+		if (idx == l3_identity) { /* contiguous: no indexes */       \
+			if (v6)                                               \
+				for (uint16_t k = 0; k < n; k++)              \
+					nexts[k] = core(c, pkts[k], metas[k], \
+							L3_FAMILY_V6);        \
+			else                                                  \
+				for (uint16_t k = 0; k < n; k++)              \
+					nexts[k] = core(c, pkts[k], metas[k], \
+							L3_FAMILY_V4);        \
+		} else if (v6) {                                              \
 			for (uint16_t k = 0; k < n; k++)                      \
 				nexts[idx[k]] = core(c, pkts[idx[k]],         \
 						     metas[idx[k]],           \
 						     L3_FAMILY_V6);           \
-		else                                                          \
+		} else {                                                      \
 			for (uint16_t k = 0; k < n; k++)                      \
 				nexts[idx[k]] = core(c, pkts[idx[k]],         \
 						     metas[idx[k]],           \
 						     L3_FAMILY_V4);           \
+		}                                                             \
 	}                                                                     \
 	static const struct l3_handler l3_##proto##_handler = {               \
 		.name = #proto,                                               \
@@ -994,7 +1005,9 @@ static __rte_always_inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct 
 }
 
 /* ip_list_rcv / ipv6_list_rcv over pkts[idx[0..n-1]], or over pkts[0..n-1]
- * when idx is NULL (a contiguous run: no indirection). */
+ * when idx is NULL (a contiguous run: no indirection). A contiguous run
+ * whose packets all survive goes on to L4 as it is (l3_identity: the L4
+ * loop reads packet k at k); otherwise the survivors' indexes. */
 static __rte_always_inline void
 l3_ip_list_rcv(struct l3_ctx *c, struct rte_mbuf **pkts,
 	       struct lrx_meta *const *metas, const uint16_t *idx, uint16_t n,
@@ -1020,8 +1033,9 @@ l3_ip_list_rcv(struct l3_ctx *c, struct rte_mbuf **pkts,
 		protos_and &= ok ? meta->l4_proto : 0xffu;
 		n_live += ok;
 	}
-	l3_local_deliver_list(c, pkts, metas, live, n_live, nexts, fam,
-			      protos_or == protos_and);
+	l3_local_deliver_list(c, pkts, metas,
+			      idx == NULL && n_live == n ? l3_identity : live,
+			      n_live, nexts, fam, protos_or == protos_and);
 }
 
 /* ip_rcv / ipv6_rcv (one packet) and ip_list_rcv / ipv6_list_rcv (a
