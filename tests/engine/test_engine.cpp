@@ -670,6 +670,60 @@ TEST_CASE("sink completion: TX per port, drops by reason, bad port is TC_EGRESS"
 	LRX_REQUIRE_POOL_FULL(mp);
 }
 
+TEST_CASE("sink completion without sends counts every verdict as the general path does", "[engine][sink]")
+{
+	rte_mempool *mp = pool();
+	static lrx_sink sink;
+	std::mt19937 rng(3);
+	const lrx_next_t kinds[] = {
+		LRX_NEXT_DELIVER_V, LRX_NEXT_CONTINUE_V,
+		lrx_next_drop(LRX_DROP_IP_CSUM), lrx_next_drop(LRX_DROP_IP_INHDR),
+		lrx_next_drop(LRX_DROP_TEST_DROP),
+		lrx_next_make(LRX_NEXT_DROP, LRX_DROP_MAX + 7), // out of range
+		LRX_NEXT_CONSUMED_V, lrx_next_make(static_cast<enum lrx_next_kind>(9), 1)};
+	for (int round = 0; round < 20; round++) {
+		const unsigned n = 1 + rng() % 200;
+		Frames frames = random_frames(rng, n);
+		auto pkts = to_mbufs(frames, 0, n);
+		lrx_sink_counters want{};
+		sink.n = 0;
+		for (unsigned i = 0; i < n; i++) {
+			// mostly delivered, as a real poll (one kind only is the
+			// all-delivered path, tested apart)
+			lrx_next_t next = rng() % 4 ? LRX_NEXT_DELIVER_V
+						    : kinds[rng() % 8];
+			lrx_sink_put(&sink, pkts[i], next);
+			switch (lrx_next_kind(next)) {
+			case LRX_NEXT_DELIVER:
+			case LRX_NEXT_CONTINUE:
+				want.delivered++;
+				break;
+			case LRX_NEXT_DROP:
+				want.dropped++;
+				want.drops[lrx_next_arg(next) < LRX_DROP_MAX
+						   ? lrx_next_arg(next)
+						   : (uint32_t)LRX_DROP_NOT_SPECIFIED]++;
+				break;
+			default:
+				want.dropped++;
+				want.drops[LRX_DROP_NOT_SPECIFIED]++;
+				break;
+			}
+		}
+		lrx_sink_counters c{};
+		lrx_sink_complete(&sink, 0, &c);
+		CHECK(sink.n == 0);
+		CHECK(c.delivered == want.delivered);
+		CHECK(c.dropped == want.dropped);
+		CHECK(c.tx == 0);
+		for (unsigned r = 0; r < LRX_DROP_MAX; r++) {
+			INFO("reason " << r);
+			CHECK(c.drops[r] == want.drops[r]);
+		}
+		LRX_REQUIRE_POOL_FULL(mp);
+	}
+}
+
 TEST_CASE("polling a port runs the pipeline in every engine", "[engine][poll]")
 {
 	rte_mempool *mp = pool();
