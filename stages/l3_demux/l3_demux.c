@@ -36,6 +36,7 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
+#include "listrx_build.h"
 #include "stage_keys.h"
 #include "exthdrs.h"
 #include "l3_demux.h"
@@ -104,6 +105,7 @@ struct l3_ctx {
 	bool martians_drop;
 	bool route_hint;
 	bool gather;             /* list_split=gather: a sublist per class */
+	bool loop;               /* list_split=none: no sublists */
 	bool icmp_echo_reply;
 	bool udp_any, tcp_any;
 	bool mip6;               /* ipv6_mip6: CONFIG_IPV6_MIP6's rules */
@@ -1199,6 +1201,16 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 
 	if (n == 0)
 		return;
+	if (c->loop) {
+		/* no sublists: the per-packet path over the burst, in one
+		 * call (the engine's saving), with its prefetch */
+		lrx_prefetch_start(pkts, n, c->prefetch);
+		for (uint16_t i = 0; i < n; i++) {
+			lrx_prefetch_ahead(pkts, i, n, c->prefetch);
+			nexts[i] = l3_demux_core(c, pkts[i]);
+		}
+		return;
+	}
 	/* one pass: the metadata pointer and class of each packet, and each
 	 * class's index list (counts in registers: a count in memory would
 	 * chain every packet to the previous one through store forwarding);
@@ -1313,7 +1325,8 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 	static const char *const dispatches[] = {"indirect", "direct", NULL};
 	static const char *const martians[] = {"drop", "accept", NULL};
 	static const char *const echoes[] = {"deliver", "reply", NULL};
-	static const char *const splits[] = {"gather", "runs", NULL};
+	static const char *const splits[] = {"auto", "gather", "runs", "none",
+					     NULL};
 	struct l3_ctx *c = ctx;
 	unsigned choice;
 	int rc;
@@ -1330,7 +1343,13 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 	c->icmp_echo_reply = choice == 1;
 	if ((rc = lrx_key_choice(init, "list_split", splits, &choice)))
 		return rc;
-	c->gather = choice == 0;
+	/* auto: sublists where the handler calls they save are indirect
+	 * calls through retpoline thunks; elsewhere the sublists' own
+	 * bookkeeping costs more than the calls (docs/engines.md) */
+	if (choice == 0)
+		choice = LISTRX_RETPOLINE && !c->direct ? 1 : 3;
+	c->gather = choice == 1;
+	c->loop = choice == 3;
 	if ((rc = lrx_key_bool(init, "trust_ip_csum_hint",
 			       &c->trust_ip_csum_hint)))
 		return rc;
@@ -1403,11 +1422,14 @@ static const struct lrx_stage_key l3_demux_keys[] = {
 	{"route_hint", "yes",
 	 "yes | no: in bursts, reuse the previous packet's route lookup when "
 	 "the destination is the same (ip_can_use_hint)"},
-	{"list_split", "gather",
+	{"list_split", "auto",
 	 "sublists of a burst: gather (one per protocol handler, arrival "
 	 "order kept within it, as VPP's next-node frames) | runs (runs of "
 	 "consecutive packets of one handler, as "
-	 "__netif_receive_skb_list_core and ip_sublist_rcv)"},
+	 "__netif_receive_skb_list_core and ip_sublist_rcv) | none (one loop "
+	 "over the burst, each packet to its handlers, as a VPP node's loop) "
+	 "| auto (gather in a retpoline build with dispatch=indirect, "
+	 "else none: the fastest measured)"},
 	{"local_ipv4", "any",
 	 "addresses delivered locally: any | comma list of IPv4 addresses, "
 	 "each optionally /prefix-length for its subnet broadcast "

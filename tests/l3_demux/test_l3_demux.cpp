@@ -754,6 +754,30 @@ TEST_CASE("l3-demux burst path: sublists per handler and route hints",
 	for (auto m : pkts)
 		rte_pktmbuf_free(m);
 
+	// list_split=none: one loop, every packet through the per-packet
+	// path (a route lookup each, as ip_rcv)
+	{
+		StageInstance::Keys nk = l3_keys;
+		nk["list_split"] = "none";
+		StageInstance bm3(BUILD_META_STAGE_NAME, bm_keys);
+		StageInstance l33(L3_DEMUX_STAGE_NAME, nk);
+		REQUIRE(l33.ok());
+		std::vector<rte_mbuf *> p3;
+		for (auto &f : frames)
+			p3.push_back(f.to_mbuf(pool()));
+		std::vector<lrx_next_t> n3(p3.size());
+		run_burst({&bm3, &l33}, p3.data(), (uint16_t)p3.size(),
+			  n3.data());
+		for (auto n : n3)
+			CHECK(n == LRX_NEXT_DELIVER_V);
+		CHECK(l33.counter("l3_sublists") == 0);
+		CHECK(l33.counter("l4_sublists") == 0);
+		CHECK(l33.counter("route_hint_hits") == 0);
+		CHECK(l33.counter("route_lookups") == 5 + 2);
+		for (auto m : p3)
+			rte_pktmbuf_free(m);
+	}
+
 	// the hint never hides a martian source (ip_route_use_hint validates
 	// the source of every packet)
 	StageInstance bm2(BUILD_META_STAGE_NAME, bm_keys);
@@ -775,7 +799,7 @@ TEST_CASE("l3-demux process_one and process_burst agree on random mixed "
 	eal_init();
 	const char *dispatch = GENERATE("indirect", "direct");
 	const char *hint = GENERATE("yes", "no");
-	const char *split = GENERATE("gather", "runs");
+	const char *split = GENERATE("gather", "runs", "none", "auto");
 	INFO("dispatch=" << dispatch << " route_hint=" << hint
 			 << " list_split=" << split);
 	std::vector<Row> table = verdict_table();
@@ -834,8 +858,15 @@ TEST_CASE("l3-demux process_one and process_burst agree on random mixed "
 	CHECK(ca["IpInReceives"] > 0);
 	CHECK(ca["Ip6InReceives"] > 0);
 	CHECK(bm_a.counters() == bm_b.counters());
-	CHECK(cb["l3_sublists"] > 0);
-	CHECK(cb["l3_sublists"] < total);
+	if (std::string(split) == "none") {
+		// the per-packet path in one loop: no sublists, no hint
+		CHECK(cb["l3_sublists"] == 0);
+		CHECK(cb["route_hint_hits"] == 0);
+		CHECK(cb["route_lookups"] == ca["route_lookups"]);
+	} else if (std::string(split) != "auto") {
+		CHECK(cb["l3_sublists"] > 0);
+		CHECK(cb["l3_sublists"] < total);
+	}
 	LRX_REQUIRE_POOL_FULL(pool());
 }
 

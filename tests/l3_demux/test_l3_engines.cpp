@@ -148,6 +148,8 @@ TEST_CASE("build-meta,l3-demux give identical results under every engine",
 		  {"hints", "hash,vlan"}},
 		 {{"dispatch", "direct"}, {"route_hint", "no"},
 		  {"trust_ip_csum_hint", "no"}, {"list_split", "runs"}}},
+		{{}, {{"list_split", "gather"}, {"local_ipv4", "10.0.0.2/24"},
+		      {"icmp_echo", "reply"}}},
 	};
 	for (size_t ci = 0; ci < configs.size(); ci++) {
 		const uint16_t burst = ci ? 7 : 32;

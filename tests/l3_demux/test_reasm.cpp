@@ -323,7 +323,7 @@ TEST_CASE("reassembly: IPv4 and IPv6 each have their own ipfrag_high_thresh, "
 	// is taken and its second fails, whatever order an engine's
 	// sublists visit them in (list_split=gather: IPv4 first)
 	const Frame w6 = whole6();
-	for (const char *split : {"gather", "runs"}) {
+	for (const char *split : {"gather", "runs", "none"}) {
 		INFO("list_split=" << split);
 		Run r = run_all({frag6(w6, 0, 80, true, 1), frag4(whole4(1), 0, 80, true),
 				 frag6(w6, 0, 80, true, 2), frag4(whole4(2), 0, 80, true)},
