@@ -97,9 +97,10 @@ void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
 	const uint32_t n = sink->n;
 	lrx_next_t differ = 0; /* branch-free, so the scan vectorises */
 	uint32_t sends = 0;
+	static_assert(LRX_NEXT_REDIRECT == (LRX_NEXT_TX | 1),
+		      "TX and REDIRECT differ in the lowest bit only");
 	for (uint32_t i = 0; i < n; i++) {
 		differ |= sink->nexts[i] ^ LRX_NEXT_DELIVER_V;
-		/* TX (2) and REDIRECT (3) */
 		sends |= (lrx_next_kind(sink->nexts[i]) & ~1u) == LRX_NEXT_TX;
 	}
 	if (differ == 0) {
@@ -122,16 +123,13 @@ void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
 			drops[n_drop] = next;
 			n_drop += k != LRX_NEXT_DELIVER && k != LRX_NEXT_CONTINUE;
 		}
-		for (uint32_t j = 0; j < n_drop; j++) {
-			const uint32_t arg = lrx_next_arg(drops[j]);
-			/* a DROP's reason; anything else (CONSUMED never
-			 * reaches the sink) NOT_SPECIFIED, as below */
-			const bool drop = lrx_next_kind(drops[j]) == LRX_NEXT_DROP;
-			counters->drops[drop && arg < LRX_DROP_MAX
-						? arg
-						: (uint32_t)LRX_DROP_NOT_SPECIFIED]++;
-		}
-		counters->dropped += n_drop;
+		/* a DROP's reason; anything else (CONSUMED never reaches the
+		 * sink) NOT_SPECIFIED, as the general path below */
+		for (uint32_t j = 0; j < n_drop; j++)
+			sink_count_drop(counters,
+					lrx_next_kind(drops[j]) == LRX_NEXT_DROP
+						? lrx_next_arg(drops[j])
+						: (uint32_t)LRX_DROP_NOT_SPECIFIED);
 		counters->delivered += n - n_drop;
 		lrx_mbuf_free_burst(sink->pkts, n);
 		sink->n = 0;
