@@ -71,7 +71,7 @@ struct lrx_pipeline {
 	struct engine_stage stages[LRX_PIPELINE_MAX_STAGES];
 
 	/* scratch arrays, carved from the allocation's tail by
-	 * engine_scratch_layout: each starts where the previous one's hot
+	 * engine_scratch_layout (pipeline.c): each starts where the previous one's hot
 	 * part (what a run of `burst` packets touches) ends, modulo 4 KiB, so
 	 * at burst 64 they cover the L1d's 64 sets once instead of piling
 	 * their first lines into the same few sets (as arrays of 4 KiB
@@ -85,11 +85,6 @@ struct lrx_pipeline {
 	struct rte_mbuf **rx_pkts;        /* [LRX_BURST_MAX] */
 	struct rte_mbuf **flushed;        /* [LRX_BURST_MAX] */
 };
-
-/* Bytes the scratch arrays need after the struct (layout included), and
- * the carving itself (pipeline.c, at creation). */
-size_t engine_scratch_size(void);
-void engine_scratch_layout(struct lrx_pipeline *p, void *base, uint16_t burst);
 
 /* 0, 1, 2, ... : the slots of an input vector before any compaction
  * (filled by a constructor, read only afterwards). */

@@ -227,6 +227,63 @@ static int stage_create(struct lrx_pipeline *p, unsigned index,
 	return 0;
 }
 
+/* Addresses a multiple of this apart share an L1d set on the cores DPDK
+ * runs on (32 KiB 8-way and 48 KiB 12-way L1d: 64 sets of 64 bytes). */
+#define ENGINE_SET_SPAN 4096u
+
+static void *scratch_take(uintptr_t *cur, uintptr_t *color, size_t bytes,
+			  size_t hot)
+{
+	/* the first address at or after *cur that is *color modulo the
+	 * span: this array's hot part starts where the previous one's ended */
+	const uintptr_t start = *cur + ((*color - *cur) & (ENGINE_SET_SPAN - 1));
+
+	*cur = start + bytes;
+	*color = (*color + RTE_ALIGN_CEIL(RTE_MIN(hot, bytes),
+					  RTE_CACHE_LINE_SIZE)) &
+		 (ENGINE_SET_SPAN - 1);
+	return (void *)start;
+}
+
+/* Carves the scratch arrays from base (ENGINE_SET_SPAN aligned), returns
+ * the bytes they take; with base 0, only that size is wanted. Per run of
+ * `burst` packets the engines touch the first burst entries of each
+ * array, and of fate the slots of the packets a holding stage releases too
+ * (GRO gives back as many as it takes). Laid end to end, the arrays (4 KiB
+ * multiples) would start in the same L1d set, and at burst 64 five of them
+ * would share each of eight sets with the packets' own lines: callgrind's
+ * write misses in engine_vector_run came from there. The order is the
+ * order of use in a poll. */
+static size_t engine_scratch_layout(struct lrx_pipeline *p, uintptr_t base,
+				    uint16_t burst)
+{
+	uintptr_t cur = base, color = 0;
+	const size_t b = RTE_MAX(burst, 1);
+
+	p->rx_pkts = scratch_take(&cur, &color, LRX_BURST_MAX * sizeof(void *),
+				  b * sizeof(void *));
+	p->nexts = scratch_take(&cur, &color, LRX_BURST_MAX * sizeof(lrx_next_t),
+				b * sizeof(lrx_next_t));
+	p->fate = scratch_take(&cur, &color, LRX_SINK_MAX * sizeof(lrx_next_t),
+			       2 * b * sizeof(lrx_next_t));
+	p->slot_extra = scratch_take(&cur, &color,
+				     LRX_SINK_MAX * sizeof(void *),
+				     b * sizeof(void *));
+	for (unsigned k = 0; k < 2; k++) {
+		p->vec[k] = scratch_take(&cur, &color,
+					 LRX_BURST_MAX * sizeof(void *),
+					 b * sizeof(void *));
+		p->vec_slot[k] = scratch_take(&cur, &color,
+					      LRX_BURST_MAX * sizeof(uint16_t),
+					      b * sizeof(uint16_t));
+	}
+	p->released = scratch_take(&cur, &color, LRX_BURST_MAX * sizeof(void *),
+				   b * sizeof(void *));
+	p->flushed = scratch_take(&cur, &color, LRX_BURST_MAX * sizeof(void *),
+				  b * sizeof(void *));
+	return cur - base;
+}
+
 int lrx_pipeline_create(const struct lrx_pipeline_conf *conf,
 			struct lrx_pipeline **out, char *err, size_t err_len)
 {
@@ -256,15 +313,19 @@ int lrx_pipeline_create(const struct lrx_pipeline_conf *conf,
 			 conf->hybrid_k, conf->n_stages);
 		return -EINVAL;
 	}
-	const size_t bytes = sizeof(*p) + engine_scratch_size();
-	p = rte_zmalloc_socket("lrx_pipeline", bytes, RTE_CACHE_LINE_SIZE,
+	/* the struct, then its scratch arrays from the next set-span
+	 * boundary (the layout of a dry run at address 0 is the same) */
+	struct lrx_pipeline dry;
+	const size_t head = RTE_ALIGN_CEIL(sizeof(*p), ENGINE_SET_SPAN);
+	const size_t bytes = head + engine_scratch_layout(&dry, 0, conf->burst);
+	p = rte_zmalloc_socket("lrx_pipeline", bytes, ENGINE_SET_SPAN,
 			       conf->socket_id);
 	if (p == NULL) {
 		snprintf(err, err_len, "no memory for the pipeline (%zu bytes) on socket %d",
 			 bytes, conf->socket_id);
 		return -ENOMEM;
 	}
-	engine_scratch_layout(p, p + 1, conf->burst);
+	engine_scratch_layout(p, (uintptr_t)p + head, conf->burst);
 	p->engine = conf->engine;
 	p->hybrid_k = conf->hybrid_k;
 	p->burst = conf->burst;
@@ -289,74 +350,6 @@ int lrx_pipeline_create(const struct lrx_pipeline_conf *conf,
 	}
 	*out = p;
 	return 0;
-}
-
-/* Addresses a multiple of this apart share an L1d set on the cores DPDK
- * runs on (32 KiB 8-way and 48 KiB 12-way L1d: 64 sets of 64 bytes). */
-#define ENGINE_SET_SPAN 4096u
-#define ENGINE_SCRATCH_ARRAYS 10
-
-static void *scratch_take(uintptr_t *cur, uintptr_t *color, size_t bytes,
-			  size_t hot)
-{
-	/* the first address at or after *cur that is *color modulo the
-	 * span: this array's hot part starts where the previous one's ended */
-	const uintptr_t start = *cur + ((*color - *cur) & (ENGINE_SET_SPAN - 1));
-
-	*cur = start + bytes;
-	*color = (*color + RTE_ALIGN_CEIL(RTE_MIN(hot, bytes),
-					  RTE_CACHE_LINE_SIZE)) &
-		 (ENGINE_SET_SPAN - 1);
-	return (void *)start;
-}
-
-#define SCRATCH_BYTES                                                        \
-	(LRX_BURST_MAX * (5 * sizeof(struct rte_mbuf *) + sizeof(lrx_next_t) + \
-			  2 * sizeof(uint16_t)) +                             \
-	 LRX_SINK_MAX * (sizeof(lrx_next_t) + sizeof(struct rte_mbuf *)))
-
-size_t engine_scratch_size(void)
-{
-	return SCRATCH_BYTES + ENGINE_SCRATCH_ARRAYS * ENGINE_SET_SPAN +
-	       RTE_CACHE_LINE_SIZE;
-}
-
-/* Per run of `burst` packets the engines touch the first burst entries of
- * each array, and of fate the slots of the packets a holding stage
- * releases too (GRO gives back as many as it takes). Laid end to end, the
- * arrays (4 KiB multiples) would start in the same L1d set, and at burst
- * 64 five of them would share each of eight sets with the packets' own
- * lines: callgrind's write misses in engine_vector_run came from there.
- * The order is the order of use in a poll. */
-void engine_scratch_layout(struct lrx_pipeline *p, void *base, uint16_t burst)
-{
-	uintptr_t cur = RTE_ALIGN_CEIL((uintptr_t)base, RTE_CACHE_LINE_SIZE);
-	uintptr_t color = cur & (ENGINE_SET_SPAN - 1);
-	const size_t b = RTE_MAX(burst, 1);
-	const uintptr_t end = (uintptr_t)base + engine_scratch_size();
-
-	p->rx_pkts = scratch_take(&cur, &color, LRX_BURST_MAX * sizeof(void *),
-				  b * sizeof(void *));
-	p->nexts = scratch_take(&cur, &color, LRX_BURST_MAX * sizeof(lrx_next_t),
-				b * sizeof(lrx_next_t));
-	p->fate = scratch_take(&cur, &color, LRX_SINK_MAX * sizeof(lrx_next_t),
-			       2 * b * sizeof(lrx_next_t));
-	p->slot_extra = scratch_take(&cur, &color,
-				     LRX_SINK_MAX * sizeof(void *),
-				     b * sizeof(void *));
-	for (unsigned k = 0; k < 2; k++) {
-		p->vec[k] = scratch_take(&cur, &color,
-					 LRX_BURST_MAX * sizeof(void *),
-					 b * sizeof(void *));
-		p->vec_slot[k] = scratch_take(&cur, &color,
-					      LRX_BURST_MAX * sizeof(uint16_t),
-					      b * sizeof(uint16_t));
-	}
-	p->released = scratch_take(&cur, &color, LRX_BURST_MAX * sizeof(void *),
-				   b * sizeof(void *));
-	p->flushed = scratch_take(&cur, &color, LRX_BURST_MAX * sizeof(void *),
-				  b * sizeof(void *));
-	RTE_VERIFY(cur <= end);
 }
 
 void lrx_pipeline_destroy(struct lrx_pipeline *p)
