@@ -77,6 +77,13 @@ struct l3_icmp_mib {
 
 struct l3_ctx;
 
+/* [stage.l3-demux] list_split, in the order of its choices after auto */
+enum l3_split {
+	L3_SPLIT_GATHER = 1, /* a sublist per class */
+	L3_SPLIT_RUNS,       /* runs of consecutive packets of one class */
+	L3_SPLIT_NONE,       /* no sublists: the per-packet path in a loop */
+};
+
 /* One protocol handler: one packet, or a sublist of pkts[idx[0..n-1]].
  * The first level (l3_table) is called with a contiguous run, idx[k] == k
  * and the arrays based at the run's start: the IP list handlers index by
@@ -104,8 +111,7 @@ struct l3_ctx {
 	bool trust_ip_csum_hint;
 	bool martians_drop;
 	bool route_hint;
-	bool gather;             /* list_split=gather: a sublist per class */
-	bool loop;               /* list_split=none: no sublists */
+	enum l3_split split;     /* list_split, auto resolved */
 	bool icmp_echo_reply;
 	bool udp_any, tcp_any;
 	bool mip6;               /* ipv6_mip6: CONFIG_IPV6_MIP6's rules */
@@ -441,6 +447,21 @@ static inline lrx_next_t l3_icmp_core(struct l3_ctx *c, struct rte_mbuf *m,
 	return LRX_NEXT_DELIVER_V;
 }
 
+/* An L4 list: pkts[idx[0..n-1]], or pkts[0..n-1] when idx is NULL (a
+ * contiguous list: packet k at k); the family a constant in each copy. */
+static __rte_always_inline void
+l3_l4_list_loop(struct l3_ctx *c, struct rte_mbuf **pkts,
+		struct lrx_meta *const *metas, const uint16_t *idx, uint16_t n,
+		lrx_next_t *nexts, const int fam,
+		lrx_next_t (*core)(struct l3_ctx *, struct rte_mbuf *,
+				   struct lrx_meta *, int))
+{
+	for (uint16_t k = 0; k < n; k++) {
+		const uint16_t i = idx ? idx[k] : k;
+		nexts[i] = core(c, pkts[i], metas[i], fam);
+	}
+}
+
 /* The L4 handlers: two thin entries around each core. */
 #define L3_DEFINE_HANDLER(proto, core)                                        \
 	static lrx_next_t l3_##proto##_rcv(struct l3_ctx *c,                  \
@@ -460,27 +481,20 @@ static inline lrx_next_t l3_icmp_core(struct l3_ctx *c, struct rte_mbuf *m,
 		 * one loop per family, the family a constant in each */  \
 		if (n == 0)                                                   \
 			return;                                               \
-		const int v6 = metas[idx[0]]->protocol == RTE_ETHER_TYPE_IPV6; \
-		if (idx == l3_identity) { /* contiguous: no indexes */       \
-			if (v6)                                               \
-				for (uint16_t k = 0; k < n; k++)              \
-					nexts[k] = core(c, pkts[k], metas[k], \
-							L3_FAMILY_V6);        \
-			else                                                  \
-				for (uint16_t k = 0; k < n; k++)              \
-					nexts[k] = core(c, pkts[k], metas[k], \
-							L3_FAMILY_V4);        \
-		} else if (v6) {                                              \
-			for (uint16_t k = 0; k < n; k++)                      \
-				nexts[idx[k]] = core(c, pkts[idx[k]],         \
-						     metas[idx[k]],           \
-						     L3_FAMILY_V6);           \
-		} else {                                                      \
-			for (uint16_t k = 0; k < n; k++)                      \
-				nexts[idx[k]] = core(c, pkts[idx[k]],         \
-						     metas[idx[k]],           \
-						     L3_FAMILY_V4);           \
-		}                                                             \
+		const bool v6 = metas[idx[0]]->protocol == RTE_ETHER_TYPE_IPV6; \
+		const bool whole = idx == l3_identity; /* packet k at k */   \
+		if (whole && v6)                                              \
+			l3_l4_list_loop(c, pkts, metas, NULL, n, nexts,       \
+					L3_FAMILY_V6, core);                  \
+		else if (whole)                                               \
+			l3_l4_list_loop(c, pkts, metas, NULL, n, nexts,       \
+					L3_FAMILY_V4, core);                  \
+		else if (v6)                                                  \
+			l3_l4_list_loop(c, pkts, metas, idx, n, nexts,        \
+					L3_FAMILY_V6, core);                  \
+		else                                                          \
+			l3_l4_list_loop(c, pkts, metas, idx, n, nexts,        \
+					L3_FAMILY_V4, core);                  \
 	}                                                                     \
 	static const struct l3_handler l3_##proto##_handler = {               \
 		.name = #proto,                                               \
@@ -542,7 +556,7 @@ static void l3_local_deliver_list(struct l3_ctx *c, struct rte_mbuf **pkts,
 			      metas[idx[0]]->l4_proto);
 		return;
 	}
-	if (c->gather) {
+	if (c->split == L3_SPLIT_GATHER) {
 		/* a protocol's packets, then the next protocol's (first
 		 * seen first); rest keeps the others in order */
 		uint16_t rest[LRX_BURST_MAX], same[LRX_BURST_MAX];
@@ -1201,7 +1215,7 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 
 	if (n == 0)
 		return;
-	if (c->loop) {
+	if (c->split == L3_SPLIT_NONE) {
 		/* no sublists: the per-packet path over the burst, in one
 		 * call (the engine's saving), with its prefetch */
 		lrx_prefetch_start(pkts, n, c->prefetch);
@@ -1235,7 +1249,7 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 		l3_demux_sublist(c, first, pkts, metas, l3_identity, n, nexts);
 		return;
 	}
-	if (c->gather) {
+	if (c->split == L3_SPLIT_GATHER) {
 		for (unsigned k = 0; k < L3_CLASS_MAX; k++)
 			if (counts[k])
 				l3_demux_sublist(c, (enum l3_class)k, pkts,
@@ -1346,10 +1360,9 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 	/* auto: sublists where the handler calls they save are indirect
 	 * calls through retpoline thunks; elsewhere the sublists' own
 	 * bookkeeping costs more than the calls (docs/engines.md) */
-	if (choice == 0)
-		choice = LISTRX_RETPOLINE && !c->direct ? 1 : 3;
-	c->gather = choice == 1;
-	c->loop = choice == 3;
+	c->split = choice != 0 ? (enum l3_split)choice
+		   : LISTRX_RETPOLINE && !c->direct ? L3_SPLIT_GATHER
+						    : L3_SPLIT_NONE;
 	if ((rc = lrx_key_bool(init, "trust_ip_csum_hint",
 			       &c->trust_ip_csum_hint)))
 		return rc;
