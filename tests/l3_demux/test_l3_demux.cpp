@@ -714,10 +714,10 @@ TEST_CASE("l3-demux burst path: sublists per handler and route hints",
 	  "[l3_demux]")
 {
 	eal_init();
-	const bool gather = GENERATE(true, false);
-	INFO("list_split=" << (gather ? "gather" : "runs"));
+	const std::string split = GENERATE("gather", "runs", "none");
+	INFO("list_split=" << split);
 	StageInstance::Keys keys = l3_keys;
-	keys["list_split"] = gather ? "gather" : "runs";
+	keys["list_split"] = split;
 	StageInstance bm(BUILD_META_STAGE_NAME, bm_keys);
 	StageInstance l3(L3_DEMUX_STAGE_NAME, keys);
 	REQUIRE(l3.ok());
@@ -731,7 +731,7 @@ TEST_CASE("l3-demux burst path: sublists per handler and route hints",
 	run_burst({&bm, &l3}, pkts.data(), (uint16_t)pkts.size(), nexts.data());
 	for (auto n : nexts)
 		CHECK(n == LRX_NEXT_DELIVER_V);
-	if (gather) {
+	if (split == "gather") {
 		// one sublist per ethertype handler: IPv4 x5, ARP, IPv6 x2
 		CHECK(l3.counter("l3_sublists") == 3);
 		// one per L4 handler: udp x4 | tcp, and udp6 x2
@@ -739,7 +739,7 @@ TEST_CASE("l3-demux burst path: sublists per handler and route hints",
 		// one IPv4 lookup reused four times; IPv6 looks up every packet
 		CHECK(l3.counter("route_hint_hits") == 4);
 		CHECK(l3.counter("route_lookups") == 1 + 2);
-	} else {
+	} else if (split == "runs") {
 		// runs of the same ethertype handler: IPv4 x4, ARP, IPv6 x2,
 		// IPv4
 		CHECK(l3.counter("l3_sublists") == 4);
@@ -750,38 +750,21 @@ TEST_CASE("l3-demux burst path: sublists per handler and route hints",
 		// IPv6 looks up every packet
 		CHECK(l3.counter("route_hint_hits") == 3);
 		CHECK(l3.counter("route_lookups") == 2 + 2);
+	} else {
+		// no sublists: one loop, every packet through the per-packet
+		// path (a route lookup each, as ip_rcv)
+		CHECK(l3.counter("l3_sublists") == 0);
+		CHECK(l3.counter("l4_sublists") == 0);
+		CHECK(l3.counter("route_hint_hits") == 0);
+		CHECK(l3.counter("route_lookups") == 5 + 2);
 	}
 	for (auto m : pkts)
 		rte_pktmbuf_free(m);
 
-	// list_split=none: one loop, every packet through the per-packet
-	// path (a route lookup each, as ip_rcv)
-	{
-		StageInstance::Keys nk = l3_keys;
-		nk["list_split"] = "none";
-		StageInstance bm3(BUILD_META_STAGE_NAME, bm_keys);
-		StageInstance l33(L3_DEMUX_STAGE_NAME, nk);
-		REQUIRE(l33.ok());
-		std::vector<rte_mbuf *> p3;
-		for (auto &f : frames)
-			p3.push_back(f.to_mbuf(pool()));
-		std::vector<lrx_next_t> n3(p3.size());
-		run_burst({&bm3, &l33}, p3.data(), (uint16_t)p3.size(),
-			  n3.data());
-		for (auto n : n3)
-			CHECK(n == LRX_NEXT_DELIVER_V);
-		CHECK(l33.counter("l3_sublists") == 0);
-		CHECK(l33.counter("l4_sublists") == 0);
-		CHECK(l33.counter("route_hint_hits") == 0);
-		CHECK(l33.counter("route_lookups") == 5 + 2);
-		for (auto m : p3)
-			rte_pktmbuf_free(m);
-	}
-
 	// the hint never hides a martian source (ip_route_use_hint validates
 	// the source of every packet)
 	StageInstance bm2(BUILD_META_STAGE_NAME, bm_keys);
-	StageInstance l32(L3_DEMUX_STAGE_NAME, l3_keys);
+	StageInstance l32(L3_DEMUX_STAGE_NAME, keys);
 	rte_mbuf *two[2] = {udp4().to_mbuf(pool()),
 			    udp4().ip4_src(ip4(127, 0, 0, 1)).to_mbuf(pool())};
 	lrx_next_t n2[2];
