@@ -168,7 +168,9 @@ static int stage_create(struct lrx_pipeline *p, unsigned index,
 	const struct lrx_stage *desc = sc->stage;
 	struct engine_stage *st = &p->stages[index];
 	unsigned footprint_kb;
-	char msg[256] = "";
+	/* what a stage's init reports: paths (an eBPF object's, twice in a
+	 * libbpf message) can make it long; as long as the caller's err */
+	char msg[2048] = "";
 	int rc;
 
 	if (desc == NULL || desc->process_one == NULL ||
