@@ -464,6 +464,9 @@ def run_kernel(args, argv):
                   f, indent=1)
     md = write_report(result, os.path.join(out, "kernel.md"))
     print("wrote %s, %s and %s" % (os.path.join(out, "kernel.json"), md, config))
+    if result["kernel"].get("gain_unavailable"):
+        print("listrx-bench kernel: no kernel gain (%s): %s" % (
+            args.listrx_traffic, result["kernel"]["gain_unavailable"]), file=sys.stderr)
     return 0
 
 

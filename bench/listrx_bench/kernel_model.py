@@ -268,6 +268,17 @@ def resolution(gain):
             % (lo, hi, half * 100, factor, dist * 100)}
 
 
+def unavailable_reason(rejected):
+    """Why no rep gave a gain: each rep's stack ns at batch 1 and 64."""
+    def ns(v):
+        return "missing" if v is None else "%.1f ns" % v
+    return ("no rep had a positive stack cost (XDP_PASS - XDP_DROP) at both batch 1 and 64: "
+            + "; ".join("rep %d: batch 1 %s, batch 64 %s" % (r["rep"], ns(r["stack_ns"]["1"]),
+                                                              ns(r["stack_ns"]["64"]))
+                        for r in rejected)
+            + ". The host's noise exceeded the difference: more --packets and --reps narrow it")
+
+
 def kernel_figures(runs):
     """Per traffic kind: stack ns/packet (PASS - DROP of the same rep and
     batch) per batch, the gain per rep, and the raw PASS/DROP figures."""
@@ -282,7 +293,7 @@ def kernel_figures(runs):
         reps = sorted({k[1] for k in cells if k[0] == kind})
         stack = {b: [] for b in BATCHES}
         raw = {v: {b: [] for b in BATCHES} for v in ("pass", "drop")}
-        gains, saved = [], []
+        gains, saved, rejected = [], [], []
         for rep in reps:
             per = {}
             for b in BATCHES:
@@ -294,15 +305,21 @@ def kernel_figures(runs):
                 if p is not None and d is not None:
                     per[b] = p - d
                     stack[b].append(p - d)
-            if per.get(1) and per.get(64) and per[64] > 0:
-                gains.append(per[1] / per[64])
+            s1, s64 = per.get(1), per.get(64)
+            if s1 is not None and s64 is not None and s1 > 0 and s64 > 0:
+                gains.append(s1 / s64)
+            else:
+                # a non-positive PASS - DROP is the host's noise exceeding
+                # the stack's cost in this rep: no gain from it, but said so
+                rejected.append({"rep": rep, "stack_ns": {str(b): per.get(b) for b in (1, 64)}})
             p1, p64 = cells.get((kind, rep, 1, "pass")), cells.get((kind, rep, 64, "pass"))
             if p1 is not None and p64 is not None:
                 saved.append(p1 - p64)
         g = spread(gains)
         out[kind] = {
             "gain": g["median"], "gain_min": g["min"], "gain_max": g["max"], "reps": len(gains),
-            "gains": gains,
+            "gains": gains, "rejected_reps": rejected,
+            "gain_unavailable": None if gains else unavailable_reason(rejected),
             "ns_per_packet": {str(b): spread(stack[b])["median"] for b in BATCHES},
             "ns_per_packet_spread": {str(b): spread(stack[b]) for b in BATCHES},
             "kthread_ns_per_packet": {v: {str(b): spread(raw[v][b]) for b in BATCHES}
@@ -417,6 +434,9 @@ def summarize(runs, inj_runs, prof, lruns, listrx_traffic, groups, foot_source, 
     return {
         "kernel": {"gain": main.get("gain"), "gain_min": main.get("gain_min"),
                    "gain_max": main.get("gain_max"),
+                   "gain_unavailable": (main.get("gain_unavailable") if main
+                                        else "no kernel run delivered a frame"),
+                   "rejected_reps": main.get("rejected_reps", []),
                    "ns_per_packet": main.get("ns_per_packet"), "traffic": listrx_traffic,
                    "resolution": main.get("resolution"), "by_traffic": k,
                    "saved_ns_per_packet": main.get("saved_ns_per_packet"),
@@ -465,6 +485,15 @@ def write_report(result, path):
                 "gain %.3f; listrx gain / this = %s" % (
                     ", ".join(pg["layers"]), pg["batch1_ns"], pg["batch64_ns"], pg["gain"],
                     _f(result.get("agreement_perf"), "%.3f"))]
+    for kind, f in k["by_traffic"].items():
+        if f.get("rejected_reps"):
+            out += ["", "%s: %d rep(s) left out of the gain (stack cost not positive): %s" % (
+                kind, len(f["rejected_reps"]), ", ".join(
+                    "rep %d (batch 1 %s, batch 64 %s ns)" % (
+                        r["rep"], _f(r["stack_ns"]["1"]), _f(r["stack_ns"]["64"]))
+                    for r in f["rejected_reps"]))]
+    if k.get("gain_unavailable"):
+        out += ["", "Kernel gain (%s): not available: %s" % (k["traffic"], k["gain_unavailable"])]
     out += ["", "Kernel (%s): %s" % (k["traffic"], (k.get("resolution") or {}).get("text", "")),
             "", "Delivery: %(sent)d frames sent, %(xdp_seen)d seen by XDP, %(send_failures)d "
             "send failures." % k["delivery"], ""]

@@ -111,6 +111,38 @@ class Figures(unittest.TestCase):
         self.assertEqual(f["saved_ns_per_packet"]["median"], 60)
         self.assertTrue(f["resolution"]["resolved"])
 
+    def test_a_rep_whose_subtraction_is_not_positive_is_left_out_and_said(self):
+        def runs_for(reps):
+            out = []
+            for rep, (p1, p64) in enumerate(reps):
+                for b, p in ((1, p1), (8, p1), (64, p64)):
+                    out.append({"traffic": "udp", "rep": rep, "batch": b, "verdict": "pass",
+                                "napi_cpu_ns": p * 1000, "xdp_packets": 1000, "sent": 1000})
+                    out.append({"traffic": "udp", "rep": rep, "batch": b, "verdict": "drop",
+                                "napi_cpu_ns": 300 * 1000, "xdp_packets": 1000, "sent": 1000})
+            return out
+        # rep 1: PASS below DROP at batch 64; rep 2: at batch 1 (its ratio
+        # would be a negative "gain", -20 / 50)
+        f = km.kernel_figures(runs_for([(400, 350), (420, 290), (280, 350)]))["udp"]
+        self.assertEqual(f["gains"], [2.0])
+        self.assertEqual(f["reps"], 1)
+        self.assertEqual([r["rep"] for r in f["rejected_reps"]], [1, 2])
+        self.assertEqual(f["rejected_reps"][0]["stack_ns"], {"1": 120, "64": -10})
+        self.assertIsNone(f["gain_unavailable"])
+        # no rep left: no gain, and the reason names each rep's figures
+        f = km.kernel_figures(runs_for([(420, 290)]))["udp"]
+        self.assertIsNone(f["gain"])
+        self.assertIn("rep 0: batch 1 120.0 ns, batch 64 -10.0 ns", f["gain_unavailable"])
+        res = km.summarize(runs_for([(420, 290)]), [], None, [], "udp", {}, "fallback", {},
+                           {"flavour": "plain"})
+        self.assertIsNone(res["kernel"]["gain"])
+        self.assertEqual(res["kernel"]["gain_unavailable"], f["gain_unavailable"])
+        with tempfile.TemporaryDirectory() as d:
+            with open(km.write_report(res, os.path.join(d, "kernel.md"))) as f:
+                text = f.read()
+        self.assertIn("not available: no rep had a positive stack cost", text)
+        self.assertIn("rep 0 (batch 1 120.0, batch 64 -10.0 ns)", text)
+
     def test_recorded_run_summary_and_report(self):
         rec = json.loads(data("kernel_runs_recorded.json"))
         res = km.summarize(rec["kernel"], rec["injectors"], rec["profile"], rec["listrx"],
