@@ -751,8 +751,10 @@ static int rewrite(struct loader *ld, struct ebpf_insn *out, uint32_t *new_at,
 }
 
 /* libbpf explains why it cannot open an object in its log; keep the
- * last warning for the error message. */
-static __thread char libbpf_last_warning[256];
+ * last warning for the error message. It names the object's path, so the
+ * buffers that carry it have room for a long one. */
+#define LIBBPF_WHY_MAX 1024
+static __thread char libbpf_last_warning[LIBBPF_WHY_MAX];
 
 static int libbpf_keep_warning(enum libbpf_print_level level,
 			       const char *fmt, va_list ap)
@@ -771,7 +773,7 @@ struct btf_maps_reply {
 	int status; /* 0, or -EINVAL with why */
 	uint32_t n_maps; /* may exceed LRX_XDP_MAX_MAPS: only that many sent */
 	struct lrx_xdp_map_def maps[LRX_XDP_MAX_MAPS];
-	char why[256];
+	char why[LIBBPF_WHY_MAX];
 };
 
 /* In the child: libbpf reads the object's BTF map definitions. */

@@ -324,6 +324,16 @@ TEST_CASE("bad XDP programs and options: exit 2 naming the input, nothing starte
 		f.write(segv_input.data() + 1, (std::streamsize)segv_input.size() - 1);
 		REQUIRE(f.good());
 	}
+	// the same bytes under a long name: libbpf's refusal names the path
+	// (twice, with ours) and must still reach stderr whole
+	std::string long_not_elf = lrx_test::scratch_path("not_elf_" + std::string(200, 'x'));
+	{
+		std::string bytes = lrx_test::read_file(corpus + "not_elf");
+		REQUIRE(!bytes.empty());
+		std::ofstream f(long_not_elf, std::ios::binary);
+		f.write(bytes.data(), (std::streamsize)bytes.size());
+		REQUIRE(f.good());
+	}
 	struct Case {
 		const char *name;
 		std::vector<std::string> args;
@@ -331,6 +341,8 @@ TEST_CASE("bad XDP programs and options: exit 2 naming the input, nothing starte
 	};
 	std::vector<Case> cases = {
 		{"not_elf", {"--xdp-prog", "bpf:" + corpus + "not_elf"}, "not a proper ELF object"},
+		{"not_elf_long_path", {"--xdp-prog", "bpf:" + long_not_elf},
+		 "libbpf: elf: '" + long_not_elf + "' is not a proper ELF object"},
 		{"truncated", {"--xdp-prog", "bpf:" + corpus + "truncated_elf"}, "truncated_elf"},
 		{"missing", {"--xdp-prog", "/nonexistent/x.o"}, "/nonexistent/x.o: cannot open"},
 		{"helper", {"--xdp-prog", bad_helper}, "calls helper 44 (bpf_xdp_adjust_head)"},
@@ -353,4 +365,6 @@ TEST_CASE("bad XDP programs and options: exit 2 naming the input, nothing starte
 					c.expect);
 		}
 	}
+	std::remove(segv.c_str());
+	std::remove(long_not_elf.c_str());
 }
