@@ -268,14 +268,19 @@ def resolution(gain):
             % (lo, hi, half * 100, factor, dist * 100)}
 
 
-def unavailable_reason(rejected):
-    """Why no rep gave a gain: each rep's stack ns at batch 1 and 64."""
+def rejected_text(rejected):
+    """The reps left out of a gain, each with its stack ns at batch 1 and 64."""
     def ns(v):
         return "missing" if v is None else "%.1f ns" % v
+    return "; ".join("rep %d: batch 1 %s, batch 64 %s" % (r["rep"], ns(r["stack_ns"]["1"]),
+                                                           ns(r["stack_ns"]["64"]))
+                     for r in rejected)
+
+
+def unavailable_reason(rejected):
+    """Why no rep gave a gain."""
     return ("no rep had a positive stack cost (XDP_PASS - XDP_DROP) at both batch 1 and 64: "
-            + "; ".join("rep %d: batch 1 %s, batch 64 %s" % (r["rep"], ns(r["stack_ns"]["1"]),
-                                                              ns(r["stack_ns"]["64"]))
-                        for r in rejected)
+            + rejected_text(rejected)
             + ". The host's noise exceeded the difference: more --packets and --reps narrow it")
 
 
@@ -486,14 +491,11 @@ def write_report(result, path):
                     ", ".join(pg["layers"]), pg["batch1_ns"], pg["batch64_ns"], pg["gain"],
                     _f(result.get("agreement_perf"), "%.3f"))]
     for kind, f in k["by_traffic"].items():
-        if f.get("rejected_reps"):
+        if f["gain_unavailable"]:
+            out += ["", "%s: gain not available: %s" % (kind, f["gain_unavailable"])]
+        elif f["rejected_reps"]:
             out += ["", "%s: %d rep(s) left out of the gain (stack cost not positive): %s" % (
-                kind, len(f["rejected_reps"]), ", ".join(
-                    "rep %d (batch 1 %s, batch 64 %s ns)" % (
-                        r["rep"], _f(r["stack_ns"]["1"]), _f(r["stack_ns"]["64"]))
-                    for r in f["rejected_reps"]))]
-    if k.get("gain_unavailable"):
-        out += ["", "Kernel gain (%s): not available: %s" % (k["traffic"], k["gain_unavailable"])]
+                kind, len(f["rejected_reps"]), rejected_text(f["rejected_reps"]))]
     out += ["", "Kernel (%s): %s" % (k["traffic"], (k.get("resolution") or {}).get("text", "")),
             "", "Delivery: %(sent)d frames sent, %(xdp_seen)d seen by XDP, %(send_failures)d "
             "send failures." % k["delivery"], ""]

@@ -129,6 +129,15 @@ class Figures(unittest.TestCase):
         self.assertEqual([r["rep"] for r in f["rejected_reps"]], [1, 2])
         self.assertEqual(f["rejected_reps"][0]["stack_ns"], {"1": 120, "64": -10})
         self.assertIsNone(f["gain_unavailable"])
+        res = km.summarize(runs_for([(400, 350), (420, 290), (280, 350)]), [], None, [], "udp",
+                           {}, "fallback", {}, {"flavour": "plain"})
+        with tempfile.TemporaryDirectory() as d:
+            with open(km.write_report(res, os.path.join(d, "kernel.md"))) as md:
+                text = md.read()
+        self.assertIn("udp: 2 rep(s) left out of the gain (stack cost not positive): "
+                      "rep 1: batch 1 120.0 ns, batch 64 -10.0 ns; "
+                      "rep 2: batch 1 -20.0 ns, batch 64 50.0 ns", text)
+        self.assertNotIn("not available", text)
         # no rep left: no gain, and the reason names each rep's figures
         f = km.kernel_figures(runs_for([(420, 290)]))["udp"]
         self.assertIsNone(f["gain"])
@@ -140,8 +149,9 @@ class Figures(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             with open(km.write_report(res, os.path.join(d, "kernel.md"))) as f:
                 text = f.read()
-        self.assertIn("not available: no rep had a positive stack cost", text)
-        self.assertIn("rep 0 (batch 1 120.0, batch 64 -10.0 ns)", text)
+        self.assertIn("udp: gain not available: no rep had a positive stack cost", text)
+        self.assertIn("rep 0: batch 1 120.0 ns, batch 64 -10.0 ns", text)
+        self.assertNotIn("left out", text)
 
     def test_recorded_run_summary_and_report(self):
         rec = json.loads(data("kernel_runs_recorded.json"))
