@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 
 #include "drop_reason.h"
+#include "value.h"
 
 /* Largest burst an engine hands a stage (--burst is 1..LRX_BURST_MAX). */
 #define LRX_BURST_MAX 512
@@ -70,23 +71,25 @@ static inline lrx_next_t lrx_next_redirect(uint16_t port)
 	return lrx_next_make(LRX_NEXT_REDIRECT, port);
 }
 
-/* ---- Configuration keys ------------------------------------------------ */
-struct lrx_stage_key {
-	const char *name;     /* key in the stage's config section */
-	const char *def;      /* default value as text */
-	const char *help;     /* what it means and which values are valid */
-};
+/* ---- Configuration keys ------------------------------------------------
+ * A stage's keys are a table of the value layer (value.h: name, default,
+ * help, type, and the field of the stage's typed config the value goes
+ * to). The config loader parses every key into that config once, when it
+ * reads it, and reports a bad value with file and line; init gets the
+ * config parsed and checks only what is more than one value (a key that
+ * needs another, a file that must load). */
 
-/* What init gets: the values of the stage's keys (defaults filled in),
- * where to allocate, and a buffer for a message naming a bad value. */
+/* What init gets: the stage's typed config (conf_size bytes, every key
+ * parsed), where to allocate, and a buffer for a message naming a bad
+ * value. */
 struct lrx_stage_init {
 	const char *instance;   /* stage name as written in the pipeline */
 	int socket_id;          /* NUMA node of the polling lcore */
 	uint16_t burst;         /* the engine's burst size */
 	uint16_t prefetch;      /* [pipeline] prefetch distance, 0 = off
 				 * (stages/prefetch.h) */
-	const char *(*get)(const struct lrx_stage_init *init, const char *key);
-	const void *values;     /* opaque to the stage, used by get() */
+	const void *conf;       /* the typed config; init keeps no pointer
+				 * into it */
 	char *err;              /* init writes a message here when it fails */
 	size_t err_len;
 };
@@ -162,7 +165,8 @@ struct lrx_stage {
 	const char *name;
 	const char *summary;                 /* one line for --help */
 	size_t ctx_size;                     /* allocated cache-aligned, zeroed */
-	const struct lrx_stage_key *keys;    /* NULL-name terminated, or NULL */
+	const struct lrx_value_key *keys;    /* NULL-name terminated, or NULL */
+	size_t conf_size;                    /* the struct the keys fill */
 	const struct lrx_stage_counter *counters; /* NULL-name terminated, or NULL */
 
 	/* Placement (above): what it provides to the stages after it, what
@@ -175,11 +179,11 @@ struct lrx_stage {
 	/* Returns 0 or -errno, with a message in init->err. */
 	int (*init)(void *ctx, const struct lrx_stage_init *init);
 	void (*fini)(void *ctx);
-	/* Optional, called before the mbuf pools exist (only init->get is
-	 * valid): bytes of the mbuf private area this instance wants (VPP
-	 * keeps its metadata in the buffer); [mempool] priv_size = auto
-	 * takes the largest. */
-	uint32_t (*mbuf_priv)(const struct lrx_stage_init *init);
+	/* Optional, called before the mbuf pools exist: bytes of the mbuf
+	 * private area an instance with this config wants (VPP keeps its
+	 * metadata in the buffer); [mempool] priv_size = auto takes the
+	 * largest. */
+	uint32_t (*mbuf_priv)(const void *conf);
 
 	/* One packet; the returned next decides its fate. */
 	lrx_next_t (*process_one)(void *ctx, struct rte_mbuf *pkt);

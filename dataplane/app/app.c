@@ -130,12 +130,15 @@ static void list_stages(FILE *out)
 	for (unsigned i = 0; lrx_stage_at(i); i++) {
 		const struct lrx_stage *s = lrx_stage_at(i);
 		fprintf(out, "%-12s %s\n", s->name, s->summary ? s->summary : "");
-		fprintf(out, "    %-18s default %-10s %s\n", "footprint_kb", "0",
-			"KB of ballast code executed per packet in this stage");
-		for (const struct lrx_stage_key *k = s->keys; k && k->name; k++)
-			fprintf(out, "    %-18s default %-10s %s\n", k->name,
-				k->def && *k->def ? k->def : "\"\"", k->help ? k->help : "");
+		for (const struct lrx_value_key *k = s->keys; k && k->name; k++) {
+			char valid[512];
+			lrx_value_valid(&k->type, valid, sizeof(valid));
+			fprintf(out, "    %-18s default %-10s %s (%s)\n", k->name,
+				k->def && *k->def ? k->def : "\"\"", k->help, valid);
+		}
 	}
+	fprintf(out, "  (every [stage.NAME] also takes footprint_kb: KB of ballast code the engine "
+		"runs per packet with that stage, default 0)\n");
 }
 
 /* ---- options ---------------------------------------------------------- */
@@ -432,16 +435,16 @@ static int captures_open(const struct lrx_config *conf, const struct options *o,
 			 size_t err_len)
 {
 	int rc = 0;
-	if (conf->capture_drops_path[0]) {
+	if (conf->capture_drops.path[0]) {
 		const char *origin = override_origin(o, "capture_drops");
-		rc = lrx_capture_open(&capture_drops, conf->capture_drops_path,
-				      conf->capture_drops_limit,
+		rc = lrx_capture_open(&capture_drops, conf->capture_drops.path,
+				      conf->capture_drops.limit,
 				      origin ? origin : "[run] capture_drops", err, err_len);
 	}
-	if (rc == 0 && conf->capture_delivered_path[0]) {
+	if (rc == 0 && conf->capture_delivered.path[0]) {
 		const char *origin = override_origin(o, "capture_delivered");
-		rc = lrx_capture_open(&capture_delivered, conf->capture_delivered_path,
-				      conf->capture_delivered_limit,
+		rc = lrx_capture_open(&capture_delivered, conf->capture_delivered.path,
+				      conf->capture_delivered.limit,
 				      origin ? origin : "[run] capture_delivered", err, err_len);
 	}
 	return rc;
@@ -972,7 +975,7 @@ static int setup(struct lrx_app *app)
 		return setup_error_status(rc);
 	}
 	rc = lcores_plan(app, lcore_ids, &n_lcores, err, sizeof(err));
-	if (app->conf.priv_size_auto)
+	if (app->conf.priv_size == LRX_PRIV_SIZE_AUTO)
 		app->conf.priv_size =
 			lrx_pipeline_conf_mbuf_priv(&app->conf.pipeline);
 	if (rc == 0)

@@ -243,17 +243,6 @@ const char *lrx_pmu_source_name(enum lrx_pmu_source_kind kind)
 	return kind == LRX_PMU_SOURCE_FAKE ? "fake" : "perf_event";
 }
 
-int lrx_pmu_source_parse(const char *text, enum lrx_pmu_source_kind *kind)
-{
-	if (strcmp(text, "perf_event") == 0)
-		*kind = LRX_PMU_SOURCE_PERF_EVENT;
-	else if (strcmp(text, "fake") == 0)
-		*kind = LRX_PMU_SOURCE_FAKE;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 double lrx_pmu_scaled(uint64_t count, uint64_t enabled_ns, uint64_t running_ns)
 {
 	if (running_ns == 0)

@@ -1152,44 +1152,56 @@ static void gro_process_burst(void *vctx, struct rte_mbuf **pkts, uint16_t n,
 
 /* ---- configuration ----------------------------------------------------- */
 
-/* the keys of both descriptors (gro, rte-gro) */
-#define GRO_COMMON_KEYS \
-	{"flush_age_us", "1000", \
-	 "end of a poll that used its whole budget: flush held packets older " \
-	 "than this (napi_gro_flush(napi, HZ >= 1000): one jiffy at HZ=1000); " \
-	 "0 = flush all; 0..10000000"}, \
-	{"flush_timeout_us", "0", \
-	 "gro_flush_timeout: a poll that did not use its budget flushes only " \
-	 "packets older than this; 0 = flush all (default); 0..10000000"}, \
-	{"max_size", "65536", \
-	 "gro_max_size: merged L3 length stays below this; 65536 = " \
-	 "GRO_LEGACY_MAX_SIZE, up to 524280 for BIG TCP"}, \
-	{"udp_gro", "off", "on|off: merge UDP datagrams as with UDP_GRO"}, \
-	{"csum_verify", "on", \
-	 "on|off: verify TCP/UDP checksums the NIC did not (the kernel always " \
-	 "does; off only to measure the cost)"}, \
-	{"use_meta", "auto", \
-	 "auto|off: read build-meta's metadata when present, else parse the " \
-	 "headers (off: always parse)"},
+/* The config of both descriptors (gro, rte-gro: no clock key). */
+struct gro_conf {
+	uint32_t flush_age_us, flush_timeout_us, max_size;
+	bool udp_gro, csum_verify;
+	unsigned use_meta;  /* gro_use_metas[] */
+	unsigned clock;     /* gro_clocks[] */
+	unsigned mode;      /* rte_gro_modes[] */
+};
+static const char *const gro_use_metas[] = {"off", "auto", NULL};
+static const char *const gro_clocks[] = {"tsc", "polls", NULL};
+static const char *const rte_gro_modes[] = {"heavy", "light", NULL};
 
-static const struct lrx_stage_key gro_keys[] = {
+#define GRO_COMMON_KEYS \
+	LRX_KEY_UINT(struct gro_conf, flush_age_us, "flush_age_us", "1000", 0, 10000000, \
+		     "end of a poll that used its whole budget: flush held packets older " \
+		     "than this (napi_gro_flush(napi, HZ >= 1000): one jiffy at HZ=1000); " \
+		     "0 = flush all"), \
+	LRX_KEY_UINT(struct gro_conf, flush_timeout_us, "flush_timeout_us", "0", 0, 10000000, \
+		     "gro_flush_timeout: a poll that did not use its budget flushes only " \
+		     "packets older than this; 0 = flush all (default)"), \
+	LRX_KEY_UINT(struct gro_conf, max_size, "max_size", "65536", 1, GRO_MAX_SIZE, \
+		     "gro_max_size: merged L3 length stays below this; 65536 = " \
+		     "GRO_LEGACY_MAX_SIZE, more for BIG TCP"), \
+	LRX_KEY_BOOL(struct gro_conf, udp_gro, "udp_gro", "off", \
+		     "merge UDP datagrams as with UDP_GRO"), \
+	LRX_KEY_BOOL(struct gro_conf, csum_verify, "csum_verify", "on", \
+		     "verify TCP/UDP checksums the NIC did not (the kernel always " \
+		     "does; off only to measure the cost)"), \
+	LRX_KEY_CHOICE(struct gro_conf, use_meta, "use_meta", "auto", gro_use_metas, \
+		       "auto: read build-meta's metadata when present, else parse the " \
+		       "headers; off: always parse"),
+
+static const struct lrx_value_key gro_keys[] = {
 	GRO_COMMON_KEYS
-	{"clock", "tsc",
-	 "tsc|polls: what ages held packets: the TSC (as the kernel's "
-	 "jiffies: merges then depend on timing), or one microsecond per "
-	 "poll (flush_age_us and flush_timeout_us count polls), the same in "
-	 "every engine on the same input: for tests and engine comparisons"},
-	{NULL, NULL, NULL},
+	LRX_KEY_CHOICE(struct gro_conf, clock, "clock", "tsc", gro_clocks,
+		       "what ages held packets: tsc (as the kernel's "
+		       "jiffies: merges then depend on timing), or polls: one microsecond per "
+		       "poll (flush_age_us and flush_timeout_us count polls), the same in "
+		       "every engine on the same input: for tests and engine comparisons"),
+	{.name = NULL},
 };
 
-static const struct lrx_stage_key rte_gro_keys[] = {
+static const struct lrx_value_key rte_gro_keys[] = {
 	GRO_COMMON_KEYS
-	{"mode", "heavy",
-	 "heavy|light: DPDK rte_gro as the peer of gro on the same stream "
-	 "(TCP/IPv4 only): heavy = rte_gro_reassemble + rte_gro_timeout_flush, "
-	 "light = rte_gro_reassemble_burst over each poll's burst, nothing "
-	 "held across polls"},
-	{NULL, NULL, NULL},
+	LRX_KEY_CHOICE(struct gro_conf, mode, "mode", "heavy", rte_gro_modes,
+		       "DPDK rte_gro as the peer of gro on the same stream "
+		       "(TCP/IPv4 only): heavy = rte_gro_reassemble + rte_gro_timeout_flush, "
+		       "light = rte_gro_reassemble_burst over each poll's burst, nothing "
+		       "held across polls"),
+	{.name = NULL},
 };
 
 #define GRO_COUNTER(n, field) {n, offsetof(struct gro_ctx, c.field)}
@@ -1213,55 +1225,24 @@ static const struct lrx_stage_counter gro_counters[] = {
 	{NULL, 0},
 };
 
-/* on|off style keys: the index of the value in choices (off first). */
-static int gro_key_flag(const struct lrx_stage_init *init, const char *key,
-			const char *off, const char *on, uint8_t *out)
-{
-	const char *const choices[] = {off, on, NULL};
-	unsigned v = 0;
-	int rc = lrx_key_choice(init, key, choices, &v);
-	*out = (uint8_t)v;
-	return rc;
-}
-
-static int rte_gro_parse_mode(const struct lrx_stage_init *init, uint8_t *out)
-{
-	static const char *const names[] = {"heavy", "light", NULL};
-	unsigned v = 0;
-	int rc = lrx_key_choice(init, "mode", names, &v);
-	*out = v == 1 ? GRO_IMPL_RTE_LIGHT : GRO_IMPL_RTE_HEAVY;
-	return rc;
-}
-
 /* The keys both descriptors share; clock_polls: ages count polls. */
-static int gro_init_common(struct gro_ctx *ctx,
-			   const struct lrx_stage_init *init)
+static void gro_init_common(struct gro_ctx *ctx, const struct lrx_stage_init *init)
 {
-	unsigned long age_us, timeout_us, max_size;
-	int rc;
+	const struct gro_conf *conf = init->conf;
 	ctx->prefetch = init->prefetch;
-	if ((rc = lrx_key_uint(init, "flush_age_us", 0, 10000000, &age_us)) ||
-	    (rc = lrx_key_uint(init, "flush_timeout_us", 0, 10000000,
-			       &timeout_us)) ||
-	    (rc = lrx_key_uint(init, "max_size", 1, GRO_MAX_SIZE,
-			       &max_size)) ||
-	    (rc = gro_key_flag(init, "udp_gro", "off", "on", &ctx->udp_gro)) ||
-	    (rc = gro_key_flag(init, "csum_verify", "off", "on",
-			       &ctx->csum_verify)) ||
-	    (rc = gro_key_flag(init, "use_meta", "off", "auto",
-			       &ctx->use_meta)))
-		return rc;
+	ctx->udp_gro = conf->udp_gro;
+	ctx->csum_verify = conf->csum_verify;
+	ctx->use_meta = (uint8_t)conf->use_meta;
 	/* clock=polls: one poll counts as one microsecond */
 	uint64_t hz = ctx->clock_polls ? 1000000 : rte_get_tsc_hz();
-	ctx->age_cycles = age_us * hz / 1000000;
-	ctx->timeout_cycles = timeout_us * hz / 1000000;
+	ctx->age_cycles = conf->flush_age_us * hz / 1000000;
+	ctx->timeout_cycles = conf->flush_timeout_us * hz / 1000000;
 	/* a configured age must not round to "flush all" */
-	if (age_us && !ctx->age_cycles)
+	if (conf->flush_age_us && !ctx->age_cycles)
 		ctx->age_cycles = 1;
-	if (timeout_us && !ctx->timeout_cycles)
+	if (conf->flush_timeout_us && !ctx->timeout_cycles)
 		ctx->timeout_cycles = 1;
-	ctx->max_size = (uint32_t)max_size;
-	return 0;
+	ctx->max_size = conf->max_size;
 }
 
 static int gro_init(void *vctx, const struct lrx_stage_init *init)
@@ -1269,18 +1250,19 @@ static int gro_init(void *vctx, const struct lrx_stage_init *init)
 	struct gro_ctx *ctx = vctx;
 	/* rte-gro has no clock key: rte_gro_timeout_flush reads the TSC
 	 * itself, so only the kernel rules can age by polls */
-	int rc = gro_key_flag(init, "clock", "tsc", "polls", &ctx->clock_polls);
-	rc = rc ?: gro_init_common(ctx, init);
+	ctx->clock_polls = ((const struct gro_conf *)init->conf)->clock == 1;
+	gro_init_common(ctx, init);
 	ctx->impl = GRO_IMPL_KERNEL;
-	return rc;
+	return 0;
 }
 
 static int rte_gro_init(void *vctx, const struct lrx_stage_init *init)
 {
 	struct gro_ctx *ctx = vctx;
-	int rc = gro_init_common(ctx, init);
-	rc = rc ?: rte_gro_parse_mode(init, &ctx->impl);
-	return rc ?: gro_rte_init(ctx, init);
+	gro_init_common(ctx, init);
+	ctx->impl = ((const struct gro_conf *)init->conf)->mode == 1 ? GRO_IMPL_RTE_LIGHT
+								       : GRO_IMPL_RTE_HEAVY;
+	return gro_rte_init(ctx, init);
 }
 
 static void gro_fini(void *vctx)
@@ -1316,6 +1298,7 @@ static const struct lrx_stage gro = {
 		   "segments as Linux dev_gro_receive",
 	.ctx_size = sizeof(struct gro_ctx),
 	.keys = gro_keys,
+	.conf_size = sizeof(struct gro_conf),
 	.counters = gro_counters,
 	.provides = LRX_PROVIDES_SKB,
 	.init = gro_init,
@@ -1334,6 +1317,7 @@ static const struct lrx_stage rte_gro = {
 		   "stream, as the peer of gro (TCP/IPv4 only)",
 	.ctx_size = sizeof(struct gro_ctx),
 	.keys = rte_gro_keys,
+	.conf_size = sizeof(struct gro_conf),
 	.counters = gro_counters,
 	.provides = LRX_PROVIDES_SKB,
 	.init = rte_gro_init,

@@ -37,7 +37,6 @@
 #include <rte_udp.h>
 
 #include "listrx_build.h"
-#include "stage_keys.h"
 #include "exthdrs.h"
 #include "l3_demux.h"
 #include "reasm.h"
@@ -1271,135 +1270,76 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 
 /* ---- configuration ------------------------------------------------------- */
 
-static int l3_parse_ports(const struct lrx_stage_init *init, const char *key,
-			  uint64_t *bitmap, bool *any)
+/* A MAC, or "port": the ingress port's (arp_mac). */
+struct l3_mac_conf {
+	bool from_port;
+	uint8_t mac[6];
+};
+
+static int l3_parse_arp_mac(const char *text, void *out)
 {
-	static const char valid[] =
-		"valid values are any, none, or a comma list of ports and "
-		"ranges (53,8000-8100) in 0..65535";
-	const char *v = lrx_key_value(init, key);
-	*any = strcmp(v, "any") == 0;
-	if (*any || strcmp(v, "none") == 0)
-		return 0;
-	const char *p = v;
-	while (*p) {
-		unsigned lo, hi;
-		int used = 0;
-		if (sscanf(p, "%u-%u%n", &lo, &hi, &used) != 2) {
-			used = 0;
-			if (sscanf(p, "%u%n", &lo, &used) != 1)
-				return lrx_key_error(init, key, v, valid);
-			hi = lo;
-		}
-		if (lo > hi || hi > 65535)
-			return lrx_key_error(init, key, v, valid);
-		for (unsigned port = lo; port <= hi; port++)
-			bitmap[port >> 6] |= 1ull << (port & 63);
-		p += used;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return lrx_key_error(init, key, v, valid);
-	}
-	return 0;
+	struct l3_mac_conf *m = out;
+	m->from_port = strcmp(text, "port") == 0;
+	/* used when the port has no MAC (no ethdev) */
+	return lrx_value_mac(m->from_port ? "02:00:00:00:00:02" : text, m->mac);
 }
 
-/* "any" or a comma list of addresses of one family. */
-static int l3_parse_addrs(const struct lrx_stage_init *init, const char *key,
-			  int af, void *out, size_t size, uint8_t *n_out)
+/* none (0: no ARP replies) or an IPv4 address other than 0.0.0.0 */
+static int l3_parse_arp_ip(const char *text, void *out)
 {
-	const char *v = lrx_key_value(init, key);
-	const char *valid = af == AF_INET
-		? "valid values are any, or a comma list of up to 16 IPv4 addresses"
-		: "valid values are any, or a comma list of up to 16 IPv6 addresses";
-	*n_out = 0;
-	if (strcmp(v, "any") == 0)
+	*(uint32_t *)out = 0;
+	if (strcmp(text, "none") == 0)
 		return 0;
-	const char *p = v;
-	while (*p) {
-		char text[64];
-		size_t len = strcspn(p, ",");
-		if (len == 0 || len >= sizeof(text) ||
-		    *n_out == L3_LOCAL_ADDR_MAX)
-			return lrx_key_error(init, key, v, valid);
-		memcpy(text, p, len);
-		text[len] = '\0';
-		if (inet_pton(af, text, (uint8_t *)out + *n_out * size) != 1)
-			return lrx_key_error(init, key, v, valid);
-		(*n_out)++;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	return 0;
+	return lrx_value_addr(text, AF_INET, out, NULL) < 0 || *(uint32_t *)out == 0 ? -EINVAL
+										 : 0;
+}
+
+struct l3_conf {
+	unsigned dispatch, martians, icmp_echo, list_split;
+	bool trust_ip_csum_hint, route_hint, ipv6_mip6;
+	struct l3_addrs local_ipv4, local_ipv6;
+	struct l3_groups mcast_groups;
+	struct lrx_port_set udp_ports, tcp_ports;
+	uint32_t arp_ip;
+	struct l3_mac_conf arp_mac;
+	struct l3_reasm_conf reasm;
+};
+
+static void l3_ports_copy(uint64_t *bitmap, bool *any, const struct lrx_port_set *set)
+{
+	*any = set->any;
+	memcpy(bitmap, set->bits, sizeof(set->bits));
 }
 
 static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 {
-	static const char *const dispatches[] = {"indirect", "direct", NULL};
-	static const char *const martians[] = {"drop", "accept", NULL};
-	static const char *const echoes[] = {"deliver", "reply", NULL};
-	static const char *const splits[] = {"auto", "gather", "runs", "none",
-					     NULL};
+	const struct l3_conf *conf = init->conf;
 	struct l3_ctx *c = ctx;
-	unsigned choice;
-	int rc;
 
 	c->prefetch = init->prefetch;
-	if ((rc = lrx_key_choice(init, "dispatch", dispatches, &choice)))
-		return rc;
-	c->direct = choice == 1;
-	if ((rc = lrx_key_choice(init, "martians", martians, &choice)))
-		return rc;
-	c->martians_drop = choice == 0;
-	if ((rc = lrx_key_choice(init, "icmp_echo", echoes, &choice)))
-		return rc;
-	c->icmp_echo_reply = choice == 1;
-	if ((rc = lrx_key_choice(init, "list_split", splits, &choice)))
-		return rc;
+	c->direct = conf->dispatch == 1;
+	c->martians_drop = conf->martians == 0;
+	c->icmp_echo_reply = conf->icmp_echo == 1;
 	/* auto: sublists where the handler calls they save are indirect
 	 * calls through retpoline thunks; elsewhere the sublists' own
 	 * bookkeeping costs more than the calls (docs/engines.md) */
-	c->split = choice != 0 ? (enum l3_split)choice
+	c->split = conf->list_split != 0 ? (enum l3_split)conf->list_split
 		   : LISTRX_RETPOLINE && !c->direct ? L3_SPLIT_GATHER
 						    : L3_SPLIT_NONE;
-	if ((rc = lrx_key_bool(init, "trust_ip_csum_hint",
-			       &c->trust_ip_csum_hint)))
-		return rc;
-	if ((rc = lrx_key_bool(init, "route_hint", &c->route_hint)))
-		return rc;
-	if ((rc = lrx_key_bool(init, "ipv6_mip6", &c->mip6)))
-		return rc;
-	if ((rc = l3_mcast_parse_local4(init, "local_ipv4", c->local4,
-					&c->n_local4, &c->mc)))
-		return rc;
-	if ((rc = l3_parse_addrs(init, "local_ipv6", AF_INET6, c->local6,
-				 sizeof(c->local6[0]), &c->n_local6)))
-		return rc;
-	if ((rc = l3_mcast_parse_groups(init, "mcast_groups",
-					(const uint8_t (*)[16])c->local6,
-					c->n_local6, &c->mc)))
-		return rc;
-	if ((rc = l3_parse_ports(init, "udp_ports", c->udp_ports, &c->udp_any)))
-		return rc;
-	if ((rc = l3_parse_ports(init, "tcp_ports", c->tcp_ports, &c->tcp_any)))
-		return rc;
-
-	const char *arp_ip = lrx_key_value(init, "arp_ip");
-	if (strcmp(arp_ip, "none") != 0 &&
-	    (inet_pton(AF_INET, arp_ip, &c->arp_ip) != 1 || c->arp_ip == 0))
-		return lrx_key_error(init, "arp_ip", arp_ip,
-				     "valid values are none or an IPv4 address");
-	const char *arp_mac = lrx_key_value(init, "arp_mac");
-	c->arp_mac_from_port = strcmp(arp_mac, "port") == 0;
-	if (c->arp_mac_from_port) {
-		/* used when the port has no MAC (no ethdev) */
-		rte_ether_unformat_addr("02:00:00:00:00:02", &c->arp_mac);
-	} else if (lrx_parse_mac(arp_mac, &c->arp_mac) != 0) {
-		return lrx_key_error(init, "arp_mac", arp_mac,
-				     "valid values are port or a MAC address "
-				     "aa:bb:cc:dd:ee:ff");
-	}
+	c->trust_ip_csum_hint = conf->trust_ip_csum_hint;
+	c->route_hint = conf->route_hint;
+	c->mip6 = conf->ipv6_mip6;
+	c->n_local4 = conf->local_ipv4.n;
+	for (unsigned i = 0; i < c->n_local4; i++)
+		memcpy(&c->local4[i], conf->local_ipv4.addr[i], 4);
+	c->n_local6 = conf->local_ipv6.n;
+	memcpy(c->local6, conf->local_ipv6.addr, sizeof(c->local6));
+	l3_mcast_setup(&c->mc, &conf->local_ipv4, &conf->local_ipv6, &conf->mcast_groups);
+	l3_ports_copy(c->udp_ports, &c->udp_any, &conf->udp_ports);
+	l3_ports_copy(c->tcp_ports, &c->tcp_any, &conf->tcp_ports);
+	c->arp_ip = conf->arp_ip;
+	c->arp_mac_from_port = conf->arp_mac.from_port;
+	memcpy(c->arp_mac.addr_bytes, conf->arp_mac.mac, sizeof(conf->arp_mac.mac));
 
 	if (lrx_meta_dynfield_offset < 0) {
 		snprintf(init->err, init->err_len,
@@ -1407,7 +1347,8 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 			 "it in the pipeline", init->instance);
 		return -EINVAL;
 	}
-	if ((rc = l3_reasm_init(&c->reasm, init)))
+	int rc = l3_reasm_init(&c->reasm, &conf->reasm, init);
+	if (rc)
 		return rc;
 
 	c->l3_table[L3_CLASS_IPV4] = &l3_ipv4_handler;
@@ -1422,65 +1363,76 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 	return 0;
 }
 
-static const struct lrx_stage_key l3_demux_keys[] = {
-	{"dispatch", "indirect",
-	 "protocol handler calls: indirect (function pointers) | direct "
-	 "(INDIRECT_CALL_2: IPv4/IPv6 and TCP/UDP called directly)"},
-	{"trust_ip_csum_hint", "yes",
-	 "yes: skip the IPv4 header checksum when the NIC says good | no: "
-	 "always verify it (the kernel's ip_fast_csum)"},
-	{"martians", "drop",
-	 "drop | accept martian sources/destinations (0/8, 127/8, multicast "
-	 "or broadcast source)"},
-	{"route_hint", "yes",
-	 "yes | no: in bursts, reuse the previous packet's route lookup when "
-	 "the destination is the same (ip_can_use_hint)"},
-	{"list_split", "auto",
-	 "sublists of a burst: gather (one per protocol handler, arrival "
-	 "order kept within it, as VPP's next-node frames) | runs (runs of "
-	 "consecutive packets of one handler, as "
-	 "__netif_receive_skb_list_core and ip_sublist_rcv) | none (one loop "
-	 "over the burst, each packet to its handlers, as a VPP node's loop) "
-	 "| auto (gather in a retpoline build with dispatch=indirect, "
-	 "else none: the fastest measured)"},
-	{"local_ipv4", "any",
-	 "addresses delivered locally: any | comma list of IPv4 addresses, "
-	 "each optionally /prefix-length for its subnet broadcast "
-	 "(others drop IP_INADDRERRORS: this host does not forward)"},
-	{"local_ipv6", "any", "same for IPv6: any | comma list"},
-	{"mcast_groups", "any",
-	 "multicast groups joined: any | none | comma list of IPv4/IPv6 "
-	 "groups, each optionally %port (224.0.0.1, ff02::1 and the "
-	 "solicited-node groups of local_ipv6 are implied; others drop)"},
-	{"udp_ports", "any",
-	 "UDP ports with a socket: any | none | list like 53,8000-8100 "
-	 "(others drop NO_SOCKET, UdpNoPorts)"},
-	{"tcp_ports", "any", "TCP ports with a socket, as udp_ports"},
-	{"ipv6_mip6", "yes",
-	 "yes | no: type 2 routing headers as a kernel with (yes, as "
-	 "distribution kernels) or without CONFIG_IPV6_MIP6 (no: unknown, "
-	 "like type 0)"},
-	{"icmp_echo", "deliver",
-	 "deliver | reply (ICMP echo reply sent out of the ingress port)"},
-	{"arp_ip", "none",
-	 "none | IPv4 address this host answers ARP requests for"},
-	{"arp_mac", "port",
-	 "MAC in ARP replies: port (the ingress port's) | aa:bb:cc:dd:ee:ff"},
-	{"ipfrag_time", "30",
-	 "seconds a reassembly queue lives after its first fragment "
-	 "(net.ipv4.ipfrag_time), 0..86400; polls at ipfrag_clock=polls"},
-	{"ipfrag_high_thresh", "4194304",
-	 "bytes of fragments held above which new fragments fail, for "
-	 "IPv4 and IPv6 apart (net.ipv4.ipfrag_high_thresh, "
-	 "net.ipv6.ip6frag_high_thresh; 0: every fragment fails)"},
-	{"ipfrag_max_dist", "64",
-	 "IPv4: fragments from one source between two of a datagram above "
-	 "which its queue starts again (net.ipv4.ipfrag_max_dist; 0: off)"},
-	{"ipfrag_clock", "tsc",
-	 "tsc | polls: what ipfrag_time counts (polls: ends of poll, the "
-	 "same for every engine)"},
-	{NULL, NULL, NULL},
+static const char *const l3_dispatches[] = {"indirect", "direct", NULL};
+static const char *const l3_martians[] = {"drop", "accept", NULL};
+static const char *const l3_echoes[] = {"deliver", "reply", NULL};
+static const char *const l3_splits[] = {"auto", "gather", "runs", "none", NULL};
+static const char *const l3_clocks[] = {"tsc", "polls", NULL};
+
+#define L3K(kind, field, ...) LRX_KEY_##kind(struct l3_conf, field, __VA_ARGS__)
+static const struct lrx_value_key l3_demux_keys[] = {
+	L3K(CHOICE, dispatch, "dispatch", "indirect", l3_dispatches,
+	    "protocol handler calls: indirect (function pointers) | direct "
+	    "(INDIRECT_CALL_2: IPv4/IPv6 and TCP/UDP called directly)"),
+	L3K(BOOL, trust_ip_csum_hint, "trust_ip_csum_hint", "yes",
+	    "yes: skip the IPv4 header checksum when the NIC says good | no: "
+	    "always verify it (the kernel's ip_fast_csum)"),
+	L3K(CHOICE, martians, "martians", "drop", l3_martians,
+	    "drop | accept martian sources/destinations (0/8, 127/8, multicast "
+	    "or broadcast source)"),
+	L3K(BOOL, route_hint, "route_hint", "yes",
+	    "in bursts, reuse the previous packet's route lookup when "
+	    "the destination is the same (ip_can_use_hint)"),
+	L3K(CHOICE, list_split, "list_split", "auto", l3_splits,
+	    "sublists of a burst: gather (one per protocol handler, arrival "
+	    "order kept within it, as VPP's next-node frames) | runs (runs of "
+	    "consecutive packets of one handler, as "
+	    "__netif_receive_skb_list_core and ip_sublist_rcv) | none (one loop "
+	    "over the burst, each packet to its handlers, as a VPP node's loop) "
+	    "| auto (gather in a retpoline build with dispatch=indirect, "
+	    "else none: the fastest measured)"),
+	L3K(CUSTOM, local_ipv4, "local_ipv4", "any", l3_parse_local4, l3_local4_valid,
+	    "addresses delivered locally: any | list of IPv4 addresses, "
+	    "each optionally /prefix-length for its subnet broadcast "
+	    "(others drop IP_INADDRERRORS: this host does not forward)"),
+	L3K(CUSTOM, local_ipv6, "local_ipv6", "any", l3_parse_local6, l3_local6_valid,
+	    "same for IPv6: any | list"),
+	L3K(CUSTOM, mcast_groups, "mcast_groups", "any", l3_parse_groups, l3_groups_valid,
+	    "multicast groups joined: any | none | list of IPv4/IPv6 "
+	    "groups, each optionally %port (224.0.0.1, ff02::1 and the "
+	    "solicited-node groups of local_ipv6 are implied; others drop)"),
+	L3K(PORTS, udp_ports, "udp_ports", "any",
+	    "UDP ports with a socket: any | none | list like 53,8000-8100 "
+	    "(others drop NO_SOCKET, UdpNoPorts)"),
+	L3K(PORTS, tcp_ports, "tcp_ports", "any", "TCP ports with a socket, as udp_ports"),
+	L3K(BOOL, ipv6_mip6, "ipv6_mip6", "yes",
+	    "type 2 routing headers as a kernel with (yes, as "
+	    "distribution kernels) or without CONFIG_IPV6_MIP6 (no: unknown, "
+	    "like type 0)"),
+	L3K(CHOICE, icmp_echo, "icmp_echo", "deliver", l3_echoes,
+	    "deliver | reply (ICMP echo reply sent out of the ingress port)"),
+	L3K(CUSTOM, arp_ip, "arp_ip", "none", l3_parse_arp_ip,
+	    "none or an IPv4 address",
+	    "none | IPv4 address this host answers ARP requests for"),
+	L3K(CUSTOM, arp_mac, "arp_mac", "port", l3_parse_arp_mac,
+	    "port or a MAC address aa:bb:cc:dd:ee:ff",
+	    "MAC in ARP replies: port (the ingress port's) | aa:bb:cc:dd:ee:ff"),
+	L3K(UINT, reasm.time_s, "ipfrag_time", "30", 0, 86400,
+	    "seconds a reassembly queue lives after its first fragment "
+	    "(net.ipv4.ipfrag_time); polls at ipfrag_clock=polls"),
+	L3K(UINT, reasm.high_thresh, "ipfrag_high_thresh", "4194304", 0, 1ul << 31,
+	    "bytes of fragments held above which new fragments fail, for "
+	    "IPv4 and IPv6 apart (net.ipv4.ipfrag_high_thresh, "
+	    "net.ipv6.ip6frag_high_thresh; 0: every fragment fails)"),
+	L3K(UINT, reasm.max_dist, "ipfrag_max_dist", "64", 0, UINT32_MAX,
+	    "IPv4: fragments from one source between two of a datagram above "
+	    "which its queue starts again (net.ipv4.ipfrag_max_dist; 0: off)"),
+	L3K(CHOICE, reasm.clock, "ipfrag_clock", "tsc", l3_clocks,
+	    "what ipfrag_time counts (polls: ends of poll, the "
+	    "same for every engine)"),
+	{.name = NULL},
 };
+#undef L3K
 
 /* The reassembly timer runs at the end of each poll; the run's end
  * expires what is left; fini frees (uncounted) what a run without a
@@ -1592,6 +1544,7 @@ static const struct lrx_stage l3_demux_stage = {
 		   "(kernel drop reasons, SNMP counters, sublists)",
 	.ctx_size = sizeof(struct l3_ctx),
 	.keys = l3_demux_keys,
+	.conf_size = sizeof(struct l3_conf),
 	.counters = l3_demux_counters,
 	.needs = LRX_PROVIDES_META,
 	.init = l3_demux_init,

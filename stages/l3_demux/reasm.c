@@ -35,7 +35,7 @@
 
 #include "drop_reason.h"
 #include "reasm.h"
-#include "stage_keys.h"
+#include "stage.h"
 
 enum { REASM_FIRST_IN = 1, REASM_LAST_IN = 2 };
 enum { REASM_INSERT_OK, REASM_INSERT_DUP, REASM_INSERT_OVERLAP };
@@ -116,24 +116,14 @@ static inline uint64_t reasm_now(const struct l3_reasm *r)
 
 /* ---- init / fini ---------------------------------------------------------- */
 
-int l3_reasm_init(struct l3_reasm *r, const struct lrx_stage_init *init)
+int l3_reasm_init(struct l3_reasm *r, const struct l3_reasm_conf *conf,
+		  const struct lrx_stage_init *init)
 {
-	static const char *const clocks[] = {"tsc", "polls", NULL};
-	unsigned long seconds, thresh, max_dist;
-	unsigned clock;
-	int rc;
-
-	if ((rc = lrx_key_uint(init, "ipfrag_time", 0, 86400, &seconds)) ||
-	    (rc = lrx_key_uint(init, "ipfrag_high_thresh", 0, 1ul << 31,
-			       &thresh)) ||
-	    (rc = lrx_key_choice(init, "ipfrag_clock", clocks, &clock)) ||
-	    (rc = lrx_key_uint(init, "ipfrag_max_dist", 0, UINT32_MAX,
-			       &max_dist)))
-		return rc;
-	r->max_dist = (uint32_t)max_dist;
-	r->clock_polls = clock == 1;
+	const uint64_t thresh = conf->high_thresh;
+	r->max_dist = conf->max_dist;
+	r->clock_polls = conf->clock == 1;
 	/* ipfrag_clock=polls: one poll counts as one second */
-	r->timeout = r->clock_polls ? seconds : seconds * rte_get_tsc_hz();
+	r->timeout = r->clock_polls ? conf->time_s : conf->time_s * rte_get_tsc_hz();
 	r->high_thresh = thresh;
 
 	/* records for each family's ipfrag_high_thresh */

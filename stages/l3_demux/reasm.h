@@ -64,7 +64,15 @@ struct lrx_stage_init;
 /* Keys ipfrag_time, ipfrag_high_thresh, ipfrag_clock, ipfrag_max_dist.
  * 0 or -errno with
  * a message in init->err. */
-int l3_reasm_init(struct l3_reasm *r, const struct lrx_stage_init *init);
+/* The ipfrag_* keys of l3-demux. */
+struct l3_reasm_conf {
+	uint32_t time_s;       /* ipfrag_time */
+	uint32_t high_thresh;  /* ipfrag_high_thresh */
+	uint32_t max_dist;     /* ipfrag_max_dist */
+	unsigned clock;        /* ipfrag_clock: 0 tsc, 1 polls */
+};
+int l3_reasm_init(struct l3_reasm *r, const struct l3_reasm_conf *conf,
+		  const struct lrx_stage_init *init);
 /* Frees every queue (uncounted: the run's end was counted by
  * l3_reasm_expire_all). */
 void l3_reasm_fini(struct l3_reasm *r);

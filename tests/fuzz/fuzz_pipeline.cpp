@@ -30,7 +30,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <list>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -38,6 +37,7 @@
 #include <rte_malloc.h>
 
 #include "fuzz_common.h"
+#include "stage_conf.h"
 
 extern "C" {
 #include "meta.h"
@@ -71,13 +71,7 @@ struct Built {
 std::vector<Built> pipelines;
 rte_mempool *mp;
 lrx_sink *sink;
-std::list<std::string> strings; // key/value text the stage confs point at
-
-const char *keep(const std::string &s)
-{
-	strings.push_back(s);
-	return strings.back().c_str();
-}
+lrx_test::StageConfs stage_confs; // the stage configs the pipelines were built from
 
 std::vector<PipelineSpec> pipeline_specs()
 {
@@ -136,16 +130,15 @@ void build_pipelines()
 		std::string label = ps.engine + ":";
 		for (const StageSpec &ss : ps.stages) {
 			lrx_stage_conf &sc = c.stages[c.n_stages++];
-			sc.stage = lrx_stage_find(ss.name);
-			if (!sc.stage)
+			if (!lrx_stage_find(ss.name))
 				lrx_fuzz::fail("stage %s not registered", ss.name);
 			label += std::string(" ") + ss.name;
+			lrx_test::KeyValues keys;
 			for (auto &kv : ss.keys) {
-				sc.keys[sc.n_values] = keep(kv.first);
-				sc.values[sc.n_values] = keep(kv.second);
-				sc.n_values++;
+				keys.emplace_back(kv.first, kv.second);
 				label += " " + kv.first + "=" + kv.second;
 			}
+			stage_confs.set(sc, lrx_stage_find(ss.name), keys);
 		}
 		lrx_pipeline *p = nullptr;
 		char err[512] = "";

@@ -259,7 +259,7 @@ TEST_CASE("bad option values: exit 2 naming the option", "[binary]")
 	CHECK(r.err.find("unknown option '--frobnicate'") != std::string::npos);
 	r = run_program({listrx_bin(), "--", "--engine", "warp"});
 	CHECK(r.status == 2);
-	CHECK(r.err.find("--engine warp: [pipeline] engine: valid engines: packet, burst") !=
+	CHECK(r.err.find("--engine warp: [pipeline] engine: must be one of packet, burst") !=
 	      std::string::npos);
 	r = run_program({listrx_bin(), "--", "--config", "/nonexistent.ini"});
 	CHECK(r.status == 2);
@@ -709,8 +709,8 @@ TEST_CASE("--pmu bad values: exit 2 naming what is valid", "[binary][pmu]")
 		{{"--pmu-stages", "--engine", "packet"}, "use engine burst, hybrid:K or graph"},
 		{{"--pmu-stages", "--engine", "burst", "--stats-level", "off"},
 		 "needs [pipeline] stats_level counters or cycles"},
-		{{"--pmu", "--set", "pmu.source=nosuch"}, "must be perf_event"},
-		{{"--set", "pmu.nosuch=1"}, "valid keys in [pmu]: events, stages, kernel, source"},
+		{{"--pmu", "--set", "pmu.source=nosuch"}, "must be one of perf_event, fake"},
+		{{"--set", "pmu.nosuch=1"}, "valid keys in [pmu]: stages, kernel, source, events"},
 	};
 	for (const Row &row : rows) {
 		std::vector<std::string> own = row.args;
@@ -807,7 +807,7 @@ TEST_CASE("--stats-view: the periodic line's view, and bad values exit 2", "[bin
 	CHECK(std::regex_search(r.out, std::regex("\n  port0_q0 [0-9.]+[kMG]?/s")));
 	r = run_program({listrx_bin(), "--", "--stats-view", "fast"});
 	CHECK(r.status == 2);
-	CHECK(r.err == "listrx: --stats-view fast: [run] stats_view: valid views: stages, ports, lcores\n");
+	CHECK(r.err == "listrx: --stats-view fast: [run] stats_view: must be one of stages, ports, lcores\n");
 }
 
 namespace {

@@ -860,16 +860,16 @@ TEST_CASE("l3-demux rejects bad keys with a message", "[l3_demux]")
 		const char *key, *value, *expect;
 	};
 	const Bad bad = GENERATE(
-		Bad{"dispatch", "fast", "indirect|direct"},
-		Bad{"list_split", "sorted", "gather|runs"},
-		Bad{"martians", "maybe", "drop|accept"},
-		Bad{"trust_ip_csum_hint", "perhaps", "yes|no"},
-		Bad{"route_hint", "2", "yes|no"},
+		Bad{"dispatch", "fast", "one of indirect, direct"},
+		Bad{"list_split", "sorted", "gather, runs"},
+		Bad{"martians", "maybe", "one of drop, accept"},
+		Bad{"trust_ip_csum_hint", "perhaps", "yes/no"},
+		Bad{"route_hint", "2", "yes/no"},
 		Bad{"local_ipv4", "10.0.0.300", "IPv4 addresses"},
 		Bad{"local_ipv6", "2001:db8::g", "IPv6 addresses"},
 		Bad{"udp_ports", "70000", "0..65535"},
 		Bad{"tcp_ports", "9-3", "ranges"},
-		Bad{"icmp_echo", "echo", "deliver|reply"},
+		Bad{"icmp_echo", "echo", "one of deliver, reply"},
 		Bad{"arp_ip", "ten", "IPv4 address"},
 		Bad{"arp_mac", "zz", "aa:bb:cc:dd:ee:ff"},
 		Bad{"local_ipv4", "10.0.0.2/33", "prefix length"},
@@ -879,7 +879,7 @@ TEST_CASE("l3-demux rejects bad keys with a message", "[l3_demux]")
 		Bad{"mcast_groups", "239.1.1.1%x", "%port"},
 		Bad{"mcast_groups", "239.1.1.1%99999", "%port"},
 		Bad{"mcast_groups", "239.1.1.1,,ff05::1", "groups"},
-		Bad{"ipv6_mip6", "maybe", "yes|no"});
+		Bad{"ipv6_mip6", "maybe", "yes/no"});
 	StageInstance bm(BUILD_META_STAGE_NAME); // registers the metadata
 	StageInstance l3(L3_DEMUX_STAGE_NAME, {{bad.key, bad.value}});
 	CHECK(l3.rc() == -EINVAL);

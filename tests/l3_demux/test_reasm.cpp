@@ -437,23 +437,9 @@ TEST_CASE("reassembly: bad ipfrag keys are rejected with the key named",
 	for (auto kv : std::vector<std::pair<std::string, std::string>>{
 		     {"ipfrag_time", "-1"}, {"ipfrag_clock", "jiffies"},
 		     {"ipfrag_high_thresh", "lots"}}) {
-		lrx_pipeline_conf conf{};
-		conf.engine = LRX_ENGINE_PACKET;
-		conf.burst = 8;
-		conf.n_stages = 2;
-		conf.socket_id = (int)rte_socket_id();
-		conf.lcore_id = rte_lcore_id();
-		conf.stages[0].stage = lrx_stage_find("build-meta");
-		conf.stages[1].stage = lrx_stage_find("l3-demux");
-		conf.stages[1].n_values = 1;
-		conf.stages[1].keys[0] = kv.first.c_str();
-		conf.stages[1].values[0] = kv.second.c_str();
-		lrx_pipeline *p = nullptr;
-		char err[512] = "";
-		INFO(kv.first << "=" << kv.second);
-		CHECK(lrx_pipeline_create(&conf, &p, err, sizeof(err)) < 0);
-		CHECK(std::string(err).find(kv.first) != std::string::npos);
-		if (p)
-			lrx_pipeline_destroy(p);
+		lrx_test::StageConf c(lrx_stage_find("l3-demux"), {kv});
+		INFO(kv.first << "=" << kv.second << ": " << c.error);
+		CHECK(c.rc == -EINVAL);
+		CHECK(c.error.find(kv.first) != std::string::npos);
 	}
 }
