@@ -133,6 +133,8 @@ struct lrx_stage_alias {
 	const char *key;        /* key in the shortcut section ("jit") */
 	const char *stage_key;  /* the stage's key it sets ("exec") */
 	const char *option;     /* command-line option ("--xdp-jit"), or NULL */
+	const char *arg;        /* the option's value in --help ("P") */
+	const char *help;       /* --help text */
 	const char *if_yes;     /* a yes/no key: the stage value for yes */
 	const char *if_no;      /* ... and for no */
 };
@@ -149,7 +151,6 @@ struct lrx_stage_shortcut {
 	const char *add_empty;                  /* message for an empty add_key */
 	const char *place_key;                  /* "mode" */
 	const struct lrx_stage_place *places;   /* NULL-value terminated */
-	const char *usage;                      /* --help lines of the options */
 };
 
 /* A table of a stage (an eBPF program's map), for the report, as

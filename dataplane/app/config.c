@@ -277,6 +277,21 @@ static const struct lrx_value_key stage_engine_keys[] = {
 	{.name = NULL},
 };
 
+const struct lrx_value_key *lrx_config_key(const char *section, const char *key)
+{
+	static const struct {
+		const char *name;
+		const struct lrx_value_key *keys;
+	} sections[] = {
+		{"eal", eal_keys}, {"run", run_keys}, {"pipeline", pipeline_keys},
+		{"mempool", mempool_keys}, {"telemetry", telemetry_keys}, {"pmu", pmu_keys},
+	};
+	for (unsigned i = 0; i < RTE_DIM(sections); i++)
+		if (strcmp(sections[i].name, section) == 0)
+			return lrx_value_key_find(sections[i].keys, key);
+	return NULL;
+}
+
 /* The keys of a section: a table, a second one, and names read by code. */
 struct section_keys {
 	const struct lrx_value_key *keys, *more;

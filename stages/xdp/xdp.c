@@ -427,11 +427,14 @@ static const struct lrx_stage_counter xdp_counters[] = {
  * on the raw frame (the driver hook); generic = after build-meta and GRO,
  * as xdpgeneric runs once the skb is built (netif_receive_generic_xdp). */
 static const struct lrx_stage_alias xdp_aliases[] = {
-	{ .key = "prog", .stage_key = "prog", .option = "--xdp-prog" },
-	{ .key = "section", .stage_key = "section", .option = "--xdp-section" },
-	{ .key = "mode", .stage_key = "mode", .option = "--xdp-mode" },
-	{ .key = "jit", .stage_key = "exec", .option = "--xdp-jit",
-	  .if_yes = "jit", .if_no = "interp" },
+	{ .key = "prog", .stage_key = "prog", .option = "--xdp-prog", .arg = "P",
+	  .help = "XDP program; adds the xdp stage where --xdp-mode says" },
+	{ .key = "section", .stage_key = "section", .option = "--xdp-section", .arg = "S",
+	  .help = "ELF section of the program (default xdp)" },
+	{ .key = "mode", .stage_key = "mode", .option = "--xdp-mode", .arg = "M",
+	  .help = "native (first stage, raw frame) | generic (after build-meta and gro)" },
+	{ .key = "jit", .stage_key = "exec", .option = "--xdp-jit", .arg = "1|0",
+	  .help = "rte_bpf x86 JIT or interpreter", .if_yes = "jit", .if_no = "interp" },
 	{ .key = NULL },
 };
 
@@ -451,14 +454,6 @@ static const struct lrx_stage_shortcut xdp_shortcut = {
 		     "ELF object FILE.o",
 	.place_key = "mode",
 	.places = xdp_places,
-	.usage =
-		"  --xdp-prog P         XDP program: drop, pass, tx, redirect:PORT, read, touch,\n"
-		"                       udp-port-drop:PORTS, abort, or an eBPF object FILE.o;\n"
-		"                       adds the xdp stage where --xdp-mode says [xdp] prog\n"
-		"  --xdp-mode M         native (first stage, raw frame) | generic (after\n"
-		"                       build-meta and gro) [xdp] mode\n"
-		"  --xdp-section S      ELF section of the program (default xdp) [xdp] section\n"
-		"  --xdp-jit 1|0        rte_bpf x86 JIT or interpreter [xdp] jit\n",
 };
 
 /* The program's maps for the report (bpftool map dump); a built-in
