@@ -289,7 +289,9 @@ const struct lrx_value_key *lrx_config_key(const char *section, const char *key)
 	for (unsigned i = 0; i < RTE_DIM(sections); i++)
 		if (strcmp(sections[i].name, section) == 0)
 			return lrx_value_key_find(sections[i].keys, key);
-	return NULL;
+	const struct lrx_stage *stage =
+		strncmp(section, "stage.", 6) == 0 ? lrx_stage_find(section + 6) : NULL;
+	return stage ? lrx_value_key_find(stage->keys, key) : NULL;
 }
 
 /* The keys of a section: a table, a second one, and names read by code. */
@@ -882,21 +884,24 @@ static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
 				NULL);
 	for (int i = 0; i < n && rc == 0; i++) {
 		const char *s = names[i];
-		unsigned index;
-		char tail;
+		uint64_t index;
 		if (strcmp(s, "eal") == 0 || strcmp(s, "run") == 0 ||
 		    strcmp(s, "pipeline") == 0 || strcmp(s, "mempool") == 0 ||
 		    strcmp(s, "telemetry") == 0 || is_shortcut_section(s) ||
 		    strcmp(s, "pmu") == 0)
 			continue;
-		if (sscanf(s, "port.%u%c", &index, &tail) == 1) {
-			rc = index < LRX_MAX_PORTS ? load_port(c, cfg, s, index)
-						   : config_error(c, s, NULL, NULL,
-								  "port index must be 0..%u", LRX_MAX_PORTS - 1);
-		} else if (sscanf(s, "lcore.%u%c", &index, &tail) == 1) {
-			rc = index < RTE_MAX_LCORE ? load_lcore(c, cfg, s, index)
-						   : config_error(c, s, NULL, NULL,
-								  "lcore id must be 0..%u", RTE_MAX_LCORE - 1);
+		if (strncmp(s, "port.", 5) == 0) {
+			rc = lrx_value_uint(s + 5, 0, LRX_MAX_PORTS - 1, &index) == 0
+				     ? load_port(c, cfg, s, (unsigned)index)
+				     : config_error(c, s, NULL, NULL,
+						    "the port index must be an integer in 0..%u",
+						    LRX_MAX_PORTS - 1);
+		} else if (strncmp(s, "lcore.", 6) == 0) {
+			rc = lrx_value_uint(s + 6, 0, RTE_MAX_LCORE - 1, &index) == 0
+				     ? load_lcore(c, cfg, s, (unsigned)index)
+				     : config_error(c, s, NULL, NULL,
+						    "the lcore id must be an integer in 0..%u",
+						    RTE_MAX_LCORE - 1);
 		} else if (strncmp(s, "stage.", 6) == 0) {
 			/* a section for a stage that is not in the pipeline is
 			 * fine (configs keep settings for stages switched off),

@@ -138,8 +138,9 @@ int lrx_config_check_absent_stages(const struct lrx_config *conf, char *err,
  * exists (running from a build directory), else the installed one. */
 const char *lrx_config_default_path(void);
 
-/* The key of a top-level section ([run], [pipeline], ...), or NULL for
- * one read by code (engine, stages, events, poll) or none. */
+/* The key of a top-level section ([run], [pipeline], ...) or of a
+ * [stage.NAME], or NULL for one read by code (engine, stages, events,
+ * poll) or none. */
 const struct lrx_value_key *lrx_config_key(const char *section, const char *key);
 
 /* "rss,rx-cksum" from bits, into buf. */
