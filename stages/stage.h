@@ -94,11 +94,24 @@ struct lrx_stage_init {
 	size_t err_len;
 };
 
+/* What a counter means to the accounting: the report sums and shows
+ * counters by role, never by name. */
+enum lrx_counter_role {
+	LRX_COUNTER_COUNT = 0,  /* anything that counts up */
+	LRX_COUNTER_IN,         /* packets a merging stage took in (segments) */
+	LRX_COUNTER_OUT,        /* packets it put out, a merged one once */
+	LRX_COUNTER_MERGED,     /* packets appended to another one: their mbufs
+				 * leave inside it, with no fate of their own
+				 * (dev_gro_receive's GRO_MERGED, ip_frag_reasm) */
+	LRX_COUNTER_GAUGE,      /* a level, not a count: a period keeps it */
+};
+
 /* Stage-specific counter (beyond calls/packets/cycles/drops, which the
  * engines take): e.g. the SNMP InHdrErrors of l3-demux. */
 struct lrx_stage_counter {
 	const char *name;
 	size_t offset;          /* offset of a uint64_t inside the stage ctx */
+	enum lrx_counter_role role;
 };
 
 /* ---- Placement: where a stage may stand in a pipeline ------------------
@@ -203,7 +216,16 @@ struct lrx_stage {
 	 * flushed, as napi_poll does). */
 	void (*flush)(void *ctx, bool budget_used);
 	uint16_t (*release)(void *ctx, struct rte_mbuf **pkts, uint16_t max);
-	/* Optional: packets still held (for accounting and the exit flush). */
+	/* Optional: packets the stage took (CONSUMED) and gives up, each with
+	 * its next: a DROP and its reason (a reassembly queue that timed out
+	 * or broke a rule, as the kernel's inet_frag_rbtree_purge frees with
+	 * a drop reason). The engine asks after each flush and puts them in
+	 * the sink, so a stage never frees a packet and every packet ends in
+	 * one counted fate. Returns how many it wrote (at most max). */
+	uint16_t (*discard)(void *ctx, struct rte_mbuf **pkts, lrx_next_t *nexts,
+			    uint16_t max);
+	/* Optional: packets still held, discards not yet taken included (for
+	 * accounting and the exit flush). */
 	uint32_t (*held)(const void *ctx);
 	/* Optional: the end of the run (lrx_pipeline_drain, before the
 	 * flushes). A stage that frees what it holds when its timers fire,

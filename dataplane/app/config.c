@@ -933,8 +933,15 @@ static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
 				}
 			}
 		} else {
+			char shortcuts[256] = "";
+			for (unsigned k = 0; lrx_stage_at(k); k++)
+				if (lrx_stage_at(k)->shortcut)
+					snprintf(shortcuts + strlen(shortcuts),
+						 sizeof(shortcuts) - strlen(shortcuts), "[%s], ",
+						 lrx_stage_at(k)->shortcut->section);
 			rc = config_error(c, s, NULL, NULL,
-					  "unknown section; valid sections: [eal], [run], [pipeline], [mempool], [telemetry], [xdp], [pmu], [port.N], [lcore.N], [stage.NAME]");
+					  "unknown section; valid sections: [eal], [run], [pipeline], [mempool], [telemetry], [pmu], %s[port.N], [lcore.N], [stage.NAME]",
+					  shortcuts);
 		}
 	}
 	free(names);

@@ -270,6 +270,24 @@ void lrx_pipeline_process(struct lrx_pipeline *p, struct rte_mbuf **pkts,
 		engine_run(p, 0, pkts, n, sink);
 }
 
+/* What stage st gives up (stage.h: discard), into the sink with its
+ * drop, counted as the stage's drops. */
+static void engine_take_discards(struct lrx_pipeline *p, struct engine_stage *st,
+				 struct lrx_sink *sink)
+{
+	struct rte_mbuf *pkts[64];
+	lrx_next_t nexts[64];
+	uint16_t n, max;
+
+	while ((max = (uint16_t)RTE_MIN(RTE_DIM(pkts), LRX_SINK_MAX - sink->n)) != 0 &&
+	       (n = st->desc->discard(st->ctx, pkts, nexts, max)) != 0)
+		for (uint16_t i = 0; i < n; i++) {
+			if (p->stats_level != LRX_STATS_OFF)
+				engine_account_exit_one(st, nexts[i]);
+			lrx_sink_put(sink, pkts[i], nexts[i]);
+		}
+}
+
 void lrx_pipeline_poll_end(struct lrx_pipeline *p, bool budget_used,
 			   struct lrx_sink *sink)
 {
@@ -280,6 +298,8 @@ void lrx_pipeline_poll_end(struct lrx_pipeline *p, bool budget_used,
 		if (st->desc->flush == NULL)
 			continue;
 		st->desc->flush(st->ctx, budget_used);
+		if (st->desc->discard != NULL)
+			engine_take_discards(p, st, sink);
 		if (st->release == NULL)
 			continue; /* a timer only (stage.h end_run) */
 		/* in pipeline order, so what this stage releases is flushed
@@ -326,7 +346,7 @@ uint16_t lrx_pipeline_poll(struct lrx_pipeline *p, uint16_t port,
 	return n;
 }
 
-static uint64_t pipeline_held(const struct lrx_pipeline *p)
+uint64_t lrx_pipeline_held(const struct lrx_pipeline *p)
 {
 	uint64_t held = 0;
 
@@ -348,7 +368,7 @@ void lrx_pipeline_drain(struct lrx_pipeline *p, struct lrx_sink *sink)
 	 * order); more only if the sink filled up */
 	for (unsigned pass = 0; pass <= p->n_stages; pass++) {
 		lrx_pipeline_poll_end(p, false, sink);
-		if (pipeline_held(p) == 0 || sink->n == LRX_SINK_MAX)
+		if (lrx_pipeline_held(p) == 0 || sink->n == LRX_SINK_MAX)
 			break;
 	}
 	if (p->trace != NULL && !p->trace_done)
@@ -413,7 +433,7 @@ void lrx_pipeline_stage_stats(const struct lrx_pipeline *p, unsigned i,
 }
 
 void lrx_pipeline_stage_counters(const struct lrx_pipeline *p, unsigned i,
-				 void (*fn)(void *arg, const char *name,
+				 void (*fn)(void *arg, const struct lrx_stage_counter *c,
 					    uint64_t value),
 				 void *arg)
 {
@@ -424,7 +444,7 @@ void lrx_pipeline_stage_counters(const struct lrx_pipeline *p, unsigned i,
 	     c && c->name; c++) {
 		uint64_t v;
 		memcpy(&v, (const char *)st->ctx + c->offset, sizeof(v));
-		fn(arg, c->name, v);
+		fn(arg, c, v);
 	}
 }
 

@@ -109,8 +109,12 @@ uint16_t lrx_pipeline_poll(struct lrx_pipeline *p, uint16_t port,
 			   uint16_t queue, uint16_t budget,
 			   struct lrx_sink *sink);
 
-/* Releases everything still held (at exit) into the sink. */
+/* Releases everything still held (at exit) into the sink, as far as the
+ * sink has room: complete the sink and drain again while something is
+ * held (lrx_pipeline_held). */
 void lrx_pipeline_drain(struct lrx_pipeline *p, struct lrx_sink *sink);
+/* Packets the stages hold now (their held hooks). */
+uint64_t lrx_pipeline_held(const struct lrx_pipeline *p);
 
 /* burst, hybrid:K and graph call (some) stages once per vector */
 bool lrx_engine_calls_vectors(enum lrx_engine_kind kind);
@@ -130,9 +134,10 @@ unsigned lrx_pipeline_stage_count(const struct lrx_pipeline *p);
 const char *lrx_pipeline_stage_name(const struct lrx_pipeline *p, unsigned i);
 void lrx_pipeline_stage_stats(const struct lrx_pipeline *p, unsigned i,
 			      struct lrx_stage_stats *out);
-/* Stage-specific counters of stage i: calls fn for each. */
+/* Stage-specific counters of stage i: calls fn for each, in the
+ * descriptor's order. */
 void lrx_pipeline_stage_counters(const struct lrx_pipeline *p, unsigned i,
-				 void (*fn)(void *arg, const char *name,
+				 void (*fn)(void *arg, const struct lrx_stage_counter *c,
 					    uint64_t value),
 				 void *arg);
 /* Bytes of ballast code executed per packet over all stages. */

@@ -400,7 +400,7 @@ static void build_meta_fini(void *ctx)
 	c->pool = NULL;
 }
 
-#define BM_COUNTER(field) {#field, offsetof(struct build_meta_ctx, field)}
+#define BM_COUNTER(field) {.name = #field, .offset = offsetof(struct build_meta_ctx, field)}
 static const struct lrx_stage_counter build_meta_counters[] = {
 	BM_COUNTER(built),
 	BM_COUNTER(too_short),
@@ -415,7 +415,7 @@ static const struct lrx_stage_counter build_meta_counters[] = {
 	BM_COUNTER(multicast),
 	BM_COUNTER(broadcast),
 	BM_COUNTER(pool_wraps),
-	{NULL, 0},
+	{.name = NULL},
 };
 #undef BM_COUNTER
 

@@ -1204,11 +1204,12 @@ static const struct lrx_value_key rte_gro_keys[] = {
 	{.name = NULL},
 };
 
-#define GRO_COUNTER(n, field) {n, offsetof(struct gro_ctx, c.field)}
+#define GRO_COUNTER(n, field, ...) \
+	{.name = n, .offset = offsetof(struct gro_ctx, c.field), __VA_ARGS__}
 static const struct lrx_stage_counter gro_counters[] = {
-	GRO_COUNTER("segments_in", segments_in),
-	GRO_COUNTER("packets_out", packets_out),
-	GRO_COUNTER("merged", merged),
+	GRO_COUNTER("segments_in", segments_in, .role = LRX_COUNTER_IN),
+	GRO_COUNTER("packets_out", packets_out, .role = LRX_COUNTER_OUT),
+	GRO_COUNTER("merged", merged, .role = LRX_COUNTER_MERGED),
 	GRO_COUNTER("held", held),
 	GRO_COUNTER("flush_flags", flush[GRO_FLUSH_FLAGS]),
 	GRO_COUNTER("flush_short", flush[GRO_FLUSH_SHORT]),
@@ -1222,7 +1223,7 @@ static const struct lrx_stage_counter gro_counters[] = {
 	GRO_COUNTER("not_eligible", not_eligible),
 	GRO_COUNTER("udp_merged", udp_merged),
 	GRO_COUNTER("release_overflow", release_overflow),
-	{NULL, 0},
+	{.name = NULL},
 };
 
 /* The keys both descriptors share; clock_polls: ages count polls. */

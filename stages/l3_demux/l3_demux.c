@@ -1435,8 +1435,8 @@ static const struct lrx_value_key l3_demux_keys[] = {
 #undef L3K
 
 /* The reassembly timer runs at the end of each poll; the run's end
- * expires what is left; fini frees (uncounted) what a run without a
- * drain left. */
+ * expires what is left; what they discard goes to the sink (discard);
+ * fini frees (uncounted) what a run without a drain left. */
 static void l3_demux_flush(void *ctx, bool budget_used)
 {
 	(void)budget_used;
@@ -1445,6 +1445,11 @@ static void l3_demux_flush(void *ctx, bool budget_used)
 static void l3_demux_end_run(void *ctx)
 {
 	l3_reasm_expire_all(&((struct l3_ctx *)ctx)->reasm);
+}
+static uint16_t l3_demux_discard(void *ctx, struct rte_mbuf **pkts, lrx_next_t *nexts,
+				 uint16_t max)
+{
+	return l3_reasm_discard(&((struct l3_ctx *)ctx)->reasm, pkts, nexts, max);
 }
 static uint32_t l3_demux_held(const void *ctx)
 {
@@ -1455,7 +1460,7 @@ static void l3_demux_fini(void *ctx)
 	l3_reasm_fini(&((struct l3_ctx *)ctx)->reasm);
 }
 
-#define L3C(name, field) {name, offsetof(struct l3_ctx, field)}
+#define L3C(n, field, ...) {.name = n, .offset = offsetof(struct l3_ctx, field), __VA_ARGS__}
 static const struct lrx_stage_counter l3_demux_counters[] = {
 	L3C("IpInReceives", ip[0].in_receives),
 	L3C("IpInHdrErrors", ip[0].in_hdr_errors),
@@ -1527,14 +1532,12 @@ static const struct lrx_stage_counter l3_demux_counters[] = {
 	L3C("arp_replies", arp_replies),
 	L3C("l3_sublists", l3_sublists),
 	L3C("l4_sublists", l4_sublists),
-	L3C("reasm_frags_joined", reasm.frags_joined),
-	L3C("reasm_frags_freed", reasm.frags_freed),
-	L3C("reasm_queues", reasm.queues_now),
-	L3C("reasm_mem", reasm.mem),
-	/* fragments that left without a verdict of their own: the
-	 * summary's "merged" (rx minus outputs minus these is held) */
-	L3C("merged", reasm.merged),
-	{NULL, 0},
+	L3C("reasm_frags_dropped", reasm.frags_dropped),
+	L3C("reasm_queues", reasm.queues_now, .role = LRX_COUNTER_GAUGE),
+	L3C("reasm_mem", reasm.mem, .role = LRX_COUNTER_GAUGE),
+	/* fragments chained into a datagram: they leave inside it */
+	L3C("merged", reasm.frags_joined, .role = LRX_COUNTER_MERGED),
+	{.name = NULL},
 };
 #undef L3C
 
@@ -1552,6 +1555,7 @@ static const struct lrx_stage l3_demux_stage = {
 	.process_one = lrx_l3_demux_process_one,
 	.process_burst = l3_demux_process_burst,
 	.flush = l3_demux_flush,
+	.discard = l3_demux_discard,
 	.held = l3_demux_held,
 	.end_run = l3_demux_end_run,
 };

@@ -38,6 +38,9 @@
 #include "stage.h"
 
 enum { REASM_FIRST_IN = 1, REASM_LAST_IN = 2 };
+/* reasm_queue_free of a reassembled queue: its mbufs live on in the
+ * datagram, only the records go (not a drop reason) */
+enum { REASM_JOINED = LRX_DROP_MAX };
 enum { REASM_INSERT_OK, REASM_INSERT_DUP, REASM_INSERT_OVERLAP };
 
 /* IPFRAG_ECN_*: 1 << the ECN bits of a fragment (ip4_frag_ecn) */
@@ -91,6 +94,7 @@ struct l3_reasm_frag {
 	uint32_t truesize;
 	uint32_t next;
 	uint16_t hdr_len;         /* bytes before the fragment's data */
+	uint8_t drop;             /* discarded: its enum lrx_drop_reason */
 	uint16_t noff, mac_len;   /* its meta's, kept here: a metadata ring
 				   * (build-meta placement=pool) may reuse
 				   * a held packet's slot */
@@ -164,12 +168,16 @@ int l3_reasm_init(struct l3_reasm *r, const struct l3_reasm_conf *conf,
 	return 0;
 }
 
-static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, bool free_mbufs);
+static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, unsigned drop);
 
 void l3_reasm_fini(struct l3_reasm *r)
 {
+	struct rte_mbuf *m;
+	lrx_next_t next;
 	while (r->queues && r->lru_head)
-		reasm_queue_free(r, r->lru_head, true);
+		reasm_queue_free(r, r->lru_head, LRX_DROP_FRAG_REASM_TIMEOUT);
+	while (r->frags && l3_reasm_discard(r, &m, &next, 1))
+		rte_pktmbuf_free(m);
 	rte_free(r->hash);
 	rte_free(r->queues);
 	rte_free(r->frags);
@@ -272,28 +280,65 @@ static uint32_t reasm_find(struct l3_reasm *r, const struct l3_reasm_key *key)
 	return qi;
 }
 
-/* inet_frag_kill + inet_frag_destroy: unlink the queue and free its
- * fragments (free_mbufs: inet_frag_rbtree_purge) or only their records
- * (the mbufs went into a reassembled datagram). */
-static void reasm_frags_free(struct l3_reasm *r, struct l3_reasm_queue *q,
-			     bool free_mbufs)
+/* A fragment record back on the free list. */
+static inline void reasm_frag_put(struct l3_reasm *r, uint32_t fi)
 {
-	for (uint32_t i = q->first; i;) {
-		struct l3_reasm_frag *f = rf(r, i);
-		const uint32_t next = f->next;
-		if (free_mbufs) {
-			rte_pktmbuf_free(f->m);
-			r->frags_freed++;
-			r->merged++;
+	rf(r, fi)->m = NULL;
+	rf(r, fi)->next = r->free_frag;
+	r->free_frag = fi;
+}
+
+/* ... of a fragment the queue held (reasm_frag_added) */
+static void reasm_frag_unhold(struct l3_reasm *r, uint32_t fi)
+{
+	reasm_frag_put(r, fi);
+	r->frags_now--;
+}
+
+/* inet_frag_kill + inet_frag_destroy: the queue loses its fragments.
+ * drop (inet_frag_rbtree_purge's reason): they go to the discard list,
+ * in order; REASM_JOINED: only their records go (the mbufs went
+ * into a reassembled datagram). */
+static void reasm_frags_free(struct l3_reasm *r, struct l3_reasm_queue *q,
+			     unsigned drop)
+{
+	if (drop != REASM_JOINED && q->first) {
+		const unsigned fam = q->key.family == 6;
+		uint32_t last = q->first;
+		for (uint32_t i = q->first; i; last = i, i = rf(r, i)->next)
+			rf(r, i)->drop = (uint8_t)drop;
+		r->frags_dropped += q->n_frags;
+		if (r->discard_tail[fam])
+			rf(r, r->discard_tail[fam])->next = q->first;
+		else
+			r->discard_head[fam] = q->first;
+		r->discard_tail[fam] = last;
+	} else {
+		for (uint32_t i = q->first, next; i; i = next) {
+			next = rf(r, i)->next;
+			reasm_frag_unhold(r, i);
 		}
-		f->m = NULL;
-		f->next = r->free_frag;
-		r->free_frag = i;
-		r->frags_now--;
-		i = next;
 	}
 	q->first = q->tail = 0;
 	q->n_frags = 0;
+}
+
+uint16_t l3_reasm_discard(struct l3_reasm *r, struct rte_mbuf **pkts, lrx_next_t *nexts,
+			  uint16_t max)
+{
+	uint16_t n = 0;
+	for (unsigned fam = 0; fam < 2; fam++) {
+		while (n < max && r->discard_head[fam]) {
+			const uint32_t i = r->discard_head[fam];
+			pkts[n] = rf(r, i)->m;
+			nexts[n++] = lrx_next_drop((enum lrx_drop_reason)rf(r, i)->drop);
+			r->discard_head[fam] = rf(r, i)->next;
+			reasm_frag_unhold(r, i);
+		}
+		if (!r->discard_head[fam])
+			r->discard_tail[fam] = 0;
+	}
+	return n;
 }
 
 static void reasm_lru_unlink(struct l3_reasm *r, uint32_t qi)
@@ -321,10 +366,10 @@ static void reasm_lru_append(struct l3_reasm *r, uint32_t qi)
 	r->lru_tail = qi;
 }
 
-static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, bool free_mbufs)
+static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, unsigned drop)
 {
 	struct l3_reasm_queue *q = rq(r, qi);
-	reasm_frags_free(r, q, free_mbufs);
+	reasm_frags_free(r, q, drop);
 	if (q->peer)
 		reasm_peer_put(r, q->peer);
 	reasm_mem_add(r, q, -(int64_t)q->truesize);
@@ -344,7 +389,7 @@ static void reasm_expire(struct l3_reasm *r, uint32_t qi)
 	struct l3_reasm_mib *mib = &r->mib[rq(r, qi)->key.family == 6];
 	mib->fails++;
 	mib->timeout++;
-	reasm_queue_free(r, qi, true);
+	reasm_queue_free(r, qi, LRX_DROP_FRAG_REASM_TIMEOUT);
 }
 
 void l3_reasm_tick(struct l3_reasm *r)
@@ -526,8 +571,7 @@ static int reasm_glue(struct l3_reasm *r, uint32_t qi, uint32_t fi,
 		rte_pktmbuf_chain(m, f->m);
 	}
 	r->frags_joined += q->n_frags - 1;
-	r->merged += q->n_frags - 1;
-	reasm_queue_free(r, qi, false);
+	reasm_queue_free(r, qi, REASM_JOINED);
 	return 0;
 }
 
@@ -551,13 +595,6 @@ static uint32_t reasm_frag_new(struct l3_reasm *r, struct rte_mbuf *m,
 		.truesize = reasm_truesize(m),
 	};
 	return fi;
-}
-
-static inline void reasm_frag_put(struct l3_reasm *r, uint32_t fi)
-{
-	rf(r, fi)->m = NULL;
-	rf(r, fi)->next = r->free_frag;
-	r->free_frag = fi;
 }
 
 /* The fragment is in the queue: account it (the part of ip_frag_queue
@@ -631,7 +668,7 @@ static inline bool reasm_too_far(struct l3_reasm *r, struct l3_reasm_queue *q)
 static void reasm_reinit(struct l3_reasm *r, uint32_t qi)
 {
 	struct l3_reasm_queue *q = rq(r, qi);
-	reasm_frags_free(r, q, true);
+	reasm_frags_free(r, q, LRX_DROP_FRAG_TOO_FAR);
 	reasm_mem_add(r, q, -(int64_t)(q->truesize - sizeof(*q)));
 	q->truesize = sizeof(*q);
 	q->flags = 0;
@@ -724,7 +761,7 @@ lrx_next_t l3_reasm_ipv4(struct l3_reasm *r, struct rte_mbuf *m,
 	const uint16_t df = q->max_df_size == q->max_size
 				    ? RTE_IPV4_HDR_DF_FLAG : 0;
 	if (len > REASM_MAXLEN || ecn < 0 || reasm_glue(r, qi, fi, m) != 0) {
-		reasm_queue_free(r, qi, true);
+		reasm_queue_free(r, qi, LRX_DROP_FRAG_INVALID);
 		mib->fails++;
 		return LRX_NEXT_CONSUMED_V;
 	}
@@ -747,7 +784,7 @@ lrx_next_t l3_reasm_ipv4(struct l3_reasm *r, struct rte_mbuf *m,
 	return LRX_NEXT_CONTINUE_V;
 
 discard_qp:
-	reasm_queue_free(r, qi, true);
+	reasm_queue_free(r, qi, reason);
 	mib->fails++;
 	return lrx_next_drop(reason);
 }
@@ -927,7 +964,7 @@ lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 	const int ecn = reasm_ecn(q->ecn);
 	if (payload_len > REASM_MAXLEN || ecn < 0 ||
 	    reasm_glue(r, qi, fi, m) != 0) {
-		reasm_queue_free(r, qi, true);
+		reasm_queue_free(r, qi, LRX_DROP_FRAG_INVALID);
 		mib->fails++;
 		return LRX_NEXT_CONSUMED_V;
 	}
@@ -954,7 +991,7 @@ lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 	return LRX_NEXT_CONTINUE_V;
 
 discard_fq:
-	reasm_queue_free(r, qi, true);
+	reasm_queue_free(r, qi, reason);
 	mib->fails++;
 	return lrx_next_drop(reason);
 }

@@ -200,7 +200,7 @@ TEST_CASE("bad values are rejected with file, line, key, value and what is valid
 		{"[run]\nstats_view = threads\n",
 		 ":2: [run] stats_view = threads: must be one of stages, ports, lcores"},
 		{"[ports]\ndevice = x\n",
-		 ":1: [ports]: unknown section; valid sections: [eal], [run], [pipeline], [mempool], [telemetry], [xdp], [pmu], [port.N], [lcore.N], [stage.NAME]"},
+		 ":1: [ports]: unknown section; valid sections: [eal], [run], [pipeline], [mempool], [telemetry], [pmu], [xdp], [port.N], [lcore.N], [stage.NAME]"},
 		{"[port.0]\nrx_queues = 2\n",
 		 ":1: [port.0]: key 'device' missing or empty: name the ethdev (e.g. net_synth0, net_null0) or a PCI address (0000:3b:00.0)"},
 		{"[port.0]\ndevice = net_null0\noffloads = rss,tso\n",

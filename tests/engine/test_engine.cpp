@@ -590,8 +590,8 @@ TEST_CASE("per-stage stats: counts, calls per engine, cycles only when asked", "
 	lrx_pipeline_process(p, pkts.data(), 64, &sink);
 	lrx_sink_discard(&sink);
 	std::map<std::string, uint64_t> counters;
-	lrx_pipeline_stage_counters(p, 1, [](void *arg, const char *name, uint64_t v) {
-		(*static_cast<std::map<std::string, uint64_t> *>(arg))[name] = v;
+	lrx_pipeline_stage_counters(p, 1, [](void *arg, const lrx_stage_counter *c, uint64_t v) {
+		(*static_cast<std::map<std::string, uint64_t> *>(arg))[c->name] = v;
 	}, &counters);
 	CHECK(counters["dropped"] == 16);
 	CHECK(std::string(lrx_pipeline_stage_name(p, 2)) == "tx-every");

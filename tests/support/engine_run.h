@@ -108,8 +108,8 @@ inline EngineRun run_engine(lrx_engine_kind engine, unsigned k, uint16_t burst,
 		std::map<std::string, uint64_t> c;
 		lrx_pipeline_stage_counters(
 			p, s,
-			[](void *arg, const char *name, uint64_t value) {
-				(*(std::map<std::string, uint64_t> *)arg)[name] = value;
+			[](void *arg, const lrx_stage_counter *c, uint64_t value) {
+				(*(std::map<std::string, uint64_t> *)arg)[c->name] = value;
 			},
 			&c);
 		r.counters.push_back(c);

@@ -438,8 +438,8 @@ ListrxVerdicts listrx_verdicts(const std::string &obj, const std::string &map_in
 		flush();
 	lrx_pipeline_stage_counters(
 		p, s - 1,
-		[](void *arg, const char *name, uint64_t value) {
-			(*(std::map<std::string, uint64_t> *)arg)[name] = value;
+		[](void *arg, const lrx_stage_counter *c, uint64_t value) {
+			(*(std::map<std::string, uint64_t> *)arg)[c->name] = value;
 		},
 		&v.counters);
 	lrx_pipeline_destroy(p);
