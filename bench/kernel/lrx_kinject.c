@@ -45,6 +45,8 @@
 
 #define KINJ_MAX_ROUND 1024
 #define KINJ_MAX_FRAME 1514
+#define KINJ_MAX_NAPI 8
+#define KINJ_MAX_FLOWS 64
 
 enum kinj_method { KINJ_MMSG, KINJ_TXRING, KINJ_XSK };
 
@@ -60,11 +62,15 @@ struct kinj_opts {
 	uint16_t sport, dport;
 	unsigned frame_len; /* bytes handed to the device (no FCS) */
 	unsigned mss;
+	bool psh;      /* TCP: PSH on every segment (GRO hands each up alone) */
+	unsigned flows; /* UDP: source ports sport .. sport + flows - 1 */
 	uint64_t packets;
 	unsigned round;
 	int cpu;
 	int fifo_prio;
-	int napi_pid;
+	int napi_pid; /* the first of napi_pids */
+	int napi_pids[KINJ_MAX_NAPI];
+	unsigned n_napi;
 	unsigned idle_poll_us;
 };
 
@@ -104,7 +110,7 @@ static uint32_t kinj_csum_add(uint32_t sum, const uint8_t *p, size_t len)
 /* Ethernet + IPv4 + UDP or TCP (ACK, timestamp option as Linux sends it),
  * valid checksums. Returns the frame length. */
 static unsigned kinj_build(const struct kinj_opts *o, uint8_t *f, uint32_t seq,
-			   uint16_t ip_id)
+			   uint16_t ip_id, uint16_t sport)
 {
 	const unsigned l4_hdr = o->kind == KINJ_TCP ? 32 : 8;
 	unsigned payload = o->kind == KINJ_TCP ? o->mss
@@ -129,8 +135,8 @@ static unsigned kinj_build(const struct kinj_opts *o, uint8_t *f, uint32_t seq,
 	uint16_t c = kinj_csum_fold(kinj_csum_add(0, ip, 20));
 	ip[10] = (uint8_t)(c >> 8);
 	ip[11] = (uint8_t)c;
-	l4[0] = (uint8_t)(o->sport >> 8);
-	l4[1] = (uint8_t)o->sport;
+	l4[0] = (uint8_t)(sport >> 8);
+	l4[1] = (uint8_t)sport;
 	l4[2] = (uint8_t)(o->dport >> 8);
 	l4[3] = (uint8_t)o->dport;
 	for (unsigned i = 0; i < payload; i++)
@@ -142,7 +148,7 @@ static unsigned kinj_build(const struct kinj_opts *o, uint8_t *f, uint32_t seq,
 		l4[7] = (uint8_t)seq;
 		l4[11] = 1; /* ack 1 */
 		l4[12] = 8 << 4; /* doff 8: NOP, NOP, timestamp */
-		l4[13] = 0x10; /* ACK */
+		l4[13] = o->psh ? 0x18 : 0x10; /* ACK, PSH */
 		l4[14] = 0xff;
 		l4[15] = 0xff;
 		l4[20] = 1;
@@ -183,19 +189,32 @@ static int kinj_napi_state(int pid)
 	return close_paren[2];
 }
 
-static int kinj_wait_idle(const struct kinj_opts *o, uint64_t *waits)
+/* Sleeps until the kthread is idle. The first sleep is `first_ns` (3/4 of
+ * the last round's wait), the rest idle_poll_us each: every wake-up of this
+ * SCHED_FIFO task while the kthread polls preempts it at its next
+ * cond_resched(), and wakeup_preempt()'s rq_clock_skip_update() leaves
+ * the time from the wake-up to that switch out of the kthread's scheduler
+ * clock (it is charged to this task): few wake-ups, a kthread clock that
+ * holds its whole poll (docs/kernel.md, "Why the first methods disagreed"). */
+static int kinj_wait_idle(const struct kinj_opts *o, uint64_t first_ns, uint64_t *waits)
 {
-	struct timespec ts = {0, (long)o->idle_poll_us * 1000};
+	struct timespec ts = {(time_t)(first_ns / 1000000000u), (long)(first_ns % 1000000000u)};
 	for (;;) {
-		nanosleep(&ts, NULL);
+		if (ts.tv_sec || ts.tv_nsec)
+			nanosleep(&ts, NULL);
 		(*waits)++;
-		int st = kinj_napi_state(o->napi_pid);
-		if (st < 0)
-			return st;
-		if (st != 'R')
+		bool busy = false;
+		for (unsigned i = 0; i < o->n_napi; i++) {
+			int st = kinj_napi_state(o->napi_pids[i]);
+			if (st < 0)
+				return st;
+			busy |= st == 'R';
+		}
+		if (!busy)
 			return 0;
 		if (kinj_stop)
 			return -EINTR;
+		ts = (struct timespec){0, (long)o->idle_poll_us * 1000};
 	}
 }
 
@@ -399,7 +418,8 @@ static int kinj_send_round(struct kinj_tx *t, const struct kinj_opts *o,
 		uint8_t *f = kinj_slot(t, o, i);
 		/* UDP frames are written once; TCP needs new sequence numbers */
 		if (o->kind == KINJ_TCP || t->lens[i] == 0 || o->method != KINJ_MMSG)
-			t->lens[i] = kinj_build(o, f, *seq, *ip_id);
+			t->lens[i] = kinj_build(o, f, *seq, *ip_id,
+						(uint16_t)(o->sport + i % o->flows));
 		*seq += o->mss;
 		(*ip_id)++;
 		if (o->method == KINJ_TXRING) {
@@ -486,15 +506,19 @@ static void kinj_usage(FILE *to)
 		"  --src-ip A --dst-ip B  IPv4 addresses (198.18.0.1, 198.18.0.42)\n"
 		"  --sport P --dport P    ports (9, 9)\n"
 		"  --mss N                TCP payload bytes per segment, 64..1448 (1448)\n"
+		"  --psh                  TCP: PSH on every segment, so GRO merges none\n"
+		"  --flows N              UDP: N flows, source ports sport..sport+N-1, 1..%d (1)\n"
 		"  --packets N            frames to send (1000000)\n"
 		"  --round N              frames per round, 1..%d (256 = VETH_RING_SIZE)\n"
 		"  --cpu N                CPU to pin the sender to (and where the NAPI kthread must be) (0)\n"
 		"  --fifo PRIO            SCHED_FIFO priority of the sender, 0 = stay SCHED_OTHER (10)\n"
-		"  --napi-pid PID         the receiving veth's NAPI kthread (napi/DEV-ID); 0 = do not wait\n"
-		"  --idle-poll-us N       sleep between idle checks of the kthread (20)\n"
+		"  --napi-pid PID[,PID]   the receiving veth's NAPI kthreads (napi/DEV-ID), up to %d;\n"
+		"                         0 = do not wait\n"
+		"  --idle-poll-us N       sleep between idle checks of the kthread, after a first\n"
+		"                         sleep of 3/4 of the last round's wait (20)\n"
 		"Prints one JSON object: frames sent, send failures, rounds, the sender's\n"
 		"CPU time, the NAPI kthread's CPU time, wall time (all ns).\n",
-		KINJ_MAX_ROUND);
+		KINJ_MAX_FLOWS, KINJ_MAX_ROUND, KINJ_MAX_NAPI);
 }
 
 static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
@@ -504,13 +528,14 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 		{"dst-mac", 1, 0, 'M'}, {"src-mac", 1, 0, 'S'},
 		{"src-ip", 1, 0, 's'}, {"dst-ip", 1, 0, 't'},
 		{"sport", 1, 0, 'p'}, {"dport", 1, 0, 'q'}, {"mss", 1, 0, 'z'},
+		{"psh", 0, 0, 'H'}, {"flows", 1, 0, 'F'},
 		{"packets", 1, 0, 'n'}, {"round", 1, 0, 'r'}, {"cpu", 1, 0, 'c'},
 		{"fifo", 1, 0, 'f'}, {"napi-pid", 1, 0, 'P'},
 		{"idle-poll-us", 1, 0, 'i'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 	*o = (struct kinj_opts){.method = KINJ_MMSG, .kind = KINJ_UDP,
 				.src_mac = {0x02, 0, 0, 0, 0, 1},
 				.sport = 9, .dport = 9, .frame_len = 60,
-				.mss = 1448, .packets = 1000000, .round = 256,
+				.mss = 1448, .flows = 1, .packets = 1000000, .round = 256,
 				.fifo_prio = 10, .idle_poll_us = 20};
 	inet_pton(AF_INET, "198.18.0.1", &o->src_ip);
 	inet_pton(AF_INET, "198.18.0.42", &o->dst_ip);
@@ -519,7 +544,7 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
 		char *end = NULL;
 		unsigned long long v = 0;
-		if (strchr("pqznrcfPi", c)) {
+		if (strchr("pqznrcfiF", c)) {
 			errno = 0;
 			v = strtoull(optarg, &end, 10);
 			if (errno || *end || end == optarg) {
@@ -596,11 +621,45 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 			}
 			o->fifo_prio = (int)v;
 			break;
-		case 'P': o->napi_pid = (int)v; break;
+		case 'P': {
+			char *list = strdup(optarg), *tok, *save = NULL;
+			if (!list)
+				return -ENOMEM;
+			o->n_napi = 0;
+			for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				errno = 0;
+				long pid = strtol(tok, &end, 10);
+				if (errno || *end || end == tok || pid < 0 || pid > INT_MAX ||
+				    o->n_napi == KINJ_MAX_NAPI) {
+					fprintf(stderr, "lrx-kinject: --napi-pid %s: want up to %d "
+						"process ids, comma-separated\n", optarg, KINJ_MAX_NAPI);
+					free(list);
+					return -EINVAL;
+				}
+				if (pid > 0)
+					o->napi_pids[o->n_napi++] = (int)pid;
+			}
+			free(list);
+			o->napi_pid = o->n_napi ? o->napi_pids[0] : 0;
+			break;
+		}
+		case 'H': o->psh = true; break;
+		case 'F':
+			if (v < 1 || v > KINJ_MAX_FLOWS) {
+				fprintf(stderr, "lrx-kinject: --flows %llu: want 1..%d\n", v,
+					KINJ_MAX_FLOWS);
+				return -EINVAL;
+			}
+			o->flows = (unsigned)v;
+			break;
 		case 'i': o->idle_poll_us = (unsigned)v; break;
 		case 'h': kinj_usage(stdout); exit(0);
 		default: kinj_usage(stderr); return -EINVAL;
 		}
+	}
+	if (o->flows > 1 && o->kind == KINJ_TCP) {
+		fprintf(stderr, "lrx-kinject: --flows is for UDP (one TCP stream's sequence)\n");
+		return -EINVAL;
 	}
 	if (optind != argc || !o->dev || !have_mac) {
 		fprintf(stderr, "lrx-kinject: --dev and --dst-mac are required\n");
@@ -671,7 +730,7 @@ static int kinj_run(const struct kinj_opts *o, struct kinj_tx *t)
 	}
 	uint32_t seq = 1;
 	uint16_t ip_id = 1;
-	uint64_t sent = 0, failed = 0, rounds = 0, waits = 0, send_cpu = 0;
+	uint64_t sent = 0, failed = 0, rounds = 0, waits = 0, send_cpu = 0, first_sleep = 0;
 	uint64_t napi0 = o->napi_pid > 0 ? kinj_now(napi_clock) : 0;
 	uint64_t wall0 = kinj_now(CLOCK_MONOTONIC);
 	while (sent < o->packets && !kinj_stop) {
@@ -686,7 +745,9 @@ static int kinj_run(const struct kinj_opts *o, struct kinj_tx *t)
 		sent += n;
 		rounds++;
 		if (o->napi_pid > 0) {
-			rc = kinj_wait_idle(o, &waits);
+			uint64_t w0 = kinj_now(CLOCK_MONOTONIC);
+			rc = kinj_wait_idle(o, first_sleep, &waits);
+			first_sleep = (kinj_now(CLOCK_MONOTONIC) - w0) * 3 / 4;
 			if (rc != 0 && rc != -EINTR) {
 				fprintf(stderr, "lrx-kinject: NAPI kthread %d: %s\n", o->napi_pid,
 					strerror(-rc));
