@@ -72,6 +72,7 @@ struct kinj_opts {
 	int napi_pids[KINJ_MAX_NAPI];
 	unsigned n_napi;
 	unsigned idle_poll_us;
+	bool fixed_wait; /* no first sleep: poll every idle_poll_us from the start */
 };
 
 static volatile sig_atomic_t kinj_stop;
@@ -516,6 +517,7 @@ static void kinj_usage(FILE *to)
 		"                         0 = do not wait\n"
 		"  --idle-poll-us N       sleep between idle checks of the kthread, after a first\n"
 		"                         sleep of 3/4 of the last round's wait (20)\n"
+		"  --wait adaptive|fixed  fixed: no first sleep (every idle_poll_us from the start)\n"
 		"Prints one JSON object: frames sent, send failures, rounds, the sender's\n"
 		"CPU time, the NAPI kthread's CPU time, wall time (all ns).\n",
 		KINJ_MAX_FLOWS, KINJ_MAX_ROUND, KINJ_MAX_NAPI);
@@ -531,7 +533,8 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 		{"psh", 0, 0, 'H'}, {"flows", 1, 0, 'F'},
 		{"packets", 1, 0, 'n'}, {"round", 1, 0, 'r'}, {"cpu", 1, 0, 'c'},
 		{"fifo", 1, 0, 'f'}, {"napi-pid", 1, 0, 'P'},
-		{"idle-poll-us", 1, 0, 'i'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+		{"idle-poll-us", 1, 0, 'i'}, {"wait", 1, 0, 'W'}, {"help", 0, 0, 'h'},
+		{0, 0, 0, 0}};
 	*o = (struct kinj_opts){.method = KINJ_MMSG, .kind = KINJ_UDP,
 				.src_mac = {0x02, 0, 0, 0, 0, 1},
 				.sport = 9, .dport = 9, .frame_len = 60,
@@ -644,6 +647,13 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 			break;
 		}
 		case 'H': o->psh = true; break;
+		case 'W':
+			if (strcmp(optarg, "adaptive") && strcmp(optarg, "fixed")) {
+				fprintf(stderr, "lrx-kinject: --wait %s: want adaptive or fixed\n", optarg);
+				return -EINVAL;
+			}
+			o->fixed_wait = optarg[0] == 'f';
+			break;
 		case 'F':
 			if (v < 1 || v > KINJ_MAX_FLOWS) {
 				fprintf(stderr, "lrx-kinject: --flows %llu: want 1..%d\n", v,
@@ -747,7 +757,7 @@ static int kinj_run(const struct kinj_opts *o, struct kinj_tx *t)
 		if (o->napi_pid > 0) {
 			uint64_t w0 = kinj_now(CLOCK_MONOTONIC);
 			rc = kinj_wait_idle(o, first_sleep, &waits);
-			first_sleep = (kinj_now(CLOCK_MONOTONIC) - w0) * 3 / 4;
+			first_sleep = o->fixed_wait ? 0 : (kinj_now(CLOCK_MONOTONIC) - w0) * 3 / 4;
 			if (rc != 0 && rc != -EINTR) {
 				fprintf(stderr, "lrx-kinject: NAPI kthread %d: %s\n", o->napi_pid,
 					strerror(-rc));

@@ -5,12 +5,13 @@
 // a window holds besides the kernel's work (docs/kernel.md, "The primary
 // method").
 //
-//   lrx-ktime --pid PID[,PID...] [--episodes] [--obj O]
-//       attaches, prints {"ready": ...}, then answers one command per line
-//       on stdin: "s" prints the counters (one JSON line, summed over the
-//       CPUs), "a" attaches the probes, "d" detaches every probe, "c"
-//       attaches the calibration pair, "C" detaches it, "q" or the end of
-//       input exits.
+//   lrx-ktime --pid PID[,PID...] [--obj O]
+//       attaches the clock (polls, the kthreads' on-CPU time), prints
+//       {"ready": ...}, then answers one command per line on stdin:
+//       "s" prints the counters (one JSON line, summed over the CPUs),
+//       "a" attaches the GRO windows, "e" the list episodes, "E" detaches
+//       those, "c" attaches the calibration pair, "C" detaches it, "d"
+//       detaches all but the clock, "q" or the end of input exits.
 //
 // The links are file descriptors of this process: whatever way it ends
 // (exit, a signal, SIGKILL, its parent's death: PR_SET_PDEATHSIG), the
@@ -38,8 +39,9 @@
 
 /* Attach order is dispatch order on a tracepoint: pad_enter must run
  * before gro_enter, pad_exit after gro_exit (see lrx_ktime.bpf.c). */
+static const char *const kt_clock_progs[] = {"poll_end", "run_switch"};
 static const char *const kt_main_progs[] = {"pad_enter", "gro_enter", "gro_exit",
-					    "pad_exit", "poll_end", "run_switch"};
+					    "pad_exit"};
 static const char *const kt_episode_progs[] = {"list_skb", "end_kfree", "end_consume"};
 static const char *const kt_cal_progs[] = {"cal_enter", "cal_exit"};
 
@@ -49,7 +51,6 @@ struct kt_opts {
 	const char *obj;
 	uint32_t pids[LRX_KT_MAX_PIDS];
 	unsigned npids;
-	bool episodes;
 };
 
 struct kt_set {
@@ -60,8 +61,7 @@ struct kt_set {
 
 struct kt_ctx {
 	struct bpf_object *obj;
-	struct kt_set main, episodes, cal;
-	bool use_episodes;
+	struct kt_set clock, main, episodes, cal;
 	int counters_fd;
 	int ncpus;
 };
@@ -89,21 +89,21 @@ static int kt_libbpf_print(enum libbpf_print_level level, const char *fmt, va_li
 static void kt_usage(FILE *to)
 {
 	fprintf(to,
-		"usage: lrx-ktime --pid PID[,PID...] [--episodes] [--obj O]\n"
-		"  --pid       NAPI kthreads (napi/DEV-ID) whose polls are timed, up to %d\n"
-		"  --episodes  also time lists handed up outside GRO windows (netif_receive_skb\n"
-		"              to the skbs' kfree_skb/consume_skb): needed where GRO holds skbs\n"
-		"  --obj       the probes' object (lrx_ktime.bpf.o next to this program)\n"
-		"Commands on stdin: s = print counters, a = attach, d = detach all,\n"
-		"c = attach the calibration pair, C = detach it, q = quit.\n",
+		"usage: lrx-ktime --pid PID[,PID...] [--obj O]\n"
+		"  --pid  NAPI kthreads (napi/DEV-ID) whose polls are timed, up to %d\n"
+		"  --obj  the probes' object (lrx_ktime.bpf.o next to this program)\n"
+		"Commands on stdin: s = print the counters; a = attach the GRO windows;\n"
+		"e / E = attach / detach the list episodes (lists handed up outside GRO\n"
+		"windows: netif_receive_skb to the skbs' kfree_skb/consume_skb); c / C =\n"
+		"attach / detach the calibration pair; d = detach all but the clock (polls,\n"
+		"on-CPU time, attached from the start); q = quit.\n",
 		LRX_KT_MAX_PIDS);
 }
 
 static int kt_parse(int argc, char **argv, struct kt_opts *o)
 {
 	static const struct option longs[] = {
-		{"obj", 1, 0, 'o'}, {"pid", 1, 0, 'p'}, {"episodes", 0, 0, 'e'},
-		{"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+		{"obj", 1, 0, 'o'}, {"pid", 1, 0, 'p'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 	int c;
 
 	*o = (struct kt_opts){0};
@@ -112,7 +112,6 @@ static int kt_parse(int argc, char **argv, struct kt_opts *o)
 
 		switch (c) {
 		case 'o': o->obj = optarg; break;
-		case 'e': o->episodes = true; break;
 		case 'p':
 			list = strdup(optarg);
 			if (!list)
@@ -202,8 +201,8 @@ static int kt_load(struct kt_ctx *k, const struct kt_opts *o)
 {
 	int rc;
 
-	*k = (struct kt_ctx){.main = {kt_main_progs, 6}, .episodes = {kt_episode_progs, 3},
-			     .cal = {kt_cal_progs, 2}, .use_episodes = o->episodes,
+	*k = (struct kt_ctx){.clock = {kt_clock_progs, 2}, .main = {kt_main_progs, 4},
+			     .episodes = {kt_episode_progs, 3}, .cal = {kt_cal_progs, 2},
 			     .counters_fd = -1};
 	k->obj = bpf_object__open_file(o->obj, NULL);
 	if (!k->obj) {
@@ -218,10 +217,6 @@ static int kt_load(struct kt_ctx *k, const struct kt_opts *o)
 			o->obj, strerror(-rc));
 		return rc;
 	}
-	if (!o->episodes)
-		for (unsigned i = 0; i < k->episodes.n; i++)
-			bpf_program__set_autoload(
-				bpf_object__find_program_by_name(k->obj, kt_episode_progs[i]), false);
 	rc = bpf_object__load(k->obj);
 	if (rc) {
 		fprintf(stderr, "lrx-ktime: loading the probes failed: %s (%s) (they need BTF: "
@@ -260,20 +255,20 @@ static void kt_detach(struct kt_set *set)
 	}
 }
 
-static int kt_attach_main(struct kt_ctx *k)
-{
-	int rc = kt_attach(k, &k->main);
-
-	if (rc == 0 && k->use_episodes)
-		rc = kt_attach(k, &k->episodes);
-	return rc;
-}
-
-static void kt_detach_all(struct kt_ctx *k)
+/* all but the clock */
+static void kt_detach_timing(struct kt_ctx *k)
 {
 	kt_detach(&k->cal);
 	kt_detach(&k->episodes);
 	kt_detach(&k->main);
+}
+
+static void kt_close(struct kt_ctx *k)
+{
+	kt_detach_timing(k);
+	kt_detach(&k->clock);
+	bpf_object__close(k->obj);
+	k->obj = NULL;
 }
 
 static uint64_t kt_mono_ns(void)
@@ -296,9 +291,9 @@ static int kt_snapshot(const struct kt_ctx *k)
 		LRX_KT_COUNTERS(KT_ADD)
 #undef KT_ADD
 	}
-	printf("{\"t_ns\": %llu, \"attached\": %s, \"calibrating\": %s",
+	printf("{\"t_ns\": %llu, \"windows\": %s, \"episodes\": %s, \"calibrating\": %s",
 	       (unsigned long long)kt_mono_ns(), k->main.links[0] ? "true" : "false",
-	       k->cal.links[0] ? "true" : "false");
+	       k->episodes.links[0] ? "true" : "false", k->cal.links[0] ? "true" : "false");
 #define KT_PRINT(name) printf(", \"" #name "\": %llu", (unsigned long long)sum.name);
 	LRX_KT_COUNTERS(KT_PRINT)
 #undef KT_PRINT
@@ -313,30 +308,32 @@ static int kt_serve(const struct kt_opts *o)
 	int rc = kt_load(&k, o);
 
 	if (rc == 0)
-		rc = kt_attach_main(&k);
+		rc = kt_attach(&k, &k.clock);
 	if (rc) {
-		if (k.obj) {
-			kt_detach_all(&k);
-			bpf_object__close(k.obj);
-		}
+		if (k.obj)
+			kt_close(&k);
 		return 1;
 	}
 	printf("{\"ready\": true, \"pids\": [");
 	for (unsigned i = 0; i < o->npids; i++)
 		printf("%s%u", i ? ", " : "", o->pids[i]);
-	printf("], \"episodes\": %s}\n", o->episodes ? "true" : "false");
+	printf("]}\n");
 	fflush(stdout);
 	char line[64];
 	while (!kt_stop && fgets(line, sizeof(line), stdin)) {
 		switch (line[0]) {
 		case 's': rc = kt_snapshot(&k); break;
-		case 'a': rc = kt_attach_main(&k); break;
-		case 'd': kt_detach_all(&k); rc = 0; break;
+		case 'a': rc = kt_attach(&k, &k.main); break;
+		case 'e': rc = kt_attach(&k, &k.episodes); break;
+		case 'E': kt_detach(&k.episodes); rc = 0; break;
+		/* after gro_enter on its tracepoint: attach the windows first */
 		case 'c': rc = k.main.links[0] ? kt_attach(&k, &k.cal) : -ENOTCONN; break;
 		case 'C': kt_detach(&k.cal); rc = 0; break;
+		case 'd': kt_detach_timing(&k); rc = 0; break;
 		case 'q': kt_stop = 1; break;
 		default:
-			fprintf(stderr, "lrx-ktime: command %.1s: want s, a, d, c, C or q\n", line);
+			fprintf(stderr, "lrx-ktime: command %.1s: want s, a, e, E, c, C, d or q\n",
+				line);
 			rc = 0;
 		}
 		if (rc) {
@@ -344,8 +341,7 @@ static int kt_serve(const struct kt_opts *o)
 			break;
 		}
 	}
-	kt_detach_all(&k);
-	bpf_object__close(k.obj);
+	kt_close(&k);
 	return rc ? 1 : 0;
 }
 
