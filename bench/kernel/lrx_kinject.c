@@ -59,11 +59,11 @@ struct kinj_opts {
 	enum kinj_kind kind;
 	uint8_t dst_mac[6], src_mac[6];
 	uint32_t src_ip, dst_ip; /* network order */
-	uint16_t sport, dport;
+	uint16_t sports[KINJ_MAX_FLOWS], dport; /* frame i: sports[i % nsports] */
+	unsigned nsports;
 	unsigned frame_len; /* bytes handed to the device (no FCS) */
 	unsigned mss;
 	bool psh;      /* TCP: PSH on every segment (GRO hands each up alone) */
-	unsigned flows; /* UDP: source ports sport .. sport + flows - 1 */
 	uint64_t packets;
 	unsigned round;
 	int cpu;
@@ -420,7 +420,7 @@ static int kinj_send_round(struct kinj_tx *t, const struct kinj_opts *o,
 		/* UDP frames are written once; TCP needs new sequence numbers */
 		if (o->kind == KINJ_TCP || t->lens[i] == 0 || o->method != KINJ_MMSG)
 			t->lens[i] = kinj_build(o, f, *seq, *ip_id,
-						(uint16_t)(o->sport + i % o->flows));
+						o->sports[i % o->nsports]);
 		*seq += o->mss;
 		(*ip_id)++;
 		if (o->method == KINJ_TXRING) {
@@ -505,10 +505,11 @@ static void kinj_usage(FILE *to)
 		"                         or AF_XDP in copy mode (mmsg)\n"
 		"  --kind udp|tcp         64-byte UDP frames, or a TCP stream of --mss segments (udp)\n"
 		"  --src-ip A --dst-ip B  IPv4 addresses (198.18.0.1, 198.18.0.42)\n"
-		"  --sport P --dport P    ports (9, 9)\n"
+		"  --sport P[,P...]       source ports, up to %d flows (UDP): frame i of a round\n"
+		"                         has the (i mod n)th (9)\n"
+		"  --dport P              destination port (9)\n"
 		"  --mss N                TCP payload bytes per segment, 64..1448 (1448)\n"
 		"  --psh                  TCP: PSH on every segment, so GRO merges none\n"
-		"  --flows N              UDP: N flows, source ports sport..sport+N-1, 1..%d (1)\n"
 		"  --packets N            frames to send (1000000)\n"
 		"  --round N              frames per round, 1..%d (256 = VETH_RING_SIZE)\n"
 		"  --cpu N                CPU to pin the sender to (and where the NAPI kthread must be) (0)\n"
@@ -523,6 +524,29 @@ static void kinj_usage(FILE *to)
 		KINJ_MAX_FLOWS, KINJ_MAX_ROUND, KINJ_MAX_NAPI);
 }
 
+/* "a,b,c": up to cap non-negative integers <= max; the count, or -EINVAL */
+static int kinj_parse_list(const char *arg, unsigned long max, unsigned long *out, int cap)
+{
+	int n = 0;
+	const char *p = arg;
+
+	for (;;) {
+		char *end = NULL;
+		errno = 0;
+		if (*p < '0' || *p > '9' || n == cap)
+			return -EINVAL;
+		unsigned long v = strtoul(p, &end, 10);
+		if (errno || end == p || v > max)
+			return -EINVAL;
+		out[n++] = v;
+		if (*end == 0)
+			return n;
+		if (*end != ',')
+			return -EINVAL;
+		p = end + 1;
+	}
+}
+
 static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 {
 	static const struct option longs[] = {
@@ -530,15 +554,15 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 		{"dst-mac", 1, 0, 'M'}, {"src-mac", 1, 0, 'S'},
 		{"src-ip", 1, 0, 's'}, {"dst-ip", 1, 0, 't'},
 		{"sport", 1, 0, 'p'}, {"dport", 1, 0, 'q'}, {"mss", 1, 0, 'z'},
-		{"psh", 0, 0, 'H'}, {"flows", 1, 0, 'F'},
+		{"psh", 0, 0, 'H'},
 		{"packets", 1, 0, 'n'}, {"round", 1, 0, 'r'}, {"cpu", 1, 0, 'c'},
 		{"fifo", 1, 0, 'f'}, {"napi-pid", 1, 0, 'P'},
 		{"idle-poll-us", 1, 0, 'i'}, {"wait", 1, 0, 'W'}, {"help", 0, 0, 'h'},
 		{0, 0, 0, 0}};
 	*o = (struct kinj_opts){.method = KINJ_MMSG, .kind = KINJ_UDP,
 				.src_mac = {0x02, 0, 0, 0, 0, 1},
-				.sport = 9, .dport = 9, .frame_len = 60,
-				.mss = 1448, .flows = 1, .packets = 1000000, .round = 256,
+				.sports = {9}, .nsports = 1, .dport = 9, .frame_len = 60,
+				.mss = 1448, .packets = 1000000, .round = 256,
 				.fifo_prio = 10, .idle_poll_us = 20};
 	inet_pton(AF_INET, "198.18.0.1", &o->src_ip);
 	inet_pton(AF_INET, "198.18.0.42", &o->dst_ip);
@@ -547,7 +571,7 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
 		char *end = NULL;
 		unsigned long long v = 0;
-		if (strchr("pqznrcfiF", c)) {
+		if (strchr("qznrcfi", c)) {
 			errno = 0;
 			v = strtoull(optarg, &end, 10);
 			if (errno || *end || end == optarg) {
@@ -593,12 +617,25 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 				return -EINVAL;
 			}
 			break;
-		case 'p': case 'q':
-			if (v > 65535) {
-				fprintf(stderr, "lrx-kinject: port %llu: want 0..65535\n", v);
+		case 'p': {
+			unsigned long ports[KINJ_MAX_FLOWS];
+			int n = kinj_parse_list(optarg, 65535, ports, KINJ_MAX_FLOWS);
+			if (n < 1) {
+				fprintf(stderr, "lrx-kinject: --sport %s: want 1..%d ports 0..65535, "
+					"comma-separated\n", optarg, KINJ_MAX_FLOWS);
 				return -EINVAL;
 			}
-			*(c == 'p' ? &o->sport : &o->dport) = (uint16_t)v;
+			for (int i = 0; i < n; i++)
+				o->sports[i] = (uint16_t)ports[i];
+			o->nsports = (unsigned)n;
+			break;
+		}
+		case 'q':
+			if (v > 65535) {
+				fprintf(stderr, "lrx-kinject: --dport %llu: want 0..65535\n", v);
+				return -EINVAL;
+			}
+			o->dport = (uint16_t)v;
 			break;
 		case 'z':
 			if (v < 64 || v > 1448) {
@@ -625,24 +662,17 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 			o->fifo_prio = (int)v;
 			break;
 		case 'P': {
-			char *list = strdup(optarg), *tok, *save = NULL;
-			if (!list)
-				return -ENOMEM;
-			o->n_napi = 0;
-			for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				errno = 0;
-				long pid = strtol(tok, &end, 10);
-				if (errno || *end || end == tok || pid < 0 || pid > INT_MAX ||
-				    o->n_napi == KINJ_MAX_NAPI) {
-					fprintf(stderr, "lrx-kinject: --napi-pid %s: want up to %d "
-						"process ids, comma-separated\n", optarg, KINJ_MAX_NAPI);
-					free(list);
-					return -EINVAL;
-				}
-				if (pid > 0)
-					o->napi_pids[o->n_napi++] = (int)pid;
+			unsigned long pids[KINJ_MAX_NAPI];
+			int n = kinj_parse_list(optarg, INT_MAX, pids, KINJ_MAX_NAPI);
+			if (n < 1) {
+				fprintf(stderr, "lrx-kinject: --napi-pid %s: want up to %d "
+					"process ids, comma-separated\n", optarg, KINJ_MAX_NAPI);
+				return -EINVAL;
 			}
-			free(list);
+			o->n_napi = 0;
+			for (int i = 0; i < n; i++)
+				if (pids[i] > 0)
+					o->napi_pids[o->n_napi++] = (int)pids[i];
 			o->napi_pid = o->n_napi ? o->napi_pids[0] : 0;
 			break;
 		}
@@ -654,21 +684,14 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 			}
 			o->fixed_wait = optarg[0] == 'f';
 			break;
-		case 'F':
-			if (v < 1 || v > KINJ_MAX_FLOWS) {
-				fprintf(stderr, "lrx-kinject: --flows %llu: want 1..%d\n", v,
-					KINJ_MAX_FLOWS);
-				return -EINVAL;
-			}
-			o->flows = (unsigned)v;
-			break;
 		case 'i': o->idle_poll_us = (unsigned)v; break;
 		case 'h': kinj_usage(stdout); exit(0);
 		default: kinj_usage(stderr); return -EINVAL;
 		}
 	}
-	if (o->flows > 1 && o->kind == KINJ_TCP) {
-		fprintf(stderr, "lrx-kinject: --flows is for UDP (one TCP stream's sequence)\n");
+	if (o->nsports > 1 && o->kind == KINJ_TCP) {
+		fprintf(stderr, "lrx-kinject: several --sport are for UDP (one TCP stream's "
+			"sequence)\n");
 		return -EINVAL;
 	}
 	if (optind != argc || !o->dev || !have_mac) {

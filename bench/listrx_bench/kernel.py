@@ -27,10 +27,10 @@ import subprocess
 import sys
 import time
 
-from .kernel_model import (BATCHES, TRAFFIC, calibrated_config, counter_delta,
+from .kernel_model import (BATCHES, TRAFFIC, assign_samples, calibrated_config, counter_delta,
                            fallback_footprints, footprints_from_kallsyms, parse_kallsyms,
-                           parse_perf_callchains, assign_samples, stage_footprints, summarize,
-                           row_figures, overhead_figures, write_report)
+                           parse_perf_callchains, row_figures, stage_footprints, summarize,
+                           write_report)
 from .listrx import BenchError, find_binary
 
 SRC_IP, DST_IP = "198.18.0.1", "198.18.0.42"
@@ -422,15 +422,15 @@ class Experiment:
         else:
             self.veth.close_socket()
 
-    def paired(self, kind, phase, pairs, setup=None, **tags):
+    def paired(self, kind, phase, pairs, setup=None, extra=(), **tags):
         """Warm-up, then `pairs` pairs of windows at batch 1 and 64 in
         alternating order; setup(pair) runs before each pair."""
         for b in BATCHES:
-            self.window(kind, b, phase, keep=False)
+            self.window(kind, b, phase, extra=extra, keep=False)
         for p in range(pairs):
             cal = setup(p) if setup else False
             for b in (BATCHES if p % 2 == 0 else BATCHES[::-1]):
-                w = self.window(kind, b, phase, pair=p, cal=bool(cal), **tags)
+                w = self.window(kind, b, phase, extra=extra, pair=p, cal=bool(cal), **tags)
                 self.log_window(w)
 
     def log_window(self, w):
@@ -515,8 +515,11 @@ class Experiment:
     def row(self, variant):
         """One row of seed 001's table: configure, windows, check, undo."""
         v = VARIANTS[variant]
+        if v.get("queues", 1) != self.veth.queues:
+            raise BenchError("row %s wants %d RX queues, the veth has %d" % (
+                variant, v.get("queues", 1), self.veth.queues))
         self.traffic("udp")
-        state = v["setup"](self) if v.get("setup") else None
+        state = (v["setup"](self) if v.get("setup") else None) or {}
         try:
             every = self.opts.cal_every
 
@@ -526,7 +529,8 @@ class Experiment:
                 return cal
             first = len(self.windows)
             self.kt.set(windows=True)
-            self.paired("udp", "row", self.opts.row_pairs, setup, variant=variant)
+            self.paired("udp", "row", self.opts.row_pairs, setup, extra=state.get("extra", ()),
+                        variant=variant)
             self.kt.set()
             sent = sum(w["sent"] - w["failed"] for w in self.windows[first:])
             # the warm-up windows were sent too
@@ -660,8 +664,8 @@ def _xdpg_teardown(exp, state):
     exp.veth.set_xdp("xdpgeneric")
 
 
-# seed 001's rows on the kernel (udp traffic, one RX queue); the keys are
-# the --variant names
+# seed 001's rows on the kernel (udp traffic); the keys are the --variant
+# names; "queues": the veth's RX queues (1 unless said)
 VARIANTS = {
     "baseline": {"what": "nothing attached"},
     "nf-rule": {"what": "one iptables rule in INPUT: UDP to ports %d-%d dropped (the traffic "
@@ -678,6 +682,26 @@ VARIANTS = {
                         "setup": _xdpg_setup, "check": _xdpg_check,
                         "teardown": _xdpg_teardown},
 }
+
+
+def measure_row_sessions(art, opts, log, variants, exp=None):
+    """The rows: those on one RX queue in `exp` (or a session of their own),
+    each other queue count in a session of its own. Returns (checks,
+    windows)."""
+    checks, windows = {}, []
+    by_q = {}
+    for v in variants:
+        by_q.setdefault(VARIANTS[v].get("queues", 1), []).append(v)
+    for q, vs in sorted(by_q.items()):
+        if q == 1 and exp is not None:
+            for v in vs:
+                checks[v] = exp.row(v)
+            continue
+        with kernel_session(art, opts, log, queues=q) as sess:
+            for v in vs:
+                checks[v] = sess.row(v)
+            windows += sess.windows
+    return checks, windows
 
 
 @contextlib.contextmanager
@@ -722,8 +746,9 @@ class RowOptions:
 
 def measure_rows(variants, build=None, pairs=None, packets=None, cpu=None, log=None):
     """The kernel's gain (gro_normal_batch 1 vs 64) for rows of seed 001's
-    table, measured as the primary method (udp traffic, one RX queue).
-    Root only; raises Skip (BenchError) when it cannot run here.
+    table, measured as the primary method (udp traffic; one RX queue unless
+    the variant says). Root only; raises Skip (a BenchError) when it cannot
+    run here, BenchError when a step fails.
 
     variants: names from VARIANTS ("baseline", "nf-rule", "nft-rule",
     "tc-bpf", "xdp-generic-map"). build: the meson build directory (default:
@@ -741,14 +766,9 @@ def measure_rows(variants, build=None, pairs=None, packets=None, cpu=None, log=N
     opts.packets = packets or opts.packets
     opts.cpu = opts.cpu if cpu is None else cpu
     log = log or (lambda msg: None)
-    checks = {}
-    with kernel_session(art, opts, log) as exp:
-        for v in variants:
-            checks[v] = exp.row(v)
-        windows = exp.windows
-    over = overhead_figures(windows)
-    return row_figures(windows, over["per_prog_ns"] if over else None, checks,
-                       {v: VARIANTS[v]["what"] for v in variants})
+    checks, windows = measure_row_sessions(art, opts, log, variants)
+    # udp traffic: no list episodes, so no per-probe correction is needed
+    return row_figures(windows, None, checks, {v: VARIANTS[v]["what"] for v in variants})
 
 
 def listrx_runs(args, config, kind, log, out_dir):
@@ -840,7 +860,6 @@ def run_kernel(args, argv):
 
     t0 = time.time()
     load0 = os.getloadavg()
-    checks = {}
     sampled = None
     with kernel_session(art, args, log) as exp:
         exp.overhead()
@@ -848,12 +867,16 @@ def run_kernel(args, argv):
             exp.primary(kind)
         if args.perf:
             sampled = exp.perf_phase(args.perf_traffic, out)
-        for v in args.variant:
-            checks[v] = exp.row(v)
+        one_queue = [v for v in args.variant if VARIANTS[v].get("queues", 1) == 1]
+        checks, _ = measure_row_sessions(art, args, log, one_queue, exp)
         if args.subtraction:
             exp.subtraction()
         windows = exp.windows
         gro_saved = exp.gro.saved
+    more = [v for v in args.variant if VARIANTS[v].get("queues", 1) != 1]
+    more_checks, more_windows = measure_row_sessions(art, args, log, more)
+    checks.update(more_checks)
+    windows += more_windows
     kernel_s = time.time() - t0
     lruns = listrx_runs(args, config, args.listrx_traffic, log, out)
     result = summarize(windows, lruns, args.listrx_traffic, foot, foot_source, stages_kb,
