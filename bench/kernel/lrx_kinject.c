@@ -46,6 +46,7 @@
 #define KINJ_MAX_ROUND 1024
 #define KINJ_MAX_FRAME 1514
 #define KINJ_MAX_NAPI 8
+#define KINJ_MAX_QUEUES 8
 #define KINJ_MAX_FLOWS 64
 
 enum kinj_method { KINJ_MMSG, KINJ_TXRING, KINJ_XSK };
@@ -73,6 +74,7 @@ struct kinj_opts {
 	unsigned n_napi;
 	unsigned idle_poll_us;
 	bool fixed_wait; /* no first sleep: poll every idle_poll_us from the start */
+	unsigned queues;  /* AF_XDP: one socket per TX queue 0..queues-1 */
 };
 
 static volatile sig_atomic_t kinj_stop;
@@ -230,13 +232,20 @@ struct kinj_tx {
 	unsigned frame_size, frame_nr, head;
 	uint64_t retries; /* txring: send() calls repeated after ENOBUFS */
 	unsigned lens[KINJ_MAX_ROUND];
-	/* AF_XDP: umem of frame_nr chunks of frame_size, TX and completion rings */
-	uint8_t *umem;
-	struct kinj_xsk_ring {
-		uint32_t *producer, *consumer;
-		void *desc;
-		uint32_t size;
-	} tx, cq;
+	/* AF_XDP: per TX queue a socket with a umem of frame_nr chunks of
+	 * frame_size, its TX and completion rings; frame i of a round goes
+	 * to queue i mod nxsk */
+	struct kinj_xsk {
+		int fd;
+		uint8_t *umem;
+		struct kinj_xsk_ring {
+			uint32_t *producer, *consumer;
+			void *desc;
+			uint32_t size;
+		} tx, cq;
+		unsigned head;
+	} xsk[KINJ_MAX_QUEUES];
+	unsigned nxsk;
 };
 
 #define KINJ_XSK_RING 2048
@@ -256,85 +265,102 @@ static int kinj_xsk_map(int fd, off_t pgoff, const struct xdp_ring_offset *off,
 	return 0;
 }
 
-/* AF_XDP on the sending veth, queue 0, copy mode (veth has no zero-copy
- * TX): umem registration, the fill/completion/TX rings (the kernel wants
- * all three: xsk_validate_queues), bind. */
-static int kinj_xsk_open(const struct kinj_opts *o, struct kinj_tx *t)
+/* AF_XDP on the sending veth, TX queue `queue`, copy mode (veth has no
+ * zero-copy TX; xsk_generic_xmit sets the skb's queue mapping to the
+ * socket's queue, and veth_xmit hands it to the peer's RX queue of that
+ * index): umem registration, the fill/completion/TX rings (the kernel
+ * wants all three: xsk_validate_queues), bind. */
+static int kinj_xsk_open(const struct kinj_opts *o, struct kinj_tx *t, struct kinj_xsk *x,
+			 unsigned queue)
 {
-	t->fd = socket(AF_XDP, SOCK_RAW, 0);
-	if (t->fd < 0)
+	x->fd = socket(AF_XDP, SOCK_RAW, 0);
+	if (x->fd < 0)
 		return -errno;
-	t->frame_size = 2048;
-	t->frame_nr = KINJ_XSK_RING;
 	size_t len = (size_t)t->frame_size * t->frame_nr;
-	t->umem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t->umem == MAP_FAILED)
+	x->umem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (x->umem == MAP_FAILED)
 		return -errno;
-	struct xdp_umem_reg reg = {.addr = (uint64_t)(uintptr_t)t->umem, .len = len,
+	struct xdp_umem_reg reg = {.addr = (uint64_t)(uintptr_t)x->umem, .len = len,
 				   .chunk_size = t->frame_size};
 	int n = KINJ_XSK_RING;
-	if (setsockopt(t->fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg)) != 0 ||
-	    setsockopt(t->fd, SOL_XDP, XDP_UMEM_FILL_RING, &n, sizeof(n)) != 0 ||
-	    setsockopt(t->fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &n, sizeof(n)) != 0 ||
-	    setsockopt(t->fd, SOL_XDP, XDP_TX_RING, &n, sizeof(n)) != 0)
+	if (setsockopt(x->fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg)) != 0 ||
+	    setsockopt(x->fd, SOL_XDP, XDP_UMEM_FILL_RING, &n, sizeof(n)) != 0 ||
+	    setsockopt(x->fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &n, sizeof(n)) != 0 ||
+	    setsockopt(x->fd, SOL_XDP, XDP_TX_RING, &n, sizeof(n)) != 0)
 		return -errno;
 	struct xdp_mmap_offsets off;
 	socklen_t optlen = sizeof(off);
-	if (getsockopt(t->fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &optlen) != 0)
+	if (getsockopt(x->fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &optlen) != 0)
 		return -errno;
-	int rc = kinj_xsk_map(t->fd, XDP_PGOFF_TX_RING, &off.tx, sizeof(struct xdp_desc), &t->tx);
+	int rc = kinj_xsk_map(x->fd, XDP_PGOFF_TX_RING, &off.tx, sizeof(struct xdp_desc), &x->tx);
 	if (rc == 0)
-		rc = kinj_xsk_map(t->fd, XDP_UMEM_PGOFF_COMPLETION_RING, &off.cr,
-				  sizeof(uint64_t), &t->cq);
+		rc = kinj_xsk_map(x->fd, XDP_UMEM_PGOFF_COMPLETION_RING, &off.cr,
+				  sizeof(uint64_t), &x->cq);
 	if (rc != 0)
 		return rc;
 	struct sockaddr_xdp at = {.sxdp_family = AF_XDP,
 				  .sxdp_ifindex = if_nametoindex(o->dev),
-				  .sxdp_queue_id = 0, .sxdp_flags = XDP_COPY};
+				  .sxdp_queue_id = queue, .sxdp_flags = XDP_COPY};
 	if (at.sxdp_ifindex == 0)
 		return -ENODEV;
-	if (bind(t->fd, (struct sockaddr *)&at, sizeof(at)) != 0)
-		return -errno;
+	/* EBUSY: the queue's buffer pool of the previous socket on it (the
+	 * last run's) is still being released (xp_release_deferred) */
+	for (int tries = 0; bind(x->fd, (struct sockaddr *)&at, sizeof(at)) != 0; tries++) {
+		if (errno != EBUSY || tries == 200)
+			return -errno;
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+	}
 	return 0;
 }
 
-/* Posts n descriptors, kicks until the kernel consumed them all, reaps
- * the completions (frames are reused next round). */
+/* Frames of a round on socket q: i = q, q + nxsk, ... */
+static unsigned kinj_xsk_share(const struct kinj_tx *t, unsigned n, unsigned q)
+{
+	return n > q ? (n - q + t->nxsk - 1) / t->nxsk : 0;
+}
+
+/* Posts each socket's descriptors, kicks until the kernel consumed them
+ * all, reaps the completions (frames are reused next round). */
 static int kinj_xsk_send(struct kinj_tx *t, unsigned n, uint64_t *failed)
 {
-	uint32_t prod = *t->tx.producer;
-	struct xdp_desc *d = t->tx.desc;
-	for (unsigned i = 0; i < n; i++) {
-		uint32_t idx = (prod + i) & (t->tx.size - 1);
-		d[idx].addr = (uint64_t)((t->head + i) % t->frame_nr) * t->frame_size;
-		d[idx].len = t->lens[i];
-		d[idx].options = 0;
-	}
-	__atomic_store_n(t->tx.producer, prod + n, __ATOMIC_RELEASE);
-	unsigned idle_kicks = 0;
-	uint32_t seen = __atomic_load_n(t->tx.consumer, __ATOMIC_ACQUIRE);
-	while (seen != prod + n) {
-		if (sendto(t->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 && errno != EAGAIN &&
-		    errno != EBUSY) {
-			if (errno != ENOBUFS)
-				return -errno;
-			(*failed)++;
+	for (unsigned q = 0; q < t->nxsk; q++) {
+		struct kinj_xsk *x = &t->xsk[q];
+		unsigned share = kinj_xsk_share(t, n, q);
+		uint32_t prod = *x->tx.producer;
+		struct xdp_desc *d = x->tx.desc;
+		for (unsigned j = 0; j < share; j++) {
+			uint32_t idx = (prod + j) & (x->tx.size - 1);
+			d[idx].addr = (uint64_t)((x->head + j) % t->frame_nr) * t->frame_size;
+			d[idx].len = t->lens[q + j * t->nxsk];
+			d[idx].options = 0;
 		}
-		uint32_t now = __atomic_load_n(t->tx.consumer, __ATOMIC_ACQUIRE);
-		idle_kicks = now == seen ? idle_kicks + 1 : 0;
-		seen = now;
-		if (idle_kicks >= 1000) {
-			/* the kernel takes no descriptor: let the NAPI kthread free
-			 * skbs (send buffer), then give up after ~1 s */
-			struct timespec ts = {0, 1000000};
-			nanosleep(&ts, NULL);
+		__atomic_store_n(x->tx.producer, prod + share, __ATOMIC_RELEASE);
+		unsigned idle_kicks = 0;
+		uint32_t seen = __atomic_load_n(x->tx.consumer, __ATOMIC_ACQUIRE);
+		while (seen != prod + share) {
+			if (sendto(x->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 && errno != EAGAIN &&
+			    errno != EBUSY) {
+				if (errno != ENOBUFS)
+					return -errno;
+				(*failed)++;
+			}
+			uint32_t now = __atomic_load_n(x->tx.consumer, __ATOMIC_ACQUIRE);
+			idle_kicks = now == seen ? idle_kicks + 1 : 0;
+			seen = now;
+			if (idle_kicks >= 1000) {
+				/* the kernel takes no descriptor: let the NAPI kthread
+				 * free skbs (send buffer), then give up after ~1 s */
+				struct timespec ts = {0, 1000000};
+				nanosleep(&ts, NULL);
+			}
+			if (idle_kicks > 2000)
+				return -ETIMEDOUT;
 		}
-		if (idle_kicks > 2000)
-			return -ETIMEDOUT;
+		__atomic_store_n(x->cq.consumer,
+				 __atomic_load_n(x->cq.producer, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
+		x->head = (x->head + share) % t->frame_nr;
 	}
-	__atomic_store_n(t->cq.consumer, __atomic_load_n(t->cq.producer, __ATOMIC_ACQUIRE),
-			 __ATOMIC_RELEASE);
-	t->head = (t->head + n) % t->frame_nr;
 	return 0;
 }
 
@@ -353,10 +379,16 @@ static int kinj_open(const struct kinj_opts *o, struct kinj_tx *t)
 {
 	int one = 1;
 	if (o->method == KINJ_XSK) {
-		int rc = kinj_xsk_open(o, t);
-		if (rc == 0)
-			kinj_big_sndbuf(t->fd);
-		return rc;
+		t->frame_size = 2048;
+		t->frame_nr = KINJ_XSK_RING;
+		for (unsigned q = 0; q < o->queues; q++) {
+			int rc = kinj_xsk_open(o, t, &t->xsk[q], q);
+			t->nxsk = q + 1;
+			if (rc != 0)
+				return rc;
+			kinj_big_sndbuf(t->xsk[q].fd);
+		}
+		return 0;
 	}
 	t->fd = socket(AF_PACKET, SOCK_RAW, 0);
 	if (t->fd < 0)
@@ -406,8 +438,10 @@ static uint8_t *kinj_slot(struct kinj_tx *t, const struct kinj_opts *o, unsigned
 		struct tpacket2_hdr *h = (void *)(t->ring + (size_t)idx * t->frame_size);
 		return (uint8_t *)h + TPACKET2_HDRLEN - sizeof(struct sockaddr_ll);
 	}
-	if (o->method == KINJ_XSK)
-		return t->umem + (size_t)((t->head + i) % t->frame_nr) * t->frame_size;
+	if (o->method == KINJ_XSK) {
+		const struct kinj_xsk *x = &t->xsk[i % t->nxsk];
+		return x->umem + (size_t)((x->head + i / t->nxsk) % t->frame_nr) * t->frame_size;
+	}
 	return t->frames[i];
 }
 
@@ -519,6 +553,9 @@ static void kinj_usage(FILE *to)
 		"  --idle-poll-us N       sleep between idle checks of the kthread, after a first\n"
 		"                         sleep of 3/4 of the last round's wait (20)\n"
 		"  --wait adaptive|fixed  fixed: no first sleep (every idle_poll_us from the start)\n"
+		"  --queues N             with --method xdp: one socket per TX queue 0..N-1, frame i\n"
+		"                         of a round on queue i mod N (veth: the peer's RX queue i)\n"
+		"                         (1)\n"
 		"Prints one JSON object: frames sent, send failures, rounds, the sender's\n"
 		"CPU time, the NAPI kthread's CPU time, wall time (all ns).\n",
 		KINJ_MAX_FLOWS, KINJ_MAX_ROUND, KINJ_MAX_NAPI);
@@ -557,12 +594,13 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 		{"psh", 0, 0, 'H'},
 		{"packets", 1, 0, 'n'}, {"round", 1, 0, 'r'}, {"cpu", 1, 0, 'c'},
 		{"fifo", 1, 0, 'f'}, {"napi-pid", 1, 0, 'P'},
-		{"idle-poll-us", 1, 0, 'i'}, {"wait", 1, 0, 'W'}, {"help", 0, 0, 'h'},
+		{"idle-poll-us", 1, 0, 'i'}, {"wait", 1, 0, 'W'}, {"queues", 1, 0, 'Q'},
+		{"help", 0, 0, 'h'},
 		{0, 0, 0, 0}};
 	*o = (struct kinj_opts){.method = KINJ_MMSG, .kind = KINJ_UDP,
 				.src_mac = {0x02, 0, 0, 0, 0, 1},
 				.sports = {9}, .nsports = 1, .dport = 9, .frame_len = 60,
-				.mss = 1448, .packets = 1000000, .round = 256,
+				.mss = 1448, .packets = 1000000, .round = 256, .queues = 1,
 				.fifo_prio = 10, .idle_poll_us = 20};
 	inet_pton(AF_INET, "198.18.0.1", &o->src_ip);
 	inet_pton(AF_INET, "198.18.0.42", &o->dst_ip);
@@ -571,7 +609,7 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
 		char *end = NULL;
 		unsigned long long v = 0;
-		if (strchr("qznrcfi", c)) {
+		if (strchr("qznrcfiQ", c)) {
 			errno = 0;
 			v = strtoull(optarg, &end, 10);
 			if (errno || *end || end == optarg) {
@@ -685,9 +723,22 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 			o->fixed_wait = optarg[0] == 'f';
 			break;
 		case 'i': o->idle_poll_us = (unsigned)v; break;
+		case 'Q':
+			if (v < 1 || v > KINJ_MAX_QUEUES) {
+				fprintf(stderr, "lrx-kinject: --queues %llu: want 1..%d\n", v,
+					KINJ_MAX_QUEUES);
+				return -EINVAL;
+			}
+			o->queues = (unsigned)v;
+			break;
 		case 'h': kinj_usage(stdout); exit(0);
 		default: kinj_usage(stderr); return -EINVAL;
 		}
+	}
+	if (o->queues > 1 && o->method != KINJ_XSK) {
+		fprintf(stderr, "lrx-kinject: --queues is for --method xdp (AF_PACKET picks the "
+			"queue from the sending CPU)\n");
+		return -EINVAL;
 	}
 	if (o->nsports > 1 && o->kind == KINJ_TCP) {
 		fprintf(stderr, "lrx-kinject: several --sport are for UDP (one TCP stream's "
@@ -710,6 +761,9 @@ static void kinj_close(struct kinj_tx *t)
 	free(t->iov);
 	if (t->fd >= 0)
 		close(t->fd);
+	for (unsigned q = 0; q < t->nxsk; q++)
+		if (t->xsk[q].fd >= 0)
+			close(t->xsk[q].fd);
 }
 
 static int kinj_run(const struct kinj_opts *o, struct kinj_tx *t);

@@ -664,6 +664,24 @@ def _xdpg_teardown(exp, state):
     exp.veth.set_xdp("xdpgeneric")
 
 
+def _rxq_setup(exp):
+    """One AF_XDP socket per TX queue (lrx-kinject --queues): frame i of a
+    round leaves on queue i mod N and veth_xmit puts it on the peer's RX
+    queue of that index, so each NAPI gets a quarter of every round.
+    (AF_PACKET cannot spread them: packet_pick_tx_queue records the sending
+    CPU as the queue.)"""
+    q = str(exp.veth.queues)
+    return {"extra": ("--method", "xdp", "--queues", q), "frames0": exp.veth.queue_frames()}
+
+
+def _rxq_check(exp, state, sent):
+    per = [b - a for a, b in zip(state["frames0"], exp.veth.queue_frames())]
+    ok = sum(per) >= sent and min(per) * exp.veth.queues * 2 >= sum(per)
+    return {"ok": ok, "per_queue": per, "expected": sent, "kthreads": len(exp.veth.napi_pids),
+            "text": "frames per RX queue %s (%d sent), %d NAPI kthreads on CPU %d"
+            % (per, sent, len(exp.veth.napi_pids), exp.veth.cpu)}
+
+
 # seed 001's rows on the kernel (udp traffic); the keys are the --variant
 # names; "queues": the veth's RX queues (1 unless said)
 VARIANTS = {
@@ -681,6 +699,10 @@ VARIANTS = {
                         "CONFIG_BPF_JIT_ALWAYS_ON)",
                         "setup": _xdpg_setup, "check": _xdpg_check,
                         "teardown": _xdpg_teardown},
+    "rxq4": {"what": "4 RX queues (veth numrxqueues 4), a quarter of each round on each "
+             "(AF_XDP injector, one socket per queue), the 4 NAPI kthreads on one CPU (the "
+             "seed's baseline: 4 queues bound to one CPU)",
+             "queues": 4, "setup": _rxq_setup, "check": _rxq_check},
 }
 
 
@@ -751,7 +773,7 @@ def measure_rows(variants, build=None, pairs=None, packets=None, cpu=None, log=N
     run here, BenchError when a step fails.
 
     variants: names from VARIANTS ("baseline", "nf-rule", "nft-rule",
-    "tc-bpf", "xdp-generic-map"). build: the meson build directory (default:
+    "tc-bpf", "xdp-generic-map", "rxq4"). build: the meson build directory (default:
     the one of the listrx binary find_binary() finds). Returns {variant:
     {"gain", "ci": [lo, hi], "resolved", "pairs", "stack_ns": {"1", "64"},
     "check": {"ok", "text", ...}, "what", "load", ...}}: "check" says whether

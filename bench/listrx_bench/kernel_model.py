@@ -397,10 +397,12 @@ def probe_bias_bound(fig, over):
     if not over:
         return None
     d = (over["per_frame_ns"].get("1") or 0) - (over["per_frame_ns"].get("64") or 0)
-    s1, s64 = fig["stack_ns"]["1"], fig["stack_ns"]["64"]
-    if s1 is None or not s64:
+    s1, s64, g = fig["stack_ns"]["1"], fig["stack_ns"]["64"], fig["gain"]
+    if not s1 or not s64 or g is None:
         return None
-    return {"cost_difference_ns": d, "gain": (s1 - d) / s64 if d > 0 else (s1 / (s64 + d))}
+    # batch 1's windows the smaller by d (d > 0), or batch 64's by -d
+    scale = (s1 - d) / s1 if d > 0 else s64 / (s64 + d)
+    return {"cost_difference_ns": d, "gain": g * scale}
 
 
 def delivery_check(windows):

@@ -72,7 +72,7 @@ def check_clean(before, stale, what):
 
 def full_run(before, stale):
     with tempfile.TemporaryDirectory(prefix="lrxkernel") as out:
-        proc = subprocess.run(cmd(out, ["-q", "--variant", "nf-rule,tc-bpf,xdp-generic-map",
+        proc = subprocess.run(cmd(out, ["-q", "--variant", "nf-rule,tc-bpf,xdp-generic-map,rxq4",
                                         "--row-pairs", "2"]),
                               cwd=BENCH, capture_output=True, text=True, timeout=150)
         print(proc.stdout + proc.stderr)
@@ -105,7 +105,7 @@ def full_run(before, stale):
             if res["agreement"] is not None and not (k["resolved"] and
                                                      res["listrx"]["resolved"]):
                 errors.append("agreement from an unresolved gain")
-            if set(res["rows"]) != {"nf-rule", "tc-bpf", "xdp-generic-map"}:
+            if set(res["rows"]) != {"nf-rule", "tc-bpf", "xdp-generic-map", "rxq4"}:
                 errors.append("rows: %s" % sorted(res["rows"]))
             for v, r in res["rows"].items():
                 if not (r.get("check") or {}).get("ok"):
