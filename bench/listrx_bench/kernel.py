@@ -961,7 +961,7 @@ def add_parser(sub, add_common):
     kp.add_argument("--cal-every", type=int, default=4,
                     help="every Nth pair measures the probes' window cost instead (0: never; "
                     "then no correction) (default: %(default)s)")
-    kp.add_argument("--overhead-pairs", type=int, default=6,
+    kp.add_argument("--overhead-pairs", type=int, default=12,
                     help="pairs of windows with the probes on and off (default: %(default)s)")
     kp.add_argument("--perf", dest="perf", action="store_true", default=True)
     kp.add_argument("--no-perf", dest="perf", action="store_false",

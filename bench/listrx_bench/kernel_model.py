@@ -733,10 +733,11 @@ def write_report(result, path):
     o = k.get("probe_overhead")
     if o:
         out += ["", "Probes' cost in situ (kthread on-CPU ns per frame, GRO-window probes on "
-                "minus off): %s at batch 1, %s at batch 64; %s ns per probe program run "
-                "(%d per frame). Without probes the whole kthread takes %s / %s ns per frame: "
-                "gain %s %s." % (
-                    _f(o["per_frame_ns"]["1"]), _f(o["per_frame_ns"]["64"]),
+                "minus off, %d pairs): %s %s at batch 1, %s %s at batch 64; %s ns per probe "
+                "program run (%d per frame). Without probes the whole kthread takes %s / %s ns "
+                "per frame: gain %s %s." % (
+                    o["pairs"], _f(o["per_frame_ns"]["1"]), _ci(o["per_frame_ci"]["1"], "%.1f"),
+                    _f(o["per_frame_ns"]["64"]), _ci(o["per_frame_ci"]["64"], "%.1f"),
                     _f(o["per_prog_ns"]), o["progs_per_frame"],
                     _f(o["kthread_ns_without_probes"]["1"]),
                     _f(o["kthread_ns_without_probes"]["64"]),
