@@ -561,6 +561,16 @@ static void kinj_usage(FILE *to)
 		KINJ_MAX_FLOWS, KINJ_MAX_ROUND, KINJ_MAX_NAPI);
 }
 
+/* v in [lo, hi], or an error naming the option and the range */
+static bool kinj_in_range(const char *opt, unsigned long long v, unsigned long long lo,
+			  unsigned long long hi)
+{
+	if (v >= lo && v <= hi)
+		return true;
+	fprintf(stderr, "lrx-kinject: --%s %llu: want %llu..%llu\n", opt, v, lo, hi);
+	return false;
+}
+
 /* "a,b,c": up to cap non-negative integers <= max; the count, or -EINVAL */
 static int kinj_parse_list(const char *arg, unsigned long max, unsigned long *out, int cap)
 {
@@ -669,34 +679,25 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 			break;
 		}
 		case 'q':
-			if (v > 65535) {
-				fprintf(stderr, "lrx-kinject: --dport %llu: want 0..65535\n", v);
+			if (!kinj_in_range("dport", v, 0, 65535))
 				return -EINVAL;
-			}
 			o->dport = (uint16_t)v;
 			break;
 		case 'z':
-			if (v < 64 || v > 1448) {
-				fprintf(stderr, "lrx-kinject: --mss %llu: want 64..1448\n", v);
+			if (!kinj_in_range("mss", v, 64, 1448))
 				return -EINVAL;
-			}
 			o->mss = (unsigned)v;
 			break;
 		case 'n': o->packets = v; break;
 		case 'r':
-			if (v < 1 || v > KINJ_MAX_ROUND) {
-				fprintf(stderr, "lrx-kinject: --round %llu: want 1..%d\n", v,
-					KINJ_MAX_ROUND);
+			if (!kinj_in_range("round", v, 1, KINJ_MAX_ROUND))
 				return -EINVAL;
-			}
 			o->round = (unsigned)v;
 			break;
 		case 'c': o->cpu = (int)v; break;
 		case 'f':
-			if (v > 99) {
-				fprintf(stderr, "lrx-kinject: --fifo %llu: want 0..99\n", v);
+			if (!kinj_in_range("fifo", v, 0, 99))
 				return -EINVAL;
-			}
 			o->fifo_prio = (int)v;
 			break;
 		case 'P': {
@@ -724,11 +725,8 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 			break;
 		case 'i': o->idle_poll_us = (unsigned)v; break;
 		case 'Q':
-			if (v < 1 || v > KINJ_MAX_QUEUES) {
-				fprintf(stderr, "lrx-kinject: --queues %llu: want 1..%d\n", v,
-					KINJ_MAX_QUEUES);
+			if (!kinj_in_range("queues", v, 1, KINJ_MAX_QUEUES))
 				return -EINVAL;
-			}
 			o->queues = (unsigned)v;
 			break;
 		case 'h': kinj_usage(stdout); exit(0);

@@ -56,9 +56,10 @@ const volatile __u32 pids[LRX_KT_MAX_PIDS];
 __u64 our_dev;
 
 struct lrx_kt_state {
-	__u64 gro_t0, cal_t0, ep_t0, ep_last, run_t0;
-	__u32 in_gro, cal_open, ep_open, ep_in_gro;
-	__u64 ep_hits;
+	__u64 t0[2];   /* per enum lrx_kt_window */
+	__u32 open[2];
+	__u32 ep_open, ep_in_gro;
+	__u64 ep_t0, ep_last, ep_hits, run_t0;
 };
 
 struct {
@@ -126,8 +127,13 @@ static __always_inline void close_episode(struct lrx_kt_state *s, struct lrx_kt_
 	}
 }
 
-SEC("tp_btf/napi_gro_receive_entry")
-int gro_enter(__u64 *ctx)
+/* A window's two halves, one body for the GRO windows and the calibration
+ * pair, so the pair's empty window holds exactly the code a real window
+ * holds besides the kernel's. Opening reads the clock last, closing first:
+ * the programs' own work is outside the window but for their dispatch. */
+enum lrx_kt_window { LRX_KT_GRO, LRX_KT_CAL };
+
+static __always_inline int window_open(__u64 *ctx, enum lrx_kt_window w)
 {
 	struct lrx_kt_state *s = st();
 	struct lrx_kt_counters *c = cnt();
@@ -135,28 +141,43 @@ int gro_enter(__u64 *ctx)
 	if (!s || !c || !ours((const struct sk_buff *)ctx[0]))
 		return 0;
 	close_episode(s, c);
-	s->in_gro = 1;
-	/* last: the program's own work above is outside the window */
-	s->gro_t0 = bpf_ktime_get_ns();
+	s->open[w] = 1;
+	s->t0[w] = bpf_ktime_get_ns();
 	return 0;
 }
 
-SEC("tp_btf/napi_gro_receive_exit")
-int gro_exit(__u64 *ctx)
+static __always_inline int window_close(enum lrx_kt_window w)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct lrx_kt_state *s = st();
 	struct lrx_kt_counters *c = cnt();
 
-	(void)ctx;
-	/* other devices' windows never opened ours: in_gro is the filter */
-	if (!s || !c || !s->in_gro)
+	/* other devices' windows never opened ours: `open` is the filter */
+	if (!s || !c || !s->open[w])
 		return 0;
-	s->in_gro = 0;
+	s->open[w] = 0;
 	close_episode(s, c);
-	c->gro_calls++;
-	c->gro_ns += now - s->gro_t0;
+	if (w == LRX_KT_GRO) {
+		c->gro_calls++;
+		c->gro_ns += now - s->t0[w];
+	} else {
+		c->cal_calls++;
+		c->cal_ns += now - s->t0[w];
+	}
 	return 0;
+}
+
+SEC("tp_btf/napi_gro_receive_entry")
+int gro_enter(__u64 *ctx)
+{
+	return window_open(ctx, LRX_KT_GRO);
+}
+
+SEC("tp_btf/napi_gro_receive_exit")
+int gro_exit(__u64 *ctx)
+{
+	(void)ctx;
+	return window_close(LRX_KT_GRO);
 }
 
 SEC("tp_btf/netif_receive_skb")
@@ -168,14 +189,14 @@ int list_skb(__u64 *ctx)
 	if (!s || !c || !ours((const struct sk_buff *)ctx[0]))
 		return 0;
 	c->nr_hits++;
-	if (s->in_gro)
+	if (s->open[LRX_KT_GRO])
 		c->nr_in_gro++;
 	if (s->ep_open) {
 		s->ep_hits++;
 		return 0;
 	}
 	s->ep_open = 1;
-	s->ep_in_gro = s->in_gro;
+	s->ep_in_gro = s->open[LRX_KT_GRO];
 	s->ep_hits = 1;
 	s->ep_last = 0;
 	s->ep_t0 = bpf_ktime_get_ns();
@@ -191,7 +212,7 @@ static __always_inline int skb_end(const struct sk_buff *skb)
 	if (!s || !c || !ours(skb))
 		return 0;
 	c->end_hits++;
-	if (s->in_gro)
+	if (s->open[LRX_KT_GRO])
 		c->end_in_gro++;
 	if (s->ep_open) {
 		s->ep_hits++;
@@ -262,36 +283,18 @@ int run_switch(__u64 *ctx)
 }
 
 /* The calibration pair, attached after gro_enter on the same tracepoint:
- * the same program bodies as gro_enter's tail and gro_exit's head. */
+ * an empty window with the same bodies as a GRO window's. */
 SEC("tp_btf/napi_gro_receive_entry")
 int cal_enter(__u64 *ctx)
 {
-	struct lrx_kt_state *s = st();
-	struct lrx_kt_counters *c = cnt();
-
-	if (!s || !c || !ours((const struct sk_buff *)ctx[0]))
-		return 0;
-	close_episode(s, c);
-	s->cal_open = 1;
-	s->cal_t0 = bpf_ktime_get_ns();
-	return 0;
+	return window_open(ctx, LRX_KT_CAL);
 }
 
 SEC("tp_btf/napi_gro_receive_entry")
 int cal_exit(__u64 *ctx)
 {
-	__u64 now = bpf_ktime_get_ns();
-	struct lrx_kt_state *s = st();
-	struct lrx_kt_counters *c = cnt();
-
 	(void)ctx;
-	if (!s || !c || !s->cal_open)
-		return 0;
-	s->cal_open = 0;
-	close_episode(s, c);
-	c->cal_calls++;
-	c->cal_ns += now - s->cal_t0;
-	return 0;
+	return window_close(LRX_KT_CAL);
 }
 
 /* Pads: with a second program on napi_gro_receive_entry (before

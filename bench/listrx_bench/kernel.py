@@ -92,6 +92,16 @@ def retpolines():
     return out
 
 
+def _end_child(proc, timeout):
+    """Close a helper's stdin (its signal to exit), wait, kill if it hangs."""
+    try:
+        proc.stdin.close()
+        proc.wait(timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired):
+        proc.kill()
+        proc.wait()
+
+
 class Veth:
     """veth pair, receiving end in a fresh netns with GRO and threaded NAPI
     (one kthread per RX queue, all pinned to one CPU); everything undone by
@@ -211,12 +221,7 @@ class Veth:
 
     def close_socket(self):
         if self.socket_proc is not None:
-            try:
-                self.socket_proc.stdin.close()
-                self.socket_proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
-                self.socket_proc.kill()
-                self.socket_proc.wait()
+            _end_child(self.socket_proc, 5)
             self.socket_proc = None
 
     def close(self):
@@ -308,12 +313,7 @@ class Ktime:
 
     def close(self):
         if self.proc.poll() is None:
-            try:
-                self.proc.stdin.close()
-                self.proc.wait(timeout=10)
-            except (OSError, subprocess.TimeoutExpired):
-                self.proc.kill()
-                self.proc.wait()
+            _end_child(self.proc, 10)
 
 
 class PerfRecord:
