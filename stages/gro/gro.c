@@ -312,6 +312,107 @@ static inline uint32_t gro_flow_hash(const struct gro_pkt *s)
  * handles (kind OTHER: non-IP, other L4, fragments, malformed); true when it
  * belongs to a TCP/UDP flow, with s->flush set when it may not be merged
  * (inet_gro_receive / ipv6_gro_receive / tcp4_gro_receive checks). */
+/* eth_type_trans + vlan_gro_receive: up to two tags. Returns the L2
+ * length (0: too short) and the protocol after the tags. */
+static __rte_always_inline uint32_t gro_parse_l2(const uint8_t *frame, uint32_t frame_len,
+						 uint16_t *proto)
+{
+	if (frame_len < RTE_ETHER_HDR_LEN)
+		return 0;
+	uint32_t l2_len = RTE_ETHER_HDR_LEN;
+	*proto = rte_be_to_cpu_16(gro_load16(frame + 12));
+	for (int tags = 0; tags < 2 &&
+			   (*proto == RTE_ETHER_TYPE_VLAN || *proto == RTE_ETHER_TYPE_QINQ);
+	     tags++) {
+		if (frame_len < l2_len + 4)
+			return 0;
+		*proto = rte_be_to_cpu_16(gro_load16(frame + l2_len + 2));
+		l2_len += 4;
+	}
+	return l2_len;
+}
+
+/* inet_gro_receive's header checks. Returns the IPv4 header length (0: not
+ * a packet to merge); *flush when it may not merge with the flow. */
+static __rte_always_inline uint32_t gro_parse_ip4(const struct gro_ctx *ctx, struct gro_pkt *s,
+						  uint32_t l3_avail, uint8_t *flush)
+{
+	const struct rte_ipv4_hdr *iph = (const void *)s->l3;
+	if (l3_avail < sizeof(*iph) || (iph->version_ihl >> 4) != 4)
+		return 0;
+	const uint32_t l3_len = (uint32_t)(iph->version_ihl & 0xf) * 4;
+	/* ip_is_fragment: no ports to find a flow with */
+	if (l3_len < sizeof(*iph) ||
+	    (iph->fragment_offset &
+	     rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)))
+		return 0;
+	s->ip_len = rte_be_to_cpu_16(iph->total_length);
+	s->ip_id = rte_be_to_cpu_16(iph->packet_id);
+	s->df = !!(iph->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG));
+	/* inet_gro_receive: no options (0x45), checksum good */
+	*flush |= iph->version_ihl != 0x45;
+	if (!*flush && !gro_l3_csum_known_good(s))
+		*flush |= rte_raw_cksum(iph, sizeof(*iph)) != 0xffff;
+	if (iph->next_proto_id == IPPROTO_TCP)
+		s->kind = GRO_KIND_TCP4;
+	else if (iph->next_proto_id == IPPROTO_UDP && ctx->udp_gro)
+		s->kind = GRO_KIND_UDP4;
+	else
+		return 0;
+	return l3_len;
+}
+
+/* ipv6_gro_receive's: extension headers (ipv6_gso_pull_exthdrs) are not
+ * handled, such packets pass through (docs/gro.md). Returns the header
+ * length (0: not a packet to merge). */
+static __rte_always_inline uint32_t gro_parse_ip6(const struct gro_ctx *ctx, struct gro_pkt *s,
+						  uint32_t l3_avail)
+{
+	const struct rte_ipv6_hdr *ip6h = (const void *)s->l3;
+	if (l3_avail < sizeof(*ip6h) || (s->l3[0] >> 4) != 6)
+		return 0;
+	s->ip_len = sizeof(*ip6h) + rte_be_to_cpu_16(ip6h->payload_len);
+	s->ip_id = 0;
+	s->df = 1; /* no ID to check */
+	if (ip6h->proto == IPPROTO_TCP)
+		s->kind = GRO_KIND_TCP6;
+	else if (ip6h->proto == IPPROTO_UDP && ctx->udp_gro)
+		s->kind = GRO_KIND_UDP6;
+	else
+		return 0;
+	return sizeof(*ip6h);
+}
+
+/* The L4 header after l3_len bytes of ip_len: false (kind OTHER) when it
+ * is not all there. */
+static __rte_always_inline bool gro_parse_l4(struct gro_pkt *s, uint32_t l3_len,
+					     uint32_t ip_len)
+{
+	const bool tcp = s->kind == GRO_KIND_TCP4 || s->kind == GRO_KIND_TCP6;
+	const uint32_t l4_min = tcp ? sizeof(struct rte_tcp_hdr) : sizeof(struct rte_udp_hdr);
+	if (ip_len < l3_len + l4_min) {
+		s->kind = GRO_KIND_OTHER;
+		return false;
+	}
+	s->l3_len = (uint16_t)l3_len;
+	s->l4 = s->l3 + l3_len;
+	if (!tcp) {
+		s->l4_len = sizeof(struct rte_udp_hdr);
+		return true;
+	}
+	const struct rte_tcp_hdr *th = (const void *)s->l4;
+	uint32_t thlen = (uint32_t)(th->data_off >> 4) * 4;
+	if (thlen < sizeof(*th) || ip_len < l3_len + thlen) {
+		s->kind = GRO_KIND_OTHER;
+		return false;
+	}
+	s->l4_len = (uint16_t)thlen;
+	s->seq = rte_be_to_cpu_32(th->sent_seq);
+	s->flag_word = rte_be_to_cpu_32(gro_load32(s->l4 + 12));
+	s->tcp_flags = th->tcp_flags;
+	return true;
+}
+
 static inline bool gro_parse(const struct gro_ctx *ctx, struct gro_pkt *s,
 			     struct rte_mbuf *m)
 {
@@ -329,27 +430,11 @@ static inline bool gro_parse(const struct gro_ctx *ctx, struct gro_pkt *s,
 	s->meta = meta;
 	s->l2 = frame;
 
-	uint16_t proto;
-	uint32_t l2_len;
-	if (meta) {
-		proto = meta->protocol;
-		l2_len = meta->network_offset;
-	} else {
-		/* eth_type_trans + vlan_gro_receive: up to two tags */
-		if (frame_len < RTE_ETHER_HDR_LEN)
-			return false;
-		l2_len = RTE_ETHER_HDR_LEN;
-		proto = rte_be_to_cpu_16(gro_load16(frame + 12));
-		for (int tags = 0; tags < 2 &&
-				   (proto == RTE_ETHER_TYPE_VLAN ||
-				    proto == RTE_ETHER_TYPE_QINQ);
-		     tags++) {
-			if (frame_len < l2_len + 4)
-				return false;
-			proto = rte_be_to_cpu_16(gro_load16(frame + l2_len + 2));
-			l2_len += 4;
-		}
-	}
+	uint16_t proto = meta ? meta->protocol : 0;
+	const uint32_t l2_len = meta ? meta->network_offset
+				     : gro_parse_l2(frame, frame_len, &proto);
+	if (l2_len == 0)
+		return false;
 	s->l2_len = (uint16_t)l2_len;
 	s->l3 = frame + l2_len;
 	uint32_t l3_avail = frame_len > l2_len ? frame_len - l2_len : 0;
@@ -366,87 +451,18 @@ static inline bool gro_parse(const struct gro_ctx *ctx, struct gro_pkt *s,
 		    ((l4p != IPPROTO_UDP) | !ctx->udp_gro))
 			return false;
 	}
-	uint8_t l4_proto;
-	uint32_t l3_len;
 	uint8_t flush = 0;
-
-	if (proto == RTE_ETHER_TYPE_IPV4) {
-		const struct rte_ipv4_hdr *iph = (const void *)s->l3;
-		if (l3_avail < sizeof(*iph) || (iph->version_ihl >> 4) != 4)
-			return false;
-		l3_len = (uint32_t)(iph->version_ihl & 0xf) * 4;
-		if (l3_len < sizeof(*iph))
-			return false;
-		/* ip_is_fragment: no ports to find a flow with */
-		if (iph->fragment_offset &
-		    rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
-				     RTE_IPV4_HDR_OFFSET_MASK))
-			return false;
-		l4_proto = iph->next_proto_id;
-		s->ip_len = rte_be_to_cpu_16(iph->total_length);
-		s->ip_id = rte_be_to_cpu_16(iph->packet_id);
-		s->df = !!(iph->fragment_offset &
-			   rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG));
-		/* inet_gro_receive: no options (0x45), checksum good */
-		flush |= iph->version_ihl != 0x45;
-		if (!flush && !gro_l3_csum_known_good(s))
-			flush |= rte_raw_cksum(iph, sizeof(*iph)) != 0xffff;
-		if (l4_proto == IPPROTO_TCP)
-			s->kind = GRO_KIND_TCP4;
-		else if (l4_proto == IPPROTO_UDP && ctx->udp_gro)
-			s->kind = GRO_KIND_UDP4;
-		else
-			return false;
-	} else if (proto == RTE_ETHER_TYPE_IPV6) {
-		const struct rte_ipv6_hdr *ip6h = (const void *)s->l3;
-		if (l3_avail < sizeof(*ip6h) ||
-		    (s->l3[0] >> 4) != 6)
-			return false;
-		l3_len = sizeof(*ip6h);
-		l4_proto = ip6h->proto;
-		s->ip_len = sizeof(*ip6h) + rte_be_to_cpu_16(ip6h->payload_len);
-		s->ip_id = 0;
-		s->df = 1; /* no ID to check */
-		/* extension headers (ipv6_gso_pull_exthdrs) are not handled:
-		 * such packets pass through (docs/gro.md) */
-		if (l4_proto == IPPROTO_TCP)
-			s->kind = GRO_KIND_TCP6;
-		else if (l4_proto == IPPROTO_UDP && ctx->udp_gro)
-			s->kind = GRO_KIND_UDP6;
-		else
-			return false;
-	} else {
+	const uint32_t l3_len = ip4 ? gro_parse_ip4(ctx, s, l3_avail, &flush)
+			      : proto == RTE_ETHER_TYPE_IPV6 ? gro_parse_ip6(ctx, s, l3_avail)
+							     : 0;
+	if (l3_len == 0)
 		return false;
-	}
-
 	/* the L3 length must be the frame's: padded or truncated frames are
 	 * not merged (inet_gro_receive: tot_len ^ skb_gro_len) */
 	flush |= s->ip_len != l3_avail;
-	uint32_t l4_min = (s->kind == GRO_KIND_TCP4 || s->kind == GRO_KIND_TCP6)
-				  ? sizeof(struct rte_tcp_hdr)
-				  : sizeof(struct rte_udp_hdr);
-	uint32_t ip_len = RTE_MIN(s->ip_len, l3_avail);
-	if (ip_len < l3_len + l4_min) {
-		s->kind = GRO_KIND_OTHER;
+	if (!gro_parse_l4(s, l3_len, RTE_MIN(s->ip_len, l3_avail)))
 		return false;
-	}
-	s->l3_len = (uint16_t)l3_len;
-	s->l4 = s->l3 + l3_len;
-	if (l4_min == sizeof(struct rte_tcp_hdr)) {
-		const struct rte_tcp_hdr *th = (const void *)s->l4;
-		uint32_t thlen = (uint32_t)(th->data_off >> 4) * 4;
-		if (thlen < sizeof(*th) || ip_len < l3_len + thlen) {
-			s->kind = GRO_KIND_OTHER;
-			return false;
-		}
-		s->l4_len = (uint16_t)thlen;
-		s->seq = rte_be_to_cpu_32(th->sent_seq);
-		s->flag_word = rte_be_to_cpu_32(gro_load32(s->l4 + 12));
-		s->tcp_flags = th->tcp_flags;
-	} else {
-		s->l4_len = sizeof(struct rte_udp_hdr);
-	}
-	s->payload_len = ip_len - l3_len - s->l4_len;
+	s->payload_len = RTE_MIN(s->ip_len, l3_avail) - l3_len - s->l4_len;
 	s->flush = flush;
 	s->hash = gro_flow_hash(s);
 	return true;
