@@ -615,15 +615,13 @@ static inline void reasm_frag_added(struct l3_reasm *r,
 /* inet_frag_queue_insert with its accounting: m's fragment [offset, end)
  * into q. CONTINUE with *fi its record when it is queued; a drop when it
  * is not (no record left: IpReasmFails, NOMEM; inside a run of what is
- * held: DUP_FRAG); *overlap when it overlaps what is held, for the caller
- * to discard the whole queue (RFC 5722). */
+ * held: DUP_FRAG; overlapping what is held: FRAG_OVERLAP, for the caller
+ * to discard the whole queue, RFC 5722). */
 static lrx_next_t reasm_queue_frag(struct l3_reasm *r, struct l3_reasm_queue *q,
 				   struct l3_reasm_mib *mib, struct rte_mbuf *m,
 				   const struct lrx_meta *meta, uint32_t offset,
-				   uint32_t end, uint32_t hdr_len, uint32_t *fi,
-				   bool *overlap)
+				   uint32_t end, uint32_t hdr_len, uint32_t *fi)
 {
-	*overlap = false;
 	*fi = reasm_frag_new(r, m, meta, offset, end, hdr_len);
 	if (*fi == 0) {
 		mib->fails++;
@@ -636,7 +634,6 @@ static lrx_next_t reasm_queue_frag(struct l3_reasm *r, struct l3_reasm_queue *q,
 	case REASM_INSERT_OVERLAP:
 		reasm_frag_put(r, *fi);
 		mib->overlaps++;
-		*overlap = true;
 		return lrx_next_drop(LRX_DROP_FRAG_OVERLAP);
 	default:
 		break;
@@ -680,6 +677,63 @@ static void reasm_reinit(struct l3_reasm *r, uint32_t qi)
 	reasm_lru_append(r, qi);
 }
 
+/* ip_frag_queue / ip6_frag_queue: the datagram's length from a fragment
+ * that ends at end (last: no more fragments). False: corrupted, the queue
+ * goes. */
+static bool reasm_end_ok(struct l3_reasm_queue *q, uint32_t end, bool last)
+{
+	if (last) {
+		/* bits beyond the end, or a different end */
+		if (end < q->len || ((q->flags & REASM_LAST_IN) && end != q->len))
+			return false;
+		q->flags |= REASM_LAST_IN;
+		q->len = end;
+	} else if (end > q->len) {
+		if (q->flags & REASM_LAST_IN)
+			return false;
+		q->len = end;
+	}
+	return true;
+}
+
+/* ip_frag_reasm: fi (m) completed queue qi; m becomes the datagram.
+ * CONSUMED when gluing fails (the queue goes, m with it). */
+static lrx_next_t reasm_finish_ipv4(struct l3_reasm *r, uint32_t qi, uint32_t fi,
+				    struct rte_mbuf *m, struct lrx_meta *meta)
+{
+	struct l3_reasm_queue *q = rq(r, qi);
+	struct l3_reasm_mib *mib = &r->mib[0];
+	const struct l3_reasm_frag *head = rf(r, q->first);
+	const uint16_t hnoff = head->noff, hmac_len = head->mac_len;
+	const uint32_t hihl = head->hdr_len - hnoff;
+	const uint32_t len = hihl + q->len;
+	const int ecn = reasm_ecn(q->ecn);
+	const uint16_t df = q->max_df_size == q->max_size
+				    ? RTE_IPV4_HDR_DF_FLAG : 0;
+	if (len > REASM_MAXLEN || ecn < 0 || reasm_glue(r, qi, fi, m) != 0) {
+		reasm_queue_free(r, qi, LRX_DROP_FRAG_INVALID);
+		mib->fails++;
+		return LRX_NEXT_CONSUMED_V;
+	}
+	/* m holds the first fragment's bytes now */
+	meta->network_offset = hnoff;
+	meta->mac_len = hmac_len;
+	struct rte_ipv4_hdr *iph = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, hnoff);
+	iph->total_length = rte_cpu_to_be_16((uint16_t)len);
+	iph->type_of_service |= (uint8_t)ecn;
+	iph->fragment_offset = rte_cpu_to_be_16(df);
+	iph->hdr_checksum = 0;
+	iph->hdr_checksum = rte_ipv4_cksum(iph);
+	meta->len = len;
+	meta->transport_offset = (uint16_t)(hnoff + hihl);
+	meta->l4_proto = iph->next_proto_id;
+	/* a NIC checksum hint for a fragment says nothing of the datagram */
+	meta->ip_summed = LRX_CHECKSUM_NONE;
+	reasm_pull(m, meta->transport_offset + REASM_PULL_L4);
+	mib->oks++;
+	return LRX_NEXT_CONTINUE_V;
+}
+
 lrx_next_t l3_reasm_ipv4(struct l3_reasm *r, struct rte_mbuf *m,
 			 struct lrx_meta *meta)
 {
@@ -714,31 +768,18 @@ lrx_next_t l3_reasm_ipv4(struct l3_reasm *r, struct rte_mbuf *m,
 				<< 3;
 	uint32_t end = offset + meta->len - ihl;
 	enum lrx_drop_reason reason = LRX_DROP_FRAG_INVALID;
-	if (!(frag_off & RTE_IPV4_HDR_MF_FLAG)) {
-		/* bits beyond the end, or a different end: corrupted */
-		if (end < q->len ||
-		    ((q->flags & REASM_LAST_IN) && end != q->len))
-			goto discard_qp;
-		q->flags |= REASM_LAST_IN;
-		q->len = end;
-	} else {
+	const bool last = !(frag_off & RTE_IPV4_HDR_MF_FLAG);
+	if (!last)
 		end &= ~7u; /* the kernel trims, not drops */
-		if (end > q->len) {
-			if (q->flags & REASM_LAST_IN)
-				goto discard_qp;
-			q->len = end;
-		}
-	}
-	if (end == offset)
+	if (!reasm_end_ok(q, end, last) || end == offset)
 		goto discard_qp;
 	if (m->pkt_len > noff + ihl + (end - offset))
 		l3_trim_to(m, noff + ihl + (end - offset));
 
 	uint32_t fi;
-	bool overlap;
 	const lrx_next_t queued = reasm_queue_frag(r, q, mib, m, meta, offset, end,
-						   noff + ihl, &fi, &overlap);
-	if (overlap) {
+						   noff + ihl, &fi);
+	if (queued == lrx_next_drop(LRX_DROP_FRAG_OVERLAP)) {
 		reason = LRX_DROP_FRAG_OVERLAP;
 		goto discard_qp;
 	}
@@ -753,35 +794,7 @@ lrx_next_t l3_reasm_ipv4(struct l3_reasm *r, struct rte_mbuf *m,
 		return LRX_NEXT_CONSUMED_V;
 
 	/* ip_frag_reasm; any failure kills the queue, m with it */
-	const struct l3_reasm_frag *head = rf(r, q->first);
-	const uint16_t hnoff = head->noff, hmac_len = head->mac_len;
-	const uint32_t hihl = head->hdr_len - hnoff;
-	const uint32_t len = hihl + q->len;
-	const int ecn = reasm_ecn(q->ecn);
-	const uint16_t df = q->max_df_size == q->max_size
-				    ? RTE_IPV4_HDR_DF_FLAG : 0;
-	if (len > REASM_MAXLEN || ecn < 0 || reasm_glue(r, qi, fi, m) != 0) {
-		reasm_queue_free(r, qi, LRX_DROP_FRAG_INVALID);
-		mib->fails++;
-		return LRX_NEXT_CONSUMED_V;
-	}
-	/* m holds the first fragment's bytes now */
-	meta->network_offset = hnoff;
-	meta->mac_len = hmac_len;
-	iph = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, hnoff);
-	iph->total_length = rte_cpu_to_be_16((uint16_t)len);
-	iph->type_of_service |= (uint8_t)ecn;
-	iph->fragment_offset = rte_cpu_to_be_16(df);
-	iph->hdr_checksum = 0;
-	iph->hdr_checksum = rte_ipv4_cksum(iph);
-	meta->len = len;
-	meta->transport_offset = (uint16_t)(hnoff + hihl);
-	meta->l4_proto = iph->next_proto_id;
-	/* a NIC checksum hint for a fragment says nothing of the datagram */
-	meta->ip_summed = LRX_CHECKSUM_NONE;
-	reasm_pull(m, meta->transport_offset + REASM_PULL_L4);
-	mib->oks++;
-	return LRX_NEXT_CONTINUE_V;
+	return reasm_finish_ipv4(r, qi, fi, m, meta);
 
 discard_qp:
 	reasm_queue_free(r, qi, reason);
@@ -850,6 +863,68 @@ static uint16_t reasm_ipv6_nhoff(const uint8_t *frame, uint32_t noff,
 	return (uint16_t)nhpos;
 }
 
+/* ip6_frag_reasm: fi (m) completed queue qi; m becomes the datagram, its
+ * fragment header removed; *toff and *nexthdr name the header after it.
+ * CONSUMED when gluing fails (the queue goes, m with it). */
+static lrx_next_t reasm_finish_ipv6(struct l3_reasm *r, uint32_t qi, uint32_t fi,
+				    struct rte_mbuf *m, struct lrx_meta *meta, uint32_t *toff,
+				    uint8_t *nexthdr)
+{
+	struct l3_reasm_queue *q = rq(r, qi);
+	struct l3_reasm_mib *mib = &r->mib[1];
+	const struct l3_reasm_frag *head = rf(r, q->first);
+	const uint32_t head_fh = head->hdr_len - 8u;
+	const uint16_t head_noff = head->noff, head_mac_len = head->mac_len;
+	const uint32_t payload_len =
+		head_fh - head_noff - (uint32_t)sizeof(struct rte_ipv6_hdr) + q->len;
+	const uint16_t nhoff = q->nhoff;
+	const int ecn = reasm_ecn(q->ecn);
+	if (payload_len > REASM_MAXLEN || ecn < 0 ||
+	    reasm_glue(r, qi, fi, m) != 0) {
+		reasm_queue_free(r, qi, LRX_DROP_FRAG_INVALID);
+		mib->fails++;
+		return LRX_NEXT_CONSUMED_V;
+	}
+	/* the fragment header goes: its next header moves to the header
+	 * before it, the headers before it move up 8 bytes */
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+	const uint8_t next = frame[head_fh];
+	frame[nhoff] = next;
+	memmove(frame + 8, frame, head_fh);
+	rte_pktmbuf_adj(m, 8);
+	frame = rte_pktmbuf_mtod(m, uint8_t *);
+	meta->network_offset = head_noff;
+	meta->mac_len = head_mac_len;
+	struct rte_ipv6_hdr *hdr = (struct rte_ipv6_hdr *)(frame + head_noff);
+	hdr->payload_len = rte_cpu_to_be_16((uint16_t)payload_len);
+	hdr->vtc_flow |= rte_cpu_to_be_32((uint32_t)ecn << 20);
+	meta->len = (uint32_t)sizeof(*hdr) + payload_len;
+	meta->ip_summed = LRX_CHECKSUM_NONE;
+	*toff = head_fh;
+	*nexthdr = next;
+	/* the extension headers after the fragment header too */
+	reasm_pull(m, head_fh + REASM_PULL_L4);
+	mib->oks++;
+	return LRX_NEXT_CONTINUE_V;
+}
+
+/* fq_find's key of an IPv6 fragment (header fhdr) that came in on port */
+static void reasm_key_ipv6(struct l3_reasm_key *key, const struct rte_ipv6_hdr *hdr,
+			   const uint8_t *fhdr, uint16_t port)
+{
+	memset(key, 0, sizeof(*key));
+	memcpy(key->saddr, hdr->src_addr, 16);
+	memcpy(key->daddr, hdr->dst_addr, 16);
+	memcpy(&key->id, fhdr + 4, 4);
+	key->family = 6;
+	const uint8_t tclass = (uint8_t)(rte_be_to_cpu_32(hdr->vtc_flow) >> 20);
+	key->proto_ecn = (uint8_t)(1u << (tclass & 3));
+	/* link-local (fe80::/10) and multicast destinations: per device */
+	if (hdr->dst_addr[0] == 0xff ||
+	    (hdr->dst_addr[0] == 0xfe && (hdr->dst_addr[1] & 0xc0) == 0x80))
+		key->iif = port;
+}
+
 lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 			 struct lrx_meta *meta, uint32_t *toff,
 			 uint8_t *nexthdr, enum l3_reasm_ip_mib *ip_mib)
@@ -859,7 +934,6 @@ lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 	const uint32_t pkt_end = noff + meta->len;
 	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
 	struct rte_ipv6_hdr *hdr = (struct rte_ipv6_hdr *)(frame + noff);
-
 	*ip_mib = L3_REASM_IP_MIB_NONE;
 	mib->reqds++;
 	/* fail_hdr: a jumbogram, or no room for the fragment header (in
@@ -885,21 +959,8 @@ lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 		*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
 		return lrx_next_drop(LRX_DROP_IP_INHDR);
 	}
-
-	/* fq_find */
 	struct l3_reasm_key key;
-	memset(&key, 0, sizeof(key));
-	memcpy(key.saddr, hdr->src_addr, 16);
-	memcpy(key.daddr, hdr->dst_addr, 16);
-	memcpy(&key.id, fhdr + 4, 4);
-	key.family = 6;
-	const uint8_t tclass =
-		(uint8_t)(rte_be_to_cpu_32(hdr->vtc_flow) >> 20);
-	key.proto_ecn = (uint8_t)(1u << (tclass & 3));
-	/* link-local (fe80::/10) and multicast destinations: per device */
-	if (hdr->dst_addr[0] == 0xff ||
-	    (hdr->dst_addr[0] == 0xfe && (hdr->dst_addr[1] & 0xc0) == 0x80))
-		key.iif = m->port;
+	reasm_key_ipv6(&key, hdr, fhdr, m->port);
 	const uint32_t qi = reasm_find(r, &key);
 	if (qi == 0) {
 		mib->fails++;
@@ -911,37 +972,19 @@ lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 	const uint32_t offset = frag_off & 0xfff8u;
 	const uint32_t end = offset + (pkt_end - (fh + 8));
 	enum lrx_drop_reason reason = LRX_DROP_FRAG_INVALID;
-	if (end > REASM_MAXLEN) {
-		/* parameter problem at frag_off; the queue stays */
+	const bool last = !(frag_off & 1);
+	if (end > REASM_MAXLEN || (!last && (end & 7))) {
+		/* a parameter problem at frag_off, or (RFC 2460) in the
+		 * payload length; the queue stays */
 		*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
 		return lrx_next_drop(LRX_DROP_IP_INHDR);
 	}
-	if (!(frag_off & 1)) {
-		if (end < q->len ||
-		    ((q->flags & REASM_LAST_IN) && end != q->len))
-			goto discard_fq;
-		q->flags |= REASM_LAST_IN;
-		q->len = end;
-	} else {
-		if (end & 7) {
-			/* RFC 2460: a parameter problem, always */
-			*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
-			return lrx_next_drop(LRX_DROP_IP_INHDR);
-		}
-		if (end > q->len) {
-			if (q->flags & REASM_LAST_IN)
-				goto discard_fq;
-			q->len = end;
-		}
-	}
-	if (end == offset)
+	if (!reasm_end_ok(q, end, last) || end == offset)
 		goto discard_fq;
-
 	uint32_t fi;
-	bool overlap;
 	const lrx_next_t queued = reasm_queue_frag(r, q, mib, m, meta, offset, end,
-						   fh + 8, &fi, &overlap);
-	if (overlap) {
+						   fh + 8, &fi);
+	if (queued == lrx_next_drop(LRX_DROP_FRAG_OVERLAP)) {
 		reason = LRX_DROP_FRAG_OVERLAP;
 		goto discard_fq;
 	}
@@ -954,41 +997,8 @@ lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 	if (!reasm_complete(q))
 		return LRX_NEXT_CONSUMED_V;
 
-	/* ip6_frag_reasm */
-	const struct l3_reasm_frag *head = rf(r, q->first);
-	const uint32_t head_fh = head->hdr_len - 8u;
-	const uint16_t head_noff = head->noff, head_mac_len = head->mac_len;
-	const uint32_t payload_len =
-		head_fh - head_noff - (uint32_t)sizeof(*hdr) + q->len;
-	const uint16_t nhoff = q->nhoff;
-	const int ecn = reasm_ecn(q->ecn);
-	if (payload_len > REASM_MAXLEN || ecn < 0 ||
-	    reasm_glue(r, qi, fi, m) != 0) {
-		reasm_queue_free(r, qi, LRX_DROP_FRAG_INVALID);
-		mib->fails++;
-		return LRX_NEXT_CONSUMED_V;
-	}
-	/* the fragment header goes: its next header moves to the header
-	 * before it, the headers before it move up 8 bytes */
-	frame = rte_pktmbuf_mtod(m, uint8_t *);
-	const uint8_t next = frame[head_fh];
-	frame[nhoff] = next;
-	memmove(frame + 8, frame, head_fh);
-	rte_pktmbuf_adj(m, 8);
-	frame = rte_pktmbuf_mtod(m, uint8_t *);
-	meta->network_offset = head_noff;
-	meta->mac_len = head_mac_len;
-	hdr = (struct rte_ipv6_hdr *)(frame + head_noff);
-	hdr->payload_len = rte_cpu_to_be_16((uint16_t)payload_len);
-	hdr->vtc_flow |= rte_cpu_to_be_32((uint32_t)ecn << 20);
-	meta->len = (uint32_t)sizeof(*hdr) + payload_len;
-	meta->ip_summed = LRX_CHECKSUM_NONE;
-	*toff = head_fh;
-	*nexthdr = next;
-	/* the extension headers after the fragment header too */
-	reasm_pull(m, head_fh + REASM_PULL_L4);
-	mib->oks++;
-	return LRX_NEXT_CONTINUE_V;
+	/* ip6_frag_reasm; any failure kills the queue, m with it */
+	return reasm_finish_ipv6(r, qi, fi, m, meta, toff, nexthdr);
 
 discard_fq:
 	reasm_queue_free(r, qi, reason);
