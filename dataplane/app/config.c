@@ -407,6 +407,78 @@ static const char *provider_name(unsigned bits)
 	return "(none built)";
 }
 
+/* The shortcut's place key (mode = native|generic): *place, the first
+ * place when it is not set. */
+static int shortcut_place(struct config_ctx *c, const struct lrx_stage_shortcut *sh,
+			  const char *mode, const struct lrx_stage_place **place)
+{
+	char valid[256];
+	size_t used = 0;
+	valid[0] = '\0';
+	for (*place = sh->places; mode && (*place)->value; (*place)++) {
+		if (strcmp((*place)->value, mode) == 0)
+			return 0;
+		used += (size_t)snprintf(valid + used, used < sizeof(valid) ? sizeof(valid) - used : 0,
+					 "%s%s", used ? ", " : "", (*place)->value);
+	}
+	*place = &sh->places[0];
+	return mode ? config_error(c, sh->section, sh->place_key, mode, "must be one of %s", valid)
+		    : 0;
+}
+
+/* Where the stage is in the pipeline (*at, -1: not in it), checked
+ * against where its place wants it: first, or after the last stage that
+ * works on the skb; with add, put there when it is not in the pipeline. */
+static int shortcut_position(struct config_ctx *c, struct rte_cfgfile *cfg,
+			     const struct lrx_stage *stage, const struct lrx_stage_place *place,
+			     const char *mode, const char *add, int *at)
+{
+	const struct lrx_stage_shortcut *sh = stage->shortcut;
+	struct lrx_pipeline_conf *pc = &c->conf->pipeline;
+	const bool after_skb = place->position == LRX_POSITION_AFTER_SKB;
+	const bool first = place->position == LRX_POSITION_FIRST;
+	int after_meta = -1;
+	bool has_meta = false;
+	*at = -1;
+	for (unsigned i = 0; i < pc->n_stages; i++) {
+		const struct lrx_stage *s = pc->stages[i].stage;
+		if (s == stage && *at < 0)
+			*at = (int)i;
+		if (s->provides & (LRX_PROVIDES_META | LRX_PROVIDES_SKB)) {
+			has_meta |= (s->provides & LRX_PROVIDES_META) != 0;
+			if (*at < 0)
+				after_meta = (int)i;
+		}
+	}
+	const char *meta = provider_name(LRX_PROVIDES_META);
+	const char *stages = get(cfg, "pipeline", "stages");
+	if (after_skb && !has_meta)
+		return config_error(c, sh->section, sh->place_key, mode,
+				    "%s, and the pipeline (%s) has no %s; add it, or use %s %s",
+				    place->why, stages && *stages ? stages : "none", meta,
+				    sh->place_key, sh->places[0].value);
+	if (*at >= 0 && ((first && *at != 0) || (after_skb && after_meta < 0)))
+		return config_error(c, sh->section, sh->place_key, mode ? mode : place->value,
+				    "the pipeline (%s) has %s at position %d: %s %s needs it %s%s",
+				    stages, stage->name, *at + 1, sh->place_key, place->value,
+				    first ? "first" : "after ", first ? "" : meta);
+	if (*at >= 0 || !add)
+		return 0;
+	if (pc->n_stages == LRX_PIPELINE_MAX_STAGES)
+		return config_error(c, sh->section, sh->add_key, add,
+				    "no room for the %s stage: at most %u stages", stage->name,
+				    LRX_PIPELINE_MAX_STAGES);
+	*at = after_skb ? after_meta + 1 : 0;
+	memmove(&pc->stages[*at + 1], &pc->stages[*at],
+		(pc->n_stages - (unsigned)*at) * sizeof(pc->stages[0]));
+	memset(&pc->stages[*at], 0, sizeof(pc->stages[0]));
+	pc->stages[*at].stage = stage;
+	pc->n_stages++;
+	char section[LRX_NAME_LEN + 8];
+	snprintf(section, sizeof(section), "stage.%s", stage->name);
+	return load_stage_section(c, cfg, section, &pc->stages[*at]);
+}
+
 /* A stage's shortcut section (stage.h: struct lrx_stage_shortcut, e.g.
  * [xdp] with --xdp-prog/--xdp-mode/...): with a value for add_key it also
  * places the stage where the place_key's value says (position FIRST or
@@ -417,7 +489,6 @@ static int load_shortcut(struct config_ctx *c, struct rte_cfgfile *cfg,
 {
 	const struct lrx_stage_shortcut *sh = stage->shortcut;
 	const char *sec = sh->section;
-	struct lrx_pipeline_conf *pc = &c->conf->pipeline;
 	const char *names[16];
 	unsigned n_keys = 0;
 	for (; sh->keys[n_keys].key && n_keys < RTE_DIM(names) - 1; n_keys++)
@@ -436,87 +507,23 @@ static int load_shortcut(struct config_ctx *c, struct rte_cfgfile *cfg,
 	}
 	const char *add = get(cfg, sec, sh->add_key);
 	const char *mode = get(cfg, sec, sh->place_key);
-	const struct lrx_stage_place *place = &sh->places[0];
-	if (mode) {
-		char valid[256];
-		size_t used = 0;
-		valid[0] = '\0';
-		for (place = sh->places; place->value; place++) {
-			if (strcmp(place->value, mode) == 0)
-				break;
-			used += (size_t)snprintf(valid + used, used < sizeof(valid) ? sizeof(valid) - used : 0,
-						 "%s%s", used ? ", " : "", place->value);
-		}
-		if (!place->value)
-			return config_error(c, sec, sh->place_key, mode, "must be one of %s", valid);
-	}
+	const struct lrx_stage_place *place;
+	int at;
+	if ((rc = shortcut_place(c, sh, mode, &place)))
+		return rc;
 	if (add && !*add)
 		return config_error(c, sec, sh->add_key, add, "%s", sh->add_empty);
-
-	/* where the stage is, and where its place wants it: after the last
-	 * stage that works on the skb, or first */
-	bool after_skb = place->position == LRX_POSITION_AFTER_SKB;
-	int at = -1, after_meta = -1;
-	bool has_meta = false;
-	for (unsigned i = 0; i < pc->n_stages; i++) {
-		const struct lrx_stage *s = pc->stages[i].stage;
-		if (s == stage && at < 0)
-			at = (int)i;
-		if (s->provides & (LRX_PROVIDES_META | LRX_PROVIDES_SKB)) {
-			has_meta |= (s->provides & LRX_PROVIDES_META) != 0;
-			if (at < 0)
-				after_meta = (int)i;
-		}
-	}
-	const char *meta = provider_name(LRX_PROVIDES_META);
-	const char *stages = get(cfg, "pipeline", "stages");
-	if (after_skb && !has_meta)
-		return config_error(c, sec, sh->place_key, mode,
-				    "%s, and the pipeline (%s) has no %s; add it, or use %s %s",
-				    place->why, stages && *stages ? stages : "none", meta,
-				    sh->place_key, sh->places[0].value);
-	bool first = place->position == LRX_POSITION_FIRST;
-	if (at >= 0 && ((first && at != 0) || (after_skb && after_meta < 0))) {
-		char where[64];
-		snprintf(where, sizeof(where), first ? "first" : "after %s", meta);
-		return config_error(c, sec, sh->place_key, mode ? mode : place->value,
-				    "the pipeline (%s) has %s at position %d: %s %s needs it %s",
-				    stages, stage->name, at + 1, sh->place_key, place->value,
-				    where);
-	}
-	if (at < 0 && add) {
-		if (pc->n_stages == LRX_PIPELINE_MAX_STAGES)
-			return config_error(c, sec, sh->add_key, add,
-					    "no room for the %s stage: at most %u stages",
-					    stage->name, LRX_PIPELINE_MAX_STAGES);
-		at = after_skb ? after_meta + 1 : 0;
-		memmove(&pc->stages[at + 1], &pc->stages[at],
-			(pc->n_stages - (unsigned)at) * sizeof(pc->stages[0]));
-		memset(&pc->stages[at], 0, sizeof(pc->stages[0]));
-		pc->stages[at].stage = stage;
-		pc->n_stages++;
-		char section[LRX_NAME_LEN + 8];
-		snprintf(section, sizeof(section), "stage.%s", stage->name);
-		rc = load_stage_section(c, cfg, section, &pc->stages[at]);
-		if (rc)
-			return rc;
-	}
-	if (at < 0)
-		return 0; /* settings kept for a stage switched off */
-
-	struct lrx_stage_conf *sc = &pc->stages[at];
+	if ((rc = shortcut_position(c, cfg, stage, place, mode, add, &at)) || at < 0)
+		return rc; /* at < 0: settings kept for a stage switched off */
 	for (unsigned k = 0; k < n_keys; k++) {
 		const struct lrx_stage_alias *a = &sh->keys[k];
 		const char *value = get(cfg, sec, a->key);
-		if (!value)
-			continue;
-		if (a->if_yes)
-			value = yes[k] ? a->if_yes : a->if_no;
 		char valid[512];
-		if (lrx_stage_conf_set(stage, sc->conf, a->stage_key, value, valid,
-				       sizeof(valid)) < 0)
-			return config_error(c, sec, a->key, get(cfg, sec, a->key), "must be %s",
-					    valid);
+		if (value && lrx_stage_conf_set(stage, c->conf->pipeline.stages[at].conf,
+						a->stage_key,
+						a->if_yes ? (yes[k] ? a->if_yes : a->if_no) : value,
+						valid, sizeof(valid)) < 0)
+			return config_error(c, sec, a->key, value, "must be %s", valid);
 	}
 	return 0;
 }
@@ -595,6 +602,40 @@ static int load_pmu(struct config_ctx *c, struct rte_cfgfile *cfg)
 	return 0;
 }
 
+/* [pipeline] stages: names separated by single commas, or none. */
+static int load_stage_list(struct config_ctx *c, const char *stages)
+{
+	struct lrx_pipeline_conf *pc = &c->conf->pipeline;
+	pc->n_stages = 0;
+	if (!stages)
+		return 0;
+	char item[LRX_NAME_LEN];
+	const char *t = stages + strspn(stages, " ");
+	int rc;
+	if (*t == '\0' || strcmp(t, "none") == 0)
+		return 0;
+	for (const char *p = stages; (rc = lrx_value_list_next(&p, item, sizeof(item))) > 0;) {
+		const struct lrx_stage *stage = lrx_stage_find(item);
+		if (strcmp(item, "none") == 0)
+			return config_error(c, "pipeline", "stages", stages,
+					    "'none' means an empty pipeline and cannot be combined with stages");
+		if (!stage) {
+			char valid[512];
+			stage_names(valid, sizeof(valid));
+			return config_error(c, "pipeline", "stages", stages,
+					    "unknown stage '%s'; valid stages: %s", item,
+					    valid[0] ? valid : "(none built)");
+		}
+		if (pc->n_stages == LRX_PIPELINE_MAX_STAGES)
+			return config_error(c, "pipeline", "stages", stages, "at most %u stages",
+					    LRX_PIPELINE_MAX_STAGES);
+		pc->stages[pc->n_stages++] = (struct lrx_stage_conf){.stage = stage};
+	}
+	return rc == 0 ? 0
+		       : config_error(c, "pipeline", "stages", stages,
+				      "empty entry in the stage list: name stages separated by single commas, or 'none' alone");
+}
+
 static int load_pipeline(struct config_ctx *c, struct rte_cfgfile *cfg)
 {
 	struct lrx_pipeline_conf *pc = &c->conf->pipeline;
@@ -609,45 +650,9 @@ static int load_pipeline(struct config_ctx *c, struct rte_cfgfile *cfg)
 				    "must be one of packet, burst, hybrid:K (K = stages run as bursts, 1..%u), static, graph",
 				    LRX_PIPELINE_MAX_STAGES);
 
-	const char *stages = get(cfg, "pipeline", "stages");
-	pc->n_stages = 0;
-	if (stages) {
-		char copy[LRX_VALUE_LEN];
-		snprintf(copy, sizeof(copy), "%s", stages);
-		/* strtok_r would skip empty entries: ",,", "a,,b" and a
-		 * trailing comma are typing mistakes, and "none" is the
-		 * whole list or nothing */
-		const char *t = stages + strspn(stages, " ");
-		bool blank = *t == '\0', only_none = strcmp(t, "none") == 0;
-		for (const char *q = stages; !blank && !only_none && *q; q++)
-			if (*q == ',' && (q == t || q[1 + strspn(q + 1, " ")] == ',' ||
-					  q[1 + strspn(q + 1, " ")] == '\0'))
-				return config_error(c, "pipeline", "stages", stages,
-						    "empty entry in the stage list: name stages separated by single commas, or 'none' alone");
-		char *save = NULL;
-		for (char *tok = strtok_r(copy, ", ", &save); tok;
-		     tok = strtok_r(NULL, ", ", &save)) {
-			if (strcmp(tok, "none") == 0 && only_none)
-				continue;
-			if (strcmp(tok, "none") == 0)
-				return config_error(c, "pipeline", "stages", stages,
-						    "'none' means an empty pipeline and cannot be combined with stages");
-			const struct lrx_stage *stage = lrx_stage_find(tok);
-			if (!stage) {
-				char valid[512];
-				stage_names(valid, sizeof(valid));
-				return config_error(c, "pipeline", "stages", stages,
-						    "unknown stage '%s'; valid stages: %s",
-						    tok, valid[0] ? valid : "(none built)");
-			}
-			if (pc->n_stages == LRX_PIPELINE_MAX_STAGES)
-				return config_error(c, "pipeline", "stages", stages,
-						    "at most %u stages", LRX_PIPELINE_MAX_STAGES);
-			struct lrx_stage_conf *sc = &pc->stages[pc->n_stages++];
-			memset(sc, 0, sizeof(*sc));
-			sc->stage = stage;
-		}
-	}
+	rc = load_stage_list(c, get(cfg, "pipeline", "stages"));
+	if (rc)
+		return rc;
 	/* [stage.NAME] sections apply to every instance of NAME */
 	for (unsigned i = 0; i < pc->n_stages; i++) {
 		char section[LRX_NAME_LEN + 8];
@@ -844,9 +849,9 @@ static void config_defaults(struct lrx_config *conf)
 		RTE_VERIFY(lrx_value_keys_default(tables[i], conf, &bad) == 0);
 }
 
-static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
+/* The command line's overrides into the INI tables. */
+static int config_apply_overrides(struct config_ctx *c, struct rte_cfgfile *cfg)
 {
-	struct lrx_config *conf = c->conf;
 	for (unsigned i = 0; i < c->n_overrides; i++) {
 		const struct lrx_override *o = &c->overrides[i];
 		if (!rte_cfgfile_has_section(cfg, o->section) &&
@@ -861,6 +866,77 @@ static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
 			return -EINVAL;
 		}
 	}
+	return 0;
+}
+
+/* [stage.NAME] of a stage that is not in the pipeline: fine (configs keep
+ * settings for stages switched off), but the stage must exist, and its
+ * values are read all the same (lrx_config_check_absent_stages). */
+static int load_absent_stage(struct config_ctx *c, struct rte_cfgfile *cfg, const char *s)
+{
+	struct lrx_config *conf = c->conf;
+	const struct lrx_stage *stage = lrx_stage_find(s + 6);
+	if (!stage) {
+		char valid[512];
+		stage_names(valid, sizeof(valid));
+		return config_error(c, s, NULL, NULL, "no stage named '%s'; valid stages: %s", s + 6,
+				    valid);
+	}
+	for (unsigned k = 0; k < conf->pipeline.n_stages; k++)
+		if (conf->pipeline.stages[k].stage == stage)
+			return 0; /* read by load_pipeline */
+	if (conf->n_absent == RTE_DIM(conf->absent))
+		return 0;
+	struct lrx_stage_conf *sc = &conf->absent[conf->n_absent];
+	*sc = (struct lrx_stage_conf){.stage = stage};
+	int rc = load_stage_section(c, cfg, s, sc);
+	const char *origin = NULL;
+	for (unsigned o = 0; o < c->n_overrides; o++)
+		if (strcmp(c->overrides[o].section, s) == 0)
+			origin = c->overrides[o].origin;
+	if (origin)
+		snprintf(conf->absent_where[conf->n_absent], 128, "%s", origin);
+	else
+		snprintf(conf->absent_where[conf->n_absent], 128, "%s:%u", c->file,
+			 config_find_line(c->text, s, NULL));
+	conf->n_absent++;
+	return rc;
+}
+
+/* A section besides the fixed ones: [port.N], [lcore.N], [stage.NAME]. */
+static int load_numbered_section(struct config_ctx *c, struct rte_cfgfile *cfg, const char *s)
+{
+	uint64_t index;
+	if (strncmp(s, "port.", 5) == 0)
+		return lrx_value_uint(s + 5, 0, LRX_MAX_PORTS - 1, &index) == 0
+			       ? load_port(c, cfg, s, (unsigned)index)
+			       : config_error(c, s, NULL, NULL,
+					      "the port index must be an integer in 0..%u",
+					      LRX_MAX_PORTS - 1);
+	if (strncmp(s, "lcore.", 6) == 0)
+		return lrx_value_uint(s + 6, 0, RTE_MAX_LCORE - 1, &index) == 0
+			       ? load_lcore(c, cfg, s, (unsigned)index)
+			       : config_error(c, s, NULL, NULL,
+					      "the lcore id must be an integer in 0..%u",
+					      RTE_MAX_LCORE - 1);
+	if (strncmp(s, "stage.", 6) == 0)
+		return load_absent_stage(c, cfg, s);
+	char shortcuts[256] = "";
+	for (unsigned k = 0; lrx_stage_at(k); k++)
+		if (lrx_stage_at(k)->shortcut)
+			snprintf(shortcuts + strlen(shortcuts), sizeof(shortcuts) - strlen(shortcuts),
+				 "[%s], ", lrx_stage_at(k)->shortcut->section);
+	return config_error(c, s, NULL, NULL,
+			    "unknown section; valid sections: [eal], [run], [pipeline], [mempool], [telemetry], [pmu], %s[port.N], [lcore.N], [stage.NAME]",
+			    shortcuts);
+}
+
+static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
+{
+	struct lrx_config *conf = c->conf;
+	int rc = config_apply_overrides(c, cfg);
+	if (rc)
+		return rc;
 	conf->cfg = cfg;
 
 	int n = rte_cfgfile_num_sections(cfg, "", 0);
@@ -874,7 +950,7 @@ static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
 		ptrs[i] = names[i];
 	rte_cfgfile_sections(cfg, ptrs, n);
 
-	int rc = load_section(c, cfg, "eal", &(struct section_keys){.keys = eal_keys}, conf, NULL);
+	rc = load_section(c, cfg, "eal", &(struct section_keys){.keys = eal_keys}, conf, NULL);
 	rc = rc ?: load_run(c, cfg);
 	rc = rc ?: load_section(c, cfg, "mempool", &(struct section_keys){.keys = mempool_keys}, conf,
 				NULL);
@@ -884,65 +960,10 @@ static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
 				NULL);
 	for (int i = 0; i < n && rc == 0; i++) {
 		const char *s = names[i];
-		uint64_t index;
-		if (strcmp(s, "eal") == 0 || strcmp(s, "run") == 0 ||
-		    strcmp(s, "pipeline") == 0 || strcmp(s, "mempool") == 0 ||
-		    strcmp(s, "telemetry") == 0 || is_shortcut_section(s) ||
-		    strcmp(s, "pmu") == 0)
-			continue;
-		if (strncmp(s, "port.", 5) == 0) {
-			rc = lrx_value_uint(s + 5, 0, LRX_MAX_PORTS - 1, &index) == 0
-				     ? load_port(c, cfg, s, (unsigned)index)
-				     : config_error(c, s, NULL, NULL,
-						    "the port index must be an integer in 0..%u",
-						    LRX_MAX_PORTS - 1);
-		} else if (strncmp(s, "lcore.", 6) == 0) {
-			rc = lrx_value_uint(s + 6, 0, RTE_MAX_LCORE - 1, &index) == 0
-				     ? load_lcore(c, cfg, s, (unsigned)index)
-				     : config_error(c, s, NULL, NULL,
-						    "the lcore id must be an integer in 0..%u",
-						    RTE_MAX_LCORE - 1);
-		} else if (strncmp(s, "stage.", 6) == 0) {
-			/* a section for a stage that is not in the pipeline is
-			 * fine (configs keep settings for stages switched off),
-			 * but the stage must exist */
-			if (!lrx_stage_find(s + 6)) {
-				char valid[512];
-				stage_names(valid, sizeof(valid));
-				rc = config_error(c, s, NULL, NULL, "no stage named '%s'; valid stages: %s",
-						  s + 6, valid);
-			} else {
-				bool in_pipeline = false;
-				for (unsigned k = 0; k < conf->pipeline.n_stages; k++)
-					in_pipeline |= strcmp(conf->pipeline.stages[k].stage->name, s + 6) == 0;
-				if (!in_pipeline && conf->n_absent < RTE_DIM(conf->absent)) {
-					struct lrx_stage_conf *sc = &conf->absent[conf->n_absent];
-					*sc = (struct lrx_stage_conf){.stage = lrx_stage_find(s + 6)};
-					rc = load_stage_section(c, cfg, s, sc);
-					unsigned line = config_find_line(c->text, s, NULL);
-					const char *origin = NULL;
-					for (unsigned o = 0; o < c->n_overrides; o++)
-						if (strcmp(c->overrides[o].section, s) == 0)
-							origin = c->overrides[o].origin;
-					if (origin)
-						snprintf(conf->absent_where[conf->n_absent], 128, "%s", origin);
-					else
-						snprintf(conf->absent_where[conf->n_absent], 128, "%s:%u",
-							 c->file, line);
-					conf->n_absent++;
-				}
-			}
-		} else {
-			char shortcuts[256] = "";
-			for (unsigned k = 0; lrx_stage_at(k); k++)
-				if (lrx_stage_at(k)->shortcut)
-					snprintf(shortcuts + strlen(shortcuts),
-						 sizeof(shortcuts) - strlen(shortcuts), "[%s], ",
-						 lrx_stage_at(k)->shortcut->section);
-			rc = config_error(c, s, NULL, NULL,
-					  "unknown section; valid sections: [eal], [run], [pipeline], [mempool], [telemetry], [pmu], %s[port.N], [lcore.N], [stage.NAME]",
-					  shortcuts);
-		}
+		if (strcmp(s, "eal") != 0 && strcmp(s, "run") != 0 && strcmp(s, "pipeline") != 0 &&
+		    strcmp(s, "mempool") != 0 && strcmp(s, "telemetry") != 0 &&
+		    strcmp(s, "pmu") != 0 && !is_shortcut_section(s))
+			rc = load_numbered_section(c, cfg, s);
 	}
 	free(names);
 	return rc ?: check_topology(c) ?: check_mempool(c);

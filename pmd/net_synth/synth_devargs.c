@@ -108,60 +108,9 @@ static int parse_one(const char *name, const struct lrx_value_key *k, const char
 	return 0;
 }
 
-int synth_parse_devargs(const char *name, const char *args,
-			struct synth_options *opt)
+/* What the devargs say together: -EINVAL with a message naming them. */
+static int synth_check_options(const char *name, const struct synth_options *opt)
 {
-	const char *bad = NULL;
-	memset(opt, 0, sizeof(*opt));
-	RTE_VERIFY(lrx_value_keys_default(synth_args, opt, &bad) == 0);
-	struct rte_kvargs *kv = NULL;
-	if (args && args[0]) {
-		kv = rte_kvargs_parse(args, NULL);
-		if (!kv) {
-			RTE_LOG(ERR, PMD,
-				"%s: cannot parse devargs \"%s\": expected "
-				"key=value pairs separated by ','\n",
-				name, args);
-			return -EINVAL;
-		}
-	}
-	bool seen_flows = false, seen_size = false;
-	int rc = 0;
-	for (unsigned i = 0; kv && i < kv->count && rc == 0; i++) {
-		const char *key = kv->pairs[i].key;
-		const char *value = kv->pairs[i].value ? kv->pairs[i].value : "";
-		const struct lrx_value_key *k = lrx_value_key_find(synth_args, key);
-		if (!k) {
-			RTE_LOG(ERR, PMD,
-				"%s: unknown devarg \"%s\"; valid keys: %s\n",
-				name, key, synth_param_string);
-			rc = -EINVAL;
-			break;
-		}
-		/* rte_kvargs keeps both: a key given twice is a mistake,
-		 * not "the last wins" */
-		for (unsigned j = 0; j < i && rc == 0; j++)
-			if (strcmp(kv->pairs[j].key, key) == 0) {
-				RTE_LOG(ERR, PMD, "%s: devarg %s given twice (%s=%s, then %s=%s)\n",
-					name, key, key, kv->pairs[j].value ? kv->pairs[j].value : "",
-					key, value);
-				rc = -EINVAL;
-			}
-		if (rc)
-			break;
-		seen_flows |= strcmp(key, "flows") == 0;
-		seen_size |= strcmp(key, "size") == 0;
-		rc = parse_one(name, k, value, opt);
-	}
-	rte_kvargs_free(kv);
-	if (rc)
-		return rc;
-
-	if (!seen_flows)
-		opt->flows = opt->profile == SYNTH_PROFILE_UDP64 ? 1 :
-			     opt->profile == SYNTH_PROFILE_TCP_STREAM ? 4 : 64;
-	if (!seen_size)
-		opt->size = 64;
 	if (opt->profile == SYNTH_PROFILE_UDP64 && (opt->flows != 1 ||
 						    opt->size != 64)) {
 		RTE_LOG(ERR, PMD,
@@ -216,4 +165,61 @@ int synth_parse_devargs(const char *name, const char *args,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int synth_parse_devargs(const char *name, const char *args,
+			struct synth_options *opt)
+{
+	const char *bad = NULL;
+	memset(opt, 0, sizeof(*opt));
+	RTE_VERIFY(lrx_value_keys_default(synth_args, opt, &bad) == 0);
+	struct rte_kvargs *kv = NULL;
+	if (args && args[0]) {
+		kv = rte_kvargs_parse(args, NULL);
+		if (!kv) {
+			RTE_LOG(ERR, PMD,
+				"%s: cannot parse devargs \"%s\": expected "
+				"key=value pairs separated by ','\n",
+				name, args);
+			return -EINVAL;
+		}
+	}
+	bool seen_flows = false, seen_size = false;
+	int rc = 0;
+	for (unsigned i = 0; kv && i < kv->count && rc == 0; i++) {
+		const char *key = kv->pairs[i].key;
+		const char *value = kv->pairs[i].value ? kv->pairs[i].value : "";
+		const struct lrx_value_key *k = lrx_value_key_find(synth_args, key);
+		if (!k) {
+			RTE_LOG(ERR, PMD,
+				"%s: unknown devarg \"%s\"; valid keys: %s\n",
+				name, key, synth_param_string);
+			rc = -EINVAL;
+			break;
+		}
+		/* rte_kvargs keeps both: a key given twice is a mistake,
+		 * not "the last wins" */
+		for (unsigned j = 0; j < i && rc == 0; j++)
+			if (strcmp(kv->pairs[j].key, key) == 0) {
+				RTE_LOG(ERR, PMD, "%s: devarg %s given twice (%s=%s, then %s=%s)\n",
+					name, key, key, kv->pairs[j].value ? kv->pairs[j].value : "",
+					key, value);
+				rc = -EINVAL;
+			}
+		if (rc)
+			break;
+		seen_flows |= strcmp(key, "flows") == 0;
+		seen_size |= strcmp(key, "size") == 0;
+		rc = parse_one(name, k, value, opt);
+	}
+	rte_kvargs_free(kv);
+	if (rc)
+		return rc;
+
+	if (!seen_flows)
+		opt->flows = opt->profile == SYNTH_PROFILE_UDP64 ? 1 :
+			     opt->profile == SYNTH_PROFILE_TCP_STREAM ? 4 : 64;
+	if (!seen_size)
+		opt->size = 64;
+	return synth_check_options(name, opt);
 }
