@@ -182,37 +182,26 @@ static void store_uint(void *out, size_t size, uint64_t v)
 
 int lrx_value_parse(const struct lrx_value_type *t, const char *text, void *out)
 {
-	uint64_t u;
-	unsigned choice;
-	uint32_t bits;
+	uint64_t u = 0;
+	unsigned choice = 0;
+	uint32_t bits = 0;
 	int rc = -EINVAL;
 	switch (t->kind) {
-	case LRX_VALUE_UINT:
-		if ((rc = lrx_value_uint(text, t->min, t->max, &u)) == 0)
-			store_uint(out, t->size, u);
-		return rc;
-	case LRX_VALUE_DOUBLE:
-		return lrx_value_double(text, t->fmin, t->fmax, out);
-	case LRX_VALUE_BOOL:
-		return lrx_value_bool(text, out);
-	case LRX_VALUE_CHOICE:
-		if ((rc = lrx_value_choice(text, t->choices, &choice)) == 0)
-			store_uint(out, t->size, choice);
-		return rc;
-	case LRX_VALUE_FLAGS:
-		if ((rc = lrx_value_flags(text, t->flags, &bits)) == 0)
-			store_uint(out, t->size, bits);
-		return rc;
+	case LRX_VALUE_UINT: rc = lrx_value_uint(text, t->min, t->max, &u); break;
+	case LRX_VALUE_CHOICE: rc = lrx_value_choice(text, t->choices, &choice); break;
+	case LRX_VALUE_FLAGS: rc = lrx_value_flags(text, t->flags, &bits); break;
+	case LRX_VALUE_DOUBLE: return lrx_value_double(text, t->fmin, t->fmax, out);
+	case LRX_VALUE_BOOL: return lrx_value_bool(text, out);
+	case LRX_VALUE_PORTS: return lrx_value_ports(text, out);
+	case LRX_VALUE_CUSTOM: return text ? t->parse(text, out) : -EINVAL;
 	case LRX_VALUE_STRING:
 		if (!text || strlen(text) >= t->size)
 			return -EINVAL;
 		strcpy(out, text);
 		return 0;
-	case LRX_VALUE_PORTS:
-		return lrx_value_ports(text, out);
-	case LRX_VALUE_CUSTOM:
-		return text ? t->parse(text, out) : -EINVAL;
 	}
+	if (rc == 0) /* one of them is set, the others are 0 */
+		store_uint(out, t->size, u | choice | bits);
 	return rc;
 }
 

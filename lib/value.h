@@ -126,36 +126,22 @@ int lrx_value_keys_default(const struct lrx_value_key *keys, void *dst,
 void lrx_value_key_names(const struct lrx_value_key *keys, char *buf, size_t len);
 
 /* Table entries (C): key NAME of struct T's field F. */
-#define LRX_VALUE_FIELD(T, F) .size = sizeof(((T *)0)->F)
+#define LRX_KEY_(T, F, NAME, DEF, HELP, ...)                                   \
+	{ .name = NAME, .def = DEF, .help = HELP, .offset = offsetof(T, F),    \
+	  .type = { .size = sizeof(((T *)0)->F), __VA_ARGS__ } }
 #define LRX_KEY_UINT(T, F, NAME, DEF, MIN, MAX, HELP)                          \
-	{ .name = NAME, .def = DEF, .help = HELP, .offset = offsetof(T, F),    \
-	  .type = { .kind = LRX_VALUE_UINT, LRX_VALUE_FIELD(T, F),             \
-		    .min = MIN, .max = MAX } }
+	LRX_KEY_(T, F, NAME, DEF, HELP, .kind = LRX_VALUE_UINT, .min = MIN, .max = MAX)
 #define LRX_KEY_DOUBLE(T, F, NAME, DEF, MIN, MAX, HELP)                        \
-	{ .name = NAME, .def = DEF, .help = HELP, .offset = offsetof(T, F),    \
-	  .type = { .kind = LRX_VALUE_DOUBLE, LRX_VALUE_FIELD(T, F),           \
-		    .fmin = MIN, .fmax = MAX } }
-#define LRX_KEY_BOOL(T, F, NAME, DEF, HELP)                                    \
-	{ .name = NAME, .def = DEF, .help = HELP, .offset = offsetof(T, F),    \
-	  .type = { .kind = LRX_VALUE_BOOL, LRX_VALUE_FIELD(T, F) } }
+	LRX_KEY_(T, F, NAME, DEF, HELP, .kind = LRX_VALUE_DOUBLE, .fmin = MIN, .fmax = MAX)
+#define LRX_KEY_BOOL(T, F, NAME, DEF, HELP) LRX_KEY_(T, F, NAME, DEF, HELP, .kind = LRX_VALUE_BOOL)
 #define LRX_KEY_CHOICE(T, F, NAME, DEF, CHOICES, HELP)                         \
-	{ .name = NAME, .def = DEF, .help = HELP, .offset = offsetof(T, F),    \
-	  .type = { .kind = LRX_VALUE_CHOICE, LRX_VALUE_FIELD(T, F),           \
-		    .choices = CHOICES } }
+	LRX_KEY_(T, F, NAME, DEF, HELP, .kind = LRX_VALUE_CHOICE, .choices = CHOICES)
 #define LRX_KEY_FLAGS(T, F, NAME, DEF, FLAGS, HELP)                            \
-	{ .name = NAME, .def = DEF, .help = HELP, .offset = offsetof(T, F),    \
-	  .type = { .kind = LRX_VALUE_FLAGS, LRX_VALUE_FIELD(T, F),            \
-		    .flags = FLAGS } }
-#define LRX_KEY_STRING(T, F, NAME, DEF, HELP)                                  \
-	{ .name = NAME, .def = DEF, .help = HELP, .offset = offsetof(T, F),    \
-	  .type = { .kind = LRX_VALUE_STRING, LRX_VALUE_FIELD(T, F) } }
-#define LRX_KEY_PORTS(T, F, NAME, DEF, HELP)                                   \
-	{ .name = NAME, .def = DEF, .help = HELP, .offset = offsetof(T, F),    \
-	  .type = { .kind = LRX_VALUE_PORTS, LRX_VALUE_FIELD(T, F) } }
+	LRX_KEY_(T, F, NAME, DEF, HELP, .kind = LRX_VALUE_FLAGS, .flags = FLAGS)
+#define LRX_KEY_STRING(T, F, NAME, DEF, HELP) LRX_KEY_(T, F, NAME, DEF, HELP, .kind = LRX_VALUE_STRING)
+#define LRX_KEY_PORTS(T, F, NAME, DEF, HELP) LRX_KEY_(T, F, NAME, DEF, HELP, .kind = LRX_VALUE_PORTS)
 #define LRX_KEY_CUSTOM(T, F, NAME, DEF, PARSE, VALID, HELP)                    \
-	{ .name = NAME, .def = DEF, .help = HELP, .offset = offsetof(T, F),    \
-	  .type = { .kind = LRX_VALUE_CUSTOM, LRX_VALUE_FIELD(T, F),           \
-		    .parse = PARSE, .valid = VALID } }
+	LRX_KEY_(T, F, NAME, DEF, HELP, .kind = LRX_VALUE_CUSTOM, .parse = PARSE, .valid = VALID)
 
 #ifdef __cplusplus
 }

@@ -15,7 +15,6 @@
 
 #include "app.h"
 #include "listrx_build.h"
-#include "report_fill.h"
 
 /* One map's entries; the buffer grows as the map is walked (a hash map
  * may gain entries while it is read). */
