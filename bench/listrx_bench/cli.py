@@ -6,7 +6,8 @@ import sys
 
 from . import __version__, grid
 from .backends import PERF_DEFAULT_EVENTS
-from .listrx import CG_EAL, DEFAULT_EAL, BenchError, Listrx, find_binary
+from .listrx import (CG_CACHES_ENV, CG_EAL, DEFAULT_EAL, BenchError, Listrx, allowed_cpus,
+                     find_binary, parse_cache_geometry)
 
 EPILOG = """examples:
   listrx-bench headline --out headline/
@@ -75,6 +76,22 @@ def _data_room(text):
     if not text.isdigit() or not 256 <= int(text) <= 65535:
         raise argparse.ArgumentTypeError("%r: want bytes, 256..65535" % text)
     return int(text)
+
+
+def _cache_geometry(text):
+    try:
+        return parse_cache_geometry(text)
+    except BenchError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
+def add_cg_caches(p):
+    p.add_argument("--cg-caches", type=_cache_geometry,
+                   default=os.environ.get(CG_CACHES_ENV),
+                   help="cachegrind's simulated caches instead of the host's, as valgrind's "
+                   "--I1/--D1/--LL take them: 'I1=32768,8,64 D1=49152,12,64 LL=...' (any of "
+                   "the three; the host's for the others) (default: $%s, else the host's "
+                   "L1i/L1d/LL from hwloc and sysfs)" % CG_CACHES_ENV)
 
 
 def add_common(p):
@@ -173,8 +190,10 @@ def build_parser():
     sw.add_argument("--cg-jobs", type=int, default=os.cpu_count() or 1,
                     help="cachegrind runs in parallel, in a phase of their own after every "
                     "timed run (their counts do not depend on load) (default: %(default)s)")
-    sw.add_argument("--cg-lcores", default="0",
-                    help="cachegrind: EAL -l (one lcore: the main lcore polls) (default: %(default)s)")
+    sw.add_argument("--cg-lcores", default=str(allowed_cpus()[0]),
+                    help="cachegrind: EAL -l (one lcore: the main lcore polls) (default: the "
+                    "first CPU this process may use, %(default)s)")
+    add_cg_caches(sw)
     sw.add_argument("--cg-bursts", type=_list(grid.parse_bursts), default=None,
                     help="cachegrind only in cells of these burst sizes (default: every cell)")
     sw.add_argument("--cg-every-rep", action="store_true",
@@ -243,6 +262,7 @@ def build_parser():
                     help="traffic (see sweep --profiles) (default: %(default)s)")
     hl.add_argument("--cg-burst", type=int, default=64,
                     help="burst size of the cachegrind runs (default: %(default)s)")
+    add_cg_caches(hl)
     hl.add_argument("--out", required=True, help="output directory")
     hl.set_defaults(func=cmd_headline)
 

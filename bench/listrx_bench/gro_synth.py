@@ -25,6 +25,7 @@ import sys
 import tempfile
 
 from .compare import run_listrx_steady
+from .listrx import default_lcores
 from .stats import median
 
 # the repository root (bench/listrx_bench/..)
@@ -114,7 +115,8 @@ def main(argv=None):
     ap.add_argument("--mss", type=int, default=1460, help="tcp-stream TCP payload per segment")
     ap.add_argument("--vdev", default=None,
                     help="default: net_synth0,profile=tcp-stream,flows=F,mss=M,copy=0")
-    ap.add_argument("--lcores", default="0-1", help="EAL -l: main + one polling lcore")
+    ap.add_argument("--lcores", default=default_lcores(),
+                    help="EAL -l: main + one polling lcore (default: %(default)s)")
     ap.add_argument("--engine", default="burst")
     ap.add_argument("--bursts", default="64,32")
     ap.add_argument("--stats-level", default="off",

@@ -17,7 +17,7 @@ import sys
 import time
 
 from . import backends, grid, report, results
-from .listrx import BenchError, Listrx, find_binary, machine_info
+from .listrx import BenchError, Listrx, caches_source, find_binary, machine_info
 from .progress import Progress, _clock
 from .stats import fmt, is_unavailable, median, number, summary, unavailable
 from .sweep import LOW_DELIVERY, Sweep, low_delivery, meta_for
@@ -90,7 +90,9 @@ def sweep_args(args, out_dir, counters):
             "--timeout", str(args.timeout), "--eal", args.eal, "-q"]
     if args.lcores:
         argv += ["--lcores", args.lcores]
-    return build_parser().parse_args(argv)
+    sargs = build_parser().parse_args(argv)
+    sargs.cg_caches = args.cg_caches
+    return sargs
 
 
 def perf_reason(lx, out_dir):
@@ -256,10 +258,11 @@ def write_headline_report(out_dir, doc):
     d.h(1, "listrx headline: what listification saves on the kernel RX path")
     d.p("Command: `%s`. Pipeline %s, traffic %s, %d alternating repetitions of %.2f s per "
         "cell, medians with [min–max]; speedup = packet ns/pkt ÷ engine ns/pkt paired by "
-        "repetition; cachegrind (callgrind, simulated I1/D1/LL with the host geometry %s) at "
+        "repetition; cachegrind (callgrind, simulated I1/D1/LL %s, %s) at "
         "burst %d. Elapsed %s." % (
             doc["command"], doc["pipeline"], doc["profile"], doc["reps"], doc["duration_s"],
-            doc["cachegrind_caches"], doc["cg_burst"], _clock(doc["elapsed_s"])))
+            doc["cachegrind_caches"], doc["cachegrind_caches_source"], doc["cg_burst"],
+            _clock(doc["elapsed_s"])))
     mit = doc["kernel_mitigations"]
     d.p("Running kernel: spectre_v2 `%s`; spec_rstack_overflow `%s` → the **%s** build "
         "matches it." % (mit.get("spectre_v2"), mit.get("spec_rstack_overflow"),
@@ -382,7 +385,7 @@ def run_headline(args, argv, stream=None):
     for flavour, lx, sargs, sw, cells in plan:
         rows = sw.run(cells, sargs.reps, progress=progress, label_prefix=flavour + " ")
         sweep_rows += rows
-        meta = meta_for(lx, sargs, argv, sw.status, started)
+        meta = meta_for(lx, sargs, argv, sw.status, started, sw.caches)
         results.write(sargs.out, meta, rows)
         report.write_report(sargs.out, title="listrx headline, %s build" % flavour,
                             zoom_burst=args.cg_burst)
@@ -405,7 +408,9 @@ def run_headline(args, argv, stream=None):
            "reps": args.reps, "duration_s": args.duration, "cg_burst": args.cg_burst,
            "kernel_mitigations": mit, "kernel_flavour": kernel_flavour,
            "flavours": {f: binaries[f] for f in FLAVOURS}, "backends": status,
-           "cachegrind_caches": plan[0][3].caches, "machine": machine_info(plan[0][1]),
+           "cachegrind_caches": plan[0][3].caches,
+           "cachegrind_caches_source": caches_source(args.cg_caches),
+           "machine": machine_info(plan[0][1]),
            "rows": all_rows}
     with open(os.path.join(out_dir, "headline.json"), "w") as f:
         json.dump(doc, f, indent=1, default=str)

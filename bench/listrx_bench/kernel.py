@@ -24,7 +24,7 @@ from .kernel_model import (BATCHES, TRAFFIC, calibrated_config,
                            fallback_footprints, footprints_from_kallsyms, layer_of,
                            parse_kallsyms, parse_perf_report, stage_footprints, summarize,
                            write_report)
-from .listrx import BenchError, find_binary
+from .listrx import BenchError, allowed_cpus, find_binary
 
 SRC_IP, DST_IP = "198.18.0.1", "198.18.0.42"
 
@@ -499,7 +499,7 @@ def add_parser(sub, add_common):
                     "AF_XDP copy mode (default: %(default)s)")
     kp.add_argument("--injector-reps", type=int, default=6,
                     help="alternating reps of the injector comparison (default: %(default)s)")
-    kp.add_argument("--cpu", type=int, default=(os.cpu_count() or 1) - 1,
+    kp.add_argument("--cpu", type=int, default=allowed_cpus()[-1],
                     help="CPU of the sender and the NAPI kthread (default: the last)")
     kp.add_argument("--kallsyms", default="/proc/kallsyms",
                     help="symbol table for the footprints: /proc/kallsyms or a System.map "

@@ -158,10 +158,62 @@ def cachegrind_ll(topo, ways=None):
     return _cache_spec(size, ways, line, 16)
 
 
-def cachegrind_caches(topo):
+# A cache geometry for cachegrind instead of the host's: what a test that
+# needs misses runs under, or what another CPU would see. Also read from the
+# environment, so that a whole test suite can run under one geometry.
+CG_CACHES_ENV = "LISTRX_CG_CACHES"
+CACHE_NAMES = ("I1", "D1", "LL")
+
+
+def parse_cache_geometry(text):
+    """'I1=32768,8,64 D1=49152,12,64' (any of I1, D1, LL; separated by spaces
+    or ';'; each size,assoc,line in bytes as valgrind's --I1/--D1/--LL) ->
+    {"I1": "32768,8,64", "D1": "49152,12,64"}. Valgrind wants a power-of-two
+    line size and set count: anything else is refused here, with the
+    geometry named, rather than by valgrind in every run."""
+    out = {}
+    for item in re.split(r"[;\s]+", (text or "").strip()):
+        if not item:
+            continue
+        name, eq, spec = item.partition("=")
+        name = name.strip().upper()
+        if not eq or name not in CACHE_NAMES:
+            raise BenchError("cache geometry %r: want NAME=size,assoc,line with NAME one of "
+                             "I1, D1, LL (e.g. D1=49152,12,64)" % item)
+        fields = spec.split(",")
+        if len(fields) != 3 or not all(f.strip().isdigit() and int(f) > 0 for f in fields):
+            raise BenchError("cache geometry %s=%s: want three positive integers "
+                             "size,assoc,line (bytes, ways, bytes)" % (name, spec))
+        size, assoc, line = (int(f) for f in fields)
+        sets = size // (assoc * line)
+        if line & (line - 1) or line < 16 or sets <= 0 or sets & (sets - 1) or \
+                sets * assoc * line != size:
+            raise BenchError("cache geometry %s=%s: size / (assoc x line) must be a power "
+                             "of two and the line a power of two >= 16, as valgrind "
+                             "requires" % (name, spec))
+        if name in out:
+            raise BenchError("cache geometry %r: %s given twice" % (text, name))
+        out[name] = "%d,%d,%d" % (size, assoc, line)
+    if text and text.strip() and not out:
+        raise BenchError("cache geometry %r: empty" % text)
+    return out
+
+
+def cachegrind_caches(topo, given=None):
     """{"I1": ..., "D1": ..., "LL": ...}: the simulated caches of the
-    cachegrind backend, the host's geometry."""
-    return {"I1": cachegrind_i1(topo), "D1": cachegrind_d1(topo), "LL": cachegrind_ll(topo)}
+    cachegrind backend: the ones given (--cg-caches, $LISTRX_CG_CACHES),
+    the host's geometry for the others."""
+    caches = {"I1": cachegrind_i1(topo), "D1": cachegrind_d1(topo), "LL": cachegrind_ll(topo)}
+    caches.update(given or {})
+    return caches
+
+
+def caches_source(given):
+    """How a run's cachegrind geometry was chosen, for its report."""
+    if not given:
+        return "host (hwloc sizes, sysfs ways)"
+    return "given (%s)%s" % (" ".join("%s=%s" % kv for kv in sorted(given.items())),
+                             "" if len(given) == len(CACHE_NAMES) else ", host for the rest")
 
 
 class Listrx:
@@ -288,11 +340,21 @@ def remove_runtime_dir(cmd):
             shutil.rmtree(eal_runtime_dir(cmd[i + 1]), ignore_errors=True)
 
 
+def allowed_cpus():
+    """The CPUs this process may run on (its affinity: a container or
+    taskset may leave out CPU 0), in order."""
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return list(range(os.cpu_count() or 1))
+
+
 def default_lcores():
-    """Main lcore + one worker when there are two CPUs: -l 0-1 pins the
-    worker to CPU 1 (EAL pins each lcore to its CPU)."""
-    n = os.cpu_count() or 1
-    return "0-1" if n >= 2 else "0"
+    """Main lcore + one worker on the first two CPUs this process may use
+    (EAL pins each lcore of -l to the CPU of its number); the main lcore
+    alone when there is one."""
+    cpus = allowed_cpus()
+    return "%d,%d" % (cpus[0], cpus[1]) if len(cpus) >= 2 else "%d" % cpus[0]
 
 
 def profile_eal(profile, timestamps=False):

@@ -8,7 +8,7 @@ import sys
 import time
 
 from . import backends, grid, results
-from .listrx import cachegrind_caches, cachegrind_i1, machine_info
+from .listrx import cachegrind_caches, caches_source, machine_info
 from .progress import Progress
 from .stats import unavailable
 
@@ -106,7 +106,7 @@ class Sweep:
         for name in self.counters:
             reason = backends.probe(name)
             self.status[name] = "ok" if reason is None else unavailable(reason)
-        self.caches = cachegrind_caches(lx.topology())
+        self.caches = cachegrind_caches(lx.topology(), getattr(args, "cg_caches", None))
         self.i1 = self.caches["I1"]
         self.stages = set(lx.stages())
 
@@ -449,13 +449,13 @@ class Sweep:
         return rows
 
 
-def meta_for(lx, args, argv, status, started):
+def meta_for(lx, args, argv, status, started, caches):
     return {"tool": "listrx-bench", "created": started,
             "finished": datetime.datetime.now().isoformat(timespec="seconds"),
             "command": "listrx-bench " + " ".join(shlex.quote(a) for a in argv),
             "machine": machine_info(lx), "backends": status,
-            "cachegrind_i1": cachegrind_i1(lx.topology()),
-            "cachegrind_caches": cachegrind_caches(lx.topology()),
+            "cachegrind_i1": caches["I1"], "cachegrind_caches": caches,
+            "cachegrind_caches_source": caches_source(getattr(args, "cg_caches", None)),
             "params": {k: v for k, v in vars(args).items() if k not in ("func",)}}
 
 
@@ -488,6 +488,6 @@ def run_sweep(lx, args, argv):
     for name, st in status.items():
         if st != sweep.status[name]:
             print("listrx-bench: backend %s %s" % (name, st), file=sys.stderr)
-    meta = meta_for(lx, args, argv, status, started)
+    meta = meta_for(lx, args, argv, status, started, sweep.caches)
     meta["elapsed_s"] = time.time() - t0
     return results.write(args.out, meta, rows), rows

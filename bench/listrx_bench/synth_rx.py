@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-from .listrx import remove_runtime_dir
+from .listrx import default_lcores, remove_runtime_dir
 
 DEFAULT_DEVICES = [
     ("net_null copy=0", "net_null0,copy=0"),
@@ -62,8 +62,8 @@ def main(argv=None):
     ap.add_argument("--so", required=True, help="path of librte_net_synth.so")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=4)
-    ap.add_argument("--lcores", default="0-1",
-                    help="EAL -l (main lcore + one forwarding lcore)")
+    ap.add_argument("--lcores", default=default_lcores(),
+                    help="EAL -l (main lcore + one forwarding lcore) (default: %(default)s)")
     ap.add_argument("--vdev", action="append", default=[],
                     help="extra LABEL=DEVARGS to compare (repeatable)")
     ap.add_argument("--json", help="write the results here")

@@ -20,6 +20,7 @@ import os
 import sys
 
 from .compare import run_listrx_steady
+from .listrx import default_lcores
 from .stats import median
 
 # the repository root (bench/listrx_bench/..)
@@ -52,7 +53,8 @@ def main(argv=None):
     ap.add_argument("--object", default=os.path.join(ROOT, "build/stages/xdp/xdp_drop.bpf.o"),
                     help="the eBPF drop object (default: the shipped xdp_drop)")
     ap.add_argument("--vdev", default="net_synth0,profile=udp64,copy=0")
-    ap.add_argument("--lcores", default="0-1", help="EAL -l: main + one polling lcore")
+    ap.add_argument("--lcores", default=default_lcores(),
+                    help="EAL -l: main + one polling lcore (default: %(default)s)")
     ap.add_argument("--burst", type=int, default=64)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=3.0)
