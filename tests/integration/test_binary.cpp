@@ -342,6 +342,60 @@ TEST_CASE("--help and --version", "[binary]")
 	CHECK(r.out.find("L1i:") != std::string::npos);
 }
 
+TEST_CASE("--list-stages --json: every stage's keys, counters and placement", "[binary]")
+{
+	auto text = run_program({listrx_bin(), "--", "--list-stages"});
+	REQUIRE(text.status == 0);
+	auto r = run_program({listrx_bin(), "--", "--list-stages", "--json", "-"});
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	json doc = json::parse(r.out);
+	REQUIRE(doc["stages"].size() > 0);
+	for (const json &st : doc["stages"]) {
+		std::string name = st["name"];
+		INFO("stage " << name);
+		// the text listing names the same stages and keys
+		CHECK(text.out.find(name + " ") != std::string::npos);
+		REQUIRE(st["keys"].size() > 0);
+		CHECK(st["keys"][0]["name"] == "footprint_kb");
+		for (const json &k : st["keys"])
+			CHECK(text.out.find("    " + k["name"].get<std::string>() + " ") !=
+			      std::string::npos);
+		CHECK(st["counters"].is_array());
+		CHECK(st["provides"].is_array());
+		CHECK(st["needs"].is_array());
+	}
+	auto stage = [&](const std::string &name) {
+		for (const json &st : doc["stages"])
+			if (st["name"] == name)
+				return st;
+		return json();
+	};
+	// the kernel path's placement rules, as config.c applies them
+	CHECK(stage("build-meta")["provides"] == json::array({"meta", "skb"}));
+	CHECK(stage("gro")["provides"] == json::array({"skb"}));
+	CHECK(stage("l3-demux")["needs"] == json::array({"meta"}));
+	CHECK(stage("gro")["counters"][2] == "merged");
+	const json &xdp = stage("xdp");
+	if (!xdp.is_null()) {
+		CHECK(xdp["shortcut"]["place_key"] == "mode");
+		CHECK(xdp["shortcut"]["places"][0] ==
+		      json({{"value", "native"}, {"position", "first"}}));
+		CHECK(xdp["shortcut"]["places"][1] ==
+		      json({{"value", "generic"}, {"position", "after_skb"}}));
+	}
+	CHECK(doc["positions"].contains("after_skb"));
+	// to a file, and a clear error where it cannot be written
+	std::string path = lrx_test::scratch_path("stages.json");
+	r = run_program({listrx_bin(), "--", "--list-stages", "--json", path});
+	CHECK(r.status == 0);
+	CHECK(json::parse(lrx_test::read_file(path)) == doc);
+	r = run_program({listrx_bin(), "--", "--list-stages", "--json", "/nonexistent/dir/x.json"});
+	CHECK(r.status == 2);
+	CHECK(r.err.find("--json /nonexistent/dir/x.json: cannot write the stage list there") !=
+	      std::string::npos);
+}
+
 TEST_CASE("telemetry: /listrx/stats, /listrx/config and /listrx/stages while running", "[binary]")
 {
 	if (!lrx_test::telemetry_unavailable().empty()) {
