@@ -24,7 +24,10 @@ from .kernel_model import (BATCHES, TRAFFIC, calibrated_config,
                            fallback_footprints, footprints_from_kallsyms, layer_of,
                            parse_kallsyms, parse_perf_report, stage_footprints, summarize,
                            write_report)
-from .listrx import BenchError, allowed_cpus, find_binary
+from .listrx import (STOP_SIGNALS, BenchError, allowed_cpus, find_binary, signals_held,
+                     stop_process)
+from .options import (add_common, add_out, allowed_cpu, choices_list, convert, positive_float,
+                      positive_int)
 
 SRC_IP, DST_IP = "198.18.0.1", "198.18.0.42"
 
@@ -304,12 +307,7 @@ def perf_profile(args, veth, inj, progs, gro, out_dir, log):
             try:
                 r = run_injector(injector_cmd(inj, veth, kind, packets), args.timeout)
             finally:
-                perf.send_signal(signal.SIGINT)
-                try:
-                    perf.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    perf.kill()
-                    perf.wait()
+                stop_process(perf)
             rep = _run(["perf", "report", "-i", data, "--stdio", "--sort", "sym", "-q",
                         "--percent-limit", "0"], check=False, timeout=120)
             script = _run(["perf", "script", "-i", data, "-F", "ip,sym"], check=False,
@@ -432,8 +430,7 @@ def run_kernel(args, argv):
         raise KeyboardInterrupt
 
     # SIGINT too: a shell that starts us in the background ignores it
-    old = {s: signal.signal(s, on_signal)
-           for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    old = {s: signal.signal(s, on_signal) for s in STOP_SIGNALS}
     t0 = time.time()
     try:
         veth.setup(args.cpu)
@@ -443,10 +440,7 @@ def run_kernel(args, argv):
         prof = perf_profile(args, veth, inj, progs, gro, out, log) if args.perf else {
             "unavailable": "--no-perf"}
     finally:
-        gro.restore()
-        veth.close()
-        for s, h in old.items():
-            signal.signal(s, h)
+        restore_all(gro, veth, old)
     kernel_s = time.time() - t0
     lruns = listrx_runs(args, config, args.listrx_traffic, log, out)
     result = summarize(runs, inj_runs, prof, lruns, args.listrx_traffic, foot, foot_source,
@@ -470,36 +464,49 @@ def run_kernel(args, argv):
     return 0
 
 
-def add_parser(sub, add_common):
+def restore_all(gro, veth, handlers):
+    """The kernel experiment's clean-up: gro_normal_batch restored, the
+    veth and namespace deleted, the signal handlers put back. Signals wait
+    until it is done: a second Ctrl-C arrives once the namespace and the
+    sysctl are back (then as KeyboardInterrupt, from the handlers put back)."""
+    with signals_held(restore=handlers):
+        try:
+            gro.restore()
+        finally:
+            veth.close()
+
+
+def add_parser(sub):
     """The `kernel` subcommand (registered by cli.py)."""
     kp = sub.add_parser("kernel", help="the running kernel's listification gain "
                         "(gro_normal_batch 1 vs 64 on a veth, root) vs listrx's prediction")
     add_common(kp)
-    kp.add_argument("--out", required=True, help="output directory")
-    kp.add_argument("--reps", type=int, default=7, help="alternating repetitions (default: %(default)s)")
-    kp.add_argument("--packets", type=int, default=200000,
+    add_out(kp)
+    kp.add_argument("--reps", type=convert(positive_int), default=7, help="alternating repetitions (default: %(default)s)")
+    kp.add_argument("--packets", type=convert(positive_int), default=200000,
                     help="UDP frames per kernel run (default: %(default)s)")
-    kp.add_argument("--tcp-packets", type=int, default=60000,
+    kp.add_argument("--tcp-packets", type=convert(positive_int), default=60000,
                     help="TCP segments per kernel run (default: %(default)s)")
-    kp.add_argument("--traffic", type=lambda s: s.split(","),
+    kp.add_argument("--traffic", type=convert(choices_list(list(TRAFFIC)), "traffic kind"),
                     default=["udp", "udp-sock", "tcp"],
                     help="kinds: udp (no socket), udp-sock (bound socket, full queue), "
                     "tcp (stream, GRO merges) (default: udp,udp-sock,tcp)")
     kp.add_argument("--perf", dest="perf", action="store_true", default=True)
     kp.add_argument("--no-perf", dest="perf", action="store_false",
                     help="skip the perf cpu-clock attribution")
-    kp.add_argument("--perf-traffic", type=lambda s: s.split(","), default=["udp"],
+    kp.add_argument("--perf-traffic", type=convert(choices_list(list(TRAFFIC)), "traffic kind"),
+                    default=["udp"],
                     help="traffic kinds profiled with perf (default: udp)")
-    kp.add_argument("--perf-packets", type=int, default=600000,
+    kp.add_argument("--perf-packets", type=convert(positive_int), default=600000,
                     help="UDP frames of each perf run (default: %(default)s)")
-    kp.add_argument("--perf-freq", type=int, default=10000, help="cpu-clock samples/s (default: %(default)s)")
+    kp.add_argument("--perf-freq", type=convert(positive_int), default=10000, help="cpu-clock samples/s (default: %(default)s)")
     kp.add_argument("--keep-perf", action="store_true", help="keep the perf.data files")
     kp.add_argument("--injector", choices=("mmsg", "txring", "xdp"), default="mmsg",
                     help="injector of the kernel runs: AF_PACKET sendmmsg, PACKET_TX_RING, "
                     "AF_XDP copy mode (default: %(default)s)")
-    kp.add_argument("--injector-reps", type=int, default=6,
+    kp.add_argument("--injector-reps", type=convert(positive_int), default=6,
                     help="alternating reps of the injector comparison (default: %(default)s)")
-    kp.add_argument("--cpu", type=int, default=allowed_cpus()[-1],
+    kp.add_argument("--cpu", type=convert(allowed_cpu), default=allowed_cpus()[-1],
                     help="CPU of the sender and the NAPI kthread (default: the last)")
     kp.add_argument("--kallsyms", default="/proc/kallsyms",
                     help="symbol table for the footprints: /proc/kallsyms or a System.map "
@@ -508,7 +515,7 @@ def add_parser(sub, add_common):
                     help="listrx retpoline build (default: build-retpo/ next to the build)")
     kp.add_argument("--listrx-traffic", default="udp",
                     help="traffic kind of the listrx comparison (default: %(default)s)")
-    kp.add_argument("--listrx-duration", type=float, default=1.0,
+    kp.add_argument("--listrx-duration", type=convert(positive_float), default=1.0,
                     help="seconds per listrx run (default: %(default)s)")
     kp.set_defaults(func=cmd_kernel)
     return kp

@@ -3,8 +3,10 @@ the report file): traffic kinds, the stage <-> kernel function mapping,
 symbol sizes from kallsyms, perf report parsing, the summary and report.
 Tested on recorded data (bench/tests/test_kernel.py)."""
 
+import os
 import re
 
+from .report import Doc
 from .stats import median
 
 BATCHES = [1, 8, 64]
@@ -465,88 +467,87 @@ def _f(v, fmt="%.1f"):
 
 def write_report(result, path):
     k, lx = result["kernel"], result["listrx"]
-    out = ["# Kernel listification gain vs listrx", ""]
-    out += ["Kernel: %s. Stack ns/packet = NAPI kthread CPU ns/packet with XDP_PASS minus "
-            "XDP_DROP, same frames, alternating reps; median [min-max]."
-            % result.get("run", {}).get("kernel", "?"), ""]
-    out += ["| traffic | batch 1 | batch 8 | batch 64 | gain 1/64 | reps | resolved |",
-            "|---|---|---|---|---|---|---|"]
+    d = Doc()
+    d.h(1, "Kernel listification gain vs listrx")
+    d.p("Kernel: %s. Stack ns/packet = NAPI kthread CPU ns/packet with XDP_PASS minus "
+        "XDP_DROP, same frames, alternating reps; median [min-max]."
+        % result.get("run", {}).get("kernel", "?"))
+    rows = []
     for kind, f in k["by_traffic"].items():
         cells = []
         for b in ("1", "8", "64"):
             s = f["ns_per_packet_spread"][b]
             cells.append("%s [%s-%s]" % (_f(s["median"]), _f(s["min"]), _f(s["max"])))
-        out.append("| %s | %s | %s [%s-%s] | %d | %s |" % (
-            kind, " | ".join(cells), _f(f["gain"], "%.3f"), _f(f["gain_min"], "%.3f"),
-            _f(f["gain_max"], "%.3f"), f["reps"], "yes" if f["resolution"]["resolved"] else "no"))
-    out += ["", "XDP_PASS ns/packet saved by batch 64 over batch 1 (no subtraction): " +
-            ", ".join("%s %s [%s-%s]" % (kind, _f(f["saved_ns_per_packet"]["median"]),
-                                          _f(f["saved_ns_per_packet"]["min"]),
-                                          _f(f["saved_ns_per_packet"]["max"]))
-                      for kind, f in k["by_traffic"].items())]
+        rows.append([kind] + cells + [
+            "%s [%s-%s]" % (_f(f["gain"], "%.3f"), _f(f["gain_min"], "%.3f"),
+                            _f(f["gain_max"], "%.3f")),
+            f["reps"], "yes" if f["resolution"]["resolved"] else "no"])
+    d.table(["traffic", "batch 1", "batch 8", "batch 64", "gain 1/64", "reps", "resolved"],
+            rows)
+    d.p("XDP_PASS ns/packet saved by batch 64 over batch 1 (no subtraction): " +
+        ", ".join("%s %s [%s-%s]" % (kind, _f(f["saved_ns_per_packet"]["median"]),
+                                      _f(f["saved_ns_per_packet"]["min"]),
+                                      _f(f["saved_ns_per_packet"]["max"]))
+                  for kind, f in k["by_traffic"].items()))
     pg = k.get("perf_stack_gain")
     if pg and pg.get("gain"):
-        out += ["", "Stack layers from perf (%s): %.1f ns at batch 1, %.1f ns at batch 64: "
-                "gain %.3f; listrx gain / this = %s" % (
-                    ", ".join(pg["layers"]), pg["batch1_ns"], pg["batch64_ns"], pg["gain"],
-                    _f(result.get("agreement_perf"), "%.3f"))]
+        d.p("Stack layers from perf (%s): %.1f ns at batch 1, %.1f ns at batch 64: "
+            "gain %.3f; listrx gain / this = %s" % (
+                ", ".join(pg["layers"]), pg["batch1_ns"], pg["batch64_ns"], pg["gain"],
+                _f(result.get("agreement_perf"), "%.3f")))
     for kind, f in k["by_traffic"].items():
         if f["gain_unavailable"]:
-            out += ["", "%s: gain not available: %s" % (kind, f["gain_unavailable"])]
+            d.p("%s: gain not available: %s" % (kind, f["gain_unavailable"]))
         elif f["rejected_reps"]:
-            out += ["", "%s: %d rep(s) left out of the gain (stack cost not positive): %s" % (
-                kind, len(f["rejected_reps"]), rejected_text(f["rejected_reps"]))]
-    out += ["", "Kernel (%s): %s" % (k["traffic"], (k.get("resolution") or {}).get("text", "")),
-            "", "Delivery: %(sent)d frames sent, %(xdp_seen)d seen by XDP, %(send_failures)d "
-            "send failures." % k["delivery"], ""]
-    out += ["listrx (%s build, %s): gain packet/burst 64 = %s [%s-%s]; %s" % (
+            d.p("%s: %d rep(s) left out of the gain (stack cost not positive): %s" % (
+                kind, len(f["rejected_reps"]), rejected_text(f["rejected_reps"])))
+    d.p("Kernel (%s): %s" % (k["traffic"], (k.get("resolution") or {}).get("text", "")))
+    d.p("Delivery: %(sent)d frames sent, %(xdp_seen)d seen by XDP, %(send_failures)d "
+        "send failures." % k["delivery"])
+    d.p("listrx (%s build, %s): gain packet/burst 64 = %s [%s-%s]; %s" % (
         lx.get("build", {}).get("flavour"), lx.get("traffic"), _f(lx.get("gain"), "%.3f"),
         _f(lx.get("gain_min"), "%.3f"), _f(lx.get("gain_max"), "%.3f"),
-        (lx.get("resolution") or {}).get("text", "")), ""]
+        (lx.get("resolution") or {}).get("text", "")))
     if lx.get("build", {}).get("note"):
-        out += ["Note: " + lx["build"]["note"], ""]
-    out += ["**agreement** (listrx gain / kernel gain) = %s" % _f(result["agreement"], "%.3f"), ""]
+        d.p("Note: " + lx["build"]["note"])
+    d.p("**agreement** (listrx gain / kernel gain) = %s" % _f(result["agreement"], "%.3f"))
     # zoom-in side by side
     prof = result.get("profile") or {}
     p1 = prof.get("%s/1" % k["traffic"]) or {}
     p64 = prof.get("%s/64" % k["traffic"]) or {}
     zoom = lx.get("zoom", {})
-    out += ["## Zoom-in: kernel layers (perf cpu-clock on the NAPI kthread, XDP_PASS) "
-            "and listrx stages (--stats-level cycles)", "",
-            "| kernel layer | batch 1 ns | batch 64 ns | listrx stage | packet ns | burst 64 ns |",
-            "|---|---|---|---|---|---|"]
-    seen = set()
+    d.h(2, "Zoom-in: kernel layers (perf cpu-clock on the NAPI kthread, XDP_PASS) "
+        "and listrx stages (--stats-level cycles)")
+    rows, seen = [], set()
     for name, stage, _ in LAYERS:
         l1 = (p1.get("layers") or {}).get(name, {})
         l64 = (p64.get("layers") or {}).get(name, {})
         st = stage if stage and stage not in seen else None
         if stage:
             seen.add(stage)
-        out.append("| %s | %s | %s | %s | %s | %s |" % (
-            name, _f(l1.get("ns_per_packet")), _f(l64.get("ns_per_packet")),
-            st or ("(same)" if stage else "not modelled"),
-            _f((zoom.get("packet", {}).get("stages") or {}).get(st)) if st else "",
-            _f((zoom.get("burst", {}).get("stages") or {}).get(st)) if st else ""))
-    out.append("| **total** | %s | %s | | %s | %s |" % (
-        _f(p1.get("napi_ns_per_packet")), _f(p64.get("napi_ns_per_packet")),
-        _f(zoom.get("packet", {}).get("ns_per_packet")),
-        _f(zoom.get("burst", {}).get("ns_per_packet"))))
-    out += ["", "## Injectors (sender CPU ns/frame, XDP_DROP receiver)", "",
-            "| injector | median | min | max | spread % | failures |", "|---|---|---|---|---|---|"]
-    for m, s in result.get("injectors", {}).items():
-        out.append("| %s | %s | %s | %s | %s | %d |" % (
-            m, _f(s["median"]), _f(s["min"]), _f(s["max"]), _f(s["spread_pct"]),
-            s["send_failures"]))
+        rows.append([name, _f(l1.get("ns_per_packet")), _f(l64.get("ns_per_packet")),
+                     st or ("(same)" if stage else "not modelled"),
+                     _f((zoom.get("packet", {}).get("stages") or {}).get(st)) if st else "",
+                     _f((zoom.get("burst", {}).get("stages") or {}).get(st)) if st else ""])
+    rows.append(["**total**", _f(p1.get("napi_ns_per_packet")),
+                 _f(p64.get("napi_ns_per_packet")), "",
+                 _f(zoom.get("packet", {}).get("ns_per_packet")),
+                 _f(zoom.get("burst", {}).get("ns_per_packet"))])
+    d.table(["kernel layer", "batch 1 ns", "batch 64 ns", "listrx stage", "packet ns",
+             "burst 64 ns"], rows)
+    d.h(2, "Injectors (sender CPU ns/frame, XDP_DROP receiver)")
+    d.table(["injector", "median", "min", "max", "spread %", "failures"],
+            [[m, _f(s["median"]), _f(s["min"]), _f(s["max"]), _f(s["spread_pct"]),
+              s["send_failures"]] for m, s in result.get("injectors", {}).items()])
     fp = result["footprint"]
-    out += ["", "## Footprint (%s)" % fp["source"], "",
-            "| group | stage | bytes (whole functions) | functions found |", "|---|---|---|---|"]
-    for g, v in fp["groups"].items():
-        out.append("| %s | %s | %d | %d |" % (g, v["stage"], v["bytes"], len(v["functions"])))
-    out += ["", "Per stage (KB): " + ", ".join("%s %d" % kv for kv in fp["stage_kb"].items()), ""]
+    d.h(2, "Footprint (%s)" % fp["source"])
+    d.table(["group", "stage", "bytes (whole functions)", "functions found"],
+            [[g, v["stage"], v["bytes"], len(v["functions"])] for g, v in fp["groups"].items()])
+    d.p("Per stage (KB): " + ", ".join("%s %d" % kv for kv in fp["stage_kb"].items()))
     if p1.get("layers"):
-        out += ["Executed footprint, lower bound (distinct 64-byte lines with a perf sample, "
-                "batch 1): " + ", ".join("%s %s B" % (n, v.get("sampled_bytes"))
-                                         for n, v in p1["layers"].items()), ""]
+        d.p("Executed footprint, lower bound (distinct 64-byte lines with a perf sample, "
+            "batch 1): " + ", ".join("%s %s B" % (n, v.get("sampled_bytes"))
+                                     for n, v in p1["layers"].items()))
     with open(path, "w") as f:
-        f.write("\n".join(out) + "\n")
+        f.write(d.markdown(os.path.dirname(path)))
     return path

@@ -33,6 +33,7 @@ class SweepPhases(unittest.TestCase):
             self.lock = threading.Lock()
             self.events, self.active, self.max_active = [], 0, 0
             self.log_dir = None
+            self.binary = "/nonexistent/listrx"
 
         def topology(self):
             return {"l1i_bytes": 32768, "l1i_line": 64, "l1i_assoc": 8}
