@@ -100,10 +100,12 @@ class OneLineErrors(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             self.assert_refused(["kernel", "--out", d, "--cpu", "99"],
                                 "CPU '99': not one this process may use")
-            for opt in ("--packets", "--tcp-packets", "--reps", "--injector-reps"):
-                self.assert_refused(["kernel", "--out", d, opt, "0"], "want an integer >= 1")
+            self.assert_refused(["kernel", "--out", d, "--packets", "0"],
+                                "--packets 0: want a multiple of 256")
+            for opt in ("--pairs", "--reps"):
+                self.assert_refused(["kernel", "--out", d, opt, "0"], "want at least 1")
             self.assert_refused(["kernel", "--out", d, "--traffic", "udp,icmp"],
-                                "'icmp': want one or more of udp")
+                                "traffic 'icmp': want udp")
 
     def test_empty_grids_are_refused(self):
         with tempfile.TemporaryDirectory() as d:

@@ -30,6 +30,7 @@
 #include "json.h"
 #include "trace.h"
 #include "listrx_build.h"
+#include "report_fill.h"
 #include "reps.h"
 #include "summary.h"
 #include "telemetry.h"
