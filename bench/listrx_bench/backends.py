@@ -24,7 +24,6 @@ import io
 import os
 import re
 import shutil
-import signal
 import subprocess
 import time
 

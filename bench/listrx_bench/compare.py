@@ -9,7 +9,6 @@ ratio listrx / peer is taken per rep and reported as median [min–max].
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading

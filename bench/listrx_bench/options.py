@@ -6,7 +6,6 @@ import argparse
 import os
 
 from . import grid
-from .backends import BACKENDS
 from .listrx import CG_CACHES_ENV, DEFAULT_EAL, BenchError, allowed_cpus, parse_cache_geometry
 
 

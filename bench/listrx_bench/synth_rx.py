@@ -17,13 +17,13 @@ import re
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 
 from .listrx import (BenchError, default_lcores, remove_runtime_dir, signals_held,
                      stop_process)
 from .options import convert, positive_int
+from .report import Doc
 
 DEFAULT_DEVICES = [
     ("net_null copy=0", "net_null0,copy=0"),
@@ -99,17 +99,19 @@ def run(args, argv):
     base = statistics.median(results[devices[0][0]])
     print("\nbackend: testpmd rxonly Rx-pps (1 s samples, first dropped), "
           "reps=%d, %d s each, interleaved" % (args.reps, args.seconds))
-    print("%-28s %10s %18s %8s" % ("device", "median", "min..max", "ratio"))
-    summary = []
+    summary, rows = [], []
     for label, _ in devices:
         r = results[label]
         med = statistics.median(r)
-        print("%-28s %7.2f Mpps %7.2f..%-7.2f %7.2fx" %
-              (label, med / 1e6, min(r) / 1e6, max(r) / 1e6, med / base))
+        rows.append([label, "%.2f" % (med / 1e6), "%.2f..%.2f" % (min(r) / 1e6, max(r) / 1e6),
+                     "%.2fx" % (med / base)])
         summary.append({"device": label, "median_pps": med, "min_pps": min(r),
                         "max_pps": max(r), "reps_pps": r,
                         "ratio_vs_first": med / base,
                         "command": commands[label]})
+    table = Doc()
+    table.table(["device", "median Mpps", "min..max", "ratio"], rows)
+    print(table.text(), end="")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"reps": args.reps, "seconds": args.seconds,
