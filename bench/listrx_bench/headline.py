@@ -535,12 +535,13 @@ def write_headline_report(out_dir, doc):
 
 # ---- the run ----------------------------------------------------------------------
 
-def adaptive_reps(args, flavour, sw, cells, progress, t0, state):
+def adaptive_reps(args, flavour, sw, cells, progress, t0, state, flavours_left):
     """The sweep's more(rows): after the first reps, one more round of the
     verdict's cells (and their packet cells) whose 95 % interval of the
     median speedup is wider than --spread % of it or that have fewer than
-    MIN_PAIRS clean pairs, while --max-reps and --max-time allow; what
-    happened goes into state."""
+    MIN_PAIRS clean pairs, while --max-reps and --max-time allow; the time
+    --max-time leaves beyond the planned work is shared out among this
+    flavour and the ones after it. What happened goes into state."""
     state.update(initial_reps=args.reps, added=0, stopped=None, cells=[])
 
     def more(rows):
@@ -561,9 +562,14 @@ def adaptive_reps(args, flavour, sw, cells, progress, t0, state):
         extra = [c for c in cells if (c["engine"], c["burst"], c["footprint_kb"]) in keys]
         cost = progress.cost(RUN_KIND) or sw.run_estimate_s()
         round_s = sum(sw.runs_per_rep(reps) for _ in extra) * cost
-        if time.monotonic() - t0 + (progress.eta() or 0.0) + round_s > args.max_time:
-            state["stopped"] = "the time cap (--max-time %s): %d cell(s) still wider than " \
-                "%g %%" % (_clock(args.max_time), len(wide), args.spread)
+        now = progress.clock() - t0
+        if "until" not in state:
+            slack = args.max_time - now - (progress.eta() or 0.0)
+            state["until"] = now + slack / flavours_left
+        if now + round_s > state["until"] or \
+                now + (progress.eta() or 0.0) + round_s > args.max_time:
+            state["stopped"] = "the time cap (this flavour's share of --max-time %s): %d " \
+                "cell(s) still wider than %g %%" % (_clock(args.max_time), len(wide), args.spread)
             return []
         state["added"] += 1
         state["cells"] = sorted({"%s b%d fp%d" % k for k in keys if k[0] != "packet"})
@@ -623,11 +629,12 @@ def run_headline(args, argv, stream=None):
         sw.plan(progress, cells, sargs.reps)
     progress.show("%d runs, %s" % (progress.total, ", ".join(p[0] for p in plan)))
     all_rows, sweep_rows, adaptive = [], [], {}
-    for flavour, lx, sargs, sw, cells in plan:
+    for i, (flavour, lx, sargs, sw, cells) in enumerate(plan):
         adaptive[flavour] = {}
         rows = sw.run(cells, sargs.reps, progress=progress, label_prefix=flavour + " ",
                       more=adaptive_reps(args, flavour, sw, cells, progress, t0,
-                                         adaptive[flavour]))
+                                         adaptive[flavour], len(plan) - i))
+        adaptive[flavour].pop("until", None)
         sweep_rows += rows
         meta = meta_for(lx, sargs, argv, sw.status, started, sw.caches)
         results.write(sargs.out, meta, rows)

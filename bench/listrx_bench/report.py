@@ -239,6 +239,7 @@ def grouped_bars(ax, categories, series, colors):
     """Bars per category, one per series (label, [(median, min, max) or
     None per category], hatched): whiskers from min to max; a missing
     point is no bar (never a line through it). Returns {label: handle}."""
+    from matplotlib.patches import Patch
     handles = {}
     n = max(len(series), 1)
     width = 0.8 / n
@@ -259,7 +260,8 @@ def grouped_bars(ax, categories, series, colors):
         for bar, h in zip(bars, hatch):
             if h:
                 bar.set_hatch(HATCH_UNRESOLVED)
-        handles[label] = bars
+        # the legend's swatch is the series' colour, never one bar's hatch
+        handles[label] = Patch(facecolor=colors[i % len(colors)], label=label)
     ax.set_xticks(range(len(categories)))
     ax.set_xticklabels([str(c) for c in categories])
     return handles
@@ -327,13 +329,25 @@ def plot_measure(plt, path, title, ylabel, key, fps):
     return True
 
 
+def legend_rows(handles, width_in):
+    """How many rows the figure's legend takes at its width (about 2.2
+    inches an entry)."""
+    cols = max(1, min(len(handles), int(width_in // 2.2)))
+    return cols, max(1, -(-len(handles) // cols))
+
+
 def finish(plt, fig, path, title, handles, height):
-    """The figure's one legend below the panels, its title, the PNG."""
+    """The figure's one legend below the panels (as many rows as its
+    width needs), its title, the PNG."""
+    cols, rows = legend_rows(handles, fig.get_figwidth())
+    if rows > 1:
+        height += (rows - 1) * LEGEND_INCHES
+        fig.set_figheight(height)
     fig.legend(list(handles.values()), list(handles), loc="lower center",
-               ncol=min(max(len(handles), 1), 6), fontsize=9, frameon=False)
+               ncol=cols, fontsize=9, frameon=False)
     # wrapped to the figure's width (about 14 characters an inch at 10 pt)
     fig.suptitle(textwrap.fill(title, int(fig.get_figwidth() * 14)), fontsize=10)
-    fig.tight_layout(rect=(0, LEGEND_INCHES / height, 1, 1))
+    fig.tight_layout(rect=(0, rows * LEGEND_INCHES / height, 1, 1))
     fig.savefig(path, dpi=100)
     plt.close(fig)
 

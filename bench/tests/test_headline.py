@@ -172,6 +172,81 @@ class Rows(unittest.TestCase):
         self.assertEqual(args.engines, ["packet", "packet-aa", "burst", "graph"])
 
 
+class AdaptiveReps(unittest.TestCase):
+    """The headline's more(rows): one more round of the verdict's cells
+    (and their packet cells) while the interval is wide, until the bound,
+    --max-reps or the flavour's share of --max-time stops it, saying why."""
+
+    class Sweep:
+        def runs_per_rep(self, rep):
+            return 1
+
+        def run_estimate_s(self):
+            return 1.0
+
+    class Progress:
+        """10 s of planned work left; the clock moves 2 s a call (a round)."""
+        eta_s = 10.0
+
+        def __init__(self):
+            self.t = -2.0
+
+        def clock(self):
+            self.t += 2.0
+            return self.t
+
+        def cost(self, kind):
+            return 1.0
+
+        def eta(self):
+            return self.eta_s
+
+    def args(self, **kw):
+        a = cli.build_parser().parse_args(["headline", "--out", "x"])
+        a.reps, a.cg_burst = 3, 64
+        for k, v in kw.items():
+            setattr(a, k, v)
+        return a
+
+    CELLS = [{"engine": e, "burst": b, "footprint_kb": 0} for e in ("packet", "burst")
+             for b in (1, 64)]
+
+    def rows(self, burst_ns):
+        return ([sweep_row("packet", 64, r, 100.0) for r in range(len(burst_ns))]
+                + [sweep_row("burst", 64, r, ns) for r, ns in enumerate(burst_ns)])
+
+    def more(self, args, state, flavours_left=1):
+        return headline.adaptive_reps(args, "plain", self.Sweep(), self.CELLS, self.Progress(),
+                                      0.0, state, flavours_left)
+
+    def test_wide_cells_get_a_round_narrow_ones_stop(self):
+        state = {}
+        more = self.more(self.args(), state)
+        extra = more(self.rows([50.0, 70.0, 55.0]))  # 1.43..2.0: 36 % wide
+        self.assertEqual([(c["engine"], c["burst"]) for c in extra],
+                         [("packet", 64), ("burst", 64)])
+        self.assertEqual(state["added"], 1)
+        self.assertEqual(more(self.rows([50.0, 51.0, 50.5, 50.2])), [])
+        self.assertIn("within 10 %", state["stopped"])
+
+    def test_max_reps_and_time_stop_it(self):
+        state = {}
+        more = self.more(self.args(max_reps=4), state)
+        self.assertTrue(more(self.rows([50.0, 70.0, 55.0])))
+        self.assertEqual(more(self.rows([50.0, 70.0, 55.0, 60.0])), [])
+        self.assertIn("4 repetitions (--max-reps)", state["stopped"])
+        self.assertIsNone(self.more(self.args(max_reps=3, reps=3), {}))  # off
+        state = {}
+        # 30 s of --max-time, 10 s of planned work left, two flavours: this
+        # one may add rounds until 10 s; a round costs 2 s
+        more = self.more(self.args(max_time=30.0), state, flavours_left=2)
+        rows = [50.0, 70.0, 55.0]
+        while more(self.rows(rows)):
+            rows.append(60.0)
+        self.assertIn("the time cap", state["stopped"])
+        self.assertEqual(state["added"], 5)  # at 0, 2, 4, 6, 8 s
+
+
 class NoisyRecorded(unittest.TestCase):
     """A recorded sweep of the headline's cells on the loaded 2-vCPU guest
     (data/headline_noisy_results.json): burst's rep 2 stalled (182 ns/packet
