@@ -27,6 +27,7 @@
 
 #include "app.h"
 #include "capture.h"
+#include "json.h"
 #include "trace.h"
 #include "listrx_build.h"
 #include "report_fill.h"
@@ -102,7 +103,8 @@ static void usage(FILE *out)
 		"                       every rep's summary (needs --duration or --packets)\n"
 		"  --set SEC.KEY=VALUE  set any config key, e.g. --set stage.touch.bytes=64\n"
 		"  --topology           print cores, NUMA nodes and the L1i geometry, exit\n"
-		"  --list-stages        print the stages and their config keys, exit\n"
+		"  --list-stages        print the stages and their config keys, exit; with\n"
+		"                       --json FILE|-: as JSON (keys, counters, placement)\n"
 		"  --version            print version, DPDK version, build options, exit\n"
 		"  --help               this text\n"
 		"\n"
@@ -136,6 +138,110 @@ static void list_stages(FILE *out)
 			fprintf(out, "    %-18s default %-10s %s\n", k->name,
 				k->def && *k->def ? k->def : "\"\"", k->help ? k->help : "");
 	}
+}
+
+/* --list-stages --json: what the bench (and any tool) needs to know of the
+ * stages without re-implementing a rule: keys and defaults, counters, and
+ * placement (stage.h) */
+static const struct {
+	unsigned bit;
+	const char *name;
+} provides_names[] = {
+	{LRX_PROVIDES_META, "meta"},
+	{LRX_PROVIDES_SKB, "skb"},
+};
+static const char *const position_names[] = {
+	[LRX_POSITION_ANY] = "any",
+	[LRX_POSITION_FIRST] = "first",
+	[LRX_POSITION_AFTER_SKB] = "after_skb",
+};
+
+static void json_provides(struct lrx_json *j, const char *key, unsigned bits)
+{
+	lrx_json_array_begin(j, key);
+	for (size_t i = 0; i < RTE_DIM(provides_names); i++)
+		if (bits & provides_names[i].bit)
+			lrx_json_string(j, NULL, provides_names[i].name);
+	lrx_json_array_end(j);
+}
+
+static void json_shortcut(struct lrx_json *j, const struct lrx_stage_shortcut *sh)
+{
+	if (!sh) {
+		lrx_json_null(j, "shortcut");
+		return;
+	}
+	lrx_json_object_begin(j, "shortcut");
+	lrx_json_string(j, "section", sh->section);
+	lrx_json_string(j, "add_key", sh->add_key);
+	lrx_json_string(j, "place_key", sh->place_key);
+	lrx_json_array_begin(j, "places");
+	for (const struct lrx_stage_place *p = sh->places; p && p->value; p++) {
+		lrx_json_object_begin(j, NULL);
+		lrx_json_string(j, "value", p->value);
+		lrx_json_string(j, "position", position_names[p->position]);
+		lrx_json_object_end(j);
+	}
+	lrx_json_array_end(j);
+	lrx_json_array_begin(j, "keys");
+	for (const struct lrx_stage_alias *a = sh->keys; a && a->key; a++) {
+		lrx_json_object_begin(j, NULL);
+		lrx_json_string(j, "key", a->key);
+		lrx_json_string(j, "stage_key", a->stage_key);
+		if (a->option)
+			lrx_json_string(j, "option", a->option);
+		else
+			lrx_json_null(j, "option");
+		lrx_json_object_end(j);
+	}
+	lrx_json_array_end(j);
+	lrx_json_object_end(j);
+}
+
+static void list_stages_json(FILE *out)
+{
+	struct lrx_json j;
+	lrx_json_init(&j, out, true);
+	lrx_json_object_begin(&j, NULL);
+	lrx_json_object_begin(&j, "positions");
+	lrx_json_string(&j, "any", "anywhere in the pipeline");
+	lrx_json_string(&j, "first", "before every other stage, on the raw frame");
+	lrx_json_string(&j, "after_skb",
+			"right after the last stage that provides meta or skb; the pipeline "
+			"needs a stage that provides meta");
+	lrx_json_object_end(&j);
+	lrx_json_array_begin(&j, "stages");
+	for (unsigned i = 0; lrx_stage_at(i); i++) {
+		const struct lrx_stage *s = lrx_stage_at(i);
+		lrx_json_object_begin(&j, NULL);
+		lrx_json_string(&j, "name", s->name);
+		lrx_json_string(&j, "summary", s->summary ? s->summary : "");
+		lrx_json_array_begin(&j, "keys");
+		lrx_json_object_begin(&j, NULL);
+		lrx_json_string(&j, "name", "footprint_kb");
+		lrx_json_string(&j, "default", "0");
+		lrx_json_string(&j, "help", "KB of ballast code executed per packet in this stage");
+		lrx_json_object_end(&j);
+		for (const struct lrx_stage_key *k = s->keys; k && k->name; k++) {
+			lrx_json_object_begin(&j, NULL);
+			lrx_json_string(&j, "name", k->name);
+			lrx_json_string(&j, "default", k->def ? k->def : "");
+			lrx_json_string(&j, "help", k->help ? k->help : "");
+			lrx_json_object_end(&j);
+		}
+		lrx_json_array_end(&j);
+		lrx_json_array_begin(&j, "counters");
+		for (const struct lrx_stage_counter *c = s->counters; c && c->name; c++)
+			lrx_json_string(&j, NULL, c->name);
+		lrx_json_array_end(&j);
+		json_provides(&j, "provides", s->provides);
+		json_provides(&j, "needs", s->needs);
+		json_shortcut(&j, s->shortcut);
+		lrx_json_object_end(&j);
+	}
+	lrx_json_array_end(&j);
+	lrx_json_object_end(&j);
+	fputc('\n', out);
 }
 
 /* ---- options ---------------------------------------------------------- */
@@ -825,8 +931,35 @@ static int split_argv(int argc, char **argv)
 	return -1;
 }
 
-/* --help, --version, --topology, --list-stages: print and exit */
-static bool info_option(const struct options *opts)
+/* --list-stages with --json FILE (- = stdout): the stages as JSON there */
+static int list_stages_to(const struct options *opts)
+{
+	const char *path = NULL;
+	for (unsigned i = 0; i < opts->n_overrides; i++)
+		if (strcmp(opts->overrides[i].section, "run") == 0 &&
+		    strcmp(opts->overrides[i].key, "json") == 0)
+			path = opts->overrides[i].value;
+	if (!path) {
+		list_stages(stdout);
+		return 0;
+	}
+	FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	if (!out) {
+		fprintf(stderr, "listrx: --json %s: cannot write the stage list there: %s\n", path,
+			strerror(errno));
+		return EXIT_USAGE;
+	}
+	list_stages_json(out);
+	if (out != stdout && fclose(out) != 0) {
+		fprintf(stderr, "listrx: --json %s: %s\n", path, strerror(errno));
+		return EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* --help, --version, --topology, --list-stages: print, and the exit
+ * status; -1 when none was asked for */
+static int info_option(const struct options *opts)
 {
 	if (opts->help)
 		usage(stdout);
@@ -837,10 +970,10 @@ static bool info_option(const struct options *opts)
 		lrx_topology_read(&topo);
 		lrx_topology_print(&topo, stdout);
 	} else if (opts->list_stages)
-		list_stages(stdout);
+		return list_stages_to(opts);
 	else
-		return false;
-	return true;
+		return -1;
+	return 0;
 }
 
 /* EAL's runtime directory, removed at exit when EAL left it empty
@@ -1145,8 +1278,9 @@ int lrx_app_main(int argc, char **argv)
 	struct options opts = {0};
 	if (parse_options(split < 0 ? argc : argc - split, own_argv, &opts) < 0)
 		return EXIT_USAGE;
-	if (info_option(&opts))
-		return 0;
+	int info = info_option(&opts);
+	if (info >= 0)
+		return info;
 
 	/* from here to the exit a signal only asks the run to stop: one that
 	 * arrives during EAL init or set-up skips the run (the summary shows
