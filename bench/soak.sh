@@ -69,7 +69,10 @@ enabled = no
 INI
 
 echo "soak: ${duration}s, pipeline $pipeline, $vdev, two lcores; output in $out"
-"$listrx" -l 0-1 --no-huge --no-pci --no-shconf -m 1024 --file-prefix "soak$$" \
+# lcores 0 and 1 on the first two CPUs this shell may use (a container or
+# taskset may leave out CPU 0; with one CPU both share it)
+lcores=$(python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print("0@%d,1@%d" % (c[0], c[min(1, len(c) - 1)]))')
+"$listrx" --lcores "$lcores" --no-huge --no-pci --no-shconf -m 1024 --file-prefix "soak$$" \
 	--vdev "$vdev" -- --config "$conf" --duration "$duration" \
 	--stats-period 10 --json "$out/summary.json" > "$out/listrx.log" 2>&1 &
 pid=$!

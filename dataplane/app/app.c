@@ -28,6 +28,7 @@
 #include "app.h"
 #include "options.h"
 #include "capture.h"
+#include "json.h"
 #include "trace.h"
 #include "listrx_build.h"
 #include "reps.h"
@@ -812,8 +813,9 @@ int lrx_app_main(int argc, char **argv)
 	struct lrx_options opts = {0};
 	if (lrx_options_parse(split < 0 ? argc : argc - split, own_argv, &opts) < 0)
 		return EXIT_USAGE;
-	if (lrx_options_info(&opts))
-		return 0;
+	int info = lrx_options_info(&opts);
+	if (info >= 0)
+		return info;
 
 	/* from here to the exit a signal only asks the run to stop: one that
 	 * arrives during EAL init or set-up skips the run (the summary shows

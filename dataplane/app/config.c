@@ -270,12 +270,6 @@ static const struct lrx_value_key port_keys[] = {
 	{.name = NULL},
 };
 #undef PK
-/* a stage section's keys beyond the stage's own: the engine's */
-static const struct lrx_value_key stage_engine_keys[] = {
-	LRX_KEY_UINT(struct lrx_stage_conf, footprint_kb, "footprint_kb", "0", 0, UINT32_MAX,
-		     "KB of ballast code executed per packet in this stage (run by the engine)"),
-	{.name = NULL},
-};
 
 const struct lrx_value_key *lrx_config_key(const char *section, const char *key)
 {
@@ -381,7 +375,7 @@ static int load_stage_section(struct config_ctx *c, struct rte_cfgfile *cfg,
 {
 	if (!sc->conf && !(sc->conf = lrx_stage_conf_new(sc->stage)))
 		return -ENOMEM;
-	struct section_keys sk = {sc->stage->keys, stage_engine_keys, NULL};
+	struct section_keys sk = {sc->stage->keys, lrx_stage_conf_keys, NULL};
 	return load_section(c, cfg, section, &sk, sc->conf, sc);
 }
 

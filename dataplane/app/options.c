@@ -10,6 +10,7 @@
 #include <rte_common.h>
 #include <rte_version.h>
 
+#include "json.h"
 #include "listrx_build.h"
 #include "options.h"
 #include "reps.h"
@@ -73,7 +74,9 @@ static const struct app_option app_options[] = {
 	{"set", "SEC.KEY=VALUE", DO_SET,
 	 .help = "set any config key, e.g. --set stage.touch.bytes=64"},
 	{"topology", NULL, DO_TOPOLOGY, .help = "print cores, NUMA nodes and the L1i geometry, exit"},
-	{"list-stages", NULL, DO_LIST_STAGES, .help = "print the stages and their config keys, exit"},
+	{"list-stages", NULL, DO_LIST_STAGES,
+	 .help = "print the stages and their config keys, exit; with --json FILE|-: as JSON "
+		 "(keys, counters and their roles, placement)"},
 	{"version", NULL, DO_VERSION, .help = "print version, DPDK version, build options, exit"},
 	{"help", NULL, DO_HELP, .help = "this text"},
 };
@@ -204,25 +207,171 @@ static void print_version(FILE *out)
 		fprintf(out, "host L1i: unknown\n");
 }
 
+/* One key: the text listing's line, or a JSON object. */
+static void list_key(FILE *out, struct lrx_json *j, const struct lrx_value_key *k)
+{
+	char valid[512];
+	lrx_value_valid(&k->type, valid, sizeof(valid));
+	if (!j) {
+		fprintf(out, "    %-18s default %-10s %s (%s)\n", k->name,
+			k->def && *k->def ? k->def : "\"\"", k->help, valid);
+		return;
+	}
+	lrx_json_object_begin(j, NULL);
+	lrx_json_string(j, "name", k->name);
+	lrx_json_string(j, "default", k->def ? k->def : "");
+	lrx_json_string(j, "help", k->help);
+	lrx_json_string(j, "valid", valid);
+	lrx_json_object_end(j);
+}
+
 static void list_stages(FILE *out)
 {
 	for (unsigned i = 0; lrx_stage_at(i); i++) {
 		const struct lrx_stage *s = lrx_stage_at(i);
 		fprintf(out, "%-12s %s\n", s->name, s->summary ? s->summary : "");
-		for (const struct lrx_value_key *k = s->keys; k && k->name; k++) {
-			char valid[512];
-			lrx_value_valid(&k->type, valid, sizeof(valid));
-			fprintf(out, "    %-18s default %-10s %s (%s)\n", k->name,
-				k->def && *k->def ? k->def : "\"\"", k->help, valid);
-		}
+		for (const struct lrx_value_key *k = s->keys; k && k->name; k++)
+			list_key(out, NULL, k);
 	}
-	fprintf(out, "  (every [stage.NAME] also takes footprint_kb: KB of ballast code the engine "
-		"runs per packet with that stage, default 0)\n");
+	fprintf(out, "  every [stage.NAME] also takes the engine's keys:\n");
+	for (const struct lrx_value_key *k = lrx_stage_conf_keys; k->name; k++)
+		list_key(out, NULL, k);
 }
 
-bool lrx_options_info(const struct lrx_options *o)
+/* --list-stages --json: what the bench (and any tool) needs to know of the
+ * stages without re-implementing a rule: keys and defaults, counters and
+ * their roles, and placement (stage.h) */
+static const char *const provides_names[] = {"meta", "skb"}; /* LRX_PROVIDES_* bits */
+static const char *const position_names[] = {
+	[LRX_POSITION_ANY] = "any",
+	[LRX_POSITION_FIRST] = "first",
+	[LRX_POSITION_AFTER_SKB] = "after_skb",
+};
+static const char *const role_names[] = {
+	[LRX_COUNTER_COUNT] = "count", [LRX_COUNTER_IN] = "in", [LRX_COUNTER_OUT] = "out",
+	[LRX_COUNTER_MERGED] = "merged", [LRX_COUNTER_GAUGE] = "gauge",
+};
+
+static void json_provides(struct lrx_json *j, const char *key, unsigned bits)
+{
+	lrx_json_array_begin(j, key);
+	for (unsigned i = 0; i < RTE_DIM(provides_names); i++)
+		if (bits & (1u << i))
+			lrx_json_string(j, NULL, provides_names[i]);
+	lrx_json_array_end(j);
+}
+
+static void json_shortcut(struct lrx_json *j, const struct lrx_stage_shortcut *sh)
+{
+	if (!sh) {
+		lrx_json_null(j, "shortcut");
+		return;
+	}
+	lrx_json_object_begin(j, "shortcut");
+	lrx_json_string(j, "section", sh->section);
+	lrx_json_string(j, "add_key", sh->add_key);
+	lrx_json_string(j, "place_key", sh->place_key);
+	lrx_json_array_begin(j, "places");
+	for (const struct lrx_stage_place *p = sh->places; p && p->value; p++) {
+		lrx_json_object_begin(j, NULL);
+		lrx_json_string(j, "value", p->value);
+		lrx_json_string(j, "position", position_names[p->position]);
+		lrx_json_object_end(j);
+	}
+	lrx_json_array_end(j);
+	lrx_json_array_begin(j, "keys");
+	for (const struct lrx_stage_alias *a = sh->keys; a && a->key; a++) {
+		lrx_json_object_begin(j, NULL);
+		lrx_json_string(j, "key", a->key);
+		lrx_json_string(j, "stage_key", a->stage_key);
+		if (a->option)
+			lrx_json_string(j, "option", a->option);
+		else
+			lrx_json_null(j, "option");
+		lrx_json_object_end(j);
+	}
+	lrx_json_array_end(j);
+	lrx_json_object_end(j);
+}
+
+static void json_stage(struct lrx_json *j, const struct lrx_stage *s)
+{
+	lrx_json_object_begin(j, NULL);
+	lrx_json_string(j, "name", s->name);
+	lrx_json_string(j, "summary", s->summary ? s->summary : "");
+	lrx_json_array_begin(j, "keys");
+	for (const struct lrx_value_key *k = s->keys; k && k->name; k++)
+		list_key(NULL, j, k);
+	lrx_json_array_end(j);
+	lrx_json_array_begin(j, "counters");
+	for (const struct lrx_stage_counter *c = s->counters; c && c->name; c++) {
+		lrx_json_object_begin(j, NULL);
+		lrx_json_string(j, "name", c->name);
+		lrx_json_string(j, "role", role_names[c->role]);
+		lrx_json_object_end(j);
+	}
+	lrx_json_array_end(j);
+	json_provides(j, "provides", s->provides);
+	json_provides(j, "needs", s->needs);
+	json_shortcut(j, s->shortcut);
+	lrx_json_object_end(j);
+}
+
+static void list_stages_json(FILE *out)
+{
+	struct lrx_json j;
+	lrx_json_init(&j, out, true);
+	lrx_json_object_begin(&j, NULL);
+	lrx_json_object_begin(&j, "positions");
+	lrx_json_string(&j, "any", "anywhere in the pipeline");
+	lrx_json_string(&j, "first", "before every other stage, on the raw frame");
+	lrx_json_string(&j, "after_skb",
+			"right after the last stage that provides meta or skb; the pipeline "
+			"needs a stage that provides meta");
+	lrx_json_object_end(&j);
+	lrx_json_array_begin(&j, "engine_keys");
+	for (const struct lrx_value_key *k = lrx_stage_conf_keys; k->name; k++)
+		list_key(NULL, &j, k);
+	lrx_json_array_end(&j);
+	lrx_json_array_begin(&j, "stages");
+	for (unsigned i = 0; lrx_stage_at(i); i++)
+		json_stage(&j, lrx_stage_at(i));
+	lrx_json_array_end(&j);
+	lrx_json_object_end(&j);
+	fputc('\n', out);
+}
+
+/* --list-stages with --json FILE (- = stdout): the stages as JSON there */
+static int list_stages_to(const struct lrx_options *o)
+{
+	const char *path = NULL;
+	for (unsigned i = 0; i < o->n_overrides; i++)
+		if (strcmp(o->overrides[i].section, "run") == 0 &&
+		    strcmp(o->overrides[i].key, "json") == 0)
+			path = o->overrides[i].value;
+	if (!path) {
+		list_stages(stdout);
+		return 0;
+	}
+	FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	if (!out) {
+		fprintf(stderr, "listrx: --json %s: cannot write the stage list there: %s\n", path,
+			strerror(errno));
+		return 2;
+	}
+	list_stages_json(out);
+	if (out != stdout && fclose(out) != 0) {
+		fprintf(stderr, "listrx: --json %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int lrx_options_info(const struct lrx_options *o)
 {
 	struct lrx_topology topo;
+	if (o->list_stages && !o->help && !o->version && !o->topology)
+		return list_stages_to(o);
 	if (o->help)
 		lrx_options_usage(stdout);
 	else if (o->version)
@@ -230,9 +379,8 @@ bool lrx_options_info(const struct lrx_options *o)
 	else if (o->topology) {
 		lrx_topology_read(&topo);
 		lrx_topology_print(&topo, stdout);
-	} else if (o->list_stages)
-		list_stages(stdout);
-	return o->help || o->version || o->topology || o->list_stages;
+	}
+	return o->help || o->version || o->topology ? 0 : -1;
 }
 
 /* ---- parsing ------------------------------------------------------------------ */

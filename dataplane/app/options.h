@@ -27,9 +27,9 @@ struct lrx_options {
 /* Reads argv (listrx's own options, argv[0] the program). Returns 0, or
  * -EINVAL with a message on stderr. */
 int lrx_options_parse(int argc, char **argv, struct lrx_options *o);
-/* --help, --version, --topology or --list-stages: prints it and returns
- * true; false when none was asked for. */
-bool lrx_options_info(const struct lrx_options *o);
+/* --help, --version, --topology or --list-stages (with --json FILE: as
+ * JSON): prints it and returns the exit status; -1 when none was asked. */
+int lrx_options_info(const struct lrx_options *o);
 /* The option that set [section] key last ("--json"), or NULL. */
 const char *lrx_options_origin(const struct lrx_options *o, const char *section,
 			       const char *key);

@@ -49,6 +49,12 @@ const char *lrx_engine_name(enum lrx_engine_kind kind)
 						      : "unknown";
 }
 
+const struct lrx_value_key lrx_stage_conf_keys[] = {
+	LRX_KEY_UINT(struct lrx_stage_conf, footprint_kb, "footprint_kb", "0", 0, UINT32_MAX,
+		     "KB of ballast code the engine runs per packet with this stage"),
+	{.name = NULL},
+};
+
 uint32_t lrx_pipeline_conf_mbuf_priv(const struct lrx_pipeline_conf *conf)
 {
 	uint32_t most = 0;

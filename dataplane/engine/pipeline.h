@@ -79,6 +79,9 @@ const char *lrx_engine_name(enum lrx_engine_kind kind);
  * aligned to RTE_MBUF_PRIV_ALIGN: [mempool] priv_size = auto. */
 uint32_t lrx_pipeline_conf_mbuf_priv(const struct lrx_pipeline_conf *conf);
 
+/* The keys of every [stage.NAME] beyond the stage's own: the engine's
+ * (footprint_kb), over struct lrx_stage_conf. */
+extern const struct lrx_value_key lrx_stage_conf_keys[];
 /* Whether stage index of a pipeline can run footprint_kb of ballast:
  * 0, or -EINVAL / -ENOTSUP with the reason in why. The config loader
  * asks; lrx_pipeline_create asserts it. */

@@ -23,11 +23,12 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<std::string> eal(const std::string &name, std::vector<std::string> vdevs,
-			     const std::string &lcores = "0")
+std::vector<std::string> eal(const std::string &name, std::vector<std::string> vdevs)
 {
-	std::vector<std::string> v = {"-l", lcores, "--no-huge", "--no-pci", "--no-shconf",
-				      "-m", "512", "--file-prefix", lrx_test::file_prefix(name)};
+	std::vector<std::string> v = lrx_test::lcores_args(1);
+	for (const char *a : {"--no-huge", "--no-pci", "--no-shconf", "-m", "512", "--file-prefix"})
+		v.push_back(a);
+	v.push_back(lrx_test::file_prefix(name));
 	for (auto &d : vdevs) {
 		v.push_back("--vdev");
 		v.push_back(d);

@@ -14,6 +14,8 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 
+#include "../support/cpus.h"
+
 namespace lrx_fuzz {
 
 void eal_init(const char *harness)
@@ -23,9 +25,11 @@ void eal_init(const char *harness)
 		return;
 	std::string prefix = std::string("lrxfuzz_") + harness + "_" +
 			     std::to_string(getpid());
+	// the first CPU this process may use (CPU 0 may not be one of them)
+	std::string lcore0 = "0@" + std::to_string(lrx_test::lcore_cpu(0));
 	std::vector<std::string> args = {
 		harness, "--no-huge", "--no-pci", "--no-shconf", "-m", "256",
-		"-l", "0", "--log-level", "*:error", "--file-prefix", prefix,
+		"--lcores", lcore0, "--log-level", "*:error", "--file-prefix", prefix,
 	};
 	std::vector<char *> argv;
 	for (auto &a : args)

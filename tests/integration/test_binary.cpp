@@ -205,7 +205,8 @@ TEST_CASE("EAL options on the command line replace [eal]; every probed ethdev is
 {
 	std::string js = lrx_test::scratch_path("null.json");
 	std::vector<std::string> e = eal("null", "net_null0,copy=0");
-	e.insert(e.begin(), {"-l", "0-1"});
+	std::vector<std::string> lcores = lrx_test::lcores_args(2);
+	e.insert(e.begin(), lcores.begin(), lcores.end());
 	e.push_back("--vdev");
 	e.push_back("net_null1,copy=0");
 	auto r = run_program(cmd(e, {"--packets", "1000000", "--json", js}));
@@ -237,7 +238,8 @@ TEST_CASE("--packets is exact with two polling lcores", "[binary]")
 	std::fclose(f);
 	std::string js = lrx_test::scratch_path("two.json");
 	std::vector<std::string> e = eal("two", "net_null0,copy=0");
-	e.insert(e.begin(), {"-l", "0-1"});
+	std::vector<std::string> lcores = lrx_test::lcores_args(2);
+	e.insert(e.begin(), lcores.begin(), lcores.end());
 	e.push_back("--vdev");
 	e.push_back("net_null1,copy=0");
 	auto r = run_program(cmd(e, {"--config", conf, "--packets", "777777", "--burst", "32",
@@ -257,7 +259,8 @@ TEST_CASE("--measure-from: the window's packets in the summary, outside valgrind
 {
 	std::string js = lrx_test::scratch_path("window.json");
 	std::vector<std::string> e = eal("window", "net_null0,copy=0");
-	e.insert(e.begin(), {"-l", "0"});
+	std::vector<std::string> lcore = lrx_test::lcores_args(1);
+	e.insert(e.begin(), lcore.begin(), lcore.end());
 	auto r = run_program(cmd(e, {"--packets", "6000", "--measure-from", "2000", "--burst", "256",
 				     "--json", js}));
 	INFO(r.out << r.err);
@@ -376,6 +379,63 @@ TEST_CASE("--help and --version", "[binary]")
 	r = run_program({listrx_bin(), "--", "--topology"});
 	CHECK(r.status == 0);
 	CHECK(r.out.find("L1i:") != std::string::npos);
+}
+
+TEST_CASE("--list-stages --json: every stage's keys, counters and placement", "[binary]")
+{
+	auto text = run_program({listrx_bin(), "--", "--list-stages"});
+	REQUIRE(text.status == 0);
+	auto r = run_program({listrx_bin(), "--", "--list-stages", "--json", "-"});
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	json doc = json::parse(r.out);
+	REQUIRE(doc["stages"].size() > 0);
+	for (const json &st : doc["stages"]) {
+		std::string name = st["name"];
+		INFO("stage " << name);
+		// the text listing names the same stages and keys
+		CHECK(text.out.find(name + " ") != std::string::npos);
+		for (const json &k : st["keys"]) {
+			CHECK(text.out.find("    " + k["name"].get<std::string>() + " ") !=
+			      std::string::npos);
+			CHECK(!k["valid"].get<std::string>().empty());
+		}
+		CHECK(st["counters"].is_array());
+		CHECK(st["provides"].is_array());
+		CHECK(st["needs"].is_array());
+	}
+	auto stage = [&](const std::string &name) {
+		for (const json &st : doc["stages"])
+			if (st["name"] == name)
+				return st;
+		return json();
+	};
+	// the kernel path's placement rules, as config.c applies them
+	CHECK(stage("build-meta")["provides"] == json::array({"meta", "skb"}));
+	CHECK(stage("gro")["provides"] == json::array({"skb"}));
+	CHECK(stage("l3-demux")["needs"] == json::array({"meta"}));
+	CHECK(stage("gro")["counters"][2] == json({{"name", "merged"}, {"role", "merged"}}));
+	CHECK(stage("touch")["keys"][0]["valid"] == "an integer in 0..65535");
+	// the engine's key of every [stage.NAME]
+	CHECK(doc["engine_keys"][0]["name"] == "footprint_kb");
+	const json &xdp = stage("xdp");
+	if (!xdp.is_null()) {
+		CHECK(xdp["shortcut"]["place_key"] == "mode");
+		CHECK(xdp["shortcut"]["places"][0] ==
+		      json({{"value", "native"}, {"position", "first"}}));
+		CHECK(xdp["shortcut"]["places"][1] ==
+		      json({{"value", "generic"}, {"position", "after_skb"}}));
+	}
+	CHECK(doc["positions"].contains("after_skb"));
+	// to a file, and a clear error where it cannot be written
+	std::string path = lrx_test::scratch_path("stages.json");
+	r = run_program({listrx_bin(), "--", "--list-stages", "--json", path});
+	CHECK(r.status == 0);
+	CHECK(json::parse(lrx_test::read_file(path)) == doc);
+	r = run_program({listrx_bin(), "--", "--list-stages", "--json", "/nonexistent/dir/x.json"});
+	CHECK(r.status == 2);
+	CHECK(r.err.find("--json /nonexistent/dir/x.json: cannot write the stage list there") !=
+	      std::string::npos);
 }
 
 TEST_CASE("telemetry: /listrx/stats, /listrx/config and /listrx/stages while running", "[binary]")
@@ -924,12 +984,13 @@ TEST_CASE("without --file-prefix each run gets its own EAL prefix, announced and
 
 TEST_CASE("a polling lcore on a CPU another process keeps busy is warned about", "[binary][eal]")
 {
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		WARN("SKIPPED: needs 2 CPUs (lcore 1)");
+	if (lrx_test::allowed_cpus().size() < 2) {
+		WARN("SKIPPED: needs 2 CPUs this process may use (lcore 1 on the second)");
 		return;
 	}
-	const std::vector<std::string> e = {"-l", "1", "--no-huge", "--no-pci", "--no-shconf", "-m",
-					    "256", "--vdev", "net_null0,copy=0"};
+	const std::string cpu = std::to_string(lrx_test::lcore_cpu(1));
+	const std::vector<std::string> e = {"--lcores", "1@" + cpu, "--no-huge", "--no-pci",
+					    "--no-shconf", "-m", "256", "--vdev", "net_null0,copy=0"};
 	std::string out = lrx_test::scratch_path("busy-first.out");
 	// the first run polls CPU 1 flat out, as a poll-mode process does
 	int first = lrx_test::spawn_program(cmd(e, {"--duration", "8", "--stats-period", "0"}), out);
@@ -941,7 +1002,7 @@ TEST_CASE("a polling lcore on a CPU another process keeps busy is warned about",
 	CHECK(lrx_test::wait_program(first, 30) == 0);
 	INFO(r.err);
 	CHECK(r.status == 0);
-	CHECK(r.err.find("listrx: warning: polling lcore 1 runs on CPU 1, which was ") !=
+	CHECK(r.err.find("listrx: warning: polling lcore 1 runs on CPU " + cpu + ", which was ") !=
 	      std::string::npos);
 	CHECK(r.err.find("choose a free CPU with EAL -l") != std::string::npos);
 }

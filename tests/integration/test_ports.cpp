@@ -29,8 +29,13 @@ json load_json(const std::string &path)
 
 std::vector<std::string> eal_base(const std::string &prefix)
 {
-	return {listrx_bin(), "-l", "0-1", "--no-huge", "--no-pci", "--no-shconf", "-m", "512",
-		"--file-prefix", lrx_test::file_prefix(prefix)};
+	std::vector<std::string> v = {listrx_bin()};
+	for (const std::string &a : lrx_test::lcores_args(2))
+		v.push_back(a);
+	for (const char *a : {"--no-huge", "--no-pci", "--no-shconf", "-m", "512", "--file-prefix"})
+		v.push_back(a);
+	v.push_back(lrx_test::file_prefix(prefix));
+	return v;
 }
 
 int sh(const std::string &command)
