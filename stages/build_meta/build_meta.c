@@ -108,8 +108,9 @@ build_meta_host_addr(const struct build_meta_ctx *c, uint16_t port)
 }
 
 /* The NIC hints, each taken only when enabled and present (the driver's
- * mlx5e_build_rx_skb / ice_process_skb_fields part). */
-static inline void build_meta_hints(struct build_meta_ctx *c,
+ * mlx5e_build_rx_skb / ice_process_skb_fields part). True when a VLAN tag
+ * the NIC stripped was taken. */
+static inline bool build_meta_hints(struct build_meta_ctx *c,
 				    const struct rte_mbuf *m,
 				    struct lrx_meta *v)
 {
@@ -144,7 +145,9 @@ static inline void build_meta_hints(struct build_meta_ctx *c,
 		c->hint_csum += known;
 	}
 	/* A tag the NIC stripped was the outermost one (__vlan_hwaccel_put_tag). */
+	bool tag = false;
 	if ((on & LRX_HINT_VLAN) && (ol & RTE_MBUF_F_RX_VLAN_STRIPPED)) {
+		tag = true;
 		if (ol & RTE_MBUF_F_RX_QINQ_STRIPPED) {
 			v->vlan_tci[0] = m->vlan_tci_outer;
 			v->vlan_tci[1] = m->vlan_tci;
@@ -168,6 +171,24 @@ static inline void build_meta_hints(struct build_meta_ctx *c,
 		v->hints |= LRX_HINT_PTYPE;
 		c->hint_ptype++;
 	}
+	return tag;
+}
+
+/* The fields every packet gets once its L2 header is known. */
+static inline lrx_next_t build_meta_done(struct build_meta_ctx *c,
+					 struct rte_mbuf *m,
+					 struct lrx_meta *meta, uint16_t proto,
+					 uint16_t off)
+{
+	meta->protocol = proto;
+	meta->mac_len = off;
+	meta->network_offset = off;
+	meta->len = m->pkt_len - off;
+	meta->ingress_port = m->port;
+
+	lrx_meta_set(m, meta);
+	c->built++;
+	return LRX_NEXT_CONTINUE_V;
 }
 
 /* A VLAN device (vlan_find_dev) for a tag arriving on port. */
@@ -196,11 +217,12 @@ static bool build_meta_vlan_dev(const struct build_meta_ctx *c, uint16_t port,
  * priority tag) is cleared, and a tag after it is taken at once. VLAN
  * devices exist on the port only, not on VLAN devices. The frame is not
  * changed: *off moves past the tags taken from it. */
-static lrx_next_t build_meta_vlan(struct build_meta_ctx *c,
-				  const struct rte_mbuf *m,
-				  struct lrx_meta *meta, uint16_t *proto,
-				  uint16_t *off)
+static __rte_noinline lrx_next_t build_meta_vlan(struct build_meta_ctx *c,
+						 struct rte_mbuf *m,
+						 struct lrx_meta *meta,
+						 uint16_t proto)
 {
+	uint16_t off = RTE_ETHER_HDR_LEN;
 	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
 	const unsigned hw = meta->vlan_count;
 	unsigned hw_taken = 0, seen = hw;
@@ -212,18 +234,18 @@ static lrx_next_t build_meta_vlan(struct build_meta_ctx *c,
 			tpid = hw == 2 && hw_taken == 0 ? RTE_ETHER_TYPE_QINQ
 						       : RTE_ETHER_TYPE_VLAN;
 			hw_taken++;
-		} else if (build_meta_is_vlan(*proto)) {
+		} else if (build_meta_is_vlan(proto)) {
 			/* skb_vlan_untag: pskb_may_pull(VLAN_HLEN) */
-			if (unlikely(m->data_len < (uint32_t)*off + 4)) {
+			if (unlikely(m->data_len < (uint32_t)off + 4)) {
 				c->too_short++;
 				return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
 			}
 			const rte_be16_t *tag =
-				(const rte_be16_t *)(frame + *off);
-			tpid = *proto;
+				(const rte_be16_t *)(frame + off);
+			tpid = proto;
 			tci = rte_be_to_cpu_16(tag[0]);
-			*proto = rte_be_to_cpu_16(tag[1]);
-			*off += 4;
+			proto = rte_be_to_cpu_16(tag[1]);
+			off += 4;
 			c->vlan_inband++;
 			if (seen < 2)
 				meta->vlan_tci[seen] = tci;
@@ -247,7 +269,7 @@ static lrx_next_t build_meta_vlan(struct build_meta_ctx *c,
 	}
 	meta->vlan_count = (uint8_t)(seen < 2 ? seen : 2);
 	meta->vlan_vid = dev_vid;
-	return LRX_NEXT_CONTINUE_V;
+	return build_meta_done(c, m, meta, proto, off);
 }
 
 /* The core: parse L2 and write the metadata of one packet into meta
@@ -272,10 +294,9 @@ static inline lrx_next_t build_meta_core(struct build_meta_ctx *c,
 	else
 		*meta = (struct lrx_meta){0};
 	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)frame;
-	uint16_t proto = rte_be_to_cpu_16(eth->ether_type);
-	uint16_t off = RTE_ETHER_HDR_LEN;
+	const uint16_t proto = rte_be_to_cpu_16(eth->ether_type);
 
-	build_meta_hints(c, m, meta);
+	const bool hw_tag = build_meta_hints(c, m, meta);
 
 	/* eth_type_trans's pkt_type */
 	if (unlikely(rte_is_multicast_ether_addr(&eth->dst_addr))) {
@@ -296,21 +317,9 @@ static inline lrx_next_t build_meta_core(struct build_meta_ctx *c,
 	}
 
 	/* A tag: stripped by the NIC (hint vlan) or in the frame */
-	if (unlikely(meta->vlan_count | build_meta_is_vlan(proto))) {
-		lrx_next_t next = build_meta_vlan(c, m, meta, &proto, &off);
-		if (unlikely(next != LRX_NEXT_CONTINUE_V))
-			return next;
-	}
-
-	meta->protocol = proto;
-	meta->mac_len = off;
-	meta->network_offset = off;
-	meta->len = m->pkt_len - off;
-	meta->ingress_port = m->port;
-
-	lrx_meta_set(m, meta);
-	c->built++;
-	return LRX_NEXT_CONTINUE_V;
+	if (unlikely(hw_tag | build_meta_is_vlan(proto)))
+		return build_meta_vlan(c, m, meta, proto);
+	return build_meta_done(c, m, meta, proto, RTE_ETHER_HDR_LEN);
 }
 
 /* pool placement: n contiguous slots (wraps to the start of the ring when

@@ -113,6 +113,7 @@ struct l3_ctx {
 	bool martians_drop;
 	bool route_hint;
 	enum l3_split split;     /* list_split, auto resolved */
+	bool reply_later;        /* in the list path: replies after it */
 	bool udp_any, tcp_any;
 	bool mip6;               /* ipv6_mip6: CONFIG_IPV6_MIP6's rules */
 	uint8_t n_local4, n_local6;
@@ -237,14 +238,19 @@ static inline bool l3_port_bound(const uint64_t *bitmap, bool any,
 	return any || (bitmap[port >> 6] >> (port & 63)) & 1;
 }
 
-/* A handler asks for a reply to its packet (reply.h); l3-demux answers
- * it after the handlers, in arrival order. fate is what happens to the
- * packet when no reply goes out. */
-static inline lrx_next_t l3_ask(struct l3_ctx *c, lrx_next_t fate,
-				enum l3_reply_kind kind, uint32_t info)
+/* A handler asks for a reply to its packet m (reply.h); fate is what
+ * happens to m when no reply goes out. The per-packet path answers at
+ * once; the list path (reply_later) after all its handlers, in arrival
+ * order (l3_demux_replies), so the rate limits see the same sequence. */
+static lrx_next_t l3_ask(struct l3_ctx *c, struct rte_mbuf *m,
+			 lrx_next_t fate, enum l3_reply_kind kind,
+			 uint32_t info)
 {
+	const lrx_next_t asked = l3_reply_ask(fate, kind, info);
+	if (!c->reply_later)
+		return l3_reply_send(&c->reply, m, asked);
 	c->reply.replies_asked++;
-	return l3_reply_ask(fate, kind, info);
+	return asked;
 }
 
 /* ---- UDP: __udp4_lib_rcv / __udp6_lib_rcv -------------------------------- */
@@ -347,7 +353,7 @@ static __rte_always_inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_m
 			   rte_be_to_cpu_16(uh->dst_port))) {
 		/* a unicast route here: l3_udp_multi took the others */
 		mib->no_ports++;
-		return l3_ask(c, lrx_next_drop(LRX_DROP_NO_SOCKET),
+		return l3_ask(c, m, lrx_next_drop(LRX_DROP_NO_SOCKET),
 			      fam == L3_FAMILY_V6 ? L3_REPLY_PORT_UNREACH6
 						  : L3_REPLY_PORT_UNREACH4, 0);
 	}
@@ -392,7 +398,7 @@ static __rte_always_inline lrx_next_t l3_tcp_core(struct l3_ctx *c, struct rte_m
 		c->tcp_no_socket++;
 		const lrx_next_t fate = lrx_next_drop(LRX_DROP_NO_SOCKET);
 		return l3_route_is_multi(c, m, meta, fam)
-			       ? fate : l3_ask(c, fate, L3_REPLY_RST, 0);
+			       ? fate : l3_ask(c, m, fate, L3_REPLY_RST, 0);
 	}
 	/* A socket on the port is a listener that also holds an
 	 * established connection for every peer: a SYN alone opens one
@@ -404,7 +410,7 @@ static __rte_always_inline lrx_next_t l3_tcp_core(struct l3_ctx *c, struct rte_m
 		     RTE_TCP_SYN_FLAG))
 		return l3_route_is_multi(c, m, meta, fam)
 			       ? lrx_next_drop(LRX_DROP_NOT_SPECIFIED)
-			       : l3_ask(c, LRX_NEXT_DELIVER_V, L3_REPLY_SYNACK, 0);
+			       : l3_ask(c, m, LRX_NEXT_DELIVER_V, L3_REPLY_SYNACK, 0);
 	return LRX_NEXT_DELIVER_V;
 }
 
@@ -448,7 +454,7 @@ static inline lrx_next_t l3_icmp_core(struct l3_ctx *c, struct rte_mbuf *m,
 	}
 	if (fam == L3_FAMILY_V4) {
 		if (type == RTE_IP_ICMP_ECHO_REQUEST) /* icmp_echo */
-			return l3_ask(c, LRX_NEXT_DELIVER_V, L3_REPLY_ECHO4, 0);
+			return l3_ask(c, m, LRX_NEXT_DELIVER_V, L3_REPLY_ECHO4, 0);
 		if (type == 13) { /* ICMP_TIMESTAMP */
 			/* icmp_timestamp: the originate timestamp's 4 bytes
 			 * must be there */
@@ -456,12 +462,12 @@ static inline lrx_next_t l3_icmp_core(struct l3_ctx *c, struct rte_mbuf *m,
 				mib->in_errors++;
 				return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
 			}
-			return l3_ask(c, LRX_NEXT_DELIVER_V,
+			return l3_ask(c, m, LRX_NEXT_DELIVER_V,
 				      L3_REPLY_TIMESTAMP4, 0);
 		}
 	} else if (type == 128) { /* icmpv6_echo_reply */
 		mib->in_echos++;
-		return l3_ask(c, LRX_NEXT_DELIVER_V, L3_REPLY_ECHO6, 0);
+		return l3_ask(c, m, LRX_NEXT_DELIVER_V, L3_REPLY_ECHO6, 0);
 	}
 	return LRX_NEXT_DELIVER_V;
 }
@@ -528,17 +534,17 @@ L3_DEFINE_HANDLER(icmp, l3_icmp_core)
  * unreachable unless the route is broadcast or multicast;
  * ip6_protocol_deliver_rcu: a parameter problem pointing at the next
  * header field that named it). */
-static lrx_next_t l3_unknown_proto(struct l3_ctx *c, const struct rte_mbuf *m,
+static lrx_next_t l3_unknown_proto(struct l3_ctx *c, struct rte_mbuf *m,
 				   const struct lrx_meta *meta, int fam)
 {
 	c->ip[fam].in_unknown_protos++;
 	const lrx_next_t fate = lrx_next_drop(LRX_DROP_IP_NOPROTO);
 	if (fam == L3_FAMILY_V4)
 		return l3_route_is_multi(c, m, meta, fam)
-			       ? fate : l3_ask(c, fate, L3_REPLY_PROTO_UNREACH4, 0);
+			       ? fate : l3_ask(c, m, fate, L3_REPLY_PROTO_UNREACH4, 0);
 	const uint32_t nhoff = l3_ipv6_nhoff(l3_frame(m), meta->network_offset,
 					     meta->transport_offset);
-	return l3_ask(c, fate, L3_REPLY_PARAMPROB6,
+	return l3_ask(c, m, fate, L3_REPLY_PARAMPROB6,
 		      l3_reply_paramprob6(L3_PARAMPROB6_NEXTHDR, nhoff));
 }
 
@@ -845,7 +851,7 @@ static uint32_t l3_ipv4_options(const uint8_t *iph, uint32_t ihl, bool *srr)
  * parameter problem at the option's pointer. The header is not changed
  * (the kernel writes the next hop as the destination). */
 static lrx_next_t l3_ipv4_rcv_options(struct l3_ctx *c,
-				      const struct rte_mbuf *m,
+				      struct rte_mbuf *m,
 				      const struct lrx_meta *meta,
 				      const uint8_t *iph, uint32_t ihl,
 				      enum l3_rt rt)
@@ -856,7 +862,7 @@ static lrx_next_t l3_ipv4_rcv_options(struct l3_ctx *c,
 	const bool icmp = rt == L3_RT_LOCAL || rt == L3_RT_UNREACH;
 	if (unlikely(bad)) {
 		c->ip[L3_FAMILY_V4].in_hdr_errors++;
-		return icmp ? l3_ask(c, fate, L3_REPLY_PARAMPROB4, bad) : fate;
+		return icmp ? l3_ask(c, m, fate, L3_REPLY_PARAMPROB4, bad) : fate;
 	}
 	if (!srr)
 		return LRX_NEXT_CONTINUE_V;
@@ -870,13 +876,12 @@ static lrx_next_t l3_ipv4_rcv_options(struct l3_ctx *c,
 	const uint8_t *opt = iph + off;
 	for (uint32_t ptr = opt[2]; ptr <= opt[1]; ptr += 4) {
 		if (ptr + 3 > opt[1])
-			return l3_ask(c, fate, L3_REPLY_PARAMPROB4, off + 2);
+			return l3_ask(c, m, fate, L3_REPLY_PARAMPROB4, off + 2);
 		uint32_t hop;
 		memcpy(&hop, opt + ptr - 1, 4);
 		if (!l3_ipv4_is_local(c, hop))
 			return fate;
 	}
-	(void)m;
 	return LRX_NEXT_CONTINUE_V;
 }
 
@@ -1040,7 +1045,7 @@ static inline bool l3_ipv6_is_loopback(const uint8_t *a)
 
 /* A header that failed (exthdrs.c): its counter, its drop, and the
  * parameter problem it asks for. */
-static lrx_next_t l3_ipv6_ext_failed(struct l3_ctx *c,
+static lrx_next_t l3_ipv6_ext_failed(struct l3_ctx *c, struct rte_mbuf *m,
 				     const struct l3_ext_fail *fail)
 {
 	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V6];
@@ -1048,7 +1053,7 @@ static lrx_next_t l3_ipv6_ext_failed(struct l3_ctx *c,
 	mib->in_addr_errors += fail->mib == L3_EXT_MIB_ADDR_ERRORS;
 	mib->in_delivers += fail->mib == L3_EXT_MIB_DELIVERS;
 	const lrx_next_t fate = lrx_next_drop(fail->reason);
-	return fail->icmp ? l3_ask(c, fate, L3_REPLY_PARAMPROB6,
+	return fail->icmp ? l3_ask(c, m, fate, L3_REPLY_PARAMPROB6,
 				   l3_reply_paramprob6(fail->icmp_code,
 						       fail->icmp_pointer))
 			  : fate;
@@ -1073,7 +1078,7 @@ static lrx_next_t l3_ipv6_ext(struct l3_ctx *c, struct rte_mbuf *m,
 		meta->l4_proto = *nexthdr;
 		return LRX_NEXT_CONTINUE_V;
 	}
-	return l3_ipv6_ext_failed(c, &fail);
+	return l3_ipv6_ext_failed(c, m, &fail);
 }
 
 /* ipv6_frag_rcv and the resubmit after it (ip6_protocol_deliver_rcu):
@@ -1159,7 +1164,7 @@ static __rte_always_inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct 
 				    meta->len, hdr->dst_addr[0] == 0xff, &hbh_len,
 				    &jumbo_len, &fail) != L3_EXT_UPPER) {
 			fail.mib = L3_EXT_MIB_HDR_ERRORS; /* ip6_rcv_core's */
-			return l3_ipv6_ext_failed(c, &fail);
+			return l3_ipv6_ext_failed(c, m, &fail);
 		}
 		if (jumbo_len) { /* ipv6_hop_jumbo's pskb_trim_rcsum */
 			meta->len = jumbo_len + sizeof(struct rte_ipv6_hdr);
@@ -1358,17 +1363,14 @@ static inline lrx_next_t l3_demux_core(struct l3_ctx *c, struct rte_mbuf *m)
 		return lrx_next_drop(LRX_DROP_UNHANDLED_PROTO);
 	}
 	/* INDIRECT_CALL_INET(pt_prev->func, ipv6_rcv, ip_rcv, ...) */
-	const lrx_next_t next =
-		L3_CALL2(c, h->rcv, l3_ipv4_rcv, l3_ipv6_rcv, c, m, meta);
-	if (unlikely(l3_reply_asked(next)))
-		return l3_reply_send(&c->reply, m, next);
-	return next;
+	return L3_CALL2(c, h->rcv, l3_ipv4_rcv, l3_ipv6_rcv, c, m, meta);
 }
 
 /* The replies the list path's handlers asked for, in arrival order. */
 static void l3_demux_replies(struct l3_ctx *c, struct rte_mbuf **pkts,
 			     uint16_t n, lrx_next_t *nexts)
 {
+	c->reply_later = false;
 	for (uint16_t i = 0; i < n && c->reply.replies_asked; i++)
 		if (l3_reply_asked(nexts[i]))
 			nexts[i] = l3_reply_send(&c->reply, pkts[i], nexts[i]);
@@ -1429,6 +1431,7 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 		}
 		return;
 	}
+	c->reply_later = true;
 	/* one pass: the metadata pointer and class of each packet, and each
 	 * class's index list (counts in registers: a count in memory would
 	 * chain every packet to the previous one through store forwarding);
@@ -1472,6 +1475,7 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 	}
 	if (unlikely(c->reply.replies_asked))
 		l3_demux_replies(c, pkts, n, nexts);
+	c->reply_later = false;
 }
 
 /* ---- configuration ------------------------------------------------------- */
