@@ -416,6 +416,45 @@ static __rte_always_inline lrx_next_t l3_tcp_core(struct l3_ctx *c, struct rte_m
 
 /* ---- ICMP: icmp_rcv / icmpv6_rcv ----------------------------------------- */
 
+/* An ICMP error too short for what its handler reads of the datagram it
+ * quotes: icmp_unreach (destination unreachable, source quench, time
+ * exceeded, parameter problem) wants an IPv4 header of IHL >= 5,
+ * icmp_redirect an IPv4 header's length; icmpv6_notify (every ICMPv6
+ * error) the IPv6 header and 8 bytes past its extension headers. Each
+ * counts InErrors. */
+static bool l3_icmp_error_short(const struct rte_mbuf *m,
+				const struct lrx_meta *meta, int fam,
+				uint8_t type, uint32_t l4_len)
+{
+	const uint32_t quoted = l4_len - sizeof(struct rte_icmp_hdr);
+	const uint32_t q = meta->transport_offset + sizeof(struct rte_icmp_hdr);
+	const uint8_t *frame = l3_frame(m);
+	if (fam == L3_FAMILY_V4) {
+		if (type == 5)
+			return quoted < 20;
+		if (type != 3 && type != 4 && type != 11 && type != 12)
+			return false;
+		return quoted < 20 || q >= m->data_len || (frame[q] & 0xf) < 5;
+	}
+	if (type >= 128)
+		return false;
+	if (quoted < 40 || q + 40 > m->data_len)
+		return true;
+	/* ipv6_skip_exthdr over the quoted datagram's headers */
+	uint8_t nh = frame[q + 6];
+	uint32_t o = 40;
+	while (nh == 0 || nh == 43 || nh == 60 || nh == 44 || nh == 51) {
+		if (o + 8 > quoted || q + o + 8 > m->data_len)
+			return true;
+		const uint8_t *h = frame + q + o;
+		if (nh == 44 && ((h[2] << 8 | h[3]) & ~7) != 0)
+			break; /* a later fragment: no header past it */
+		o += nh == 44 ? 8u : nh == 51 ? (h[1] + 2u) * 4 : (h[1] + 1u) * 8;
+		nh = h[0];
+	}
+	return o + 8 > quoted;
+}
+
 static inline lrx_next_t l3_icmp_core(struct l3_ctx *c, struct rte_mbuf *m,
 				      struct lrx_meta *meta, const int fam)
 {
@@ -451,6 +490,10 @@ static inline lrx_next_t l3_icmp_core(struct l3_ctx *c, struct rte_mbuf *m,
 			return lrx_next_drop(type > 18 ? LRX_DROP_UNHANDLED_PROTO
 						       : LRX_DROP_INVALID_PROTO);
 		}
+	}
+	if (unlikely(l3_icmp_error_short(m, meta, fam, type, l4_len))) {
+		mib->in_errors++;
+		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
 	}
 	if (fam == L3_FAMILY_V4) {
 		if (type == RTE_IP_ICMP_ECHO_REQUEST) /* icmp_echo */
@@ -1290,19 +1333,10 @@ static inline lrx_next_t l3_arp_core(struct l3_ctx *c, struct rte_mbuf *m,
 	    arp->arp_data.arp_tip != c->arp_ip)
 		return LRX_NEXT_DELIVER_V;
 
-	struct rte_ether_addr mine = c->arp_mac;
-	if (c->arp_mac_from_port && rte_eth_macaddr_get(m->port, &mine) != 0)
-		mine = c->arp_mac;
-	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	eth->dst_addr = arp->arp_data.arp_sha;
-	eth->src_addr = mine;
-	arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
-	arp->arp_data.arp_tha = arp->arp_data.arp_sha;
-	arp->arp_data.arp_tip = arp->arp_data.arp_sip;
-	arp->arp_data.arp_sha = mine;
-	arp->arp_data.arp_sip = c->arp_ip;
-	c->arp_replies++;
-	return lrx_next_tx(m->port);
+	const lrx_next_t next = l3_reply_arp(&c->reply, m, LRX_NEXT_DELIVER_V,
+					     c->arp_ip);
+	c->arp_replies += next != LRX_NEXT_DELIVER_V;
+	return next;
 }
 L3_DEFINE_HANDLER(arp, l3_arp_core)
 

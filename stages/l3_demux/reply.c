@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_arp.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_hash_crc.h>
@@ -840,6 +841,38 @@ static lrx_next_t l3_tcp_synack(struct l3_reply *r, struct rte_mbuf *m,
 		flags |= L3_TCP_ECE;
 	return l3_tcp_reply_write(r, m, meta, fate, fam, &s, hash, s.seq + 1,
 				  flags, window, opts, n, 0);
+}
+
+/* ---- ARP ---------------------------------------------------------------------- */
+
+lrx_next_t l3_reply_arp(struct l3_reply *r, struct rte_mbuf *m,
+			lrx_next_t fate, uint32_t ip)
+{
+	const struct lrx_meta *meta = lrx_meta(m);
+	const struct rte_arp_hdr *req = rte_pktmbuf_mtod_offset(
+		m, const struct rte_arp_hdr *, meta->network_offset);
+	const struct rte_ether_addr sha = req->arp_data.arp_sha;
+	const uint32_t sip = req->arp_data.arp_sip;
+	struct l3_reply_l2 l2;
+	l3_reply_l2_of(r, m, meta, &l2);
+	l2.dst = sha;
+	const uint32_t l2len = l3_reply_l2_len(&l2);
+	uint8_t *p = l3_reply_reshape(m, meta->network_offset, 0,
+				      l2len + sizeof(struct rte_arp_hdr));
+	if (!p)
+		return l3_reply_no_room(r, fate);
+	p = l3_reply_l2_write(p, &l2, RTE_ETHER_TYPE_ARP);
+	struct rte_arp_hdr *arp = (struct rte_arp_hdr *)p;
+	arp->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	arp->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	arp->arp_hlen = RTE_ETHER_ADDR_LEN;
+	arp->arp_plen = 4;
+	arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
+	arp->arp_data.arp_sha = l2.src;
+	arp->arp_data.arp_sip = ip;
+	arp->arp_data.arp_tha = sha;
+	arp->arp_data.arp_tip = sip;
+	return lrx_next_tx(m->port);
 }
 
 /* ---- the dispatcher ---------------------------------------------------------- */

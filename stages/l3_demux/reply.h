@@ -154,6 +154,13 @@ int l3_reply_init(struct l3_reply *r, const struct lrx_stage_init *init,
 lrx_next_t l3_reply_send(struct l3_reply *r, struct rte_mbuf *m,
 			 lrx_next_t asked);
 
+/* arp_process's reply for ip (network order) to an ARP request m:
+ * from this host's MAC, on the VLAN device the request came on, 42
+ * bytes (60 with a tag's 4: no padding, as the kernel sends it). Not
+ * rate limited. fate when there is no room. */
+lrx_next_t l3_reply_arp(struct l3_reply *r, struct rte_mbuf *m,
+			lrx_next_t fate, uint32_t ip);
+
 /* The end of a poll: one millisecond at clock=polls. */
 static inline void l3_reply_tick(struct l3_reply *r)
 {
