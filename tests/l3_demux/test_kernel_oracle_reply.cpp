@@ -346,15 +346,8 @@ struct Listener {
 	std::string error;
 	explicit Listener(const Netns &net)
 	{
-		std::thread t([&] {
-			int ns = open(("/var/run/netns/" + net.ns).c_str(), O_RDONLY);
-			if (ns < 0 || setns(ns, CLONE_NEWNET) != 0) {
-				error = "cannot enter " + net.ns;
-				if (ns >= 0)
-					close(ns);
-				return;
-			}
-			close(ns);
+		std::string failed;
+		error = in_netns(net, [&] {
 			int one = 1;
 			int v4 = socket(AF_INET, SOCK_STREAM, 0);
 			sockaddr_in a4{};
@@ -367,10 +360,11 @@ struct Listener {
 			a6.sin6_port = htons(5201);
 			if (bind(v4, (sockaddr *)&a4, sizeof(a4)) || listen(v4, 64) ||
 			    bind(v6, (sockaddr *)&a6, sizeof(a6)) || listen(v6, 64))
-				error = "cannot listen on 5201";
+				failed = "cannot listen on 5201";
 			fds = {v4, v6};
 		});
-		t.join();
+		if (error.empty())
+			error = failed;
 	}
 	~Listener()
 	{
@@ -378,20 +372,6 @@ struct Listener {
 			close(fd);
 	}
 };
-
-// IPv6 DAD of the link-local address loops its neighbour solicitation back
-// into the input counters: wait until no address is tentative.
-bool settle(const Netns &net)
-{
-	for (int i = 0; i < 50; i++) {
-		if (sh("ip netns exec " + net.ns + " ip -6 addr show tentative | grep -q inet6") != 0) {
-			std::this_thread::sleep_for(std::chrono::milliseconds(200));
-			return true;
-		}
-		std::this_thread::sleep_for(std::chrono::milliseconds(100));
-	}
-	return false;
-}
 
 struct KernelRun {
 	std::vector<std::vector<Bytes>> replies; // per frame

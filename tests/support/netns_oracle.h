@@ -7,6 +7,8 @@
 #pragma once
 
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
 #include <sys/socket.h>
@@ -16,6 +18,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <thread>
 #include <vector>
 #include <cstdlib>
@@ -178,6 +181,43 @@ struct Netns {
 		return why;
 	}
 };
+
+// IPv6 DAD of the link-local address loops its neighbour solicitation back
+// into the input counters: waits until no address of the namespace is
+// tentative.
+inline bool settle(const Netns &net)
+{
+	for (int i = 0; i < 50; i++) {
+		std::string cmd = "ip netns exec " + net.ns +
+				  " ip -6 addr show tentative | grep -q inet6";
+		if (sh(cmd) != 0) {
+			std::this_thread::sleep_for(std::chrono::milliseconds(200));
+			return true;
+		}
+		std::this_thread::sleep_for(std::chrono::milliseconds(100));
+	}
+	return false;
+}
+
+// Runs fn in a thread that entered the namespace (sockets made there
+// belong to it); "" or why it could not enter.
+inline std::string in_netns(const Netns &net, const std::function<void()> &fn)
+{
+	std::string why;
+	std::thread t([&] {
+		int fd = open(("/var/run/netns/" + net.ns).c_str(), O_RDONLY);
+		if (fd < 0 || setns(fd, CLONE_NEWNET) != 0) {
+			why = "cannot enter " + net.ns;
+			if (fd >= 0)
+				close(fd);
+			return;
+		}
+		close(fd);
+		fn();
+	});
+	t.join();
+	return why;
+}
 
 // What the namespace's host sends out of its veth end: frames read on the
 // outer end from 02:00:00:00:00:02 to 02:00:00:00:00:01 (its replies),
