@@ -108,6 +108,15 @@ enum gro_impl {
 	GRO_IMPL_RTE_LIGHT = 2, /* the peer: rte_gro_reassemble_burst per poll */
 };
 
+/* What an IP header's protocol field may lead to (gro_parse's first
+ * test): TCP, UDP (with udp_gro), an IPv6 extension header
+ * ipv6_gro_pull_exthdrs pulls. */
+enum gro_l4 {
+	GRO_L4_TCP = 1,
+	GRO_L4_UDP = 2,
+	GRO_L4_EXT6 = 4,
+};
+
 enum gro_kind {
 	GRO_KIND_OTHER = 0, /* not something GRO merges: passes through */
 	GRO_KIND_TCP4,
@@ -204,6 +213,8 @@ struct gro_ctx {
 	uint8_t csum_verify;
 	uint8_t use_meta;
 	uint8_t hash_compute;    /* hash=compute: a flow hash without the NIC's */
+	uint8_t l4_candidates[2]; /* enum gro_l4 bits worth parsing: [0] IPv6,
+				   * [1] IPv4 */
 	uint8_t early_in_order;  /* early_order=flow */
 	uint8_t impl;            /* enum gro_impl */
 	uint16_t light_n;        /* impl=rte-light: segments in light[] */
@@ -381,11 +392,10 @@ static inline bool gro_parse(const struct gro_ctx *ctx, struct gro_pkt *s,
 		/* protocol, nexthdr: TCP, UDP (udp_gro), or for IPv6 an
 		 * extension header ipv6_gro_pull_exthdrs pulls */
 		static const uint8_t candidate[256] = {
-			[IPPROTO_TCP] = 1, [IPPROTO_UDP] = 2, [0] = 4, [43] = 4,
-			[60] = 4};
+			[IPPROTO_TCP] = GRO_L4_TCP, [IPPROTO_UDP] = GRO_L4_UDP,
+			[0] = GRO_L4_EXT6, [43] = GRO_L4_EXT6, [60] = GRO_L4_EXT6};
 		const uint8_t l4p = s->l3[ip4 ? 9 : 6];
-		if (!(candidate[l4p] & (1u | (unsigned)ctx->udp_gro << 1 |
-					 (unsigned)!ip4 << 2)))
+		if (!(candidate[l4p] & ctx->l4_candidates[ip4]))
 			return false;
 	}
 	uint8_t l4_proto;
@@ -1324,6 +1334,8 @@ static int gro_init_common(struct gro_ctx *ctx,
 	if (timeout_us && !ctx->timeout_cycles)
 		ctx->timeout_cycles = 1;
 	ctx->max_size = (uint32_t)max_size;
+	ctx->l4_candidates[1] = (uint8_t)(GRO_L4_TCP | (ctx->udp_gro ? GRO_L4_UDP : 0));
+	ctx->l4_candidates[0] = (uint8_t)(ctx->l4_candidates[1] | GRO_L4_EXT6);
 	return 0;
 }
 
