@@ -539,6 +539,58 @@ TEST_CASE("kernel oracle: the per-peer ICMP rate limit (inet_peer_xrlim_allow) "
 	LRX_REQUIRE_POOL_FULL(mp);
 }
 
+TEST_CASE("kernel oracle: source routes with accept_source_route on "
+	  "(ip_options_rcv_srr) for a host that does not forward",
+	  "[l3_demux][kernel][reply]")
+{
+	Netns net;
+	if (!can_run(net))
+		return;
+	REQUIRE(net.in("sysctl -w net.ipv4.conf.all.accept_source_route=1") == "");
+	REQUIRE(net.in("sysctl -w net.ipv4.conf." + net.inside + ".accept_source_route=1") == "");
+	REQUIRE(net.static_peer() == "");
+	REQUIRE(settle(net));
+	// echo replies (no reply to them, so no reversed source route to
+	// answer along: __ip_options_echo is not modelled): delivered,
+	// IcmpInMsgs, or dropped uncounted
+	auto srr = [](std::vector<uint8_t> opts, uint32_t dst = ip4(10, 0, 0, 2)) {
+		return v4opt(opts, dst, L4::icmp, 0);
+	};
+	const std::vector<Named> frames = {
+		{"loose, the route done", srr({131, 7, 8, 10, 0, 0, 9, 1})},
+		{"loose, next hop this host", srr({131, 7, 4, 10, 0, 0, 2, 1})},
+		{"loose, next hop another host", srr({131, 7, 4, 10, 0, 0, 9, 1})},
+		{"strict, next hop this host", srr({137, 7, 4, 10, 0, 0, 2, 1})},
+		{"loose, a hop half past the option", srr({131, 8, 5, 10, 0, 0, 2, 0, 1, 1, 1, 1})},
+		{"loose, to the broadcast", srr({131, 7, 4, 10, 0, 0, 2, 1}, ip4(10, 0, 0, 255))},
+	};
+	KernelRun k = kernel_run(net, frames, 15);
+	rte_mempool *mp = mbuf_pool("oracle_srr_pool", 255);
+	StageKeys keys = l3_keys;
+	keys.emplace_back("accept_source_route", "yes");
+	keys.emplace_back("icmp_ratelimit", "0");
+	for (auto kind : {LRX_ENGINE_PACKET, LRX_ENGINE_BURST, LRX_ENGINE_GRAPH}) {
+		INFO("engine " << lrx_engine_name(kind));
+		EngineRun r = run_engine(
+			kind, 1, 8,
+			{{"build-meta", {{"host_mac", "02:00:00:00:00:02"}}}, {"l3-demux", keys}},
+			[&](size_t at) { return frames[at].frame.to_mbuf(mp); },
+			{(uint16_t)frames.size()});
+		REQUIRE(r.out.size() == frames.size());
+		for (size_t i = 0; i < frames.size(); i++) {
+			INFO("frame " << frames[i].name);
+			const bool tx = lrx_next_kind(r.out[i].first) == LRX_NEXT_TX;
+			CHECK(k.replies[i].size() == (tx ? 1u : 0u));
+		}
+		for (const char *name : compared) {
+			INFO(name << ": kernel " << k.counters[name] << ", listrx "
+				  << r.counters[1][name]);
+			CHECK(k.counters[name] == r.counters[1][name]);
+		}
+	}
+	LRX_REQUIRE_POOL_FULL(mp);
+}
+
 namespace {
 
 // The veth's rx_dropped and rx_otherhost_dropped (ip -s -s link).
