@@ -49,6 +49,15 @@ static uint64_t l3_reply_now(const struct l3_reply *r)
 			      : (rte_rdtsc() - r->tsc_start) / r->tsc_per_ms;
 }
 
+/* rte_hash_crc of up to 16 bytes that need not be aligned (addresses in
+ * a frame): it reads 8 bytes at a time. */
+static uint32_t l3_hash_addr(const void *p, unsigned len, uint32_t init)
+{
+	uint64_t words[2] = {0, 0};
+	memcpy(words, p, len);
+	return rte_hash_crc(words, len, init);
+}
+
 /* ---- rate limits --------------------------------------------------------- */
 
 /* icmp_global_allow: a token bucket of icmp_msgs_per_sec, at most
@@ -80,7 +89,7 @@ static struct l3_peer *l3_peer_get(struct l3_reply *r, int fam,
 				   uint32_t timeout)
 {
 	const unsigned len = fam ? 16 : 4;
-	const uint32_t hash = rte_hash_crc(addr, len, 0x5eed);
+	const uint32_t hash = l3_hash_addr(addr, len, 0x5eed);
 	struct l3_peer *set =
 		&r->peers[fam][(hash % (L3_PEERS / L3_PEER_WAYS)) * L3_PEER_WAYS];
 	struct l3_peer *victim = &set[0];
@@ -325,6 +334,12 @@ static void l3_ip4_write(uint8_t *p, uint8_t tos, uint16_t total, uint16_t id,
 	ip->dst_addr = dst;
 	ip->hdr_checksum = 0;
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
+}
+
+/* An IPv6 header's traffic class (the header need not be aligned). */
+static uint8_t l3_ip6_tclass(const uint8_t *ip6)
+{
+	return (uint8_t)((ip6[0] & 0x0f) << 4 | ip6[1] >> 4);
 }
 
 static void l3_ip6_write(uint8_t *p, uint8_t tclass, uint16_t plen,
@@ -619,8 +634,7 @@ static lrx_next_t l3_icmp6_echo(struct l3_reply *r, struct rte_mbuf *m,
 	}
 	if (!l3_icmp6_allowed(r, 129, src_in))
 		return fate;
-	const uint8_t tclass = (uint8_t)(rte_be_to_cpu_32(
-		*(const rte_be32_t *)(frame + noff)) >> 20);
+	const uint8_t tclass = l3_ip6_tclass(frame + noff);
 	memcpy(head, frame + toff, 8);
 	const uint32_t l4_len = meta->len - (toff - noff);
 	struct l3_reply_l2 l2;
@@ -670,7 +684,7 @@ static void l3_tcp_seg_read(const struct rte_mbuf *m,
 	if (fam) {
 		memcpy(s->src, l3 + 8, 16);
 		memcpy(s->dst, l3 + 24, 16);
-		s->tos = (uint8_t)(rte_be_to_cpu_32(*(const rte_be32_t *)l3) >> 20);
+		s->tos = l3_ip6_tclass(l3);
 	} else {
 		memcpy(s->src, l3 + 12, 4);
 		memcpy(s->dst, l3 + 16, 4);
@@ -750,7 +764,8 @@ static lrx_next_t l3_tcp_reply_write(struct l3_reply *r, struct rte_mbuf *m,
 	th->rx_win = rte_cpu_to_be_16(window);
 	th->cksum = 0;
 	th->tcp_urp = 0;
-	memcpy(th + 1, opts, opts_len);
+	if (opts_len)
+		memcpy(th + 1, opts, opts_len);
 	th->cksum = l3_reply_csum(m, l2len + ip_len, tcp_len, IPPROTO_TCP,
 				  fam ? NULL : p, fam ? p : NULL);
 	r->tcp_out_segs++;
@@ -796,8 +811,8 @@ static lrx_next_t l3_tcp_synack(struct l3_reply *r, struct rte_mbuf *m,
 	struct l3_tcp_seg s;
 	l3_tcp_seg_read(m, meta, fam, &s);
 	const unsigned alen = fam ? 16 : 4;
-	const uint32_t hash = rte_hash_crc(s.src, alen,
-		rte_hash_crc(s.dst, alen,
+	const uint32_t hash = l3_hash_addr(s.src, alen,
+		l3_hash_addr(s.dst, alen,
 			     rte_hash_crc_4byte((uint32_t)s.sport << 16 | s.dport, 0)));
 	const uint16_t mss = fam ? 1440 : 1460;
 	uint8_t opts[20];
