@@ -97,6 +97,12 @@ void lrx_report_sub(struct lrx_report *r, const struct lrx_report *then)
 	}
 	for (unsigned s = 0; s < r->n_stages && s < then->n_stages; s++)
 		stage_sub(&r->stages[s], &then->stages[s]);
+	for (unsigned i = 0; i < r->n_ports && i < then->n_ports; i++)
+		for (unsigned c = 0; c < r->ports[i].n_dev_counters &&
+				     c < then->ports[i].n_dev_counters; c++)
+			r->ports[i].dev_counters[c].value -=
+				RTE_MIN(r->ports[i].dev_counters[c].value,
+					then->ports[i].dev_counters[c].value);
 }
 
 void lrx_cfgfile_foreach(struct rte_cfgfile *cfg,

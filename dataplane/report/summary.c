@@ -205,6 +205,11 @@ static void text_ports(const struct lrx_report *r, FILE *out)
 			"all", "", (unsigned long)p->stats.ipackets,
 			(unsigned long)p->stats.opackets, (unsigned long)p->stats.imissed,
 			(unsigned long)p->stats.rx_nombuf);
+		/* the stages' device counters, as ip -s -s link shows them */
+		for (unsigned c = 0; c < p->n_dev_counters; c++)
+			fprintf(out, "%-5s %-22s %-5s %14s %s %lu\n", "", "", "", "",
+				p->dev_counters[c].name,
+				(unsigned long)p->dev_counters[c].value);
 		for (unsigned q = 0; q < r->n_queues; q++) {
 			const struct lrx_report_queue *rq = &r->queues[q];
 			if (rq->port == i)
@@ -741,6 +746,8 @@ static void json_ports(const struct lrx_report *r, struct lrx_json *j)
 		lrx_json_double(j, "link_down_s", p->link_down_s);
 		lrx_json_string(j, "offloads", p->offloads);
 		lrx_json_string(j, "offloads_missing", p->offloads_missing);
+		for (unsigned c = 0; c < p->n_dev_counters; c++)
+			lrx_json_u64(j, p->dev_counters[c].name, p->dev_counters[c].value);
 		json_port_queues(r, i, j);
 		lrx_json_object_end(j);
 	}

@@ -13,7 +13,9 @@
 const char l3_local4_valid[] =
 	"any, or a list of up to 16 IPv4 addresses, each optionally "
 	"with its prefix length (10.0.0.2/24: 10.0.0.255 is then a broadcast address)";
-const char l3_local6_valid[] = "any, or a list of up to 16 IPv6 addresses";
+const char l3_local6_valid[] =
+	"any, or a list of up to 16 IPv6 addresses, each optionally with its "
+	"prefix length (2001:db8::2/64)";
 const char l3_groups_valid[] =
 	"any, none, or a list of up to 32 IPv4 (224.0.0.0/4) and 32 IPv6 "
 	"(ff00::/8) groups, each optionally %port (239.1.1.1%0: joined on port 0 only)";
@@ -27,10 +29,9 @@ static int l3_parse_addrs(const char *text, struct l3_addrs *a, int af)
 		return 0;
 	for (const char *p = text; (rc = lrx_value_list_next(&p, item, sizeof(item))) > 0;) {
 		unsigned plen;
-		if (a->n == L3_LOCAL_ADDR_MAX ||
-		    lrx_value_addr(item, af, a->addr[a->n], af == AF_INET ? &plen : NULL) < 0)
+		if (a->n == L3_LOCAL_ADDR_MAX || lrx_value_addr(item, af, a->addr[a->n], &plen) < 0)
 			return -EINVAL;
-		a->plen[a->n++] = af == AF_INET ? (uint8_t)plen : 128;
+		a->plen[a->n++] = (uint8_t)plen;
 	}
 	return rc < 0 || a->n == 0 ? -EINVAL : 0;
 }

@@ -40,7 +40,7 @@ struct l3_mcast {
 /* The keys as parsed (the value layer's CUSTOM parsers below). */
 struct l3_addrs {                 /* local_ipv4, local_ipv6; n = 0: any */
 	uint8_t n;
-	uint8_t plen[L3_LOCAL_ADDR_MAX];  /* IPv4: prefix length, 32 if none */
+	uint8_t plen[L3_LOCAL_ADDR_MAX];  /* prefix length, the whole address if none */
 	uint8_t addr[L3_LOCAL_ADDR_MAX][16];
 };
 struct l3_groups {                /* mcast_groups */
@@ -55,7 +55,8 @@ struct l3_groups {                /* mcast_groups */
 /* local_ipv4: "any" or a list of A or A/len. */
 int l3_parse_local4(const char *text, void *out);
 extern const char l3_local4_valid[];
-/* local_ipv6: "any" or a list of addresses. */
+/* local_ipv6: "any" or a list of addresses, each optionally /len (the
+ * prefix of its on-link route). */
 int l3_parse_local6(const char *text, void *out);
 extern const char l3_local6_valid[];
 /* mcast_groups: "any", "none" or a list of IPv4/IPv6 groups, each
