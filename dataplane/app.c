@@ -117,9 +117,11 @@ static void print_version(FILE *out)
 	fprintf(out, "listrx %s (%s build)\n", LISTRX_VERSION, LISTRX_BUILD_FLAVOUR);
 	fprintf(out, "%s\n", rte_version());
 	fprintf(out, "retpoline: %s\n", LISTRX_RETPOLINE ? "yes" : "no");
+	char ways[24];
 	if (topo.l1i_bytes)
-		fprintf(out, "host L1i: %u KiB, %u-byte lines, %d-way (%s)\n",
-			topo.l1i_bytes / 1024, topo.l1i_line, topo.l1i_assoc, topo.l1i_source);
+		fprintf(out, "host L1i: %u KiB, %u-byte lines, %s (%s)\n", topo.l1i_bytes / 1024,
+			topo.l1i_line, lrx_topology_l1i_ways(&topo, ways, sizeof(ways)),
+			topo.l1i_source);
 	else
 		fprintf(out, "host L1i: unknown\n");
 }

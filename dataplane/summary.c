@@ -395,7 +395,8 @@ void lrx_map_hex(char *buf, size_t len, const uint8_t *bytes, uint32_t n)
 {
 	size_t at = 0;
 	buf[0] = '\0';
-	for (uint32_t i = 0; i < n && at + 4 < len; i++)
+	/* a byte takes 2 characters, 3 after the first; len holds the NUL */
+	for (uint32_t i = 0; i < n && at + (i ? 3 : 2) < len; i++)
 		at += (size_t)snprintf(buf + at, len - at, i ? " %02x" : "%02x", bytes[i]);
 }
 
@@ -675,10 +676,10 @@ static void json_totals(const struct lrx_report *r, struct lrx_json *j)
 	lrx_json_u64(j, "delivered", t->delivered);
 	lrx_json_u64(j, "dropped", t->dropped);
 	lrx_json_u64(j, "tx_failed", t->tx_failed);
-	/* rx - (tx + delivered + dropped): merged segments plus held packets */
-	lrx_json_u64(j, "held", t->held);
+	/* rx = tx + delivered + dropped + merged_segments + held; "held" is
+	 * what the text summary's "held" is: packets a stage still holds */
 	lrx_json_u64(j, "merged_segments", t->merged);
-	lrx_json_u64(j, "held_in_stages", t->held_now);
+	lrx_json_u64(j, "held", t->held_now);
 	json_drops(j, t->drops);
 	lrx_json_double(j, "mpps", per_second(t->rx, secs) / 1e6);
 	if (t->rx)
@@ -821,7 +822,10 @@ static void json_topology(const struct lrx_topology *topo, struct lrx_json *j)
 	else
 		lrx_json_null(j, "l1i_bytes");
 	lrx_json_u64(j, "l1i_line", topo->l1i_line);
-	lrx_json_i64(j, "l1i_assoc", topo->l1i_assoc);
+	if (topo->l1i_assoc) /* -1: fully associative */
+		lrx_json_i64(j, "l1i_assoc", topo->l1i_assoc);
+	else
+		lrx_json_null(j, "l1i_assoc");
 	lrx_json_string(j, "l1i_source", topo->l1i_source);
 	lrx_json_u64(j, "l1d_bytes", topo->l1d_bytes);
 	lrx_json_u64(j, "llc_bytes", topo->llc_bytes);

@@ -76,9 +76,8 @@ void lrx_telemetry_stats(const struct lrx_report *r, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "delivered", t->delivered);
 	rte_tel_data_add_dict_u64(d, "dropped", t->dropped);
 	rte_tel_data_add_dict_u64(d, "tx_failed", t->tx_failed);
-	rte_tel_data_add_dict_u64(d, "held", t->held);
 	rte_tel_data_add_dict_u64(d, "merged_segments", t->merged);
-	rte_tel_data_add_dict_u64(d, "held_in_stages", t->held_now);
+	rte_tel_data_add_dict_u64(d, "held", t->held_now);
 	rte_tel_data_add_dict_u64(d, "polls", t->polls);
 	rte_tel_data_add_dict_u64(d, "empty_polls", t->empty_polls);
 	rte_tel_data_add_dict_u64(d, "uptime_ms", (uint64_t)(r->duration_s * 1e3));
