@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "test_eal.h"
+#include "runtime_dir.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -19,7 +20,7 @@ void eal_init(const std::vector<std::string> &extra_args)
 	std::vector<std::string> args = {"listrx-test", "--no-huge", "--no-pci",
 					 "--no-shconf", "-m", "512", "-l", "0",
 					 "--log-level", "lib.*:warning",
-					 "--file-prefix", "lrxtest"};
+					 "--file-prefix", "lrxtest" + std::to_string(getpid())};
 	args.insert(args.end(), extra_args.begin(), extra_args.end());
 	std::vector<char *> argv;
 	for (auto &a : args)
@@ -29,6 +30,7 @@ void eal_init(const std::vector<std::string> &extra_args)
 			     rte_strerror(rte_errno));
 		std::exit(1);
 	}
+	lrx_test_remove_runtime_dir_at_exit();
 	done = true;
 }
 

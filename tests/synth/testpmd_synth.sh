@@ -18,7 +18,11 @@ if ldd "$so" 2>/dev/null | grep -q 'libasan\|libubsan'; then
 fi
 log=$(mktemp)
 private=""
-trap 'rm -f "$log"; [ -z "$private" ] || rm -rf "$private"' EXIT
+# testpmd leaves EAL's runtime directory (eal_create_runtime_dir: /var/run
+# for root, else XDG_RUNTIME_DIR or /tmp): removed with the rest
+rundir=/var/run
+[ "$(id -u)" = 0 ] || rundir=${XDG_RUNTIME_DIR:-/tmp}
+trap 'rm -f "$log"; [ -z "$private" ] || rm -rf "$private"; rm -rf "$rundir/dpdk/synthtpmd$$"' EXIT
 
 # EAL refuses a -d plugin when any directory above it is world-writable
 # (eal_common_options.c verify_perms), e.g. a build under /tmp: then load a
