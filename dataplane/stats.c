@@ -222,7 +222,11 @@ static void ports_fill(struct lrx_report *r, const struct lrx_app *app)
 		p->port_id = port->port_id;
 		snprintf(p->name, sizeof(p->name), "%s", port->name);
 		snprintf(p->driver, sizeof(p->driver), "%s", port->driver);
+		/* while the port runs its counters now (as testpmd's show
+		 * port stats); after the run the snapshot taken before close */
 		p->stats = app->port_stats[i];
+		if (port->started && rte_eth_stats_get(port->port_id, &p->stats) != 0)
+			p->stats = app->port_stats[i];
 		p->link_up = port->link_up;
 		p->link_down_events = port->link_down_events;
 		p->link_down_s = port->link_down_s;
@@ -525,6 +529,18 @@ void lrx_report_sub(struct lrx_report *r, const struct lrx_report *then)
 	}
 	for (unsigned s = 0; s < r->n_stages && s < then->n_stages; s++)
 		stage_sub(&r->stages[s], &then->stages[s]);
+	for (unsigned i = 0; i < r->n_ports && i < then->n_ports; i++) {
+		struct rte_eth_stats *st = &r->ports[i].stats;
+		const struct rte_eth_stats *o = &then->ports[i].stats;
+		st->ipackets -= RTE_MIN(st->ipackets, o->ipackets);
+		st->opackets -= RTE_MIN(st->opackets, o->opackets);
+		st->ibytes -= RTE_MIN(st->ibytes, o->ibytes);
+		st->obytes -= RTE_MIN(st->obytes, o->obytes);
+		st->imissed -= RTE_MIN(st->imissed, o->imissed);
+		st->ierrors -= RTE_MIN(st->ierrors, o->ierrors);
+		st->oerrors -= RTE_MIN(st->oerrors, o->oerrors);
+		st->rx_nombuf -= RTE_MIN(st->rx_nombuf, o->rx_nombuf);
+	}
 }
 
 /* ---- queries ------------------------------------------------------------------- */

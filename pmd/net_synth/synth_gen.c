@@ -795,10 +795,16 @@ int synth_tx_pcap_open(struct synth_device *dev, const char *name, const char *p
 	/* O_NONBLOCK: a FIFO must not block the probe (deaf to signals);
 	 * O_NOFOLLOW: root does not write through a planted link; nothing
 	 * is truncated before it is known to be a regular file */
-	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
 	struct stat st;
 	const char *why = NULL;
-	if (fd < 0)
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		why = S_ISDIR(st.st_mode) ? "is a directory"
+		      : S_ISLNK(st.st_mode) ? "is a symbolic link (name its target)"
+					    : "not a regular file";
+	int fd = why ? -1 : open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (why)
+		;
+	else if (fd < 0)
 		why = errno == ELOOP ? "is a symbolic link (name its target)" : strerror(errno);
 	else if (fstat(fd, &st) != 0)
 		why = strerror(errno);
