@@ -99,7 +99,7 @@ struct lrx_stage_counter {
 };
 
 /* ---- Placement: where a stage may stand in a pipeline ------------------
- * The pipeline loader (dataplane/config.c) checks these for every stage and
+ * The pipeline loader (dataplane/app/config.c) checks these for every stage and
  * knows no stage by name. */
 enum lrx_stage_provides {
 	LRX_PROVIDES_META = 1u << 0, /* fills the packet metadata (meta.h), as

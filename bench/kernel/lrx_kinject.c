@@ -45,6 +45,9 @@
 
 #define KINJ_MAX_ROUND 1024
 #define KINJ_MAX_FRAME 1514
+#define KINJ_MAX_NAPI 8
+#define KINJ_MAX_QUEUES 8
+#define KINJ_MAX_FLOWS 64
 
 enum kinj_method { KINJ_MMSG, KINJ_TXRING, KINJ_XSK };
 
@@ -57,15 +60,21 @@ struct kinj_opts {
 	enum kinj_kind kind;
 	uint8_t dst_mac[6], src_mac[6];
 	uint32_t src_ip, dst_ip; /* network order */
-	uint16_t sport, dport;
+	uint16_t sports[KINJ_MAX_FLOWS], dport; /* frame i: sports[i % nsports] */
+	unsigned nsports;
 	unsigned frame_len; /* bytes handed to the device (no FCS) */
 	unsigned mss;
+	bool psh;      /* TCP: PSH on every segment (GRO hands each up alone) */
 	uint64_t packets;
 	unsigned round;
 	int cpu;
 	int fifo_prio;
-	int napi_pid;
+	int napi_pid; /* the first of napi_pids */
+	int napi_pids[KINJ_MAX_NAPI];
+	unsigned n_napi;
 	unsigned idle_poll_us;
+	bool fixed_wait; /* no first sleep: poll every idle_poll_us from the start */
+	unsigned queues;  /* AF_XDP: one socket per TX queue 0..queues-1 */
 };
 
 static volatile sig_atomic_t kinj_stop;
@@ -104,7 +113,7 @@ static uint32_t kinj_csum_add(uint32_t sum, const uint8_t *p, size_t len)
 /* Ethernet + IPv4 + UDP or TCP (ACK, timestamp option as Linux sends it),
  * valid checksums. Returns the frame length. */
 static unsigned kinj_build(const struct kinj_opts *o, uint8_t *f, uint32_t seq,
-			   uint16_t ip_id)
+			   uint16_t ip_id, uint16_t sport)
 {
 	const unsigned l4_hdr = o->kind == KINJ_TCP ? 32 : 8;
 	unsigned payload = o->kind == KINJ_TCP ? o->mss
@@ -129,8 +138,8 @@ static unsigned kinj_build(const struct kinj_opts *o, uint8_t *f, uint32_t seq,
 	uint16_t c = kinj_csum_fold(kinj_csum_add(0, ip, 20));
 	ip[10] = (uint8_t)(c >> 8);
 	ip[11] = (uint8_t)c;
-	l4[0] = (uint8_t)(o->sport >> 8);
-	l4[1] = (uint8_t)o->sport;
+	l4[0] = (uint8_t)(sport >> 8);
+	l4[1] = (uint8_t)sport;
 	l4[2] = (uint8_t)(o->dport >> 8);
 	l4[3] = (uint8_t)o->dport;
 	for (unsigned i = 0; i < payload; i++)
@@ -142,7 +151,7 @@ static unsigned kinj_build(const struct kinj_opts *o, uint8_t *f, uint32_t seq,
 		l4[7] = (uint8_t)seq;
 		l4[11] = 1; /* ack 1 */
 		l4[12] = 8 << 4; /* doff 8: NOP, NOP, timestamp */
-		l4[13] = 0x10; /* ACK */
+		l4[13] = o->psh ? 0x18 : 0x10; /* ACK, PSH */
 		l4[14] = 0xff;
 		l4[15] = 0xff;
 		l4[20] = 1;
@@ -183,19 +192,32 @@ static int kinj_napi_state(int pid)
 	return close_paren[2];
 }
 
-static int kinj_wait_idle(const struct kinj_opts *o, uint64_t *waits)
+/* Sleeps until the kthread is idle. The first sleep is `first_ns` (3/4 of
+ * the last round's wait), the rest idle_poll_us each: every wake-up of this
+ * SCHED_FIFO task while the kthread polls preempts it at its next
+ * cond_resched(), and wakeup_preempt()'s rq_clock_skip_update() leaves
+ * the time from the wake-up to that switch out of the kthread's scheduler
+ * clock (it is charged to this task): few wake-ups, a kthread clock that
+ * holds its whole poll (docs/kernel.md, "Why the first methods disagreed"). */
+static int kinj_wait_idle(const struct kinj_opts *o, uint64_t first_ns, uint64_t *waits)
 {
-	struct timespec ts = {0, (long)o->idle_poll_us * 1000};
+	struct timespec ts = {(time_t)(first_ns / 1000000000u), (long)(first_ns % 1000000000u)};
 	for (;;) {
-		nanosleep(&ts, NULL);
+		if (ts.tv_sec || ts.tv_nsec)
+			nanosleep(&ts, NULL);
 		(*waits)++;
-		int st = kinj_napi_state(o->napi_pid);
-		if (st < 0)
-			return st;
-		if (st != 'R')
+		bool busy = false;
+		for (unsigned i = 0; i < o->n_napi; i++) {
+			int st = kinj_napi_state(o->napi_pids[i]);
+			if (st < 0)
+				return st;
+			busy |= st == 'R';
+		}
+		if (!busy)
 			return 0;
 		if (kinj_stop)
 			return -EINTR;
+		ts = (struct timespec){0, (long)o->idle_poll_us * 1000};
 	}
 }
 
@@ -210,13 +232,20 @@ struct kinj_tx {
 	unsigned frame_size, frame_nr, head;
 	uint64_t retries; /* txring: send() calls repeated after ENOBUFS */
 	unsigned lens[KINJ_MAX_ROUND];
-	/* AF_XDP: umem of frame_nr chunks of frame_size, TX and completion rings */
-	uint8_t *umem;
-	struct kinj_xsk_ring {
-		uint32_t *producer, *consumer;
-		void *desc;
-		uint32_t size;
-	} tx, cq;
+	/* AF_XDP: per TX queue a socket with a umem of frame_nr chunks of
+	 * frame_size, its TX and completion rings; frame i of a round goes
+	 * to queue i mod nxsk */
+	struct kinj_xsk {
+		int fd;
+		uint8_t *umem;
+		struct kinj_xsk_ring {
+			uint32_t *producer, *consumer;
+			void *desc;
+			uint32_t size;
+		} tx, cq;
+		unsigned head;
+	} xsk[KINJ_MAX_QUEUES];
+	unsigned nxsk;
 };
 
 #define KINJ_XSK_RING 2048
@@ -236,85 +265,102 @@ static int kinj_xsk_map(int fd, off_t pgoff, const struct xdp_ring_offset *off,
 	return 0;
 }
 
-/* AF_XDP on the sending veth, queue 0, copy mode (veth has no zero-copy
- * TX): umem registration, the fill/completion/TX rings (the kernel wants
- * all three: xsk_validate_queues), bind. */
-static int kinj_xsk_open(const struct kinj_opts *o, struct kinj_tx *t)
+/* AF_XDP on the sending veth, TX queue `queue`, copy mode (veth has no
+ * zero-copy TX; xsk_generic_xmit sets the skb's queue mapping to the
+ * socket's queue, and veth_xmit hands it to the peer's RX queue of that
+ * index): umem registration, the fill/completion/TX rings (the kernel
+ * wants all three: xsk_validate_queues), bind. */
+static int kinj_xsk_open(const struct kinj_opts *o, struct kinj_tx *t, struct kinj_xsk *x,
+			 unsigned queue)
 {
-	t->fd = socket(AF_XDP, SOCK_RAW, 0);
-	if (t->fd < 0)
+	x->fd = socket(AF_XDP, SOCK_RAW, 0);
+	if (x->fd < 0)
 		return -errno;
-	t->frame_size = 2048;
-	t->frame_nr = KINJ_XSK_RING;
 	size_t len = (size_t)t->frame_size * t->frame_nr;
-	t->umem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t->umem == MAP_FAILED)
+	x->umem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (x->umem == MAP_FAILED)
 		return -errno;
-	struct xdp_umem_reg reg = {.addr = (uint64_t)(uintptr_t)t->umem, .len = len,
+	struct xdp_umem_reg reg = {.addr = (uint64_t)(uintptr_t)x->umem, .len = len,
 				   .chunk_size = t->frame_size};
 	int n = KINJ_XSK_RING;
-	if (setsockopt(t->fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg)) != 0 ||
-	    setsockopt(t->fd, SOL_XDP, XDP_UMEM_FILL_RING, &n, sizeof(n)) != 0 ||
-	    setsockopt(t->fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &n, sizeof(n)) != 0 ||
-	    setsockopt(t->fd, SOL_XDP, XDP_TX_RING, &n, sizeof(n)) != 0)
+	if (setsockopt(x->fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg)) != 0 ||
+	    setsockopt(x->fd, SOL_XDP, XDP_UMEM_FILL_RING, &n, sizeof(n)) != 0 ||
+	    setsockopt(x->fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &n, sizeof(n)) != 0 ||
+	    setsockopt(x->fd, SOL_XDP, XDP_TX_RING, &n, sizeof(n)) != 0)
 		return -errno;
 	struct xdp_mmap_offsets off;
 	socklen_t optlen = sizeof(off);
-	if (getsockopt(t->fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &optlen) != 0)
+	if (getsockopt(x->fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &optlen) != 0)
 		return -errno;
-	int rc = kinj_xsk_map(t->fd, XDP_PGOFF_TX_RING, &off.tx, sizeof(struct xdp_desc), &t->tx);
+	int rc = kinj_xsk_map(x->fd, XDP_PGOFF_TX_RING, &off.tx, sizeof(struct xdp_desc), &x->tx);
 	if (rc == 0)
-		rc = kinj_xsk_map(t->fd, XDP_UMEM_PGOFF_COMPLETION_RING, &off.cr,
-				  sizeof(uint64_t), &t->cq);
+		rc = kinj_xsk_map(x->fd, XDP_UMEM_PGOFF_COMPLETION_RING, &off.cr,
+				  sizeof(uint64_t), &x->cq);
 	if (rc != 0)
 		return rc;
 	struct sockaddr_xdp at = {.sxdp_family = AF_XDP,
 				  .sxdp_ifindex = if_nametoindex(o->dev),
-				  .sxdp_queue_id = 0, .sxdp_flags = XDP_COPY};
+				  .sxdp_queue_id = queue, .sxdp_flags = XDP_COPY};
 	if (at.sxdp_ifindex == 0)
 		return -ENODEV;
-	if (bind(t->fd, (struct sockaddr *)&at, sizeof(at)) != 0)
-		return -errno;
+	/* EBUSY: the queue's buffer pool of the previous socket on it (the
+	 * last run's) is still being released (xp_release_deferred) */
+	for (int tries = 0; bind(x->fd, (struct sockaddr *)&at, sizeof(at)) != 0; tries++) {
+		if (errno != EBUSY || tries == 200)
+			return -errno;
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+	}
 	return 0;
 }
 
-/* Posts n descriptors, kicks until the kernel consumed them all, reaps
- * the completions (frames are reused next round). */
+/* Frames of a round on socket q: i = q, q + nxsk, ... */
+static unsigned kinj_xsk_share(const struct kinj_tx *t, unsigned n, unsigned q)
+{
+	return n > q ? (n - q + t->nxsk - 1) / t->nxsk : 0;
+}
+
+/* Posts each socket's descriptors, kicks until the kernel consumed them
+ * all, reaps the completions (frames are reused next round). */
 static int kinj_xsk_send(struct kinj_tx *t, unsigned n, uint64_t *failed)
 {
-	uint32_t prod = *t->tx.producer;
-	struct xdp_desc *d = t->tx.desc;
-	for (unsigned i = 0; i < n; i++) {
-		uint32_t idx = (prod + i) & (t->tx.size - 1);
-		d[idx].addr = (uint64_t)((t->head + i) % t->frame_nr) * t->frame_size;
-		d[idx].len = t->lens[i];
-		d[idx].options = 0;
-	}
-	__atomic_store_n(t->tx.producer, prod + n, __ATOMIC_RELEASE);
-	unsigned idle_kicks = 0;
-	uint32_t seen = __atomic_load_n(t->tx.consumer, __ATOMIC_ACQUIRE);
-	while (seen != prod + n) {
-		if (sendto(t->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 && errno != EAGAIN &&
-		    errno != EBUSY) {
-			if (errno != ENOBUFS)
-				return -errno;
-			(*failed)++;
+	for (unsigned q = 0; q < t->nxsk; q++) {
+		struct kinj_xsk *x = &t->xsk[q];
+		unsigned share = kinj_xsk_share(t, n, q);
+		uint32_t prod = *x->tx.producer;
+		struct xdp_desc *d = x->tx.desc;
+		for (unsigned j = 0; j < share; j++) {
+			uint32_t idx = (prod + j) & (x->tx.size - 1);
+			d[idx].addr = (uint64_t)((x->head + j) % t->frame_nr) * t->frame_size;
+			d[idx].len = t->lens[q + j * t->nxsk];
+			d[idx].options = 0;
 		}
-		uint32_t now = __atomic_load_n(t->tx.consumer, __ATOMIC_ACQUIRE);
-		idle_kicks = now == seen ? idle_kicks + 1 : 0;
-		seen = now;
-		if (idle_kicks >= 1000) {
-			/* the kernel takes no descriptor: let the NAPI kthread free
-			 * skbs (send buffer), then give up after ~1 s */
-			struct timespec ts = {0, 1000000};
-			nanosleep(&ts, NULL);
+		__atomic_store_n(x->tx.producer, prod + share, __ATOMIC_RELEASE);
+		unsigned idle_kicks = 0;
+		uint32_t seen = __atomic_load_n(x->tx.consumer, __ATOMIC_ACQUIRE);
+		while (seen != prod + share) {
+			if (sendto(x->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 && errno != EAGAIN &&
+			    errno != EBUSY) {
+				if (errno != ENOBUFS)
+					return -errno;
+				(*failed)++;
+			}
+			uint32_t now = __atomic_load_n(x->tx.consumer, __ATOMIC_ACQUIRE);
+			idle_kicks = now == seen ? idle_kicks + 1 : 0;
+			seen = now;
+			if (idle_kicks >= 1000) {
+				/* the kernel takes no descriptor: let the NAPI kthread
+				 * free skbs (send buffer), then give up after ~1 s */
+				struct timespec ts = {0, 1000000};
+				nanosleep(&ts, NULL);
+			}
+			if (idle_kicks > 2000)
+				return -ETIMEDOUT;
 		}
-		if (idle_kicks > 2000)
-			return -ETIMEDOUT;
+		__atomic_store_n(x->cq.consumer,
+				 __atomic_load_n(x->cq.producer, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
+		x->head = (x->head + share) % t->frame_nr;
 	}
-	__atomic_store_n(t->cq.consumer, __atomic_load_n(t->cq.producer, __ATOMIC_ACQUIRE),
-			 __ATOMIC_RELEASE);
-	t->head = (t->head + n) % t->frame_nr;
 	return 0;
 }
 
@@ -333,10 +379,16 @@ static int kinj_open(const struct kinj_opts *o, struct kinj_tx *t)
 {
 	int one = 1;
 	if (o->method == KINJ_XSK) {
-		int rc = kinj_xsk_open(o, t);
-		if (rc == 0)
-			kinj_big_sndbuf(t->fd);
-		return rc;
+		t->frame_size = 2048;
+		t->frame_nr = KINJ_XSK_RING;
+		for (unsigned q = 0; q < o->queues; q++) {
+			int rc = kinj_xsk_open(o, t, &t->xsk[q], q);
+			t->nxsk = q + 1;
+			if (rc != 0)
+				return rc;
+			kinj_big_sndbuf(t->xsk[q].fd);
+		}
+		return 0;
 	}
 	t->fd = socket(AF_PACKET, SOCK_RAW, 0);
 	if (t->fd < 0)
@@ -386,8 +438,10 @@ static uint8_t *kinj_slot(struct kinj_tx *t, const struct kinj_opts *o, unsigned
 		struct tpacket2_hdr *h = (void *)(t->ring + (size_t)idx * t->frame_size);
 		return (uint8_t *)h + TPACKET2_HDRLEN - sizeof(struct sockaddr_ll);
 	}
-	if (o->method == KINJ_XSK)
-		return t->umem + (size_t)((t->head + i) % t->frame_nr) * t->frame_size;
+	if (o->method == KINJ_XSK) {
+		const struct kinj_xsk *x = &t->xsk[i % t->nxsk];
+		return x->umem + (size_t)((x->head + i / t->nxsk) % t->frame_nr) * t->frame_size;
+	}
 	return t->frames[i];
 }
 
@@ -399,7 +453,8 @@ static int kinj_send_round(struct kinj_tx *t, const struct kinj_opts *o,
 		uint8_t *f = kinj_slot(t, o, i);
 		/* UDP frames are written once; TCP needs new sequence numbers */
 		if (o->kind == KINJ_TCP || t->lens[i] == 0 || o->method != KINJ_MMSG)
-			t->lens[i] = kinj_build(o, f, *seq, *ip_id);
+			t->lens[i] = kinj_build(o, f, *seq, *ip_id,
+						o->sports[i % o->nsports]);
 		*seq += o->mss;
 		(*ip_id)++;
 		if (o->method == KINJ_TXRING) {
@@ -484,17 +539,59 @@ static void kinj_usage(FILE *to)
 		"                         or AF_XDP in copy mode (mmsg)\n"
 		"  --kind udp|tcp         64-byte UDP frames, or a TCP stream of --mss segments (udp)\n"
 		"  --src-ip A --dst-ip B  IPv4 addresses (198.18.0.1, 198.18.0.42)\n"
-		"  --sport P --dport P    ports (9, 9)\n"
+		"  --sport P[,P...]       source ports, up to %d flows (UDP): frame i of a round\n"
+		"                         has the (i mod n)th (9)\n"
+		"  --dport P              destination port (9)\n"
 		"  --mss N                TCP payload bytes per segment, 64..1448 (1448)\n"
+		"  --psh                  TCP: PSH on every segment, so GRO merges none\n"
 		"  --packets N            frames to send (1000000)\n"
 		"  --round N              frames per round, 1..%d (256 = VETH_RING_SIZE)\n"
 		"  --cpu N                CPU to pin the sender to (and where the NAPI kthread must be) (0)\n"
 		"  --fifo PRIO            SCHED_FIFO priority of the sender, 0 = stay SCHED_OTHER (10)\n"
-		"  --napi-pid PID         the receiving veth's NAPI kthread (napi/DEV-ID); 0 = do not wait\n"
-		"  --idle-poll-us N       sleep between idle checks of the kthread (20)\n"
+		"  --napi-pid PID[,PID]   the receiving veth's NAPI kthreads (napi/DEV-ID), up to %d;\n"
+		"                         0 = do not wait\n"
+		"  --idle-poll-us N       sleep between idle checks of the kthread, after a first\n"
+		"                         sleep of 3/4 of the last round's wait (20)\n"
+		"  --wait adaptive|fixed  fixed: no first sleep (every idle_poll_us from the start)\n"
+		"  --queues N             with --method xdp: one socket per TX queue 0..N-1, frame i\n"
+		"                         of a round on queue i mod N (veth: the peer's RX queue i)\n"
+		"                         (1)\n"
 		"Prints one JSON object: frames sent, send failures, rounds, the sender's\n"
 		"CPU time, the NAPI kthread's CPU time, wall time (all ns).\n",
-		KINJ_MAX_ROUND);
+		KINJ_MAX_FLOWS, KINJ_MAX_ROUND, KINJ_MAX_NAPI);
+}
+
+/* v in [lo, hi], or an error naming the option and the range */
+static bool kinj_in_range(const char *opt, unsigned long long v, unsigned long long lo,
+			  unsigned long long hi)
+{
+	if (v >= lo && v <= hi)
+		return true;
+	fprintf(stderr, "lrx-kinject: --%s %llu: want %llu..%llu\n", opt, v, lo, hi);
+	return false;
+}
+
+/* "a,b,c": up to cap non-negative integers <= max; the count, or -EINVAL */
+static int kinj_parse_list(const char *arg, unsigned long max, unsigned long *out, int cap)
+{
+	int n = 0;
+	const char *p = arg;
+
+	for (;;) {
+		char *end = NULL;
+		errno = 0;
+		if (*p < '0' || *p > '9' || n == cap)
+			return -EINVAL;
+		unsigned long v = strtoul(p, &end, 10);
+		if (errno || end == p || v > max)
+			return -EINVAL;
+		out[n++] = v;
+		if (*end == 0)
+			return n;
+		if (*end != ',')
+			return -EINVAL;
+		p = end + 1;
+	}
 }
 
 static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
@@ -504,13 +601,16 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 		{"dst-mac", 1, 0, 'M'}, {"src-mac", 1, 0, 'S'},
 		{"src-ip", 1, 0, 's'}, {"dst-ip", 1, 0, 't'},
 		{"sport", 1, 0, 'p'}, {"dport", 1, 0, 'q'}, {"mss", 1, 0, 'z'},
+		{"psh", 0, 0, 'H'},
 		{"packets", 1, 0, 'n'}, {"round", 1, 0, 'r'}, {"cpu", 1, 0, 'c'},
 		{"fifo", 1, 0, 'f'}, {"napi-pid", 1, 0, 'P'},
-		{"idle-poll-us", 1, 0, 'i'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+		{"idle-poll-us", 1, 0, 'i'}, {"wait", 1, 0, 'W'}, {"queues", 1, 0, 'Q'},
+		{"help", 0, 0, 'h'},
+		{0, 0, 0, 0}};
 	*o = (struct kinj_opts){.method = KINJ_MMSG, .kind = KINJ_UDP,
 				.src_mac = {0x02, 0, 0, 0, 0, 1},
-				.sport = 9, .dport = 9, .frame_len = 60,
-				.mss = 1448, .packets = 1000000, .round = 256,
+				.sports = {9}, .nsports = 1, .dport = 9, .frame_len = 60,
+				.mss = 1448, .packets = 1000000, .round = 256, .queues = 1,
 				.fifo_prio = 10, .idle_poll_us = 20};
 	inet_pton(AF_INET, "198.18.0.1", &o->src_ip);
 	inet_pton(AF_INET, "198.18.0.42", &o->dst_ip);
@@ -519,7 +619,7 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
 		char *end = NULL;
 		unsigned long long v = 0;
-		if (strchr("pqznrcfPi", c)) {
+		if (strchr("qznrcfiQ", c)) {
 			errno = 0;
 			v = strtoull(optarg, &end, 10);
 			if (errno || *end || end == optarg) {
@@ -565,42 +665,83 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 				return -EINVAL;
 			}
 			break;
-		case 'p': case 'q':
-			if (v > 65535) {
-				fprintf(stderr, "lrx-kinject: port %llu: want 0..65535\n", v);
+		case 'p': {
+			unsigned long ports[KINJ_MAX_FLOWS];
+			int n = kinj_parse_list(optarg, 65535, ports, KINJ_MAX_FLOWS);
+			if (n < 1) {
+				fprintf(stderr, "lrx-kinject: --sport %s: want 1..%d ports 0..65535, "
+					"comma-separated\n", optarg, KINJ_MAX_FLOWS);
 				return -EINVAL;
 			}
-			*(c == 'p' ? &o->sport : &o->dport) = (uint16_t)v;
+			for (int i = 0; i < n; i++)
+				o->sports[i] = (uint16_t)ports[i];
+			o->nsports = (unsigned)n;
+			break;
+		}
+		case 'q':
+			if (!kinj_in_range("dport", v, 0, 65535))
+				return -EINVAL;
+			o->dport = (uint16_t)v;
 			break;
 		case 'z':
-			if (v < 64 || v > 1448) {
-				fprintf(stderr, "lrx-kinject: --mss %llu: want 64..1448\n", v);
+			if (!kinj_in_range("mss", v, 64, 1448))
 				return -EINVAL;
-			}
 			o->mss = (unsigned)v;
 			break;
 		case 'n': o->packets = v; break;
 		case 'r':
-			if (v < 1 || v > KINJ_MAX_ROUND) {
-				fprintf(stderr, "lrx-kinject: --round %llu: want 1..%d\n", v,
-					KINJ_MAX_ROUND);
+			if (!kinj_in_range("round", v, 1, KINJ_MAX_ROUND))
 				return -EINVAL;
-			}
 			o->round = (unsigned)v;
 			break;
 		case 'c': o->cpu = (int)v; break;
 		case 'f':
-			if (v > 99) {
-				fprintf(stderr, "lrx-kinject: --fifo %llu: want 0..99\n", v);
+			if (!kinj_in_range("fifo", v, 0, 99))
 				return -EINVAL;
-			}
 			o->fifo_prio = (int)v;
 			break;
-		case 'P': o->napi_pid = (int)v; break;
+		case 'P': {
+			unsigned long pids[KINJ_MAX_NAPI];
+			int n = kinj_parse_list(optarg, INT_MAX, pids, KINJ_MAX_NAPI);
+			if (n < 1) {
+				fprintf(stderr, "lrx-kinject: --napi-pid %s: want up to %d "
+					"process ids, comma-separated\n", optarg, KINJ_MAX_NAPI);
+				return -EINVAL;
+			}
+			o->n_napi = 0;
+			for (int i = 0; i < n; i++)
+				if (pids[i] > 0)
+					o->napi_pids[o->n_napi++] = (int)pids[i];
+			o->napi_pid = o->n_napi ? o->napi_pids[0] : 0;
+			break;
+		}
+		case 'H': o->psh = true; break;
+		case 'W':
+			if (strcmp(optarg, "adaptive") && strcmp(optarg, "fixed")) {
+				fprintf(stderr, "lrx-kinject: --wait %s: want adaptive or fixed\n", optarg);
+				return -EINVAL;
+			}
+			o->fixed_wait = optarg[0] == 'f';
+			break;
 		case 'i': o->idle_poll_us = (unsigned)v; break;
+		case 'Q':
+			if (!kinj_in_range("queues", v, 1, KINJ_MAX_QUEUES))
+				return -EINVAL;
+			o->queues = (unsigned)v;
+			break;
 		case 'h': kinj_usage(stdout); exit(0);
 		default: kinj_usage(stderr); return -EINVAL;
 		}
+	}
+	if (o->queues > 1 && o->method != KINJ_XSK) {
+		fprintf(stderr, "lrx-kinject: --queues is for --method xdp (AF_PACKET picks the "
+			"queue from the sending CPU)\n");
+		return -EINVAL;
+	}
+	if (o->nsports > 1 && o->kind == KINJ_TCP) {
+		fprintf(stderr, "lrx-kinject: several --sport are for UDP (one TCP stream's "
+			"sequence)\n");
+		return -EINVAL;
 	}
 	if (optind != argc || !o->dev || !have_mac) {
 		fprintf(stderr, "lrx-kinject: --dev and --dst-mac are required\n");
@@ -618,6 +759,9 @@ static void kinj_close(struct kinj_tx *t)
 	free(t->iov);
 	if (t->fd >= 0)
 		close(t->fd);
+	for (unsigned q = 0; q < t->nxsk; q++)
+		if (t->xsk[q].fd >= 0)
+			close(t->xsk[q].fd);
 }
 
 static int kinj_run(const struct kinj_opts *o, struct kinj_tx *t);
@@ -671,7 +815,7 @@ static int kinj_run(const struct kinj_opts *o, struct kinj_tx *t)
 	}
 	uint32_t seq = 1;
 	uint16_t ip_id = 1;
-	uint64_t sent = 0, failed = 0, rounds = 0, waits = 0, send_cpu = 0;
+	uint64_t sent = 0, failed = 0, rounds = 0, waits = 0, send_cpu = 0, first_sleep = 0;
 	uint64_t napi0 = o->napi_pid > 0 ? kinj_now(napi_clock) : 0;
 	uint64_t wall0 = kinj_now(CLOCK_MONOTONIC);
 	while (sent < o->packets && !kinj_stop) {
@@ -686,7 +830,9 @@ static int kinj_run(const struct kinj_opts *o, struct kinj_tx *t)
 		sent += n;
 		rounds++;
 		if (o->napi_pid > 0) {
-			rc = kinj_wait_idle(o, &waits);
+			uint64_t w0 = kinj_now(CLOCK_MONOTONIC);
+			rc = kinj_wait_idle(o, first_sleep, &waits);
+			first_sleep = o->fixed_wait ? 0 : (kinj_now(CLOCK_MONOTONIC) - w0) * 3 / 4;
 			if (rc != 0 && rc != -EINTR) {
 				fprintf(stderr, "lrx-kinject: NAPI kthread %d: %s\n", o->napi_pid,
 					strerror(-rc));

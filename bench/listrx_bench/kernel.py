@@ -1,15 +1,22 @@
 """listrx-bench kernel: the running kernel's own listification gain
-(net.core.gro_normal_batch 1 vs 64) on a veth pair, and listrx's prediction
-for the same traffic with a kernel-calibrated configuration.
+(net.core.gro_normal_batch 1 vs 64 on a veth pair, measured directly with
+tracepoint windows, and by perf as a second method), listrx's prediction
+for the same traffic with a kernel-calibrated configuration, and the
+kernel's rows of Cree's 2018 table (a netfilter rule, a tc filter, generic
+XDP with a map).
 
 Method (docs/kernel.md): the receiving veth sits in a fresh network
-namespace with a native XDP program and GRO on, and runs threaded NAPI
-with its kthread pinned to the sender's CPU. lrx-kinject (bench/kernel/)
-sends rounds of frames at SCHED_FIFO, so each round is queued whole before
-the kthread polls it in full NAPI budgets, and reads the kthread's
-scheduler CPU clock. RX-stack ns/packet = kthread ns/packet with XDP_PASS
-minus with XDP_DROP (same frames, alternating), per gro_normal_batch."""
+namespace with GRO on and runs threaded NAPI, its kthread pinned to the
+sender's CPU. lrx-kinject (bench/kernel/) sends rounds of frames at
+SCHED_FIFO, so each round is queued whole before the kthread polls it in
+full NAPI budgets. lrx-ktime times, inside the kthread's polls, each frame's
+GRO window (napi_gro_receive_entry..exit, which holds the list processing
+gro_normal_one starts) and the lists handed up outside GRO windows, with
+BTF tracepoint programs, and measures what the probes themselves cost.
+Windows alternate gro_normal_batch 1 and 64; pairs of adjacent windows give
+a ratio each; the gain is their median with a bootstrap interval."""
 
+import contextlib
 import json
 import os
 import re
@@ -20,13 +27,17 @@ import subprocess
 import sys
 import time
 
-from .kernel_model import (BATCHES, TRAFFIC, calibrated_config,
-                           fallback_footprints, footprints_from_kallsyms, layer_of,
-                           parse_kallsyms, parse_perf_report, stage_footprints, summarize,
+from .kernel_model import (BATCHES, TRAFFIC, assign_samples, calibrated_config, counter_delta,
+                           fallback_footprints, footprints_from_kallsyms, parse_kallsyms,
+                           parse_perf_callchains, row_figures, stage_footprints, summarize,
                            write_report)
 from .listrx import BenchError, find_binary
 
 SRC_IP, DST_IP = "198.18.0.1", "198.18.0.42"
+# the rows' rules and filters drop UDP to these ports; the traffic (9) never
+# matches, so every frame passes them, as in Cree's series ("a port range the
+# traffic does not match")
+DROP_PORTS = (10000, 19999)
 
 
 class Skip(BenchError):
@@ -47,13 +58,20 @@ def build_root(listrx_binary):
 
 
 def find_artifacts(build):
-    inj = os.path.join(build, "bench", "kernel", "lrx-kinject")
-    progs = {v: os.path.join(build, "stages", "xdp", "xdp_%s.bpf.o" % v) for v in ("drop", "pass")}
-    missing = [p for p in [inj] + list(progs.values()) if not os.path.isfile(p)]
+    """The injector, the tracepoint timer and the BPF objects of a build."""
+    kdir = os.path.join(build, "bench", "kernel")
+    xdir = os.path.join(build, "stages", "xdp")
+    art = {"inject": os.path.join(kdir, "lrx-kinject"), "ktime": os.path.join(kdir, "lrx-ktime"),
+           "ktime_obj": os.path.join(kdir, "lrx_ktime.bpf.o"),
+           "tc_port_drop": os.path.join(kdir, "tc_port_drop.bpf.o"),
+           "xdp_port_filter": os.path.join(xdir, "xdp_port_filter.bpf.o"),
+           "xdp_drop": os.path.join(xdir, "xdp_drop.bpf.o"),
+           "xdp_pass": os.path.join(xdir, "xdp_pass.bpf.o")}
+    missing = [p for p in art.values() if not os.path.isfile(p)]
     if missing:
-        raise Skip("not built: %s (ninja -C %s; the XDP objects need clang)"
+        raise Skip("not built: %s (ninja -C %s; the BPF objects need clang)"
                    % (", ".join(missing), build))
-    return inj, progs
+    return art
 
 
 def retpolines():
@@ -74,18 +92,31 @@ def retpolines():
     return out
 
 
-class Veth:
-    """veth pair, receiving end in a fresh netns with XDP, GRO, threaded
-    NAPI; everything undone by close() (also after errors and signals)."""
+def _end_child(proc, timeout):
+    """Close a helper's stdin (its signal to exit), wait, kill if it hangs."""
+    try:
+        proc.stdin.close()
+        proc.wait(timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired):
+        proc.kill()
+        proc.wait()
 
-    def __init__(self, tag):
+
+class Veth:
+    """veth pair, receiving end in a fresh netns with GRO and threaded NAPI
+    (one kthread per RX queue, all pinned to one CPU); everything undone by
+    close() (also after errors and signals)."""
+
+    def __init__(self, tag, queues=1):
         self.ns = "lrxk%s" % tag
         self.a = "lrxka%s" % tag
         self.b = "lrxkb%s" % tag
+        self.queues = queues
         self.created_ns = self.created_link = False
         self.mac = None
-        self.napi_pid = None
+        self.napi_pids = []
         self.socket_proc = None
+        self.cpu = None
 
     def nsx(self, *cmd, **kw):
         return _run(["ip", "netns", "exec", self.ns] + list(cmd), **kw)
@@ -94,10 +125,15 @@ class Veth:
         if _run(["ip", "netns", "add", self.ns], check=False).returncode != 0:
             raise Skip("cannot create a network namespace (ip netns add %s)" % self.ns)
         self.created_ns = True
-        _run(["ip", "link", "add", self.a, "type", "veth", "peer", "name", self.b])
+        q = ["numtxqueues", str(self.queues), "numrxqueues", str(self.queues)]
+        _run(["ip", "link", "add", self.a] + q + ["type", "veth", "peer", "name", self.b] + q)
         self.created_link = True
         _run(["ip", "link", "set", self.b, "netns", self.ns])
         _run(["sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % self.a], check=False)
+        # veth_xmit hands a frame to the peer's NAPI (GRO) only when the
+        # sender has no TSO (veth_skb_is_eligible_for_gro); else it goes to
+        # the backlog softirq
+        _run(["ethtool", "-K", self.a, "tso", "off"])
         _run(["ip", "link", "set", self.a, "up"])
         # the frames' destination is local; nothing the stack answers (ICMP
         # port unreachable, TCP RST) leaves: a blackhole route to the sender
@@ -105,46 +141,68 @@ class Veth:
         self.nsx("sh", "-c", "ip link set lo up && "
                  "sysctl -qw net.ipv6.conf.%(b)s.disable_ipv6=1 "
                  "net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 && "
-                 "ip link set %(b)s up && ip addr add %(dst)s/24 dev %(b)s && "
-                 "ip route add blackhole %(src)s/32 && ethtool -K %(b)s gro on"
+                 "ethtool -K %(b)s gro on && ip link set %(b)s up && "
+                 "ip addr add %(dst)s/24 dev %(b)s && ip route add blackhole %(src)s/32"
                  % {"b": self.b, "dst": DST_IP, "src": SRC_IP})
         self.mac = self.nsx("cat", "/sys/class/net/%s/address" % self.b).stdout.strip()
         self.cpu = cpu
+        # GRO on makes veth create its NAPIs (veth_open: veth_gro_requested);
+        # threaded makes each a kthread napi/<dev>-<id> we can pin and time
+        self.nsx("sh", "-c", "echo 1 > /sys/class/net/%s/threaded" % self.b)
+        self.refresh_napis()
 
-    def attach(self, prog):
-        _run(["ip", "-force", "-n", self.ns, "link", "set", "dev", self.b, "xdpdrv",
-              "obj", prog, "sec", "xdp"])
-        if self.napi_pid is None:
-            # veth creates its NAPI when XDP is attached; threaded makes it a
-            # kthread napi/<dev>-<id> we can pin and clock
-            self.nsx("sh", "-c", "echo 1 > /sys/class/net/%s/threaded" % self.b)
-        pid = self.find_napi()
-        if pid is None:
+    def refresh_napis(self):
+        """Finds and pins the NAPI kthreads; returns True when they changed."""
+        pids = []
+        for _ in range(50):
+            pids = self.find_napis()
+            if len(pids) >= self.queues:
+                break
+            time.sleep(0.02)
+        if not pids:
             raise Skip("no napi/%s-* kthread after 'threaded' (threaded NAPI unavailable)"
                        % self.b)
-        if pid != self.napi_pid:
+        for pid in pids:
             os.sched_setaffinity(pid, {self.cpu})
-            self.napi_pid = pid
+        changed = pids != self.napi_pids
+        self.napi_pids = pids
+        return changed
 
-    def find_napi(self):
+    def find_napis(self):
+        found = []
         for d in os.listdir("/proc"):
             if not d.isdigit():
                 continue
             try:
                 with open("/proc/%s/comm" % d) as f:
-                    if f.read().strip().startswith("napi/%s-" % self.b):
-                        return int(d)
+                    comm = f.read().strip()
             except OSError:
                 continue
-        return None
+            if comm.startswith("napi/%s-" % self.b):
+                found.append(int(d))
+        return sorted(found)
+
+    def set_xdp(self, mode, prog=None):
+        """mode: xdpdrv (native: veth copies each skb into a page-pool page
+        first) or xdpgeneric (do_xdp_generic in netif_receive_skb_list_internal);
+        prog None detaches."""
+        tail = ["obj", prog, "sec", "xdp"] if prog else ["off"]
+        _run(["ip", "-force", "-n", self.ns, "link", "set", "dev", self.b, mode] + tail)
+
+    def xdp_prog_id(self):
+        text = _run(["ip", "-n", self.ns, "-d", "link", "show", "dev", self.b]).stdout
+        m = re.search(r"prog/xdp id (\d+)", text)
+        return int(m.group(1)) if m else None
 
     def stats(self):
         text = self.nsx("ethtool", "-S", self.b, check=False).stdout
         return {k: int(v) for k, v in re.findall(r"^\s*(\S+):\s*(\d+)\s*$", text, re.M)}
 
-    def nstat(self):
-        text = self.nsx("nstat", "-az", check=False).stdout
-        return {k: int(v) for k, v in re.findall(r"^(\w+)\s+(\d+)", text, re.M)}
+    def queue_frames(self):
+        """Frames per RX queue as veth counts them (rx_queue_N_xdp_packets:
+        every frame its NAPI took, with or without XDP)."""
+        s = self.stats()
+        return [s.get("rx_queue_%d_xdp_packets" % q, 0) for q in range(self.queues)]
 
     def open_udp_socket(self, port, rcvbuf=2048):
         """A bound UDP socket whose tiny receive queue is full after a few
@@ -163,15 +221,12 @@ class Veth:
 
     def close_socket(self):
         if self.socket_proc is not None:
-            try:
-                self.socket_proc.stdin.close()
-                self.socket_proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
-                self.socket_proc.kill()
-                self.socket_proc.wait()
+            _end_child(self.socket_proc, 5)
             self.socket_proc = None
 
     def close(self):
+        """Deleting the namespace takes the receiving veth with it, and with
+        it every tc filter, netfilter rule and XDP program attached there."""
         self.close_socket()
         if self.created_link:
             _run(["ip", "link", "del", self.a], check=False)
@@ -188,33 +243,131 @@ class GroNormalBatch:
     def __init__(self):
         with open(self.PATH) as f:
             self.saved = int(f.read())
+        self.current = self.saved
 
     def set(self, value):
-        with open(self.PATH, "w") as f:
-            f.write(str(value))
+        if value != self.current:
+            with open(self.PATH, "w") as f:
+                f.write(str(value))
+            self.current = value
 
     def restore(self):
-        self.set(self.saved)
+        with open(self.PATH, "w") as f:
+            f.write(str(self.saved))
+        self.current = self.saved
+
+
+class Ktime:
+    """lrx-ktime, driven over its stdin: the clock (polls, on-CPU time) is
+    attached from the start; the GRO windows, list episodes and the
+    calibration pair on request. Its BPF links are its file descriptors:
+    they go with the process, however it ends."""
+
+    def __init__(self, art, pids):
+        self.pids = list(pids)
+        self.proc = subprocess.Popen(
+            [art["ktime"], "--obj", art["ktime_obj"], "--pid", ",".join(map(str, pids))],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        if not line.startswith('{"ready"'):
+            err = self._stderr()
+            self.close()
+            raise Skip("lrx-ktime cannot time the kernel here: %s" % (err or "no reply"))
+        self.state = {"windows": False, "episodes": False, "cal": False}
+
+    def _stderr(self):
+        try:
+            self.proc.wait(timeout=5)
+            return self.proc.stderr.read().strip()[-500:]
+        except (subprocess.TimeoutExpired, OSError, ValueError):
+            return ""
+
+    def _cmd(self, c):
+        try:
+            self.proc.stdin.write(c + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError) as e:
+            raise BenchError("lrx-ktime died: %s %s" % (e, self._stderr()))
+
+    def snap(self):
+        self._cmd("s")
+        line = self.proc.stdout.readline()
+        if not line:
+            raise BenchError("lrx-ktime died: %s" % self._stderr())
+        return json.loads(line)
+
+    def set(self, windows=False, episodes=False, cal=False):
+        """Attach or detach the probe sets (in the order lrx-ktime needs:
+        the calibration pair after the windows)."""
+        want = {"windows": windows, "episodes": episodes, "cal": cal}
+        if want == self.state:
+            return
+        self._cmd("d")
+        if windows:
+            self._cmd("a")
+        if episodes:
+            self._cmd("e")
+        if cal:
+            self._cmd("c")
+        self.state = want
+
+    def close(self):
+        if self.proc.poll() is None:
+            _end_child(self.proc, 10)
+
+
+class PerfRecord:
+    """perf record -e cpu-clock -g on the NAPI kthreads, sample times in
+    CLOCK_MONOTONIC (the windows' bounds are time.monotonic_ns())."""
+
+    def __init__(self, pids, period_ns, path):
+        self.path = path
+        self.proc = subprocess.Popen(
+            ["perf", "record", "-e", "cpu-clock", "-c", str(period_ns), "-g", "-k",
+             "CLOCK_MONOTONIC", "-t", ",".join(map(str, pids)), "-o", path],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        # perf reads the symbol tables before it counts: on a loaded
+        # machine that takes most of a second
+        time.sleep(1.5)
+        if self.proc.poll() is not None:
+            raise BenchError("perf record: %s" % self.proc.stderr.read().strip()[-300:])
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def samples(self):
+        out = _run(["perf", "script", "--ns", "-i", self.path, "-F", "time,ip,sym"], check=False,
+                   timeout=300)
+        return parse_perf_callchains(out.stdout)
 
 
 def check_preconditions():
     if os.geteuid() != 0:
-        raise Skip("the kernel experiment needs root (network namespaces, XDP, sysctl, "
+        raise Skip("the kernel experiment needs root (network namespaces, BPF, sysctl, "
                    "perf on a kernel thread)")
-    for tool in ("ip", "ethtool", "nstat"):
+    for tool in ("ip", "ethtool"):
         if not shutil.which(tool):
             raise Skip("the kernel experiment needs the %s tool" % tool)
     if not os.path.exists(GroNormalBatch.PATH):
         raise Skip("this kernel has no net.core.gro_normal_batch (Linux < 5.4)")
+    if not os.path.exists("/sys/kernel/btf/vmlinux"):
+        raise Skip("the tracepoint probes need the kernel's BTF (/sys/kernel/btf/vmlinux, "
+                   "CONFIG_DEBUG_INFO_BTF)")
 
 
-def injector_cmd(inj, veth, kind, packets, method="mmsg", napi=True, extra=()):
+def injector_cmd(art, veth, kind, packets, method="mmsg", extra=()):
     t = TRAFFIC[kind]
-    cmd = [inj, "--dev", veth.a, "--dst-mac", veth.mac, "--kind", t["l4"],
-           "--src-ip", SRC_IP, "--dst-ip", DST_IP, "--dport", str(t["dport"]),
-           "--packets", str(packets), "--cpu", str(veth.cpu), "--method", method,
-           "--napi-pid", str(veth.napi_pid if napi else 0)]
-    return cmd + list(extra)
+    return ([art["inject"], "--dev", veth.a, "--dst-mac", veth.mac, "--kind", t["l4"],
+             "--src-ip", SRC_IP, "--dst-ip", DST_IP, "--dport", str(t["dport"]),
+             "--packets", str(packets), "--cpu", str(veth.cpu), "--method", method,
+             "--napi-pid", ",".join(map(str, veth.napi_pids))]
+            + t["inject"] + list(extra))
 
 
 def run_injector(cmd, timeout):
@@ -222,120 +375,422 @@ def run_injector(cmd, timeout):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def measure_kernel(args, veth, inj, progs, gro, log):
-    """Alternating reps: for each rep, each traffic kind, each batch (order
-    rotated per rep), XDP_DROP and XDP_PASS (order swapped per rep)."""
-    runs = []
-    for rep in range(args.reps):
-        for kind in args.traffic:
-            if TRAFFIC[kind].get("socket"):
-                veth.open_udp_socket(TRAFFIC[kind]["dport"])
-            else:
-                veth.close_socket()
-            packets = args.packets if TRAFFIC[kind]["l4"] == "udp" else args.tcp_packets
-            order = BATCHES[rep % 3:] + BATCHES[:rep % 3]
-            for batch in order:
-                gro.set(batch)
-                verdicts = ("drop", "pass") if rep % 2 == 0 else ("pass", "drop")
-                for verdict in verdicts:
-                    veth.attach(progs[verdict])
-                    s0, n0 = veth.stats(), veth.nstat()
-                    r = run_injector(injector_cmd(inj, veth, kind, packets,
-                                                  method=args.injector), args.timeout)
-                    s1, n1 = veth.stats(), veth.nstat()
-                    r.update(rep=rep, traffic=kind, batch=batch, verdict=verdict,
-                             xdp_packets=s1.get("rx_queue_0_xdp_packets", 0)
-                             - s0.get("rx_queue_0_xdp_packets", 0),
-                             xdp_drops=s1.get("rx_queue_0_xdp_drops", 0)
-                             - s0.get("rx_queue_0_xdp_drops", 0),
-                             nstat={k: n1[k] - n0.get(k, 0) for k in n1
-                                    if n1[k] != n0.get(k, 0)})
-                    runs.append(r)
-                    log("rep %d %-8s batch %2d %-4s %6.1f ns/pkt (kthread)" % (
-                        rep, kind, batch, verdict,
-                        r["napi_cpu_ns"] / max(1, r["xdp_packets"])))
-    veth.close_socket()
-    return runs
+class Experiment:
+    """One veth, its kthreads' timer, the global sysctl: windows of traffic
+    under a gro_normal_batch, with counters before and after."""
 
+    def __init__(self, art, veth, gro, opts, log):
+        self.art, self.veth, self.gro, self.opts, self.log = art, veth, gro, opts, log
+        self.kt = None
+        self.perf = None
+        self.windows = []
 
-def measure_injectors(args, veth, inj, progs, log):
-    """Send cost of each injector (sender CPU ns per frame, XDP_DROP so the
-    receive side is cheapest), alternating."""
-    veth.attach(progs["drop"])
-    runs = []
-    methods = ("mmsg", "txring", "xdp")
-    for rep in range(args.injector_reps):
-        for method in methods[rep % 3:] + methods[:rep % 3]:
-            try:
-                r = run_injector(injector_cmd(inj, veth, "udp", args.packets // 2,
-                                              method=method), args.timeout)
-            except BenchError as e:
-                # AF_XDP needs CONFIG_XDP_SOCKETS; say so and go on
-                log("injector %s unavailable: %s" % (method, e))
-                continue
-            r["rep"] = rep
-            runs.append(r)
-            log("injector %-6s %6.1f ns/frame (sender CPU)" % (
-                method, r["send_cpu_ns"] / max(1, r["sent"])))
-    return runs
+    def start_timer(self):
+        if self.kt:
+            self.kt.close()
+        self.kt = Ktime(self.art, self.veth.napi_pids)
 
+    def close(self):
+        if self.perf:
+            self.perf.stop()
+            self.perf = None
+        if self.kt:
+            self.kt.close()
+            self.kt = None
+        self.veth.close_socket()
 
-def perf_profile(args, veth, inj, progs, gro, out_dir, log):
-    """perf record -e cpu-clock on the NAPI kthread, XDP_PASS, per batch."""
-    if not shutil.which("perf"):
-        return {"unavailable": "perf not installed"}
-    veth.attach(progs["pass"])
-    prof = {}
-    for kind in args.perf_traffic:
-        if TRAFFIC[kind].get("socket"):
-            veth.open_udp_socket(TRAFFIC[kind]["dport"])
+    def window(self, kind, batch, phase, extra=(), keep=True, **tags):
+        self.gro.set(batch)
+        s0 = self.kt.snap()
+        t0 = time.monotonic_ns()
+        r = run_injector(injector_cmd(self.art, self.veth, kind, self.opts.packets,
+                                      self.opts.injector, extra), self.opts.timeout)
+        t1 = time.monotonic_ns()
+        s1 = self.kt.snap()
+        w = dict(tags, phase=phase, traffic=kind, batch=batch, t0=t0, t1=t1,
+                 sent=r["sent"], failed=r["failed"], sched_ns=r["napi_cpu_ns"],
+                 send_cpu_ns=r["send_cpu_ns"], wall_ns=r["wall_ns"],
+                 probes=s1["windows"], episodes=s1["episodes"], cal=s1["calibrating"],
+                 load=os.getloadavg()[0], counters=counter_delta(s0, s1))
+        if keep:
+            self.windows.append(w)
+        return w
+
+    def traffic(self, kind):
+        if TRAFFIC[kind]["socket"]:
+            self.veth.open_udp_socket(TRAFFIC[kind]["dport"])
         else:
-            veth.close_socket()
-        for batch in (1, 64):
-            gro.set(batch)
-            data = os.path.join(out_dir, "perf-%s-%d.data" % (kind, batch))
-            perf = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F",
-                                     str(args.perf_freq), "-t", str(veth.napi_pid), "-o", data],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            # perf reads the symbol tables before it counts: on a loaded
-            # machine that takes most of a second
-            time.sleep(1.5)
-            packets = args.perf_packets if TRAFFIC[kind]["l4"] == "udp" else args.tcp_packets
-            try:
-                r = run_injector(injector_cmd(inj, veth, kind, packets), args.timeout)
-            finally:
-                perf.send_signal(signal.SIGINT)
-                try:
-                    perf.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    perf.kill()
-                    perf.wait()
-            rep = _run(["perf", "report", "-i", data, "--stdio", "--sort", "sym", "-q",
-                        "--percent-limit", "0"], check=False, timeout=120)
-            script = _run(["perf", "script", "-i", data, "-F", "ip,sym"], check=False,
-                          timeout=120)
-            samples = parse_perf_report(rep.stdout)
-            if not samples:
-                log("perf %s batch %d: no samples: %s %s" % (
-                    kind, batch, perf.stderr.read().strip()[-300:], rep.stderr.strip()[-300:]))
-            prof["%s/%d" % (kind, batch)] = {
-                "napi_ns_per_packet": r["napi_cpu_ns"] / max(1, r["sent"]),
-                "functions": samples, "sampled_lines": sampled_lines(script.stdout)}
-            if not args.keep_perf:
-                os.unlink(data)
-            log("perf %s batch %d: %d functions" % (kind, batch, len(samples)))
-        veth.close_socket()
-    return prof
+            self.veth.close_socket()
+
+    def paired(self, kind, phase, pairs, setup=None, extra=(), **tags):
+        """Warm-up, then `pairs` pairs of windows at batch 1 and 64 in
+        alternating order; setup(pair) runs before each pair."""
+        for b in BATCHES:
+            self.window(kind, b, phase, extra=extra, keep=False)
+        for p in range(pairs):
+            cal = setup(p) if setup else False
+            for b in (BATCHES if p % 2 == 0 else BATCHES[::-1]):
+                w = self.window(kind, b, phase, extra=extra, pair=p, cal=bool(cal), **tags)
+                self.log_window(w)
+
+    def log_window(self, w):
+        c = w["counters"]
+        n = c.get("gro_calls") or c.get("poll_work") or 1
+        self.log("%-8s %-8s pair %2d batch %2d %s GRO window %7.1f  on-CPU %7.1f ns/frame "
+                 "(load %.1f)" % (w["phase"], w["traffic"], w.get("pair", -1), w["batch"],
+                                  "cal" if w.get("cal") else "   ",
+                                  c.get("gro_ns", 0) / n, c.get("oncpu_ns", 0) / n, w["load"]))
+
+    def primary(self, kind):
+        """The windows of one traffic kind, every cal_every-th pair with the
+        calibration pair attached."""
+        ep = TRAFFIC[kind]["episodes"]
+        every = self.opts.cal_every
+
+        def setup(p):
+            cal = every > 0 and p % every == every - 1
+            self.kt.set(windows=True, episodes=ep, cal=cal)
+            return cal
+        self.traffic(kind)
+        self.kt.set(windows=True, episodes=ep)
+        self.paired(kind, "primary", self.opts.pairs, setup)
+        self.kt.set()
+
+    def overhead(self, kind="udp"):
+        """GRO-window probes on and off, alternating, both batches: what the
+        probes cost the kthread, and its whole time without them."""
+        self.traffic(kind)
+        for b in BATCHES:
+            self.window(kind, b, "overhead", keep=False)
+        for p in range(self.opts.overhead_pairs):
+            for b in BATCHES:
+                for on in ((True, False) if p % 2 == 0 else (False, True)):
+                    self.kt.set(windows=on)
+                    self.log_window(self.window(kind, b, "overhead", pair=p))
+        self.kt.set()
+
+    def perf_phase(self, kinds, out_dir):
+        """perf over interleaved windows without the timing probes."""
+        path = os.path.join(out_dir, "perf-kthread.data")
+        self.kt.set()
+        self.perf = PerfRecord(self.veth.napi_pids, self.opts.perf_period, path)
+        try:
+            for kind in kinds:
+                self.traffic(kind)
+                self.paired(kind, "perf", self.opts.perf_pairs)
+        finally:
+            self.perf.stop()
+        samples = self.perf.samples()
+        self.perf = None
+        if not self.opts.keep_perf:
+            os.unlink(path)
+        pw = [w for w in self.windows if w["phase"] == "perf"]
+        lines = assign_samples(samples, pw)
+        self.log("perf: %d samples, %d in the windows" % (
+            len(samples), sum(w["perf"]["samples"] for w in pw)))
+        return lines
+
+    def subtraction(self):
+        """The first method again: native XDP_PASS - XDP_DROP, with the
+        injector's old fixed idle polling and the adaptive one, read with
+        the kthread's scheduler clock and with its on-CPU time."""
+        self.traffic("udp")
+        self.kt.set()
+        try:
+            for p in range(self.opts.subtraction_pairs):
+                for wait in ("fixed", "adaptive"):
+                    for verdict in (("drop", "pass") if p % 2 == 0 else ("pass", "drop")):
+                        self.veth.set_xdp("xdpdrv", self.art["xdp_" + verdict])
+                        if self.veth.refresh_napis():
+                            self.start_timer()
+                        for b in (BATCHES if p % 2 == 0 else BATCHES[::-1]):
+                            self.log_window(self.window(
+                                "udp", b, "subtraction", extra=("--wait", wait), pair=p,
+                                wait=wait, verdict=verdict))
+        finally:
+            self.veth.set_xdp("xdpdrv")
+            if self.veth.refresh_napis():
+                self.start_timer()
+
+    def row(self, variant):
+        """One row of Cree's 2018 table: configure, windows, check, undo."""
+        v = VARIANTS[variant]
+        if v.get("queues", 1) != self.veth.queues:
+            raise BenchError("row %s wants %d RX queues, the veth has %d" % (
+                variant, v.get("queues", 1), self.veth.queues))
+        self.traffic("udp")
+        state = (v["setup"](self) if v.get("setup") else None) or {}
+        try:
+            every = self.opts.cal_every
+
+            def setup(p):
+                cal = every > 0 and p % every == every - 1
+                self.kt.set(windows=True, cal=cal)
+                return cal
+            first = len(self.windows)
+            self.kt.set(windows=True)
+            self.paired("udp", "row", self.opts.row_pairs, setup, extra=state.get("extra", ()),
+                        variant=variant)
+            self.kt.set()
+            sent = sum(w["sent"] - w["failed"] for w in self.windows[first:])
+            # the warm-up windows were sent too
+            sent += 2 * self.opts.packets
+            check = v["check"](self, state, sent) if v.get("check") else {
+                "ok": True, "text": "nothing to check (no rule, filter or program)"}
+        finally:
+            if v.get("teardown"):
+                v["teardown"](self, state)
+        self.log("row %s: %s" % (variant, check["text"]))
+        return check
 
 
-def sampled_lines(script_text):
-    """Distinct 64-byte code lines hit by samples, per layer: a lower bound
-    of the executed footprint (what a sampled run proves was executed)."""
-    lines = {}
-    for m in re.finditer(r"^\s*([0-9a-f]+)\s+(\S+)", script_text, re.M):
-        layer = layer_of(m.group(2))
-        lines.setdefault(layer, set()).add(int(m.group(1), 16) >> 6)
-    return {k: len(v) * 64 for k, v in lines.items()}
+# ---- the rows' configurations and their checks ----
+
+def _iptables():
+    """iptables-legacy (ipt_do_table, as the seed's 2018 kernel and listrx's
+    netfilter stage), else iptables (nf_tables backend on Debian 12)."""
+    for name in ("iptables-legacy", "iptables"):
+        if shutil.which(name):
+            return name
+    raise Skip("the nf-rule row needs iptables (apt-get install iptables)")
+
+
+def _nf_setup(exp):
+    ipt = _iptables()
+    exp.veth.nsx(ipt, "-A", "INPUT", "-p", "udp", "--dport", "%d:%d" % DROP_PORTS, "-j", "DROP")
+    return {"iptables": ipt}
+
+
+def _nf_check(exp, state, sent):
+    text = exp.veth.nsx(state["iptables"], "-L", "INPUT", "-v", "-x", "-n").stdout
+    m = re.search(r"Chain INPUT \(policy ACCEPT (\d+) packets", text)
+    rule = re.search(r"^\s*(\d+)\s+\d+\s+DROP\s+(?:17|udp)\b", text, re.M)
+    policy = int(m.group(1)) if m else None
+    hits = int(rule.group(1)) if rule else None
+    ok = policy is not None and policy >= sent and hits == 0
+    return {"ok": ok, "tool": state["iptables"], "policy_packets": policy, "rule_packets": hits,
+            "expected": sent,
+            "text": "%s -L INPUT -v -x: %s packets through the chain (policy ACCEPT), %s "
+            "matched the rule, %d sent" % (state["iptables"], policy, hits, sent)}
+
+
+def _nft_setup(exp):
+    if not shutil.which("nft"):
+        raise Skip("the nft-rule row needs nft (apt-get install nftables)")
+    # one rule; its counter comes before the port match, so it counts every
+    # frame the rule looks at
+    exp.veth.nsx("nft", "add table ip lrxk; add chain ip lrxk input { type filter hook input "
+                 "priority 0; }; add rule ip lrxk input counter udp dport %d-%d drop"
+                 % DROP_PORTS)
+    return {}
+
+
+def _nft_check(exp, state, sent):
+    text = exp.veth.nsx("nft", "list", "chain", "ip", "lrxk", "input").stdout
+    m = re.search(r"counter packets (\d+)", text)
+    n = int(m.group(1)) if m else None
+    return {"ok": n is not None and n >= sent, "rule_packets": n, "expected": sent,
+            "text": "nft list chain: the rule's counter saw %s packets, %d sent" % (n, sent)}
+
+
+def _map_values(prog_id, map_name):
+    """The values of one array map of a loaded program, by bpftool."""
+    if not shutil.which("bpftool"):
+        return None, "bpftool missing (apt-get install bpftool)"
+    info = json.loads(_run(["bpftool", "-j", "prog", "show", "id", str(prog_id)]).stdout)
+    for mid in info.get("map_ids", []):
+        m = json.loads(_run(["bpftool", "-j", "map", "show", "id", str(mid)]).stdout)
+        if m.get("name") != map_name[:15]:
+            continue
+        dump = json.loads(_run(["bpftool", "-j", "map", "dump", "id", str(mid)]).stdout)
+        vals = {}
+        for e in dump:
+            f = e.get("formatted", e)
+            key, val = f["key"], f["value"]
+            if isinstance(key, list):
+                key = int.from_bytes(bytes(int(x, 16) for x in key), "little")
+            if isinstance(val, list):
+                val = int.from_bytes(bytes(int(x, 16) for x in val), "little")
+            vals[int(key)] = int(val)
+        return vals, None
+    return None, "no map %s in program %d" % (map_name, prog_id)
+
+
+def _tc_setup(exp):
+    if not shutil.which("tc"):
+        raise Skip("the tc-bpf row needs tc (iproute2)")
+    exp.veth.nsx("tc", "qdisc", "add", "dev", exp.veth.b, "clsact")
+    exp.veth.nsx("tc", "filter", "add", "dev", exp.veth.b, "ingress", "bpf", "direct-action",
+                 "obj", exp.art["tc_port_drop"], "sec", "tc")
+    text = exp.veth.nsx("tc", "filter", "show", "dev", exp.veth.b, "ingress").stdout
+    m = re.search(r"\bid (\d+)", text)
+    if not m:
+        raise BenchError("tc filter show: no bpf program id in %r" % text[-200:])
+    return {"prog_id": int(m.group(1))}
+
+
+def _prog_map_check(state, sent, map_name, what):
+    vals, why = _map_values(state["prog_id"], map_name)
+    if vals is None:
+        return {"ok": False, "text": "%s: not checked: %s" % (what, why)}
+    passed, dropped = vals.get(0, 0), vals.get(1, 0)
+    return {"ok": passed >= sent and dropped == 0, "passed": passed, "dropped": dropped,
+            "expected": sent,
+            "text": "%s: the program's map counted %d passed, %d dropped, %d sent"
+            % (what, passed, dropped, sent)}
+
+
+def _tc_check(exp, state, sent):
+    return _prog_map_check(state, sent, "tc_port_stats", "cls_bpf (direct-action)")
+
+
+def _tc_teardown(exp, state):
+    exp.veth.nsx("tc", "qdisc", "del", "dev", exp.veth.b, "clsact", check=False)
+
+
+def _xdpg_setup(exp):
+    exp.veth.set_xdp("xdpgeneric", exp.art["xdp_port_filter"])
+    pid = exp.veth.xdp_prog_id()
+    if pid is None:
+        raise BenchError("ip link: no generic XDP program on %s after attaching" % exp.veth.b)
+    return {"prog_id": pid}
+
+
+def _xdpg_check(exp, state, sent):
+    return _prog_map_check(state, sent, "filter_stats", "generic XDP (empty port map)")
+
+
+def _xdpg_teardown(exp, state):
+    exp.veth.set_xdp("xdpgeneric")
+
+
+def _rxq_setup(exp):
+    """One AF_XDP socket per TX queue (lrx-kinject --queues): frame i of a
+    round leaves on queue i mod N and veth_xmit puts it on the peer's RX
+    queue of that index, so each NAPI gets a quarter of every round.
+    (AF_PACKET cannot spread them: packet_pick_tx_queue records the sending
+    CPU as the queue.)"""
+    q = str(exp.veth.queues)
+    return {"extra": ("--method", "xdp", "--queues", q), "frames0": exp.veth.queue_frames()}
+
+
+def _rxq_check(exp, state, sent):
+    per = [b - a for a, b in zip(state["frames0"], exp.veth.queue_frames())]
+    ok = sum(per) >= sent and min(per) * exp.veth.queues * 2 >= sum(per)
+    return {"ok": ok, "per_queue": per, "expected": sent, "kthreads": len(exp.veth.napi_pids),
+            "text": "frames per RX queue %s (%d sent), %d NAPI kthreads on CPU %d"
+            % (per, sent, len(exp.veth.napi_pids), exp.veth.cpu)}
+
+
+# the rows of Cree's 2018 table on the kernel (udp traffic); the keys are the --variant
+# names; "queues": the veth's RX queues (1 unless said)
+VARIANTS = {
+    "baseline": {"what": "nothing attached"},
+    "nf-rule": {"what": "one iptables rule in INPUT: UDP to ports %d-%d dropped (the traffic "
+                "never matches)" % DROP_PORTS,
+                "setup": _nf_setup, "check": _nf_check},
+    "nft-rule": {"what": "the same rule in nftables (a base chain on the input hook)",
+                 "setup": _nft_setup, "check": _nft_check},
+    "tc-bpf": {"what": "a cls_bpf direct-action filter on clsact ingress, the same port range "
+               "(tc_port_drop.bpf.o; cls_bpf since this kernel has no flower and no "
+               "act_gact)", "setup": _tc_setup, "check": _tc_check, "teardown": _tc_teardown},
+    "xdp-generic-map": {"what": "generic XDP, map-based UDP port drop with an empty map "
+                        "(xdp_port_filter.bpf.o), JIT (this kernel has no interpreter: "
+                        "CONFIG_BPF_JIT_ALWAYS_ON)",
+                        "setup": _xdpg_setup, "check": _xdpg_check,
+                        "teardown": _xdpg_teardown},
+    "rxq4": {"what": "4 RX queues (veth numrxqueues 4), a quarter of each round on each "
+             "(AF_XDP injector, one socket per queue), the 4 NAPI kthreads on one CPU (the "
+             "seed's baseline: 4 queues bound to one CPU)",
+             "queues": 4, "setup": _rxq_setup, "check": _rxq_check},
+}
+
+
+def measure_row_sessions(art, opts, log, variants, exp=None):
+    """The rows: those on one RX queue in `exp` (or a session of their own),
+    each other queue count in a session of its own. Returns (checks,
+    windows)."""
+    checks, windows = {}, []
+    by_q = {}
+    for v in variants:
+        by_q.setdefault(VARIANTS[v].get("queues", 1), []).append(v)
+    for q, vs in sorted(by_q.items()):
+        if q == 1 and exp is not None:
+            for v in vs:
+                checks[v] = exp.row(v)
+            continue
+        with kernel_session(art, opts, log, queues=q) as sess:
+            for v in vs:
+                checks[v] = sess.row(v)
+            windows += sess.windows
+    return checks, windows
+
+
+@contextlib.contextmanager
+def kernel_session(art, opts, log, queues=1):
+    """The veth, the timer and the sysctl, restored on exit, on an error,
+    on Ctrl-C, SIGTERM and SIGHUP (signals are blocked while restoring)."""
+    gro = GroNormalBatch()
+    veth = Veth("%d" % (os.getpid() % 100000), queues=queues)
+    exp = Experiment(art, veth, gro, opts, log)
+
+    def on_signal(sig, frame):
+        raise KeyboardInterrupt
+
+    # SIGINT too: a shell that starts us in the background ignores it
+    sigs = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    old = {s: signal.signal(s, on_signal) for s in sigs}
+    try:
+        veth.setup(opts.cpu)
+        exp.start_timer()
+        yield exp
+    finally:
+        signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
+        try:
+            exp.close()
+            gro.restore()
+            veth.close()
+        finally:
+            for s, h in old.items():
+                signal.signal(s, h)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, sigs)
+
+
+class RowOptions:
+    """The options measure_rows() runs with (the CLI's defaults)."""
+    packets = 12800
+    row_pairs = 24
+    cal_every = 4
+    injector = "mmsg"
+    timeout = 120
+    cpu = (os.cpu_count() or 1) - 1
+
+
+def measure_rows(variants, build=None, pairs=None, packets=None, cpu=None, log=None):
+    """The kernel's gain (gro_normal_batch 1 vs 64) for rows of Cree's 2018
+    table, measured as the primary method (udp traffic; one RX queue unless
+    the variant says). Root only; raises Skip (a BenchError) when it cannot
+    run here, BenchError when a step fails.
+
+    variants: names from VARIANTS ("baseline", "nf-rule", "nft-rule",
+    "tc-bpf", "xdp-generic-map", "rxq4"). build: the meson build directory (default:
+    the one of the listrx binary find_binary() finds). Returns {variant:
+    {"gain", "ci": [lo, hi], "resolved", "pairs", "stack_ns": {"1", "64"},
+    "check": {"ok", "text", ...}, "what", "load", ...}}: "check" says whether
+    the rule/filter/program was in the path (its counters saw every frame)."""
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        raise BenchError("variant %s: want %s" % (",".join(unknown), ",".join(VARIANTS)))
+    check_preconditions()
+    art = find_artifacts(build or build_root(find_binary(None)))
+    opts = RowOptions()
+    opts.row_pairs = pairs or opts.row_pairs
+    opts.packets = packets or opts.packets
+    opts.cpu = opts.cpu if cpu is None else cpu
+    log = log or (lambda msg: None)
+    checks, windows = measure_row_sessions(art, opts, log, variants)
+    # udp traffic: no list episodes, so no per-probe correction is needed
+    return row_figures(windows, None, checks, {v: VARIANTS[v]["what"] for v in variants})
 
 
 def listrx_runs(args, config, kind, log, out_dir):
@@ -373,34 +828,45 @@ def busy_ns(summary):
     return bcp / tsc * 1e9
 
 
+def _footprints(args):
+    """kallsyms (root), else the recorded table"""
+    try:
+        with open(args.kallsyms) as f:
+            syms = parse_kallsyms(f.read())
+        foot, source = footprints_from_kallsyms(syms), args.kallsyms
+    except (OSError, ValueError) as e:
+        foot, source = fallback_footprints(), "recorded table (%s)" % e
+    if not foot or not any(v["bytes"] for v in foot.values()):
+        foot, source = fallback_footprints(), "recorded table (no sizes in %s)" % args.kallsyms
+    return foot, source
+
+
+def _listrx_build(args, build):
+    mitig = retpolines()
+    retpo_bin = args.listrx_retpoline or os.path.join(os.path.dirname(build), "build-retpo",
+                                                       "dataplane", "listrx")
+    out = {"mitigations": mitig, "binary": args.listrx_binary, "flavour": "plain"}
+    if mitig["retpoline"]:
+        if os.access(retpo_bin, os.X_OK):
+            args.listrx_binary = os.path.abspath(retpo_bin)
+            out.update(binary=args.listrx_binary, flavour="retpoline")
+        else:
+            out["note"] = ("the kernel uses retpolines but %s is not built (meson setup "
+                           "build-retpo -Dretpoline=true && ninja -C build-retpo): the "
+                           "prediction below is the plain build's" % retpo_bin)
+    return out, mitig
+
+
 def run_kernel(args, argv):
     check_preconditions()
     args.listrx_binary = find_binary(args.listrx)
     build = build_root(args.listrx_binary)
-    inj, progs = find_artifacts(build)
-    for kind in args.traffic + args.perf_traffic + [args.listrx_traffic]:
-        if kind not in TRAFFIC:
-            raise BenchError("traffic %r: want %s" % (kind, ",".join(TRAFFIC)))
-    mitig = retpolines()
-    retpo_bin = args.listrx_retpoline or os.path.join(os.path.dirname(build), "build-retpo",
-                                                       "dataplane", "listrx")
-    listrx_build = {"mitigations": mitig}
-    if mitig["retpoline"]:
-        if os.access(retpo_bin, os.X_OK):
-            args.listrx_binary = os.path.abspath(retpo_bin)
-            listrx_build["binary"] = args.listrx_binary
-            listrx_build["flavour"] = "retpoline"
-        else:
-            listrx_build["binary"] = args.listrx_binary
-            listrx_build["flavour"] = "plain"
-            listrx_build["note"] = ("the kernel uses retpolines but %s is not built "
-                                    "(meson setup build-retpo -Dretpoline=true && ninja -C "
-                                    "build-retpo): the prediction below is the plain build's"
-                                    % retpo_bin)
-    else:
-        listrx_build.update(binary=args.listrx_binary, flavour="plain")
-
+    art = find_artifacts(build)
+    if args.perf and not shutil.which("perf"):
+        raise Skip("perf is not installed (--no-perf runs without the second method)")
+    listrx_build, mitig = _listrx_build(args, build)
     out = args.out
+    os.makedirs(out, exist_ok=True)
     log_lines = []
 
     def log(msg):
@@ -408,66 +874,74 @@ def run_kernel(args, argv):
         if not args.quiet:
             print(msg, flush=True)
 
-    # footprints: kallsyms (root), else the recorded table
-    try:
-        with open(args.kallsyms) as f:
-            syms = parse_kallsyms(f.read())
-        foot = footprints_from_kallsyms(syms)
-        foot_source = args.kallsyms
-    except (OSError, ValueError) as e:
-        foot, foot_source = fallback_footprints(), "recorded table (%s)" % e
-    if not foot or not any(v["bytes"] for v in foot.values()):
-        foot, foot_source = fallback_footprints(), "recorded table (no sizes in %s)" % args.kallsyms
+    foot, foot_source = _footprints(args)
     stages_kb = stage_footprints(foot)
     config = os.path.join(out, "kernel-calibrated.ini")
     with open(config, "w") as f:
         f.write(calibrated_config(stages_kb, foot_source, args.listrx_traffic, mitig))
 
-    gro = GroNormalBatch()
-    veth = Veth("%d" % (os.getpid() % 100000))
-    interrupted = []
-
-    def on_signal(sig, frame):
-        interrupted.append(sig)
-        raise KeyboardInterrupt
-
-    # SIGINT too: a shell that starts us in the background ignores it
-    old = {s: signal.signal(s, on_signal)
-           for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     t0 = time.time()
-    try:
-        veth.setup(args.cpu)
-        veth.attach(progs["drop"])
-        inj_runs = measure_injectors(args, veth, inj, progs, log)
-        runs = measure_kernel(args, veth, inj, progs, gro, log)
-        prof = perf_profile(args, veth, inj, progs, gro, out, log) if args.perf else {
-            "unavailable": "--no-perf"}
-    finally:
-        gro.restore()
-        veth.close()
-        for s, h in old.items():
-            signal.signal(s, h)
+    load0 = os.getloadavg()
+    sampled = None
+    with kernel_session(art, args, log) as exp:
+        exp.overhead()
+        for kind in args.traffic:
+            exp.primary(kind)
+        if args.perf:
+            sampled = exp.perf_phase(args.perf_traffic, out)
+        one_queue = [v for v in args.variant if VARIANTS[v].get("queues", 1) == 1]
+        checks, _ = measure_row_sessions(art, args, log, one_queue, exp)
+        if args.subtraction:
+            exp.subtraction()
+        windows = exp.windows
+        gro_saved = exp.gro.saved
+    more = [v for v in args.variant if VARIANTS[v].get("queues", 1) != 1]
+    more_checks, more_windows = measure_row_sessions(art, args, log, more)
+    checks.update(more_checks)
+    windows += more_windows
     kernel_s = time.time() - t0
     lruns = listrx_runs(args, config, args.listrx_traffic, log, out)
-    result = summarize(runs, inj_runs, prof, lruns, args.listrx_traffic, foot, foot_source,
-                       stages_kb, listrx_build)
+    result = summarize(windows, lruns, args.listrx_traffic, foot, foot_source, stages_kb,
+                       listrx_build, perf_period_ns=args.perf_period if args.perf else None,
+                       sampled_bytes=sampled, row_checks=checks,
+                       row_what={v: VARIANTS[v]["what"] for v in args.variant})
     result["run"] = {"argv": argv, "kernel_seconds": kernel_s,
-                     "total_seconds": time.time() - t0, "gro_normal_batch_restored": gro.saved,
-                     "cpu": args.cpu, "packets": args.packets, "tcp_packets": args.tcp_packets,
-                     "reps": args.reps, "kernel": os.uname().release}
+                     "total_seconds": time.time() - t0, "gro_normal_batch_restored": gro_saved,
+                     "cpu": args.cpu, "packets_per_window": args.packets, "pairs": args.pairs,
+                     "overhead_pairs": args.overhead_pairs, "perf_pairs": args.perf_pairs,
+                     "row_pairs": args.row_pairs, "cal_every": args.cal_every,
+                     "listrx_reps": args.reps, "kernel": os.uname().release,
+                     "load_average": {"start": load0, "end": os.getloadavg()}}
+    for w in windows:
+        # per-window function counts are in kernel.json's top functions
+        (w.get("perf") or {}).pop("functions", None)
     with open(os.path.join(out, "kernel.json"), "w") as f:
         json.dump(result, f, indent=1, sort_keys=True)
     with open(os.path.join(out, "kernel-runs.json"), "w") as f:
-        json.dump({"kernel": runs, "injectors": inj_runs, "listrx": lruns, "profile": prof,
+        json.dump({"windows": windows, "listrx": lruns,
                    "footprint": {"groups": foot, "source": foot_source, "stage_kb": stages_kb},
-                   "listrx_build": listrx_build, "listrx_traffic": args.listrx_traffic},
-                  f, indent=1)
+                   "listrx_build": listrx_build, "listrx_traffic": args.listrx_traffic,
+                   "perf_period_ns": args.perf_period if args.perf else None,
+                   "row_checks": checks, "log": log_lines}, f, indent=1)
     md = write_report(result, os.path.join(out, "kernel.md"))
     print("wrote %s, %s and %s" % (os.path.join(out, "kernel.json"), md, config))
-    if result["kernel"].get("gain_unavailable"):
+    k = result["kernel"]
+    if k.get("gain_unavailable"):
         print("listrx-bench kernel: no kernel gain (%s): %s" % (
-            args.listrx_traffic, result["kernel"]["gain_unavailable"]), file=sys.stderr)
+            args.listrx_traffic, k["gain_unavailable"]), file=sys.stderr)
+    elif result["agreement"] is None:
+        print("listrx-bench kernel: no agreement figure: %s" % result["agreement_unavailable"],
+              file=sys.stderr)
+    bad = [v for v, c in checks.items() if not c.get("ok")]
+    if bad:
+        print("listrx-bench kernel: row(s) %s: the rule/filter/program did not see every "
+              "frame (kernel.md)" % ",".join(bad), file=sys.stderr)
+        return 1
     return 0
+
+
+def _kinds(s):
+    return [x for x in s.split(",") if x]
 
 
 def add_parser(sub, add_common):
@@ -476,29 +950,42 @@ def add_parser(sub, add_common):
                         "(gro_normal_batch 1 vs 64 on a veth, root) vs listrx's prediction")
     add_common(kp)
     kp.add_argument("--out", required=True, help="output directory")
-    kp.add_argument("--reps", type=int, default=7, help="alternating repetitions (default: %(default)s)")
-    kp.add_argument("--packets", type=int, default=200000,
-                    help="UDP frames per kernel run (default: %(default)s)")
-    kp.add_argument("--tcp-packets", type=int, default=60000,
-                    help="TCP segments per kernel run (default: %(default)s)")
-    kp.add_argument("--traffic", type=lambda s: s.split(","),
-                    default=["udp", "udp-sock", "tcp"],
-                    help="kinds: udp (no socket), udp-sock (bound socket, full queue), "
-                    "tcp (stream, GRO merges) (default: udp,udp-sock,tcp)")
+    kp.add_argument("--traffic", type=_kinds, default=["udp", "udp-sock", "tcp", "tcp-push"],
+                    help="traffic kinds: %s (default: all)" % ", ".join(
+                        "%s (%s)" % (k, v["what"]) for k, v in TRAFFIC.items()))
+    kp.add_argument("--pairs", type=int, default=40,
+                    help="pairs of windows (batch 1, batch 64) per traffic kind "
+                    "(default: %(default)s)")
+    kp.add_argument("--packets", type=int, default=12800,
+                    help="frames per window, a multiple of 256 (default: %(default)s)")
+    kp.add_argument("--cal-every", type=int, default=4,
+                    help="every Nth pair measures the probes' window cost instead (0: never; "
+                    "then no correction) (default: %(default)s)")
+    kp.add_argument("--overhead-pairs", type=int, default=12,
+                    help="pairs of windows with the probes on and off (default: %(default)s)")
     kp.add_argument("--perf", dest="perf", action="store_true", default=True)
     kp.add_argument("--no-perf", dest="perf", action="store_false",
-                    help="skip the perf cpu-clock attribution")
-    kp.add_argument("--perf-traffic", type=lambda s: s.split(","), default=["udp"],
-                    help="traffic kinds profiled with perf (default: udp)")
-    kp.add_argument("--perf-packets", type=int, default=600000,
-                    help="UDP frames of each perf run (default: %(default)s)")
-    kp.add_argument("--perf-freq", type=int, default=10000, help="cpu-clock samples/s (default: %(default)s)")
-    kp.add_argument("--keep-perf", action="store_true", help="keep the perf.data files")
+                    help="skip the second method (perf cpu-clock callchains)")
+    kp.add_argument("--perf-traffic", type=_kinds, default=["udp", "tcp-push"],
+                    help="traffic kinds of the perf method (default: udp,tcp-push)")
+    kp.add_argument("--perf-pairs", type=int, default=24,
+                    help="pairs of windows under perf per kind (default: %(default)s)")
+    kp.add_argument("--perf-period", type=int, default=100000,
+                    help="cpu-clock sampling period in ns (default: %(default)s)")
+    kp.add_argument("--keep-perf", action="store_true", help="keep perf-kthread.data")
+    kp.add_argument("--variant", type=_kinds, default=[],
+                    help="rows of Cree's 2018 table to measure on the kernel: %s "
+                    "(default: none)" % ", ".join(VARIANTS))
+    kp.add_argument("--row-pairs", type=int, default=24,
+                    help="pairs of windows per row (default: %(default)s)")
+    kp.add_argument("--subtraction", action="store_true",
+                    help="also measure the first method (native XDP_PASS - XDP_DROP) with "
+                    "both clocks and both injector waits")
+    kp.add_argument("--subtraction-pairs", type=int, default=4,
+                    help="pairs of the subtraction measurement (default: %(default)s)")
     kp.add_argument("--injector", choices=("mmsg", "txring", "xdp"), default="mmsg",
-                    help="injector of the kernel runs: AF_PACKET sendmmsg, PACKET_TX_RING, "
-                    "AF_XDP copy mode (default: %(default)s)")
-    kp.add_argument("--injector-reps", type=int, default=6,
-                    help="alternating reps of the injector comparison (default: %(default)s)")
+                    help="injector: AF_PACKET sendmmsg, PACKET_TX_RING, AF_XDP copy mode "
+                    "(default: %(default)s)")
     kp.add_argument("--cpu", type=int, default=(os.cpu_count() or 1) - 1,
                     help="CPU of the sender and the NAPI kthread (default: the last)")
     kp.add_argument("--kallsyms", default="/proc/kallsyms",
@@ -510,16 +997,49 @@ def add_parser(sub, add_common):
                     help="traffic kind of the listrx comparison (default: %(default)s)")
     kp.add_argument("--listrx-duration", type=float, default=1.0,
                     help="seconds per listrx run (default: %(default)s)")
+    kp.add_argument("--reps", type=int, default=7,
+                    help="alternating listrx repetitions (default: %(default)s)")
     kp.set_defaults(func=cmd_kernel)
     return kp
+
+
+def check_args(args):
+    """Bad arguments: exit 2 with what is valid."""
+    for kind in args.traffic + args.perf_traffic + [args.listrx_traffic]:
+        if kind not in TRAFFIC:
+            raise BenchError("traffic %r: want %s" % (kind, ",".join(TRAFFIC)))
+    if TRAFFIC[args.listrx_traffic]["synth"] is None:
+        raise BenchError("--listrx-traffic %s: listrx has no such traffic; want %s" % (
+            args.listrx_traffic, ",".join(k for k, v in TRAFFIC.items() if v["synth"])))
+    if args.listrx_traffic not in args.traffic:
+        raise BenchError("--listrx-traffic %s: also give it in --traffic (%s)" % (
+            args.listrx_traffic, ",".join(args.traffic)))
+    for v in args.variant:
+        if v not in VARIANTS:
+            raise BenchError("--variant %s: want %s" % (v, ",".join(VARIANTS)))
+    if args.packets < 256 or args.packets % 256:
+        raise BenchError("--packets %d: want a multiple of 256 (whole rounds of the veth "
+                         "ring), at least 256" % args.packets)
+    for name in ("pairs", "reps"):
+        if getattr(args, name) < 1:
+            raise BenchError("--%s %d: want at least 1" % (name, getattr(args, name)))
+    for name in ("overhead_pairs", "perf_pairs", "row_pairs", "subtraction_pairs", "cal_every"):
+        if getattr(args, name) < 0:
+            raise BenchError("--%s %d: want 0 or more" % (name.replace("_", "-"),
+                                                         getattr(args, name)))
+    if args.perf and args.perf_pairs < 1:
+        raise BenchError("--perf-pairs 0: want at least 1 (or --no-perf)")
+    if args.perf_period < 10000:
+        raise BenchError("--perf-period %d: want at least 10000 ns" % args.perf_period)
+    if not 0 <= args.cpu < (os.cpu_count() or 1):
+        raise BenchError("--cpu %d: want 0..%d" % (args.cpu, (os.cpu_count() or 1) - 1))
 
 
 def cmd_kernel(args, argv):
     """Exit 2 when the experiment cannot run here (Skip, bad arguments),
     1 when it started and a step failed (an injector or listrx run that
-    died, a namespace that would not come up)."""
-    if args.reps < 1:
-        raise BenchError("--reps %d: want at least 1" % args.reps)
+    died, a namespace that would not come up) or a row's check failed."""
+    check_args(args)
     try:
         return run_kernel(args, argv)
     except Skip:

@@ -1,25 +1,37 @@
 """The kernel experiment's tables and arithmetic (no root, no I/O besides
 the report file): traffic kinds, the stage <-> kernel function mapping,
-symbol sizes from kallsyms, perf report parsing, the summary and report.
-Tested on recorded data (bench/tests/test_kernel.py)."""
+symbol sizes from kallsyms, the windows' figures and paired gains, perf
+callchain parsing, the summary and report. Tested on recorded data
+(bench/tests/test_kernel.py)."""
 
+import bisect
 import re
 
-from .stats import median
+from .stats import bootstrap_interval, median
 
-BATCHES = [1, 8, 64]
+# gro_normal_batch values compared: one skb per list vs a whole poll's
+BATCHES = (1, 64)
 
 # traffic kinds: what lrx-kinject sends, what net_synth generates for listrx
+# traffic kinds: what lrx-kinject sends (its extra arguments), what
+# net_synth generates for listrx (None: no listrx counterpart), and whether
+# GRO holds skbs, so lists are also handed up outside GRO windows (the
+# poll's flush) and the list episodes must be timed
 TRAFFIC = {
-    "udp": {"l4": "udp", "dport": 9, "synth": "udp64", "socket": False,
-            "what": "64-byte UDP to a local address, no socket (UdpNoPorts)"},
-    "udp-sock": {"l4": "udp", "dport": 9, "synth": "udp64", "socket": True,
+    "udp": {"l4": "udp", "dport": 9, "synth": "udp64", "socket": False, "episodes": False,
+            "inject": [], "what": "64-byte UDP to a local address, no socket (UdpNoPorts)"},
+    "udp-sock": {"l4": "udp", "dport": 9, "synth": "udp64", "socket": True, "episodes": False,
+                 "inject": [],
                  "what": "64-byte UDP to a bound socket whose receive queue is full "
                  "(UdpRcvbufErrors)"},
     "tcp": {"l4": "tcp", "dport": 5201, "synth": "net_synth0,profile=tcp-stream,flows=1",
-            "socket": False,
-            "what": "one TCP stream of 1448-byte segments, no socket (GRO merges ~45 "
+            "socket": False, "episodes": True, "inject": [],
+            "what": "one TCP stream of 1448-byte segments, no socket (GRO merges ~32 "
             "segments per skb)"},
+    "tcp-push": {"l4": "tcp", "dport": 5202, "synth": None, "socket": False, "episodes": True,
+                 "inject": ["--psh", "--mss", "256"],
+                 "what": "one TCP stream of 256-byte segments with PSH, no socket (GRO "
+                 "merges none: each segment goes up alone, as request/response traffic)"},
 }
 
 # Layers of the zoom-in table, in listrx's stage order. A kernel function
@@ -229,170 +241,341 @@ def calibrated_config(stages_kb, source, traffic, mitigations):
     return "\n".join(lines)
 
 
-def parse_perf_report(text):
-    """`perf report --stdio --sort sym -q` -> {symbol: percent}"""
+# ---- the primary method: tracepoint windows (lrx-ktime) ----
+
+METHOD = ("tracepoint windows (lrx-ktime: BTF tracepoint programs): per frame, the GRO "
+          "window napi_gro_receive_entry..exit of gro_receive_skb (it holds the list "
+          "processing gro_normal_one starts in it) plus the lists handed up outside GRO "
+          "windows (netif_receive_skb to their skbs' last kfree_skb/consume_skb), less the "
+          "probes' own cost inside the windows: the empty window of the calibration pair "
+          "per window, the measured cost per probe program per probe hit inside a window")
+INTERVAL_METHOD = ("percentile bootstrap (2000 resamples, fixed seed) of the median of the "
+                   "per-pair ratios batch 1 / batch 64; a pair is two adjacent windows under "
+                   "the same traffic, in alternating order")
+LEVEL = 0.95
+
+
+def counter_delta(s0, s1):
+    """Counter differences of two lrx-ktime snapshots (every integer key)."""
+    return {k: s1[k] - s0[k] for k, v in s0.items()
+            if isinstance(v, int) and not isinstance(v, bool) and k != "t_ns"}
+
+
+def window_figures(c, c_in, k_prog):
+    """One window's ns per frame from its counters (c: a counter_delta).
+    c_in: a window's own probe cost (the calibration pair's empty window);
+    k_prog: the cost of one probe program run (the overhead windows), for
+    the episode probes that fire inside a window. None without frames."""
+    n = c.get("gro_calls", 0)
+    if n <= 0:
+        return None
+    c_in = c_in or 0.0
+    k_prog = k_prog or 0.0
+    gro = c["gro_ns"] - n * c_in - (c.get("nr_in_gro", 0) + c.get("end_in_gro", 0)) * k_prog
+    inner = max(0, c.get("ep_out_hits", 0) - 2 * c.get("ep_out_calls", 0))
+    out = c.get("ep_out_ns", 0) - c.get("ep_out_calls", 0) * c_in - inner * k_prog
+    return {"stack_ns": (gro + out) / n, "gro_window_ns": c["gro_ns"] / n,
+            "list_out_ns": c.get("ep_out_ns", 0) / n,
+            "list_in_ns": c.get("ep_in_ns", 0) / n,
+            "oncpu_ns": c["oncpu_ns"] / n if c.get("oncpu_ns") else None,
+            "lists_per_poll": ((c.get("ep_in_calls", 0) + c.get("ep_out_calls", 0))
+                               / c["polls"] if c.get("polls") else None)}
+
+
+def paired_gain(pairs):
+    """pairs: {pair: {batch: value}} -> the gain batch 1 / batch 64: median
+    of the per-pair ratios and its bootstrap interval; resolved when the
+    interval excludes 1.0."""
+    ratios = [p[1] / p[64] for _, p in sorted(pairs.items())
+              if p.get(1) is not None and p.get(64) is not None and p[64] > 0 and p[1] > 0]
+    if not ratios:
+        return {"gain": None, "ci": [None, None], "pairs": 0, "ratios": [], "resolved": False,
+                "text": "no pair of windows with a positive figure at both batches"}
+    lo, hi = bootstrap_interval(ratios, level=LEVEL)
+    g = median(ratios)
+    if lo is None:
+        return {"gain": g, "ci": [None, None], "pairs": len(ratios), "ratios": ratios,
+                "resolved": False, "text": "one pair: no interval"}
+    resolved = lo > 1.0 or hi < 1.0
+    text = ("resolved: the %d %% interval [%.3f-%.3f] excludes 1.0" % (LEVEL * 100, lo, hi)
+            if resolved else
+            "not resolved: the %d %% interval [%.3f-%.3f] includes 1.0"
+            % (LEVEL * 100, lo, hi))
+    return {"gain": g, "ci": [lo, hi], "pairs": len(ratios), "ratios": ratios,
+            "resolved": resolved, "text": text}
+
+
+def _pairs(windows, key):
     out = {}
-    for m in re.finditer(r"^\s*([\d.]+)%\s+\[[kH.]\]\s+(\S+)", text, re.M):
-        out[m.group(2)] = out.get(m.group(2), 0.0) + float(m.group(1))
+    for w in windows:
+        v = w.get(key)
+        if v is not None:
+            out.setdefault(w["pair"], {})[w["batch"]] = v
     return out
 
 
-def layer_shares(functions):
-    shares = {name: 0.0 for name in LAYER_NAMES}
-    for sym, pct in functions.items():
-        shares[layer_of(sym)] += pct
-    return shares
+def _med(windows, key, batch):
+    return median([w.get(key) for w in windows if w["batch"] == batch])
 
 
-def spread(values):
-    vals = [v for v in values if v is not None]
-    if not vals:
-        return {"median": None, "min": None, "max": None, "n": 0}
-    return {"median": median(vals), "min": min(vals), "max": max(vals), "n": len(vals)}
+def _load(windows):
+    loads = [w["load"] for w in windows if w.get("load") is not None]
+    return {"min": min(loads), "max": max(loads), "median": median(loads)} if loads else None
 
 
-def resolution(gain):
-    """Is the gain's spread clear of 1.0? If not, how much narrower it must be."""
-    lo, hi, med = gain["min"], gain["max"], gain["median"]
-    if lo is None:
-        return {"resolved": False, "text": "no measurement"}
-    if lo > 1.0 or hi < 1.0:
-        return {"resolved": True, "text": "resolved: the whole spread is %s 1.0"
-                % ("above" if lo > 1.0 else "below")}
-    half = (hi - lo) / 2.0
-    dist = abs(med - 1.0)
-    factor = half / dist if dist > 0 else float("inf")
-    return {"resolved": False, "improve_by": factor,
-            "text": "not resolved on this machine: the spread [%.3f-%.3f] includes 1.0; the "
-            "method's spread (+-%.1f %%) would have to shrink %.1fx (below the %.1f %% effect)"
-            % (lo, hi, half * 100, factor, dist * 100)}
+def overhead_figures(windows):
+    """The probes' cost, in situ: windows with the GRO-window probes on and
+    off, same traffic, alternating; the kthread's on-CPU ns per frame (by
+    sched_switch, which is attached in both). Also the whole kthread's gain
+    without probes."""
+    ws = [w for w in windows if w["phase"] == "overhead" and w["counters"].get("poll_work")]
+    if not ws:
+        return None
+    per = {}
+    for w in ws:
+        c = w["counters"]
+        per.setdefault((w["pair"], w["batch"]), {})[w["probes"]] = c["oncpu_ns"] / c["poll_work"]
+    deltas = {b: [v[True] - v[False] for (p, bb), v in per.items()
+                  if bb == b and True in v and False in v] for b in BATCHES}
+    progs = 4  # pad_enter, gro_enter, gro_exit, pad_exit per frame
+    per_frame = {str(b): median(deltas[b]) for b in BATCHES}
+    allv = deltas[1] + deltas[64]
+    k = median(allv) / progs if allv else None
+    off = [dict(w, oncpu=w["counters"]["oncpu_ns"] / w["counters"]["poll_work"])
+           for w in ws if not w["probes"]]
+    return {"per_frame_ns": per_frame, "per_frame_ci": {str(b): list(bootstrap_interval(deltas[b]))
+                                                        for b in BATCHES},
+            "progs_per_frame": progs, "per_prog_ns": k, "pairs": len(allv) // 2,
+            "kthread_ns_without_probes": {str(b): _med(off, "oncpu", b) for b in BATCHES},
+            "kthread_gain": paired_gain(_pairs(off, "oncpu")),
+            "load": _load(ws)}
 
 
-def rejected_text(rejected):
-    """The reps left out of a gain, each with its stack ns at batch 1 and 64."""
-    def ns(v):
-        return "missing" if v is None else "%.1f ns" % v
-    return "; ".join("rep %d: batch 1 %s, batch 64 %s" % (r["rep"], ns(r["stack_ns"]["1"]),
-                                                           ns(r["stack_ns"]["64"]))
-                     for r in rejected)
-
-
-def unavailable_reason(rejected):
-    """Why no rep gave a gain."""
-    return ("no rep had a positive stack cost (XDP_PASS - XDP_DROP) at both batch 1 and 64: "
-            + rejected_text(rejected)
-            + ". The host's noise exceeded the difference: more --packets and --reps narrow it")
-
-
-def kernel_figures(runs):
-    """Per traffic kind: stack ns/packet (PASS - DROP of the same rep and
-    batch) per batch, the gain per rep, and the raw PASS/DROP figures."""
-    cells = {}
-    for r in runs:
-        n = r.get("xdp_packets") or r.get("sent") or 0
-        if n <= 0:
-            continue
-        cells[(r["traffic"], r["rep"], r["batch"], r["verdict"])] = r["napi_cpu_ns"] / n
+def primary_figures(windows, k_prog):
+    """Per traffic kind: the calibration windows' empty-window cost per
+    batch, each other window's ns per frame, the paired gain."""
     out = {}
-    for kind in sorted({k[0] for k in cells}):
-        reps = sorted({k[1] for k in cells if k[0] == kind})
-        stack = {b: [] for b in BATCHES}
-        raw = {v: {b: [] for b in BATCHES} for v in ("pass", "drop")}
-        gains, saved, rejected = [], [], []
-        for rep in reps:
-            per = {}
-            for b in BATCHES:
-                p, d = cells.get((kind, rep, b, "pass")), cells.get((kind, rep, b, "drop"))
-                if p is not None:
-                    raw["pass"][b].append(p)
-                if d is not None:
-                    raw["drop"][b].append(d)
-                if p is not None and d is not None:
-                    per[b] = p - d
-                    stack[b].append(p - d)
-            s1, s64 = per.get(1), per.get(64)
-            if s1 is not None and s64 is not None and s1 > 0 and s64 > 0:
-                gains.append(s1 / s64)
-            else:
-                # a non-positive PASS - DROP is the host's noise exceeding
-                # the stack's cost in this rep: no gain from it, but said so
-                rejected.append({"rep": rep, "stack_ns": {str(b): per.get(b) for b in (1, 64)}})
-            p1, p64 = cells.get((kind, rep, 1, "pass")), cells.get((kind, rep, 64, "pass"))
-            if p1 is not None and p64 is not None:
-                saved.append(p1 - p64)
-        g = spread(gains)
+    prim = [w for w in windows if w["phase"] == "primary"]
+    for kind in sorted({w["traffic"] for w in prim}):
+        ws = [w for w in prim if w["traffic"] == kind]
+        cal = {b: [w["counters"]["cal_ns"] / w["counters"]["cal_calls"] for w in ws
+                   if w["cal"] and w["batch"] == b and w["counters"].get("cal_calls")]
+               for b in BATCHES}
+        c_in = {b: median(cal[b]) for b in BATCHES}
+        figs = []
+        for w in ws:
+            if w["cal"]:
+                continue
+            f = window_figures(w["counters"], c_in[w["batch"]], k_prog)
+            if f:
+                figs.append(dict(f, pair=w["pair"], batch=w["batch"], load=w.get("load")))
+        g = paired_gain(_pairs(figs, "stack_ns"))
+        meas = [w for w in ws if not w["cal"]]
+        c = {k: sum(w["counters"].get(k, 0) for w in meas)
+             for k in ("partial_polls", "errors", "polls", "gro_calls", "poll_work",
+                       "ep_out_calls", "ep_in_calls")}
         out[kind] = {
-            "gain": g["median"], "gain_min": g["min"], "gain_max": g["max"], "reps": len(gains),
-            "gains": gains, "rejected_reps": rejected,
-            "gain_unavailable": None if gains else unavailable_reason(rejected),
-            "ns_per_packet": {str(b): spread(stack[b])["median"] for b in BATCHES},
-            "ns_per_packet_spread": {str(b): spread(stack[b]) for b in BATCHES},
-            "kthread_ns_per_packet": {v: {str(b): spread(raw[v][b]) for b in BATCHES}
-                                      for v in raw},
-            "resolution": resolution(g),
-            # what listification saves, without the subtraction: XDP_PASS
-            # kthread ns/packet at batch 1 minus at batch 64, same rep
-            "saved_ns_per_packet": spread(saved),
+            "gain": g["gain"], "ci": g["ci"], "resolved": g["resolved"], "pairs": g["pairs"],
+            "resolution": g["text"], "ratios": g["ratios"],
+            "stack_ns": {str(b): _med(figs, "stack_ns", b) for b in BATCHES},
+            "gro_window_ns": {str(b): _med(figs, "gro_window_ns", b) for b in BATCHES},
+            "list_out_ns": {str(b): _med(figs, "list_out_ns", b) for b in BATCHES},
+            "kthread_ns": {str(b): _med(figs, "oncpu_ns", b) for b in BATCHES},
+            "lists_per_poll": {str(b): _med(figs, "lists_per_poll", b) for b in BATCHES},
+            "window_cost_ns": {str(b): c_in[b] for b in BATCHES},
+            "calibration_windows": {str(b): len(cal[b]) for b in BATCHES},
+            "counts": c, "load": _load(ws),
+            "delivery": delivery_check(ws),
         }
     return out
 
 
-STACK_LAYERS = ("GRO", "netif core/XDP generic", "IP", "UDP/TCP", "ICMP/RST reply")
-
-
-def perf_stack_gain(profile, kind):
-    """The gain from the perf attribution instead of the subtraction: ns of
-    the stack layers (everything after the driver and skb build, without
-    the skb free) at batch 1 over batch 64."""
-    p1, p64 = (profile or {}).get("%s/1" % kind), (profile or {}).get("%s/64" % kind)
-    if not p1 or not p64:
+def probe_bias_bound(fig, over):
+    """The gain if the whole difference of the probes' in-situ cost between
+    batch 1 and 64 fell inside the windows (what the window-cost correction
+    cannot see: the probes' effect on the stack's caches)."""
+    if not over:
         return None
-    a = sum(p1["layers"][n]["ns_per_packet"] for n in STACK_LAYERS)
-    b = sum(p64["layers"][n]["ns_per_packet"] for n in STACK_LAYERS)
-    return {"batch1_ns": a, "batch64_ns": b, "gain": a / b if b > 0 else None,
-            "layers": list(STACK_LAYERS)}
+    d = (over["per_frame_ns"].get("1") or 0) - (over["per_frame_ns"].get("64") or 0)
+    s1, s64, g = fig["stack_ns"]["1"], fig["stack_ns"]["64"], fig["gain"]
+    if not s1 or not s64 or g is None:
+        return None
+    # batch 1's windows the smaller by d (d > 0), or batch 64's by -d
+    scale = (s1 - d) / s1 if d > 0 else s64 / (s64 + d)
+    return {"cost_difference_ns": d, "gain": g * scale}
 
 
-def delivery_check(runs):
-    """Frames sent vs frames the receiving veth's XDP saw; failed sends."""
-    sent = sum(r.get("sent", 0) for r in runs)
-    seen = sum(r.get("xdp_packets", 0) for r in runs)
-    failed = sum(r.get("failed", 0) for r in runs)
-    return {"sent": sent, "xdp_seen": seen, "send_failures": failed,
+def delivery_check(windows):
+    """Frames sent vs frames our NAPI polled (napi_poll's work); failed sends."""
+    sent = sum(w.get("sent", 0) for w in windows)
+    seen = sum(w["counters"].get("poll_work", 0) for w in windows)
+    failed = sum(w.get("failed", 0) for w in windows)
+    return {"sent": sent, "polled": seen, "send_failures": failed,
             "lost": sent - failed - seen, "ok": sent - failed == seen}
 
 
-def injector_figures(inj_runs):
-    out = {}
-    for method in sorted({r["method"] for r in inj_runs}):
-        vals = [r["send_cpu_ns"] / r["sent"] for r in inj_runs
-                if r["method"] == method and r.get("sent")]
-        s = spread(vals)
-        s["spread_pct"] = ((s["max"] - s["min"]) / s["median"] * 100
-                           if s["median"] else None)
-        s["send_failures"] = sum(r.get("failed", 0) for r in inj_runs if r["method"] == method)
-        out[method] = s
+# ---- the second method: perf cpu-clock with callchains ----
+
+# a sample is in the stack when one of these is in its callchain (GRO and
+# what it hands up; the lists handed up outside GRO windows)
+STACK_ROOTS = ("gro_receive_skb", "netif_receive_skb_list_internal")
+
+
+def parse_perf_callchains(text):
+    """`perf script -F time,ip,sym` of a -g recording -> [(t_ns, leaf_ip,
+    [symbols, leaf first])]."""
+    out = []
+    cur = None
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if not line[0].isspace() or re.match(r"^\s*\d+\.\d+:\s*$", line):
+            m = re.match(r"^\s*(\d+)\.(\d+):", line)
+            if not m:
+                continue
+            cur = (int(m.group(1)) * 10**9 + int(m.group(2).ljust(9, "0")[:9]), None, [])
+            out.append(cur)
+            continue
+        m = re.match(r"^\s+([0-9a-f]+)\s+(\S+)", line)
+        if m and cur is not None:
+            if cur[1] is None:
+                out[-1] = cur = (cur[0], int(m.group(1), 16), cur[2])
+            cur[2].append(base_name(m.group(2).split("+", 1)[0]))
     return out
 
 
-def profile_figures(prof):
-    if not prof or "unavailable" in prof:
-        return prof
+def assign_samples(samples, windows):
+    """Counts per window (by time): all samples, those in the stack, per
+    layer (by the leaf function), per leaf function, and the distinct
+    64-byte code lines of the leaves per layer."""
+    ws = sorted(windows, key=lambda w: w["t0"])
+    starts = [w["t0"] for w in ws]
+    for w in ws:
+        w["perf"] = {"samples": 0, "stack": 0, "layers": {}, "functions": {}}
+    lines = {}
+    for t, ip, chain in samples:
+        i = bisect.bisect_right(starts, t) - 1
+        if i < 0 or t > ws[i]["t1"] or not chain:
+            continue
+        p = ws[i]["perf"]
+        p["samples"] += 1
+        if any(s in STACK_ROOTS for s in chain):
+            p["stack"] += 1
+        layer = layer_of(chain[0])
+        p["layers"][layer] = p["layers"].get(layer, 0) + 1
+        p["functions"][chain[0]] = p["functions"].get(chain[0], 0) + 1
+        if ip is not None:
+            lines.setdefault((ws[i]["traffic"], ws[i]["batch"], layer), set()).add(ip >> 6)
+    return {k: len(v) * 64 for k, v in lines.items()}
+
+
+def perf_figures(windows, period_ns, sampled_bytes=None):
+    """Per traffic kind: stack ns per frame per window (stack samples x the
+    sampling period / frames), the paired gain; per batch the layers' ns
+    per frame (leaf function) and the top functions."""
+    ws = [w for w in windows if w["phase"] == "perf" and w.get("perf")]
     out = {}
-    for key, p in prof.items():
-        shares = layer_shares(p["functions"])
-        ns = p["napi_ns_per_packet"]
-        top = sorted(p["functions"].items(), key=lambda kv: -kv[1])[:15]
-        out[key] = {"napi_ns_per_packet": ns,
-                    "layers": {name: {"share_pct": shares[name],
-                                      "ns_per_packet": shares[name] / 100.0 * ns,
-                                      "stage": stage_of_layer(name),
-                                      "sampled_bytes": p.get("sampled_lines", {}).get(name)}
-                               for name in LAYER_NAMES},
-                    "top_functions": [{"symbol": s, "pct": v, "layer": layer_of(s)}
-                                      for s, v in top]}
+    for kind in sorted({w["traffic"] for w in ws}):
+        kw = [w for w in ws if w["traffic"] == kind and w["counters"].get("poll_work")]
+        figs = [{"pair": w["pair"], "batch": w["batch"],
+                 "stack_ns": w["perf"]["stack"] * period_ns / w["counters"]["poll_work"],
+                 "kthread_ns": w["perf"]["samples"] * period_ns / w["counters"]["poll_work"]}
+                for w in kw]
+        g = paired_gain(_pairs(figs, "stack_ns"))
+        layers, top = {}, {}
+        for b in BATCHES:
+            bw = [w for w in kw if w["batch"] == b]
+            frames = sum(w["counters"]["poll_work"] for w in bw)
+            if not frames:
+                continue
+            lay, fun = {}, {}
+            for w in bw:
+                for k, v in w["perf"]["layers"].items():
+                    lay[k] = lay.get(k, 0) + v
+                for k, v in w["perf"].get("functions", {}).items():
+                    fun[k] = fun.get(k, 0) + v
+            total = sum(lay.values()) or 1
+            layers[str(b)] = {name: {"ns_per_packet": lay.get(name, 0) * period_ns / frames,
+                                     "share_pct": lay.get(name, 0) * 100.0 / total,
+                                     "stage": stage_of_layer(name),
+                                     "sampled_bytes": (sampled_bytes or {}).get((kind, b, name))}
+                              for name in LAYER_NAMES}
+            top[str(b)] = [{"symbol": s, "ns_per_packet": v * period_ns / frames,
+                            "layer": layer_of(s)}
+                           for s, v in sorted(fun.items(), key=lambda kv: -kv[1])[:15]]
+        out[kind] = {"gain": g["gain"], "ci": g["ci"], "resolved": g["resolved"],
+                     "pairs": g["pairs"], "resolution": g["text"],
+                     "stack_ns": {str(b): _med(figs, "stack_ns", b) for b in BATCHES},
+                     "kthread_ns": {str(b): _med(figs, "kthread_ns", b) for b in BATCHES},
+                     "samples": sum(w["perf"]["samples"] for w in kw),
+                     "layers": layers, "top_functions": top, "load": _load(kw),
+                     "period_ns": period_ns}
     return out
 
+
+def methods_agreement(primary, perf):
+    """Per traffic kind profiled by both: the two gains side by side."""
+    out = {}
+    for kind in sorted(set(primary) & set(perf)):
+        a, b = primary[kind]["gain"], perf[kind]["gain"]
+        ratio = b / a if a and b else None
+        out[kind] = {"tracepoint": a, "perf": b, "perf_over_tracepoint": ratio,
+                     "agree": ratio is not None and 0.8 <= ratio <= 1.25}
+    return out
+
+
+# ---- the first methods, measured again: XDP_PASS - XDP_DROP ----
+
+def subtraction_figures(windows):
+    """Native XDP_PASS and XDP_DROP windows, per injector wait mode: the
+    kthread's ns per frame by its scheduler clock (what the subtraction
+    used) and by its on-CPU time (sched_switch, the windows' clock), the
+    subtraction PASS - DROP and its gain with each clock."""
+    ws = [w for w in windows if w["phase"] == "subtraction" and w["counters"].get("poll_work")]
+    out = {}
+    for wait in sorted({w["wait"] for w in ws}):
+        mw = [w for w in ws if w["wait"] == wait]
+        res = {}
+        for clock in ("sched", "oncpu"):
+            cells = {}
+            for w in mw:
+                n = w["counters"]["poll_work"]
+                v = (w["sched_ns"] if clock == "sched" else w["counters"]["oncpu_ns"]) / n
+                cells.setdefault(w["pair"], {}).setdefault(w["batch"], {})[w["verdict"]] = v
+            stack = {p: {b: v["pass"] - v["drop"] for b, v in bv.items()
+                         if "pass" in v and "drop" in v} for p, bv in cells.items()}
+            res[clock] = {
+                "pass_ns": {str(b): median([bv[b]["pass"] for bv in cells.values()
+                                            if "pass" in bv.get(b, {})]) for b in BATCHES},
+                "drop_ns": {str(b): median([bv[b]["drop"] for bv in cells.values()
+                                            if "drop" in bv.get(b, {})]) for b in BATCHES},
+                "stack_ns": {str(b): median([s[b] for s in stack.values() if b in s])
+                             for b in BATCHES},
+                "gain": paired_gain(stack)}
+        out[wait] = res
+    return out
+
+
+# ---- the rows of Cree's 2018 table ----
+
+def row_figures(windows, k_prog, checks, what):
+    """Per variant (the `row` phase): the paired gain as the primary's, and
+    the check that the rule/filter/program was in the path."""
+    out = {}
+    rows = [w for w in windows if w["phase"] == "row"]
+    for v in [v for v in what if any(w["variant"] == v for w in rows)]:
+        f = primary_figures([dict(w, phase="primary") for w in rows if w["variant"] == v],
+                            k_prog)
+        kind, fig = next(iter(f.items()))
+        out[v] = {"what": what[v], "traffic": kind, "gain": fig["gain"], "ci": fig["ci"],
+                  "resolved": fig["resolved"], "pairs": fig["pairs"],
+                  "resolution": fig["resolution"], "stack_ns": fig["stack_ns"],
+                  "kthread_ns": fig["kthread_ns"], "load": fig["load"],
+                  "delivery": fig["delivery"], "check": checks.get(v)}
+    return out
+
+
+# ---- listrx ----
 
 def listrx_ns(summary):
     bcp, tsc = summary.get("busy_cycles_per_packet"), summary.get("tsc_hz")
@@ -414,139 +597,219 @@ def listrx_figures(lruns):
                 cpp = st.get("cycles_per_packet")
                 stages[st.get("name")] = cpp / tsc * 1e9 if cpp is not None and tsc else None
             zoom[r["engine"]] = {"stages": stages, "ns_per_packet": listrx_ns(r["summary"])}
-    gains = []
-    for rep in sorted({k[0] for k in timed}):
-        p, b = timed.get((rep, "packet")), timed.get((rep, "burst"))
-        if p and b:
-            gains.append(p / b)
-    g = spread(gains)
-    ns = {e: spread([v for (rep, eng), v in timed.items() if eng == e])
+    pairs = {}
+    for (rep, eng), v in timed.items():
+        if v:
+            pairs.setdefault(rep, {})[1 if eng == "packet" else 64] = v
+    g = paired_gain(pairs)
+    ns = {e: median([v for (rep, eng), v in timed.items() if eng == e])
           for e in ("packet", "burst")}
-    return {"gain": g["median"], "gain_min": g["min"], "gain_max": g["max"], "gains": gains,
-            "ns_per_packet": ns, "zoom": zoom, "resolution": resolution(g)}
+    return {"gain": g["gain"], "ci": g["ci"], "resolved": g["resolved"], "reps": g["pairs"],
+            "gains": g["ratios"], "resolution": g["text"], "ns_per_packet": ns, "zoom": zoom}
 
 
-def summarize(runs, inj_runs, prof, lruns, listrx_traffic, groups, foot_source, stages_kb,
-              listrx_build):
-    k = kernel_figures(runs)
-    main = k.get(listrx_traffic) or (next(iter(k.values())) if k else {})
-    lx = listrx_figures(lruns) if lruns else {"gain": None}
-    agreement = (lx["gain"] / main["gain"]
-                 if lx.get("gain") and main.get("gain") else None)
-    prof = profile_figures(prof)
-    pgain = perf_stack_gain(prof if isinstance(prof, dict) and "unavailable" not in prof
-                            else None, listrx_traffic)
-    return {
-        "kernel": {"gain": main.get("gain"), "gain_min": main.get("gain_min"),
-                   "gain_max": main.get("gain_max"),
-                   "gain_unavailable": (main.get("gain_unavailable") if main
-                                        else "no kernel run delivered a frame"),
-                   "rejected_reps": main.get("rejected_reps", []),
-                   "ns_per_packet": main.get("ns_per_packet"), "traffic": listrx_traffic,
-                   "resolution": main.get("resolution"), "by_traffic": k,
-                   "saved_ns_per_packet": main.get("saved_ns_per_packet"),
-                   "perf_stack_gain": pgain,
-                   "delivery": delivery_check(runs)},
+def calibration_report(perf, lx, traffic):
+    """listrx's per-stage ns per packet (kernel-calibrated preset, packet and
+    burst 64 engines) beside the kernel's per-layer ns per frame from the
+    perf attribution at batch 1 and 64."""
+    p = (perf or {}).get(traffic) or {}
+    zoom = (lx or {}).get("zoom") or {}
+    rows = []
+    seen = set()
+    for name, stage, _ in LAYERS:
+        row = {"layer": name, "stage": stage,
+               "kernel_ns": {b: ((p.get("layers") or {}).get(b, {}).get(name) or {})
+                             .get("ns_per_packet") for b in ("1", "64")}}
+        if stage and stage not in seen:
+            seen.add(stage)
+            row["listrx_ns"] = {e: (zoom.get(e, {}).get("stages") or {}).get(stage)
+                                for e in ("packet", "burst")}
+        rows.append(row)
+    tot = {b: sum(v["ns_per_packet"] for v in ((p.get("layers") or {}).get(b) or {}).values())
+           or None for b in ("1", "64")}
+    return {"traffic": traffic, "rows": rows, "kernel_total_ns": tot,
+            "listrx_total_ns": {e: zoom.get(e, {}).get("ns_per_packet")
+                                for e in ("packet", "burst")}}
+
+
+def agreement_of(kernel, lx):
+    """listrx gain / kernel gain, only when both are resolved."""
+    reasons = []
+    if not kernel or kernel.get("gain") is None:
+        reasons.append("no kernel gain")
+    elif not kernel.get("resolved"):
+        reasons.append("the kernel's gain is not resolved (%s)" % kernel.get("resolution"))
+    if not lx or lx.get("gain") is None:
+        reasons.append("no listrx gain")
+    elif not lx.get("resolved"):
+        reasons.append("listrx's gain is not resolved (%s)" % lx.get("resolution"))
+    if reasons:
+        return None, "; ".join(reasons)
+    return lx["gain"] / kernel["gain"], None
+
+
+def summarize(windows, lruns, listrx_traffic, groups, foot_source, stages_kb, listrx_build,
+              perf_period_ns=None, sampled_bytes=None, row_checks=None, row_what=None):
+    over = overhead_figures(windows)
+    k_prog = over["per_prog_ns"] if over else None
+    prim = primary_figures(windows, k_prog)
+    for f in prim.values():
+        f["probe_bias_bound"] = probe_bias_bound(f, over)
+    perf = perf_figures(windows, perf_period_ns, sampled_bytes) if perf_period_ns else {}
+    main = prim.get(listrx_traffic) or (next(iter(prim.values())) if prim else None)
+    lx = listrx_figures(lruns) if lruns else {"gain": None, "resolved": False}
+    agreement, why = agreement_of(main, lx)
+    methods = methods_agreement(prim, perf)
+    res = {
+        "kernel": {
+            "method": METHOD, "interval_method": INTERVAL_METHOD, "level": LEVEL,
+            "second_method": ("perf record -e cpu-clock -g on the NAPI kthread(s), no probes: "
+                              "samples with %s in the callchain x the period / frames"
+                              % " or ".join(STACK_ROOTS)),
+            "traffic": listrx_traffic,
+            "gain": main["gain"] if main else None, "ci": main["ci"] if main else [None, None],
+            "resolved": bool(main and main["resolved"]),
+            "resolution": main["resolution"] if main else "no measurement",
+            "gain_unavailable": None if main and main["gain"] else
+            "no pair of windows gave a figure at both batches",
+            "pairs": main["pairs"] if main else 0,
+            "by_traffic": prim, "probe_overhead": over,
+            "perf": perf, "methods": methods,
+        },
         "listrx": dict(lx, build=listrx_build, traffic=listrx_traffic),
-        "agreement": agreement,
-        "agreement_in_range": (agreement is not None and 0.8 <= agreement <= 1.25),
-        "injectors": injector_figures(inj_runs),
-        "profile": prof,
-        "agreement_perf": (lx["gain"] / pgain["gain"]
-                           if pgain and pgain.get("gain") and lx.get("gain") else None),
+        "agreement": agreement, "agreement_unavailable": why,
+        "agreement_in_range": None if agreement is None else 0.8 <= agreement <= 1.25,
+        "calibration": calibration_report(perf, lx, listrx_traffic),
+        "rows": row_figures(windows, k_prog, row_checks or {}, row_what or {}),
+        "subtraction": subtraction_figures(windows),
         "footprint": {"source": foot_source, "groups": groups, "stage_kb": stages_kb},
         "traffic": {k2: v["what"] for k2, v in TRAFFIC.items()},
     }
+    return res
 
 
 def _f(v, fmt="%.1f"):
     return "-" if v is None else fmt % v
 
 
+def _ci(ci, fmt="%.3f"):
+    return "[%s-%s]" % (_f(ci[0], fmt), _f(ci[1], fmt)) if ci else "-"
+
+
+def _load_text(load):
+    return "-" if not load else "%.1f-%.1f" % (load["min"], load["max"])
+
+
 def write_report(result, path):
     k, lx = result["kernel"], result["listrx"]
+    run = result.get("run", {})
     out = ["# Kernel listification gain vs listrx", ""]
-    out += ["Kernel: %s. Stack ns/packet = NAPI kthread CPU ns/packet with XDP_PASS minus "
-            "XDP_DROP, same frames, alternating reps; median [min-max]."
-            % result.get("run", {}).get("kernel", "?"), ""]
-    out += ["| traffic | batch 1 | batch 8 | batch 64 | gain 1/64 | reps | resolved |",
-            "|---|---|---|---|---|---|---|"]
+    out += ["Kernel %s, gro_normal_batch 1 vs 64. Primary method: %s. Interval: %s." % (
+        run.get("kernel", "?"), k["method"], k["interval_method"]), ""]
+    out += ["| traffic | stack ns/frame, batch 1 | batch 64 | gain 1/64 [95 % CI] | pairs | "
+            "resolved | GRO window ns (raw) 1 / 64 | lists per poll 1 / 64 | load avg |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for kind, f in k["by_traffic"].items():
-        cells = []
-        for b in ("1", "8", "64"):
-            s = f["ns_per_packet_spread"][b]
-            cells.append("%s [%s-%s]" % (_f(s["median"]), _f(s["min"]), _f(s["max"])))
-        out.append("| %s | %s | %s [%s-%s] | %d | %s |" % (
-            kind, " | ".join(cells), _f(f["gain"], "%.3f"), _f(f["gain_min"], "%.3f"),
-            _f(f["gain_max"], "%.3f"), f["reps"], "yes" if f["resolution"]["resolved"] else "no"))
-    out += ["", "XDP_PASS ns/packet saved by batch 64 over batch 1 (no subtraction): " +
-            ", ".join("%s %s [%s-%s]" % (kind, _f(f["saved_ns_per_packet"]["median"]),
-                                          _f(f["saved_ns_per_packet"]["min"]),
-                                          _f(f["saved_ns_per_packet"]["max"]))
-                      for kind, f in k["by_traffic"].items())]
-    pg = k.get("perf_stack_gain")
-    if pg and pg.get("gain"):
-        out += ["", "Stack layers from perf (%s): %.1f ns at batch 1, %.1f ns at batch 64: "
-                "gain %.3f; listrx gain / this = %s" % (
-                    ", ".join(pg["layers"]), pg["batch1_ns"], pg["batch64_ns"], pg["gain"],
-                    _f(result.get("agreement_perf"), "%.3f"))]
+        out.append("| %s | %s | %s | %s %s | %d | %s | %s / %s | %s / %s | %s |" % (
+            kind, _f(f["stack_ns"]["1"]), _f(f["stack_ns"]["64"]), _f(f["gain"], "%.3f"),
+            _ci(f["ci"]), f["pairs"], "yes" if f["resolved"] else "no",
+            _f(f["gro_window_ns"]["1"]), _f(f["gro_window_ns"]["64"]),
+            _f(f["lists_per_poll"]["1"], "%.2f"), _f(f["lists_per_poll"]["64"], "%.2f"),
+            _load_text(f["load"])))
+    out.append("")
     for kind, f in k["by_traffic"].items():
-        if f["gain_unavailable"]:
-            out += ["", "%s: gain not available: %s" % (kind, f["gain_unavailable"])]
-        elif f["rejected_reps"]:
-            out += ["", "%s: %d rep(s) left out of the gain (stack cost not positive): %s" % (
-                kind, len(f["rejected_reps"]), rejected_text(f["rejected_reps"]))]
-    out += ["", "Kernel (%s): %s" % (k["traffic"], (k.get("resolution") or {}).get("text", "")),
-            "", "Delivery: %(sent)d frames sent, %(xdp_seen)d seen by XDP, %(send_failures)d "
-            "send failures." % k["delivery"], ""]
-    out += ["listrx (%s build, %s): gain packet/burst 64 = %s [%s-%s]; %s" % (
+        d = f["delivery"]
+        out.append("- %s: %s; window cost (empty calibration window) %s / %s ns at batch 1 / "
+                   "64; %d partial polls, %d probe errors; %d frames sent, %d polled, %d send "
+                   "failures." % (kind, f["resolution"], _f(f["window_cost_ns"]["1"]),
+                                  _f(f["window_cost_ns"]["64"]), f["counts"]["partial_polls"],
+                                  f["counts"]["errors"], d["sent"], d["polled"],
+                                  d["send_failures"]))
+        pb = f.get("probe_bias_bound")
+        if pb:
+            out[-1] += (" If the probes' in-situ cost difference between the batches (%.1f ns) "
+                        "fell inside the windows, the gain would be %.3f." % (
+                            pb["cost_difference_ns"], pb["gain"]))
+    o = k.get("probe_overhead")
+    if o:
+        out += ["", "Probes' cost in situ (kthread on-CPU ns per frame, GRO-window probes on "
+                "minus off, %d pairs): %s %s at batch 1, %s %s at batch 64; %s ns per probe "
+                "program run (%d per frame). Without probes the whole kthread takes %s / %s ns "
+                "per frame: gain %s %s." % (
+                    o["pairs"], _f(o["per_frame_ns"]["1"]), _ci(o["per_frame_ci"]["1"], "%.1f"),
+                    _f(o["per_frame_ns"]["64"]), _ci(o["per_frame_ci"]["64"], "%.1f"),
+                    _f(o["per_prog_ns"]), o["progs_per_frame"],
+                    _f(o["kthread_ns_without_probes"]["1"]),
+                    _f(o["kthread_ns_without_probes"]["64"]),
+                    _f(o["kthread_gain"]["gain"], "%.3f"), _ci(o["kthread_gain"]["ci"]))]
+    if k["perf"]:
+        out += ["", "## Second method: perf cpu-clock callchains (no probes)", "",
+                "| traffic | stack ns 1 | stack ns 64 | gain [95 % CI] | pairs | samples | "
+                "tracepoint gain | perf / tracepoint | agree (0.8-1.25) |",
+                "|---|---|---|---|---|---|---|---|---|"]
+        for kind, p in k["perf"].items():
+            m = k["methods"].get(kind, {})
+            out.append("| %s | %s | %s | %s %s | %d | %d | %s | %s | %s |" % (
+                kind, _f(p["stack_ns"]["1"]), _f(p["stack_ns"]["64"]), _f(p["gain"], "%.3f"),
+                _ci(p["ci"]), p["pairs"], p["samples"], _f(m.get("tracepoint"), "%.3f"),
+                _f(m.get("perf_over_tracepoint"), "%.3f"),
+                "-" if not m else ("yes" if m["agree"] else "no")))
+    out += ["", "listrx (%s build, %s): gain packet/burst 64 = %s %s; %s" % (
         lx.get("build", {}).get("flavour"), lx.get("traffic"), _f(lx.get("gain"), "%.3f"),
-        _f(lx.get("gain_min"), "%.3f"), _f(lx.get("gain_max"), "%.3f"),
-        (lx.get("resolution") or {}).get("text", "")), ""]
+        _ci(lx.get("ci")), lx.get("resolution", "")), ""]
     if lx.get("build", {}).get("note"):
         out += ["Note: " + lx["build"]["note"], ""]
-    out += ["**agreement** (listrx gain / kernel gain) = %s" % _f(result["agreement"], "%.3f"), ""]
-    # zoom-in side by side
-    prof = result.get("profile") or {}
-    p1 = prof.get("%s/1" % k["traffic"]) or {}
-    p64 = prof.get("%s/64" % k["traffic"]) or {}
-    zoom = lx.get("zoom", {})
-    out += ["## Zoom-in: kernel layers (perf cpu-clock on the NAPI kthread, XDP_PASS) "
-            "and listrx stages (--stats-level cycles)", "",
-            "| kernel layer | batch 1 ns | batch 64 ns | listrx stage | packet ns | burst 64 ns |",
+    if result["agreement"] is not None:
+        out += ["**agreement** (listrx gain / kernel gain) = %.3f (%s 0.8-1.25)" % (
+            result["agreement"], "inside" if result["agreement_in_range"] else "outside"), ""]
+    else:
+        out += ["**agreement**: none: %s" % result["agreement_unavailable"], ""]
+    cal = result["calibration"]
+    out += ["## Calibration: kernel layers (perf, ns per frame) and listrx stages "
+            "(--stats-level cycles, kernel-calibrated preset)", "",
+            "| kernel layer | batch 1 | batch 64 | listrx stage | packet | burst 64 |",
             "|---|---|---|---|---|---|"]
-    seen = set()
-    for name, stage, _ in LAYERS:
-        l1 = (p1.get("layers") or {}).get(name, {})
-        l64 = (p64.get("layers") or {}).get(name, {})
-        st = stage if stage and stage not in seen else None
-        if stage:
-            seen.add(stage)
+    for r in cal["rows"]:
+        lxn = r.get("listrx_ns")
         out.append("| %s | %s | %s | %s | %s | %s |" % (
-            name, _f(l1.get("ns_per_packet")), _f(l64.get("ns_per_packet")),
-            st or ("(same)" if stage else "not modelled"),
-            _f((zoom.get("packet", {}).get("stages") or {}).get(st)) if st else "",
-            _f((zoom.get("burst", {}).get("stages") or {}).get(st)) if st else ""))
+            r["layer"], _f(r["kernel_ns"]["1"]), _f(r["kernel_ns"]["64"]),
+            r["stage"] if lxn else ("(same)" if r["stage"] else "not modelled"),
+            _f(lxn["packet"]) if lxn else "", _f(lxn["burst"]) if lxn else ""))
     out.append("| **total** | %s | %s | | %s | %s |" % (
-        _f(p1.get("napi_ns_per_packet")), _f(p64.get("napi_ns_per_packet")),
-        _f(zoom.get("packet", {}).get("ns_per_packet")),
-        _f(zoom.get("burst", {}).get("ns_per_packet"))))
-    out += ["", "## Injectors (sender CPU ns/frame, XDP_DROP receiver)", "",
-            "| injector | median | min | max | spread % | failures |", "|---|---|---|---|---|---|"]
-    for m, s in result.get("injectors", {}).items():
-        out.append("| %s | %s | %s | %s | %s | %d |" % (
-            m, _f(s["median"]), _f(s["min"]), _f(s["max"]), _f(s["spread_pct"]),
-            s["send_failures"]))
+        _f(cal["kernel_total_ns"]["1"]), _f(cal["kernel_total_ns"]["64"]),
+        _f(cal["listrx_total_ns"]["packet"]), _f(cal["listrx_total_ns"]["burst"])))
+    if result["rows"]:
+        out += ["", "## Rows (Cree's 2018 table, kernel side)", "",
+                "| row | what | stack ns 1 | stack ns 64 | gain [95 % CI] | resolved | "
+                "in the path |", "|---|---|---|---|---|---|---|"]
+        for v, r in result["rows"].items():
+            chk = r.get("check") or {}
+            out.append("| %s | %s | %s | %s | %s %s | %s | %s |" % (
+                v, r["what"], _f(r["stack_ns"]["1"]), _f(r["stack_ns"]["64"]),
+                _f(r["gain"], "%.3f"), _ci(r["ci"]), "yes" if r["resolved"] else "no",
+                ("yes: " if chk.get("ok") else "NO: ") + chk.get("text", "not checked")))
+    if result["subtraction"]:
+        out += ["", "## The first methods, measured again (native XDP, PASS - DROP)", "",
+                "| injector wait | clock | PASS 1 / 64 | DROP 1 / 64 | PASS-DROP 1 / 64 | gain |",
+                "|---|---|---|---|---|---|"]
+        for wait, r in result["subtraction"].items():
+            for clock, c in r.items():
+                out.append("| %s | %s | %s / %s | %s / %s | %s / %s | %s %s |" % (
+                    wait, clock, _f(c["pass_ns"]["1"]), _f(c["pass_ns"]["64"]),
+                    _f(c["drop_ns"]["1"]), _f(c["drop_ns"]["64"]), _f(c["stack_ns"]["1"]),
+                    _f(c["stack_ns"]["64"]), _f(c["gain"]["gain"], "%.3f"),
+                    _ci(c["gain"]["ci"])))
     fp = result["footprint"]
     out += ["", "## Footprint (%s)" % fp["source"], "",
             "| group | stage | bytes (whole functions) | functions found |", "|---|---|---|---|"]
     for g, v in fp["groups"].items():
         out.append("| %s | %s | %d | %d |" % (g, v["stage"], v["bytes"], len(v["functions"])))
     out += ["", "Per stage (KB): " + ", ".join("%s %d" % kv for kv in fp["stage_kb"].items()), ""]
-    if p1.get("layers"):
+    p1 = ((k["perf"].get(k["traffic"]) or {}).get("layers") or {}).get("1")
+    if p1:
         out += ["Executed footprint, lower bound (distinct 64-byte lines with a perf sample, "
                 "batch 1): " + ", ".join("%s %s B" % (n, v.get("sampled_bytes"))
-                                         for n, v in p1["layers"].items()), ""]
+                                         for n, v in p1.items()), ""]
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
     return path

@@ -10,6 +10,7 @@
 
 extern "C" {
 #include "config.h"
+#include "stats.h"
 }
 
 namespace {
@@ -336,8 +337,8 @@ TEST_CASE("the effective config lists overrides", "[config]")
 	Loaded l("[run]\npackets = 5\n", ov, 1);
 	REQUIRE(l.rc == 0);
 	std::string all;
-	lrx_config_foreach(
-		&l.conf,
+	lrx_cfgfile_foreach(
+		l.conf.cfg,
 		[](void *arg, const char *s, const char *k, const char *v) {
 			*static_cast<std::string *>(arg) += std::string(s) + "." + k + "=" + v + ";";
 		},

@@ -20,6 +20,7 @@
 
 extern "C" {
 #include "latency.h"
+#include "sink.h"
 }
 
 namespace {
@@ -211,7 +212,7 @@ TEST_CASE("the sink recorder: TSC-stamped ports recorded, other stamps counted a
 		lrx_sink_put(&sink, m, LRX_NEXT_DELIVER_V);
 	}
 	uint64_t before = rte_rdtsc();
-	lrx_latency_record_sink(lat.get(), &sink);
+	lrx_latency_record(lat.get(), sink.pkts, sink.n);
 	uint64_t after = rte_rdtsc();
 	CHECK(sink.n == 8); // recording does not complete the sink
 	CHECK(lrx_latency_hist_count(&lat->hist) == 3);

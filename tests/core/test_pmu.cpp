@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The counter layer (dataplane/pmu.c): event names and raw encodings as
+// The counter layer (dataplane/measure/pmu.c): event names and raw encodings as
 // perf spells them, multiplex scaling, the perf_event source on whatever
 // this machine has (a PMU: counts; none: every event unavailable with the
 // reason, never a zero), and the fake source's group life cycle, refused

@@ -3,7 +3,7 @@
 // and command-line overrides, one per line as "section.key=value" (what
 // --set builds). The parser must never crash, and every failure must be
 // -EINVAL or -ENOENT with a message (the user-facing contract of
-// dataplane/config.h); a success must leave a usable config.
+// dataplane/app/config.h); a success must leave a usable config.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +13,7 @@
 
 extern "C" {
 #include "config.h"
+#include "stats.h"
 }
 
 static lrx_config conf; // large: static, reset each iteration
@@ -81,7 +82,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				lrx_fuzz::fail("accepted stage %u without a descriptor", i);
 		// walking the effective config must be safe
 		size_t keys = 0;
-		lrx_config_foreach(&conf, [](void *arg, const char *s, const char *k,
+		lrx_cfgfile_foreach(conf.cfg, [](void *arg, const char *s, const char *k,
 					     const char *v) {
 			(*static_cast<size_t *>(arg)) += std::strlen(s) +
 							  std::strlen(k) + std::strlen(v);

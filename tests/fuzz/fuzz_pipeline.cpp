@@ -2,7 +2,7 @@
 // Pipeline harness: arbitrary frames and poll boundaries through the real
 // engines and stages (build-meta, GRO, l3-demux, XDP with every built-in
 // and every shipped eBPF object, native and generic), the way the poll
-// loop drives them (dataplane/pipeline.h: process, poll_end, drain).
+// loop drives them (dataplane/engine/pipeline.h: process, poll_end, drain).
 //
 // Input: byte 0 picks one of the pipelines built at start-up; then records
 //   [ctl u8][len u16][hint u8][len frame bytes]

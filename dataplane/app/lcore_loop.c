@@ -67,7 +67,7 @@ static inline uint16_t worker_poll_one(struct lrx_worker *w,
 			forward_delivered(w);
 		if (w->sink->n) {
 			if (w->latency)
-				lrx_latency_record_sink(w->latency, w->sink);
+				lrx_latency_record(w->latency, w->sink->pkts, w->sink->n);
 			lrx_sink_complete(w->sink, w->tx_queue, &w->counters);
 		}
 	}

@@ -12,12 +12,12 @@
 
 #include "pipeline.h"
 #include "pmu.h"
+#include "summary.h" /* enum lrx_stats_view */
 
 #define LRX_MAX_PORTS 16
 #define LRX_MAX_LCORE_POLLS 32
 #define LRX_MAX_LCORE_CONFS 64
 #define LRX_MAX_QUEUES 16
-#define LRX_NAME_LEN 64
 #define LRX_VALUE_LEN 256
 
 /* Port offloads listrx can ask for (negotiated with rte_eth_dev_info). */
@@ -52,13 +52,6 @@ struct lrx_lcore_conf {
 	unsigned lcore_id;
 	unsigned n_polls;
 	struct lrx_poll_conf polls[LRX_MAX_LCORE_POLLS];
-};
-
-/* [run] stats_view: the periodic line's second part, over the period */
-enum lrx_stats_view {
-	LRX_STATS_VIEW_STAGES, /* per stage: packets/s, vectors/call, ns/packet, drops/s */
-	LRX_STATS_VIEW_PORTS,  /* per port and queue: packets/s */
-	LRX_STATS_VIEW_LCORES, /* per lcore: packets/s, polls/s, empty and busy share */
 };
 
 struct lrx_config {
@@ -149,12 +142,6 @@ int lrx_config_check_absent_stages(const struct lrx_config *conf, char *err,
 /* Path of the default config: conf/default.ini of the source tree when it
  * exists (running from a build directory), else the installed one. */
 const char *lrx_config_default_path(void);
-
-/* Calls fn for every (section, key, value) of the effective config. */
-void lrx_config_foreach(const struct lrx_config *conf,
-			void (*fn)(void *arg, const char *section,
-				   const char *key, const char *value),
-			void *arg);
 
 /* "rss,rx-cksum" from bits, into buf. */
 const char *lrx_offload_names(uint32_t offloads, char *buf, size_t len);

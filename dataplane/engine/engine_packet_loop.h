@@ -93,12 +93,12 @@ engine_emit_one(struct lrx_pipeline *p, struct rte_mbuf *pkt, uint16_t slot,
 		lrx_sink_put(sink, pkt, next);
 }
 
-/* Runs what stage s released, each packet from stage s + 1 (defined once
- * per specialisation in engine_packet.c; recursion depth <= stages). */
-void engine_packet_released(struct lrx_pipeline *p, unsigned s,
-			    struct lrx_sink *sink,
-			    enum engine_dispatch dispatch,
-			    enum engine_emit emit);
+/* Runs what stage s released, each packet from stage s + 1 (below, after
+ * the walk it recurses into; depth <= stages). */
+static void engine_packet_released(struct lrx_pipeline *p, unsigned s,
+				   struct lrx_sink *sink,
+				   enum engine_dispatch dispatch,
+				   enum engine_emit emit);
 
 /* One packet from stage s to wherever it ends. */
 static __rte_always_inline void
@@ -123,6 +123,45 @@ engine_packet_walk(struct lrx_pipeline *p, struct rte_mbuf *pkt,
 	if (p->n_stages != 0 && p->stats_level != LRX_STATS_OFF)
 		p->stages[p->n_stages - 1].stats.delivered++;
 	engine_emit_one(p, pkt, slot, LRX_NEXT_DELIVER_V, sink, emit);
+}
+
+/* Release chunk: released packets run one by one, so a small stack buffer
+ * per recursion level is enough. */
+#define ENGINE_RELEASE_CHUNK 32
+
+static __rte_always_inline void
+engine_packet_released_body(struct lrx_pipeline *p, unsigned s, struct lrx_sink *sink,
+		enum engine_dispatch dispatch, enum engine_emit emit)
+{
+	struct engine_stage *st = &p->stages[s];
+	struct rte_mbuf *pkts[ENGINE_RELEASE_CHUNK];
+	uint16_t max, n;
+
+	while ((max = engine_release_max(p, ENGINE_RELEASE_CHUNK)) != 0 &&
+	       (n = engine_release(st, pkts, max, dispatch)) != 0) {
+		p->release_room -= n;
+		for (uint16_t i = 0; i < n; i++) {
+			uint16_t slot = emit == ENGINE_TO_SLOT
+						? engine_new_slot(p, pkts[i])
+						: 0;
+			engine_packet_walk(p, pkts[i], slot, s + 1, sink,
+					   dispatch, emit);
+		}
+	}
+}
+
+/* Out of line: releases are rare (a holding stage's flush), and one
+ * copy per including engine keeps the walk's body small. */
+static __rte_noinline void
+engine_packet_released(struct lrx_pipeline *p, unsigned s, struct lrx_sink *sink,
+		       enum engine_dispatch dispatch, enum engine_emit emit)
+{
+	if (dispatch == ENGINE_DIRECT)
+		engine_packet_released_body(p, s, sink, ENGINE_DIRECT, ENGINE_TO_SINK);
+	else if (emit == ENGINE_TO_SLOT)
+		engine_packet_released_body(p, s, sink, ENGINE_INDIRECT, ENGINE_TO_SLOT);
+	else
+		engine_packet_released_body(p, s, sink, ENGINE_INDIRECT, ENGINE_TO_SINK);
 }
 
 /* The per-packet engines' loop over a poll's packets, prefetching k ahead

@@ -29,6 +29,7 @@
 #include "capture.h"
 #include "trace.h"
 #include "listrx_build.h"
+#include "report_fill.h"
 #include "reps.h"
 #include "summary.h"
 #include "telemetry.h"

@@ -16,8 +16,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "config.h"
-#include "json.h"
 #include "meta.h"
 #include "pipeline.h"
 #include "stage.h"
@@ -63,10 +61,5 @@ struct lrx_trace *lrx_trace_alloc(uint32_t limit);
 void lrx_trace_free(struct lrx_trace *t);
 /* The packets traced (at most limit). */
 uint32_t lrx_trace_count(const struct lrx_trace *t);
-/* Event i of a packet as one line: where, verdict, the fields set. */
-void lrx_trace_event_line(const struct lrx_trace *t, const struct lrx_trace_packet *tp,
-			  unsigned i, char *buf, size_t len);
-void lrx_trace_print(const struct lrx_trace *t, FILE *out);
-void lrx_trace_json(const struct lrx_trace *t, struct lrx_json *j);
 
 #endif

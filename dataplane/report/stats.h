@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The report model: everything the exit summary, the JSON file, the
  * periodic line and telemetry show, read once from the run into plain
- * values. lrx_report_fill is the only code that reads the app; the
- * renderers (summary.c: text and JSON, telemetry.c) read the model only,
- * so the three give the same numbers.
+ * values. The app fills it (app/report_fill.c, the only code that reads
+ * the run); the renderers (summary.c: text and JSON, telemetry.c) read the
+ * model only, so the three give the same numbers. This layer knows the
+ * engine and the measurements, never the app or its config.
  *
  * Every field is a value (or a pointer into the config or the workers'
  * counter groups, which outlive any report), so two reports taken at two
@@ -15,16 +16,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_cfgfile.h>
 #include <rte_ethdev.h>
 
-#include "config.h"
 #include "pipeline.h"
 #include "pmu.h"
 #include "topology.h"
 
-struct lrx_app;
-
-#define LRX_REPORT_MAX_QUEUES (LRX_MAX_PORTS * 64)
+#define LRX_REPORT_MAX_PORTS 16
+#define LRX_REPORT_MAX_QUEUES (LRX_REPORT_MAX_PORTS * 64)
 #define LRX_REPORT_MAX_COUNTERS 96
 #define LRX_REPORT_COUNTER_NAME 48
 #define LRX_REPORT_REASON_LEN 1024
@@ -131,7 +131,7 @@ struct lrx_report {
 	struct lrx_totals totals;
 
 	unsigned n_ports;
-	struct lrx_report_port ports[LRX_MAX_PORTS];
+	struct lrx_report_port ports[LRX_REPORT_MAX_PORTS];
 	unsigned n_queues;
 	struct lrx_report_queue queues[LRX_REPORT_MAX_QUEUES];
 	unsigned n_lcores;
@@ -145,7 +145,9 @@ struct lrx_report {
 	unsigned footprint_bytes;
 	struct lrx_topology topo;
 	unsigned mbufs_in_use_at_exit, driver_held_mbufs_at_exit, mbufs_per_pool;
-	const struct lrx_config *conf;  /* the config echo */
+	/* the config echo: the effective configuration and its file */
+	const char *config_path;
+	struct rte_cfgfile *config;
 
 	/* the stages' maps: only lrx_report_fill_maps fills them (the summary
 	 * at exit, telemetry /listrx/xdp/maps), so that the reports the
@@ -155,16 +157,9 @@ struct lrx_report {
 	const struct lrx_trace *trace;  /* --trace, at exit; not owned */
 };
 
-/* Reads the run into r (while it runs, for telemetry and the periodic
- * line, or after it). r is large: allocate it (lrx_report_alloc). */
-void lrx_report_fill(struct lrx_report *r, const struct lrx_app *app);
-/* Only the totals and the run time: what the periodic line needs. */
-void lrx_report_fill_totals(struct lrx_totals *t, double *seconds,
-			    const struct lrx_app *app);
 struct lrx_report *lrx_report_alloc(void);
-/* Copies every stage's maps into r (freed by lrx_report_free). Returns 0
- * or -ENOMEM (r then has the maps it could copy). */
-int lrx_report_fill_maps(struct lrx_report *r, const struct lrx_app *app);
+/* Frees the maps r holds (lrx_report_fill_maps fills them). */
+void lrx_report_maps_free(struct lrx_report *r);
 /* The period between two reports of one run: r (the later) minus then,
  * field by field where the field counts up (totals, queues, lcores'
  * polls, packets and busy cycles, stages' stats and counters); duration_s becomes the period's length.
@@ -173,6 +168,12 @@ int lrx_report_fill_maps(struct lrx_report *r, const struct lrx_app *app);
 void lrx_report_sub(struct lrx_report *r, const struct lrx_report *then);
 void lrx_report_free(struct lrx_report *r);
 
+/* Calls fn for every (section, key, value) of cfg (NULL: none): the
+ * config echo of the report (config_path, config). */
+void lrx_cfgfile_foreach(struct rte_cfgfile *cfg,
+			 void (*fn)(void *arg, const char *section,
+				    const char *key, const char *value),
+			 void *arg);
 /* Value of the stage's own counter name, or false when it has none. */
 bool lrx_report_stage_counter(const struct lrx_report_stage *s, const char *name,
 			      uint64_t *value);

@@ -1384,28 +1384,3 @@ const char *lrx_config_default_path(void)
 		return LISTRX_DEFAULT_CONFIG;
 	return LISTRX_CONFIG_INSTALLED;
 }
-
-void lrx_config_foreach(const struct lrx_config *conf,
-			void (*fn)(void *arg, const char *section,
-				   const char *key, const char *value),
-			void *arg)
-{
-	if (!conf->cfg)
-		return;
-	char names[256][CFG_NAME_LEN];
-	char *ptrs[256];
-	for (int i = 0; i < 256; i++)
-		ptrs[i] = names[i];
-	int n = rte_cfgfile_sections(conf->cfg, ptrs, 256);
-	for (int s = 0; s < n; s++) {
-		int ne = rte_cfgfile_section_num_entries(conf->cfg, names[s]);
-		if (ne <= 0)
-			continue;
-		struct rte_cfgfile_entry entries[64];
-		if (ne > 64)
-			ne = 64;
-		rte_cfgfile_section_entries(conf->cfg, names[s], entries, ne);
-		for (int e = 0; e < ne; e++)
-			fn(arg, names[s], entries[e].name, entries[e].value);
-	}
-}

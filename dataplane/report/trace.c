@@ -1,30 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * --trace: the recorded paths (engine_trace.c records them), as text at
- * exit and in the JSON summary. */
+ * exit, in telemetry and in the JSON summary. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "summary.h"
 #include "trace.h"
-
-struct lrx_trace *lrx_trace_alloc(uint32_t limit)
-{
-	struct lrx_trace *t = calloc(1, sizeof(*t) + (size_t)limit * sizeof(t->pkt[0]));
-	if (t)
-		t->limit = limit;
-	return t;
-}
-
-void lrx_trace_free(struct lrx_trace *t)
-{
-	free(t);
-}
-
-uint32_t lrx_trace_count(const struct lrx_trace *t)
-{
-	uint32_t n = (uint32_t)atomic_load(&((struct lrx_trace *)t)->next_id);
-	return n < t->limit ? n : t->limit;
-}
 
 /* the metadata fields, in the bit order of engine_trace.c's meta_changed */
 static const char *const meta_field_names[] = {

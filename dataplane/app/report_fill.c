@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Fills the report model from the app: the one place reporting reads the
- * workers, ports and pipelines (read without locks while the run goes on,
- * like every counter here: a figure may miss the poll in progress). */
+ * Fills the report model (stats.h) from the app: the one place reporting
+ * reads the workers, ports and pipelines (read without locks while the run
+ * goes on, like every counter here: a figure may miss the poll in
+ * progress). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,28 +15,7 @@
 
 #include "app.h"
 #include "listrx_build.h"
-#include "stats.h"
-
-struct lrx_report *lrx_report_alloc(void)
-{
-	return calloc(1, sizeof(struct lrx_report));
-}
-
-static void report_maps_free(struct lrx_report *r)
-{
-	for (unsigned i = 0; i < r->n_maps; i++)
-		free(r->maps[i].data);
-	free(r->maps);
-	r->maps = NULL;
-	r->n_maps = 0;
-}
-
-void lrx_report_free(struct lrx_report *r)
-{
-	if (r)
-		report_maps_free(r);
-	free(r);
-}
+#include "report_fill.h"
 
 /* One map's entries; the buffer grows as the map is walked (a hash map
  * may gain entries while it is read). */
@@ -63,7 +43,7 @@ static int map_copy(struct lrx_report_map *out, const struct lrx_pipeline *p, un
 
 int lrx_report_fill_maps(struct lrx_report *r, const struct lrx_app *app)
 {
-	report_maps_free(r);
+	lrx_report_maps_free(r);
 	unsigned cap = 0;
 	for (unsigned w = 0; w < app->n_workers; w++) {
 		const struct lrx_pipeline *p = app->workers[w]->pipeline;
@@ -446,7 +426,9 @@ static void setup_fill(struct lrx_report *r, const struct lrx_app *app)
 	r->mbufs_in_use_at_exit = app->mbufs_in_use_at_exit;
 	r->driver_held_mbufs_at_exit = app->driver_held_mbufs_at_exit;
 	r->mbufs_per_pool = app->ports.mbufs_per_pool;
-	r->conf = &app->conf;
+	r->config_path = app->conf.path;
+	r->config = app->conf.cfg;
+	_Static_assert(LRX_MAX_PORTS <= LRX_REPORT_MAX_PORTS, "the report holds every port");
 }
 
 void lrx_report_fill(struct lrx_report *r, const struct lrx_app *app)
@@ -461,107 +443,4 @@ void lrx_report_fill(struct lrx_report *r, const struct lrx_app *app)
 	totals_split_held(&r->totals, r);
 	latency_fill(&r->latency, app);
 	pmu_fill(&r->pmu, app);
-}
-
-/* ---- periods --------------------------------------------------------------------- */
-
-static void totals_sub(struct lrx_totals *t, const struct lrx_totals *then)
-{
-	t->rx -= then->rx;
-	t->tx -= then->tx;
-	t->tx_failed -= then->tx_failed;
-	t->delivered -= then->delivered;
-	t->dropped -= then->dropped;
-	t->merged -= then->merged;
-	for (unsigned i = 0; i < LRX_DROP_MAX; i++)
-		t->drops[i] -= then->drops[i];
-	t->polls -= then->polls;
-	t->empty_polls -= then->empty_polls;
-	t->busy_cycles -= then->busy_cycles;
-	/* held and held_now are what stages hold now: r's */
-}
-
-static void stage_sub(struct lrx_report_stage *s, const struct lrx_report_stage *then)
-{
-	struct lrx_stage_stats *a = &s->stats;
-	const struct lrx_stage_stats *b = &then->stats;
-	a->calls -= b->calls;
-	a->packets -= b->packets;
-	a->cycles -= b->cycles;
-	a->tx -= b->tx;
-	a->redirected -= b->redirected;
-	a->consumed -= b->consumed;
-	a->delivered -= b->delivered;
-	for (unsigned e = 0; e < LRX_PMU_MAX_EVENTS; e++)
-		a->pmu[e] -= b->pmu[e];
-	for (unsigned i = 0; i < LRX_DROP_MAX; i++)
-		a->drops[i] -= b->drops[i];
-	s->dropped -= then->dropped;
-	/* the counters come in one order from a stage; match by name all the
-	 * same, a counter then did not have yet counted from 0 */
-	for (unsigned c = 0; c < s->n_counters; c++) {
-		uint64_t old;
-		if (lrx_report_stage_counter(then, s->counters[c].name, &old) &&
-		    old <= s->counters[c].value)
-			s->counters[c].value -= old;
-	}
-}
-
-void lrx_report_sub(struct lrx_report *r, const struct lrx_report *then)
-{
-	totals_sub(&r->totals, &then->totals);
-	r->duration_s -= then->duration_s;
-	r->measured_packets -= RTE_MIN(r->measured_packets, then->measured_packets);
-	/* queues, lcores and stages are in the same order in every report of
-	 * a run (lcore then poll order; pipeline order) */
-	for (unsigned q = 0; q < r->n_queues && q < then->n_queues; q++) {
-		r->queues[q].rx_packets -= then->queues[q].rx_packets;
-		r->queues[q].polls -= then->queues[q].polls;
-	}
-	for (unsigned w = 0; w < r->n_lcores && w < then->n_lcores; w++) {
-		struct lrx_report_lcore *l = &r->lcores[w];
-		const struct lrx_report_lcore *o = &then->lcores[w];
-		l->polls -= o->polls;
-		l->empty_polls -= o->empty_polls;
-		l->packets -= o->packets;
-		l->busy_cycles -= o->busy_cycles;
-		l->measured_packets -= RTE_MIN(l->measured_packets, o->measured_packets);
-	}
-	for (unsigned s = 0; s < r->n_stages && s < then->n_stages; s++)
-		stage_sub(&r->stages[s], &then->stages[s]);
-	for (unsigned i = 0; i < r->n_ports && i < then->n_ports; i++) {
-		struct rte_eth_stats *st = &r->ports[i].stats;
-		const struct rte_eth_stats *o = &then->ports[i].stats;
-		st->ipackets -= RTE_MIN(st->ipackets, o->ipackets);
-		st->opackets -= RTE_MIN(st->opackets, o->opackets);
-		st->ibytes -= RTE_MIN(st->ibytes, o->ibytes);
-		st->obytes -= RTE_MIN(st->obytes, o->obytes);
-		st->imissed -= RTE_MIN(st->imissed, o->imissed);
-		st->ierrors -= RTE_MIN(st->ierrors, o->ierrors);
-		st->oerrors -= RTE_MIN(st->oerrors, o->oerrors);
-		st->rx_nombuf -= RTE_MIN(st->rx_nombuf, o->rx_nombuf);
-	}
-}
-
-/* ---- queries ------------------------------------------------------------------- */
-
-bool lrx_report_stage_counter(const struct lrx_report_stage *s, const char *name,
-			      uint64_t *value)
-{
-	for (unsigned c = 0; c < s->n_counters; c++)
-		if (strcmp(s->counters[c].name, name) == 0) {
-			*value = s->counters[c].value;
-			return true;
-		}
-	return false;
-}
-
-bool lrx_report_stage_cost(const struct lrx_report *r, const struct lrx_report_stage *s,
-			   double *cycles_per_packet, double *ns_per_packet)
-{
-	if (r->stats_level != LRX_STATS_CYCLES || !s->stats.packets || !r->tsc_hz)
-		return false;
-	*cycles_per_packet = (double)s->stats.cycles / (double)s->stats.packets;
-	*ns_per_packet = *cycles_per_packet * 1e9 / (double)r->tsc_hz;
-	return true;
 }

@@ -89,11 +89,11 @@ int lrx_latency_init(struct lrx_latency *lat)
 	return 0;
 }
 
-void lrx_latency_record_sink(struct lrx_latency *lat, const struct lrx_sink *sink)
+void lrx_latency_record(struct lrx_latency *lat, struct rte_mbuf *const *pkts, uint32_t n)
 {
 	const uint64_t now = rte_rdtsc();
-	for (uint32_t i = 0; i < sink->n; i++) {
-		const struct rte_mbuf *m = sink->pkts[i];
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rte_mbuf *m = pkts[i];
 		if (!(m->ol_flags & lat->ts_flag))
 			continue;
 		uint16_t port = RTE_MIN(m->port, (uint16_t)RTE_MAX_ETHPORTS);

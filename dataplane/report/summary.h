@@ -9,6 +9,13 @@
 #include "json.h"
 #include "stats.h"
 
+/* The periodic line's second part, over the period */
+enum lrx_stats_view {
+	LRX_STATS_VIEW_STAGES, /* per stage: packets/s, vectors/call, ns/packet, drops/s */
+	LRX_STATS_VIEW_PORTS,  /* per port and queue: packets/s */
+	LRX_STATS_VIEW_LCORES, /* per lcore: packets/s, polls/s, empty and busy share */
+};
+
 /* The exit report: ports and queues, lcores, stages (VPP show runtime
  * style), what each stage did, drops by reason. */
 void lrx_summary_print(const struct lrx_report *r, FILE *out);
@@ -31,5 +38,15 @@ void lrx_stats_line(const struct lrx_totals *t, double now, const struct lrx_tot
  * minus the one before, lrx_report_sub). */
 void lrx_stats_view_line(const struct lrx_report *period, enum lrx_stats_view view,
 			 FILE *out);
+
+struct lrx_trace;        /* trace.h */
+struct lrx_trace_packet;
+
+/* --trace (trace.c): the recorded paths. Event i of a packet as one
+ * line: where, verdict, the fields set. */
+void lrx_trace_event_line(const struct lrx_trace *t, const struct lrx_trace_packet *tp,
+			  unsigned i, char *buf, size_t len);
+void lrx_trace_print(const struct lrx_trace *t, FILE *out);
+void lrx_trace_json(const struct lrx_trace *t, struct lrx_json *j);
 
 #endif

@@ -7,6 +7,7 @@
  * same events. Wrappers find their stage by its ctx; everything here runs
  * only while tracing and is not tuned.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -14,6 +15,25 @@
 
 #include "engine_internal.h"
 #include "trace.h"
+
+struct lrx_trace *lrx_trace_alloc(uint32_t limit)
+{
+	struct lrx_trace *t = calloc(1, sizeof(*t) + (size_t)limit * sizeof(t->pkt[0]));
+	if (t)
+		t->limit = limit;
+	return t;
+}
+
+void lrx_trace_free(struct lrx_trace *t)
+{
+	free(t);
+}
+
+uint32_t lrx_trace_count(const struct lrx_trace *t)
+{
+	uint32_t n = (uint32_t)atomic_load(&((struct lrx_trace *)t)->next_id);
+	return n < t->limit ? n : t->limit;
+}
 
 struct trace_binding {
 	const void *ctx;

@@ -14,6 +14,8 @@
 #include "sink.h"
 
 #define LRX_PIPELINE_MAX_STAGES 16
+/* a stage instance's, a config section's or a key's name, with its NUL */
+#define LRX_NAME_LEN 64
 
 enum lrx_engine_kind {
 	LRX_ENGINE_PACKET, /* per packet: for each stage an indirect call */

@@ -17,7 +17,7 @@
 
 #include <rte_config.h>
 
-#include "sink.h"
+struct rte_mbuf;
 
 #define LRX_LATENCY_SUB_BITS 5
 #define LRX_LATENCY_MAX_BITS 26 /* 2^26 cycles: 22 ms at 3 GHz */
@@ -80,10 +80,10 @@ struct lrx_latency {
  * -errno. port_tsc is all false: the caller marks the TSC-stamped ports. */
 int lrx_latency_init(struct lrx_latency *lat);
 
-/* At sink completion: one rte_rdtsc() for the poll, then for each packet
- * in the sink that carries an RX timestamp from a TSC-stamped port,
+/* At sink completion: one rte_rdtsc() for the poll, then for each of the
+ * sink's n packets that carries an RX timestamp from a TSC-stamped port,
  * now - stamp into the histogram (stamps of other clocks are counted in
  * not_tsc: a NIC clock is not comparable with the TSC). */
-void lrx_latency_record_sink(struct lrx_latency *lat, const struct lrx_sink *sink);
+void lrx_latency_record(struct lrx_latency *lat, struct rte_mbuf *const *pkts, uint32_t n);
 
 #endif

@@ -121,8 +121,8 @@ void lrx_telemetry_config(const struct lrx_report *r, struct rte_tel_data *d)
 {
 	struct tel_config_arg a = {.d = d};
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "config_file", r->conf->path);
-	lrx_config_foreach(r->conf, tel_config_entry, &a);
+	rte_tel_data_add_dict_string(d, "config_file", r->config_path);
+	lrx_cfgfile_foreach(r->config, tel_config_entry, &a);
 	tel_config_flush(&a);
 }
 
