@@ -62,7 +62,8 @@ static const struct app_option app_options[] = {
 	    "write the summary as JSON; '-' = stdout (the text summary then goes to stderr)"),
 	KEY("capture-drops", "FILE[,N]", "run", "capture_drops",
 	    "write the dropped packets (the first N) as pcapng, each with its drop reason in the "
-	    "packet comment (tcpdump -r FILE --print -v, Wireshark)"),
+	    "packet comment, an interface per port; '-' = stdout (shown by tshark -r FILE -T "
+	    "fields -e frame.comment, or Wireshark; tcpdump shows the packets, not the comments)"),
 	KEY("capture-delivered", "FILE[,N]", "run", "capture_delivered",
 	    "the same for delivered packets"),
 	KEY("trace", "N", "run", "trace",
@@ -200,9 +201,11 @@ static void print_version(FILE *out)
 	fprintf(out, "%s\n", rte_version());
 	fprintf(out, "retpoline: %s\n", LISTRX_RETPOLINE ? "yes" : "no");
 	fprintf(out, "default config: %s\n", lrx_config_default_path());
+	char ways[24];
 	if (topo.l1i_bytes)
-		fprintf(out, "host L1i: %u KiB, %u-byte lines, %d-way (%s)\n",
-			topo.l1i_bytes / 1024, topo.l1i_line, topo.l1i_assoc, topo.l1i_source);
+		fprintf(out, "host L1i: %u KiB, %u-byte lines, %s (%s)\n", topo.l1i_bytes / 1024,
+			topo.l1i_line, lrx_topology_l1i_ways(&topo, ways, sizeof(ways)),
+			topo.l1i_source);
 	else
 		fprintf(out, "host L1i: unknown\n");
 }
@@ -450,9 +453,9 @@ static int parse_reps(struct lrx_options *o, char **argv)
 			LRX_REPS_MAX);
 		return -EINVAL;
 	}
-	if (o->n_reps_tokens + 2 > RTE_DIM(o->reps_tokens)) {
-		fprintf(stderr, "listrx: --reps given %u times: once is enough\n",
-			o->n_reps_tokens / 2 + 1);
+	if (o->reps) {
+		fprintf(stderr, "listrx: --reps %s: --reps given twice (first --reps %u): once is enough\n",
+			optarg, o->reps);
 		return -EINVAL;
 	}
 	o->reps = (unsigned)n;
@@ -487,6 +490,27 @@ static int take_option(struct lrx_options *o, char **argv, unsigned i,
 	case DO_HELP: o->help = true; return 0;
 	}
 	return -EINVAL;
+}
+
+bool lrx_options_before_split(char **argv, int split)
+{
+	for (int i = 1; i < split; i++) {
+		if (strncmp(argv[i], "--", 2) != 0)
+			continue;
+		const size_t len = strcspn(argv[i] + 2, "=");
+		const char *name = NULL;
+		for (unsigned k = 0; !name && lrx_option_name(k); k++)
+			if (strlen(lrx_option_name(k)) == len &&
+			    !strncmp(lrx_option_name(k), argv[i] + 2, len))
+				name = lrx_option_name(k);
+		if (name && strcmp(name, "help") && strcmp(name, "trace")) {
+			fprintf(stderr,
+				"listrx: --%s is a listrx option, given before '--' (among the EAL options): listrx options go after it: listrx [EAL options] -- [listrx options]\n",
+				name);
+			return true;
+		}
+	}
+	return false;
 }
 
 int lrx_options_parse(int argc, char **argv, struct lrx_options *o)

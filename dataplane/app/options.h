@@ -20,13 +20,18 @@ struct lrx_options {
 	unsigned n_overrides;
 	bool help, version, topology, list_stages;
 	unsigned reps;                      /* --reps N; 0 = one run in this process */
-	int reps_tokens[8];                 /* argv indexes of --reps and its value */
+	int reps_tokens[2];                 /* argv indexes of --reps and its value */
 	unsigned n_reps_tokens;
 };
 
 /* Reads argv (listrx's own options, argv[0] the program). Returns 0, or
  * -EINVAL with a message on stderr. */
 int lrx_options_parse(int argc, char **argv, struct lrx_options *o);
+/* "listrx --config F -- ...": a listrx option among the EAL options
+ * (argv[1..split-1]), which EAL would refuse with its whole usage text:
+ * says so on stderr and returns true. EAL's own --help and --trace are
+ * EAL's there. */
+bool lrx_options_before_split(char **argv, int split);
 /* --help, --version, --topology or --list-stages (with --json FILE: as
  * JSON): prints it and returns the exit status; -1 when none was asked. */
 int lrx_options_info(const struct lrx_options *o);

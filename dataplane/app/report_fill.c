@@ -216,7 +216,11 @@ static void ports_fill(struct lrx_report *r, const struct lrx_app *app)
 		p->port_id = port->port_id;
 		snprintf(p->name, sizeof(p->name), "%s", port->name);
 		snprintf(p->driver, sizeof(p->driver), "%s", port->driver);
+		/* while the port runs its counters now (as testpmd's show
+		 * port stats); after the run the snapshot taken before close */
 		p->stats = app->port_stats[i];
+		if (port->started && rte_eth_stats_get(port->port_id, &p->stats) != 0)
+			p->stats = app->port_stats[i];
 		p->link_up = port->link_up;
 		p->link_down_events = port->link_down_events;
 		p->link_down_s = port->link_down_s;
@@ -460,4 +464,3 @@ void lrx_report_fill(struct lrx_report *r, const struct lrx_app *app)
 	latency_fill(&r->latency, app);
 	pmu_fill(&r->pmu, app);
 }
-

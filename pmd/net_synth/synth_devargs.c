@@ -65,7 +65,7 @@ static const struct lrx_value_key synth_args[] = {
 	RATE("arp_share", arp_share, "mixed: share of ARP frames"),
 	RATE("vlan_share", vlan_share, "mixed: share of VLAN frames"),
 	RATE("malformed_share", malformed_share, "mixed: share of malformed frames"),
-	SK(STRING, pcap, "pcap", "", "path of a classic pcap file"),
+	SK(STRING, pcap, "pcap", "", "path of a pcap or pcapng file (Ethernet)"),
 	SK(STRING, tx_pcap, "tx_pcap", "", "path of a pcap to write"),
 	SK(UINT, link_down_ms, "link_down_ms", "0", 0, 86400000,
 	   "ms after start when the link goes down (RX delivers nothing), 0 = never"),

@@ -7,7 +7,7 @@
  *   alloc      packet | bulk (pool: one slot per packet, or one contiguous
  *              run per burst as napi_skb_cache_get's bulk refill)
  *   clear      memset (per packet, as __build_skb) | bulk (one memset over
- *              the contiguous run of the burst: seed 000's proposal) | none
+ *              the contiguous run of the burst, as Brouer's generic-XDP evaluation (2017) proposes) | none
  *   hints      each NIC hint (hash, csum, vlan, timestamp, ptype) on/off
  * Packets are not modified: VLAN tags stay in the frame (their TCIs go to
  * the metadata) and offsets count from the first byte of the frame.

@@ -1015,7 +1015,11 @@ static __rte_always_inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct 
 		if (unlikely(rte_raw_cksum(iph, ihl) != 0xffff))
 			return l3_ip_csum_error(mib);
 	}
-	const uint32_t len = rte_be_to_cpu_16(iph->total_length);
+	uint32_t len = rte_be_to_cpu_16(iph->total_length);
+	/* iph_totlen: a BIG TCP GRO packet over 64 KB has tot_len 0
+	 * (iph_set_totlen); its length is the skb's */
+	if (unlikely(len == 0) && meta->gso_size && iph->next_proto_id == IPPROTO_TCP)
+		len = skb_len;
 	if (unlikely(skb_len < len)) {
 		mib->in_truncated_pkts++;
 		return l3_ip_drop(LRX_DROP_PKT_TOO_SMALL);
@@ -1175,7 +1179,13 @@ static __rte_always_inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct 
 	/* RFC 4291 2.5.3: loopback must not appear on the wire; 2.7:
 	 * interface-local (1) and reserved (0) multicast scopes from another
 	 * node; multicast sources */
-	const uint32_t plen = rte_be_to_cpu_16(hdr->payload_len);
+	uint32_t plen = rte_be_to_cpu_16(hdr->payload_len);
+	/* a BIG TCP GRO packet over 64 KB: payload_len 0, the length in the
+	 * jumbo option ipv6_gro_complete inserts; listrx's GRO inserts none,
+	 * the skb's length says it (as ip6_rcv_core with that option) */
+	if (unlikely(plen == 0) && meta->gso_size && hdr->proto == IPPROTO_TCP &&
+	    skb_len > sizeof(struct rte_ipv6_hdr))
+		plen = skb_len - (uint32_t)sizeof(struct rte_ipv6_hdr);
 	if (l3_ipv6_is_loopback(hdr->src_addr) ||
 	    l3_ipv6_is_loopback(hdr->dst_addr) ||
 	    (hdr->dst_addr[0] == 0xff && (hdr->dst_addr[1] & 0x0f) <= 1) ||

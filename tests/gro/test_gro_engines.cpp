@@ -203,3 +203,37 @@ TEST_CASE("gro: the graph engine gives the same output bytes and order",
 {
 	check_engines_match({"graph"});
 }
+
+// BIG TCP (gro_max_size above 64 KB): GRO writes tot_len 0 / payload_len 0
+// on a merged packet over 64 KB, and l3-demux takes its length from the
+// packet, as iph_totlen (and ip6_rcv_core with the jumbo option
+// ipv6_gro_complete would insert) do: every merged packet is delivered,
+// in every engine, IPv4 and IPv6.
+TEST_CASE("gro then l3-demux: BIG TCP packets over 64 KB are delivered",
+	  "[gro][engine][l3]")
+{
+	rte_mempool *mp = lrx_test::mbuf_pool("gro_engine_pool", 8191);
+	for (bool v6 : {false, true}) {
+		std::vector<Frame> frames = build_all(tcp_stream(100, 1460, 1000, 1000, v6));
+		for (const char *engine : {"packet", "burst", "hybrid:2", "static", "graph"}) {
+			INFO("engine " << engine << (v6 ? " IPv6" : " IPv4"));
+			lrx_engine_kind kind;
+			unsigned k = 0;
+			REQUIRE(lrx_engine_parse(engine, &kind, &k) == 0);
+			// two polls of 64 and 36: each flushes its merged packet
+			lrx_test::EngineRun run = lrx_test::run_engine(
+				kind, k, 64,
+				{{"build-meta", {}},
+				 {"gro", {{"max_size", "131072"}, {"flush_age_us", "0"}}},
+				 {"l3-demux", {}}},
+				[&](size_t at) { return frames[at].to_mbuf(mp); }, {64, 36},
+				[](uint16_t) { return false; });
+			REQUIRE(run.out.size() == 2);
+			// 40 (+ 20 for IPv6) + 64 x 1460 bytes: over 64 KB
+			CHECK(run.out[0].second.size() > 65536);
+			for (auto &o : run.out)
+				CHECK(o.first == LRX_NEXT_DELIVER_V);
+		}
+	}
+	LRX_REQUIRE_POOL_FULL(mp);
+}
