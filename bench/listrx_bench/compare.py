@@ -86,6 +86,11 @@ def peer_runs(peers, testpmd_pool):
     return runs
 
 
+def own_pool_args(args):
+    """testpmd's own default pool: only the data room --data-room asks for."""
+    return ["--mbuf-size", str(args.data_room)] if args.data_room else []
+
+
 def pool_text(pool):
     return "%d mbufs, cache %d, data room %d + private area %d, %s" % (
         pool["mbufs"], pool["cache"], pool["data_room"], pool["priv_size"], pool["layout"])
@@ -256,7 +261,7 @@ def run_compare(lx, args, argv):
                                             "failed)"), None
                 elif peer in TESTPMD_MODES:
                     pool_args = testpmd_pool_args(pool) if pool_choice == "listrx" else \
-                        ["--mbuf-size", str(args.data_room)] if args.data_room else []
+                        own_pool_args(args)
                     mpps, cmd, _ = run_testpmd(args, TESTPMD_MODES[peer], lcores,
                                                "lrxcmp%d_%d_%s" % (os.getpid(), rep, peer),
                                                args.duration, burst, pool_args)
@@ -284,8 +289,7 @@ def run_compare(lx, args, argv):
               "data_room": args.data_room, "testpmd_pool": args.testpmd_pool,
               "listrx_pool": pool,
               "testpmd_pool_args": {"listrx": testpmd_pool_args(pool) if pool else None,
-                                    "own": ["--mbuf-size", str(args.data_room)]
-                                    if args.data_room else []},
+                                    "own": own_pool_args(args)},
               "reps": args.reps, "load_before": load_before,
               "mpps": {str(b): runs[b] for b in bursts},
               "mpps_whole_run": {str(b): whole_run[b] for b in bursts},
