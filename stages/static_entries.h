@@ -25,6 +25,7 @@
 	X(lrx_gro_process_one) \
 	X(lrx_l3_demux_process_one) \
 	X(lrx_xdp_process_one) \
+	X(lrx_tc_ingress_process_one) \
 	X(lrx_rte_gro_process_one) \
 	X(lrx_touch_process_one) \
 	X(lrx_null_process_one) \

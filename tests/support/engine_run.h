@@ -39,6 +39,9 @@ struct EngineRun {
 	std::vector<std::pair<lrx_next_t, std::vector<uint8_t>>> out; // sink order
 	std::vector<lrx_stage_stats> stats;
 	std::vector<std::map<std::string, uint64_t>> counters;
+	// per stage: each map's entries (key bytes then value bytes, in
+	// order), by map name (stage.h: map_at / map_next)
+	std::vector<std::map<std::string, std::vector<std::vector<uint8_t>>>> maps;
 };
 
 // Software prefetch must not change a result: the equivalence tests run
@@ -116,6 +119,17 @@ inline EngineRun run_engine(lrx_engine_kind engine, unsigned k, uint16_t burst,
 			},
 			&c);
 		r.counters.push_back(c);
+		std::map<std::string, std::vector<std::vector<uint8_t>>> maps;
+		lrx_stage_map info;
+		for (unsigned m = 0; lrx_pipeline_stage_map_at(p, s, m, &info); m++) {
+			std::vector<uint8_t> kv(info.key_size + info.value_size);
+			auto &entries = maps[info.name];
+			uint32_t cursor = 0;
+			while (lrx_pipeline_stage_map_next(p, s, m, &cursor, kv.data(),
+							   kv.data() + info.key_size))
+				entries.push_back(kv);
+		}
+		r.maps.push_back(maps);
 	}
 	lrx_pipeline_destroy(p);
 	return r;
