@@ -10,6 +10,7 @@ from .listrx import CG_EAL, DEFAULT_EAL, BenchError, Listrx, find_binary
 
 EPILOG = """examples:
   listrx-bench headline --out headline/
+  listrx-bench cree --out cree/             (seed 001's table; the kernel's rows as root)
   listrx-bench sweep --out results/ --counters time,cachegrind
   listrx-bench report results/
   listrx-bench compare --peer testpmd-rxonly,testpmd-io,graph --reps 5
@@ -263,6 +264,8 @@ def build_parser():
 
     from . import kernel
     kernel.add_parser(sub, add_common)
+    from . import cree
+    cree.add_parser(sub, add_common)
     return ap
 
 

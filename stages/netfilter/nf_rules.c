@@ -82,7 +82,7 @@ struct nf_parse {
 	unsigned n_chains;
 	struct lrx_nf_chain chains[LRX_NF_CHAINS_MAX];
 	int8_t policy[LRX_NF_CHAINS_MAX]; /* LRX_NF_V_ACCEPT / _DROP, 0 user */
-	unsigned n_pending;
+	unsigned n_pending, max_pending;
 	struct nf_pending *pending;
 };
 
@@ -382,7 +382,7 @@ static int nf_rule_line(struct nf_parse *ps, char **w, int n)
 	if (chain < 0)
 		return nf_error(ps, cname, "no such chain in table %s (declare it: "
 				"':%s - [0:0]')", nf_table_names[ps->table], cname);
-	if (ps->n_pending == LRX_NF_ENTRIES_MAX - 2 * LRX_NF_CHAINS_MAX)
+	if (ps->n_pending == ps->max_pending)
 		return nf_error(ps, NULL, "more than %d rules",
 				LRX_NF_ENTRIES_MAX - 2 * LRX_NF_CHAINS_MAX);
 	struct nf_pending *pd = &ps->pending[ps->n_pending];
@@ -686,14 +686,23 @@ int lrx_nf_parse(const char *text, const char *name, struct lrx_nf **out,
 	const char *p = text;
 	int rc = 0;
 
+	/* at most a rule per line, and a policy or return per chain */
+	size_t lines = 1;
+	for (const char *q = text; *q; q++)
+		lines += *q == '\n';
+	const unsigned max_pending =
+		lines < LRX_NF_ENTRIES_MAX - 2 * LRX_NF_CHAINS_MAX
+			? (unsigned)lines : LRX_NF_ENTRIES_MAX - 2 * LRX_NF_CHAINS_MAX;
 	*out = NULL;
 	if (ps == NULL || nf == NULL ||
-	    (ps->pending = calloc(LRX_NF_ENTRIES_MAX, sizeof(*ps->pending))) == NULL ||
-	    (nf->rules = calloc(LRX_NF_ENTRIES_MAX, sizeof(*nf->rules))) == NULL) {
+	    (ps->pending = calloc(max_pending, sizeof(*ps->pending))) == NULL ||
+	    (nf->rules = calloc(max_pending + LRX_NF_CHAINS_MAX,
+				sizeof(*nf->rules))) == NULL) {
 		snprintf(err, err_len, "%s: out of memory", name);
 		rc = -ENOMEM;
 		goto out;
 	}
+	ps->max_pending = max_pending;
 	ps->name = name;
 	ps->err = err;
 	ps->err_len = err_len;
