@@ -246,15 +246,15 @@ def kernel_rows(args, rows, log):
     """{variant: figures} from kernel.measure_rows, or {"unavailable": why}."""
     variants = sorted({r["kernel"] for r in rows if r.get("kernel")})
     if args.kernel == "off":
-        return {"unavailable": "not measured (--kernel off)"}
+        return {"unavailable": unavailable("not measured (--kernel off)")}
     if not variants:
-        return {"unavailable": "no row of this selection exists on the kernel"}
+        return {"unavailable": unavailable("no row of this selection exists on the kernel")}
     try:
         return {"rows": kernel.measure_rows(variants, pairs=args.kernel_pairs, log=log)}
     except kernel.Skip as e:
         if args.kernel == "on":
             raise
-        return {"unavailable": str(e)}
+        return {"unavailable": unavailable(str(e))}
 
 
 def pct(g):
