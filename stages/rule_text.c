@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,21 @@
 #include <unistd.h>
 
 #include "rule_text.h"
+
+int lrx_rule_error(char *err, size_t err_len, const char *name, unsigned line,
+		   const char *word, const char *fmt, ...)
+{
+	va_list ap;
+	int pos = word ? snprintf(err, err_len, "%s:%u: '%s': ", name, line, word)
+		       : snprintf(err, err_len, "%s:%u: ", name, line);
+
+	if (pos >= 0 && (size_t)pos < err_len) {
+		va_start(ap, fmt);
+		vsnprintf(err + pos, err_len - (size_t)pos, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
 
 int lrx_rule_split(char *line, char **words, int max)
 {

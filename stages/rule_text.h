@@ -8,6 +8,7 @@
 #ifndef LISTRX_RULE_TEXT_H
 #define LISTRX_RULE_TEXT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +38,12 @@ int lrx_rule_addr(const char *text, int *af, uint8_t addr[16],
  * range (":Q", "P:") is 0 or 65535. */
 int lrx_rule_port_range(const char *text, char sep, uint16_t *lo,
 			uint16_t *hi);
+
+/* Writes "name:line: 'word': <fmt ...>" (without the word part when word
+ * is NULL) into err; returns -EINVAL, for `return lrx_rule_error(...)`. */
+int lrx_rule_error(char *err, size_t err_len, const char *name, unsigned line,
+		   const char *word, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
 
 /* Reads a whole rule file (a regular file of at most max bytes) into a
  * NUL-terminated buffer the caller frees. Returns 0 or -errno, with why

@@ -166,6 +166,14 @@ def _counter(summary, stage, name):
     return (_stage(summary, stage).get("counters") or {}).get(name)
 
 
+def _passed_all(summary, stage, name, seen, what):
+    """A program's [0] passed / [1] dropped map: it passed all it saw."""
+    stats = map_values(summary, stage, name)
+    passed, dropped = (stats.get(0) or [0])[0], (stats.get(1) or [0])[0]
+    return {"ok": passed > 0 and dropped == 0 and passed == seen,
+            "text": "%s: %d passed, %d dropped, of %d %s" % (name, passed, dropped, seen, what)}
+
+
 def row_check(row, summary):
     """Whether the row's queues, program, rule or filters saw the traffic
     (as the kernel rows check theirs)."""
@@ -175,13 +183,8 @@ def row_check(row, summary):
         return {"ok": False, "text": "RX queues %s: not every one of the %d received"
                 % (q, row["queues"])}
     if row.get("xdp"):
-        stats = map_values(summary, "xdp", "filter_stats")
-        passed = (stats.get(0) or [0])[0]
-        dropped = (stats.get(1) or [0])[0]
-        return {"ok": passed > 0 and dropped == 0 and passed == _stage(summary, "xdp").get(
-                    "packets"),
-                "text": "filter_stats: %d passed, %d dropped, of %d into the xdp stage"
-                % (passed, dropped, _stage(summary, "xdp").get("packets") or 0)}
+        return _passed_all(summary, "xdp", "filter_stats",
+                           _stage(summary, "xdp").get("packets") or 0, "into the xdp stage")
     if row.get("netfilter"):
         c = map_values(summary, "l3-demux", "filter/INPUT")
         policy, rule = (c.get(0) or [0])[0], (c.get(1) or [0])[0]
@@ -190,12 +193,8 @@ def row_check(row, summary):
                 "text": "filter/INPUT: %d packets through the chain (policy ACCEPT), %d "
                 "matched the rule, %d delivered" % (policy, rule, into)}
     if row.get("tc_bpf"):
-        stats = map_values(summary, "tc-ingress", "tc_port_stats")
-        passed, dropped = (stats.get(0) or [0])[0], (stats.get(1) or [0])[0]
-        classified = _counter(summary, "tc-ingress", "classified") or 0
-        return {"ok": passed > 0 and dropped == 0 and passed == classified,
-                "text": "tc_port_stats: %d passed, %d dropped, of %d classified"
-                % (passed, dropped, classified)}
+        return _passed_all(summary, "tc-ingress", "tc_port_stats",
+                           _counter(summary, "tc-ingress", "classified") or 0, "classified")
     if row.get("tc"):
         f = map_values(summary, "tc-ingress", "filters")
         classified = _counter(summary, "tc-ingress", "classified") or 0

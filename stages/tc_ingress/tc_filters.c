@@ -20,7 +20,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,24 +40,10 @@ struct tc_parse {
 	size_t err_len;
 };
 
-static int tc_error(struct tc_parse *ps, const char *word, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int tc_error(struct tc_parse *ps, const char *word, const char *fmt, ...)
-{
-	va_list ap;
-	int pos = word ? snprintf(ps->err, ps->err_len, "%s:%u: '%s': ", ps->name,
-				  ps->line, word)
-		       : snprintf(ps->err, ps->err_len, "%s:%u: ", ps->name,
-				  ps->line);
-
-	if (pos >= 0 && (size_t)pos < ps->err_len) {
-		va_start(ap, fmt);
-		vsnprintf(ps->err + pos, ps->err_len - (size_t)pos, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
+/* "name:line: 'word': ..." */
+#define tc_error(ps, word, ...)                                               \
+	lrx_rule_error((ps)->err, (ps)->err_len, (ps)->name, (ps)->line, word, \
+		       __VA_ARGS__)
 
 /* portN (N < RTE_MAX_ETHPORTS) or all */
 static int tc_dev(struct tc_parse *ps, const char *word, uint16_t *dev)

@@ -15,6 +15,7 @@
 
 #include "engine_run.h"
 #include "stage_harness.h"
+#include "temp_file.h"
 #include "frames.h"
 #include "test_eal.h"
 
@@ -45,10 +46,7 @@ TEST_CASE("build-meta,l3-demux with netfilter give identical results under "
 	  "every engine", "[netfilter][equivalence]")
 {
 	pool();
-	char path[] = "/tmp/lrx_nf_eng_XXXXXX";
-	int fd = mkstemp(path);
-	REQUIRE(fd >= 0);
-	const std::string rules =
+	const lrx_test::TempFile file(
 		"*raw\n:PREROUTING ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
 		"-A PREROUTING -p udp -m udp --dport 7 -j DROP\n"
 		"-A PREROUTING -f\n"
@@ -60,9 +58,8 @@ TEST_CASE("build-meta,l3-demux with netfilter give identical results under "
 		"-A INPUT -p udp -m multiport --dports 100:200,300 -j DROP\n"
 		"-A u -p udp -m udp --dport 53 -j RETURN\n"
 		"-A u -s 10.0.0.9 -j DROP\n"
-		"COMMIT\n";
-	REQUIRE(write(fd, rules.data(), rules.size()) == (ssize_t)rules.size());
-	close(fd);
+		"COMMIT\n");
+	const char *path = file.path.c_str();
 	const std::vector<Frame> frames = {
 		udp4(1, 7), udp4(1, 9), udp4(1, 53), udp4(1, 150), udp4(1, 300),
 		tcp4(TCP_SYN), tcp4(), udp6(),
@@ -116,23 +113,10 @@ TEST_CASE("build-meta,l3-demux with netfilter give identical results under "
 				auto r = lrx_test::run_engine(kind, 1, burst, stages, make,
 							      polls);
 				clean(r);
-				REQUIRE(r.out.size() == ref.out.size());
-				for (size_t i = 0; i < r.out.size(); i++) {
-					INFO("packet " << i);
-					REQUIRE(r.out[i] == ref.out[i]);
-				}
-				for (size_t s = 0; s < stages.size(); s++) {
-					CHECK(r.stats[s].packets == ref.stats[s].packets);
-					CHECK(r.stats[s].consumed == ref.stats[s].consumed);
-					for (unsigned d = 0; d < LRX_DROP_MAX; d++)
-						CHECK(r.stats[s].drops[d] == ref.stats[s].drops[d]);
-					CHECK(r.counters[s] == ref.counters[s]);
-				}
-				CHECK(r.maps == ref.maps);
+				lrx_test::require_same_run(r, ref);
 			}
 		}
 	}
-	unlink(path);
 	LRX_REQUIRE_POOL_FULL(pool());
 }
 
@@ -140,12 +124,8 @@ TEST_CASE("l3-demux: a netfilter file that does not load fails init, naming "
 	  "the key, the file and line and what is valid", "[netfilter]")
 {
 	pool();
-	char path[] = "/tmp/lrx_nf_bad_XXXXXX";
-	int fd = mkstemp(path);
-	REQUIRE(fd >= 0);
-	const std::string text = "*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -j REJECT\nCOMMIT\n";
-	REQUIRE(write(fd, text.data(), text.size()) == (ssize_t)text.size());
-	close(fd);
+	const lrx_test::TempFile file("*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -j REJECT\nCOMMIT\n");
+	const std::string path = file.path;
 	lrx_test::StageInstance bm("build-meta");
 	lrx_test::StageInstance l3("l3-demux", {{"netfilter", path}});
 	CHECK_FALSE(l3.ok());
@@ -156,5 +136,4 @@ TEST_CASE("l3-demux: a netfilter file that does not load fails init, naming "
 	lrx_test::StageInstance missing("l3-demux", {{"netfilter", "/nonexistent"}});
 	CHECK(std::string(missing.error()).find("/nonexistent: cannot open") !=
 	      std::string::npos);
-	unlink(path);
 }

@@ -14,19 +14,18 @@
 // iptables-legacy; skips with a printed reason otherwise.
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <regex>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "engine_run.h"
 #include "frames.h"
 #include "netns_oracle.h"
+#include "temp_file.h"
 #include "test_eal.h"
 
 extern "C" {
@@ -38,20 +37,6 @@ using namespace lrx_test;
 using namespace lrx_test::frames;
 
 namespace {
-
-std::string run_out(const std::string &cmd)
-{
-	std::string out;
-	FILE *f = popen(cmd.c_str(), "r");
-	if (!f)
-		return out;
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		out.append(buf, n);
-	pclose(f);
-	return out;
-}
 
 const char *rules_text =
 	"*raw\n"
@@ -183,21 +168,9 @@ TEST_CASE("kernel oracle: iptables-legacy in a netns and l3-demux's netfilter "
 		WARN("SKIPPED: " << net.why);
 		return;
 	}
-	char kpath[] = "/tmp/lrx_nf_kernel_XXXXXX", lpath[] = "/tmp/lrx_nf_listrx_XXXXXX";
-	int kfd = mkstemp(kpath), lfd = mkstemp(lpath);
-	REQUIRE(kfd >= 0);
-	REQUIRE(lfd >= 0);
-	const std::string ktext = with_if(rules_text, net.inside);
-	const std::string ltext = with_if(rules_text, "port0");
-	REQUIRE(write(kfd, ktext.data(), ktext.size()) == (ssize_t)ktext.size());
-	REQUIRE(write(lfd, ltext.data(), ltext.size()) == (ssize_t)ltext.size());
-	close(kfd);
-	close(lfd);
-	struct Unlink {
-		const char *a, *b;
-		~Unlink() { unlink(a); unlink(b); }
-	} unlink_both{kpath, lpath};
-	if (sh("ip netns exec " + net.ns + " iptables-legacy-restore " + kpath) != 0) {
+	const TempFile kfile(with_if(rules_text, net.inside), "lrx_nf_kernel");
+	const TempFile lfile(with_if(rules_text, "port0"), "lrx_nf_listrx");
+	if (sh("ip netns exec " + net.ns + " iptables-legacy-restore " + kfile.path) != 0) {
 		WARN("SKIPPED: iptables-legacy-restore refused the rules in the netns "
 		     "(no ip_tables in this kernel?)");
 		return;
@@ -221,17 +194,10 @@ TEST_CASE("kernel oracle: iptables-legacy in a netns and l3-demux's netfilter "
 	const unsigned repeat = 2;
 
 	auto before = nstat(net.ns);
-	{
-		RawSender tx(net.outside);
-		REQUIRE(tx.ok());
-		for (unsigned r = 0; r < repeat; r++)
-			for (auto &f : frames)
-				REQUIRE(tx.send(f.data));
-	}
-	std::this_thread::sleep_for(std::chrono::milliseconds(300));
+	REQUIRE(replay(net.outside, frames, repeat));
 	auto after = nstat(net.ns);
 	const std::string saved =
-		run_out("ip netns exec " + net.ns + " iptables-legacy-save -c");
+		sh_out("ip netns exec " + net.ns + " iptables-legacy-save -c");
 	Counts kernel = parse_save(saved);
 	REQUIRE(kernel.count("filter/INPUT") == 1);
 
@@ -248,7 +214,7 @@ TEST_CASE("kernel oracle: iptables-legacy in a netns and l3-demux's netfilter "
 			      {"tcp_ports", "none"},
 			      {"mcast_groups", "none"},
 			      {"trust_ip_csum_hint", "no"},
-			      {"netfilter", lpath}}},
+			      {"netfilter", lfile.path}}},
 	};
 	auto make = [&](size_t at) { return frames[at % frames.size()].to_mbuf(mp); };
 	for (auto kind : {LRX_ENGINE_PACKET, LRX_ENGINE_BURST, LRX_ENGINE_HYBRID,

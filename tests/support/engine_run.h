@@ -135,4 +135,30 @@ inline EngineRun run_engine(lrx_engine_kind engine, unsigned k, uint16_t burst,
 	return r;
 }
 
+// An engine's run against the reference run: the same packets out in the
+// same order with the same bytes, and per stage the same stats, counters
+// and maps (callers erase the counters that describe how the work was
+// split, which legitimately differ).
+inline void require_same_run(const EngineRun &r, const EngineRun &ref)
+{
+	REQUIRE(r.out.size() == ref.out.size());
+	for (size_t i = 0; i < r.out.size(); i++) {
+		INFO("packet " << i);
+		REQUIRE(r.out[i] == ref.out[i]);
+	}
+	REQUIRE(r.stats.size() == ref.stats.size());
+	for (size_t s = 0; s < r.stats.size(); s++) {
+		INFO("stage " << s);
+		CHECK(r.stats[s].packets == ref.stats[s].packets);
+		CHECK(r.stats[s].delivered == ref.stats[s].delivered);
+		CHECK(r.stats[s].tx == ref.stats[s].tx);
+		CHECK(r.stats[s].redirected == ref.stats[s].redirected);
+		CHECK(r.stats[s].consumed == ref.stats[s].consumed);
+		for (unsigned d = 0; d < LRX_DROP_MAX; d++)
+			CHECK(r.stats[s].drops[d] == ref.stats[s].drops[d]);
+		CHECK(r.counters[s] == ref.counters[s]);
+		CHECK(r.maps[s] == ref.maps[s]);
+	}
+}
+
 } // namespace lrx_test

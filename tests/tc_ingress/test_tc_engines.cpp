@@ -107,21 +107,7 @@ TEST_CASE("build-meta,tc-ingress,l3-demux give identical results under every "
 					auto r = lrx_test::run_engine(kind, k, burst,
 								      stages, make, polls);
 					clean(r);
-					REQUIRE(r.out.size() == ref.out.size());
-					for (size_t i = 0; i < r.out.size(); i++) {
-						INFO("packet " << i);
-						REQUIRE(r.out[i] == ref.out[i]);
-					}
-					for (size_t s = 0; s < stages.size(); s++) {
-						INFO("stage " << s);
-						CHECK(r.stats[s].packets == ref.stats[s].packets);
-						CHECK(r.stats[s].delivered == ref.stats[s].delivered);
-						CHECK(r.stats[s].redirected == ref.stats[s].redirected);
-						for (unsigned d = 0; d < LRX_DROP_MAX; d++)
-							CHECK(r.stats[s].drops[d] == ref.stats[s].drops[d]);
-						CHECK(r.counters[s] == ref.counters[s]);
-					}
-					CHECK(r.maps == ref.maps);
+					lrx_test::require_same_run(r, ref);
 				}
 			}
 		}

@@ -10,12 +10,10 @@
 // with a printed reason otherwise.
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <cstdio>
 #include <map>
 #include <regex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -37,20 +35,6 @@ using lrx_tc_test::test_prog;
 
 namespace {
 
-std::string run_out(const std::string &cmd)
-{
-	std::string out;
-	FILE *f = popen(cmd.c_str(), "r");
-	if (!f)
-		return out;
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		out.append(buf, n);
-	pclose(f);
-	return out;
-}
-
 // bpftool's dump of an array map of u64: formatted with BTF
 // ({"key": 0, "value": 5}) or raw hex bytes, little endian.
 uint64_t json_u64(const nlohmann::json &j)
@@ -68,7 +52,7 @@ std::map<uint32_t, uint64_t> kernel_map(const std::string &ns,
 {
 	std::map<uint32_t, uint64_t> out;
 	auto filters = nlohmann::json::parse(
-		run_out("ip netns exec " + ns + " tc -j filter show dev " + dev +
+		sh_out("ip netns exec " + ns + " tc -j filter show dev " + dev +
 			" ingress"),
 		nullptr, false);
 	for (auto &f : filters) {
@@ -76,11 +60,11 @@ std::map<uint32_t, uint64_t> kernel_map(const std::string &ns,
 			continue;
 		int id = f["options"]["prog"]["id"].get<int>();
 		auto prog = nlohmann::json::parse(
-			run_out("bpftool -j prog show id " + std::to_string(id)),
+			sh_out("bpftool -j prog show id " + std::to_string(id)),
 			nullptr, false);
 		for (auto &mid : prog["map_ids"]) {
 			auto dump = nlohmann::json::parse(
-				run_out("bpftool -j map dump id " +
+				sh_out("bpftool -j map dump id " +
 					std::to_string(mid.get<int>())),
 				nullptr, false);
 			for (auto &e : dump) {
@@ -145,14 +129,7 @@ TEST_CASE("kernel oracle: cls_bpf on a veth in a netns and tc-ingress count "
 	eal_init();
 	rte_mempool *mp = mbuf_pool("tc_oracle_pool", 1023);
 	auto before = nstat(net.ns);
-	{
-		RawSender tx(net.outside);
-		REQUIRE(tx.ok());
-		for (unsigned r = 0; r < repeat; r++)
-			for (auto &f : frames)
-				REQUIRE(tx.send(f.data));
-	}
-	std::this_thread::sleep_for(std::chrono::milliseconds(300));
+	REQUIRE(replay(net.outside, frames, repeat));
 	auto after = nstat(net.ns);
 	auto kmap = kernel_map(net.ns, net.inside);
 	REQUIRE(kmap.size() == 16);
