@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// UDP sockets (stages/udp_socket): the socket list's errors,
+// UDP sockets (stages/sockets): the socket list's errors,
 // __udp4_lib_lookup's choice (a bound address beats the wildcard, the
 // family and the port must match), setsockopt(SO_RCVBUF)'s doubling and
 // bounds, __udp_enqueue_schedule_skb's accounting (truesize against
@@ -16,7 +16,7 @@
 #include "test_eal.h"
 
 extern "C" {
-#include "udp_socket/udp_socket.h"
+#include "sockets/udp_socket.h"
 }
 
 namespace {
