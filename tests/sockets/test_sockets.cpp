@@ -189,3 +189,27 @@ TEST_CASE("udp sockets: __udp_enqueue_schedule_skb's accounting, and the "
 	}
 	LRX_REQUIRE_POOL_FULL(mp);
 }
+
+extern "C" {
+#include "sockets/tcp_ehash.h"
+}
+
+TEST_CASE("tcp established lookup: a new tuple is inserted once, its later "
+	  "segments hit, a full table stops inserting", "[sockets]")
+{
+	pool();
+	lrx_tcp_ehash t;
+	REQUIRE(lrx_tcp_ehash_init(&t, 4, (int)rte_socket_id()) == 0);
+	uint8_t l[16] = {10, 0, 0, 2}, r[16] = {10, 0, 0, 1};
+	for (int round = 0; round < 3; round++)
+		for (uint16_t p = 1; p <= 6; p++)
+			lrx_tcp_established(&t, false, l, r, htons(80), htons(p));
+	CHECK(t.inserted == 4);
+	CHECK(t.n == 4);
+	CHECK(t.full == 2 * 3);     // ports 5 and 6 never fit
+	CHECK(t.hits == 4 * 2);     // ports 1-4 in rounds 2 and 3
+	uint8_t l6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+	lrx_tcp_established(&t, true, l6, r, htons(80), htons(1));
+	CHECK(t.full == 7);         // another family is another tuple
+	lrx_tcp_ehash_fini(&t);
+}
