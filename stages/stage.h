@@ -85,6 +85,7 @@ struct lrx_stage_init {
 	uint16_t burst;         /* the engine's burst size */
 	uint16_t prefetch;      /* [pipeline] prefetch distance, 0 = off
 				 * (stages/prefetch.h) */
+	unsigned lcore_id;      /* the lcore that runs this instance */
 	const char *(*get)(const struct lrx_stage_init *init, const char *key);
 	const void *values;     /* opaque to the stage, used by get() */
 	char *err;              /* init writes a message here when it fails */
