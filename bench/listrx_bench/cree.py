@@ -349,7 +349,7 @@ def run_cree(args, argv):
                     results[r["row"]][f] = bins[f]
                 continue
             lx = Listrx(bins[f], eal=args.eal, lcores=args.lcores)
-            if f == "plain":
+            if "host" not in doc:
                 doc["host"] = machine_info(lx)
             log("listrx, %s build (%s)" % (f, bins[f]))
             for r in rows:

@@ -625,9 +625,11 @@ static int nf_build(struct nf_parse *ps, struct lrx_nf *nf)
 			nf->underflow[ch->table][ch->hook] = e;
 		}
 		e++;
-		snprintf(ch->map_name, sizeof(ch->map_name), "%s/%s",
-			 nf_table_names[ch->table], ch->name);
 		nf->chains[c] = *ch;
+		char map_name[sizeof(ch->map_name)];
+		snprintf(map_name, sizeof(map_name), "%s/%s",
+			 nf_table_names[ch->table], ch->name);
+		memcpy(nf->chains[c].map_name, map_name, sizeof(map_name));
 	}
 	nf->n_entries = e;
 	/* targets: a chain's first entry; no target: the next entry */
