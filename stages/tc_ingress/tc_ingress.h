@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_common.h>
+
 #include "stage.h"
 
 #define TC_INGRESS_STAGE_NAME "tc-ingress"
@@ -53,7 +55,7 @@ struct lrx_tc_flow_key {
 	uint16_t src_port, dst_port; /* host order; 0 for a fragment */
 	uint8_t pad[2];
 	uint8_t src_ip[16], dst_ip[16]; /* IPv4 in the first 4 bytes */
-};
+} __rte_aligned(8); /* compared as 64-bit words */
 #define LRX_TC_KEY_WORDS (sizeof(struct lrx_tc_flow_key) / 8)
 static_assert(sizeof(struct lrx_tc_flow_key) % 8 == 0, "key in words");
 
