@@ -69,7 +69,10 @@ enabled = no
 INI
 
 echo "soak: ${duration}s, pipeline $pipeline, $vdev, two lcores; output in $out"
-"$listrx" -l 0-1 --no-huge --no-pci --no-shconf -m 1024 --file-prefix "soak$$" \
+# lcores 0 and 1 on the first two CPUs this shell may use (a container or
+# taskset may leave out CPU 0; with one CPU both share it)
+lcores=$(python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print("0@%d,1@%d" % (c[0], c[min(1, len(c) - 1)]))')
+"$listrx" --lcores "$lcores" --no-huge --no-pci --no-shconf -m 1024 --file-prefix "soak$$" \
 	--vdev "$vdev" -- --config "$conf" --duration "$duration" \
 	--stats-period 10 --json "$out/summary.json" > "$out/listrx.log" 2>&1 &
 pid=$!
@@ -110,12 +113,12 @@ except (OSError, ValueError) as e:
     s = None
     fail.append(f"no JSON summary: {e}")
 if s:
-    rx, parts = s["rx_packets"], s["delivered"] + s["dropped"] + s["tx_packets"] + s["held"]
+    rx, parts = s["rx_packets"], s["delivered"] + s["dropped"] + s["tx_packets"] + s["merged_segments"] + s["held"]
     print(f"soak: rx {rx} delivered {s['delivered']} dropped {s['dropped']} "
           f"tx {s['tx_packets']} held {s['held']} mbufs in use at exit "
           f"{s['mbufs_in_use_at_exit']} drops {s.get('drops')}")
     if rx != parts:
-        fail.append(f"counters inconsistent: rx {rx} != delivered+dropped+tx+held {parts}")
+        fail.append(f"counters inconsistent: rx {rx} != delivered+dropped+tx+merged+held {parts}")
     if rx == 0:
         fail.append("nothing received")
     if s["mbufs_in_use_at_exit"] != 0:

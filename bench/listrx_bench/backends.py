@@ -24,10 +24,10 @@ import io
 import os
 import re
 import shutil
-import signal
 import subprocess
 import time
 
+from .listrx import stop_process
 from .stats import is_unavailable, unavailable, number
 
 BACKENDS = ("time", "perf", "perfstat", "pcm", "cachegrind", "rapl")
@@ -186,16 +186,17 @@ def perfstat_probe():
 
 # ---- cachegrind --------------------------------------------------------------
 
-# Function name -> stage group, for per-stage attribution (inlined helpers
-# count in their caller).
+# Function name -> group, for per-stage attribution (inlined helpers count
+# in their caller). The stages are the binary's (listrx --list-stages
+# --json): a stage's functions are named after it (lrx_gro_process,
+# gro_flush, build_meta_...; stages/ conventions), plus the code it calls
+# under other names, below. The rest is the dataplane's and the libraries'.
+STAGE_CODE = {"l3-demux": ("l3_", "skb_csum"),          # net/ipv4 style helpers
+              "xdp": ("rte_bpf", "__rte_bpf", "bpf_"),  # DPDK's eBPF VM and helpers
+              "rte-gro": ("gro_rte",)}                   # stages/gro's rte_gro wrapper
 CG_GROUPS = (
     ("ballast", re.compile(r"^lrx_ballast")),
-    ("build-meta", re.compile(r"^(build_meta_|lrx_build_meta)")),
-    ("gro", re.compile(r"^(gro_|lrx_gro)")),
-    ("l3-demux", re.compile(r"^(l3_|lrx_l3|skb_csum)")),
-    ("xdp", re.compile(r"^(xdp_|lrx_xdp|rte_bpf|__rte_bpf|bpf_)")),
-    ("engine", re.compile(r"^(engine_|graph_|lrx_pipeline_|pipeline_|rte_graph|__rte_node|"
-                          r"lrx_(null|touch|drop_every|tx_every|hold)_)")),
+    ("engine", re.compile(r"^(engine_|graph_|lrx_pipeline_|pipeline_|rte_graph|__rte_node)")),
     ("sink", re.compile(r"^(lrx_sink|sink_)")),
     ("driver", re.compile(r"^(eth_null|null_|synth_|rte_eth_|eth_|rte_pktmbuf|rte_mempool|"
                           r"common_ring|bucket_|rte_ring)")),
@@ -206,8 +207,27 @@ CG_GROUPS = (
 )
 
 
-def cg_group(fn):
-    for name, rx in CG_GROUPS:
+def stage_prefixes(stages):
+    """[(prefix, stage)] for the binary's stage names, longest first (the
+    longest prefix a function starts with names its stage: gro_rte_init is
+    rte-gro's, gro_flush gro's)."""
+    out = []
+    for name in stages:
+        stem = name.replace("-", "_")
+        out += [("lrx_" + stem, name), (stem + "_", name)]
+        out += [(p, name) for p in STAGE_CODE.get(name, ())]
+    return sorted(out, key=lambda p: -len(p[0]))
+
+
+def cg_group(fn, stages=()):
+    """The group of a function: ballast, one of the stages, engine, sink,
+    driver, dpdk-unsymbolled, libc or other."""
+    if CG_GROUPS[0][1].search(fn):
+        return CG_GROUPS[0][0]
+    for prefix, name in stage_prefixes(stages):
+        if fn.startswith(prefix):
+            return name
+    for name, rx in CG_GROUPS[1:]:
         if rx.search(fn):
             return name
     return "other"
@@ -217,64 +237,96 @@ def parse_cachegrind(text):
     """A cachegrind.out file -> {"events": [...], "totals": {event: n},
     "functions": {fn: {event: n}}}. Cost lines are "line n n n ..." (trailing
     zero events may be omitted); "summary:" gives the totals."""
-    events, totals, functions = [], {}, {}
-    fn = None
-    for line in text.splitlines():
-        if line.startswith("events:"):
-            events = line.split()[1:]
-        elif line.startswith("fn="):
-            fn = line[3:]
-            functions.setdefault(fn, {e: 0 for e in events})
-        elif line.startswith("summary:"):
-            vals = [int(v) for v in line.split()[1:]]
-            totals = dict(zip(events, vals))
-        elif line and line[0].isdigit() and fn is not None:
-            vals = line.split()[1:]
-            acc = functions[fn]
-            for e, v in zip(events, vals):
-                acc[e] = acc.get(e, 0) + int(v)
-    if not totals and functions:
-        for acc in functions.values():
-            for e, v in acc.items():
-                totals[e] = totals.get(e, 0) + v
-    return {"events": events, "totals": totals, "functions": functions}
+    return _parse_costs(text, callgrind=False)
 
 
-def parse_callgrind(text):
+def parse_callgrind(text, entries=None):
     """A callgrind.out file (--compress-strings=no --compress-pos=no) ->
     the same shape as parse_cachegrind: self cost per function. The cost
     line right after a "calls=" line is the inclusive cost of that call
-    (already counted as self cost in the callee) and is skipped."""
+    (already counted as self cost in the callee) and is skipped. entries:
+    {object path: {address: name}}: with --dump-instr=yes, "entered" gives
+    how often each of these instructions ran (a function's first
+    instruction: how often it was entered, by call or jump)."""
+    return _parse_costs(text, callgrind=True, entries=entries)
+
+
+def _parse_costs(text, callgrind, entries=None):
+    """The one reader of both formats: cachegrind's (one position column,
+    the line) and callgrind's ("positions:" columns, "calls=" lines whose
+    next cost line is inclusive, "ob=" objects)."""
     events, totals, functions = [], {}, {}
-    fn, skip_next = None, False
+    entered = {name: 0 for addrs in (entries or {}).values() for name in addrs.values()}
+    watch = {}
+    positions, fn, skip_next = 1, None, False
     for line in text.splitlines():
         if line.startswith("events:"):
             events = line.split()[1:]
+        elif line.startswith("positions:"):
+            positions = len(line.split()) - 1
+        elif line.startswith("ob="):
+            watch = (entries or {}).get(os.path.realpath(line[3:].strip()), {})
         elif line.startswith("fn="):
             fn = line[3:]
             functions.setdefault(fn, {e: 0 for e in events})
-        elif line.startswith("calls="):
+        elif callgrind and line.startswith("calls="):
             skip_next = True
         elif line.startswith(("summary:", "totals:")):
             totals = dict(zip(events, (int(v) for v in line.split()[1:])))
-        elif line and (line[0].isdigit() or line[0] in "+-*") and fn is not None:
+        elif line and (line[0].isdigit() or (callgrind and line[0] in "+-*")) \
+                and fn is not None:
             if skip_next:
                 skip_next = False
                 continue
+            fields = line.split()
+            vals = fields[positions:]
             acc = functions[fn]
-            for e, v in zip(events, line.split()[1:]):
+            for e, v in zip(events, vals):
                 acc[e] = acc.get(e, 0) + int(v)
+            if watch and fields[0].startswith("0x") and vals:
+                name = watch.get(int(fields[0], 16))
+                if name:
+                    entered[name] += int(vals[0])
     if not totals and functions:
         for acc in functions.values():
             for e, v in acc.items():
                 totals[e] = totals.get(e, 0) + v
-    return {"events": events, "totals": totals, "functions": functions}
+    out = {"events": events, "totals": totals, "functions": functions}
+    if entries is not None:
+        out["entered"] = entered
+    return out
 
 
-def cg_groups(parsed):
+# The retpoline build (-mindirect-branch=thunk) calls indirectly through
+# __x86_indirect_thunk_<reg>: a direct call whose `ret` lands on the target,
+# so cachegrind's Bi (indirect branches) does not see these. Each entry into
+# a thunk is one indirect call (or jump) of that build.
+RETPOLINE_THUNK = re.compile(r"^__x86_indirect_thunk_\w+$")
+
+
+def retpoline_thunks(binary):
+    """{realpath: {address: name}} of the binary's retpoline thunks, from its
+    symbol table (nm); {} entries when it has none (a plain build); None
+    when nm cannot read it."""
+    try:
+        out = subprocess.run(["nm", "--defined-only", binary], capture_output=True,
+                             text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    thunks = {}
+    for line in out.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and RETPOLINE_THUNK.match(parts[2]):
+            thunks[int(parts[0], 16)] = parts[2]
+    return {os.path.realpath(binary): thunks}
+
+
+def cg_groups(parsed, stages=()):
     groups = {}
     for fn, acc in parsed["functions"].items():
-        g = groups.setdefault(cg_group(fn), {})
+        g = groups.setdefault(cg_group(fn, stages), {})
         for e, v in acc.items():
             g[e] = g.get(e, 0) + v
     return groups
@@ -292,7 +344,7 @@ CG_STAGE_MEASURES = (("ir", ("Ir",)), ("i1_misses", ("I1mr",)), ("indirect_branc
                      ("d1_misses", ("D1mr", "D1mw")), ("ll_misses", ("ILmr", "DLmr", "DLmw")))
 
 
-def cachegrind_figures(small, large, packets_small, packets_large):
+def cachegrind_figures(small, large, packets_small, packets_large, stages=()):
     """Per-packet figures: (large - small) / (packets_large - packets_small).
     The small run carries the same start-up (EAL init, pools, pipeline
     creation, exit) so it cancels; what remains is the cost of the extra
@@ -317,7 +369,20 @@ def cachegrind_figures(small, large, packets_small, packets_large):
         fig["cg_%s_per_packet" % name] = unavailable(
             "cachegrind: no %s event (needs --cache-sim=yes)" % ",".join(missing)) if missing \
             else sum(large["totals"][e] - small["totals"].get(e, 0) for e in events) / dp
-    gs, gl = cg_groups(small), cg_groups(large)
+    # the indirect calls of a retpoline build: thunk entries, besides the
+    # indirect branches cachegrind sees (those of libraries built without
+    # retpolines); a plain build has no thunk: its Bi is all of them
+    if "entered" in large:
+        thunk = sum(large["entered"].values()) / dp
+        fig["cg_thunk_calls_per_packet"] = thunk
+        bi = fig.get("cg_indirect_branches_per_packet")
+        fig["cg_indirect_per_packet"] = bi + thunk if isinstance(bi, float) else bi
+    else:
+        reason = unavailable("cachegrind: thunk calls need the callgrind window "
+                             "(--cg-method window) and nm")
+        fig["cg_thunk_calls_per_packet"] = reason
+        fig["cg_indirect_per_packet"] = reason
+    gs, gl = cg_groups(small, stages), cg_groups(large, stages)
     for group in sorted(gl):
         for name, events in CG_STAGE_MEASURES:
             if name in ("d1_misses", "ll_misses") and not any(
@@ -347,7 +412,7 @@ def callgrind_window_prefix(out_file, i1, d1=None, ll=None):
     return ["valgrind", "--tool=callgrind", "--cache-sim=yes", "--branch-sim=yes"] + \
         cache_args(i1, d1, ll) + ["--instr-atstart=no", "--collect-atstart=no",
                                   "--compress-strings=no", "--compress-pos=no",
-                                  "--callgrind-out-file=" + out_file]
+                                  "--dump-instr=yes", "--callgrind-out-file=" + out_file]
 
 
 def cachegrind_prefix(out_file, i1, d1=None, ll=None):
@@ -358,6 +423,9 @@ def cachegrind_prefix(out_file, i1, d1=None, ll=None):
 # ---- PCM -------------------------------------------------------------------
 
 PCM_FAILURES = (
+    # a VM without a virtual PMU (Intel CPU, hypervisor hides the counters)
+    (re.compile(r"vPMU is not enabled", re.I),
+     "pcm: vPMU is not enabled in the hypervisor (this VM exposes no PMU to count with)"),
     (re.compile(r"unsupported processor", re.I),
      "pcm: unsupported processor (PCM needs an Intel CPU)"),
     (re.compile(r"no MSR or PCI CFG space access|Can not access CPUs Model Specific", re.I),
@@ -368,11 +436,14 @@ PCM_FAILURES = (
 
 
 def pcm_failure_reason(output, rc):
+    """PCM's own reason for refusing to run: a known one, else its first
+    ERROR line, else its last line."""
     for rx, reason in PCM_FAILURES:
         if rx.search(output):
             return reason
-    last = [l for l in output.strip().splitlines() if l.strip()]
-    return "pcm: exit %s: %s" % (rc, last[-1][:200] if last else "no output")
+    lines = [l.strip() for l in output.strip().splitlines() if l.strip()]
+    errors = [l for l in lines if re.match(r"error\b", l, re.I)]
+    return "pcm: exit %s: %s" % (rc, (errors or lines or ["no output"])[0 if errors else -1][:200])
 
 
 def parse_pcm_csv(text):
@@ -490,13 +561,8 @@ class PcmSession:
         return True
 
     def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        if self.proc:
+            stop_process(self.proc, timeout=10)
         if self.proc and self.proc.stdout:
             self.proc.stdout.close()
 
@@ -513,12 +579,32 @@ def cpu_vendor(path="/proc/cpuinfo"):
     return None
 
 
-def pcm_probe(cpuinfo="/proc/cpuinfo"):
-    vendor = cpu_vendor(cpuinfo)
-    if vendor is not None and vendor != "GenuineIntel":
-        return "pcm needs an Intel CPU (this CPU: %s)" % vendor
-    if not (shutil.which("pcm") or os.access("/usr/sbin/pcm", os.X_OK)):
+def pcm_exe():
+    """pcm on the PATH or in /usr/sbin (Debian's package puts it there)."""
+    return shutil.which("pcm") or ("/usr/sbin/pcm" if os.access("/usr/sbin/pcm", os.X_OK) else None)
+
+
+def pcm_probe(cpuinfo="/proc/cpuinfo", exe=None, run=subprocess.run):
+    """None when pcm runs here, else why not: PCM's own reason (one
+    sample of `pcm 0.1 -i=1`: "vPMU is not enabled", "unsupported
+    processor", no MSR access ...), or that it is not installed."""
+    exe = exe or pcm_exe()
+    if not exe:
+        vendor = cpu_vendor(cpuinfo)
+        if vendor is not None and vendor != "GenuineIntel":
+            return "pcm not installed (Debian: pcm), and it needs an Intel CPU (this CPU: %s)" \
+                % vendor
         return "pcm not installed (Debian: pcm)"
+    try:
+        p = run([exe, "0.1", "-i=1"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        return "pcm: no sample within 30 s"
+    except OSError as e:
+        return "pcm: cannot run %s: %s" % (exe, e)
+    out = p.stdout or ""
+    if p.returncode != 0 or any(rx.search(out) for rx, _ in PCM_FAILURES):
+        return pcm_failure_reason(out, p.returncode)
     return None
 
 

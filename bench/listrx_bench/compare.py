@@ -9,14 +9,17 @@ ratio listrx / peer is taken per rep and reported as median [min–max].
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
 import time
 
-from .listrx import profile_eal, remove_runtime_dir
+from . import grid
+from .listrx import (Listrx, find_binary, profile_eal, remove_runtime_dir, signals_held,
+                     stop_process)
+from .options import add_common, convert, data_room, positive_float, positive_int
 from .progress import Progress
+from .report import Doc
 from .stats import fmt, median, summary, unavailable
 
 TESTPMD_MODES = {"testpmd-rxonly": "rxonly", "testpmd-io": "io"}
@@ -55,7 +58,8 @@ def run_listrx_steady(cmd, who, seconds):
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds * 4 + 60)
     finally:
-        remove_runtime_dir(cmd)
+        with signals_held():
+            remove_runtime_dir(cmd)
     if proc.returncode != 0:
         tail = (proc.stdout + proc.stderr).strip().splitlines()[-2:]
         raise SystemExit("%s: %s failed (exit %d): %s"
@@ -89,21 +93,20 @@ def run_testpmd(args, mode, lcores, prefix, duration, burst):
     reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")),
                               daemon=True)
     reader.start()
-    deadline = time.monotonic() + duration * 3 + 30
-    while time.monotonic() < deadline and proc.poll() is None:
-        if sum("Rx-pps:" in l for l in list(lines)) >= wanted:
-            break
-        time.sleep(0.2)
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
     try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    reader.join(timeout=10)
-    proc.stdout.close()
-    remove_runtime_dir(cmd)  # testpmd leaves EAL's runtime directory
+        deadline = time.monotonic() + duration * 3 + 30
+        while time.monotonic() < deadline and proc.poll() is None:
+            if sum("Rx-pps:" in l for l in list(lines)) >= wanted:
+                break
+            time.sleep(0.2)
+    finally:
+        # also on Ctrl-C or SIGTERM, and a second one waits: testpmd
+        # stopped, its EAL runtime directory (which it leaves) removed
+        with signals_held():
+            stop_process(proc)
+            reader.join(timeout=10)
+            proc.stdout.close()
+            remove_runtime_dir(cmd)
     out = "".join(lines)
     pps, _ = parse_testpmd(out)
     if not pps:
@@ -124,10 +127,13 @@ def listrx_accounting(summary_):
     if missing:
         return "summary without %s" % ", ".join(missing)
     rx, held, in_use = summary_["rx_packets"], summary_["held"], summary_["mbufs_in_use_at_exit"]
+    # segments GRO merged into another packet were freed with it
+    merged = summary_.get("merged_segments", 0)
     out = summary_["delivered"] + summary_["tx_packets"] + summary_["dropped"]
     problems = []
-    if out != rx or held:
-        problems.append("rx %d != delivered + tx + dropped %d (held %d)" % (rx, out, held))
+    if out + merged != rx or held:
+        problems.append("rx %d != delivered + tx + dropped %d (merged %d, held %d)"
+                        % (rx, out, merged, held))
     if in_use:
         problems.append("%d mbufs in use at exit" % in_use)
     return "; ".join(problems) or None
@@ -164,11 +170,6 @@ def run_compare(lx, args, argv):
     lcores = lx.lcores
     bursts = args.burst
     peers = args.peer
-    for p in peers:
-        if p not in TESTPMD_MODES and p not in LISTRX_PEERS:
-            print("listrx-bench compare: peer %r: want testpmd-rxonly, testpmd-io, graph or "
-                  "listrx-off" % p, file=sys.stderr)
-            return 2
     out_dir = args.out or None
     listrx_runs = ["listrx"] + [p for p in peers if p in LISTRX_PEERS]
     runs = {b: {"listrx": [], **{p: [] for p in peers}} for b in bursts}
@@ -214,16 +215,18 @@ def run_compare(lx, args, argv):
               "method": "median of the per-second readings after the first, for listrx "
                         "(--stats-period 1) and testpmd (--stats-period 1) alike",
               "commands": commands, "ratios": {}}
-    lines = ["| run | Mpps median [min–max] | listrx ÷ peer, per rep, median [min–max] | n "
-             "| rx = freed, pool full |",
-             "|---|---|---|---|---|"]
+    rows = []
     failed = False
     for burst in bursts:
         base = runs[burst]["listrx"]
         s = summary(base)
-        lines.append("| listrx %s, pipeline %s, burst %d, stats %s | %s [%s–%s] | 1 | %d | %s |" % (
-            args.engine, args.pipeline, burst, args.stats_level, fmt(s["median"]),
-            fmt(s["min"]), fmt(s["max"]), s["n"], accounting_cell(accounting[burst]["listrx"])))
+        # a row without a figure says why (e.g. --duration 1: no reading
+        # after the first second), as a peer's row does
+        cell = "%s [%s–%s]" % (fmt(s["median"]), fmt(s["min"]), fmt(s["max"])) if s["n"] else \
+            empty_reason(base)
+        rows.append(["listrx %s, pipeline %s, burst %d, stats %s" % (
+            args.engine, args.pipeline, burst, args.stats_level), cell, "1", s["n"],
+            accounting_cell(accounting[burst]["listrx"])])
         failed |= any(accounting[burst]["listrx"])
         result["ratios"][str(burst)] = {}
         for p in peers:
@@ -231,15 +234,17 @@ def run_compare(lx, args, argv):
                       if isinstance(a, float) and isinstance(b, float) and b > 0]
             sp, sr = summary(runs[burst][p]), summary(ratios)
             result["ratios"][str(burst)][p] = {"values": ratios, **sr}
-            reason = next((v for v in runs[burst][p] if isinstance(v, str)), None)
+            reason = empty_reason(runs[burst][p])
             check = accounting_cell(accounting[burst][p]) if p in LISTRX_PEERS else "-"
             failed |= p in LISTRX_PEERS and any(accounting[burst][p])
             if sp["n"]:
-                lines.append("| %s, burst %d | %s [%s–%s] | %s [%s–%s] | %d | %s |" % (
-                    p, burst, fmt(sp["median"]), fmt(sp["min"]), fmt(sp["max"]),
-                    fmt(sr["median"]), fmt(sr["min"]), fmt(sr["max"]), sr["n"], check))
+                ratio = "%s [%s–%s]" % (fmt(sr["median"]), fmt(sr["min"]), fmt(sr["max"])) \
+                    if sr["n"] else "no pair: listrx has no figure"
+                rows.append(["%s, burst %d" % (p, burst),
+                             "%s [%s–%s]" % (fmt(sp["median"]), fmt(sp["min"]), fmt(sp["max"])),
+                             ratio, sr["n"], check])
             else:
-                lines.append("| %s, burst %d | %s | - | 0 | %s |" % (p, burst, reason, check))
+                rows.append(["%s, burst %d" % (p, burst), reason, "-", 0, check])
     # the burst question (which burst is fastest) asked the same way: each
     # listrx burst against the first, paired by rep
     for burst in bursts[1:]:
@@ -248,10 +253,16 @@ def run_compare(lx, args, argv):
         sr = summary(ratios)
         result["ratios"]["listrx burst %d / burst %d" % (burst, bursts[0])] = {
             "values": ratios, **sr}
-        lines.append("| listrx burst %d ÷ listrx burst %d | - | %s [%s–%s] | %d | - |" % (
-            burst, bursts[0], fmt(sr["median"]), fmt(sr["min"]), fmt(sr["max"]), sr["n"]))
+        cell = "%s [%s–%s]" % (fmt(sr["median"]), fmt(sr["min"]), fmt(sr["max"])) if sr["n"] \
+            else "no pair: " + (empty_reason(runs[burst]["listrx"] + runs[bursts[0]]["listrx"])
+                                or "no figure")
+        rows.append(["listrx burst %d ÷ listrx burst %d" % (burst, bursts[0]), "-", cell,
+                     sr["n"], "-"])
     result["load_after"] = os.getloadavg()
-    table = "\n".join(lines)
+    doc = Doc()
+    doc.table(["run", "Mpps median [min–max]", "listrx ÷ peer, per rep, median [min–max]", "n",
+               "rx = freed, pool full"], rows)
+    table = doc.markdown().strip()
     print(table)
     print("load average before %s, after %s" % (
         " ".join("%.2f" % v for v in result["load_before"]),
@@ -271,6 +282,12 @@ def run_compare(lx, args, argv):
     return 0
 
 
+def empty_reason(values):
+    """Why a row has no figure: the first reason among its runs (runs
+    without a figure hold an "unavailable: ..." string), or None."""
+    return next((v for v in values if isinstance(v, str)), None)
+
+
 def accounting_cell(problems):
     """The table cell for the listrx runs' accounting: "yes (n/n)" or the
     first problem."""
@@ -280,3 +297,44 @@ def accounting_cell(problems):
     if not bad:
         return "yes (%d/%d)" % (len(problems), len(problems))
     return "NO (%d/%d): %s" % (len(bad), len(problems), bad[0])
+
+def peers(text):
+    names = grid.split_list(text)
+    for p in names:
+        if p not in TESTPMD_MODES and p not in LISTRX_PEERS:
+            raise ValueError("peer %r: want testpmd-rxonly, testpmd-io, graph or listrx-off" % p)
+    return names
+
+
+def add_parser(sub):
+    p = sub.add_parser("compare", help="listrx vs peers (testpmd rxonly/io, graph engine) "
+                       "in the same invocation, as ratios")
+    add_common(p)
+    p.add_argument("--peer", type=convert(peers, "peer"), default=["testpmd-rxonly"],
+                   help="peers: testpmd-rxonly, testpmd-io, graph (listrx's graph engine), "
+                   "listrx-off (listrx at stats level off) (default: %(default)s)")
+    p.add_argument("--profile", default="null", help="traffic profile (see sweep --profiles) (default: %(default)s)")
+    p.add_argument("--pipeline", default="none", help="listrx pipeline ('none' = empty) (default: %(default)s)")
+    p.add_argument("--engine", default="burst", help="listrx engine (default: %(default)s)")
+    p.add_argument("--burst", type=convert(grid.parse_bursts, "burst size"), default=[32, 64],
+                   help="burst sizes, one or a list, the same for listrx and the peers "
+                   "(default: 32,64)")
+    p.add_argument("--stats-level", default="counters", choices=("off", "counters", "cycles"),
+                   help="listrx stats level; counters is listrx's default (testpmd keeps "
+                   "per-stream counters) (default: %(default)s)")
+    p.add_argument("--data-room", type=convert(data_room), default=None,
+                   help="mbuf data room for both sides (listrx [mempool] data_room, testpmd "
+                   "--mbuf-size); without hugepages testpmd's default 2176 puts one mbuf "
+                   "per 4 KB page (default: each tool's own)")
+    p.add_argument("--duration", type=convert(positive_float), default=5.0, help="seconds per run (default: %(default)s)")
+    p.add_argument("--reps", type=convert(positive_int), default=5, help="alternating repetitions (default: %(default)s)")
+    p.add_argument("--testpmd", default="dpdk-testpmd", help="testpmd binary (default: %(default)s)")
+    p.add_argument("--driver-so", default=None,
+                   help="-d for testpmd (a PMD built as a shared object, e.g. net_synth) (default: %(default)s)")
+    p.add_argument("--out", default=None, help="write compare.json/.md here (default: %(default)s)")
+    p.set_defaults(func=cmd_compare)
+
+
+def cmd_compare(args, argv):
+    lx = Listrx(find_binary(args.listrx), eal=args.eal, lcores=args.lcores)
+    return run_compare(lx, args, argv)

@@ -26,6 +26,7 @@ import tempfile
 
 from . import headline, kernel, kernel_model
 from .listrx import BenchError, Listrx, machine_info
+from .options import add_common, add_out, convert
 from .stats import is_unavailable, median, unavailable
 
 DROP_LO, DROP_HI = kernel.DROP_PORTS
@@ -411,16 +412,16 @@ def _flavours_arg(text):
     return names
 
 
-def add_parser(sub, add_common):
+def add_parser(sub):
     """The `cree` subcommand (registered by cli.py)."""
-    from .cli import _list
     cp = sub.add_parser("cree", help="seed 001's table (Cree's listified RX): each row on "
                         "listrx (both build flavours) and on this host's kernel (root)")
     add_common(cp)
-    cp.add_argument("--out", required=True, help="output directory (cree.json, cree.md)")
-    cp.add_argument("--rows", type=_list(_rows_arg), default=ROW_NAMES,
+    add_out(cp, what="output directory (cree.json, cree.md)")
+    cp.add_argument("--rows", type=convert(_rows_arg, "row"), default=ROW_NAMES,
                     help="rows: %s (default: all)" % ",".join(ROW_NAMES))
-    cp.add_argument("--flavours", type=_list(_flavours_arg), default=["retpoline", "plain"],
+    cp.add_argument("--flavours", type=convert(_flavours_arg, "flavour"),
+                    default=["retpoline", "plain"],
                     help="listrx builds: retpoline,plain (default: both)")
     cp.add_argument("--listrx-retpo", help="the retpoline build's listrx (default: "
                     "build-retpo/dataplane/listrx beside the plain one)")

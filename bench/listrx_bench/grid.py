@@ -8,28 +8,39 @@ DEFAULT_ENGINES = "packet,burst,hybrid:2,static,graph"
 DEFAULT_FOOTPRINTS = "0,L1i/2,L1i,2xL1i,4xL1i"
 # the kernel RX path: native XDP on the raw frame, build_skb, GRO, ip_rcv
 KERNEL_PIPELINE = "xdp,build-meta,gro,l3-demux"
-ENGINE_RE = re.compile(r"^(packet|burst|static|graph|hybrid:\d+)$")
+ENGINE_RE = re.compile(r"^(packet|burst|static|graph|hybrid:\d+)(-aa)?$")
+# ENGINE-aa: the same engine as a cell of its own, measured like any other
+# (the A/A comparison: packet vs packet-aa shows what noise alone gives)
+AA_SUFFIX = "-aa"
 
 
 def split_list(text):
     return [item.strip() for item in text.split(",") if item.strip()]
 
 
+def parse_burst(item):
+    item = str(item).strip()
+    if not item.isdigit() or not 1 <= int(item) <= 512:
+        raise ValueError("burst %r: want an integer 1..512" % item)
+    return int(item)
+
+
 def parse_bursts(text):
-    bursts = []
-    for item in split_list(text):
-        if not item.isdigit() or not 1 <= int(item) <= 512:
-            raise ValueError("burst %r: want an integer 1..512" % item)
-        bursts.append(int(item))
-    return bursts
+    return [parse_burst(item) for item in split_list(text)]
 
 
 def parse_engines(text):
     engines = split_list(text)
     for e in engines:
         if not ENGINE_RE.match(e):
-            raise ValueError("engine %r: want packet, burst, hybrid:K, static or graph" % e)
+            raise ValueError("engine %r: want packet, burst, hybrid:K, static or graph "
+                             "(ENGINE-aa: the same engine again, for an A/A comparison)" % e)
     return engines
+
+
+def engine_arg(engine):
+    """listrx's --engine of a cell's engine (packet-aa runs packet)."""
+    return engine[:-len(AA_SUFFIX)] if engine.endswith(AA_SUFFIX) else engine
 
 
 def parse_footprint(item, l1i_bytes):
@@ -60,27 +71,42 @@ def parse_pipelines(text):
     return pipelines
 
 
-def xdp_pipeline(pipeline, xdp):
-    """Where the xdp stage goes: native = first (on the raw frame, as a
-    driver hook), generic = right after build-meta (as xdpgeneric runs on
-    the skb), or last when there is no build-meta."""
-    stages = [] if pipeline in ("none", "") else pipeline.split(",")
-    stages = [s for s in stages if s != "xdp"]
-    if xdp == "native":
-        stages.insert(0, "xdp")
-    elif xdp == "generic":
-        pos = stages.index("build-meta") + 1 if "build-meta" in stages else len(stages)
-        stages.insert(pos, "xdp")
-    return ",".join(stages) if stages else "none"
+def place_stage(pipeline, name, value, stage_list):
+    """The pipeline with stage `name` where its shortcut's place `value`
+    (xdp: native, generic) puts it, by the binary's own rule (its
+    --list-stages --json: the place's position, what each stage provides):
+    "first", or "after_skb", right after the last stage that provides meta
+    or skb (generic XDP after build-meta and GRO, as the kernel's
+    netif_receive_generic_xdp runs on the built skb). A binary without the
+    stage leaves it last: the sweep skips such cells, saying why."""
+    stages = [] if pipeline in ("none", "") else [s for s in pipeline.split(",") if s != name]
+    info = {s["name"]: s for s in stage_list or ()}
+    places = {p["value"]: p["position"]
+              for p in ((info.get(name) or {}).get("shortcut") or {}).get("places", ())}
+    if name in info and value not in places:
+        raise ValueError("%s %r: the binary places it %s" % (
+            name, value, ", ".join(places) or "nowhere (no placements)"))
+    position = places.get(value, "any")
+    if position == "first":
+        at = 0
+    elif position == "after_skb":
+        providers = [i for i, s in enumerate(stages)
+                     if {"meta", "skb"} & set((info.get(s) or {}).get("provides", ()))]
+        at = providers[-1] + 1 if providers else len(stages)
+    else:
+        at = len(stages)
+    stages.insert(at, name)
+    return ",".join(stages)
 
 
-def expand(profiles, pipelines, footprints, engines, bursts, xdps=(None,)):
+def expand(profiles, pipelines, footprints, engines, bursts, xdps=(None,), stage_list=None):
     """Cells in sweep order (burst innermost, so one plot line is measured
-    close together in time). Each cell is a dict of its parameters."""
+    close together in time). Each cell is a dict of its parameters;
+    stage_list (Listrx.stage_list) places the xdp stage of an xdp cell."""
     cells = []
     for profile, pipeline, xdp, (fp_label, fp_kb), engine, burst in itertools.product(
             profiles, pipelines, xdps, footprints, engines, bursts):
-        arg = xdp_pipeline(pipeline, xdp) if xdp else pipeline
+        arg = place_stage(pipeline, "xdp", xdp, stage_list) if xdp else pipeline
         cell = {"profile": profile, "pipeline": pipeline, "pipeline_arg": arg,
                 "xdp": xdp or "off", "footprint": fp_label, "footprint_kb": fp_kb,
                 "engine": engine, "burst": burst}

@@ -18,13 +18,16 @@ listrx / rte_gro taken per rep (median [min..max]).
   listrx-bench gro-synth --reps 7 --seconds 5 --json out.json
 """
 
-import argparse
 import json
 import os
 import sys
 import tempfile
 
+from . import grid
 from .compare import run_listrx_steady
+from .listrx import BenchError, default_lcores
+from .options import convert, positive_float, positive_int
+from .report import Doc
 from .stats import median
 
 # the repository root (bench/listrx_bench/..)
@@ -107,27 +110,32 @@ def fmt_ratio(values):
     return "%.2f [%.2f..%.2f]" % (median(vals), min(vals), max(vals))
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="listrx-bench gro-synth", description=__doc__.split("\n")[0])
+def add_parser(sub):
+    ap = sub.add_parser("gro-synth", help="listrx GRO vs DPDK rte_gro on net_synth tcp-stream",
+                        description=__doc__.split("\n")[0])
     ap.add_argument("--listrx", default=os.path.join(ROOT, "build/dataplane/listrx"))
     ap.add_argument("--flows", type=int, default=4, help="tcp-stream flows (net_synth default 4)")
     ap.add_argument("--mss", type=int, default=1460, help="tcp-stream TCP payload per segment")
     ap.add_argument("--vdev", default=None,
                     help="default: net_synth0,profile=tcp-stream,flows=F,mss=M,copy=0")
-    ap.add_argument("--lcores", default="0-1", help="EAL -l: main + one polling lcore")
+    ap.add_argument("--lcores", default=default_lcores(),
+                    help="EAL -l: main + one polling lcore (default: %(default)s)")
     ap.add_argument("--engine", default="burst")
-    ap.add_argument("--bursts", default="64,32")
+    ap.add_argument("--bursts", type=convert(grid.parse_bursts, "burst size"), default=[64, 32])
     ap.add_argument("--stats-level", default="off",
                     help="off: the gro counters are the stage's own and are read at any level")
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--reps", type=convert(positive_int), default=5)
+    ap.add_argument("--seconds", type=convert(positive_float), default=3.0)
     ap.add_argument("--json", default=None)
-    args = ap.parse_args(argv)
+    ap.set_defaults(func=run)
+
+
+def run(args, argv):
     if args.vdev is None:
         args.vdev = "net_synth0,profile=tcp-stream,flows=%d,mss=%d,copy=0" % (args.flows, args.mss)
     if not os.path.exists(args.listrx):
-        raise SystemExit("gro_synth: %s not found (build first: bash scripts/setup)" % args.listrx)
-    bursts = [int(b) for b in args.bursts.split(",")]
+        raise BenchError("gro-synth: %s not found (build first: bash scripts/setup)" % args.listrx)
+    bursts = args.bursts
 
     cells = [(name, impl, burst) for burst in bursts for name, impl in IMPLS]
     label = {cell: "%s (impl=%s), burst %d" % cell for cell in cells}
@@ -150,14 +158,15 @@ def main(argv=None):
     print("\nbackend: listrx per-second rx (first second dropped) = GRO input segments/s, "
           "pipeline gro only, engine %s, stats level %s, reps=%d, %g s each, interleaved; "
           "device %s" % (args.engine, args.stats_level, args.reps, args.seconds, args.vdev))
-    print("| GRO, burst | Mseg/s median | min..max | ns/seg | segments per output, median "
-          "[min..max] | rules' expectation |")
-    print("|---|---|---|---|---|---|")
-    for cell in cells:
-        print("| %s | %.2f | %.2f..%.2f | %.1f | %s | %d |" % (
-            label[cell], med[cell], min(mpps[cell]), max(mpps[cell]), 1e3 / med[cell],
-            fmt_ratio(merge[cell]),
-            expected_segments_per_packet(cell[1], args.mss, cell[2], args.flows)))
+    table = Doc()
+    table.table(["GRO, burst", "Mseg/s median", "min..max", "ns/seg",
+                 "segments per output, median [min..max]", "rules' expectation"],
+                [[label[cell], "%.2f" % med[cell],
+                  "%.2f..%.2f" % (min(mpps[cell]), max(mpps[cell])), "%.1f" % (1e3 / med[cell]),
+                  fmt_ratio(merge[cell]),
+                  expected_segments_per_packet(cell[1], args.mss, cell[2], args.flows)]
+                 for cell in cells])
+    print(table.markdown(), end="")
     ratios = {}
     for burst in bursts:
         ours = mpps[("listrx gro", "kernel", burst)]
@@ -175,7 +184,3 @@ def main(argv=None):
                        "seconds": args.seconds, "bursts": bursts, "vdev": args.vdev,
                        "engine": args.engine, "stats_level": args.stats_level}, f, indent=1)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -4,9 +4,11 @@ The kernel pipeline (xdp,build-meta,gro,l3-demux) on valid UDP, per packet
 against listified engines, at a few burst sizes and code footprints, in both
 build flavours (plain and retpoline, the latter as a Spectre-mitigated kernel
 is built), timed with alternating repetitions plus cachegrind at one burst
-size. It is the sweep (sweep.Sweep) run twice over a small grid; this module
-only chooses the grid, finds the two binaries and writes headline.json, the
-table and a report that puts both flavours side by side.
+size. It is the sweep (sweep.Sweep) run once per flavour over a small grid,
+with repetitions added where the verdict is not yet narrow enough; this
+module chooses the grid, finds the two binaries, pairs the repetitions
+(stats.speedup) and writes the verdict, headline.json, one table per flavour
+(one renderer: stdout, headline.md, report.md/.html) and the report.
 """
 
 import datetime
@@ -17,10 +19,13 @@ import sys
 import time
 
 from . import backends, grid, report, results
-from .listrx import BenchError, Listrx, find_binary, machine_info
+from .listrx import BenchError, Listrx, caches_source, find_binary, machine_info
+from .options import (add_cg_caches, add_common, add_out, convert, positive_float,
+                      positive_int)
 from .progress import Progress, _clock
-from .stats import fmt, is_unavailable, median, number, summary, unavailable
-from .sweep import LOW_DELIVERY, Sweep, low_delivery, meta_for
+from .stats import (MIN_PAIRS, fmt, is_unavailable, median, number, resolution, speedup,
+                    stalled, summary, unavailable)
+from .sweep import (LOW_DELIVERY, RUN_KIND, Sweep, default_options, low_delivery, meta_for)
 
 FLAVOURS = ("plain", "retpoline")
 # build directory of each flavour, next to each other in the source tree
@@ -28,10 +33,88 @@ FLAVOURS = ("plain", "retpoline")
 FLAVOUR_DIRS = {"plain": "build", "retpoline": "build-retpo"}
 VULNERABILITIES = "/sys/devices/system/cpu/vulnerabilities"
 
+# The grid, and the repetitions: REPS alternating repetitions of DURATION
+# seconds first, then one more round at a time of the cells whose verdict
+# interval is wider than SPREAD % (the 95 % interval of the median pair
+# ratio), up to MAX_REPS repetitions and while the whole command stays
+# within MAX_TIME seconds. The figures come from an A/A measurement
+# (packet against packet, --aa): docs/measuring.md, "Noise and repetitions".
 QUICK = {"engines": "packet,burst,graph", "bursts": "1,64,256", "footprints": "0,2xL1i",
-         "reps": 3, "duration": 0.2}
+         "reps": 5, "duration": 0.2}
 FULL = {"engines": "packet,burst,hybrid:2,static,graph", "bursts": "1,8,32,64,128,256",
         "footprints": "0,L1i,2xL1i,4xL1i", "reps": 5, "duration": 0.25}
+ADAPTIVE = {"max_reps": 15, "spread": 10.0, "max_time": 420.0}
+# the columns of the one headline table (stdout, headline.md, report)
+INDIRECT = "indirect/pkt (Bi + thunks)"
+HEADER = ["engine", "burst", "footprint KB", "Mpps [min–max]", "ns/pkt", "speedup [min–max]",
+          "verdict", "reps", "I1 miss/pkt", "D1 miss/pkt", "LL miss/pkt", "instr/pkt",
+          INDIRECT, "stage ns/pkt", "delivered %"]
+STAGE_SHORT = {"xdp": "xdp", "build-meta": "bm", "gro": "gro", "l3-demux": "l3"}
+
+
+def add_parser(sub):
+    p = sub.add_parser("headline", help="the kernel pipeline per packet vs listified, both "
+                       "build flavours (plain, retpoline): verdict, table, headline.json, "
+                       "report")
+    add_common(p)
+    p.add_argument("--listrx-retpo", help="the retpoline build's listrx (default: "
+                   "build-retpo/dataplane/listrx beside the plain one)")
+    p.add_argument("--full", action="store_true",
+                   help="the larger grid: engines %(engines)s, bursts %(bursts)s, footprints "
+                   "%(footprints)s" % {k: v.replace("%", "%%") for k, v in FULL.items()
+                                       if isinstance(v, str)})
+    p.add_argument("--engines", type=convert(grid.parse_engines, "engine"), default=None,
+                   help="engines, packet first (default %s); ENGINE-aa adds that engine "
+                   "again as a cell of its own" % QUICK["engines"])
+    p.add_argument("--aa", action="store_true",
+                   help="add packet-aa: the packet engine again, paired with packet like "
+                   "every engine (an A/A comparison: what noise alone gives)")
+    p.add_argument("--bursts", type=convert(grid.parse_bursts, "burst size"), default=None,
+                   help="burst sizes (default %s)" % QUICK["bursts"])
+    p.add_argument("--footprints", default=None, type=convert(grid.split_list, "footprint"),
+                   help="footprints, KB or multiples of the host L1i (default %s)"
+                   % QUICK["footprints"])
+    p.add_argument("--reps", type=convert(positive_int), default=None,
+                   help="alternating repetitions before any is added (default %d)"
+                   % QUICK["reps"])
+    p.add_argument("--max-reps", type=convert(positive_int), default=ADAPTIVE["max_reps"],
+                   help="add repetitions of the verdict's cells up to this many; --reps or "
+                   "fewer: none added (default: %(default)s)")
+    p.add_argument("--spread", type=convert(positive_float), default=ADAPTIVE["spread"],
+                   help="add repetitions while a verdict cell's 95 %% interval of the median "
+                   "speedup is wider than this %% of it (default: %(default)s)")
+    p.add_argument("--max-time", type=convert(positive_float), default=ADAPTIVE["max_time"],
+                   help="add no repetition that would take the whole command past this many "
+                   "seconds (default: %(default)s)")
+    p.add_argument("--duration", type=convert(positive_float), default=None,
+                   help="seconds per timed run (default %s)" % QUICK["duration"])
+    p.add_argument("--profile", default="udp64",
+                   help="traffic (see sweep --profiles) (default: %(default)s)")
+    p.add_argument("--cg-burst", type=convert(grid.parse_burst), default=64,
+                   help="the verdict's burst size, where cachegrind runs too "
+                   "(default: %(default)s)")
+    add_cg_caches(p)
+    add_out(p)
+    p.set_defaults(func=cmd_headline)
+
+
+def cmd_headline(args, argv):
+    grid_ = FULL if args.full else QUICK
+    for key in ("engines", "bursts", "footprints", "reps", "duration"):
+        if getattr(args, key) is None:
+            value = grid_[key]
+            setattr(args, key, {"engines": grid.parse_engines, "bursts": grid.parse_bursts,
+                                "footprints": grid.split_list}.get(key, lambda v: v)(value))
+    if args.aa and "packet-aa" not in args.engines:
+        args.engines.insert(args.engines.index("packet") + 1 if "packet" in args.engines else 0,
+                            "packet-aa")
+    if args.cg_burst not in args.bursts:
+        raise BenchError("--cg-burst %d: not one of --bursts %s"
+                         % (args.cg_burst, ",".join(str(b) for b in args.bursts)))
+    if "packet" not in args.engines:
+        raise BenchError("--engines %s: the speedups need the packet engine"
+                         % ",".join(args.engines))
+    return run_headline(args, argv)
 
 
 def kernel_mitigations(root=VULNERABILITIES):
@@ -79,18 +162,15 @@ def flavour_binaries(plain=None, retpoline=None):
     return out
 
 
-def sweep_args(args, out_dir, counters):
-    """The sweep's own arguments (all its defaults) for one flavour."""
-    from .cli import build_parser
-    argv = ["sweep", "--out", out_dir, "--engines", args.engines, "--bursts", args.bursts,
-            "--footprints", args.footprints, "--pipelines", grid.KERNEL_PIPELINE,
-            "--profiles", args.profile, "--reps", str(args.reps),
-            "--duration", str(args.duration), "--order", "reps", "--zoom", "--zoom-reps", "1",
-            "--counters", ",".join(counters), "--cg-bursts", str(args.cg_burst),
-            "--timeout", str(args.timeout), "--eal", args.eal, "-q"]
-    if args.lcores:
-        argv += ["--lcores", args.lcores]
-    return build_parser().parse_args(argv)
+def sweep_options(args, out_dir, counters):
+    """The sweep's options (its defaults) for one flavour of the headline."""
+    return default_options(
+        out=out_dir, engines=list(args.engines), bursts=list(args.bursts),
+        footprints=",".join(args.footprints), pipelines=[grid.KERNEL_PIPELINE],
+        profiles=[args.profile], reps=args.reps, duration=args.duration, order="reps",
+        zoom=True, zoom_reps=1, counters=counters, cg_bursts=[args.cg_burst],
+        timeout=args.timeout, eal=args.eal, lcores=args.lcores, quiet=True,
+        cg_caches=args.cg_caches)
 
 
 def perf_reason(lx, out_dir):
@@ -132,38 +212,56 @@ def cg_value(rows, key, burst, cg_burst):
     for r in rows:
         if is_unavailable(r.get("cg_status")) or str(r.get("cg_status", "")).startswith("failed"):
             return r["cg_status"]
+    for r in rows:
+        if is_unavailable(r.get(key)):
+            return r[key]
     return unavailable("cachegrind: not measured")
 
 
+CG_FIGURES = (("i1_misses_per_packet", "cg_i1_misses_per_packet"),
+              ("d1_misses_per_packet", "cg_d1_misses_per_packet"),
+              ("ll_misses_per_packet", "cg_ll_misses_per_packet"),
+              ("instructions_per_packet", "cg_ir_per_packet"),
+              ("indirect_branches_per_packet", "cg_indirect_branches_per_packet"),
+              ("thunk_calls_per_packet", "cg_thunk_calls_per_packet"),
+              ("indirect_per_packet", "cg_indirect_per_packet"))
+
+
 def headline_rows(flavour, rows, cg_burst, matches):
-    """One row per (engine, burst, footprint) from a flavour's sweep rows:
-    medians and the speedup over packet paired by repetition."""
+    """One row per (engine, burst, footprint) from a flavour's sweep rows.
+    The speedup over packet is paired by repetition (stats.speedup: pairs
+    with a stalled side left out), and the row's own figures (Mpps, ns/packet)
+    come from the repetitions of the same pairs, so the two cannot tell
+    different stories; the packet row's from its runs that did not stall."""
     cells = {}
     for r in rows:
-        if r.get("status") != "ok":
-            continue
-        cells.setdefault((r["engine"], int(r["burst"]), int(r["footprint_kb"])), []).append(r)
+        if r.get("status") == "ok":
+            cells.setdefault((r["engine"], int(r["burst"]), int(r["footprint_kb"])), []).append(r)
+    ns = {key: {r["rep"]: number(r.get("time_ns_per_packet")) for r in rs}
+          for key, rs in cells.items()}
     out = []
     for (engine, burst, fp), rs in cells.items():
-        base = {r["rep"]: number(r.get("time_ns_per_packet"))
-                for r in cells.get(("packet", burst, fp), [])}
-        ratios = [base[r["rep"]] / number(r.get("time_ns_per_packet")) for r in rs
-                  if base.get(r["rep"]) and number(r.get("time_ns_per_packet"))]
-        sp = summary(ratios)
-        mp = summary(r.get("time_mpps") for r in rs)
-        shares = [r.get("delivered_share") for r in rs if number(r.get("delivered_share"))
-                  is not None]
+        own_stalls = stalled(ns[(engine, burst, fp)])
+        if engine == "packet":
+            sp = None
+            used = [r for r in rs if r["rep"] not in own_stalls]
+        else:
+            sp = speedup(ns.get(("packet", burst, fp), {}), ns[(engine, burst, fp)],
+                         ("packet", engine))
+            used = [r for r in rs if r["rep"] in sp["reps"]]
+        mp = summary(r.get("time_mpps") for r in used)
+        shares = [r.get("delivered_share") for r in rs
+                  if number(r.get("delivered_share")) is not None]
         row = {"flavour": flavour, "matches_kernel": matches, "engine": engine,
-               "burst": burst, "footprint_kb": fp, "reps": mp["n"],
+               "burst": burst, "footprint_kb": fp, "footprint": str(rs[0].get("footprint", fp)),
+               "runs": len(rs), "reps": len(used), "stalled_reps": sorted(own_stalls),
+               "shared_cpu_runs": sum(1 for r in rs if r.get("shared_cpu_pct") is not None),
                "mpps": mp["median"], "mpps_min": mp["min"], "mpps_max": mp["max"],
-               "ns_per_packet": median(r.get("time_ns_per_packet") for r in rs),
-               "speedup": sp["median"], "speedup_min": sp["min"], "speedup_max": sp["max"],
-               "i1_misses_per_packet": cg_value(rs, "cg_i1_misses_per_packet", burst, cg_burst),
-               "d1_misses_per_packet": cg_value(rs, "cg_d1_misses_per_packet", burst, cg_burst),
-               "ll_misses_per_packet": cg_value(rs, "cg_ll_misses_per_packet", burst, cg_burst),
-               "instructions_per_packet": cg_value(rs, "cg_ir_per_packet", burst, cg_burst),
-               "indirect_branches_per_packet": cg_value(rs, "cg_indirect_branches_per_packet",
-                                                        burst, cg_burst),
+               "ns_per_packet": median(r.get("time_ns_per_packet") for r in used),
+               "speedup": None, "speedup_min": None, "speedup_max": None,
+               "speedup_ci": None, "ci_width_pct": None, "saved_ns_per_packet": None,
+               "pairs": None, "clean_pairs": None, "left_out": [], "resolved": None,
+               "resolution": None,
                "stage_ns_per_packet": stage_ns(rs),
                "rx_packets": sum(r.get("rx_packets") or 0 for r in rs),
                "delivered": sum(r.get("delivered") or 0 for r in rs),
@@ -171,6 +269,15 @@ def headline_rows(flavour, rows, cg_burst, matches):
                "delivered_share": min(shares) if shares else None,
                "drop_reasons": rs[0].get("drop_reasons"),
                "low_delivery": any(low_delivery(r) for r in rs)}
+        if sp is not None:
+            resolved, why = resolution(sp)
+            row.update(speedup=sp["median"], speedup_min=sp["min"], speedup_max=sp["max"],
+                       speedup_ci=[sp["ci_low"], sp["ci_high"]],
+                       ci_width_pct=sp["spread_pct"], saved_ns_per_packet=sp["saved_ns"],
+                       pairs=sp["pairs"], clean_pairs=sp["n"], left_out=sp["left_out"],
+                       resolved=resolved, resolution=why)
+        for key, cg_key in CG_FIGURES:
+            row[key] = cg_value(rs, cg_key, burst, cg_burst)
         for key in ("perf_cycles_per_packet", "perf_l1i_misses_per_packet",
                     "perf_l1d_misses_per_packet", "perf_llc_misses_per_packet"):
             if key in rs[0]:
@@ -178,70 +285,96 @@ def headline_rows(flavour, rows, cg_burst, matches):
                                            if any(number(r.get(key)) is not None for r in rs)
                                            else rs[0][key])
         out.append(row)
-    order = {e: i for i, e in enumerate(["packet", "burst", "hybrid:2", "static", "graph"])}
+    order = {e: i for i, e in enumerate(["packet", "packet-aa", "burst", "hybrid:2", "static",
+                                         "graph"])}
     out.sort(key=lambda h: (h["footprint_kb"], h["burst"], order.get(h["engine"], 9),
                             h["engine"]))
     return out
 
 
-STAGE_SHORT = {"xdp": "xdp", "build-meta": "bm", "gro": "gro", "l3-demux": "l3"}
+# ---- the verdict -------------------------------------------------------------
+
+def verdict_cell(h, burst):
+    return h["engine"] != "packet" and h["burst"] == burst
 
 
-def _short(v, digits=2):
+def ballast(h):
+    if not h["footprint_kb"]:
+        return "no ballast"
+    label = h.get("footprint")
+    return "%d KB ballast%s" % (h["footprint_kb"], " (%s)" % label
+                               if label and label != str(h["footprint_kb"]) else "")
+
+
+def verdict_text(h):
+    """One sentence: where, what the engine saves or costs against packet,
+    the speedup [min–max], the reps, the pairs left out, resolved or not
+    and why."""
+    where = "%s build, burst %d, %s" % (h["flavour"], h["burst"], ballast(h))
+    if h["speedup"] is None:
+        return "%s: %s against packet: no pair to compare (%s)" % (
+            where, h["engine"], h["resolution"] or "no run of both")
+    if h["engine"].endswith(grid.AA_SUFFIX):
+        what = "A/A, %s against %s" % (h["engine"], grid.engine_arg(h["engine"]))
+    elif h["saved_ns_per_packet"] >= 0:
+        what = "%s saves %.1f ns/packet" % (h["engine"], h["saved_ns_per_packet"])
+    else:
+        what = "%s costs %.1f ns/packet more" % (h["engine"], -h["saved_ns_per_packet"])
+    detail = "%.2f× [%.2f–%.2f], %d reps" % (h["speedup"], h["speedup_min"],
+                                             h["speedup_max"], h["clean_pairs"])
+    if h["left_out"]:
+        detail += ", %d pair(s) left out: %s" % (len(h["left_out"]), "; ".join(
+            "rep %d: %s" % (x["rep"], x["why"]) for x in h["left_out"]))
+    detail += ", resolved" if h["resolved"] else ", not resolved: %s" % h["resolution"]
+    return "%s: %s (%s)" % (where, what, detail)
+
+
+def verdicts(hrows, burst):
+    return [{"flavour": h["flavour"], "engine": h["engine"], "burst": h["burst"],
+             "footprint_kb": h["footprint_kb"], "resolved": h["resolved"],
+             "text": verdict_text(h)} for h in hrows if verdict_cell(h, burst)]
+
+
+def contention(hrows):
+    """{"shared": runs whose polling CPU was busy before the start (listrx
+    warned), "runs": runs, "left_out": pairs left out as stalled}."""
+    return {"shared": sum(h["shared_cpu_runs"] for h in hrows),
+            "runs": sum(h["runs"] for h in hrows),
+            "left_out": sum(len(h["left_out"]) for h in hrows)}
+
+
+# ---- the one table --------------------------------------------------------------
+
+def _cell(v, digits=2):
     return "n/a" if number(v) is None else fmt(v, digits)
 
 
-def table_lines(hrows):
-    """The ten-second table: one line per row."""
-    head = ("%-7s %5s %5s %7s %7s %-19s %6s %6s %6s  %s" % (
-        "engine", "burst", "fp KB", "Mpps", "ns/pkt", "speedup [min-max]", "I1/pkt",
-        "D1/pkt", "Bi/pkt", "stage ns/pkt"))
-    lines = [head]
-    for h in hrows:
-        sp = ("%.2fx [%.2f-%.2f]" % (h["speedup"], h["speedup_min"], h["speedup_max"])
-              if h["engine"] != "packet" and h["speedup"] is not None else
-              ("1 (base)" if h["engine"] == "packet" else "-"))
-        stages = " ".join("%s %.0f" % (STAGE_SHORT.get(s, s), v)
-                          for s, v in h["stage_ns_per_packet"].items())
-        flag = "  LOW DELIVERY %.0f%%" % (100 * h["delivered_share"]) if h["low_delivery"] else ""
-        lines.append("%-7s %5d %5d %7s %7s %-19s %6s %6s %6s  %s%s" % (
-            h["engine"], h["burst"], h["footprint_kb"], _short(h["mpps"]),
-            _short(h["ns_per_packet"], 1), sp, _short(h["i1_misses_per_packet"]),
-            _short(h["d1_misses_per_packet"]), _short(h["indirect_branches_per_packet"]),
-            stages, flag))
-    return lines
-
-
-def _i1(v):
-    if number(v) is None:
-        return "n/a"
-    return "%.4f" % v if v < 1 else "%.1f" % v
-
-
-def markdown_tables(doc):
-    """headline.md: the table of each flavour in Markdown, to paste into
-    docs/performance.md after a re-run."""
+def table_rows(hrows):
+    """HEADER's cells for each row: the same table on stdout, in headline.md
+    and in the report."""
     out = []
-    for flavour in FLAVOURS:
-        rows = [h for h in doc["rows"] if h["flavour"] == flavour]
-        if not rows:
-            continue
-        out += ["**%s**" % flavour_title(flavour, doc), "",
-                "| engine | burst | footprint KB | Mpps [min–max] | speedup [min–max] | "
-                "I1 miss/pkt | D1 miss/pkt | Bi/pkt | instr/pkt | delivered % |",
-                "|---|---|---|---|---|---|---|---|---|---|"]
-        for h in rows:
-            sp = "1" if h["engine"] == "packet" else "%s [%s–%s]" % (
-                _short(h["speedup"]), _short(h["speedup_min"]), _short(h["speedup_max"]))
-            out.append("| %s | %d | %d | %s [%s–%s] | %s | %s | %s | %s | %s | %s |" % (
-                h["engine"], h["burst"], h["footprint_kb"], _short(h["mpps"]),
-                _short(h["mpps_min"]), _short(h["mpps_max"]), sp, _i1(h["i1_misses_per_packet"]),
-                _short(h["d1_misses_per_packet"], 1), _short(h["indirect_branches_per_packet"]),
-                _short(h["instructions_per_packet"], 0),
-                "%.1f" % (100 * h["delivered_share"]) if h["delivered_share"] is not None
-                else "–"))
-        out.append("")
-    return "\n".join(out)
+    for h in hrows:
+        if h["engine"] == "packet":
+            sp, verdict = "1 (base)", "base"
+        elif h["speedup"] is None:
+            sp, verdict = "-", "NOT RESOLVED (no pair)"
+        else:
+            sp = "%.2f× [%.2f–%.2f]" % (h["speedup"], h["speedup_min"], h["speedup_max"])
+            verdict = "resolved" if h["resolved"] else "NOT RESOLVED"
+        if h["low_delivery"]:
+            verdict += ", LOW DELIVERY %.0f%%" % (100 * h["delivered_share"])
+        out.append([
+            h["engine"], h["burst"], h["footprint_kb"],
+            "%s [%s–%s]" % (_cell(h["mpps"]), _cell(h["mpps_min"]), _cell(h["mpps_max"])),
+            _cell(h["ns_per_packet"], 1), sp, verdict,
+            "%d/%d" % (h["reps"], h["runs"]), _cell(h["i1_misses_per_packet"]),
+            _cell(h["d1_misses_per_packet"]), _cell(h["ll_misses_per_packet"]),
+            _cell(h["instructions_per_packet"], 0), _cell(h["indirect_per_packet"]),
+            " ".join("%s %.0f" % (STAGE_SHORT.get(s, s), v)
+                     for s, v in h["stage_ns_per_packet"].items()),
+            "%.1f" % (100 * h["delivered_share"]) if h["delivered_share"] is not None
+            else "-"])
+    return out
 
 
 def flavour_title(flavour, doc):
@@ -249,75 +382,148 @@ def flavour_title(flavour, doc):
     return "%s build%s" % (flavour, " (matches the running kernel)" if match else "")
 
 
-def write_headline_report(out_dir, doc):
-    """report.md/report.html of the headline, plots from each flavour's
-    sweep report (listrx-bench report on DIR/FLAVOUR)."""
-    d = report.Doc()
-    d.h(1, "listrx headline: what listification saves on the kernel RX path")
-    d.p("Command: `%s`. Pipeline %s, traffic %s, %d alternating repetitions of %.2f s per "
-        "cell, medians with [min–max]; speedup = packet ns/pkt ÷ engine ns/pkt paired by "
-        "repetition; cachegrind (callgrind, simulated I1/D1/LL with the host geometry %s) at "
-        "burst %d. Elapsed %s." % (
-            doc["command"], doc["pipeline"], doc["profile"], doc["reps"], doc["duration_s"],
-            doc["cachegrind_caches"], doc["cg_burst"], _clock(doc["elapsed_s"])))
-    mit = doc["kernel_mitigations"]
-    d.p("Running kernel: spectre_v2 `%s`; spec_rstack_overflow `%s` → the **%s** build "
-        "matches it." % (mit.get("spectre_v2"), mit.get("spec_rstack_overflow"),
-                         doc["kernel_flavour"]))
-    d.h(3, "Backends")
-    d.table(["backend", "status"], [[k, v] for k, v in doc["backends"].items()])
+def add_verdict(d, doc):
+    d.h(2, "Verdict (burst %d)" % doc["verdict_burst"])
+    d.ul([v["text"] for v in doc["verdicts"]] or ["no verdict: no cell of a listified engine "
+                                                  "at burst %d" % doc["verdict_burst"]])
+
+
+def add_tables(d, doc, per_flavour=None):
+    """Each flavour's table, with its contention and repetitions lines, and
+    per_flavour(d, flavour, rows)'s blocks after it (the report's)."""
     for flavour in FLAVOURS:
         hrows = [h for h in doc["rows"] if h["flavour"] == flavour]
         d.h(2, flavour_title(flavour, doc))
         if not hrows:
             d.p(str(doc["flavours"].get(flavour)))
             continue
-        low = [h for h in hrows if h["low_delivery"]]
-        if low:
-            d.p("**%d cell(s) delivered less than %d %% of what they received**: their "
-                "figures time drops." % (len(low), 100 * LOW_DELIVERY))
-        d.table(["engine", "burst", "footprint KB", "Mpps", "ns/pkt", "speedup [min–max]",
-                 "I1 miss/pkt", "D1 miss/pkt", "LL miss/pkt", "instr/pkt", "Bi/pkt",
-                 "stage ns/pkt", "delivered %", "top drops"],
-                [[h["engine"], h["burst"], h["footprint_kb"],
-                  "%s [%s–%s]" % (fmt(h["mpps"]), fmt(h["mpps_min"]), fmt(h["mpps_max"])),
-                  fmt(h["ns_per_packet"]),
-                  "%s [%s–%s]" % (fmt(h["speedup"]), fmt(h["speedup_min"]),
-                                  fmt(h["speedup_max"])) if h["engine"] != "packet" else "1",
-                  _short(h["i1_misses_per_packet"]), _short(h["d1_misses_per_packet"]),
-                  _short(h["ll_misses_per_packet"]), _short(h["instructions_per_packet"], 0),
-                  _short(h["indirect_branches_per_packet"]),
-                  ", ".join("%s %.1f" % (s, v) for s, v in h["stage_ns_per_packet"].items()),
-                  "%.1f" % (100 * h["delivered_share"]) if h["delivered_share"] is not None
-                  else "-", h["drop_reasons"]] for h in hrows])
-        d.h(3, "I side saved, D side spent (burst %d, per packet, vs packet engine)"
-            % doc["cg_burst"])
-        side = []
-        for h in hrows:
-            if h["burst"] != doc["cg_burst"] or h["engine"] == "packet":
-                continue
-            base = next((b for b in hrows if b["engine"] == "packet" and b["burst"] == h["burst"]
-                         and b["footprint_kb"] == h["footprint_kb"]), None)
-            if not base:
-                continue
+        c = doc["contention"][flavour]
+        a = doc["adaptive"].get(flavour, {})
+        d.p("%d/%d runs shared their CPU (listrx warned that the polling CPU was busy "
+            "before the start); %d pair(s) left out as stalled. Repetitions: %d, %s." % (
+                c["shared"], c["runs"], c["left_out"], a.get("initial_reps", doc["reps"]),
+                added_text(a)))
+        d.table(HEADER, table_rows(hrows))
+        if flavour == "retpoline":
+            d.p("%s: cachegrind's indirect branches (Bi) plus the entries into "
+                "__x86_indirect_thunk_* (callgrind), which a retpoline build calls instead "
+                "of branching indirectly; in the plain build there is no thunk." % INDIRECT)
+        if per_flavour:
+            per_flavour(d, flavour, hrows)
 
-            def delta(key):
-                a, b = number(base[key]), number(h[key])
-                return "-" if a is None or b is None else "%+.2f" % (b - a)
-            side.append([h["engine"], h["footprint_kb"], delta("instructions_per_packet"),
-                         delta("i1_misses_per_packet"), delta("indirect_branches_per_packet"),
-                         delta("d1_misses_per_packet"), delta("ll_misses_per_packet"),
-                         fmt(h["speedup"])])
-        d.table(["engine", "footprint KB", "Δ instr", "Δ I1 miss", "Δ indirect br",
-                 "Δ D1 miss", "Δ LL miss", "speedup"], side)
-        sub = os.path.join(out_dir, flavour)
+
+def added_text(a):
+    if not a.get("added"):
+        return "none added (%s)" % (a.get("stopped") or "adaptive repetitions off")
+    return "%d round(s) added for %s; stopped: %s" % (
+        a["added"], ", ".join(a.get("cells", [])) or "-", a.get("stopped") or "-")
+
+
+# ---- the report -------------------------------------------------------------------
+
+SIDES = (("Δ instr/pkt", "instructions_per_packet"), ("Δ I1 miss/pkt", "i1_misses_per_packet"),
+         ("Δ indirect/pkt", "indirect_per_packet"), ("Δ D1 miss/pkt", "d1_misses_per_packet"),
+         ("Δ LL miss/pkt", "ll_misses_per_packet"))
+
+
+def side_deltas(hrows, burst):
+    """"I side saved, D side spent": each engine minus packet at the same
+    burst and footprint, per packet: [(engine, footprint KB, {measure:
+    delta or None}, speedup)]."""
+    out = []
+    for h in hrows:
+        if h["burst"] != burst or h["engine"] == "packet":
+            continue
+        base = next((b for b in hrows if b["engine"] == "packet" and b["burst"] == h["burst"]
+                     and b["footprint_kb"] == h["footprint_kb"]), None)
+        if not base:
+            continue
+        deltas = {}
+        for name, key in SIDES:
+            a, b = number(base[key]), number(h[key])
+            deltas[name] = None if a is None or b is None else b - a
+        out.append((h["engine"], h["footprint_kb"], deltas, h["speedup"]))
+    return out
+
+
+def speedup_panels(doc):
+    """speedup_chart's panels: a flavour each, a series per engine and
+    footprint."""
+    panels = []
+    for flavour in FLAVOURS:
+        hrows = [h for h in doc["rows"] if h["flavour"] == flavour]
+        bursts = sorted({h["burst"] for h in hrows})
+        series = []
+        keys = sorted({(h["engine"], h["footprint_kb"]) for h in hrows if h["engine"] != "packet"},
+                      key=lambda k: (k[1], k[0]))
+        for engine, fp in keys:
+            by = {h["burst"]: h for h in hrows if (h["engine"], h["footprint_kb"]) == (engine, fp)}
+            pts = [(by[b]["speedup"], by[b]["speedup_min"], by[b]["speedup_max"])
+                   if b in by and by[b]["speedup"] is not None else None for b in bursts]
+            res = [bool(by[b]["resolved"]) if b in by else True for b in bursts]
+            series.append(("%s, %s" % (engine, ballast(by[next(iter(by))])), pts, res))
+        panels.append((flavour_title(flavour, doc), bursts, series))
+    return panels
+
+
+def write_headline_report(out_dir, doc):
+    """report.md/report.html of the headline: the verdict first, the
+    speedup chart, each flavour's table, "I side saved, D side spent" as a
+    table and a chart, and the flavour's plots (its sweep's report)."""
+    d = report.Doc()
+    d.h(1, "listrx headline: what listification saves on the kernel RX path")
+    add_verdict(d, doc)
+    d.p("Command: `%s`. Pipeline %s, traffic %s, %d alternating repetitions of %.2f s per "
+        "cell first, then repetitions added to the verdict's cells while their 95 %% interval "
+        "was wider than %g %% (at most %d repetitions, %s in all); medians with [min–max]; "
+        "speedup = packet ns/pkt ÷ engine ns/pkt paired by repetition, a pair with a stalled "
+        "side left out (docs/measuring.md); cachegrind (callgrind, simulated I1/D1/LL %s, %s) "
+        "at burst %d. Elapsed %s." % (
+            doc["command"], doc["pipeline"], doc["profile"], doc["reps"], doc["duration_s"],
+            doc["spread_pct"], doc["max_reps"], _clock(doc["max_time_s"]),
+            " ".join("%s=%s" % kv for kv in sorted(doc["cachegrind_caches"].items())),
+            doc["cachegrind_caches_source"], doc["verdict_burst"],
+            _clock(doc["elapsed_s"])))
+    plt, why = report.matplotlib_pyplot()
+    chart = os.path.join(out_dir, "speedup.png")
+    if plt is None:
+        d.p("plots unavailable: " + why)
+    elif report.speedup_chart(plt, chart, "speedup over per-packet processing, %s, pipeline "
+                              "%s" % (doc["profile"], doc["pipeline"]), speedup_panels(doc)):
+        d.img(chart, "Speedup over the packet engine per burst size: a bar per engine and "
+              "footprint, whiskers [min–max], hatched where not resolved, the dashed line at 1×")
+
+    def per_flavour(d, flavour, hrows):
+        sides = side_deltas(hrows, doc["verdict_burst"])
+        d.h(3, "I side saved, D side spent (burst %d, per packet, vs packet engine)"
+            % doc["verdict_burst"])
+        d.table(["engine", "footprint KB"] + [n for n, _ in SIDES] + ["speedup"],
+                [[e, fp] + ["-" if deltas[n] is None else "%+.2f" % deltas[n]
+                            for n, _ in SIDES] + [fmt(sp)] for e, fp, deltas, sp in sides])
+        png = os.path.join(out_dir, "sides-%s.png" % flavour)
+        labels = ["%s, %d KB" % (e, fp) for e, fp, _, _ in sides]
+        if plt is not None and report.delta_chart(
+                plt, png, "I side saved, D side spent, %s build, burst %d (engine − packet; "
+                "left of 0: saved)" % (flavour, doc["verdict_burst"]), [n for n, _ in SIDES],
+                labels, {lab: deltas for lab, (_, _, deltas, _) in zip(labels, sides)}):
+            d.img(png, "I side saved, D side spent, %s build: a bar per engine and footprint, "
+                  "a panel per measure" % flavour)
         for key, caption in (("time_mpps", "Mpps"), ("cg_i1_misses_per_packet", "I1 misses"),
                              ("cg_d1_misses_per_packet", "D1 misses")):
-            png = os.path.join(sub, "plots", "g0_%s.png" % key)
+            png = os.path.join(out_dir, flavour, "plots", "g0_%s.png" % key)
             if os.path.exists(png):
-                d.img(png, "%s, %s build: vs burst size, one line per engine, a panel per "
+                d.img(png, "%s, %s build: a bar per engine and burst size, a panel per "
                       "footprint" % (caption, flavour))
         d.p("All figures of this flavour: %s/report.md (per-stage zoom-in, all cells)." % flavour)
+
+    add_tables(d, doc, per_flavour)
+    d.h(2, "Machine and backends")
+    mit = doc["kernel_mitigations"]
+    d.p("Running kernel: spectre_v2 `%s`; spec_rstack_overflow `%s` → the **%s** build "
+        "matches it. CPU: %s." % (mit.get("spectre_v2"), mit.get("spec_rstack_overflow"),
+                                 doc["kernel_flavour"], doc["machine"].get("cpu_model")
+                                 or doc["machine"].get("cpu")))
+    d.table(["backend", "status"], [[k, v] for k, v in doc["backends"].items()])
     md = os.path.join(out_dir, "report.md")
     html_path = os.path.join(out_dir, "report.html")
     with open(md, "w") as f:
@@ -327,12 +533,55 @@ def write_headline_report(out_dir, doc):
     return md, html_path
 
 
+# ---- the run ----------------------------------------------------------------------
+
+def adaptive_reps(args, flavour, sw, cells, progress, t0, state, flavours_left):
+    """The sweep's more(rows): after the first reps, one more round of the
+    verdict's cells (and their packet cells) whose 95 % interval of the
+    median speedup is wider than --spread % of it or that have fewer than
+    MIN_PAIRS clean pairs, while --max-reps and --max-time allow; the time
+    --max-time leaves beyond the planned work is shared out among this
+    flavour and the ones after it. What happened goes into state."""
+    state.update(initial_reps=args.reps, added=0, stopped=None, cells=[])
+
+    def more(rows):
+        hrows = headline_rows(flavour, rows, args.cg_burst, False)
+        wide = [h for h in hrows if verdict_cell(h, args.cg_burst) and (
+            h["clean_pairs"] is None or h["clean_pairs"] < MIN_PAIRS
+            or h["ci_width_pct"] is None or h["ci_width_pct"] > args.spread)]
+        if not wide:
+            state["stopped"] = "every verdict cell's interval within %g %%" % args.spread
+            return []
+        reps = args.reps + state["added"]
+        if reps >= args.max_reps:
+            state["stopped"] = "%d repetitions (--max-reps), %d cell(s) still wider than " \
+                "%g %%" % (reps, len(wide), args.spread)
+            return []
+        keys = {(h["engine"], h["burst"], h["footprint_kb"]) for h in wide}
+        keys |= {("packet", b, fp) for _, b, fp in keys}
+        extra = [c for c in cells if (c["engine"], c["burst"], c["footprint_kb"]) in keys]
+        cost = progress.cost(RUN_KIND) or sw.run_estimate_s()
+        round_s = sum(sw.runs_per_rep(reps) for _ in extra) * cost
+        now = progress.clock() - t0
+        if "until" not in state:
+            slack = args.max_time - now - (progress.eta() or 0.0)
+            state["until"] = now + slack / flavours_left
+        if now + round_s > state["until"] or \
+                now + (progress.eta() or 0.0) + round_s > args.max_time:
+            state["stopped"] = "the time cap (this flavour's share of --max-time %s): %d " \
+                "cell(s) still wider than %g %%" % (_clock(args.max_time), len(wide), args.spread)
+            return []
+        state["added"] += 1
+        state["cells"] = sorted({"%s b%d fp%d" % k for k in keys if k[0] != "packet"})
+        return extra
+    return more if args.max_reps > args.reps else None
+
+
 def run_headline(args, argv, stream=None):
     stream = stream or sys.stdout
     t0 = time.monotonic()
     started = datetime.datetime.now().isoformat(timespec="seconds")
     out_dir = args.out
-    os.makedirs(out_dir, exist_ok=True)
     binaries = flavour_binaries(args.listrx, args.listrx_retpo)
     mit = kernel_mitigations()
     kernel_flavour = matching_flavour(mit)
@@ -367,22 +616,27 @@ def run_headline(args, argv, stream=None):
             fl_counters.remove("cachegrind")
             status["cachegrind"] = unavailable("cachegrind cannot run a sanitizer build (%s)"
                                                % build)
-        sargs = sweep_args(args, sub, fl_counters)
+        sargs = sweep_options(args, sub, fl_counters)
         topo = lx.topology()
         cells = grid.expand([args.profile], [grid.KERNEL_PIPELINE],
-                            grid.parse_footprints(args.footprints, topo.get("l1i_bytes")),
+                            grid.parse_footprints(sargs.footprints, topo.get("l1i_bytes")),
                             sargs.engines, sargs.bursts)
         plan.append((flavour, lx, sargs, Sweep(lx, sargs, sub), cells))
     if not plan:
         raise BenchError("no listrx build to measure")
-    total = sum(sw.planned_runs(cells, sargs.reps) for _, _, sargs, sw, cells in plan)
-    progress = Progress(total, enabled=not args.quiet)
-    progress.show("%d runs, %s" % (total, ", ".join(p[0] for p in plan)))
-    all_rows, sweep_rows = [], []
-    for flavour, lx, sargs, sw, cells in plan:
-        rows = sw.run(cells, sargs.reps, progress=progress, label_prefix=flavour + " ")
+    progress = Progress(enabled=not args.quiet)
+    for _, _, sargs, sw, cells in plan:
+        sw.plan(progress, cells, sargs.reps)
+    progress.show("%d runs, %s" % (progress.total, ", ".join(p[0] for p in plan)))
+    all_rows, sweep_rows, adaptive = [], [], {}
+    for i, (flavour, lx, sargs, sw, cells) in enumerate(plan):
+        adaptive[flavour] = {}
+        rows = sw.run(cells, sargs.reps, progress=progress, label_prefix=flavour + " ",
+                      more=adaptive_reps(args, flavour, sw, cells, progress, t0,
+                                         adaptive[flavour], len(plan) - i))
+        adaptive[flavour].pop("until", None)
         sweep_rows += rows
-        meta = meta_for(lx, sargs, argv, sw.status, started)
+        meta = meta_for(lx, sargs, argv, sw.status, started, sw.caches)
         results.write(sargs.out, meta, rows)
         report.write_report(sargs.out, title="listrx headline, %s build" % flavour,
                             zoom_burst=args.cg_burst)
@@ -393,8 +647,6 @@ def run_headline(args, argv, stream=None):
     # a probe that passed says nothing about the figures: "ok" only for a
     # backend that gave a number in some run
     status = {name: backends.figure_status(name, st, sweep_rows) for name, st in status.items()}
-    # a backend that ran but gave no figure in any row is not "ok": its
-    # rows carry the reason
     cg = [r["i1_misses_per_packet"] for r in all_rows if r["burst"] == args.cg_burst]
     if status.get("cachegrind", "ok") == "ok" and cg and all(number(v) is None for v in cg):
         status["cachegrind"] = unavailable("no figure in any row (%s)" % cg[0])
@@ -402,36 +654,51 @@ def run_headline(args, argv, stream=None):
     doc = {"tool": "listrx-bench headline", "created": started,
            "command": "listrx-bench " + " ".join(shlex.quote(a) for a in argv),
            "elapsed_s": elapsed, "pipeline": grid.KERNEL_PIPELINE, "profile": args.profile,
-           "reps": args.reps, "duration_s": args.duration, "cg_burst": args.cg_burst,
+           "reps": args.reps, "max_reps": args.max_reps, "spread_pct": args.spread,
+           "max_time_s": args.max_time, "duration_s": args.duration,
+           "cg_burst": args.cg_burst, "verdict_burst": args.cg_burst,
            "kernel_mitigations": mit, "kernel_flavour": kernel_flavour,
            "flavours": {f: binaries[f] for f in FLAVOURS}, "backends": status,
-           "cachegrind_caches": plan[0][3].caches, "machine": machine_info(plan[0][1]),
-           "rows": all_rows}
+           "cachegrind_caches": plan[0][3].caches,
+           "cachegrind_caches_source": caches_source(args.cg_caches),
+           "machine": machine_info(plan[0][1]), "adaptive": adaptive,
+           "contention": {f: contention([h for h in all_rows if h["flavour"] == f])
+                          for f in FLAVOURS},
+           "verdicts": verdicts(all_rows, args.cg_burst), "rows": all_rows}
+    return write_headline(out_dir, doc, stream)
+
+
+def write_headline(out_dir, doc, stream):
+    """headline.json, report.md/.html, headline.md (the verdict, then each
+    flavour's table) and stdout (the tables, then the verdict)."""
     with open(os.path.join(out_dir, "headline.json"), "w") as f:
         json.dump(doc, f, indent=1, default=str)
         f.write("\n")
     md, html_path = write_headline_report(out_dir, doc)
+    d = report.Doc()
+    add_verdict(d, doc)
+    add_tables(d, doc)
     with open(os.path.join(out_dir, "headline.md"), "w") as f:
-        f.write(markdown_tables(doc))
-    print("listrx headline: pipeline %s, traffic %s, %d alternating reps x %.2f s, "
-          "cachegrind at burst %d (backend: time%s)" % (
-              grid.KERNEL_PIPELINE, args.profile, args.reps, args.duration, args.cg_burst,
-              "+cachegrind" if "cachegrind" not in status else ""), file=stream)
-    for flavour in FLAVOURS:
-        hrows = [h for h in all_rows if h["flavour"] == flavour]
-        print("\n== %s" % flavour_title(flavour, doc) if hrows else
-              "\n== %s build: %s" % (flavour, binaries[flavour]), file=stream)
-        for line in table_lines(hrows) if hrows else ():
-            print(line, file=stream)
-    print("\nkernel: spectre_v2 %s; spec_rstack_overflow %s" % (
-        mit.get("spectre_v2"), mit.get("spec_rstack_overflow")), file=stream)
-    for name, st in status.items():
-        if st != "ok":
-            print("%s %s" % (name, st), file=stream)
-    low = [h for h in all_rows if h["low_delivery"]]
+        f.write(d.markdown(out_dir))
+    out = report.Doc()
+    out.p("listrx headline: pipeline %s, traffic %s, %d alternating reps x %.2f s (+ adaptive, "
+          "up to %d), cachegrind at burst %d (backends: %s)" % (
+              doc["pipeline"], doc["profile"], doc["reps"], doc["duration_s"], doc["max_reps"],
+              doc["cg_burst"], ", ".join(k for k, v in doc["backends"].items() if v == "ok")
+              or "time"))
+    add_tables(out, doc)
+    mit = doc["kernel_mitigations"]
+    notes = ["kernel: spectre_v2 %s; spec_rstack_overflow %s" % (
+        mit.get("spectre_v2"), mit.get("spec_rstack_overflow"))]
+    notes += ["%s %s" % (name, st) for name, st in doc["backends"].items() if st != "ok"]
+    low = [h for h in doc["rows"] if h["low_delivery"]]
     if low:
-        print("WARNING: %d cell(s) delivered less than half of what they received" % len(low),
-              file=stream)
-    print("wrote %s, %s, %s (elapsed %s)" % (os.path.join(out_dir, "headline.json"), md,
-                                             html_path, _clock(elapsed)), file=stream)
-    return 0 if all_rows else 1
+        notes.append("WARNING: %d cell(s) delivered less than %d %% of what they received"
+                      % (len(low), 100 * LOW_DELIVERY))
+    notes.append("wrote %s, %s, %s, %s (elapsed %s)" % (
+        os.path.join(out_dir, "headline.json"), os.path.join(out_dir, "headline.md"), md,
+        html_path, _clock(doc["elapsed_s"])))
+    out.p("\n".join(notes))
+    add_verdict(out, doc)
+    print(out.text(), end="", file=stream)
+    return 0 if doc["rows"] else 1

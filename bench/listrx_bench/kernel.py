@@ -2,7 +2,7 @@
 (net.core.gro_normal_batch 1 vs 64 on a veth pair, measured directly with
 tracepoint windows, and by perf as a second method), listrx's prediction
 for the same traffic with a kernel-calibrated configuration, and the
-kernel's rows of seed 001's table (a netfilter rule, a tc filter, generic
+kernel's rows of Cree's 2018 table (a netfilter rule, a tc filter, generic
 XDP with a map).
 
 Method (docs/kernel.md): the receiving veth sits in a fresh network
@@ -31,11 +31,13 @@ from .kernel_model import (BATCHES, TRAFFIC, assign_samples, calibrated_config, 
                            fallback_footprints, footprints_from_kallsyms, parse_kallsyms,
                            parse_perf_callchains, row_figures, stage_footprints, summarize,
                            write_report)
-from .listrx import BenchError, find_binary
+from .listrx import (STOP_SIGNALS, BenchError, allowed_cpus, find_binary, signals_held,
+                     stop_process)
+from .options import add_common, add_out, allowed_cpu, convert
 
 SRC_IP, DST_IP = "198.18.0.1", "198.18.0.42"
 # the rows' rules and filters drop UDP to these ports; the traffic (9) never
-# matches, so every frame passes them, as in seed 001 ("a port range the
+# matches, so every frame passes them, as in Cree's series ("a port range the
 # traffic does not match")
 DROP_PORTS = (10000, 19999)
 
@@ -333,13 +335,7 @@ class PerfRecord:
             raise BenchError("perf record: %s" % self.proc.stderr.read().strip()[-300:])
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc)
 
     def samples(self):
         out = _run(["perf", "script", "--ns", "-i", self.path, "-F", "time,ip,sym"], check=False,
@@ -513,7 +509,7 @@ class Experiment:
                 self.start_timer()
 
     def row(self, variant):
-        """One row of seed 001's table: configure, windows, check, undo."""
+        """One row of Cree's 2018 table: configure, windows, check, undo."""
         v = VARIANTS[variant]
         if v.get("queues", 1) != self.veth.queues:
             raise BenchError("row %s wants %d RX queues, the veth has %d" % (
@@ -682,7 +678,7 @@ def _rxq_check(exp, state, sent):
             % (per, sent, len(exp.veth.napi_pids), exp.veth.cpu)}
 
 
-# seed 001's rows on the kernel (udp traffic); the keys are the --variant
+# the rows of Cree's 2018 table on the kernel (udp traffic); the keys are the --variant
 # names; "queues": the veth's RX queues (1 unless said)
 VARIANTS = {
     "baseline": {"what": "nothing attached"},
@@ -738,22 +734,28 @@ def kernel_session(art, opts, log, queues=1):
         raise KeyboardInterrupt
 
     # SIGINT too: a shell that starts us in the background ignores it
-    sigs = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-    old = {s: signal.signal(s, on_signal) for s in sigs}
+    old = {s: signal.signal(s, on_signal) for s in STOP_SIGNALS}
     try:
         veth.setup(opts.cpu)
         exp.start_timer()
         yield exp
     finally:
-        signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
+        restore_all(gro, veth, old, exp)
+
+
+def restore_all(gro, veth, handlers, exp=None):
+    """The kernel experiment's clean-up: the timer stopped, gro_normal_batch
+    restored, the veth and namespace deleted, the signal handlers put back.
+    Signals wait until it is done (listrx.signals_held): a second Ctrl-C
+    arrives once the namespace and the sysctl are back, as KeyboardInterrupt
+    from the handlers put back."""
+    with signals_held(restore=handlers):
         try:
-            exp.close()
+            if exp is not None:
+                exp.close()
             gro.restore()
-            veth.close()
         finally:
-            for s, h in old.items():
-                signal.signal(s, h)
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, sigs)
+            veth.close()
 
 
 class RowOptions:
@@ -763,11 +765,11 @@ class RowOptions:
     cal_every = 4
     injector = "mmsg"
     timeout = 120
-    cpu = (os.cpu_count() or 1) - 1
+    cpu = allowed_cpus()[-1]
 
 
 def measure_rows(variants, build=None, pairs=None, packets=None, cpu=None, log=None):
-    """The kernel's gain (gro_normal_batch 1 vs 64) for rows of seed 001's
+    """The kernel's gain (gro_normal_batch 1 vs 64) for rows of Cree's 2018
     table, measured as the primary method (udp traffic; one RX queue unless
     the variant says). Root only; raises Skip (a BenchError) when it cannot
     run here, BenchError when a step fails.
@@ -944,12 +946,12 @@ def _kinds(s):
     return [x for x in s.split(",") if x]
 
 
-def add_parser(sub, add_common):
+def add_parser(sub):
     """The `kernel` subcommand (registered by cli.py)."""
     kp = sub.add_parser("kernel", help="the running kernel's listification gain "
                         "(gro_normal_batch 1 vs 64 on a veth, root) vs listrx's prediction")
     add_common(kp)
-    kp.add_argument("--out", required=True, help="output directory")
+    add_out(kp)
     kp.add_argument("--traffic", type=_kinds, default=["udp", "udp-sock", "tcp", "tcp-push"],
                     help="traffic kinds: %s (default: all)" % ", ".join(
                         "%s (%s)" % (k, v["what"]) for k, v in TRAFFIC.items()))
@@ -974,7 +976,7 @@ def add_parser(sub, add_common):
                     help="cpu-clock sampling period in ns (default: %(default)s)")
     kp.add_argument("--keep-perf", action="store_true", help="keep perf-kthread.data")
     kp.add_argument("--variant", type=_kinds, default=[],
-                    help="rows of seed 001's table to measure on the kernel: %s "
+                    help="rows of Cree's 2018 table to measure on the kernel: %s "
                     "(default: none)" % ", ".join(VARIANTS))
     kp.add_argument("--row-pairs", type=int, default=24,
                     help="pairs of windows per row (default: %(default)s)")
@@ -986,8 +988,9 @@ def add_parser(sub, add_common):
     kp.add_argument("--injector", choices=("mmsg", "txring", "xdp"), default="mmsg",
                     help="injector: AF_PACKET sendmmsg, PACKET_TX_RING, AF_XDP copy mode "
                     "(default: %(default)s)")
-    kp.add_argument("--cpu", type=int, default=(os.cpu_count() or 1) - 1,
-                    help="CPU of the sender and the NAPI kthread (default: the last)")
+    kp.add_argument("--cpu", type=convert(allowed_cpu), default=allowed_cpus()[-1],
+                    help="CPU of the sender and the NAPI kthread (default: the last this "
+                    "process may use)")
     kp.add_argument("--kallsyms", default="/proc/kallsyms",
                     help="symbol table for the footprints: /proc/kallsyms or a System.map "
                     "(default: %(default)s)")
@@ -1031,8 +1034,6 @@ def check_args(args):
         raise BenchError("--perf-pairs 0: want at least 1 (or --no-perf)")
     if args.perf_period < 10000:
         raise BenchError("--perf-period %d: want at least 10000 ns" % args.perf_period)
-    if not 0 <= args.cpu < (os.cpu_count() or 1):
-        raise BenchError("--cpu %d: want 0..%d" % (args.cpu, (os.cpu_count() or 1) - 1))
 
 
 def cmd_kernel(args, argv):

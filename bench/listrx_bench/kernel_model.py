@@ -5,8 +5,10 @@ callchain parsing, the summary and report. Tested on recorded data
 (bench/tests/test_kernel.py)."""
 
 import bisect
+import os
 import re
 
+from .report import Doc
 from .stats import bootstrap_interval, median
 
 # gro_normal_batch values compared: one skb per list vs a whole poll's
@@ -556,7 +558,7 @@ def subtraction_figures(windows):
     return out
 
 
-# ---- the rows of seed 001's table ----
+# ---- the rows of Cree's 2018 table ----
 
 def row_figures(windows, k_prog, checks, what):
     """Per variant (the `row` phase): the paired gain as the primary's, and
@@ -703,113 +705,110 @@ def _load_text(load):
 def write_report(result, path):
     k, lx = result["kernel"], result["listrx"]
     run = result.get("run", {})
-    out = ["# Kernel listification gain vs listrx", ""]
-    out += ["Kernel %s, gro_normal_batch 1 vs 64. Primary method: %s. Interval: %s." % (
-        run.get("kernel", "?"), k["method"], k["interval_method"]), ""]
-    out += ["| traffic | stack ns/frame, batch 1 | batch 64 | gain 1/64 [95 % CI] | pairs | "
-            "resolved | GRO window ns (raw) 1 / 64 | lists per poll 1 / 64 | load avg |",
-            "|---|---|---|---|---|---|---|---|---|"]
+    d = Doc()
+    d.h(1, "Kernel listification gain vs listrx")
+    d.p("Kernel %s, gro_normal_batch 1 vs 64. Primary method: %s. Interval: %s." % (
+        run.get("kernel", "?"), k["method"], k["interval_method"]))
+    d.table(["traffic", "stack ns/frame, batch 1", "batch 64", "gain 1/64 [95 % CI]", "pairs",
+             "resolved", "GRO window ns (raw) 1 / 64", "lists per poll 1 / 64", "load avg"],
+            [[kind, _f(f["stack_ns"]["1"]), _f(f["stack_ns"]["64"]),
+              "%s %s" % (_f(f["gain"], "%.3f"), _ci(f["ci"])), f["pairs"],
+              "yes" if f["resolved"] else "no",
+              "%s / %s" % (_f(f["gro_window_ns"]["1"]), _f(f["gro_window_ns"]["64"])),
+              "%s / %s" % (_f(f["lists_per_poll"]["1"], "%.2f"),
+                           _f(f["lists_per_poll"]["64"], "%.2f")), _load_text(f["load"])]
+             for kind, f in k["by_traffic"].items()])
+    items = []
     for kind, f in k["by_traffic"].items():
-        out.append("| %s | %s | %s | %s %s | %d | %s | %s / %s | %s / %s | %s |" % (
-            kind, _f(f["stack_ns"]["1"]), _f(f["stack_ns"]["64"]), _f(f["gain"], "%.3f"),
-            _ci(f["ci"]), f["pairs"], "yes" if f["resolved"] else "no",
-            _f(f["gro_window_ns"]["1"]), _f(f["gro_window_ns"]["64"]),
-            _f(f["lists_per_poll"]["1"], "%.2f"), _f(f["lists_per_poll"]["64"], "%.2f"),
-            _load_text(f["load"])))
-    out.append("")
-    for kind, f in k["by_traffic"].items():
-        d = f["delivery"]
-        out.append("- %s: %s; window cost (empty calibration window) %s / %s ns at batch 1 / "
-                   "64; %d partial polls, %d probe errors; %d frames sent, %d polled, %d send "
-                   "failures." % (kind, f["resolution"], _f(f["window_cost_ns"]["1"]),
-                                  _f(f["window_cost_ns"]["64"]), f["counts"]["partial_polls"],
-                                  f["counts"]["errors"], d["sent"], d["polled"],
-                                  d["send_failures"]))
+        dl = f["delivery"]
+        items.append("%s: %s; window cost (empty calibration window) %s / %s ns at batch 1 / "
+                     "64; %d partial polls, %d probe errors; %d frames sent, %d polled, %d send "
+                     "failures." % (kind, f["resolution"], _f(f["window_cost_ns"]["1"]),
+                                    _f(f["window_cost_ns"]["64"]), f["counts"]["partial_polls"],
+                                    f["counts"]["errors"], dl["sent"], dl["polled"],
+                                    dl["send_failures"]))
         pb = f.get("probe_bias_bound")
         if pb:
-            out[-1] += (" If the probes' in-situ cost difference between the batches (%.1f ns) "
-                        "fell inside the windows, the gain would be %.3f." % (
-                            pb["cost_difference_ns"], pb["gain"]))
+            items[-1] += (" If the probes' in-situ cost difference between the batches "
+                          "(%.1f ns) fell inside the windows, the gain would be %.3f." % (
+                              pb["cost_difference_ns"], pb["gain"]))
+    d.ul(items)
     o = k.get("probe_overhead")
     if o:
-        out += ["", "Probes' cost in situ (kthread on-CPU ns per frame, GRO-window probes on "
-                "minus off, %d pairs): %s %s at batch 1, %s %s at batch 64; %s ns per probe "
-                "program run (%d per frame). Without probes the whole kthread takes %s / %s ns "
-                "per frame: gain %s %s." % (
-                    o["pairs"], _f(o["per_frame_ns"]["1"]), _ci(o["per_frame_ci"]["1"], "%.1f"),
-                    _f(o["per_frame_ns"]["64"]), _ci(o["per_frame_ci"]["64"], "%.1f"),
-                    _f(o["per_prog_ns"]), o["progs_per_frame"],
-                    _f(o["kthread_ns_without_probes"]["1"]),
-                    _f(o["kthread_ns_without_probes"]["64"]),
-                    _f(o["kthread_gain"]["gain"], "%.3f"), _ci(o["kthread_gain"]["ci"]))]
+        d.p("Probes' cost in situ (kthread on-CPU ns per frame, GRO-window probes on "
+            "minus off, %d pairs): %s %s at batch 1, %s %s at batch 64; %s ns per probe "
+            "program run (%d per frame). Without probes the whole kthread takes %s / %s ns "
+            "per frame: gain %s %s." % (
+                o["pairs"], _f(o["per_frame_ns"]["1"]), _ci(o["per_frame_ci"]["1"], "%.1f"),
+                _f(o["per_frame_ns"]["64"]), _ci(o["per_frame_ci"]["64"], "%.1f"),
+                _f(o["per_prog_ns"]), o["progs_per_frame"],
+                _f(o["kthread_ns_without_probes"]["1"]),
+                _f(o["kthread_ns_without_probes"]["64"]),
+                _f(o["kthread_gain"]["gain"], "%.3f"), _ci(o["kthread_gain"]["ci"])))
     if k["perf"]:
-        out += ["", "## Second method: perf cpu-clock callchains (no probes)", "",
-                "| traffic | stack ns 1 | stack ns 64 | gain [95 % CI] | pairs | samples | "
-                "tracepoint gain | perf / tracepoint | agree (0.8-1.25) |",
-                "|---|---|---|---|---|---|---|---|---|"]
+        d.h(2, "Second method: perf cpu-clock callchains (no probes)")
+        rows = []
         for kind, p in k["perf"].items():
             m = k["methods"].get(kind, {})
-            out.append("| %s | %s | %s | %s %s | %d | %d | %s | %s | %s |" % (
-                kind, _f(p["stack_ns"]["1"]), _f(p["stack_ns"]["64"]), _f(p["gain"], "%.3f"),
-                _ci(p["ci"]), p["pairs"], p["samples"], _f(m.get("tracepoint"), "%.3f"),
-                _f(m.get("perf_over_tracepoint"), "%.3f"),
-                "-" if not m else ("yes" if m["agree"] else "no")))
-    out += ["", "listrx (%s build, %s): gain packet/burst 64 = %s %s; %s" % (
+            rows.append([kind, _f(p["stack_ns"]["1"]), _f(p["stack_ns"]["64"]),
+                         "%s %s" % (_f(p["gain"], "%.3f"), _ci(p["ci"])), p["pairs"],
+                         p["samples"], _f(m.get("tracepoint"), "%.3f"),
+                         _f(m.get("perf_over_tracepoint"), "%.3f"),
+                         "-" if not m else ("yes" if m["agree"] else "no")])
+        d.table(["traffic", "stack ns 1", "stack ns 64", "gain [95 % CI]", "pairs", "samples",
+                 "tracepoint gain", "perf / tracepoint", "agree (0.8-1.25)"], rows)
+    d.p("listrx (%s build, %s): gain packet/burst 64 = %s %s; %s" % (
         lx.get("build", {}).get("flavour"), lx.get("traffic"), _f(lx.get("gain"), "%.3f"),
-        _ci(lx.get("ci")), lx.get("resolution", "")), ""]
+        _ci(lx.get("ci")), lx.get("resolution", "")))
     if lx.get("build", {}).get("note"):
-        out += ["Note: " + lx["build"]["note"], ""]
+        d.p("Note: " + lx["build"]["note"])
     if result["agreement"] is not None:
-        out += ["**agreement** (listrx gain / kernel gain) = %.3f (%s 0.8-1.25)" % (
-            result["agreement"], "inside" if result["agreement_in_range"] else "outside"), ""]
+        d.p("**agreement** (listrx gain / kernel gain) = %.3f (%s 0.8-1.25)" % (
+            result["agreement"], "inside" if result["agreement_in_range"] else "outside"))
     else:
-        out += ["**agreement**: none: %s" % result["agreement_unavailable"], ""]
+        d.p("**agreement**: none: %s" % result["agreement_unavailable"])
     cal = result["calibration"]
-    out += ["## Calibration: kernel layers (perf, ns per frame) and listrx stages "
-            "(--stats-level cycles, kernel-calibrated preset)", "",
-            "| kernel layer | batch 1 | batch 64 | listrx stage | packet | burst 64 |",
-            "|---|---|---|---|---|---|"]
+    d.h(2, "Calibration: kernel layers (perf, ns per frame) and listrx stages "
+        "(--stats-level cycles, kernel-calibrated preset)")
+    rows = []
     for r in cal["rows"]:
         lxn = r.get("listrx_ns")
-        out.append("| %s | %s | %s | %s | %s | %s |" % (
-            r["layer"], _f(r["kernel_ns"]["1"]), _f(r["kernel_ns"]["64"]),
-            r["stage"] if lxn else ("(same)" if r["stage"] else "not modelled"),
-            _f(lxn["packet"]) if lxn else "", _f(lxn["burst"]) if lxn else ""))
-    out.append("| **total** | %s | %s | | %s | %s |" % (
-        _f(cal["kernel_total_ns"]["1"]), _f(cal["kernel_total_ns"]["64"]),
-        _f(cal["listrx_total_ns"]["packet"]), _f(cal["listrx_total_ns"]["burst"])))
+        rows.append([r["layer"], _f(r["kernel_ns"]["1"]), _f(r["kernel_ns"]["64"]),
+                     r["stage"] if lxn else ("(same)" if r["stage"] else "not modelled"),
+                     _f(lxn["packet"]) if lxn else "", _f(lxn["burst"]) if lxn else ""])
+    rows.append(["**total**", _f(cal["kernel_total_ns"]["1"]), _f(cal["kernel_total_ns"]["64"]),
+                 "", _f(cal["listrx_total_ns"]["packet"]), _f(cal["listrx_total_ns"]["burst"])])
+    d.table(["kernel layer", "batch 1", "batch 64", "listrx stage", "packet", "burst 64"], rows)
     if result["rows"]:
-        out += ["", "## Rows (seed 001's table, kernel side)", "",
-                "| row | what | stack ns 1 | stack ns 64 | gain [95 % CI] | resolved | "
-                "in the path |", "|---|---|---|---|---|---|---|"]
+        d.h(2, "Rows (Cree's 2018 table, kernel side)")
+        rows = []
         for v, r in result["rows"].items():
             chk = r.get("check") or {}
-            out.append("| %s | %s | %s | %s | %s %s | %s | %s |" % (
-                v, r["what"], _f(r["stack_ns"]["1"]), _f(r["stack_ns"]["64"]),
-                _f(r["gain"], "%.3f"), _ci(r["ci"]), "yes" if r["resolved"] else "no",
-                ("yes: " if chk.get("ok") else "NO: ") + chk.get("text", "not checked")))
+            rows.append([v, r["what"], _f(r["stack_ns"]["1"]), _f(r["stack_ns"]["64"]),
+                         "%s %s" % (_f(r["gain"], "%.3f"), _ci(r["ci"])),
+                         "yes" if r["resolved"] else "no",
+                         ("yes: " if chk.get("ok") else "NO: ") + chk.get("text", "not checked")])
+        d.table(["row", "what", "stack ns 1", "stack ns 64", "gain [95 % CI]", "resolved",
+                 "in the path"], rows)
     if result["subtraction"]:
-        out += ["", "## The first methods, measured again (native XDP, PASS - DROP)", "",
-                "| injector wait | clock | PASS 1 / 64 | DROP 1 / 64 | PASS-DROP 1 / 64 | gain |",
-                "|---|---|---|---|---|---|"]
-        for wait, r in result["subtraction"].items():
-            for clock, c in r.items():
-                out.append("| %s | %s | %s / %s | %s / %s | %s / %s | %s %s |" % (
-                    wait, clock, _f(c["pass_ns"]["1"]), _f(c["pass_ns"]["64"]),
-                    _f(c["drop_ns"]["1"]), _f(c["drop_ns"]["64"]), _f(c["stack_ns"]["1"]),
-                    _f(c["stack_ns"]["64"]), _f(c["gain"]["gain"], "%.3f"),
-                    _ci(c["gain"]["ci"])))
+        d.h(2, "The first methods, measured again (native XDP, PASS - DROP)")
+        d.table(["injector wait", "clock", "PASS 1 / 64", "DROP 1 / 64", "PASS-DROP 1 / 64",
+                 "gain"],
+                [[wait, clock, "%s / %s" % (_f(c["pass_ns"]["1"]), _f(c["pass_ns"]["64"])),
+                  "%s / %s" % (_f(c["drop_ns"]["1"]), _f(c["drop_ns"]["64"])),
+                  "%s / %s" % (_f(c["stack_ns"]["1"]), _f(c["stack_ns"]["64"])),
+                  "%s %s" % (_f(c["gain"]["gain"], "%.3f"), _ci(c["gain"]["ci"]))]
+                 for wait, r in result["subtraction"].items() for clock, c in r.items()])
     fp = result["footprint"]
-    out += ["", "## Footprint (%s)" % fp["source"], "",
-            "| group | stage | bytes (whole functions) | functions found |", "|---|---|---|---|"]
-    for g, v in fp["groups"].items():
-        out.append("| %s | %s | %d | %d |" % (g, v["stage"], v["bytes"], len(v["functions"])))
-    out += ["", "Per stage (KB): " + ", ".join("%s %d" % kv for kv in fp["stage_kb"].items()), ""]
+    d.h(2, "Footprint (%s)" % fp["source"])
+    d.table(["group", "stage", "bytes (whole functions)", "functions found"],
+            [[g, v["stage"], v["bytes"], len(v["functions"])] for g, v in fp["groups"].items()])
+    d.p("Per stage (KB): " + ", ".join("%s %d" % kv for kv in fp["stage_kb"].items()))
     p1 = ((k["perf"].get(k["traffic"]) or {}).get("layers") or {}).get("1")
     if p1:
-        out += ["Executed footprint, lower bound (distinct 64-byte lines with a perf sample, "
-                "batch 1): " + ", ".join("%s %s B" % (n, v.get("sampled_bytes"))
-                                         for n, v in p1.items()), ""]
+        d.p("Executed footprint, lower bound (distinct 64-byte lines with a perf sample, "
+            "batch 1): " + ", ".join("%s %s B" % (n, v.get("sampled_bytes"))
+                                     for n, v in p1.items()))
     with open(path, "w") as f:
-        f.write("\n".join(out) + "\n")
+        f.write(d.markdown(os.path.dirname(path)))
     return path

@@ -20,7 +20,10 @@ import shlex
 import statistics
 
 from .grid import expand, parse_footprints
+from .listrx import Listrx, find_binary
+from .options import add_common, add_grid, add_out, convert, positive_float, positive_int
 from .progress import Progress
+from .report import Doc
 from .stats import fmt, number, summary, unavailable
 
 KEYS = ("p50", "p99", "p999")
@@ -56,9 +59,26 @@ def spread_cell(values):
     return "%s [%s–%s]" % (fmt(st["median"], 1), fmt(st["min"], 1), fmt(st["max"], 1))
 
 
+def add_parser(sub):
+    p = sub.add_parser("latency", help="p50/p99/p99.9 per burst size and engine")
+    add_common(p)
+    # net_synth: the device that stamps packets with the TSC (net_null does not)
+    add_grid(p, "1,8,32,64,256", "packet,burst", "0", "build-meta,l3-demux", "udp64")
+    p.add_argument("--duration", type=convert(positive_float), default=1.0,
+                   help="seconds per run (default: %(default)s)")
+    p.add_argument("--reps", type=convert(positive_int), default=3,
+                   help="alternating repetitions; the table gives median [min–max] "
+                   "(default: %(default)s)")
+    add_out(p, required=False, what="write latency.json/.md here (default: none)")
+    p.set_defaults(func=cmd_latency)
+
+
+def cmd_latency(args, argv):
+    lx = Listrx(find_binary(args.listrx), eal=args.eal, lcores=args.lcores)
+    return run_latency(lx, args, argv)
+
+
 def run_latency(lx, args, argv):
-    if args.reps < 1:
-        raise SystemExit("listrx-bench latency: --reps %d: want at least 1" % args.reps)
     cells = expand(args.profiles, args.pipelines,
                    parse_footprints(args.footprints, lx.topology().get("l1i_bytes")),
                    args.engines, args.bursts)
@@ -109,17 +129,16 @@ def run_latency(lx, args, argv):
         row["samples_reps"] = figs["samples"]
         row["source"] = next((s_ for s_ in figs["source"] if s_), None)
         out_rows.append(row)
-    lines = ["Latency from the RX timestamp to the verdict, ns: median [min–max] over "
-             "%d alternating rep(s) of %s s each; samples = packets recorded per rep."
-             % (args.reps, fmt(args.duration)), "",
-             "| engine | burst | footprint | p50 ns | p99 ns | p99.9 ns | samples/rep | source |",
-             "|---|---|---|---|---|---|---|---|"]
-    for r in out_rows:
-        lines.append("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
-            r["engine"], r["burst"], r["footprint"], spread_cell(r["p50_reps"]),
-            spread_cell(r["p99_reps"]), spread_cell(r["p999_reps"]),
-            r["samples"] or "-", r.get("source") or "-"))
-    table = "\n".join(lines)
+    doc = Doc()
+    doc.p("Latency from the RX timestamp to the verdict, ns: median [min–max] over "
+          "%d alternating rep(s) of %s s each; samples = packets recorded per rep."
+          % (args.reps, fmt(args.duration)))
+    doc.table(["engine", "burst", "footprint", "p50 ns", "p99 ns", "p99.9 ns", "samples/rep",
+               "source"],
+              [[r["engine"], r["burst"], r["footprint"], spread_cell(r["p50_reps"]),
+                spread_cell(r["p99_reps"]), spread_cell(r["p999_reps"]),
+                r["samples"] or "-", r.get("source") or "-"] for r in out_rows])
+    table = doc.markdown().strip()
     print(table)
     if args.out:
         with open(os.path.join(args.out, "latency.json"), "w") as f:

@@ -1,5 +1,6 @@
 """Finding and running the listrx binary: command lines, topology, machine."""
 
+import contextlib
 import itertools
 import json
 import os
@@ -8,8 +9,12 @@ import re
 import resource
 import shlex
 import shutil
+import signal
 import subprocess
+import threading
 import time
+
+from .grid import engine_arg
 
 # EAL arguments that run on a machine without hugepages or NICs; --eal on
 # the command line replaces them (e.g. "-a 0000:3b:00.0" for a real NIC).
@@ -59,13 +64,15 @@ def parse_topology(text):
     m = re.search(r"cores:\s*(\d+),\s*hardware threads:\s*(\d+)", text)
     if m:
         topo["cores"], topo["hardware_threads"] = int(m.group(1)), int(m.group(2))
-    m = re.search(r"L1i:\s*(\d+)\s*KiB,\s*(\d+)-byte lines,\s*(-?\d+)-way\s*\((?:from )?([^)]*)\)",
-                  text)
+    # "8-way", "fully associative" (-1) or "associativity unknown" (None)
+    m = re.search(r"L1i:\s*(\d+)\s*KiB,\s*(\d+)-byte lines,\s*"
+                  r"(?:(-?\d+)-way|(fully associative)|associativity unknown)\s*"
+                  r"\((?:from )?([^)]*)\)", text)
     if m:
         topo["l1i_bytes"] = int(m.group(1)) * 1024
         topo["l1i_line"] = int(m.group(2))
-        topo["l1i_assoc"] = int(m.group(3))
-        topo["l1i_source"] = m.group(4)
+        topo["l1i_assoc"] = int(m.group(3)) if m.group(3) else (-1 if m.group(4) else None)
+        topo["l1i_source"] = m.group(5)
     m = re.search(r"^L1d:\s*(\d+)\s*KiB", text, re.M)
     if m:
         topo["l1d_bytes"] = int(m.group(1)) * 1024
@@ -158,10 +165,62 @@ def cachegrind_ll(topo, ways=None):
     return _cache_spec(size, ways, line, 16)
 
 
-def cachegrind_caches(topo):
+# A cache geometry for cachegrind instead of the host's: what a test that
+# needs misses runs under, or what another CPU would see. Also read from the
+# environment, so that a whole test suite can run under one geometry.
+CG_CACHES_ENV = "LISTRX_CG_CACHES"
+CACHE_NAMES = ("I1", "D1", "LL")
+
+
+def parse_cache_geometry(text):
+    """'I1=32768,8,64 D1=49152,12,64' (any of I1, D1, LL; separated by spaces
+    or ';'; each size,assoc,line in bytes as valgrind's --I1/--D1/--LL) ->
+    {"I1": "32768,8,64", "D1": "49152,12,64"}. Valgrind wants a power-of-two
+    line size and set count: anything else is refused here, with the
+    geometry named, rather than by valgrind in every run."""
+    out = {}
+    for item in re.split(r"[;\s]+", (text or "").strip()):
+        if not item:
+            continue
+        name, eq, spec = item.partition("=")
+        name = name.strip().upper()
+        if not eq or name not in CACHE_NAMES:
+            raise BenchError("cache geometry %r: want NAME=size,assoc,line with NAME one of "
+                             "I1, D1, LL (e.g. D1=49152,12,64)" % item)
+        fields = spec.split(",")
+        if len(fields) != 3 or not all(f.strip().isdigit() and int(f) > 0 for f in fields):
+            raise BenchError("cache geometry %s=%s: want three positive integers "
+                             "size,assoc,line (bytes, ways, bytes)" % (name, spec))
+        size, assoc, line = (int(f) for f in fields)
+        sets = size // (assoc * line)
+        if line & (line - 1) or line < 16 or sets <= 0 or sets & (sets - 1) or \
+                sets * assoc * line != size:
+            raise BenchError("cache geometry %s=%s: size / (assoc x line) must be a power "
+                             "of two and the line a power of two >= 16, as valgrind "
+                             "requires" % (name, spec))
+        if name in out:
+            raise BenchError("cache geometry %r: %s given twice" % (text, name))
+        out[name] = "%d,%d,%d" % (size, assoc, line)
+    if text and text.strip() and not out:
+        raise BenchError("cache geometry %r: empty" % text)
+    return out
+
+
+def cachegrind_caches(topo, given=None):
     """{"I1": ..., "D1": ..., "LL": ...}: the simulated caches of the
-    cachegrind backend, the host's geometry."""
-    return {"I1": cachegrind_i1(topo), "D1": cachegrind_d1(topo), "LL": cachegrind_ll(topo)}
+    cachegrind backend: the ones given (--cg-caches, $LISTRX_CG_CACHES),
+    the host's geometry for the others."""
+    caches = {"I1": cachegrind_i1(topo), "D1": cachegrind_d1(topo), "LL": cachegrind_ll(topo)}
+    caches.update(given or {})
+    return caches
+
+
+def caches_source(given):
+    """How a run's cachegrind geometry was chosen, for its report."""
+    if not given:
+        return "host (hwloc sizes, sysfs ways)"
+    return "given (%s)%s" % (" ".join("%s=%s" % kv for kv in sorted(given.items())),
+                             "" if len(given) == len(CACHE_NAMES) else ", host for the rest")
 
 
 class Listrx:
@@ -190,12 +249,24 @@ class Listrx:
             self._version = parse_version(self._query("--version"))
         return self._version
 
-    def stages(self):
-        """Names of the stages the binary has (from --list-stages)."""
+    def stage_list(self):
+        """The binary's stages, as `listrx -- --list-stages --json -` gives
+        them: [{"name", "keys", "counters", "provides", "needs",
+        "shortcut"}]."""
         if self._stages is None:
-            text = self._query("--list-stages")
-            self._stages = [m.group(1) for m in re.finditer(r"^(\S+)\s", text, re.M)]
+            proc = subprocess.run([self.binary, "--", "--list-stages", "--json", "-"],
+                                  capture_output=True, text=True, timeout=60)
+            try:
+                self._stages = json.loads(proc.stdout)["stages"]
+            except (ValueError, KeyError, TypeError):
+                raise BenchError("%s -- --list-stages --json -: no stage list (exit %d: %s)"
+                                 % (self.binary, proc.returncode,
+                                    (proc.stderr or proc.stdout).strip()[-200:]))
         return self._stages
+
+    def stages(self):
+        """Names of the stages the binary has."""
+        return [s["name"] for s in self.stage_list()]
 
     # ---- command lines -------------------------------------------------
     def eal_args(self, profile, lcores=None, timestamps=False, eal=None):
@@ -211,7 +282,7 @@ class Listrx:
         cmd += ["--"] + profile_listrx(spec["profile"])
         if latency:
             cmd += ["--latency"]
-        cmd += ["--engine", spec["engine"], "--burst", str(spec["burst"]),
+        cmd += ["--engine", engine_arg(spec["engine"]), "--burst", str(spec["burst"]),
                 "--pipeline", spec["pipeline_arg"],
                 "--footprint", str(spec["footprint_kb"]),
                 "--stats-level", stats_level or spec.get("stats_level", "counters"),
@@ -237,7 +308,8 @@ class Listrx:
         try:
             return self._run(cmd, json_path, prefix, timeout, log_name)
         finally:
-            remove_runtime_dir(cmd)
+            with signals_held():
+                remove_runtime_dir(cmd)
 
     def _run(self, cmd, json_path, prefix=(), timeout=600, log_name=None):
         full = list(prefix) + list(cmd)
@@ -271,6 +343,19 @@ class Listrx:
             return None, "no JSON summary (%s)" % e, info
 
 
+# listrx's warning when a polling lcore's CPU was busy before the run
+# started (another poll-mode process, another build): the run shares it
+SHARED_CPU = re.compile(r"listrx: warning: polling lcore \d+ runs on CPU \d+, which was "
+                        r"(\d+(?:\.\d+)?) % busy before the start")
+
+
+def shared_cpu_pct(output):
+    """How busy (%) the busiest polling CPU was before the start, when
+    listrx warned that the run shares it; None when it did not warn."""
+    busy = [float(m.group(1)) for m in SHARED_CPU.finditer(output or "")]
+    return max(busy) if busy else None
+
+
 def eal_runtime_dir(file_prefix):
     """The directory EAL makes for a file prefix (eal_create_runtime_dir():
     /var/run/dpdk/PREFIX as root, else $XDG_RUNTIME_DIR or /tmp + /dpdk/PREFIX)."""
@@ -288,11 +373,67 @@ def remove_runtime_dir(cmd):
             shutil.rmtree(eal_runtime_dir(cmd[i + 1]), ignore_errors=True)
 
 
+def allowed_cpus():
+    """The CPUs this process may run on (its affinity: a container or
+    taskset may leave out CPU 0), in order."""
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return list(range(os.cpu_count() or 1))
+
+
+def stop_process(proc, sig=signal.SIGINT, timeout=30):
+    """Ends a child as Ctrl-C would (sig, by default SIGINT: it prints its
+    summary and cleans up), then SIGKILL after timeout seconds; returns
+    its exit status."""
+    if proc.poll() is None:
+        try:
+            proc.send_signal(sig)
+            return proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    return proc.wait()
+
+
+# the signals that end a run from outside: Ctrl-C, kill, a closed terminal
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def signals_held(restore=None):
+    """Clean-up that must finish: Ctrl-C, SIGTERM and SIGHUP wait until it
+    has (a second Ctrl-C during the clean-up of the first cannot cut it
+    short and leave a namespace or a sysctl behind), then arrive, to the
+    handlers of `restore` ({signal: handler}) or the ones in place before.
+    They are blocked, so that the commands the clean-up runs inherit the
+    mask and finish too, and deferred by a handler of their own, for one
+    the kernel hands to another thread (Python runs it in this one)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals interrupt only the main thread (Python runs handlers there)
+        return
+    caught = []
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    old = {s: signal.signal(s, lambda signum, frame: caught.append(signum))
+           for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        old.update(restore or {})
+        for s, h in old.items():
+            signal.signal(s, h)
+        waiting = signal.sigpending()
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)  # blocked ones arrive now
+        for s in dict.fromkeys(caught):
+            if s not in waiting:
+                os.kill(os.getpid(), s)
+
+
 def default_lcores():
-    """Main lcore + one worker when there are two CPUs: -l 0-1 pins the
-    worker to CPU 1 (EAL pins each lcore to its CPU)."""
-    n = os.cpu_count() or 1
-    return "0-1" if n >= 2 else "0"
+    """Main lcore + one worker on the first two CPUs this process may use
+    (EAL pins each lcore of -l to the CPU of its number); the main lcore
+    alone when there is one."""
+    cpus = allowed_cpus()
+    return "%d,%d" % (cpus[0], cpus[1]) if len(cpus) >= 2 else "%d" % cpus[0]
 
 
 def profile_eal(profile, timestamps=False):

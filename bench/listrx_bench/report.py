@@ -3,10 +3,11 @@
 import base64
 import html
 import os
+import textwrap
 from collections import OrderedDict
 
 from . import results
-from .stats import fmt, is_unavailable, median, number, summary
+from .stats import fmt, is_unavailable, median, number, resolution, speedup, summary
 
 PLOTS = (
     ("time_mpps", "Mpps", "throughput (wall clock, time backend)"),
@@ -17,7 +18,7 @@ PLOTS = (
     ("cg_indirect_branches_per_packet", "indirect branches/packet",
      "indirect branches per packet (cachegrind Bi)"),
     ("cg_d1_misses_per_packet", "D1 misses/packet",
-     "L1d read+write misses per packet (cachegrind, host L1d geometry)"),
+     "L1d read+write misses per packet (cachegrind, simulated L1d)"),
     ("perf_l1d_misses_per_packet", "L1d misses/packet", "L1-dcache-load-misses per packet (perf)"),
     ("perf_cycles_per_packet", "cycles/packet", "cycles per packet (perf: listrx's counters)"),
     ("perf_l1i_misses_per_packet", "L1i misses/packet", "L1-icache-load-misses per packet (perf)"),
@@ -79,8 +80,9 @@ def _cell(values):
 
 
 def speedups(tree):
-    """Speedup of each engine over packet: packet ns/pkt ÷ engine ns/pkt,
-    paired by repetition (same cell, same rep index), median and range."""
+    """Speedup of each engine over packet, paired by repetition (same cell,
+    same rep) with stalled pairs left out: stats.speedup, the headline's
+    definition."""
     out = []
     for key, fps in tree.items():
         for fp, engines in fps.items():
@@ -91,17 +93,18 @@ def speedups(tree):
                 if engine == "packet":
                     continue
                 for burst, rows in engines[engine].items():
-                    ref = {r["rep"]: number(r.get("time_ns_per_packet")) for r in base.get(burst, [])}
-                    ratios = [ref[r["rep"]] / number(r.get("time_ns_per_packet"))
-                              for r in rows if ref.get(r["rep"]) and
-                              number(r.get("time_ns_per_packet"))]
-                    if ratios:
-                        out.append((key, fp, engine, burst, summary(ratios)))
+                    sp = speedup({r["rep"]: r.get("time_ns_per_packet")
+                                  for r in base.get(burst, [])},
+                                 {r["rep"]: r.get("time_ns_per_packet") for r in rows},
+                                 ("packet", engine))
+                    if sp["pairs"]:
+                        out.append((key, fp, engine, burst, sp))
     return out
 
 
 class Doc:
-    """Blocks rendered to both Markdown and HTML."""
+    """Blocks rendered to Markdown, HTML and plain text (a terminal): every
+    table of the bench is written once, as a Doc table."""
 
     def __init__(self):
         self.blocks = []
@@ -115,13 +118,16 @@ class Doc:
     def pre(self, text):
         self.blocks.append(("pre", text))
 
+    def ul(self, items):
+        self.blocks.append(("ul", list(items)))
+
     def table(self, header, rows):
         self.blocks.append(("table", header, rows))
 
     def img(self, path, caption):
         self.blocks.append(("img", path, caption))
 
-    def markdown(self, base_dir):
+    def markdown(self, base_dir="."):
         out = []
         for b in self.blocks:
             if b[0] == "h":
@@ -130,12 +136,37 @@ class Doc:
                 out.append(b[1])
             elif b[0] == "pre":
                 out.append("```\n" + b[1] + "\n```")
+            elif b[0] == "ul":
+                out.append("\n".join("- " + item for item in b[1]))
             elif b[0] == "table":
                 out.append("| " + " | ".join(b[1]) + " |\n|" + "---|" * len(b[1]) + "\n" +
                            "\n".join("| " + " | ".join(str(c) for c in row) + " |"
                                      for row in b[2]))
             elif b[0] == "img":
                 out.append("![%s](%s)" % (b[2], os.path.relpath(b[1], base_dir)))
+        return "\n\n".join(out) + "\n"
+
+    def text(self):
+        """For a terminal: headings as "== title", tables in aligned
+        columns, images by path."""
+        out = []
+        for b in self.blocks:
+            if b[0] == "h":
+                out.append("%s %s" % ("=" * max(3 - b[1], 1) * 2, b[2]))
+            elif b[0] in ("p", "pre"):
+                out.append(b[1].replace("`", "") if b[0] == "p" else b[1])
+            elif b[0] == "ul":
+                out.append("\n".join("- " + item for item in b[1]))
+            elif b[0] == "table":
+                cells = [[str(c) for c in b[1]]] + [[str(c) for c in row] for row in b[2]]
+                widths = [max(len(row[i]) for row in cells if i < len(row))
+                          for i in range(len(b[1]))]
+                lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip()
+                         for row in cells]
+                out.append("\n".join(lines[:1] + ["  ".join("-" * w for w in widths)]
+                                     + lines[1:]))
+            elif b[0] == "img":
+                out.append("(plot: %s)" % b[1])
         return "\n\n".join(out) + "\n"
 
     def html(self, title):
@@ -155,6 +186,9 @@ class Doc:
                 out.append("<p>%s</p>" % e(b[1]).replace("`", ""))
             elif b[0] == "pre":
                 out.append("<pre>%s</pre>" % e(b[1]))
+            elif b[0] == "ul":
+                out.append("<ul>%s</ul>" % "".join("<li>%s</li>" % e(item).replace("`", "")
+                                                  for item in b[1]))
             elif b[0] == "table":
                 out.append("<div class='wide'><table><tr>%s</tr>%s</table></div>" % (
                     "".join("<th>%s</th>" % e(str(c)) for c in b[1]),
@@ -180,94 +214,202 @@ def matplotlib_pyplot():
         return None, "matplotlib not importable (%s; Debian: python3-matplotlib)" % e
 
 
-# a panel whose values differ by less than this share of their magnitude is
-# noise: drawn flat on a range of +-NOISE_RANGE around it, not stretched
-NOISE_SHARE = 0.01
-NOISE_RANGE = 0.05
 PANEL_COLUMNS = 3
 LEGEND_INCHES = 0.4  # the figure's one legend, below the panels
+# at most this many burst sizes are drawn as categories (grouped bars);
+# more as lines over a log2 axis
+CATEGORIES_MAX = 3
+HATCH_UNRESOLVED = "//"
 
 
-def y_limits(values, scale=0.0):
-    """(low, high) for a panel's y axis when its values are noise, else None
-    (matplotlib's autoscale). Noise: they differ by less than NOISE_SHARE of
-    their magnitude, or of `scale` (the largest magnitude in the figure)
-    when that is larger: misses/packet of -0.004..0.001 beside a panel at
-    500 are zero, not a trend to stretch over the whole axis."""
+def zero_based(ax, values):
+    """A y axis that starts at 0 (or below, for negative values) and ends a
+    little above the largest value: a figure's size is read against zero,
+    never magnified into a noise band."""
     vals = [v for v in values if v is not None]
-    if not vals:
-        return None
-    lo, hi = min(vals), max(vals)
-    mag = max(abs(lo), abs(hi), scale)
-    if mag == 0:
-        return (-1.0, 1.0)
-    if hi - lo >= NOISE_SHARE * mag:
-        return None
-    mid = (lo + hi) / 2
-    return (mid - NOISE_RANGE * mag, mid + NOISE_RANGE * mag)
+    lo = min([0.0] + vals)
+    hi = max([0.0] + vals)
+    if hi == lo:
+        hi = lo + 1.0
+    pad = 0.08 * (hi - lo)
+    ax.set_ylim(lo - (pad if lo < 0 else 0.0), hi + (pad if hi > 0 else 0.0))
+
+
+def grouped_bars(ax, categories, series, colors):
+    """Bars per category, one per series (label, [(median, min, max) or
+    None per category], hatched): whiskers from min to max; a missing
+    point is no bar (never a line through it). Returns {label: handle}."""
+    from matplotlib.patches import Patch
+    handles = {}
+    n = max(len(series), 1)
+    width = 0.8 / n
+    for i, (label, points, hatched) in enumerate(series):
+        xs, ys, lo, hi, hatch = [], [], [], [], []
+        for j, pt in enumerate(points):
+            if pt is None or pt[0] is None:
+                continue
+            xs.append(j + (i - (n - 1) / 2) * width)
+            ys.append(pt[0])
+            lo.append(pt[0] - (pt[1] if pt[1] is not None else pt[0]))
+            hi.append((pt[2] if pt[2] is not None else pt[0]) - pt[0])
+            hatch.append(hatched[j] if hatched else False)
+        if not xs:
+            continue
+        bars = ax.bar(xs, ys, width * 0.9, yerr=[lo, hi], capsize=2, label=label,
+                      color=colors[i % len(colors)], error_kw={"lw": 0.8})
+        for bar, h in zip(bars, hatch):
+            if h:
+                bar.set_hatch(HATCH_UNRESOLVED)
+        # the legend's swatch is the series' colour, never one bar's hatch
+        handles[label] = Patch(facecolor=colors[i % len(colors)], label=label)
+    ax.set_xticks(range(len(categories)))
+    ax.set_xticklabels([str(c) for c in categories])
+    return handles
 
 
 def plot_measure(plt, path, title, ylabel, key, fps):
     """One PNG: a panel per footprint in a grid of up to PANEL_COLUMNS
-    columns, burst on a log2 x axis, one line per engine (median of the
-    reps, bars from min to max), one legend for the figure."""
+    columns, one series per engine (median of the reps, whiskers from min
+    to max), one legend for the figure. A few burst sizes are categories:
+    grouped bars; more are a log2 axis with lines drawn only between
+    measured points. The y axis starts at 0."""
     from matplotlib.ticker import FuncFormatter, ScalarFormatter
     panels = [(fp, engines) for fp, engines in fps.items()
               if any(has_numbers(rows, key) for e in engines.values() for rows in e.values())]
     if not panels:
         return False
+    bursts = sorted({b for _, engines in panels for e in engines.values()
+                     for b, rows in e.items() if has_numbers(rows, key)})
+    engines_all = sorted({e for _, engines in panels for e in engines}, key=_engine_order)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     cols = min(len(panels), PANEL_COLUMNS)
     nrows = (len(panels) + cols - 1) // cols
     height = 3.3 * nrows + LEGEND_INCHES
     fig, axes = plt.subplots(nrows, cols, figsize=(4.4 * cols, height),
                              squeeze=False, sharey=False)
-    series = []  # per panel: [(engine, xs, medians, mins, maxs)]
-    for fp, engines in panels:
-        lines = []
-        for engine in sorted(engines, key=_engine_order):
-            pts = [(burst, summary(r.get(key) for r in engines[engine][burst]))
-                   for burst in sorted(engines[engine])]
-            pts = [(b, st) for b, st in pts if st["n"]]
-            if pts:
-                lines.append((engine, [b for b, _ in pts], [st["median"] for _, st in pts],
-                              [st["min"] for _, st in pts], [st["max"] for _, st in pts]))
-        series.append(lines)
-    scale = max((abs(v) for lines in series for line in lines for v in line[3] + line[4]),
-                default=0.0)
     handles = {}
-    for i, ((fp, _), lines) in enumerate(zip(panels, series)):
+    for i, (fp, engines) in enumerate(panels):
         ax = axes[i // cols][i % cols]
-        for engine, xs, ys, mins, maxs in lines:
-            line = ax.errorbar(xs, ys, yerr=[[y - m for y, m in zip(ys, mins)],
-                                             [m - y for y, m in zip(ys, maxs)]],
-                               marker="o", ms=3, capsize=2, label=engine)
-            handles.setdefault(engine, line)
-        limits = y_limits([v for line in lines for v in line[3] + line[4]], scale)
-        if limits:
-            ax.set_ylim(*limits)
-        ax.set_xscale("log", base=2)
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: "%d" % v))
-        # plain numbers with one decimal count per axis: no offset ("+1.002e1")
-        # and no scientific notation, which hide the values
+        series, values = [], []
+        for engine in engines_all:
+            points = []
+            for b in bursts:
+                st = summary(r.get(key) for r in engines.get(engine, {}).get(b, []))
+                points.append((st["median"], st["min"], st["max"]) if st["n"] else None)
+                values += [st["min"], st["max"]] if st["n"] else []
+            series.append((engine, points, None))
+        if len(bursts) <= CATEGORIES_MAX:
+            handles.update(grouped_bars(ax, bursts, series, colors))
+        else:
+            for k, (engine, points, _) in enumerate(series):
+                if not any(points):
+                    continue
+                # a burst this engine has no figure for breaks its line
+                ys = [p[0] if p else float("nan") for p in points]
+                err = [[p[0] - p[1] if p else 0 for p in points],
+                       [p[2] - p[0] if p else 0 for p in points]]
+                line = ax.errorbar(bursts, ys, yerr=err, marker="o", ms=3, capsize=2,
+                                   label=engine, color=colors[k % len(colors)])
+                handles.setdefault(engine, line)
+            ax.set_xscale("log", base=2)
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: "%d" % v))
+        zero_based(ax, values)
         plain = ScalarFormatter(useOffset=False)
         plain.set_scientific(False)
         ax.yaxis.set_major_formatter(plain)
         ax.set_xlabel("burst size", fontsize=9)
         if i % cols == 0:
             ax.set_ylabel(ylabel, fontsize=9)
-        ax.set_title("footprint %s%s" % (fp, " (flat: spread < 1 % of the figure's scale)"
-                                          if limits else ""),
-                     fontsize=9)
+        ax.set_title("footprint %s" % fp, fontsize=9)
         ax.tick_params(labelsize=8)
-        ax.grid(True, alpha=0.3)
+        ax.grid(True, axis="y", alpha=0.3)
     for j in range(len(panels), nrows * cols):
         axes[j // cols][j % cols].set_visible(False)
+    finish(plt, fig, path, title, handles, height)
+    return True
+
+
+def legend_rows(handles, width_in):
+    """How many rows the figure's legend takes at its width (about 2.2
+    inches an entry)."""
+    cols = max(1, min(len(handles), int(width_in // 2.2)))
+    return cols, max(1, -(-len(handles) // cols))
+
+
+def finish(plt, fig, path, title, handles, height):
+    """The figure's one legend below the panels (as many rows as its
+    width needs), its title, the PNG."""
+    cols, rows = legend_rows(handles, fig.get_figwidth())
+    if rows > 1:
+        height += (rows - 1) * LEGEND_INCHES
+        fig.set_figheight(height)
     fig.legend(list(handles.values()), list(handles), loc="lower center",
-               ncol=min(len(handles), 6), fontsize=9, frameon=False)
-    fig.suptitle(title, fontsize=10)
-    fig.tight_layout(rect=(0, LEGEND_INCHES / height, 1, 1))
+               ncol=cols, fontsize=9, frameon=False)
+    # wrapped to the figure's width (about 14 characters an inch at 10 pt)
+    fig.suptitle(textwrap.fill(title, int(fig.get_figwidth() * 14)), fontsize=10)
+    fig.tight_layout(rect=(0, rows * LEGEND_INCHES / height, 1, 1))
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def speedup_chart(plt, path, title, panels):
+    """The headline's answer in one figure: a panel per build flavour
+    (panels: [(panel title, bursts, [(label, [(median, min, max) or None
+    per burst], [resolved per burst])])]), burst sizes as categories, a bar
+    per engine and footprint with [min–max] whiskers, a line at 1x (faster
+    than per packet above it); an unresolved bar is hatched."""
+    panels = [p for p in panels if any(any(pts) for _, pts, _ in p[2])]
+    if not panels:
+        return False
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    height = 3.8 + LEGEND_INCHES
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), height),
+                             squeeze=False, sharey=True)
+    handles, values = {}, [1.0]
+    for ax, (name, bursts, series) in zip(axes[0], panels):
+        handles.update(grouped_bars(ax, bursts, [(label, pts, [not r for r in res])
+                                                 for label, pts, res in series], colors))
+        values += [v for _, pts, _ in series for p in pts if p for v in p[1:] if v is not None]
+        ax.axhline(1.0, color="black", lw=0.8, ls="--")
+        ax.set_xlabel("burst size", fontsize=9)
+        ax.set_title(name, fontsize=9)
+        ax.tick_params(labelsize=8)
+        ax.grid(True, axis="y", alpha=0.3)
+    for ax in axes[0]:
+        zero_based(ax, values)
+    axes[0][0].set_ylabel("speedup over per-packet (×)", fontsize=9)
+    finish(plt, fig, path, title, handles, height)
+    return True
+
+
+def delta_chart(plt, path, title, measures, labels, deltas):
+    """Signed differences, a panel per measure (measures: [name]), a
+    horizontal bar per label; deltas[label][measure] (None: not measured).
+    Zero is drawn; left of it the engine saves, right of it it spends."""
+    if not labels:
+        return False
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    height = 0.35 * len(labels) + 1.4 + LEGEND_INCHES
+    fig, axes = plt.subplots(1, len(measures), figsize=(3.0 * len(measures), height),
+                             squeeze=False, sharey=True)
+    for ax, m in zip(axes[0], measures):
+        vals = [deltas[lab].get(m) for lab in labels]
+        ys = range(len(labels))
+        ax.barh([y for y, v in zip(ys, vals) if v is not None],
+                [v for v in vals if v is not None],
+                color=[colors[0] if v <= 0 else colors[1] for v in vals if v is not None])
+        ax.axvline(0.0, color="black", lw=0.8)
+        lo = min([0.0] + [v for v in vals if v is not None])
+        hi = max([0.0] + [v for v in vals if v is not None])
+        pad = 0.1 * ((hi - lo) or 1.0)
+        ax.set_xlim(lo - pad, hi + pad)
+        ax.set_title(m, fontsize=9)
+        ax.tick_params(labelsize=8)
+        ax.grid(True, axis="x", alpha=0.3)
+    axes[0][0].set_yticks(range(len(labels)))
+    axes[0][0].set_yticklabels(labels)
+    axes[0][0].invert_yaxis()
+    finish(plt, fig, path, title, {}, height)
     return True
 
 
@@ -384,6 +526,11 @@ def perf_stage_tables(doc, tree, zoom_burst):
               "PMU (listrx --pmu-stages; burst, hybrid and graph engines).")
 
 
+def flavour_of(meta):
+    """The build flavour of a sweep's binary: retpoline or plain."""
+    return "retpoline" if (meta.get("machine") or {}).get("retpoline") else "plain"
+
+
 def write_report(directory, title="listrx results", zoom_burst=None):
     meta, rows = results.load(directory)
     tree = group_rows(rows)
@@ -423,12 +570,15 @@ def write_report(directory, title="listrx results", zoom_burst=None):
         ["CPU", machine.get("cpu_model") or machine.get("cpu") or "?"],
         ["cores / hardware threads", "%s / %s" % (machine.get("cores"),
                                                   machine.get("hardware_threads"))],
-        ["L1i", "%s KiB, %s-byte lines, %s-way (from %s)" % (
+        ["L1i", "%s KiB, %s-byte lines, %s (from %s)" % (
             (machine.get("l1i_bytes") or 0) // 1024, machine.get("l1i_line"),
-            machine.get("l1i_assoc"), machine.get("l1i_source"))],
+            "%d-way" % machine["l1i_assoc"] if (machine.get("l1i_assoc") or 0) > 0 else
+            "fully associative" if machine.get("l1i_assoc") == -1 else "associativity unknown",
+            machine.get("l1i_source"))],
         ["cachegrind --I1", meta.get("cachegrind_i1", "-")],
         ["cachegrind --D1 / --LL", "%s / %s" % (meta.get("cachegrind_caches", {}).get("D1", "-"),
                                                  meta.get("cachegrind_caches", {}).get("LL", "-"))],
+        ["cachegrind geometry", meta.get("cachegrind_caches_source", "host")],
         ["DPDK", machine.get("dpdk_version") or "?"],
         ["listrx", "%s, %s build, retpoline %s" % (machine.get("listrx_version"),
                                                     machine.get("build"),
@@ -456,21 +606,25 @@ def write_report(directory, title="listrx results", zoom_burst=None):
             if plt is None:
                 continue
             path = os.path.join(plot_dir, "g%d_%s.png" % (gi, mkey))
-            if plot_measure(plt, path, "%s — %s, %s" % (caption, key[0], key[1]), ylabel, mkey,
-                            fps):
-                doc.img(path, caption + " vs burst size, one line per engine, "
-                        "a panel per footprint")
+            if plot_measure(plt, path, "%s — %s build, %s, %s" % (
+                    caption, flavour_of(meta), key[0], key[1]), ylabel, mkey, fps):
+                doc.img(path, "%s, %s build: vs burst size, an engine per colour, a panel "
+                        "per footprint" % (caption, flavour_of(meta)))
 
     doc.h(2, "Speedup over the per-packet engine")
-    doc.p("packet ns/pkt ÷ engine ns/pkt, paired by repetition (same cell, same rep): "
-          "> 1 means faster than per-packet processing.")
+    doc.p("packet ns/pkt ÷ engine ns/pkt, paired by repetition (same cell, same rep), a "
+          "pair with a stalled side left out (docs/measuring.md, \"Pairs, stalls and the "
+          "verdict\"): > 1 means faster than per-packet processing; resolved when at least "
+          "3 pairs agree on the side of 1.")
     sp = speedups(tree)
     if sp:
         doc.table(["profile/pipeline", "footprint", "engine", "burst", "speedup median",
-                   "min–max", "spread", "n"],
+                   "min–max", "95 % interval", "pairs (left out)", "verdict"],
                   [["%s %s" % (k[0], k[1]), fp, e, b, fmt(s["median"]),
                     "%s–%s" % (fmt(s["min"]), fmt(s["max"])),
-                    "%.1f %%" % s["spread_pct"] if s["spread_pct"] is not None else "-", s["n"]]
+                    "%s–%s" % (fmt(s["ci_low"]), fmt(s["ci_high"])),
+                    "%d (%d)" % (s["n"], len(s["left_out"])),
+                    "resolved" if resolution(s)[0] else "not resolved: " + resolution(s)[1]]
                    for k, fp, e, b, s in sp])
     else:
         doc.p("No speedup: the sweep has no packet engine or no time figures.")
@@ -529,3 +683,19 @@ def write_report(directory, title="listrx results", zoom_burst=None):
     with open(html_path, "w") as f:
         f.write(doc.html(title))
     return md_path, html_path
+
+
+def add_parser(sub):
+    p = sub.add_parser("report", help="Markdown + self-contained HTML report with plots")
+    p.add_argument("dir", help="a sweep's output directory")
+    p.add_argument("--title", default="listrx results")
+    p.add_argument("--zoom-burst", type=int, default=None,
+                   help="burst size of the per-stage zoom-in table (default: 64 or the "
+                   "largest measured)")
+    p.set_defaults(func=cmd_report)
+
+
+def cmd_report(args, argv):
+    md, html_path = write_report(args.dir, title=args.title, zoom_burst=args.zoom_burst)
+    print("wrote %s and %s" % (md, html_path))
+    return 0

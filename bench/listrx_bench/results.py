@@ -4,6 +4,8 @@ import csv
 import json
 import os
 
+from .listrx import BenchError
+
 PARAM_COLUMNS = ("cell", "rep", "profile", "pipeline", "pipeline_arg", "xdp", "footprint",
                  "footprint_kb", "engine", "burst", "stats_level", "counters", "status")
 TRAILING_COLUMNS = ("command", "perf_command", "cachegrind_command", "pcm_command")
@@ -43,10 +45,19 @@ def write(out_dir, meta, rows):
 
 
 def load(path):
-    """A results directory or results.json -> (meta, rows)."""
+    """A results directory or results.json -> (meta, rows); BenchError
+    naming the file when it is not a sweep's results."""
     if os.path.isdir(path):
         path = os.path.join(path, "results.json")
-    with open(path) as f:
-        doc = json.load(f)
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise BenchError("%s: %s (want a sweep's output directory or its results.json)"
+                         % (path, e.strerror or e))
+    except ValueError as e:
+        raise BenchError("%s: not JSON (%s)" % (path, e))
+    if not isinstance(doc, dict) or not isinstance(doc.get("rows", []), list):
+        raise BenchError("%s: not a sweep's results (no rows)" % path)
     rows = doc.pop("rows", [])
     return doc, rows

@@ -1,5 +1,6 @@
 """The sweep: every cell of the grid, each repetition, each backend."""
 
+import argparse
 import concurrent.futures
 import datetime
 import os
@@ -8,11 +9,24 @@ import sys
 import time
 
 from . import backends, grid, results
-from .listrx import cachegrind_caches, cachegrind_i1, machine_info
+from .backends import BACKENDS, PERF_DEFAULT_EVENTS
+from .listrx import (CG_EAL, Listrx, allowed_cpus, cachegrind_caches, caches_source,
+                     find_binary, machine_info, shared_cpu_pct)
+from .options import (add_cg_caches, add_common, add_grid, add_out, choices_list, convert,
+                      onoff, packet_pair, positive_float, positive_int, xdp_modes)
 from .progress import Progress
 from .stats import unavailable
 
 TIME_KEYS = ("mpps", "ns_per_packet", "busy_cycles_per_packet")
+# the progress bar's kinds of work and what one costs before one has
+# finished (docs/measuring.md, "Wall time"): a listrx run pays about half a
+# second of start-up besides --duration; a callgrind window job about 1.8 s
+# plus 15 ms per KB of ballast (6000 packets through it, measured on the
+# 2-vCPU KVM guest, loaded)
+RUN_KIND, CG_KIND = "run", "cachegrind"
+RUN_STARTUP_S = 0.5
+CG_STARTUP_S = 1.8
+CG_S_PER_KB = 0.015
 # a cell that delivered less than this share of what it received is flagged
 # (progress line, report): its figures time drops, not the pipeline's work
 LOW_DELIVERY = 0.5
@@ -64,8 +78,9 @@ def summary_figures(summary, info, prefix="time_"):
         if k in summary:
             fig[k] = summary[k]
     fig.update(delivery_figures(summary))
+    fig["shared_cpu_pct"] = shared_cpu_pct(info.get("output"))
     fig["wall_s"] = info["wall_s"]
-    # ROI (seed 003): T^2/sum(CPU), T in Mpps, sum(CPU) = CPU seconds the
+    # ROI (Hadi Salim et al., "The Battle of the ZCs"): T^2/sum(CPU), T in Mpps, sum(CPU) = CPU seconds the
     # process used per wall second (poll mode: about one per polling lcore)
     cores = info["cpu_s"] / info["wall_s"] if info["wall_s"] > 0 else 0
     fig["cpu_cores_used"] = cores
@@ -106,9 +121,15 @@ class Sweep:
         for name in self.counters:
             reason = backends.probe(name)
             self.status[name] = "ok" if reason is None else unavailable(reason)
-        self.caches = cachegrind_caches(lx.topology())
+        self.caches = cachegrind_caches(lx.topology(), getattr(args, "cg_caches", None))
         self.i1 = self.caches["I1"]
         self.stages = set(lx.stages())
+
+    def thunks(self):
+        """The binary's retpoline thunks (backends.retpoline_thunks), once."""
+        if not hasattr(self, "_thunks"):
+            self._thunks = backends.retpoline_thunks(self.lx.binary)
+        return self._thunks
 
     def skip_reason(self, cell):
         wanted = [] if cell["pipeline_arg"] in ("none", "") else cell["pipeline_arg"].split(",")
@@ -220,7 +241,8 @@ class Sweep:
         a = self.args
         events = a.perf_events
         extra = ["--pmu=" + ",".join(events)]
-        vector = cell["engine"] in ("burst", "graph") or cell["engine"].startswith("hybrid")
+        engine = grid.engine_arg(cell["engine"])
+        vector = engine in ("burst", "graph") or engine.startswith("hybrid")
         stages = a.perf_stages and vector and cell["pipeline_arg"] not in ("none", "")
         if stages:
             extra.append("--pmu-stages")
@@ -298,7 +320,7 @@ class Sweep:
         row["cg_i1"], row["cg_d1"], row["cg_ll"] = self.i1, self.caches["D1"], self.caches["LL"]
         row["cg_packets"] = "%d-%d" % (res[0][0]["rx_packets"], res[1][0]["rx_packets"])
         row.update(backends.cachegrind_figures(parsed[0], parsed[1], res[0][0]["rx_packets"],
-                                               res[1][0]["rx_packets"]))
+                                               res[1][0]["rx_packets"], self.stages))
 
     def callgrind_window(self, cell, rep, row, extra):
         """One callgrind run: --packets TOTAL --measure-from WARMUP; listrx
@@ -331,12 +353,12 @@ class Sweep:
                 "--measure-from? use --cg-method pair)")
             return
         with open(tool_out) as f:
-            parsed = backends.parse_callgrind(f.read())
+            parsed = backends.parse_callgrind(f.read(), self.thunks())
         if not self.args.keep_raw:
             os.unlink(tool_out)
         row["cg_i1"], row["cg_d1"], row["cg_ll"] = self.i1, self.caches["D1"], self.caches["LL"]
         row["cg_packets"] = "%d-%d" % (summary["rx_packets"] - measured, summary["rx_packets"])
-        row.update(backends.cachegrind_figures(None, parsed, 0, measured))
+        row.update(backends.cachegrind_figures(None, parsed, 0, measured, self.stages))
 
     def cachegrind_phase(self, jobs, progress):
         """Runs the cachegrind work [(cell, rep, row, label)] in parallel:
@@ -346,49 +368,79 @@ class Sweep:
             return
         workers = max(1, min(self.args.cg_jobs, len(jobs)))
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers)
+        progress.begin(CG_KIND)
         try:
             futures = {pool.submit(self.cachegrind_runs, cell, rep, row): label
                        for cell, rep, row, label in jobs}
             for fut in concurrent.futures.as_completed(futures):
                 fut.result()
-                progress.update(futures[fut] + " cachegrind", self.cg_runs_per_job())
+                progress.update(futures[fut] + " cachegrind", kind=CG_KIND)
         except BaseException:
             # Ctrl-C: the queued runs never start; the running ones got the
             # terminal's SIGINT too and end
             pool.shutdown(wait=True, cancel_futures=True)
             raise
+        finally:
+            progress.end(CG_KIND)
         pool.shutdown(wait=True)
-
-    def cg_runs_per_job(self):
-        return 1 if self.args.cg_method == "window" else 2
 
     # ---- the grid --------------------------------------------------------
     def cg_wanted(self, cell):
         bursts = getattr(self.args, "cg_bursts", None)
         return not bursts or cell["burst"] in bursts
 
-    def planned_runs(self, cells, reps):
-        """How many listrx runs run(cells, reps) makes (the progress total)."""
-        a = self.args
-        timed = any(c in self.counters for c in ("time", "rapl", "pcm"))
-        zoom_runs = min(getattr(a, "zoom_reps", None) or reps, reps) * int(bool(a.zoom))
-        per_cell = reps * (int(timed) + int("perf" in self.counters)
-                           + 2 * int("perfstat" in self.counters)) + zoom_runs
-        cg = self.cg_runs_per_job() * int("cachegrind" in self.counters) * (
-            reps if a.cg_every_rep else 1)
-        return (len(cells) * per_cell + cg * sum(1 for c in cells if self.cg_wanted(c))
-                + a.warmup)
+    def timed(self):
+        return any(c in self.counters for c in ("time", "rapl", "pcm"))
 
-    def run(self, cells, reps, progress=None, label_prefix=""):
+    def runs_per_rep(self, rep):
+        """listrx runs (outside valgrind) a cell makes in repetition rep."""
         a = self.args
-        rows = []
-        timed = any(c in self.counters for c in ("time", "rapl", "pcm"))
-        zoom_runs = min(getattr(a, "zoom_reps", None) or reps, reps) * int(bool(a.zoom))
-        per_cell = reps * (int(timed) + int("perf" in self.counters)
-                           + 2 * int("perfstat" in self.counters)) + zoom_runs
+        zoom = bool(a.zoom) and rep < (getattr(a, "zoom_reps", None) or rep + 1)
+        return (int(self.timed()) + int(zoom) + int("perf" in self.counters)
+                + 2 * int("perfstat" in self.counters))
+
+    def run_estimate_s(self):
+        """A listrx run: its --duration plus start-up (dynamic linking, EAL,
+        TSC calibration, pools: about half a second, docs/measuring.md)."""
+        return (self.args.duration or 1.0) + RUN_STARTUP_S
+
+    def cg_estimate_s(self, cell):
+        """A cachegrind job's wall time before one has finished: start-up
+        under valgrind plus the simulated packets, which cost more the more
+        ballast code each executes; divided among the parallel jobs."""
+        runs = 1 if self.args.cg_method == "window" else 2
+        return runs * (CG_STARTUP_S + CG_S_PER_KB * cell["footprint_kb"]) / max(
+            self.args.cg_jobs, 1)
+
+    def cg_jobs_of(self, cells, reps):
+        if "cachegrind" not in self.counters:
+            return []
+        return [c for c in cells if self.cg_wanted(c) and not self.skip_reason(c)] * (
+            reps if self.args.cg_every_rep else 1)
+
+    def plan(self, progress, cells, reps):
+        """Tells progress what run(cells, reps) will do and what each kind
+        of work costs (its ETA weighs a cachegrind job as such)."""
+        runnable = [c for c in cells if not self.skip_reason(c)]
+        runs = sum(self.runs_per_rep(rep) for rep in range(reps)) * len(runnable)
+        progress.plan(RUN_KIND, runs + (self.args.warmup if runnable else 0),
+                      self.run_estimate_s())
+        jobs = self.cg_jobs_of(cells, reps)
+        if jobs:
+            progress.plan(CG_KIND, len(jobs),
+                          sum(self.cg_estimate_s(c) for c in jobs) / len(jobs))
+
+    def run(self, cells, reps, progress=None, label_prefix="", more=None):
+        """Every cell, reps times (alternating repetitions with --order
+        reps), then the cachegrind phase. more(rows) -> cells: after the
+        reps, one more repetition of the cells it returns, until it
+        returns none (the headline's adaptive repetitions)."""
+        a = self.args
         own_progress = progress is None
         if own_progress:
-            progress = Progress(self.planned_runs(cells, reps), enabled=not a.quiet)
+            progress = Progress(enabled=not a.quiet)
+            self.plan(progress, cells, reps)
+        progress.begin(RUN_KIND)
         progress.show("starting")
         runnable = [c for c in cells if not self.skip_reason(c)]
         for w in range(a.warmup if runnable else 0):
@@ -396,51 +448,29 @@ class Sweep:
             json_path = os.path.join(self.runs, "warmup%d.json" % w)
             self.lx.run(self.lx.command(c, json_path, duration=min(a.duration or 1, 1)),
                         json_path, log_name="warmup%d" % w, timeout=a.timeout)
-            progress.update("warm-up")
-        cg_jobs = []
-        zoom_reps = getattr(a, "zoom_reps", None) or reps
+            progress.update("warm-up", kind=RUN_KIND)
         if getattr(a, "order", "cells") == "reps":
             # alternating repetitions: every cell once, then again (A,B,A,B),
             # so a slow phase of a shared machine hits every cell alike
             order = [(cell, rep) for rep in range(reps) for cell in cells]
         else:
             order = [(cell, rep) for cell in cells for rep in range(reps)]
-        by_cell = {}
+        by_cell, cg_jobs = {}, []
         for cell, rep in order:
-            skip = self.skip_reason(cell)
-            row = dict(cell)
-            row.update(rep=rep, stats_level=a.stats_level,
-                       counters="+".join(self.counters), status="ok")
-            by_cell[(cell["cell"], rep)] = row
-            if skip:
-                row["status"] = skip
-                progress.update(skip, per_cell // max(reps, 1))
-                continue
-            label = "%s%s %s b%d fp%s r%d" % (label_prefix, cell["profile"], cell["engine"],
-                                               cell["burst"], cell["footprint"], rep)
-            if timed:
-                self.timed_run(cell, rep, row)
-                if low_delivery(row):
-                    label += " LOW DELIVERY %.0f%% (%s)" % (100 * row["delivered_share"],
-                                                           row.get("drop_reasons"))
-                progress.update(label + " time")
-            if a.zoom and rep < zoom_reps:
-                self.zoom_run(cell, rep, row)
-                progress.update(label + " zoom")
-            if "perf" in self.counters:
-                self.perf_runs(cell, rep, row)
-                progress.update(label + " perf")
-            if "perfstat" in self.counters:
-                self.perfstat_runs(cell, rep, row)
-                progress.update(label + " perfstat", 2)
-            if "cachegrind" in self.counters and not self.cg_wanted(cell):
-                row["cg_status"] = unavailable("cachegrind: measured at burst %s only" % ",".join(
-                    str(b) for b in a.cg_bursts))
-            elif "cachegrind" in self.counters and (rep == 0 or a.cg_every_rep):
-                cg_jobs.append((cell, rep, row, label))
-            elif "cachegrind" in self.counters:
-                row["cg_status"] = "measured once per cell (rep 0): deterministic"
-        rows.extend(by_cell[(cell["cell"], rep)] for cell in cells for rep in range(reps))
+            by_cell[(cell["cell"], rep)] = self.run_cell(cell, rep, progress, label_prefix,
+                                                         cg_jobs)
+        rows = [by_cell[(cell["cell"], rep)] for cell in cells for rep in range(reps)]
+        rep = reps
+        while more:
+            extra = more(rows)
+            if not extra:
+                break
+            progress.plan(RUN_KIND, sum(self.runs_per_rep(rep) for c in extra
+                                        if not self.skip_reason(c)), self.run_estimate_s())
+            rows += [self.run_cell(cell, rep, progress, label_prefix, cg_jobs)
+                     for cell in extra]
+            rep += 1
+        progress.end(RUN_KIND)
         # after the timed runs, never beside them: a valgrind process on the
         # other core would slow the timed runs' figures
         self.cachegrind_phase(cg_jobs, progress)
@@ -448,14 +478,53 @@ class Sweep:
             progress.close()
         return rows
 
+    def run_cell(self, cell, rep, progress, label_prefix, cg_jobs):
+        """One repetition of one cell: its row (cachegrind queued in cg_jobs)."""
+        a = self.args
+        row = dict(cell)
+        row.update(rep=rep, stats_level=a.stats_level,
+                   counters="+".join(self.counters), status="ok")
+        skip = self.skip_reason(cell)
+        if skip:
+            row["status"] = skip
+            progress.show(skip)
+            return row
+        label = "%s%s %s b%d fp%s r%d" % (label_prefix, cell["profile"], cell["engine"],
+                                           cell["burst"], cell["footprint"], rep)
+        if self.timed():
+            self.timed_run(cell, rep, row)
+            if low_delivery(row):
+                label += " LOW DELIVERY %.0f%% (%s)" % (100 * row["delivered_share"],
+                                                       row.get("drop_reasons"))
+            if row.get("shared_cpu_pct") is not None:
+                label += " SHARED CPU"
+            progress.update(label + " time", kind=RUN_KIND)
+        if a.zoom and rep < (getattr(a, "zoom_reps", None) or rep + 1):
+            self.zoom_run(cell, rep, row)
+            progress.update(label + " zoom", kind=RUN_KIND)
+        if "perf" in self.counters:
+            self.perf_runs(cell, rep, row)
+            progress.update(label + " perf", kind=RUN_KIND)
+        if "perfstat" in self.counters:
+            self.perfstat_runs(cell, rep, row)
+            progress.update(label + " perfstat", 2, kind=RUN_KIND)
+        if "cachegrind" in self.counters and not self.cg_wanted(cell):
+            row["cg_status"] = unavailable("cachegrind: measured at burst %s only" % ",".join(
+                str(b) for b in a.cg_bursts))
+        elif "cachegrind" in self.counters and (rep == 0 or a.cg_every_rep):
+            cg_jobs.append((cell, rep, row, label))
+        elif "cachegrind" in self.counters:
+            row["cg_status"] = "measured once per cell (rep 0): deterministic"
+        return row
 
-def meta_for(lx, args, argv, status, started):
+
+def meta_for(lx, args, argv, status, started, caches):
     return {"tool": "listrx-bench", "created": started,
             "finished": datetime.datetime.now().isoformat(timespec="seconds"),
             "command": "listrx-bench " + " ".join(shlex.quote(a) for a in argv),
             "machine": machine_info(lx), "backends": status,
-            "cachegrind_i1": cachegrind_i1(lx.topology()),
-            "cachegrind_caches": cachegrind_caches(lx.topology()),
+            "cachegrind_i1": caches["I1"], "cachegrind_caches": caches,
+            "cachegrind_caches_source": caches_source(getattr(args, "cg_caches", None)),
             "params": {k: v for k, v in vars(args).items() if k not in ("func",)}}
 
 
@@ -465,7 +534,7 @@ def run_sweep(lx, args, argv):
     cells = grid.expand(args.profiles, args.pipelines,
                         grid.parse_footprints(args.footprints, topo.get("l1i_bytes")),
                         args.engines, args.bursts,
-                        [x for x in args.xdp] if args.xdp else [None])
+                        [x for x in args.xdp] if args.xdp else [None], lx.stage_list())
     sweep = Sweep(lx, args, args.out)
     for name, st in sweep.status.items():
         print("listrx-bench: backend %s: %s" % (
@@ -488,6 +557,110 @@ def run_sweep(lx, args, argv):
     for name, st in status.items():
         if st != sweep.status[name]:
             print("listrx-bench: backend %s %s" % (name, st), file=sys.stderr)
-    meta = meta_for(lx, args, argv, status, started)
+    meta = meta_for(lx, args, argv, status, started, sweep.caches)
     meta["elapsed_s"] = time.time() - t0
     return results.write(args.out, meta, rows), rows
+
+# ---- the command -------------------------------------------------------------
+
+def add_options(p, out_required=True):
+    """The sweep's options (also the headline's sweep, default_options)."""
+    add_common(p)
+    add_grid(p, grid.DEFAULT_BURSTS, grid.DEFAULT_ENGINES, grid.DEFAULT_FOOTPRINTS,
+             grid.KERNEL_PIPELINE, "udp64")
+    p.add_argument("--xdp", type=convert(xdp_modes, "placement"), default=None,
+                   help="XDP placements native,generic,off (cells skipped with a reason "
+                   "when the xdp stage is not built)" " (default: %(default)s)")
+    p.add_argument("--reps", type=convert(positive_int), default=3, help="repetitions per cell (default: %(default)s)")
+    p.add_argument("--order", choices=("cells", "reps"), default="cells",
+                   help="cells: each cell's repetitions back to back; reps: every cell once, "
+                   "then again (alternating repetitions) (default: %(default)s)")
+    p.add_argument("--counters", type=convert(choices_list(BACKENDS), "backend"), default=["time"],
+                   help="backends: time,perf,perfstat,pcm,cachegrind,rapl; perf = listrx's "
+                   "own counters (--pmu), perfstat = perf stat around the process "
+                   "(default: %(default)s)")
+    p.add_argument("--duration", type=convert(positive_float), default=0.25,
+                   help="seconds per timed run (each also pays ~0.3-0.5 s of start-up: 675 "
+                   "runs on the default grid) (default: %(default)s)")
+    p.add_argument("--packets", type=int, default=0,
+                   help="also stop timed runs after N packets (0 = duration only) (default: %(default)s)")
+    p.add_argument("--stats-level", default="counters", choices=("off", "counters", "cycles"),
+                   help="listrx stats level of the timed run (default: %(default)s)")
+    p.add_argument("--zoom", action="store_true",
+                   help="one more run per rep at --stats-level cycles for the per-stage "
+                   "ns/pkt zoom-in (kept apart so stage timing does not slow the Mpps run)")
+    p.add_argument("--zoom-reps", type=int, default=0,
+                   help="zoom runs in the first N repetitions only (0 = every rep) "
+                   "(default: %(default)s)")
+    p.add_argument("--warmup", type=int, default=1, help="unrecorded warm-up runs first (default: %(default)s)")
+    p.add_argument("--perf-events", type=convert(grid.split_list, "event"),
+                   default=list(PERF_DEFAULT_EVENTS),
+                   help="perf/perfstat events, as perf -e names them (raw ones: r10000188e) "
+                   "(default: %(default)s)")
+    p.add_argument("--perf-stages", type=convert(onoff), default=True,
+                   help="perf: per-stage counts (listrx --pmu-stages) in the burst, hybrid "
+                   "and graph engines, on|off (default: on)")
+    p.add_argument("--perf-source", choices=("perf_event", "fake"), default="perf_event",
+                   help="perf: listrx's counter source; fake is listrx's software test source "
+                   "(not hardware counts: for checking the plumbing) (default: %(default)s)")
+    p.add_argument("--perf-packets", type=convert(packet_pair), default=[1000000, 11000000],
+                   help="perfstat: the two packet counts whose difference is measured (default: %(default)s)")
+    p.add_argument("--cg-method", choices=("window", "pair"), default="window",
+                   help="cachegrind backend: 'window' = one callgrind run per cell, costs "
+                   "collected only for the packets after --cg-window's first count (listrx "
+                   "--measure-from); 'pair' = two cachegrind runs, --cg-packets, differenced "
+                   "(default: %(default)s)")
+    p.add_argument("--cg-window", type=convert(packet_pair), default=[2000, 6000],
+                   help="window: warm-up packets, total packets; the difference is measured "
+                   "(default: %(default)s)")
+    p.add_argument("--cg-packets", type=convert(packet_pair), default=[20000, 60000],
+                   help="pair: the two packet counts whose difference is measured (default: %(default)s)")
+    p.add_argument("--cg-eal", default=CG_EAL,
+                   help="EAL arguments of the cachegrind runs (64 MB is plenty for the "
+                   "--cg-mbufs pool; start-up under valgrind is shorter) (default: %(default)s)")
+    p.add_argument("--cg-mbufs", type=int, default=2047,
+                   help="mempool size of the cachegrind runs (--set mempool.mbufs; 0 = "
+                   "listrx's own sizing) (default: %(default)s)")
+    p.add_argument("--cg-jobs", type=convert(positive_int), default=os.cpu_count() or 1,
+                   help="cachegrind runs in parallel, in a phase of their own after every "
+                   "timed run (their counts do not depend on load) (default: %(default)s)")
+    p.add_argument("--cg-lcores", default=str(allowed_cpus()[0]),
+                   help="cachegrind: EAL -l (one lcore: the main lcore polls) (default: the "
+                   "first CPU this process may use, %(default)s)")
+    add_cg_caches(p)
+    p.add_argument("--cg-bursts", type=convert(grid.parse_bursts, "burst size"), default=None,
+                   help="cachegrind only in cells of these burst sizes (default: every cell)")
+    p.add_argument("--cg-every-rep", action="store_true",
+                   help="cachegrind on every rep (it is deterministic: rep 0 is enough)")
+    p.add_argument("--pcm-interval", type=float, default=0.1, help="pcm sampling interval (s) (default: %(default)s)")
+    p.add_argument("--keep-raw", action="store_true", help="keep cachegrind.out files")
+    add_out(p, out_required)
+
+
+def add_parser(sub):
+    p = sub.add_parser("sweep", help="run listrx over a grid, write results.json/.csv")
+    add_options(p)
+    p.set_defaults(func=cmd_sweep)
+
+
+def default_options(**overrides):
+    """The sweep's options at their defaults, with overrides (the headline
+    runs the sweep with its own grid)."""
+    p = argparse.ArgumentParser(add_help=False)
+    add_options(p, out_required=False)
+    args = p.parse_args([])
+    for k, v in overrides.items():
+        if not hasattr(args, k):
+            raise AttributeError("sweep has no option %s" % k)
+        setattr(args, k, v)
+    return args
+
+
+def cmd_sweep(args, argv):
+    lx = Listrx(find_binary(args.listrx), eal=args.eal, lcores=args.lcores)
+    (json_path, csv_path), rows = run_sweep(lx, args, argv)
+    failed = [r for r in rows if str(r.get("status", "")).startswith("failed")]
+    print("wrote %s and %s (%d rows, %d failed)" % (json_path, csv_path, len(rows), len(failed)))
+    for r in failed[:5]:
+        print("  %s rep %d: %s" % (r["cell"], r["rep"], r["status"]), file=sys.stderr)
+    return 1 if rows and len(failed) == len(rows) else 0

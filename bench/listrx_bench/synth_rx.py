@@ -15,13 +15,15 @@ import json
 import os
 import re
 import shutil
-import signal
 import statistics
 import subprocess
-import sys
+import tempfile
 import time
 
-from .listrx import remove_runtime_dir
+from .listrx import (BenchError, default_lcores, remove_runtime_dir, signals_held,
+                     stop_process)
+from .options import convert, positive_int
+from .report import Doc
 
 DEFAULT_DEVICES = [
     ("net_null copy=0", "net_null0,copy=0"),
@@ -39,42 +41,45 @@ def run_once(testpmd, so, vdev, seconds, lcores, prefix):
         cmd += ["-d", so]
     cmd += ["--vdev", vdev, "--", "--forward-mode=rxonly", "--stats-period",
             "1", "--no-mlockall", "--total-num-mbufs=16384"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
-    time.sleep(seconds + 1.5)
-    proc.send_signal(signal.SIGINT)
-    try:
-        out, _ = proc.communicate(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, _ = proc.communicate()
-    remove_runtime_dir(cmd)  # testpmd leaves EAL's runtime directory
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, text=True)
+        try:
+            time.sleep(seconds + 1.5)
+        finally:
+            with signals_held():
+                stop_process(proc, timeout=20)
+                remove_runtime_dir(cmd)  # testpmd leaves EAL's runtime directory
+        log.seek(0)
+        out = log.read()
     samples = [int(x) for x in PPS.findall(out)]
     if len(samples) < 2:
-        sys.exit("synth_rx: no Rx-pps samples from: %s\n%s" %
-                 (" ".join(cmd), out[-2000:]))
+        raise BenchError("synth-rx: no Rx-pps samples from: %s\n%s" %
+                         (" ".join(cmd), out[-2000:]))
     return statistics.median(samples[1:]), cmd
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="listrx-bench synth-rx", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_parser(sub):
+    ap = sub.add_parser("synth-rx", help="net_synth's own RX rate under dpdk-testpmd",
+                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--so", required=True, help="path of librte_net_synth.so")
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--seconds", type=int, default=4)
-    ap.add_argument("--lcores", default="0-1",
-                    help="EAL -l (main lcore + one forwarding lcore)")
+    ap.add_argument("--reps", type=convert(positive_int), default=5)
+    ap.add_argument("--seconds", type=convert(positive_int), default=4)
+    ap.add_argument("--lcores", default=default_lcores(),
+                    help="EAL -l (main lcore + one forwarding lcore) (default: %(default)s)")
     ap.add_argument("--vdev", action="append", default=[],
                     help="extra LABEL=DEVARGS to compare (repeatable)")
     ap.add_argument("--json", help="write the results here")
-    args = ap.parse_args(argv)
+    ap.set_defaults(func=run)
+
+
+def run(args, argv):
     if args.reps < 5:
-        sys.exit("synth_rx: --reps must be at least 5 (median and spread)")
+        raise BenchError("synth-rx: --reps must be at least 5 (median and spread)")
     testpmd = shutil.which("dpdk-testpmd")
     if not testpmd:
-        sys.exit("synth_rx: dpdk-testpmd not found (Debian package dpdk)")
+        raise BenchError("synth-rx: dpdk-testpmd not found (Debian package dpdk)")
     if not os.path.isfile(args.so):
-        sys.exit("synth_rx: %s: no such file (build pmd/net_synth first)" % args.so)
+        raise BenchError("synth-rx: %s: no such file (build pmd/net_synth first)" % args.so)
     devices = list(DEFAULT_DEVICES)
     for v in args.vdev:
         label, _, devargs = v.partition("=")
@@ -94,22 +99,20 @@ def main(argv=None):
     base = statistics.median(results[devices[0][0]])
     print("\nbackend: testpmd rxonly Rx-pps (1 s samples, first dropped), "
           "reps=%d, %d s each, interleaved" % (args.reps, args.seconds))
-    print("%-28s %10s %18s %8s" % ("device", "median", "min..max", "ratio"))
-    summary = []
+    summary, rows = [], []
     for label, _ in devices:
         r = results[label]
         med = statistics.median(r)
-        print("%-28s %7.2f Mpps %7.2f..%-7.2f %7.2fx" %
-              (label, med / 1e6, min(r) / 1e6, max(r) / 1e6, med / base))
+        rows.append([label, "%.2f" % (med / 1e6), "%.2f..%.2f" % (min(r) / 1e6, max(r) / 1e6),
+                     "%.2fx" % (med / base)])
         summary.append({"device": label, "median_pps": med, "min_pps": min(r),
                         "max_pps": max(r), "reps_pps": r,
                         "ratio_vs_first": med / base,
                         "command": commands[label]})
+    table = Doc()
+    table.table(["device", "median Mpps", "min..max", "ratio"], rows)
+    print(table.text(), end="")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"reps": args.reps, "seconds": args.seconds,
                        "results": summary}, f, indent=2)
-
-
-if __name__ == "__main__":
-    main()

@@ -7,19 +7,22 @@ and interpreter), generic eBPF drop after build-meta (JIT), each with the
 packet engine and the burst engine at burst 64. A run's figure is the
 median of listrx's per-second rx readings after the first (--stats-period
 1); the table gives the median over reps, min..max, ns/packet, and beside
-them seed 000's kernel figures (mlx5, a different machine: context, not a
+them the kernel figures of Brouer's generic-XDP evaluation (2017) (mlx5, a different machine: context, not a
 pass mark).
 
   listrx-bench xdp-udp64                       # build/ in this checkout
   listrx-bench xdp-udp64 --reps 7 --seconds 5 --json out.json
 """
 
-import argparse
 import json
 import os
 import sys
 
+from . import grid
 from .compare import run_listrx_steady
+from .listrx import BenchError, default_lcores
+from .options import convert, positive_float, positive_int
+from .report import Doc
 from .stats import median
 
 # the repository root (bench/listrx_bench/..)
@@ -46,21 +49,26 @@ def run_once(args, own):
     return mpps, " ".join(cmd)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="listrx-bench xdp-udp64", description=__doc__.split("\n")[0])
+def add_parser(sub):
+    ap = sub.add_parser("xdp-udp64", help="XDP programs (built-in, eBPF JIT/interpreter) on "
+                        "udp64, packet vs burst", description=__doc__.split("\n")[0])
     ap.add_argument("--listrx", default=os.path.join(ROOT, "build/dataplane/listrx"))
     ap.add_argument("--object", default=os.path.join(ROOT, "build/stages/xdp/xdp_drop.bpf.o"),
                     help="the eBPF drop object (default: the shipped xdp_drop)")
     ap.add_argument("--vdev", default="net_synth0,profile=udp64,copy=0")
-    ap.add_argument("--lcores", default="0-1", help="EAL -l: main + one polling lcore")
-    ap.add_argument("--burst", type=int, default=64)
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--lcores", default=default_lcores(),
+                    help="EAL -l: main + one polling lcore (default: %(default)s)")
+    ap.add_argument("--burst", type=convert(grid.parse_burst), default=64)
+    ap.add_argument("--reps", type=convert(positive_int), default=5)
+    ap.add_argument("--seconds", type=convert(positive_float), default=3.0)
     ap.add_argument("--json", default=None)
-    args = ap.parse_args(argv)
+    ap.set_defaults(func=run)
+
+
+def run(args, argv):
     for path in (args.listrx, args.object):
         if not os.path.exists(path):
-            raise SystemExit("xdp_udp64: %s not found (build first: bash scripts/setup)" % path)
+            raise BenchError("xdp-udp64: %s not found (build first: bash scripts/setup)" % path)
 
     cells = [(name + ", " + engine, own + ["--engine", engine])
              for name, own in configs(args.object) for engine in ("packet", "burst")]
@@ -76,28 +84,24 @@ def main(argv=None):
     print("\nbackend: listrx per-second rx (first second dropped), stats level off, "
           "burst %d, reps=%d, %g s each, interleaved; device %s"
           % (args.burst, args.reps, args.seconds, args.vdev))
-    print("| configuration, engine | Mpps median | min..max | ns/pkt |")
-    print("|---|---|---|---|")
-    for name, _ in cells:
-        print("| %s | %.2f | %.2f..%.2f | %.1f |" % (name, med[name], min(mpps[name]),
-                                                   max(mpps[name]), 1e3 / med[name]))
+    table = Doc()
+    table.table(["configuration, engine", "Mpps median", "min..max", "ns/pkt"],
+                [[name, "%.2f" % med[name], "%.2f..%.2f" % (min(mpps[name]), max(mpps[name])),
+                  "%.1f" % (1e3 / med[name])] for name, _ in cells])
+    print(table.markdown(), end="")
     for engine in ("packet", "burst"):
         nat = med["native, eBPF drop, JIT, " + engine]
         gen = med["generic (after build-meta), eBPF drop, JIT, " + engine]
-        print("generic - native (eBPF JIT, %s engine): %+.1f ns/pkt (seed 000, kernel: "
+        print("generic - native (eBPF JIT, %s engine): %+.1f ns/pkt (Brouer's generic-XDP evaluation (2017), kernel: "
               "about +39 ns against native with reads)" % (engine, 1e3 / gen - 1e3 / nat))
     gp = med["generic (after build-meta), eBPF drop, JIT, packet"]
     gb = med["generic (after build-meta), eBPF drop, JIT, burst"]
-    print("generic eBPF drop, burst-64 over per-packet: %+.1f %% (seed 001: listifying "
+    print("generic eBPF drop, burst-64 over per-packet: %+.1f %% (Edward Cree's listification series (netdev RFC v2, 2018): listifying "
           "the stack before generic XDP gave +27..39 %%)" % ((gb / gp - 1) * 100))
-    print("seed 000 (mlx5, kernel): native XDP_DROP 19.8 Mpps (50.5 ns), generic 8.4 Mpps")
+    print("Brouer's generic-XDP evaluation (2017) (mlx5, kernel): native XDP_DROP 19.8 Mpps (50.5 ns), generic 8.4 Mpps")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"mpps": mpps, "median": med, "commands": commands,
                        "reps": args.reps, "seconds": args.seconds, "burst": args.burst,
                        "vdev": args.vdev}, f, indent=1)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

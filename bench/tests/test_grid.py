@@ -15,7 +15,8 @@ from listrx_bench import backends, cli, grid, results  # noqa: E402
 from listrx_bench.compare import parse_listrx_periodic, parse_testpmd  # noqa: E402
 from listrx_bench.latency import latency_figures  # noqa: E402
 from listrx_bench.listrx import (cachegrind_i1, find_binary, parse_topology,  # noqa: E402
-                                 parse_version, profile_eal, BenchError, Listrx)
+                                 parse_version, profile_eal, BenchError, Listrx, allowed_cpus,
+                                 remove_runtime_dir)
 from listrx_bench.progress import Progress  # noqa: E402
 from listrx_bench.report import speedups, group_rows, write_report  # noqa: E402
 from listrx_bench.stats import is_unavailable, median, summary  # noqa: E402
@@ -50,15 +51,54 @@ class Grid(unittest.TestCase):
         self.assertEqual([c["burst"] for c in cells[:3]], [1, 32, 256])  # burst innermost
         self.assertEqual(len({c["cell"] for c in cells}), 12)
 
-    def test_xdp_placement(self):
-        self.assertEqual(grid.xdp_pipeline("build-meta,gro,l3-demux", "native"),
+    STAGES = [{"name": "build-meta", "provides": ["meta", "skb"], "shortcut": None},
+              {"name": "gro", "provides": ["skb"], "shortcut": None},
+              {"name": "l3-demux", "provides": [], "needs": ["meta"], "shortcut": None},
+              {"name": "xdp", "provides": [], "shortcut": {
+                  "places": [{"value": "native", "position": "first"},
+                             {"value": "generic", "position": "after_skb"}]}}]
+
+    def test_xdp_placement_is_the_binarys(self):
+        place = grid.place_stage
+        self.assertEqual(place("build-meta,gro,l3-demux", "xdp", "native", self.STAGES),
                          "xdp,build-meta,gro,l3-demux")
-        self.assertEqual(grid.xdp_pipeline("build-meta,gro,l3-demux", "generic"),
-                         "build-meta,xdp,gro,l3-demux")
-        self.assertEqual(grid.xdp_pipeline("none", "native"), "xdp")
-        cells = grid.expand(["null"], ["build-meta"], [("0", 0)], ["burst"], [32],
-                            ["native", "generic"])
-        self.assertEqual([c["pipeline_arg"] for c in cells], ["xdp,build-meta", "build-meta,xdp"])
+        # after the last stage that works on the skb: GRO, not build-meta
+        self.assertEqual(place("build-meta,gro,l3-demux", "xdp", "generic", self.STAGES),
+                         "build-meta,gro,xdp,l3-demux")
+        self.assertEqual(place("xdp,build-meta,l3-demux", "xdp", "generic", self.STAGES),
+                         "build-meta,xdp,l3-demux")
+        self.assertEqual(place("none", "xdp", "native", self.STAGES), "xdp")
+        with self.assertRaises(ValueError):
+            place("build-meta", "xdp", "offload", self.STAGES)
+        cells = grid.expand(["null"], ["build-meta,gro"], [("0", 0)], ["burst"], [32],
+                            ["native", "generic"], self.STAGES)
+        self.assertEqual([c["pipeline_arg"] for c in cells],
+                         ["xdp,build-meta,gro", "build-meta,gro,xdp"])
+
+    def test_placement_is_where_the_binary_puts_it(self):
+        """The binary adds the xdp stage itself (--xdp-prog, --xdp-mode) to
+        a pipeline without it: its JSON summary lists the stages in the
+        order it built them, which is place_stage's."""
+        binary = built_binary(self)
+        lx = Listrx(binary)
+        if "xdp" not in lx.stages():
+            print("SKIPPED: no xdp stage in %s" % binary)
+            self.skipTest("no xdp stage")
+        with tempfile.TemporaryDirectory() as d:
+            for mode in ("native", "generic"):
+                js = os.path.join(d, mode + ".json")
+                eal = lx.eal_args("udp64", lcores=str(allowed_cpus()[0]))
+                proc = subprocess.run(
+                    [binary] + eal + ["--", "--pipeline", "build-meta,gro,l3-demux",
+                                      "--xdp-mode", mode, "--xdp-prog", "pass",
+                                      "--packets", "64", "--stats-period", "0", "--json", js],
+                    capture_output=True, text=True, timeout=120)
+                remove_runtime_dir(eal)
+                self.assertEqual(proc.returncode, 0, proc.stderr[-500:])
+                with open(js) as f:
+                    built = ",".join(st["name"] for st in json.load(f)["stages"])
+                self.assertEqual(built, grid.place_stage("build-meta,gro,l3-demux", "xdp",
+                                                         mode, lx.stage_list()), mode)
 
 
 if __name__ == "__main__":

@@ -340,7 +340,7 @@ class Arguments(unittest.TestCase):
                  (["--listrx-traffic", "tcp-push"], "listrx has no such traffic"),
                  (["--traffic", "tcp", "--listrx-traffic", "udp"], "also give it in --traffic"),
                  (["--perf-pairs", "0"], "--no-perf"),
-                 (["--cpu", "4096"], "--cpu 4096: want 0..")]
+                 (["--cpu", "4096"], "CPU '4096': not one this process may use")]
         for extra, want in cases:
             with mock.patch.object(kernel, "run_kernel") as run:
                 rc, err = self.run_cli(*extra)

@@ -30,6 +30,8 @@
 #include <rte_mbuf.h>
 #include <rte_udp.h>
 
+#include "../support/first_cpu.h"
+#include "../support/runtime_dir.h"
 #include "engine_internal.h"
 #include "pipeline.h"
 #include "sink.h"
@@ -129,13 +131,16 @@ int main(int argc, char **argv)
 	    burst > LRX_BURST_MAX || reps < 1 || reps > BENCH_MAX_REPS)
 		usage(argv[0]);
 
+	char lcore0[32];
 	char *eal_argv[] = {argv[0], "--no-huge", "--no-pci", "--no-shconf",
-			    "-m", "256", "-l", "0", "--log-level", "*:warning",
+			    "-m", "256", "--lcores", (char *)lrx_test_lcore0(lcore0, sizeof(lcore0)),
+			    "--log-level", "*:warning",
 			    "--no-telemetry", "--file-prefix", (char *)prefix};
 	if (rte_eal_init((int)RTE_DIM(eal_argv), eal_argv) < 0) {
 		fprintf(stderr, "engine_bench: EAL init failed\n");
 		return 1;
 	}
+	lrx_test_remove_runtime_dir_at_exit();
 	struct rte_mempool *mp = rte_pktmbuf_pool_create(
 		"bench_pool", BENCH_FRAMES * 2, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 		(int)rte_socket_id());

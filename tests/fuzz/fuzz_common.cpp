@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "fuzz_common.h"
+#include "../support/runtime_dir.h"
 
 #include <cstdarg>
 #include <cstdio>
@@ -14,6 +15,8 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 
+#include "../support/cpus.h"
+
 namespace lrx_fuzz {
 
 void eal_init(const char *harness)
@@ -23,9 +26,11 @@ void eal_init(const char *harness)
 		return;
 	std::string prefix = std::string("lrxfuzz_") + harness + "_" +
 			     std::to_string(getpid());
+	// the first CPU this process may use (CPU 0 may not be one of them)
+	std::string lcore0 = "0@" + std::to_string(lrx_test::lcore_cpu(0));
 	std::vector<std::string> args = {
 		harness, "--no-huge", "--no-pci", "--no-shconf", "-m", "256",
-		"-l", "0", "--log-level", "*:error", "--file-prefix", prefix,
+		"--lcores", lcore0, "--log-level", "*:error", "--file-prefix", prefix,
 	};
 	std::vector<char *> argv;
 	for (auto &a : args)
@@ -35,6 +40,7 @@ void eal_init(const char *harness)
 			     rte_strerror(rte_errno));
 		std::abort();
 	}
+	lrx_test_remove_runtime_dir_at_exit();
 	done = true;
 }
 

@@ -39,6 +39,8 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
+#include "../support/first_cpu.h"
+#include "../support/runtime_dir.h"
 #include "stage.h"
 
 #define HDR_LEN (RTE_ETHER_HDR_LEN + 20 + 20)
@@ -267,14 +269,17 @@ int main(int argc, char **argv)
 
 	char prefix_arg[128];
 	snprintf(prefix_arg, sizeof(prefix_arg), "--file-prefix=%s", o.prefix);
+	char lcore0[32];
 	char *eal_argv[] = {argv[0], "--no-huge", "--no-pci", "--no-shconf",
-			    "-m", "1024", "-l", "0", "--log-level",
+			    "-m", "1024", "--lcores", (char *)lrx_test_lcore0(lcore0, sizeof(lcore0)),
+			    "--log-level",
 			    "lib.*:error", prefix_arg};
 	if (rte_eal_init((int)RTE_DIM(eal_argv), eal_argv) < 0) {
 		fprintf(stderr, "gro_vs_rte_gro: rte_eal_init: %s\n",
 			rte_strerror(rte_errno));
 		return 1;
 	}
+	lrx_test_remove_runtime_dir_at_exit();
 	struct rte_mempool *mp = rte_pktmbuf_pool_create(
 		"gro_bench", o.segments + 64, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 		(int)rte_socket_id());

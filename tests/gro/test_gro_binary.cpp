@@ -62,7 +62,7 @@ TEST_CASE("gro: listrx binary merges a pcap TCP stream with both impls",
 			std::string("gro_summary_") + impl + ".json");
 		lrx_test::RunResult r = lrx_test::run_program(
 			{bin, "--no-huge", "--no-pci", "--no-shconf", "-m", "512",
-			 "-l", "0", "--file-prefix",
+			 "--lcores", "0@" + std::to_string(lrx_test::lcore_cpu(0)), "--file-prefix",
 			 lrx_test::file_prefix(std::string("gro_bin_") + impl),
 			 "--vdev", "net_pcap0,rx_pcap=" + pcap + ",tx_iface=lo",
 			 "--", "--pipeline",

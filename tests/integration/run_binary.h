@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "../support/cpus.h"
+
 namespace lrx_test {
 
 struct RunResult {

@@ -166,7 +166,8 @@ TEST_CASE("EAL options on the command line replace [eal]; every probed ethdev is
 {
 	std::string js = lrx_test::scratch_path("null.json");
 	std::vector<std::string> e = eal("null", "net_null0,copy=0");
-	e.insert(e.begin(), {"-l", "0-1"});
+	std::vector<std::string> lcores = lrx_test::lcores_args(2);
+	e.insert(e.begin(), lcores.begin(), lcores.end());
 	e.push_back("--vdev");
 	e.push_back("net_null1,copy=0");
 	auto r = run_program(cmd(e, {"--packets", "1000000", "--json", js}));
@@ -198,7 +199,8 @@ TEST_CASE("--packets is exact with two polling lcores", "[binary]")
 	std::fclose(f);
 	std::string js = lrx_test::scratch_path("two.json");
 	std::vector<std::string> e = eal("two", "net_null0,copy=0");
-	e.insert(e.begin(), {"-l", "0-1"});
+	std::vector<std::string> lcores = lrx_test::lcores_args(2);
+	e.insert(e.begin(), lcores.begin(), lcores.end());
 	e.push_back("--vdev");
 	e.push_back("net_null1,copy=0");
 	auto r = run_program(cmd(e, {"--config", conf, "--packets", "777777", "--burst", "32",
@@ -218,7 +220,8 @@ TEST_CASE("--measure-from: the window's packets in the summary, outside valgrind
 {
 	std::string js = lrx_test::scratch_path("window.json");
 	std::vector<std::string> e = eal("window", "net_null0,copy=0");
-	e.insert(e.begin(), {"-l", "0"});
+	std::vector<std::string> lcore = lrx_test::lcores_args(1);
+	e.insert(e.begin(), lcore.begin(), lcore.end());
 	auto r = run_program(cmd(e, {"--packets", "6000", "--measure-from", "2000", "--burst", "256",
 				     "--json", js}));
 	INFO(r.out << r.err);
@@ -337,6 +340,60 @@ TEST_CASE("--help and --version", "[binary]")
 	r = run_program({listrx_bin(), "--", "--topology"});
 	CHECK(r.status == 0);
 	CHECK(r.out.find("L1i:") != std::string::npos);
+}
+
+TEST_CASE("--list-stages --json: every stage's keys, counters and placement", "[binary]")
+{
+	auto text = run_program({listrx_bin(), "--", "--list-stages"});
+	REQUIRE(text.status == 0);
+	auto r = run_program({listrx_bin(), "--", "--list-stages", "--json", "-"});
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	json doc = json::parse(r.out);
+	REQUIRE(doc["stages"].size() > 0);
+	for (const json &st : doc["stages"]) {
+		std::string name = st["name"];
+		INFO("stage " << name);
+		// the text listing names the same stages and keys
+		CHECK(text.out.find(name + " ") != std::string::npos);
+		REQUIRE(st["keys"].size() > 0);
+		CHECK(st["keys"][0]["name"] == "footprint_kb");
+		for (const json &k : st["keys"])
+			CHECK(text.out.find("    " + k["name"].get<std::string>() + " ") !=
+			      std::string::npos);
+		CHECK(st["counters"].is_array());
+		CHECK(st["provides"].is_array());
+		CHECK(st["needs"].is_array());
+	}
+	auto stage = [&](const std::string &name) {
+		for (const json &st : doc["stages"])
+			if (st["name"] == name)
+				return st;
+		return json();
+	};
+	// the kernel path's placement rules, as config.c applies them
+	CHECK(stage("build-meta")["provides"] == json::array({"meta", "skb"}));
+	CHECK(stage("gro")["provides"] == json::array({"skb"}));
+	CHECK(stage("l3-demux")["needs"] == json::array({"meta"}));
+	CHECK(stage("gro")["counters"][2] == "merged");
+	const json &xdp = stage("xdp");
+	if (!xdp.is_null()) {
+		CHECK(xdp["shortcut"]["place_key"] == "mode");
+		CHECK(xdp["shortcut"]["places"][0] ==
+		      json({{"value", "native"}, {"position", "first"}}));
+		CHECK(xdp["shortcut"]["places"][1] ==
+		      json({{"value", "generic"}, {"position", "after_skb"}}));
+	}
+	CHECK(doc["positions"].contains("after_skb"));
+	// to a file, and a clear error where it cannot be written
+	std::string path = lrx_test::scratch_path("stages.json");
+	r = run_program({listrx_bin(), "--", "--list-stages", "--json", path});
+	CHECK(r.status == 0);
+	CHECK(json::parse(lrx_test::read_file(path)) == doc);
+	r = run_program({listrx_bin(), "--", "--list-stages", "--json", "/nonexistent/dir/x.json"});
+	CHECK(r.status == 2);
+	CHECK(r.err.find("--json /nonexistent/dir/x.json: cannot write the stage list there") !=
+	      std::string::npos);
 }
 
 TEST_CASE("telemetry: /listrx/stats, /listrx/config and /listrx/stages while running", "[binary]")
@@ -469,8 +526,7 @@ TEST_CASE("the text summary, the JSON summary and telemetry give the same number
 
 	REQUIRE(s["rx_packets"].get<uint64_t>() > 0);
 	REQUIRE(s["dropped"].get<uint64_t>() > 0); // the malformed share
-	for (const char *key : {"rx_packets", "delivered", "dropped", "held", "merged_segments",
-				"held_in_stages"})
+	for (const char *key : {"rx_packets", "delivered", "dropped", "held", "merged_segments"})
 		CHECK(stats[key] == s[key]);
 	CHECK(t.rx == s["rx_packets"].get<uint64_t>());
 	CHECK(t.delivered == s["delivered"].get<uint64_t>());
@@ -805,6 +861,8 @@ TEST_CASE("--stats-view: the periodic line's view, and bad values exit 2", "[bin
 			    {"--duration", "1.3", "--stats-period", "0.5", "--set", "run.stats_view=ports"}));
 	CHECK(r.status == 0);
 	CHECK(std::regex_search(r.out, std::regex("\n  port0_q0 [0-9.]+[kMG]?/s")));
+	// and each port's Gb/s, as testpmd's Rx-bps/Tx-bps
+	CHECK(std::regex_search(r.out, std::regex("\n  port0 rx [0-9]+\\.[0-9]{3} Gb/s tx [0-9]+\\.[0-9]{3} Gb/s\n")));
 	r = run_program({listrx_bin(), "--", "--stats-view", "fast"});
 	CHECK(r.status == 2);
 	CHECK(r.err == "listrx: --stats-view fast: [run] stats_view: valid views: stages, ports, lcores\n");
@@ -885,12 +943,13 @@ TEST_CASE("without --file-prefix each run gets its own EAL prefix, announced and
 
 TEST_CASE("a polling lcore on a CPU another process keeps busy is warned about", "[binary][eal]")
 {
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		WARN("SKIPPED: needs 2 CPUs (lcore 1)");
+	if (lrx_test::allowed_cpus().size() < 2) {
+		WARN("SKIPPED: needs 2 CPUs this process may use (lcore 1 on the second)");
 		return;
 	}
-	const std::vector<std::string> e = {"-l", "1", "--no-huge", "--no-pci", "--no-shconf", "-m",
-					    "256", "--vdev", "net_null0,copy=0"};
+	const std::string cpu = std::to_string(lrx_test::lcore_cpu(1));
+	const std::vector<std::string> e = {"--lcores", "1@" + cpu, "--no-huge", "--no-pci",
+					    "--no-shconf", "-m", "256", "--vdev", "net_null0,copy=0"};
 	std::string out = lrx_test::scratch_path("busy-first.out");
 	// the first run polls CPU 1 flat out, as a poll-mode process does
 	int first = lrx_test::spawn_program(cmd(e, {"--duration", "8", "--stats-period", "0"}), out);
@@ -902,7 +961,7 @@ TEST_CASE("a polling lcore on a CPU another process keeps busy is warned about",
 	CHECK(lrx_test::wait_program(first, 30) == 0);
 	INFO(r.err);
 	CHECK(r.status == 0);
-	CHECK(r.err.find("listrx: warning: polling lcore 1 runs on CPU 1, which was ") !=
+	CHECK(r.err.find("listrx: warning: polling lcore 1 runs on CPU " + cpu + ", which was ") !=
 	      std::string::npos);
 	CHECK(r.err.find("choose a free CPU with EAL -l") != std::string::npos);
 }
@@ -1006,4 +1065,26 @@ TEST_CASE("a source that idles: busy ns/packet beside wall, and busy is the head
 	CHECK(s["busy_ns_per_packet"].is_null());
 	CHECK(s["ns_per_packet_headline"] == "wall");
 	CHECK(r.out.find("ns/packet busy") == std::string::npos);
+}
+
+TEST_CASE("ports report bytes and Gb/s, as testpmd does", "[binary][ports]")
+{
+	// udp64: 64-byte frames on the wire, 60 in the mbuf (no FCS)
+	std::string js = lrx_test::scratch_path("port_bytes.json");
+	auto r = run_program(cmd(eal("port_bytes", "net_synth0,profile=udp64"),
+				 {"--packets", "100000", "--json", js, "--stats-period", "0"}));
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	json s = json::parse(lrx_test::read_file(js));
+	const json &p = s["ports"][0];
+	uint64_t ipackets = p["ipackets"].get<uint64_t>();
+	REQUIRE(ipackets >= 100000);
+	CHECK(p["ibytes"].get<uint64_t>() == 60 * ipackets);
+	CHECK(p["obytes"].get<uint64_t>() == 0);
+	double seconds = s["duration_s"].get<double>();
+	CHECK(p["rx_gbps"].get<double>() ==
+	      Approx(60.0 * 8 * (double)ipackets / seconds / 1e9).epsilon(0.01));
+	// the text table has the same byte count
+	CHECK(r.out.find(" " + std::to_string(60 * ipackets) + " ") != std::string::npos);
+	CHECK(r.out.find("rx Gb/s") != std::string::npos);
 }

@@ -32,7 +32,8 @@ json load_json(const std::string &path)
 std::vector<std::string> listrx_with(const std::string &prefix,
 				     const std::vector<std::string> &vdevs)
 {
-	std::vector<std::string> v = {listrx_bin(), "-l", "0", "--no-huge", "--no-pci",
+	std::vector<std::string> v = {listrx_bin(), "--lcores",
+				      "0@" + std::to_string(lrx_test::lcore_cpu(0)), "--no-huge", "--no-pci",
 				      "--no-shconf", "-m", "512", "--file-prefix",
 				      lrx_test::file_prefix(prefix)};
 	for (const auto &d : vdevs) {

@@ -17,8 +17,15 @@ if ldd "$so" 2>/dev/null | grep -q 'libasan\|libubsan'; then
 	exit 77
 fi
 log=$(mktemp)
+# lcores 0 and 1 on the first two CPUs this shell may use (a container or
+# taskset may leave out CPU 0; with one CPU both share it)
+lcores=$(python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print("0@%d,1@%d" % (c[0], c[min(1, len(c) - 1)]))')
 private=""
-trap 'rm -f "$log"; [ -z "$private" ] || rm -rf "$private"' EXIT
+# testpmd leaves EAL's runtime directory (eal_create_runtime_dir: /var/run
+# for root, else XDG_RUNTIME_DIR or /tmp): removed with the rest
+rundir=/var/run
+[ "$(id -u)" = 0 ] || rundir=${XDG_RUNTIME_DIR:-/tmp}
+trap 'rm -f "$log"; [ -z "$private" ] || rm -rf "$private"; rm -rf "$rundir/dpdk/synthtpmd$$"' EXIT
 
 # EAL refuses a -d plugin when any directory above it is world-writable
 # (eal_common_options.c verify_perms), e.g. a build under /tmp: then load a
@@ -55,7 +62,7 @@ if bad=$(world_writable_ancestor "$so"); then
 	echo "note: $bad is world-writable (EAL refuses -d below it): loading a copy from $private"
 fi
 for copy in 0 1; do
-	timeout -s INT 4 "$testpmd" -l 0-1 --no-huge --no-pci --no-shconf -m 512 \
+	timeout -s INT 4 "$testpmd" --lcores "$lcores" --no-huge --no-pci --no-shconf -m 512 \
 		--file-prefix "synthtpmd$$" -d "$so" \
 		--vdev "net_synth0,profile=udp-flows,flows=16,copy=$copy" -- \
 		--forward-mode=rxonly --stats-period 1 --no-mlockall \
@@ -70,7 +77,7 @@ for copy in 0 1; do
 done
 # io forwarding: frames go back out of net_synth0; TX completions are
 # reaped by the RX poll, so the run must not run out of mbufs
-timeout -s INT 4 "$testpmd" -l 0-1 --no-huge --no-pci --no-shconf -m 512 \
+timeout -s INT 4 "$testpmd" --lcores "$lcores" --no-huge --no-pci --no-shconf -m 512 \
 	--file-prefix "synthtpmd$$" -d "$so" \
 	--vdev "net_synth0,profile=imix,flows=8,copy=1" -- \
 	--forward-mode=io --stats-period 1 --no-mlockall \
@@ -83,7 +90,7 @@ if [ -z "$tx" ] || [ "$tx" -le 0 ]; then
 fi
 echo "ok: io forwarding: testpmd forwarded $tx packets through net_synth0"
 # a bad devarg fails the probe with the message naming it
-"$testpmd" -l 0 --no-huge --no-pci --no-shconf -m 512 --file-prefix "synthtpmd$$" \
+"$testpmd" --lcores "${lcores%%,*}" --no-huge --no-pci --no-shconf -m 512 --file-prefix "synthtpmd$$" \
 	-d "$so" --vdev "net_synth0,profile=nope" -- --forward-mode=rxonly \
 	--no-mlockall --total-num-mbufs=16384 </dev/null >"$log" 2>&1
 if ! grep -q "bad devarg profile=nope" "$log"; then
