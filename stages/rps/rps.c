@@ -32,6 +32,7 @@
 #include "meta.h"
 #include "rule_text.h"
 #include "stage_keys.h"
+#include "value.h"
 #include "static_entries.h"
 
 #define RPS_STAGE_NAME "rps"
@@ -215,66 +216,76 @@ static void rps_fini(void *ctx)
 	c->n_out = c->out_at = 0;
 }
 
-static int rps_parse_cpus(struct rps_ctx *c, const struct lrx_stage_init *init)
-{
-	const char *v = lrx_key_value(init, "cpus");
-	static const char valid[] = "all (every lcore whose pipeline has rps) or a "
-				    "comma list of lcore ids";
+/* The config (value layer): cpus is all, or a list of lcore ids whose
+ * enabled state init checks (the config is read before EAL starts). */
+struct rps_cpus {
+	bool all;
+	uint16_t n;
+	uint16_t ids[RTE_MAX_LCORE];
+};
 
-	if (strcmp(v, "all") == 0) {
+struct rps_conf {
+	struct rps_cpus cpus;
+	uint32_t max_backlog, weight;
+	unsigned hash;
+};
+
+static int rps_parse_cpus(const char *text, void *out)
+{
+	struct rps_cpus *c = out;
+	char item[16];
+	int rc;
+
+	*c = (struct rps_cpus){0};
+	if (strcmp(text, "all") == 0) {
+		c->all = true;
+		return 0;
+	}
+	while ((rc = lrx_value_list_next(&text, item, sizeof(item))) == 1) {
+		uint64_t lc;
+		if (lrx_value_uint(item, 0, RTE_MAX_LCORE - 1, &lc) != 0 || c->n == RTE_MAX_LCORE)
+			return -EINVAL;
+		c->ids[c->n++] = (uint16_t)lc;
+	}
+	return rc == 0 && c->n > 0 ? 0 : -EINVAL;
+}
+
+static int rps_targets(struct rps_ctx *c, const struct rps_cpus *cpus,
+		       const struct lrx_stage_init *init)
+{
+	if (cpus->all) {
 		unsigned lc;
 		RTE_LCORE_FOREACH(lc)
 			c->targets[c->n_targets++] = (uint16_t)lc;
 		return 0;
 	}
-	const char *p = v;
-	while (*p) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		char item[16];
-		uint64_t lc;
-		if (len == 0 || len >= sizeof(item))
-			return lrx_key_error(init, "cpus", v, valid);
-		memcpy(item, p, len);
-		item[len] = '\0';
-		if (lrx_rule_uint(item, RTE_MAX_LCORE - 1, false, &lc) != 0 ||
-		    !rte_lcore_is_enabled((unsigned)lc))
-			return lrx_key_error(init, "cpus", v,
-					     "lcores EAL runs (-l), or all");
-		c->targets[c->n_targets++] = (uint16_t)lc;
-		p += len + (comma ? 1 : 0);
-		if (comma && *p == '\0')
-			return lrx_key_error(init, "cpus", v, valid);
+	for (unsigned i = 0; i < cpus->n; i++) {
+		if (!rte_lcore_is_enabled(cpus->ids[i])) {
+			char v[16];
+			snprintf(v, sizeof(v), "%u", cpus->ids[i]);
+			return lrx_key_error(init, "cpus", v, "lcores EAL runs (-l), or all");
+		}
+		c->targets[c->n_targets++] = cpus->ids[i];
 	}
-	if (c->n_targets == 0)
-		return lrx_key_error(init, "cpus", v, valid);
 	return 0;
 }
 
 static int rps_init(void *ctx, const struct lrx_stage_init *init)
 {
-	static const char *const hashes[] = { "nic", "flow", NULL };
+	const struct rps_conf *conf = init->conf;
 	struct rps_ctx *c = ctx;
-	unsigned long max_backlog, weight;
-	unsigned hash;
 	char name[RTE_RING_NAMESIZE];
 	int rc;
 
-	rc = lrx_key_uint(init, "max_backlog", 1, 1u << 20, &max_backlog);
-	if (rc == 0)
-		rc = lrx_key_uint(init, "weight", 1, LRX_BURST_MAX, &weight);
-	if (rc == 0)
-		rc = lrx_key_choice(init, "hash", hashes, &hash);
-	if (rc == 0)
-		rc = rps_parse_cpus(c, init);
+	rc = rps_targets(c, &conf->cpus, init);
 	if (rc < 0)
 		return rc;
 	rc = lrx_meta_register();
 	if (rc < 0)
 		return rc;
-	c->max_backlog = (uint32_t)max_backlog;
-	c->weight = (uint32_t)weight;
-	c->flow_hash = hash == 1;
+	c->max_backlog = conf->max_backlog;
+	c->weight = conf->weight;
+	c->flow_hash = conf->hash == 1;
 	c->lcore = init->lcore_id;
 	rps_ring_name(name, sizeof(name), c->lcore);
 	/* input_pkt_queue: netdev_max_backlog + 1 packets, many producers
@@ -292,20 +303,21 @@ static int rps_init(void *ctx, const struct lrx_stage_init *init)
 	return 0;
 }
 
-static const struct lrx_stage_key rps_keys[] = {
-	{ .name = "cpus", .def = "all",
-	  .help = "the map (rps_cpus): all (every lcore whose pipeline has rps) "
-		  "or a comma list of lcore ids" },
-	{ .name = "max_backlog", .def = "1000",
-	  .help = "net.core.netdev_max_backlog: a backlog holding more drops "
-		  "(CPU_BACKLOG), 1..1048576" },
-	{ .name = "weight", .def = "64",
-	  .help = "net.core.dev_weight: backlog packets an lcore processes per "
-		  "poll, 1..512" },
-	{ .name = "hash", .def = "nic",
-	  .help = "nic (the RSS hash when the NIC gave one, as skb_get_hash) | "
-		  "flow (always the flow dissector's)" },
-	{ .name = NULL },
+static const char *const rps_hashes[] = {"nic", "flow", NULL};
+static const struct lrx_value_key rps_keys[] = {
+	LRX_KEY_CUSTOM(struct rps_conf, cpus, "cpus", "all", rps_parse_cpus,
+		       "all or a list of lcore ids",
+		       "the map (rps_cpus): all (every lcore whose pipeline has rps) "
+		       "or a list of lcore ids"),
+	LRX_KEY_UINT(struct rps_conf, max_backlog, "max_backlog", "1000", 1, 1u << 20,
+		     "net.core.netdev_max_backlog: a backlog holding more drops "
+		     "(CPU_BACKLOG)"),
+	LRX_KEY_UINT(struct rps_conf, weight, "weight", "64", 1, LRX_BURST_MAX,
+		     "net.core.dev_weight: backlog packets an lcore processes per poll"),
+	LRX_KEY_CHOICE(struct rps_conf, hash, "hash", "nic", rps_hashes,
+		       "nic (the RSS hash when the NIC gave one, as skb_get_hash) | "
+		       "flow (always the flow dissector's)"),
+	{.name = NULL},
 };
 
 #define RPS_COUNTER(n, f) { .name = n, .offset = offsetof(struct rps_ctx, f) }
@@ -325,6 +337,7 @@ const struct lrx_stage lrx_stage_rps = {
 		   "(get_rps_cpu, enqueue_to_backlog, process_backlog)",
 	.ctx_size = sizeof(struct rps_ctx),
 	.keys = rps_keys,
+	.conf_size = sizeof(struct rps_conf),
 	.counters = rps_counters,
 	.needs = LRX_PROVIDES_META,
 	.init = rps_init,

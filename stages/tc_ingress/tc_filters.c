@@ -28,7 +28,7 @@
 #include <rte_ethdev.h>
 
 #include "rule_text.h"
-#include "stage_keys.h"
+#include "value.h"
 #include "tc_ingress.h"
 
 #define ETH_P_ALL_V LRX_TC_ETH_P_ALL
@@ -265,10 +265,10 @@ static int tc_flower(struct tc_parse *ps, char **w, int n, int at,
 				mask->vlan_prio = 0x7;
 			}
 		} else if (strcmp(k, "dst_mac") == 0 || strcmp(k, "src_mac") == 0) {
-			struct rte_ether_addr mac;
-			if (lrx_parse_mac(v, &mac) != 0)
+			uint8_t mac[6];
+			if (lrx_value_mac(v, mac) != 0)
 				return tc_error(ps, v, "a MAC is aa:bb:cc:dd:ee:ff");
-			memcpy(k[0] == 'd' ? key->dst_mac : key->src_mac, mac.addr_bytes, 6);
+			memcpy(k[0] == 'd' ? key->dst_mac : key->src_mac, mac, 6);
 			memset(k[0] == 'd' ? mask->dst_mac : mask->src_mac, 0xff, 6);
 		} else if (strcmp(k, "ip_proto") == 0) {
 			if (eth_type != htons(0x0800) && eth_type != htons(0x86dd))

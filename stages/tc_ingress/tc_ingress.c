@@ -27,6 +27,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@
 #include "prefetch.h"
 #include "rule_text.h"
 #include "stage_keys.h"
+#include "value.h"
 #include "static_entries.h"
 #include "tc_ingress.h"
 #include "xdp/xdp.h"
@@ -230,7 +232,7 @@ static inline struct lrx_skb_md *tc_skb_md(struct tc_ctx *c,
 	md->data_end = (uint64_t)(uintptr_t)(rte_pktmbuf_mtod(m, uint8_t *) +
 					     rte_pktmbuf_data_len(m));
 	md->len = m->pkt_len;
-	md->pkt_type = meta->pkt_type;
+	md->pkt_type = unlikely(meta->vlan_otherhost) ? meta->eth_pkt_type : meta->pkt_type;
 	md->mark = meta->mark;
 	md->queue_mapping = meta->ingress_queue + 1u;
 	md->protocol = rte_cpu_to_be_16(meta->protocol);
@@ -530,27 +532,25 @@ static void tc_ingress_fini(void *ctx)
 	c->tps = NULL;
 }
 
+struct tc_conf {
+	char filters[PATH_MAX];
+	unsigned exec;
+	uint32_t window;
+};
+
 static int tc_ingress_init(void *ctx, const struct lrx_stage_init *init)
 {
-	static const char *const execs[] = { "jit", "interp", NULL };
+	const struct tc_conf *conf = init->conf;
 	struct tc_ctx *c = ctx;
-	const char *path = lrx_key_value(init, "filters");
-	unsigned exec;
-	unsigned long window;
+	const char *path = conf->filters;
 	char *text = NULL;
 	int rc;
 
-	rc = lrx_key_choice(init, "exec", execs, &exec);
-	if (rc == 0)
-		rc = lrx_key_uint(init, "window", 64, 65535 - LRX_SKB_MD_SIZE,
-				  &window);
-	if (rc < 0)
-		return rc;
 	rc = lrx_meta_register();
 	if (rc < 0)
 		return rc;
-	c->jit = exec == 0;
-	c->window = (uint32_t)window;
+	c->jit = conf->exec == 0;
+	c->window = conf->window;
 	c->prefetch = init->prefetch;
 	if (path[0] == '\0')
 		return 0; /* a clsact with no filter: every packet goes on */
@@ -673,18 +673,19 @@ static bool tc_map_next(const void *ctx, unsigned i, uint32_t *cursor,
 	return m && lrx_xdp_map_next(m, cursor, key, value);
 }
 
-static const struct lrx_stage_key tc_ingress_keys[] = {
-	{ .name = "filters", .def = "",
-	  .help = "file of tc -batch lines: 'filter add dev portN ingress "
-		  "[protocol P] [pref N] bpf da obj FILE.o [sec S]' and "
-		  "'... flower [KEYS] action A' (docs/tc.md); empty: no filter" },
-	{ .name = "exec", .def = "jit",
-	  .help = "jit|interp: rte_bpf x86 JIT or interpreter for bpf filters" },
-	{ .name = "window", .def = "1600",
-	  .help = "bytes past data a bpf filter may address (checked by "
-		  "rte_bpf; frames in mbufs with less room are dropped, "
-		  "counted in window_error)" },
-	{ .name = NULL },
+static const char *const tc_execs[] = {"jit", "interp", NULL};
+static const struct lrx_value_key tc_ingress_keys[] = {
+	LRX_KEY_STRING(struct tc_conf, filters, "filters", "",
+		       "file of tc -batch lines: 'filter add dev portN ingress "
+		       "[protocol P] [pref N] bpf da obj FILE.o [sec S]' and "
+		       "'... flower [KEYS] action A' (docs/tc.md); empty: no filter"),
+	LRX_KEY_CHOICE(struct tc_conf, exec, "exec", "jit", tc_execs,
+		       "rte_bpf x86 JIT or interpreter for bpf filters"),
+	LRX_KEY_UINT(struct tc_conf, window, "window", "1600", 64, 65535 - LRX_SKB_MD_SIZE,
+		     "bytes past data a bpf filter may address (checked by "
+		     "rte_bpf; frames in mbufs with less room are dropped, "
+		     "counted in window_error)"),
+	{.name = NULL},
 };
 
 #define TC_COUNTER(n, f) { .name = n, .offset = offsetof(struct tc_ctx, f) }
@@ -707,6 +708,7 @@ const struct lrx_stage lrx_stage_tc_ingress = {
 		   "eBPF objects (__sk_buff) and flower filters per port",
 	.ctx_size = sizeof(struct tc_ctx),
 	.keys = tc_ingress_keys,
+	.conf_size = sizeof(struct tc_conf),
 	.counters = tc_ingress_counters,
 	.needs = LRX_PROVIDES_META,
 	.init = tc_ingress_init,
