@@ -113,12 +113,12 @@ except (OSError, ValueError) as e:
     s = None
     fail.append(f"no JSON summary: {e}")
 if s:
-    rx, parts = s["rx_packets"], s["delivered"] + s["dropped"] + s["tx_packets"] + s["held"]
+    rx, parts = s["rx_packets"], s["delivered"] + s["dropped"] + s["tx_packets"] + s["merged_segments"] + s["held"]
     print(f"soak: rx {rx} delivered {s['delivered']} dropped {s['dropped']} "
           f"tx {s['tx_packets']} held {s['held']} mbufs in use at exit "
           f"{s['mbufs_in_use_at_exit']} drops {s.get('drops')}")
     if rx != parts:
-        fail.append(f"counters inconsistent: rx {rx} != delivered+dropped+tx+held {parts}")
+        fail.append(f"counters inconsistent: rx {rx} != delivered+dropped+tx+merged+held {parts}")
     if rx == 0:
         fail.append("nothing received")
     if s["mbufs_in_use_at_exit"] != 0:

@@ -10,6 +10,7 @@
 #ifndef LISTRX_META_H
 #define LISTRX_META_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -51,19 +52,26 @@ struct lrx_meta {
 	uint8_t ip_summed;       /* enum lrx_csum_state */
 	uint8_t l4_proto;        /* IPPROTO_* once known, else 0 */
 	uint8_t hints;           /* enum lrx_meta_hint taken */
-	uint16_t vlan_tci[2];    /* outer, inner (0 = none) */
+	uint16_t vlan_tci[2];    /* the first two tags seen, outer first: the
+				  * NIC's (hint vlan), then the frame's */
 	uint8_t vlan_count;
 	uint8_t l3_csum_state;   /* enum lrx_csum_state for the IPv4 header */
 	uint16_t ingress_port;
 	uint16_t ingress_queue;
 	uint16_t gso_size;       /* set by GRO on merged packets */
 	uint16_t gso_segs;
+	uint16_t vlan_vid;       /* VID of the VLAN device it was received on
+				  * (vlan_do_receive), 0 = the port itself */
 	uint32_t hash;           /* RSS hash (0 = none) */
 	uint32_t len;            /* L3 length after trimming */
 	uint64_t rx_timestamp;   /* NIC timestamp or synth TSC stamp */
 	uint32_t ptype;          /* RTE_PTYPE_* from the NIC when hinted */
 	uint32_t mark;
 };
+
+/* The fields fill 56 bytes: build-meta's smallest meta_size is
+ * sizeof(struct lrx_meta), and a new field goes into padding first. */
+static_assert(sizeof(struct lrx_meta) == 56, "struct lrx_meta grew");
 
 /* Offset of the dynamic field holding struct lrx_meta *; registered once
  * by lrx_meta_register() (any stage init may call it). */

@@ -98,6 +98,17 @@ struct lrx_stage_counter {
 	size_t offset;          /* offset of a uint64_t inside the stage ctx */
 };
 
+/* A counter a stage keeps per port: the kernel's per-device core stats
+ * (dev_core_stats_rx_dropped_inc, ..._rx_otherhost_dropped_inc) of the
+ * ports its packets came in on. Port p's uint64_t is at offset +
+ * p * stride in the ctx, for p < RTE_MAX_ETHPORTS. The report sums them
+ * per port into the port table. */
+struct lrx_stage_port_counter {
+	const char *name;
+	size_t offset;
+	size_t stride;
+};
+
 /* ---- Placement: where a stage may stand in a pipeline ------------------
  * The pipeline loader (dataplane/app/config.c) checks these for every stage and
  * knows no stage by name. */
@@ -164,6 +175,8 @@ struct lrx_stage {
 	size_t ctx_size;                     /* allocated cache-aligned, zeroed */
 	const struct lrx_stage_key *keys;    /* NULL-name terminated, or NULL */
 	const struct lrx_stage_counter *counters; /* NULL-name terminated, or NULL */
+	/* per-port device counters, NULL-name terminated, or NULL */
+	const struct lrx_stage_port_counter *port_counters;
 
 	/* Placement (above): what it provides to the stages after it, what
 	 * must come before it, and its optional shortcut section. */

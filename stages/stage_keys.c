@@ -77,6 +77,26 @@ int lrx_key_uint(const struct lrx_stage_init *init, const char *key,
 	return 0;
 }
 
+size_t lrx_key_item(const char *v, char *text, size_t size)
+{
+	size_t len = strcspn(v, ",");
+	if (len == 0 || len >= size)
+		return 0;
+	memcpy(text, v, len);
+	text[len] = '\0';
+	return len;
+}
+
+long lrx_key_decimal(const char *text, long max)
+{
+	char *end;
+	if (*text < '0' || *text > '9')
+		return -1;
+	errno = 0;
+	long n = strtol(text, &end, 10);
+	return *end || errno || n > max ? -1 : n;
+}
+
 int lrx_parse_mac(const char *text, struct rte_ether_addr *out)
 {
 	unsigned b[6];

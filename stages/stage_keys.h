@@ -32,6 +32,12 @@ int lrx_key_bool(const struct lrx_stage_init *init, const char *key,
 /* Decimal integer in [min, max]. */
 int lrx_key_uint(const struct lrx_stage_init *init, const char *key,
 		 unsigned long min, unsigned long max, unsigned long *out);
+/* One comma-separated item of a list value: copies it into text
+ * (NUL-terminated) and returns its length in v, or 0 when it is empty or
+ * does not fit. */
+size_t lrx_key_item(const char *v, char *text, size_t size);
+/* "n" in [0, max], decimal digits only; -1 when it is not. */
+long lrx_key_decimal(const char *text, long max);
 /* Parses "aa:bb:cc:dd:ee:ff"; returns 0 or -EINVAL (no message). */
 int lrx_parse_mac(const char *text, struct rte_ether_addr *out);
 

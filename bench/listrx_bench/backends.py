@@ -423,6 +423,9 @@ def cachegrind_prefix(out_file, i1, d1=None, ll=None):
 # ---- PCM -------------------------------------------------------------------
 
 PCM_FAILURES = (
+    # a VM without a virtual PMU (Intel CPU, hypervisor hides the counters)
+    (re.compile(r"vPMU is not enabled", re.I),
+     "pcm: vPMU is not enabled in the hypervisor (this VM exposes no PMU to count with)"),
     (re.compile(r"unsupported processor", re.I),
      "pcm: unsupported processor (PCM needs an Intel CPU)"),
     (re.compile(r"no MSR or PCI CFG space access|Can not access CPUs Model Specific", re.I),
@@ -433,11 +436,14 @@ PCM_FAILURES = (
 
 
 def pcm_failure_reason(output, rc):
+    """PCM's own reason for refusing to run: a known one, else its first
+    ERROR line, else its last line."""
     for rx, reason in PCM_FAILURES:
         if rx.search(output):
             return reason
-    last = [l for l in output.strip().splitlines() if l.strip()]
-    return "pcm: exit %s: %s" % (rc, last[-1][:200] if last else "no output")
+    lines = [l.strip() for l in output.strip().splitlines() if l.strip()]
+    errors = [l for l in lines if re.match(r"error\b", l, re.I)]
+    return "pcm: exit %s: %s" % (rc, (errors or lines or ["no output"])[0 if errors else -1][:200])
 
 
 def parse_pcm_csv(text):
@@ -573,12 +579,32 @@ def cpu_vendor(path="/proc/cpuinfo"):
     return None
 
 
-def pcm_probe(cpuinfo="/proc/cpuinfo"):
-    vendor = cpu_vendor(cpuinfo)
-    if vendor is not None and vendor != "GenuineIntel":
-        return "pcm needs an Intel CPU (this CPU: %s)" % vendor
-    if not (shutil.which("pcm") or os.access("/usr/sbin/pcm", os.X_OK)):
+def pcm_exe():
+    """pcm on the PATH or in /usr/sbin (Debian's package puts it there)."""
+    return shutil.which("pcm") or ("/usr/sbin/pcm" if os.access("/usr/sbin/pcm", os.X_OK) else None)
+
+
+def pcm_probe(cpuinfo="/proc/cpuinfo", exe=None, run=subprocess.run):
+    """None when pcm runs here, else why not: PCM's own reason (one
+    sample of `pcm 0.1 -i=1`: "vPMU is not enabled", "unsupported
+    processor", no MSR access ...), or that it is not installed."""
+    exe = exe or pcm_exe()
+    if not exe:
+        vendor = cpu_vendor(cpuinfo)
+        if vendor is not None and vendor != "GenuineIntel":
+            return "pcm not installed (Debian: pcm), and it needs an Intel CPU (this CPU: %s)" \
+                % vendor
         return "pcm not installed (Debian: pcm)"
+    try:
+        p = run([exe, "0.1", "-i=1"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        return "pcm: no sample within 30 s"
+    except OSError as e:
+        return "pcm: cannot run %s: %s" % (exe, e)
+    out = p.stdout or ""
+    if p.returncode != 0 or any(rx.search(out) for rx, _ in PCM_FAILURES):
+        return pcm_failure_reason(out, p.returncode)
     return None
 
 

@@ -127,10 +127,13 @@ def listrx_accounting(summary_):
     if missing:
         return "summary without %s" % ", ".join(missing)
     rx, held, in_use = summary_["rx_packets"], summary_["held"], summary_["mbufs_in_use_at_exit"]
+    # segments GRO merged into another packet were freed with it
+    merged = summary_.get("merged_segments", 0)
     out = summary_["delivered"] + summary_["tx_packets"] + summary_["dropped"]
     problems = []
-    if out != rx or held:
-        problems.append("rx %d != delivered + tx + dropped %d (held %d)" % (rx, out, held))
+    if out + merged != rx or held:
+        problems.append("rx %d != delivered + tx + dropped %d (merged %d, held %d)"
+                        % (rx, out, merged, held))
     if in_use:
         problems.append("%d mbufs in use at exit" % in_use)
     return "; ".join(problems) or None
@@ -217,9 +220,12 @@ def run_compare(lx, args, argv):
     for burst in bursts:
         base = runs[burst]["listrx"]
         s = summary(base)
+        # a row without a figure says why (e.g. --duration 1: no reading
+        # after the first second), as a peer's row does
+        cell = "%s [%s–%s]" % (fmt(s["median"]), fmt(s["min"]), fmt(s["max"])) if s["n"] else \
+            empty_reason(base)
         rows.append(["listrx %s, pipeline %s, burst %d, stats %s" % (
-            args.engine, args.pipeline, burst, args.stats_level),
-            "%s [%s–%s]" % (fmt(s["median"]), fmt(s["min"]), fmt(s["max"])), "1", s["n"],
+            args.engine, args.pipeline, burst, args.stats_level), cell, "1", s["n"],
             accounting_cell(accounting[burst]["listrx"])])
         failed |= any(accounting[burst]["listrx"])
         result["ratios"][str(burst)] = {}
@@ -228,14 +234,15 @@ def run_compare(lx, args, argv):
                       if isinstance(a, float) and isinstance(b, float) and b > 0]
             sp, sr = summary(runs[burst][p]), summary(ratios)
             result["ratios"][str(burst)][p] = {"values": ratios, **sr}
-            reason = next((v for v in runs[burst][p] if isinstance(v, str)), None)
+            reason = empty_reason(runs[burst][p])
             check = accounting_cell(accounting[burst][p]) if p in LISTRX_PEERS else "-"
             failed |= p in LISTRX_PEERS and any(accounting[burst][p])
             if sp["n"]:
+                ratio = "%s [%s–%s]" % (fmt(sr["median"]), fmt(sr["min"]), fmt(sr["max"])) \
+                    if sr["n"] else "no pair: listrx has no figure"
                 rows.append(["%s, burst %d" % (p, burst),
                              "%s [%s–%s]" % (fmt(sp["median"]), fmt(sp["min"]), fmt(sp["max"])),
-                             "%s [%s–%s]" % (fmt(sr["median"]), fmt(sr["min"]), fmt(sr["max"])),
-                             sr["n"], check])
+                             ratio, sr["n"], check])
             else:
                 rows.append(["%s, burst %d" % (p, burst), reason, "-", 0, check])
     # the burst question (which burst is fastest) asked the same way: each
@@ -246,8 +253,10 @@ def run_compare(lx, args, argv):
         sr = summary(ratios)
         result["ratios"]["listrx burst %d / burst %d" % (burst, bursts[0])] = {
             "values": ratios, **sr}
-        rows.append(["listrx burst %d ÷ listrx burst %d" % (burst, bursts[0]), "-",
-                     "%s [%s–%s]" % (fmt(sr["median"]), fmt(sr["min"]), fmt(sr["max"])),
+        cell = "%s [%s–%s]" % (fmt(sr["median"]), fmt(sr["min"]), fmt(sr["max"])) if sr["n"] \
+            else "no pair: " + (empty_reason(runs[burst]["listrx"] + runs[bursts[0]]["listrx"])
+                                or "no figure")
+        rows.append(["listrx burst %d ÷ listrx burst %d" % (burst, bursts[0]), "-", cell,
                      sr["n"], "-"])
     result["load_after"] = os.getloadavg()
     doc = Doc()
@@ -271,6 +280,12 @@ def run_compare(lx, args, argv):
               "or left mbufs in use (see the table)", file=sys.stderr)
         return 1
     return 0
+
+
+def empty_reason(values):
+    """Why a row has no figure: the first reason among its runs (runs
+    without a figure hold an "unavailable: ..." string), or None."""
+    return next((v for v in values if isinstance(v, str)), None)
 
 
 def accounting_cell(problems):

@@ -2,7 +2,7 @@
 (net.core.gro_normal_batch 1 vs 64 on a veth pair, measured directly with
 tracepoint windows, and by perf as a second method), listrx's prediction
 for the same traffic with a kernel-calibrated configuration, and the
-kernel's rows of seed 001's table (a netfilter rule, a tc filter, generic
+kernel's rows of Cree's 2018 table (a netfilter rule, a tc filter, generic
 XDP with a map).
 
 Method (docs/kernel.md): the receiving veth sits in a fresh network
@@ -37,7 +37,7 @@ from .options import add_common, add_out, allowed_cpu, convert
 
 SRC_IP, DST_IP = "198.18.0.1", "198.18.0.42"
 # the rows' rules and filters drop UDP to these ports; the traffic (9) never
-# matches, so every frame passes them, as in seed 001 ("a port range the
+# matches, so every frame passes them, as in Cree's series ("a port range the
 # traffic does not match")
 DROP_PORTS = (10000, 19999)
 
@@ -509,7 +509,7 @@ class Experiment:
                 self.start_timer()
 
     def row(self, variant):
-        """One row of seed 001's table: configure, windows, check, undo."""
+        """One row of Cree's 2018 table: configure, windows, check, undo."""
         v = VARIANTS[variant]
         if v.get("queues", 1) != self.veth.queues:
             raise BenchError("row %s wants %d RX queues, the veth has %d" % (
@@ -678,7 +678,7 @@ def _rxq_check(exp, state, sent):
             % (per, sent, len(exp.veth.napi_pids), exp.veth.cpu)}
 
 
-# seed 001's rows on the kernel (udp traffic); the keys are the --variant
+# the rows of Cree's 2018 table on the kernel (udp traffic); the keys are the --variant
 # names; "queues": the veth's RX queues (1 unless said)
 VARIANTS = {
     "baseline": {"what": "nothing attached"},
@@ -769,7 +769,7 @@ class RowOptions:
 
 
 def measure_rows(variants, build=None, pairs=None, packets=None, cpu=None, log=None):
-    """The kernel's gain (gro_normal_batch 1 vs 64) for rows of seed 001's
+    """The kernel's gain (gro_normal_batch 1 vs 64) for rows of Cree's 2018
     table, measured as the primary method (udp traffic; one RX queue unless
     the variant says). Root only; raises Skip (a BenchError) when it cannot
     run here, BenchError when a step fails.
@@ -976,7 +976,7 @@ def add_parser(sub):
                     help="cpu-clock sampling period in ns (default: %(default)s)")
     kp.add_argument("--keep-perf", action="store_true", help="keep perf-kthread.data")
     kp.add_argument("--variant", type=_kinds, default=[],
-                    help="rows of seed 001's table to measure on the kernel: %s "
+                    help="rows of Cree's 2018 table to measure on the kernel: %s "
                     "(default: none)" % ", ".join(VARIANTS))
     kp.add_argument("--row-pairs", type=int, default=24,
                     help="pairs of windows per row (default: %(default)s)")

@@ -558,7 +558,7 @@ def subtraction_figures(windows):
     return out
 
 
-# ---- the rows of seed 001's table ----
+# ---- the rows of Cree's 2018 table ----
 
 def row_figures(windows, k_prog, checks, what):
     """Per variant (the `row` phase): the paired gain as the primary's, and
@@ -780,7 +780,7 @@ def write_report(result, path):
                  "", _f(cal["listrx_total_ns"]["packet"]), _f(cal["listrx_total_ns"]["burst"])])
     d.table(["kernel layer", "batch 1", "batch 64", "listrx stage", "packet", "burst 64"], rows)
     if result["rows"]:
-        d.h(2, "Rows (seed 001's table, kernel side)")
+        d.h(2, "Rows (Cree's 2018 table, kernel side)")
         rows = []
         for v, r in result["rows"].items():
             chk = r.get("check") or {}

@@ -64,13 +64,15 @@ def parse_topology(text):
     m = re.search(r"cores:\s*(\d+),\s*hardware threads:\s*(\d+)", text)
     if m:
         topo["cores"], topo["hardware_threads"] = int(m.group(1)), int(m.group(2))
-    m = re.search(r"L1i:\s*(\d+)\s*KiB,\s*(\d+)-byte lines,\s*(-?\d+)-way\s*\((?:from )?([^)]*)\)",
-                  text)
+    # "8-way", "fully associative" (-1) or "associativity unknown" (None)
+    m = re.search(r"L1i:\s*(\d+)\s*KiB,\s*(\d+)-byte lines,\s*"
+                  r"(?:(-?\d+)-way|(fully associative)|associativity unknown)\s*"
+                  r"\((?:from )?([^)]*)\)", text)
     if m:
         topo["l1i_bytes"] = int(m.group(1)) * 1024
         topo["l1i_line"] = int(m.group(2))
-        topo["l1i_assoc"] = int(m.group(3))
-        topo["l1i_source"] = m.group(4)
+        topo["l1i_assoc"] = int(m.group(3)) if m.group(3) else (-1 if m.group(4) else None)
+        topo["l1i_source"] = m.group(5)
     m = re.search(r"^L1d:\s*(\d+)\s*KiB", text, re.M)
     if m:
         topo["l1d_bytes"] = int(m.group(1)) * 1024

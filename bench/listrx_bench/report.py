@@ -570,9 +570,11 @@ def write_report(directory, title="listrx results", zoom_burst=None):
         ["CPU", machine.get("cpu_model") or machine.get("cpu") or "?"],
         ["cores / hardware threads", "%s / %s" % (machine.get("cores"),
                                                   machine.get("hardware_threads"))],
-        ["L1i", "%s KiB, %s-byte lines, %s-way (from %s)" % (
+        ["L1i", "%s KiB, %s-byte lines, %s (from %s)" % (
             (machine.get("l1i_bytes") or 0) // 1024, machine.get("l1i_line"),
-            machine.get("l1i_assoc"), machine.get("l1i_source"))],
+            "%d-way" % machine["l1i_assoc"] if (machine.get("l1i_assoc") or 0) > 0 else
+            "fully associative" if machine.get("l1i_assoc") == -1 else "associativity unknown",
+            machine.get("l1i_source"))],
         ["cachegrind --I1", meta.get("cachegrind_i1", "-")],
         ["cachegrind --D1 / --LL", "%s / %s" % (meta.get("cachegrind_caches", {}).get("D1", "-"),
                                                  meta.get("cachegrind_caches", {}).get("LL", "-"))],

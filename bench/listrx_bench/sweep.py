@@ -80,7 +80,7 @@ def summary_figures(summary, info, prefix="time_"):
     fig.update(delivery_figures(summary))
     fig["shared_cpu_pct"] = shared_cpu_pct(info.get("output"))
     fig["wall_s"] = info["wall_s"]
-    # ROI (seed 003): T^2/sum(CPU), T in Mpps, sum(CPU) = CPU seconds the
+    # ROI (Hadi Salim et al., "The Battle of the ZCs"): T^2/sum(CPU), T in Mpps, sum(CPU) = CPU seconds the
     # process used per wall second (poll mode: about one per polling lcore)
     cores = info["cpu_s"] / info["wall_s"] if info["wall_s"] > 0 else 0
     fig["cpu_cores_used"] = cores

@@ -7,7 +7,7 @@ and interpreter), generic eBPF drop after build-meta (JIT), each with the
 packet engine and the burst engine at burst 64. A run's figure is the
 median of listrx's per-second rx readings after the first (--stats-period
 1); the table gives the median over reps, min..max, ns/packet, and beside
-them seed 000's kernel figures (mlx5, a different machine: context, not a
+them the kernel figures of Brouer's generic-XDP evaluation (2017) (mlx5, a different machine: context, not a
 pass mark).
 
   listrx-bench xdp-udp64                       # build/ in this checkout
@@ -92,13 +92,13 @@ def run(args, argv):
     for engine in ("packet", "burst"):
         nat = med["native, eBPF drop, JIT, " + engine]
         gen = med["generic (after build-meta), eBPF drop, JIT, " + engine]
-        print("generic - native (eBPF JIT, %s engine): %+.1f ns/pkt (seed 000, kernel: "
+        print("generic - native (eBPF JIT, %s engine): %+.1f ns/pkt (Brouer's generic-XDP evaluation (2017), kernel: "
               "about +39 ns against native with reads)" % (engine, 1e3 / gen - 1e3 / nat))
     gp = med["generic (after build-meta), eBPF drop, JIT, packet"]
     gb = med["generic (after build-meta), eBPF drop, JIT, burst"]
-    print("generic eBPF drop, burst-64 over per-packet: %+.1f %% (seed 001: listifying "
+    print("generic eBPF drop, burst-64 over per-packet: %+.1f %% (Edward Cree's listification series (netdev RFC v2, 2018): listifying "
           "the stack before generic XDP gave +27..39 %%)" % ((gb / gp - 1) * 100))
-    print("seed 000 (mlx5, kernel): native XDP_DROP 19.8 Mpps (50.5 ns), generic 8.4 Mpps")
+    print("Brouer's generic-XDP evaluation (2017) (mlx5, kernel): native XDP_DROP 19.8 Mpps (50.5 ns), generic 8.4 Mpps")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"mpps": mpps, "median": med, "commands": commands,

@@ -345,7 +345,7 @@ class UnavailablePaths(unittest.TestCase):
     def test_pcm_session_on_this_machine(self):
         """pcm refuses non-Intel CPUs: the session must say why, not return
         rows of zeros. Skipped where pcm is not installed or does run."""
-        if backends.pcm_probe():
+        if not backends.pcm_exe():
             print("SKIPPED: pcm not installed")
             self.skipTest("pcm not installed")
         with tempfile.TemporaryDirectory() as d:
@@ -362,11 +362,40 @@ if __name__ == "__main__":
     unittest.main()
 
 
-def test_pcm_probe_names_the_cpu_vendor_on_a_non_intel_cpu(tmp_path):
+def test_pcm_probe_names_the_cpu_vendor_on_a_non_intel_cpu(tmp_path, monkeypatch):
     cpuinfo = tmp_path / "cpuinfo"
     cpuinfo.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\n")
+    monkeypatch.setattr(backends, "pcm_exe", lambda: None)
     assert backends.pcm_probe(str(cpuinfo)) == \
-        "pcm needs an Intel CPU (this CPU: AuthenticAMD)"
+        "pcm not installed (Debian: pcm), and it needs an Intel CPU (this CPU: AuthenticAMD)"
+
+
+class _Ran:
+    def __init__(self, rc, stdout):
+        self.returncode, self.stdout = rc, stdout
+
+
+def test_pcm_probe_gives_pcm_s_own_refusal():
+    """pcm installed: its own reason, not "not installed" (an Intel VM
+    without a vPMU: pcm_vm_no_vpmu.txt has PCM 202302's lines for it, from
+    its cpucounters.cpp; an AMD CPU: recorded), and None where it samples."""
+    seen = []
+
+    def run(cmd, **kw):
+        seen.append(cmd)
+        return _Ran(1, data("pcm_vm_no_vpmu.txt"))
+    reason = backends.pcm_probe(exe="/usr/sbin/pcm", run=run)
+    assert reason.startswith("pcm: vPMU is not enabled in the hypervisor"), reason
+    assert seen == [["/usr/sbin/pcm", "0.1", "-i=1"]]
+    reason = backends.pcm_probe(exe="/usr/sbin/pcm",
+                                run=lambda cmd, **kw: _Ran(1, data("pcm_amd_unsupported.txt")))
+    assert reason == "pcm: unsupported processor (PCM needs an Intel CPU)"
+    assert backends.pcm_probe(exe="/usr/sbin/pcm", run=lambda cmd, **kw: _Ran(0, "Core (SKT)")) \
+        is None
+    # an unknown refusal: its ERROR line
+    reason = backends.pcm_probe(exe="/usr/sbin/pcm", run=lambda cmd, **kw: _Ran(
+        1, "Intel(r) Performance Counter Monitor\nERROR: something new\nbye\n"))
+    assert reason == "pcm: exit 1: ERROR: something new"
 
 
 def test_figure_status_is_unavailable_when_no_row_has_a_figure():

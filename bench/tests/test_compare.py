@@ -86,6 +86,33 @@ class CompareArguments(unittest.TestCase):
         self.assertIn("testpmd-mac", err.getvalue())
 
 
+class CompareEmptyRows(unittest.TestCase):
+    """compare --duration 1: listrx prints one per-second line, which the
+    steady-state treatment drops; every row without a figure says why."""
+
+    class OneSecondListrx:
+        lcores = "0-1"
+
+        def command(self, spec, json_path, duration, extra):
+            return ["listrx", "--stats-period", "0", "--duration", str(duration)]
+
+        def run(self, cmd, json_path, timeout):
+            out = "[    1.0s] rx  10.000 Mpps  tx   0.000 Mpps  drop   0.000 Mpps | total rx 1\n"
+            return {}, None, {"output": out, "command": " ".join(cmd)}
+
+    def test_rows_without_figures_say_why(self):
+        args = cli.build_parser().parse_args(
+            ["compare", "--peer", "graph", "--duration", "1", "--reps", "1",
+             "--burst", "32,64", "--quiet"])
+        from listrx_bench.compare import run_compare
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            run_compare(self.OneSecondListrx(), args, ["compare"])
+        rows = [l for l in out.getvalue().splitlines() if l.startswith("| ") and "---" not in l]
+        self.assertEqual(len(rows), 1 + 5)  # header, 2 listrx, 2 graph, 1 burst ratio
+        for row in rows[1:]:
+            self.assertIn("--duration must be >= 2", row, row)
+
+
 class ListrxAccounting(unittest.TestCase):
     GOOD = {"rx_packets": 96, "delivered": 90, "tx_packets": 4, "dropped": 2, "held": 0,
             "mbufs_in_use_at_exit": 0}

@@ -26,9 +26,15 @@ from .support import DATA, built_binary, data, read  # noqa: F401
 class Topology(unittest.TestCase):
     def test_parse(self):
         t = parse_topology("cpu: AMD EPYC\ncores: 2, hardware threads: 2, NUMA nodes: 1\n"
-                           "L1i: 32 KiB, 64-byte lines, 0-way (from sysconf)\n")
-        self.assertEqual((t["l1i_bytes"], t["l1i_line"], t["l1i_assoc"], t["cpu"]),
-                         (32768, 64, 0, "AMD EPYC"))
+                           "L1i: 32 KiB, 64-byte lines, 8-way (from hwloc)\n")
+        self.assertEqual((t["l1i_bytes"], t["l1i_line"], t["l1i_assoc"], t["cpu"],
+                          t["l1i_source"]), (32768, 64, 8, "AMD EPYC", "hwloc"))
+        # associativity that CPUID does not give (some VMs) is unknown, not 0
+        t = parse_topology("L1i: 32 KiB, 64-byte lines, associativity unknown (from sysconf)\n")
+        self.assertEqual((t["l1i_bytes"], t["l1i_assoc"], t["l1i_source"]),
+                         (32768, None, "sysconf"))
+        t = parse_topology("L1i: 32 KiB, 64-byte lines, fully associative (from hwloc)\n")
+        self.assertEqual(t["l1i_assoc"], -1)
         v = parse_version("listrx 0.1.0 (retpoline build)\nDPDK 22.11.11\nretpoline: yes\n")
         self.assertEqual((v["build"], v["dpdk_version"], v["retpoline"]),
                          ("retpoline", "DPDK 22.11.11", True))

@@ -84,8 +84,10 @@ static void usage(FILE *out)
 		"  --json FILE          write the summary as JSON [run] json; '-' = stdout\n"
 		"                       (the text summary then goes to stderr)\n"
 		"  --capture-drops FILE[,N]  write the dropped packets (the first N) as pcapng,\n"
-		"                       each with its drop reason in the packet comment\n"
-		"                       (tcpdump -r FILE --print -v, Wireshark) [run] capture_drops\n"
+		"                       each with its drop reason in the packet comment, an\n"
+		"                       interface per port; '-' = stdout (shown by tshark -r FILE\n"
+		"                       -T fields -e frame.comment, or Wireshark; tcpdump shows\n"
+		"                       the packets, not the comments) [run] capture_drops\n"
 		"  --capture-delivered FILE[,N]  the same for delivered packets\n"
 		"                       [run] capture_delivered\n"
 		"  --trace N            record the path of the first N packets (1..%u), as\n"
@@ -120,9 +122,11 @@ static void print_version(FILE *out)
 	fprintf(out, "listrx %s (%s build)\n", LISTRX_VERSION, LISTRX_BUILD_FLAVOUR);
 	fprintf(out, "%s\n", rte_version());
 	fprintf(out, "retpoline: %s\n", LISTRX_RETPOLINE ? "yes" : "no");
+	char ways[24];
 	if (topo.l1i_bytes)
-		fprintf(out, "host L1i: %u KiB, %u-byte lines, %d-way (%s)\n",
-			topo.l1i_bytes / 1024, topo.l1i_line, topo.l1i_assoc, topo.l1i_source);
+		fprintf(out, "host L1i: %u KiB, %u-byte lines, %s (%s)\n", topo.l1i_bytes / 1024,
+			topo.l1i_line, lrx_topology_l1i_ways(&topo, ways, sizeof(ways)),
+			topo.l1i_source);
 	else
 		fprintf(out, "host L1i: unknown\n");
 }
@@ -252,7 +256,7 @@ struct options {
 	unsigned n_overrides;
 	bool help, version, topology, list_stages;
 	unsigned reps;        /* --reps N; 0 = one run in this process */
-	int reps_tokens[8];   /* argv indexes of --reps and its value: not in each rep */
+	int reps_tokens[2];   /* argv indexes of --reps and its value: not in each rep */
 	unsigned n_reps_tokens;
 };
 
@@ -311,9 +315,9 @@ static int parse_reps(struct options *o, char **argv)
 			LRX_REPS_MAX);
 		return -EINVAL;
 	}
-	if (o->n_reps_tokens + 2 > RTE_DIM(o->reps_tokens)) {
-		fprintf(stderr, "listrx: --reps given %u times: once is enough\n",
-			o->n_reps_tokens / 2 + 1);
+	if (o->reps) {
+		fprintf(stderr, "listrx: --reps %s: --reps given twice (first --reps %u): once is enough\n",
+			optarg, o->reps);
 		return -EINVAL;
 	}
 	o->reps = (unsigned)n;
@@ -324,40 +328,71 @@ static int parse_reps(struct options *o, char **argv)
 	return 0;
 }
 
+enum { OPT_CONFIG = 256, OPT_DURATION, OPT_PACKETS, OPT_BURST, OPT_ENGINE,
+       OPT_PIPELINE, OPT_FOOTPRINT, OPT_STATS_LEVEL, OPT_STATS_PERIOD,
+       OPT_STATS_VIEW, OPT_JSON, OPT_CAPTURE_DROPS, OPT_CAPTURE_DELIVERED, OPT_TRACE,
+       OPT_SET, OPT_MEASURE_FROM, OPT_LATENCY, OPT_PMU, OPT_PMU_STAGES, OPT_TOPOLOGY, OPT_LIST_STAGES, OPT_VERSION, OPT_REPS,
+       OPT_HELP, OPT_STAGE_FIRST };
+static const struct option fixed_opts[] = {
+	{"config", required_argument, NULL, OPT_CONFIG},
+	{"duration", required_argument, NULL, OPT_DURATION},
+	{"packets", required_argument, NULL, OPT_PACKETS},
+	{"burst", required_argument, NULL, OPT_BURST},
+	{"engine", required_argument, NULL, OPT_ENGINE},
+	{"pipeline", required_argument, NULL, OPT_PIPELINE},
+	{"footprint", required_argument, NULL, OPT_FOOTPRINT},
+	{"stats-level", required_argument, NULL, OPT_STATS_LEVEL},
+	{"stats-period", required_argument, NULL, OPT_STATS_PERIOD},
+	{"stats-view", required_argument, NULL, OPT_STATS_VIEW},
+	{"json", required_argument, NULL, OPT_JSON},
+	{"capture-drops", required_argument, NULL, OPT_CAPTURE_DROPS},
+	{"capture-delivered", required_argument, NULL, OPT_CAPTURE_DELIVERED},
+	{"trace", required_argument, NULL, OPT_TRACE},
+	{"set", required_argument, NULL, OPT_SET},
+	{"measure-from", required_argument, NULL, OPT_MEASURE_FROM},
+	{"latency", no_argument, NULL, OPT_LATENCY},
+	{"pmu", optional_argument, NULL, OPT_PMU},
+	{"pmu-stages", no_argument, NULL, OPT_PMU_STAGES},
+	{"topology", no_argument, NULL, OPT_TOPOLOGY},
+	{"list-stages", no_argument, NULL, OPT_LIST_STAGES},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{"help", no_argument, NULL, OPT_HELP},
+	{"reps", required_argument, NULL, OPT_REPS},
+	{NULL, 0, NULL, 0},
+};
+
+/* "listrx --config F -- ...": a listrx option before "--", where EAL
+ * would refuse it with its whole usage text. EAL's own --help and
+ * --trace are EAL's there. */
+static bool listrx_option_before_split(char **argv, int split)
+{
+	for (int i = 1; i < split; i++) {
+		if (strncmp(argv[i], "--", 2) != 0)
+			continue;
+		size_t len = strcspn(argv[i] + 2, "=");
+		const char *name = NULL;
+		for (const struct option *o = fixed_opts; o->name && !name; o++)
+			if (strlen(o->name) == len && !strncmp(o->name, argv[i] + 2, len))
+				name = o->name;
+		for (unsigned s = 0; lrx_stage_at(s) && !name; s++) {
+			const struct lrx_stage_shortcut *sh = lrx_stage_at(s)->shortcut;
+			for (const struct lrx_stage_alias *a = sh ? sh->keys : NULL; a && a->key; a++)
+				if (a->option && strlen(a->option) == len + 2 &&
+				    !strncmp(a->option + 2, argv[i] + 2, len))
+					name = a->option + 2;
+		}
+		if (name && strcmp(name, "help") && strcmp(name, "trace")) {
+			fprintf(stderr,
+				"listrx: --%s is a listrx option, given before '--' (among the EAL options): listrx options go after it: listrx [EAL options] -- [listrx options]\n",
+				name);
+			return true;
+		}
+	}
+	return false;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_CONFIG = 256, OPT_DURATION, OPT_PACKETS, OPT_BURST, OPT_ENGINE,
-	       OPT_PIPELINE, OPT_FOOTPRINT, OPT_STATS_LEVEL, OPT_STATS_PERIOD,
-	       OPT_STATS_VIEW, OPT_JSON, OPT_CAPTURE_DROPS, OPT_CAPTURE_DELIVERED, OPT_TRACE,
-	       OPT_SET, OPT_MEASURE_FROM, OPT_LATENCY, OPT_PMU, OPT_PMU_STAGES, OPT_TOPOLOGY, OPT_LIST_STAGES, OPT_VERSION, OPT_REPS,
-	       OPT_HELP, OPT_STAGE_FIRST };
-	static const struct option fixed_opts[] = {
-		{"config", required_argument, NULL, OPT_CONFIG},
-		{"duration", required_argument, NULL, OPT_DURATION},
-		{"packets", required_argument, NULL, OPT_PACKETS},
-		{"burst", required_argument, NULL, OPT_BURST},
-		{"engine", required_argument, NULL, OPT_ENGINE},
-		{"pipeline", required_argument, NULL, OPT_PIPELINE},
-		{"footprint", required_argument, NULL, OPT_FOOTPRINT},
-		{"stats-level", required_argument, NULL, OPT_STATS_LEVEL},
-		{"stats-period", required_argument, NULL, OPT_STATS_PERIOD},
-		{"stats-view", required_argument, NULL, OPT_STATS_VIEW},
-		{"json", required_argument, NULL, OPT_JSON},
-		{"capture-drops", required_argument, NULL, OPT_CAPTURE_DROPS},
-		{"capture-delivered", required_argument, NULL, OPT_CAPTURE_DELIVERED},
-		{"trace", required_argument, NULL, OPT_TRACE},
-		{"set", required_argument, NULL, OPT_SET},
-		{"measure-from", required_argument, NULL, OPT_MEASURE_FROM},
-		{"latency", no_argument, NULL, OPT_LATENCY},
-		{"pmu", optional_argument, NULL, OPT_PMU},
-		{"pmu-stages", no_argument, NULL, OPT_PMU_STAGES},
-		{"topology", no_argument, NULL, OPT_TOPOLOGY},
-		{"list-stages", no_argument, NULL, OPT_LIST_STAGES},
-		{"version", no_argument, NULL, OPT_VERSION},
-		{"help", no_argument, NULL, OPT_HELP},
-		{"reps", required_argument, NULL, OPT_REPS},
-		{NULL, 0, NULL, 0},
-	};
 	static const struct {
 		int opt;
 		const char *section, *key, *origin;
@@ -478,6 +513,13 @@ static bool json_to_stdout(const struct lrx_config *conf)
 	return strcmp(conf->json_path, "-") == 0;
 }
 
+/* the JSON summary or a capture on stdout: the human output on stderr */
+static bool stdout_taken(const struct lrx_config *conf)
+{
+	return json_to_stdout(conf) || !strcmp(conf->capture_drops_path, "-") ||
+	       !strcmp(conf->capture_delivered_path, "-");
+}
+
 /* --json / [run] json is written at the end of the run: a path that
  * cannot take it is found now, before the run, not after it. A file
  * created only to check is removed again. */
@@ -518,9 +560,11 @@ static int json_check_writable(const struct lrx_config *conf, const struct optio
 	return 0;
 }
 
-/* --capture-drops / --capture-delivered: the files are created now, so
- * that a path that cannot take them is a usage error before the run. */
+/* --capture-drops / --capture-delivered: checked before EAL, the files
+ * created (or truncated) once the set-up succeeded (captures_start), so
+ * that a refused run leaves every file as it was. */
 static struct lrx_capture *capture_drops, *capture_delivered;
+static const char *capture_origin[2];
 /* --trace: shared by the workers' pipelines (ids handed out atomically) */
 static struct lrx_trace *trace;
 
@@ -534,27 +578,125 @@ static const char *override_origin(const struct options *o, const char *key)
 	return origin;
 }
 
-static int captures_open(const struct lrx_config *conf, const struct options *o, char *err,
+/* Whether two paths name one file: the same inode when both exist, else
+ * the same directory (resolved) and name. "-" is stdout. */
+static bool same_file(const char *a, const char *b)
+{
+	if (!strcmp(a, "-") || !strcmp(b, "-"))
+		return !strcmp(a, b);
+	struct stat sa, sb;
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	char ra[PATH_MAX], rb[PATH_MAX];
+	const char *path[2] = {a, b};
+	char *out[2] = {ra, rb};
+	for (int i = 0; i < 2; i++) {
+		const char *slash = strrchr(path[i], '/');
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path[i]) : 1,
+			 slash ? (slash == path[i] ? "/" : path[i]) : ".");
+		char real[PATH_MAX];
+		if (!realpath(dir, real))
+			return !strcmp(a, b);
+		snprintf(out[i], PATH_MAX, "%.2000s/%.2000s", real, slash ? slash + 1 : path[i]);
+	}
+	return !strcmp(ra, rb);
+}
+
+/* The outputs of a run must be distinct files (two writers make a
+ * corrupt file), and none may be the config it reads; stdout ("-")
+ * takes one of them. */
+static int outputs_check(const struct lrx_config *conf, const struct options *o, char *err,
 			 size_t err_len)
 {
-	int rc = 0;
-	if (conf->capture_drops_path[0]) {
-		const char *origin = override_origin(o, "capture_drops");
-		rc = lrx_capture_open(&capture_drops, conf->capture_drops_path,
-				      conf->capture_drops_limit,
-				      origin ? origin : "[run] capture_drops", err, err_len);
+	struct {
+		const char *path, *key, *origin;
+	} outs[3] = {
+		{conf->json_path, "json", NULL},
+		{conf->capture_drops_path, "capture_drops", NULL},
+		{conf->capture_delivered_path, "capture_delivered", NULL},
+	};
+	char origins[3][64];
+	for (unsigned i = 0; i < 3; i++) {
+		const char *origin = override_origin(o, outs[i].key);
+		snprintf(origins[i], sizeof(origins[i]), "%s", origin ? origin : "");
+		if (!origin)
+			snprintf(origins[i], sizeof(origins[i]), "[run] %s =", outs[i].key);
+		outs[i].origin = origins[i];
 	}
-	if (rc == 0 && conf->capture_delivered_path[0]) {
-		const char *origin = override_origin(o, "capture_delivered");
-		rc = lrx_capture_open(&capture_delivered, conf->capture_delivered_path,
-				      conf->capture_delivered_limit,
-				      origin ? origin : "[run] capture_delivered", err, err_len);
+	for (unsigned i = 0; i < 3; i++) {
+		if (!outs[i].path[0])
+			continue;
+		if (conf->path[0] && same_file(outs[i].path, conf->path)) {
+			snprintf(err, err_len, "%s %.1024s: is the config file this run reads",
+				 outs[i].origin, outs[i].path);
+			return -EINVAL;
+		}
+		for (unsigned k = i + 1; k < 3; k++)
+			if (outs[k].path[0] && same_file(outs[i].path, outs[k].path)) {
+				snprintf(err, err_len,
+					 "%s %.900s and %s %.900s: %s: each output needs its own",
+					 outs[i].origin, outs[i].path, outs[k].origin, outs[k].path,
+					 strcmp(outs[i].path, "-") ? "the same file" : "both to stdout");
+				return -EINVAL;
+			}
 	}
-	return rc;
+	if (o->reps && (!strcmp(conf->capture_drops_path, "-") ||
+			!strcmp(conf->capture_delivered_path, "-"))) {
+		snprintf(err, err_len, "--reps %u: a capture to stdout (-) is not kept: each rep's stdout is discarded; give a file",
+			 o->reps);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int captures_prepare(const struct lrx_config *conf, const struct options *o, char *err,
+			    size_t err_len)
+{
+	const char *paths[2] = {conf->capture_drops_path, conf->capture_delivered_path};
+	const uint64_t limits[2] = {conf->capture_drops_limit, conf->capture_delivered_limit};
+	const char *keys[2] = {"capture_drops", "capture_delivered"};
+	const char *in_config[2] = {"[run] capture_drops =", "[run] capture_delivered ="};
+	struct lrx_capture **caps[2] = {&capture_drops, &capture_delivered};
+	for (unsigned i = 0; i < 2; i++) {
+		if (!paths[i][0])
+			continue;
+		const char *origin = override_origin(o, keys[i]);
+		capture_origin[i] = origin ? origin : in_config[i];
+		int rc = lrx_capture_check(paths[i], capture_origin[i], err, err_len);
+		if (rc < 0)
+			return rc;
+		if (!(*caps[i] = lrx_capture_alloc(paths[i], limits[i]))) {
+			snprintf(err, err_len, "%s %s: no memory for the capture", capture_origin[i],
+				 paths[i]);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* After the set-up: the files, with an interface block per port. */
+static int captures_start(const struct lrx_app *app)
+{
+	struct lrx_capture_if ifs[LRX_MAX_PORTS];
+	for (unsigned i = 0; i < app->ports.n; i++)
+		ifs[i] = (struct lrx_capture_if){app->ports.ports[i].port_id,
+						 app->ports.ports[i].name};
+	struct lrx_capture *caps[2] = {capture_drops, capture_delivered};
+	for (unsigned i = 0; i < 2; i++) {
+		char err[2048];
+		if (caps[i] && lrx_capture_start(caps[i], ifs, app->ports.n, capture_origin[i], err,
+						 sizeof(err)) < 0) {
+			fprintf(stderr, "listrx: %s\n", err);
+			return EXIT_RUNTIME;
+		}
+	}
+	return 0;
 }
 
 /* Closes the captures and says what they hold; a write that failed makes
- * the run a failure (the file is not what the user asked for). */
+ * the run a failure (the file is not what the user asked for). A capture
+ * that never started (a refused run) says nothing. */
 static int captures_close(int status)
 {
 	struct lrx_capture *caps[2] = {capture_drops, capture_delivered};
@@ -562,14 +704,23 @@ static int captures_close(int status)
 	for (unsigned i = 0; i < 2; i++) {
 		if (!caps[i])
 			continue;
-		if (human_out)
-			fprintf(human_out, "capture: %" PRIu64 " %s packet(s) written to %s\n",
-				caps[i]->written, what[i], caps[i]->path);
+		bool started = caps[i]->fd >= 0;
 		char path[sizeof(caps[i]->path)];
 		snprintf(path, sizeof(path), "%s", caps[i]->path);
-		int rc = lrx_capture_close(caps[i]);
+		int rc = lrx_capture_close(caps[i]); /* writes what is buffered */
+		uint64_t written = caps[i]->written, not_written = caps[i]->not_written;
+		lrx_capture_free(caps[i]);
+		if (!started)
+			continue;
+		FILE *out = human_out ? human_out : stderr;
+		if (!strcmp(path, "-"))
+			out = stderr;
+		fprintf(out, "capture: %" PRIu64 " %s packet(s) written to %s\n",
+			written, what[i], strcmp(path, "-") ? path : "stdout");
 		if (rc < 0) {
-			fprintf(stderr, "listrx: capture %s: %s\n", path, strerror(-rc));
+			fprintf(stderr, "listrx: capture %s: %s: %" PRIu64 " %s packet(s) not written%s\n",
+				path, strerror(-rc), not_written, what[i],
+				strcmp(path, "-") ? " (the file ends after the last whole packet)" : "");
 			status = status ? status : EXIT_RUNTIME;
 		}
 	}
@@ -584,6 +735,29 @@ static void on_signal(int sig)
 	the_app.stopped_by_signal = true;
 	the_app.signal = sig;
 	atomic_store(&the_app.run.stop, true);
+}
+
+/* stdout closed under the run (listrx ... | head): SIGPIPE is ignored, so
+ * the write fails with EPIPE; the run stops as on SIGINT and what was for
+ * stdout goes to stderr from then on (human_out is switched by the main
+ * thread, after the run). Returns true when stdout is gone. */
+static atomic_bool stdout_gone;
+static bool human_out_check(void)
+{
+	if (human_out != stdout || atomic_load(&stdout_gone))
+		return atomic_load(&stdout_gone);
+	if (!ferror(stdout) && fflush(stdout) == 0)
+		return false;
+	int e = errno;
+	clearerr(stdout);
+	if (e != EPIPE)
+		return false; /* a full disk behind stdout: the output is short, the run goes on */
+	atomic_store(&stdout_gone, true);
+	fprintf(stderr, "listrx: stdout: %s: stopping as on SIGINT; the rest goes to stderr\n",
+		strerror(e));
+	the_app.stopped_by_signal = true;
+	atomic_store(&the_app.run.stop, true);
+	return true;
 }
 
 static double app_run_seconds(const struct lrx_app *app)
@@ -643,6 +817,7 @@ static void *monitor_main(void *arg)
 		if (lines && now >= next_line) {
 			monitor_stats_line(app, rep);
 			next_line += period;
+			lines = !human_out_check();
 		}
 		if ((duration > 0 && now >= duration) || all_workers_done(app))
 			atomic_store(&app->run.stop, true);
@@ -981,16 +1156,30 @@ static int info_option(const struct options *opts)
 static char runtime_dir[PATH_MAX];
 
 /* atexit, registered before rte_eal_init: it runs after EAL's own atexit
- * handler (telemetry's unlink_sockets) has emptied the directory; rmdir
- * fails, as it should, when something is left in it */
+ * handler (telemetry's unlink_sockets). A directory named after this
+ * process is nobody else's: all of it goes. One of a --file-prefix the
+ * user gave loses the files EAL's primary creates there (config, the
+ * fbarrays, hugepage_info, mp_socket: a shared-config run leaves them)
+ * when this process initialised as the primary, then goes if empty; after
+ * a failed init (another primary holds the prefix) nothing is touched but
+ * an empty directory. */
 static bool own_runtime_dir; /* named after this process: nobody else's */
+static bool primary_runtime_dir; /* rte_eal_init succeeded as the primary */
+static bool eal_runtime_file(const char *name)
+{
+	return !strcmp(name, "config") || !strcmp(name, "hugepage_info") ||
+	       !strncmp(name, "fbarray_", 8) || !strncmp(name, "mp_socket", 9) ||
+	       !strncmp(name, "dpdk_telemetry", 14) || !strcmp(name, "telemetry");
+}
+
 static void remove_runtime_dir(void)
 {
 	if (!runtime_dir[0])
 		return;
-	DIR *d = own_runtime_dir ? opendir(runtime_dir) : NULL;
+	DIR *d = own_runtime_dir || primary_runtime_dir ? opendir(runtime_dir) : NULL;
 	for (struct dirent *e; d && (e = readdir(d));)
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    (own_runtime_dir || eal_runtime_file(e->d_name)))
 			unlinkat(dirfd(d), e->d_name, 0); /* a failed init leaves mp_socket */
 	if (d)
 		closedir(d);
@@ -1058,8 +1247,10 @@ static int eal_start(struct lrx_app *app, int eal_argc, char **argv)
 	int rc = rte_eal_init(n_eal, eal_argv);
 	/* set from the prefix early in rte_eal_init, also when it fails later */
 	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
-	if (rc >= 0)
+	if (rc >= 0) {
+		primary_runtime_dir = rte_eal_process_type() == RTE_PROC_PRIMARY;
 		return 0;
+	}
 	fprintf(stderr, "listrx: EAL initialisation failed: %s (EAL options: ",
 		rte_strerror(rte_errno));
 	for (int i = 1; i < n_eal; i++)
@@ -1189,6 +1380,10 @@ static int report_run(const struct lrx_app *app, int status)
 	if (lrx_report_fill_maps(r, app) < 0)
 		fprintf(stderr, "listrx: no memory for the maps' entries: the summary shows part of them\n");
 	lrx_summary_print(r, human_out);
+	if (human_out == stdout && human_out_check()) { /* closed while it was written */
+		human_out = stderr;
+		lrx_summary_print(r, human_out);
+	}
 	if (app->conf.json_path[0]) {
 		int rc = lrx_summary_write_json(r, json_to_stdout(&app->conf)
 							   ? "/dev/stdout"
@@ -1260,7 +1455,7 @@ static int run_reps(const struct lrx_app *app, int argc, char **argv, int split,
 	}
 	struct lrx_reps_args a = {.argc = n, .argv = cmd, .skip = skip, .reps = opts->reps,
 				  .json_path = app->conf.json_path,
-				  .human = json_to_stdout(&app->conf) ? stderr : stdout};
+				  .human = stdout_taken(&app->conf) ? stderr : stdout};
 	int status = lrx_reps_run(&a);
 	free(cmd);
 	free(skip);
@@ -1276,6 +1471,8 @@ int lrx_app_main(int argc, char **argv)
 		own_argv[0] = argv[0];
 
 	struct options opts = {0};
+	if (split >= 0 && listrx_option_before_split(argv, split))
+		return EXIT_USAGE;
 	if (parse_options(split < 0 ? argc : argc - split, own_argv, &opts) < 0)
 		return EXIT_USAGE;
 	int info = info_option(&opts);
@@ -1287,28 +1484,30 @@ int lrx_app_main(int argc, char **argv)
 	 * 0 packets), one during shutdown changes nothing (tests/faults) */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal); /* a closed terminal: as SIGTERM */
+	signal(SIGPIPE, SIG_IGN);  /* a closed stdout: EPIPE (human_out_check) */
+	signal(SIGXFSZ, SIG_IGN);  /* a file over ulimit -f: EFBIG, a write error */
 	char err[2048];
 	if (lrx_config_load(&app->conf, opts.config, opts.overrides, opts.n_overrides, err,
 			    sizeof(err)) < 0) {
 		fprintf(stderr, "listrx: %s\n", err);
 		return EXIT_USAGE;
 	}
-	human_out = json_to_stdout(&app->conf) ? stderr : stdout;
-	if (json_check_writable(&app->conf, &opts, err, sizeof(err)) < 0) {
-		fprintf(stderr, "listrx: %s\n", err);
-		lrx_config_free(&app->conf);
-		return EXIT_USAGE;
-	}
-	if (opts.reps) {
-		int status = run_reps(app, argc, argv, split, own_argv, &opts);
-		lrx_config_free(&app->conf);
-		return status;
-	}
-	if (captures_open(&app->conf, &opts, err, sizeof(err)) < 0) {
+	human_out = stdout_taken(&app->conf) ? stderr : stdout;
+	/* every output checked before anything is created or truncated */
+	if (outputs_check(&app->conf, &opts, err, sizeof(err)) < 0 ||
+	    json_check_writable(&app->conf, &opts, err, sizeof(err)) < 0 ||
+	    captures_prepare(&app->conf, &opts, err, sizeof(err)) < 0) {
 		fprintf(stderr, "listrx: %s\n", err);
 		captures_close(0);
 		lrx_config_free(&app->conf);
 		return EXIT_USAGE;
+	}
+	if (opts.reps) {
+		captures_close(0); /* each rep writes its own */
+		int status = run_reps(app, argc, argv, split, own_argv, &opts);
+		lrx_config_free(&app->conf);
+		return status;
 	}
 	if (eal_start(app, split < 0 ? 1 : split, argv) < 0) {
 		captures_close(0);
@@ -1317,10 +1516,15 @@ int lrx_app_main(int argc, char **argv)
 	}
 	lrx_topology_read(&app->topo);
 	int status = setup(app);
+	if (status == 0)
+		status = captures_start(app);
 	if (status == 0) {
 		announce(app);
+		human_out_check();
 		if (run(app) != 0)
 			status = EXIT_RUNTIME;
 	}
+	if (human_out_check())
+		human_out = stderr;
 	return finish(app, status);
 }

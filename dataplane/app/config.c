@@ -1162,6 +1162,15 @@ static int read_text(const char *path, const char *name, char **out, char *err,
 		free(buf);
 		return -EINVAL;
 	}
+	/* rte_cfgfile would read "\xef\xbb\xbf[run]" as a line without '='
+	 * (and the syntax check quote a garbled first line): name it */
+	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) {
+		snprintf(err, err_len,
+			 "%s:1: starts with a UTF-8 byte order mark (EF BB BF), which an INI config cannot have: save it without (e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)",
+			 name);
+		free(buf);
+		return -EINVAL;
+	}
 	buf[len] = '\0';
 	*out = buf;
 	return 0;

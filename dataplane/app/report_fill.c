@@ -192,6 +192,22 @@ void lrx_report_fill_totals(struct lrx_totals *t, double *seconds, const struct 
 
 /* ---- ports, lcores ---------------------------------------------------------- */
 
+/* Adds a device counter to the port's, by name (first seen first). */
+static void dev_counter_add(void *arg, const char *name, uint64_t value)
+{
+	struct lrx_report_port *p = arg;
+	for (unsigned c = 0; c < p->n_dev_counters; c++)
+		if (strcmp(p->dev_counters[c].name, name) == 0) {
+			p->dev_counters[c].value += value;
+			return;
+		}
+	if (p->n_dev_counters == LRX_REPORT_MAX_DEV_COUNTERS)
+		return;
+	struct lrx_report_counter *c = &p->dev_counters[p->n_dev_counters++];
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->value = value;
+}
+
 static void ports_fill(struct lrx_report *r, const struct lrx_app *app)
 {
 	r->n_ports = app->ports.n;
@@ -202,13 +218,22 @@ static void ports_fill(struct lrx_report *r, const struct lrx_app *app)
 		p->port_id = port->port_id;
 		snprintf(p->name, sizeof(p->name), "%s", port->name);
 		snprintf(p->driver, sizeof(p->driver), "%s", port->driver);
+		/* while the port runs its counters now (as testpmd's show
+		 * port stats); after the run the snapshot taken before close */
 		p->stats = app->port_stats[i];
+		if (port->started && rte_eth_stats_get(port->port_id, &p->stats) != 0)
+			p->stats = app->port_stats[i];
 		p->link_up = port->link_up;
 		p->link_down_events = port->link_down_events;
 		p->link_down_s = port->link_down_s;
 		lrx_offload_names(port->offloads_active, p->offloads, sizeof(p->offloads));
 		lrx_offload_names(port->offloads_missing, p->offloads_missing,
 				  sizeof(p->offloads_missing));
+		p->n_dev_counters = 0;
+		for (unsigned w = 0; w < app->n_workers; w++)
+			if (app->workers[w]->pipeline)
+				lrx_pipeline_port_counters(app->workers[w]->pipeline,
+							   port->port_id, dev_counter_add, p);
 	}
 	/* queues in lcore then poll order, each tagged with its port */
 	for (unsigned w = 0; w < app->n_workers; w++)
@@ -440,4 +465,3 @@ void lrx_report_fill(struct lrx_report *r, const struct lrx_app *app)
 	latency_fill(&r->latency, app);
 	pmu_fill(&r->pmu, app);
 }
-

@@ -3,6 +3,7 @@
  * runs its command again (EAL initialises once per process), then the
  * median and spread of each figure. */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,9 @@ static void on_stop_signal(int sig)
 
 /* A top-level number of the child's JSON summary. summary.c writes the
  * top-level keys at two spaces of indentation, first, before any nested
- * object, so "\n  \"key\": " names exactly the top-level one. */
+ * object, so "\n  \"key\": " names exactly the top-level one. null (a
+ * rate of a run that received nothing) is NAN: the rep ran, its figure
+ * is not defined. */
 static int top_level_number(const char *json, const char *key, double *value)
 {
 	char pattern[64];
@@ -36,6 +39,10 @@ static int top_level_number(const char *json, const char *key, double *value)
 	if (!p)
 		return -ENOENT;
 	p += strlen(pattern);
+	if (strncmp(p, "null", 4) == 0) {
+		*value = NAN;
+		return 0;
+	}
 	char *end;
 	*value = strtod(p, &end);
 	return end == p ? -EINVAL : 0;
@@ -87,10 +94,16 @@ struct spread {
 	double median, min, max;
 };
 
-static struct spread spread_of(const double *v, unsigned n)
+/* over the reps that have the figure (not NAN); all NAN when none has */
+static struct spread spread_of(const double *v, unsigned n_reps)
 {
 	double sorted[LRX_REPS_MAX];
-	memcpy(sorted, v, n * sizeof(*v));
+	unsigned n = 0;
+	for (unsigned r = 0; r < n_reps; r++)
+		if (!isnan(v[r]))
+			sorted[n++] = v[r];
+	if (n == 0)
+		return (struct spread){NAN, NAN, NAN};
 	qsort(sorted, n, sizeof(*sorted), cmp_double);
 	double med = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 	return (struct spread){med, sorted[0], sorted[n - 1]};
@@ -136,7 +149,9 @@ static const struct {
 
 static void print_value(FILE *out, double v, bool count)
 {
-	if (count)
+	if (isnan(v))
+		fputs("-", out);
+	else if (count)
 		fprintf(out, "%.0f", v);
 	else
 		fprintf(out, "%.3f", v);
@@ -150,14 +165,18 @@ static void print_summary(FILE *out, unsigned done, unsigned reps, double v[][LR
 	for (unsigned f = 0; f < N_FIGURES; f++) {
 		struct spread s = spread_of(v[f], done);
 		fprintf(out, "%-18s ", figures[f].label);
+		if (isnan(s.median)) {
+			fputs("- (no rep received anything)\n", out);
+			continue;
+		}
 		print_value(out, s.median, figures[f].count);
 		fputs(" [", out);
 		print_value(out, s.min, figures[f].count);
 		fputs("-", out);
 		print_value(out, s.max, figures[f].count);
 		fputs("]", out);
-		if (f == F_MPPS || f == F_NS)
-			fprintf(out, "  spread %.1f %%", s.median > 0 ? (s.max - s.min) / s.median * 100 : 0.0);
+		if ((f == F_MPPS || f == F_NS) && s.median > 0)
+			fprintf(out, "  spread %.1f %%", (s.max - s.min) / s.median * 100);
 		fputc('\n', out);
 	}
 }
@@ -229,20 +248,23 @@ int lrx_reps_run(const struct lrx_reps_args *a)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 
+	/* stdout closed (listrx --reps ... | head; SIGPIPE ignored): the
+	 * current rep is the last, the rest goes to stderr, as on SIGINT */
+	FILE *human = a->human;
 	static double v[N_FIGURES][LRX_REPS_MAX];
 	char *texts[LRX_REPS_MAX] = {0};
 	unsigned done = 0;
 	int status = 0;
-	fprintf(a->human, "listrx --reps %u: each rep a fresh process; its output is summarised "
+	fprintf(human, "listrx --reps %u: each rep a fresh process; its output is summarised "
 			  "per rep (Ctrl-C stops after the current one)\n",
 		a->reps);
-	fflush(a->human);
+	fflush(human);
 	for (unsigned r = 0; r < a->reps && !stop_requested; r++) {
 		int rc = run_child(argv);
 		/* a signal passed on before the child installed its handler
 		 * (app.c: from its start a signal only asks the run to stop) */
 		if (stop_requested && (rc == 128 + SIGINT || rc == 128 + SIGTERM)) {
-			fprintf(a->human, "rep %u/%u: stopped by a signal: not measured\n", r + 1,
+			fprintf(human, "rep %u/%u: stopped by a signal: not measured\n", r + 1,
 				a->reps);
 			break;
 		}
@@ -255,7 +277,7 @@ int lrx_reps_run(const struct lrx_reps_args *a)
 			break;
 		}
 		if (stop_requested || top_level_true(text, "stopped_by_signal")) {
-			fprintf(a->human, "rep %u/%u: stopped by a signal: not measured\n", r + 1, a->reps);
+			fprintf(human, "rep %u/%u: stopped by a signal: not measured\n", r + 1, a->reps);
 			free(text);
 			break;
 		}
@@ -273,17 +295,26 @@ int lrx_reps_run(const struct lrx_reps_args *a)
 		for (unsigned f = 0; f < N_FIGURES; f++)
 			v[f][done] = got[f];
 		texts[done++] = text;
-		fprintf(a->human,
-			"rep %u/%u: %.3f Mpps, %.2f ns/packet, rx %.0f, delivered %.0f (%.1f %%), dropped %.0f\n",
-			r + 1, a->reps, got[F_MPPS], got[F_NS], got[F_RX], got[F_DELIVERED],
+		fprintf(human, "rep %u/%u: %.3f Mpps, ", r + 1, a->reps, got[F_MPPS]);
+		if (isnan(got[F_NS]))
+			fputs("- ns/packet (nothing received)", human);
+		else
+			fprintf(human, "%.2f ns/packet", got[F_NS]);
+		fprintf(human, ", rx %.0f, delivered %.0f (%.1f %%), dropped %.0f\n",
+			got[F_RX], got[F_DELIVERED],
 			got[F_RX] > 0 ? 100 * got[F_DELIVERED] / got[F_RX] : 0.0, got[F_DROPPED]);
-		fflush(a->human);
+		if (fflush(human) != 0 && errno == EPIPE && human == stdout) {
+			fprintf(stderr, "listrx: --reps: stdout: %s: stopping after rep %u/%u; the rest goes to stderr\n",
+				strerror(errno), r + 1, a->reps);
+			human = stderr;
+			break;
+		}
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	unlink(json_tmp);
 	if (done) {
-		print_summary(a->human, done, a->reps, v);
+		print_summary(human, done, a->reps, v);
 		if (a->json_path && a->json_path[0]) {
 			int rc = write_json(a->json_path, a->reps, done, v, texts);
 			if (rc < 0) {

@@ -557,6 +557,25 @@ void lrx_pipeline_stage_counters(const struct lrx_pipeline *p, unsigned i,
 	}
 }
 
+void lrx_pipeline_port_counters(const struct lrx_pipeline *p, uint16_t port_id,
+				void (*fn)(void *arg, const char *name,
+					   uint64_t value),
+				void *arg)
+{
+	if (port_id >= RTE_MAX_ETHPORTS)
+		return;
+	for (unsigned i = 0; i < p->n_stages; i++) {
+		const struct engine_stage *st = &p->stages[i];
+		for (const struct lrx_stage_port_counter *c = st->desc->port_counters;
+		     c && c->name; c++) {
+			uint64_t v;
+			memcpy(&v, (const char *)st->ctx + c->offset + port_id * c->stride,
+			       sizeof(v));
+			fn(arg, c->name, v);
+		}
+	}
+}
+
 bool lrx_pipeline_stage_map_at(const struct lrx_pipeline *p, unsigned i, unsigned map,
 			       struct lrx_stage_map *out)
 {

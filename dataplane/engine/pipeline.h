@@ -127,7 +127,12 @@ void lrx_pipeline_stage_counters(const struct lrx_pipeline *p, unsigned i,
 				 void (*fn)(void *arg, const char *name,
 					    uint64_t value),
 				 void *arg);
-/* Bytes of ballast code executed per packet over all stages. */
+/* The per-port device counters (stage.h: port_counters) of every stage
+ * for port_id: calls fn for each, in pipeline order. */
+void lrx_pipeline_port_counters(const struct lrx_pipeline *p, uint16_t port_id,
+				void (*fn)(void *arg, const char *name,
+					   uint64_t value),
+				void *arg);
 /* Stage i's maps (stage.h: map_at, map_next); false past the last, or
  * when the stage has none. */
 bool lrx_pipeline_stage_map_at(const struct lrx_pipeline *p, unsigned i, unsigned map,

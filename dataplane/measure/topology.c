@@ -88,14 +88,25 @@ int lrx_topology_read(struct lrx_topology *t)
 	return 0;
 }
 
+const char *lrx_topology_l1i_ways(const struct lrx_topology *t, char *buf, size_t len)
+{
+	if (t->l1i_assoc < 0)
+		return "fully associative";
+	if (t->l1i_assoc == 0)
+		return "associativity unknown";
+	snprintf(buf, len, "%d-way", t->l1i_assoc);
+	return buf;
+}
+
 void lrx_topology_print(const struct lrx_topology *t, FILE *out)
 {
+	char ways[24];
 	fprintf(out, "cpu: %s\n", t->cpu_model);
 	fprintf(out, "cores: %u, hardware threads: %u, NUMA nodes: %u\n",
 		t->cores, t->pus, t->numa_nodes);
 	if (t->l1i_bytes)
-		fprintf(out, "L1i: %u KiB, %u-byte lines, %d-way (from %s)\n",
-			t->l1i_bytes / 1024, t->l1i_line, t->l1i_assoc, t->l1i_source);
+		fprintf(out, "L1i: %u KiB, %u-byte lines, %s (from %s)\n", t->l1i_bytes / 1024,
+			t->l1i_line, lrx_topology_l1i_ways(t, ways, sizeof(ways)), t->l1i_source);
 	else
 		fprintf(out, "L1i: unknown (hwloc and sysconf report none)\n");
 	if (t->l1d_bytes)

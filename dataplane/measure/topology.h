@@ -24,6 +24,10 @@ struct lrx_topology {
 int lrx_topology_read(struct lrx_topology *topo);
 void lrx_topology_print(const struct lrx_topology *topo, FILE *out);
 
+/* The L1i associativity as text: "8-way", "fully associative" or
+ * "associativity unknown" (never "0-way"); buf holds at least 24 bytes. */
+const char *lrx_topology_l1i_ways(const struct lrx_topology *topo, char *buf, size_t len);
+
 /* One CPU's time from a /proc/stat text (its "cpuN" line, in clock
  * ticks): busy = everything but idle and iowait, as top(1) counts it.
  * Returns 0, or -ENOENT when the text has no line for cpu. */

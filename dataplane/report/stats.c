@@ -95,6 +95,23 @@ void lrx_report_sub(struct lrx_report *r, const struct lrx_report *then)
 	}
 	for (unsigned s = 0; s < r->n_stages && s < then->n_stages; s++)
 		stage_sub(&r->stages[s], &then->stages[s]);
+	for (unsigned i = 0; i < r->n_ports && i < then->n_ports; i++) {
+		struct rte_eth_stats *st = &r->ports[i].stats;
+		const struct rte_eth_stats *o = &then->ports[i].stats;
+		st->ipackets -= RTE_MIN(st->ipackets, o->ipackets);
+		st->opackets -= RTE_MIN(st->opackets, o->opackets);
+		st->ibytes -= RTE_MIN(st->ibytes, o->ibytes);
+		st->obytes -= RTE_MIN(st->obytes, o->obytes);
+		st->imissed -= RTE_MIN(st->imissed, o->imissed);
+		st->ierrors -= RTE_MIN(st->ierrors, o->ierrors);
+		st->oerrors -= RTE_MIN(st->oerrors, o->oerrors);
+		st->rx_nombuf -= RTE_MIN(st->rx_nombuf, o->rx_nombuf);
+		for (unsigned c = 0; c < r->ports[i].n_dev_counters &&
+				     c < then->ports[i].n_dev_counters; c++)
+			r->ports[i].dev_counters[c].value -=
+				RTE_MIN(r->ports[i].dev_counters[c].value,
+					then->ports[i].dev_counters[c].value);
+	}
 }
 
 void lrx_cfgfile_foreach(struct rte_cfgfile *cfg,

@@ -28,6 +28,7 @@
 #define LRX_REPORT_MAX_COUNTERS 96
 #define LRX_REPORT_COUNTER_NAME 48
 #define LRX_REPORT_REASON_LEN 1024
+#define LRX_REPORT_MAX_DEV_COUNTERS 8
 
 struct lrx_totals {
 	uint64_t rx, tx, tx_failed, delivered, dropped;
@@ -63,6 +64,10 @@ struct lrx_report_port {
 	unsigned link_down_events;
 	double link_down_s;
 	char offloads[128], offloads_missing[128];
+	/* the stages' device counters of this port (rx_dropped,
+	 * rx_otherhost_dropped: stage.h port_counters), summed over lcores */
+	unsigned n_dev_counters;
+	struct lrx_report_counter dev_counters[LRX_REPORT_MAX_DEV_COUNTERS];
 };
 
 struct lrx_report_queue {

@@ -79,11 +79,24 @@ static void view_stages(const struct lrx_report *p, FILE *out)
 	fprintf(out, "\n");
 }
 
-/* ports: packets/s each queue received */
+/* Gb/s of a byte count over seconds (as testpmd's Rx-bps: frame bytes
+ * without FCS, x 8) */
+static double gbps(uint64_t bytes, double seconds)
+{
+	return per_second(bytes, seconds) * 8 / 1e9;
+}
+
+/* ports: each port's rx/tx Gb/s (the ethdev byte counters, as testpmd's
+ * Rx-bps/Tx-bps), then the packets/s each queue received */
 static void view_ports(const struct lrx_report *p, FILE *out)
 {
 	char rate[32];
 	fprintf(out, " ");
+	for (unsigned i = 0; i < p->n_ports; i++)
+		fprintf(out, "%s port%u rx %.3f Gb/s tx %.3f Gb/s", i ? " |" : "", p->ports[i].index,
+			gbps(p->ports[i].stats.ibytes, p->duration_s),
+			gbps(p->ports[i].stats.obytes, p->duration_s));
+	fprintf(out, "\n ");
 	for (unsigned q = 0; q < p->n_queues; q++) {
 		const struct lrx_report_queue *rq = &p->queues[q];
 		const struct lrx_report_port *port = &p->ports[rq->port];
@@ -199,14 +212,22 @@ static void text_header(const struct lrx_report *r, FILE *out)
 
 static void text_ports(const struct lrx_report *r, FILE *out)
 {
-	fprintf(out, "\n%-5s %-22s %-5s %14s %14s %12s %12s %12s\n", "port", "device", "queue",
-		"rx (lcore)", "ipackets", "opackets", "imissed", "rx_nombuf");
+	fprintf(out, "\n%-5s %-22s %-5s %14s %14s %12s %12s %12s %16s %16s %9s %9s\n", "port",
+		"device", "queue", "rx (lcore)", "ipackets", "opackets", "imissed", "rx_nombuf",
+		"ibytes", "obytes", "rx Gb/s", "tx Gb/s");
 	for (unsigned i = 0; i < r->n_ports; i++) {
 		const struct lrx_report_port *p = &r->ports[i];
-		fprintf(out, "%-5u %-22s %-5s %14s %14lu %12lu %12lu %12lu\n", p->index, p->name,
-			"all", "", (unsigned long)p->stats.ipackets,
+		fprintf(out, "%-5u %-22s %-5s %14s %14lu %12lu %12lu %12lu %16lu %16lu %9.3f %9.3f\n",
+			p->index, p->name, "all", "", (unsigned long)p->stats.ipackets,
 			(unsigned long)p->stats.opackets, (unsigned long)p->stats.imissed,
-			(unsigned long)p->stats.rx_nombuf);
+			(unsigned long)p->stats.rx_nombuf, (unsigned long)p->stats.ibytes,
+			(unsigned long)p->stats.obytes, gbps(p->stats.ibytes, r->duration_s),
+			gbps(p->stats.obytes, r->duration_s));
+		/* the stages' device counters, as ip -s -s link shows them */
+		for (unsigned c = 0; c < p->n_dev_counters; c++)
+			fprintf(out, "%-5s %-22s %-5s %14s %s %lu\n", "", "", "", "",
+				p->dev_counters[c].name,
+				(unsigned long)p->dev_counters[c].value);
 		for (unsigned q = 0; q < r->n_queues; q++) {
 			const struct lrx_report_queue *rq = &r->queues[q];
 			if (rq->port == i)
@@ -395,7 +416,8 @@ void lrx_map_hex(char *buf, size_t len, const uint8_t *bytes, uint32_t n)
 {
 	size_t at = 0;
 	buf[0] = '\0';
-	for (uint32_t i = 0; i < n && at + 4 < len; i++)
+	/* a byte takes 2 characters, 3 after the first; len holds the NUL */
+	for (uint32_t i = 0; i < n && at + (i ? 3 : 2) < len; i++)
 		at += (size_t)snprintf(buf + at, len - at, i ? " %02x" : "%02x", bytes[i]);
 }
 
@@ -675,10 +697,10 @@ static void json_totals(const struct lrx_report *r, struct lrx_json *j)
 	lrx_json_u64(j, "delivered", t->delivered);
 	lrx_json_u64(j, "dropped", t->dropped);
 	lrx_json_u64(j, "tx_failed", t->tx_failed);
-	/* rx - (tx + delivered + dropped): merged segments plus held packets */
-	lrx_json_u64(j, "held", t->held);
+	/* rx = tx + delivered + dropped + merged_segments + held; "held" is
+	 * what the text summary's "held" is: packets a stage still holds */
 	lrx_json_u64(j, "merged_segments", t->merged);
-	lrx_json_u64(j, "held_in_stages", t->held_now);
+	lrx_json_u64(j, "held", t->held_now);
 	json_drops(j, t->drops);
 	lrx_json_double(j, "mpps", per_second(t->rx, secs) / 1e6);
 	if (t->rx)
@@ -734,6 +756,10 @@ static void json_ports(const struct lrx_report *r, struct lrx_json *j)
 		lrx_json_string(j, "driver", p->driver);
 		lrx_json_u64(j, "ipackets", p->stats.ipackets);
 		lrx_json_u64(j, "opackets", p->stats.opackets);
+		lrx_json_u64(j, "ibytes", p->stats.ibytes);
+		lrx_json_u64(j, "obytes", p->stats.obytes);
+		lrx_json_double(j, "rx_gbps", gbps(p->stats.ibytes, r->duration_s));
+		lrx_json_double(j, "tx_gbps", gbps(p->stats.obytes, r->duration_s));
 		lrx_json_u64(j, "ierrors", p->stats.ierrors);
 		lrx_json_u64(j, "oerrors", p->stats.oerrors);
 		lrx_json_u64(j, "imissed", p->stats.imissed);
@@ -743,6 +769,8 @@ static void json_ports(const struct lrx_report *r, struct lrx_json *j)
 		lrx_json_double(j, "link_down_s", p->link_down_s);
 		lrx_json_string(j, "offloads", p->offloads);
 		lrx_json_string(j, "offloads_missing", p->offloads_missing);
+		for (unsigned c = 0; c < p->n_dev_counters; c++)
+			lrx_json_u64(j, p->dev_counters[c].name, p->dev_counters[c].value);
 		json_port_queues(r, i, j);
 		lrx_json_object_end(j);
 	}
@@ -821,7 +849,10 @@ static void json_topology(const struct lrx_topology *topo, struct lrx_json *j)
 	else
 		lrx_json_null(j, "l1i_bytes");
 	lrx_json_u64(j, "l1i_line", topo->l1i_line);
-	lrx_json_i64(j, "l1i_assoc", topo->l1i_assoc);
+	if (topo->l1i_assoc) /* -1: fully associative */
+		lrx_json_i64(j, "l1i_assoc", topo->l1i_assoc);
+	else
+		lrx_json_null(j, "l1i_assoc");
 	lrx_json_string(j, "l1i_source", topo->l1i_source);
 	lrx_json_u64(j, "l1d_bytes", topo->l1d_bytes);
 	lrx_json_u64(j, "llc_bytes", topo->llc_bytes);

@@ -76,9 +76,8 @@ void lrx_telemetry_stats(const struct lrx_report *r, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "delivered", t->delivered);
 	rte_tel_data_add_dict_u64(d, "dropped", t->dropped);
 	rte_tel_data_add_dict_u64(d, "tx_failed", t->tx_failed);
-	rte_tel_data_add_dict_u64(d, "held", t->held);
 	rte_tel_data_add_dict_u64(d, "merged_segments", t->merged);
-	rte_tel_data_add_dict_u64(d, "held_in_stages", t->held_now);
+	rte_tel_data_add_dict_u64(d, "held", t->held_now);
 	rte_tel_data_add_dict_u64(d, "polls", t->polls);
 	rte_tel_data_add_dict_u64(d, "empty_polls", t->empty_polls);
 	rte_tel_data_add_dict_u64(d, "uptime_ms", (uint64_t)(r->duration_s * 1e3));
@@ -319,10 +318,44 @@ int lrx_telemetry_maps(const struct lrx_report *r, struct rte_tel_data *d)
 	return 0;
 }
 
-/* /listrx/trace: per packet (packet_N) its events so far, one string
- * each, as the text summary prints them (a packet still in the pipeline
- * shows the events it has). */
+/* /listrx/trace: per packet (packet_N) its events so far, as the text
+ * summary prints them (a packet still in the pipeline shows the events it
+ * has). rte_telemetry (DPDK 22.11) cuts strings at RTE_TEL_MAX_STRING_LEN
+ * and silently leaves out what does not fit its 16 KB reply: a longer
+ * line is split at a space into continuation strings ("  " first), and
+ * the packets that would not fit are counted in "more", not lost. */
 static const struct lrx_trace *telemetry_trace;
+#define TEL_REPLY_BUDGET (16 * 1024 - 1024) /* MAX_OUTPUT_LEN, less a margin */
+
+/* Splits text into strings of at most RTE_TEL_MAX_STRING_LEN - 1
+ * characters; adds them to array a when a is not NULL. Returns the JSON
+ * bytes they take ("...", each). */
+static size_t tel_wrapped(struct rte_tel_data *a, const char *text)
+{
+	size_t bytes = 0, len = strlen(text);
+	bool first = true;
+	while (len > 0) {
+		char chunk[RTE_TEL_MAX_STRING_LEN];
+		size_t prefix = first ? 0 : 2, room = sizeof(chunk) - 1 - prefix, n = len;
+		if (n > room) {
+			n = room;
+			while (n > room / 2 && text[n] != ' ')
+				n--; /* at a space, unless a word is that long */
+		}
+		snprintf(chunk, sizeof(chunk), "%s%.*s", first ? "" : "  ", (int)n, text);
+		if (a)
+			rte_tel_data_add_array_string(a, chunk);
+		bytes += strlen(chunk) + 3;
+		text += n;
+		len -= n;
+		while (*text == ' ' && len > 0) {
+			text++;
+			len--;
+		}
+		first = false;
+	}
+	return bytes;
+}
 
 static int tel_trace(const char *cmd __rte_unused, const char *params __rte_unused,
 		     struct rte_tel_data *d)
@@ -330,22 +363,36 @@ static int tel_trace(const char *cmd __rte_unused, const char *params __rte_unus
 	const struct lrx_trace *t = telemetry_trace;
 	rte_tel_data_start_dict(d);
 	uint32_t n = lrx_trace_count(t);
+	size_t used = 64;
 	for (uint32_t p = 0; p < n; p++) {
 		const struct lrx_trace_packet *tp = &t->pkt[p];
+		unsigned n_events = RTE_MIN(tp->n_events, (unsigned)LRX_TRACE_EVENTS);
+		char line[512], name[32];
+		snprintf(name, sizeof(name), "packet_%u", p);
+		size_t cost = strlen(name) + 6;
+		for (unsigned i = 0; i < n_events; i++) {
+			lrx_trace_event_line(t, tp, i, line, sizeof(line));
+			cost += tel_wrapped(NULL, line);
+		}
+		if (used + cost > TEL_REPLY_BUDGET || p + 1 == RTE_TEL_MAX_DICT_ENTRIES) {
+			char more[RTE_TEL_MAX_STRING_LEN];
+			snprintf(more, sizeof(more),
+				 "%u more packet(s) (packet_%u on): a telemetry reply holds 16 KB; the summary at exit has them all",
+				 n - p, p);
+			rte_tel_data_add_dict_string(d, "more", more);
+			break;
+		}
 		struct rte_tel_data *pd = rte_tel_data_alloc();
 		if (!pd)
 			return -ENOMEM;
 		rte_tel_data_start_array(pd, RTE_TEL_STRING_VAL);
-		unsigned n_events = tp->n_events;
-		for (unsigned i = 0; i < n_events && i < LRX_TRACE_EVENTS; i++) {
-			char line[RTE_TEL_MAX_STRING_LEN];
+		for (unsigned i = 0; i < n_events; i++) {
 			lrx_trace_event_line(t, tp, i, line, sizeof(line));
-			rte_tel_data_add_array_string(pd, line);
+			tel_wrapped(pd, line);
 		}
-		char name[32];
-		snprintf(name, sizeof(name), "packet_%u", p);
 		if (rte_tel_data_add_dict_container(d, name, pd, 0) < 0)
 			rte_tel_data_free(pd);
+		used += cost;
 	}
 	return 0;
 }
@@ -416,9 +463,11 @@ static int tel_runtime(const char *cmd __rte_unused, const char *params,
 	struct lrx_totals totals;
 	if (!r)
 		return -ENOMEM;
+	/* taken and subtracted under the lock: a report taken before another
+	 * client's clear would be older than its base (wrapped counts) */
+	pthread_mutex_lock(&runtime_lock);
 	telemetry_fill(r, telemetry_arg);
 	totals = r->totals;
-	pthread_mutex_lock(&runtime_lock);
 	if (clear) {
 		if (!runtime_base)
 			runtime_base = lrx_report_alloc();

@@ -232,6 +232,9 @@ extern const char synth_param_string[];
 /* synth_gen.c */
 int synth_pcap_load(struct synth_device *dev);
 int synth_pcap_write_header(FILE *f);
+/* tx_pcap=PATH: created or truncated, without blocking on a FIFO or
+ * following a link; a regular file only. 0 or -EINVAL (logged). */
+int synth_tx_pcap_open(struct synth_device *dev, const char *name, const char *path);
 void synth_pcap_write_frame(FILE *f, const struct rte_mbuf *m);
 void synth_init_pattern(struct synth_device *dev);
 int synth_build_schedule(struct synth_device *dev, struct synth_rx_queue *q,

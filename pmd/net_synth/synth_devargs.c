@@ -60,7 +60,7 @@ static const struct synth_arg synth_args[] = {
 	RATE_ARG("arp_share", arp_share, "fraction 0..1"),
 	RATE_ARG("vlan_share", vlan_share, "fraction 0..1"),
 	RATE_ARG("malformed_share", malformed_share, "fraction 0..1"),
-	{"pcap", ARG_PATH, OPT(pcap), 0, 0, 0, "path of a classic pcap file"},
+	{"pcap", ARG_PATH, OPT(pcap), 0, 0, 0, "path of a pcap or pcapng file (Ethernet)"},
 	{"tx_pcap", ARG_PATH, OPT(tx_pcap), 0, 0, 0, "path of a pcap to write"},
 	UINT_ARG("link_down_ms", link_down_ms, 0, 86400000,
 		 "ms after start when the link goes down (RX delivers nothing), "

@@ -958,13 +958,9 @@ static int synth_probe(struct rte_vdev_device *vdev)
 			goto fail;
 	}
 	if (opt.tx_pcap[0]) {
-		dev->tx_pcap = fopen(opt.tx_pcap, "wb");
-		if (!dev->tx_pcap || synth_pcap_write_header(dev->tx_pcap)) {
-			RTE_LOG(ERR, PMD, "%s: tx_pcap=%s: cannot write: %s\n",
-				name, opt.tx_pcap, strerror(errno));
-			rc = -EINVAL;
+		rc = synth_tx_pcap_open(dev, name, opt.tx_pcap);
+		if (rc)
 			goto fail;
-		}
 	}
 	eth_dev->device = &vdev->device;
 	eth_dev->intr_handle = NULL;

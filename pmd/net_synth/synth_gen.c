@@ -13,9 +13,14 @@
  * is the Toeplitz hash (rte_softrss) of the parsed 5-tuple.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <pcap/pcap.h>
 
 #include <rte_arp.h>
 #include <rte_byteorder.h>
@@ -674,11 +679,11 @@ uint16_t synth_tcp_fill(struct synth_rx_queue *q, struct rte_mbuf *m)
 
 /* ---- pcap ---- */
 
-#define PCAP_MAGIC_USEC 0xa1b2c3d4u
 #define PCAP_MAGIC_NSEC 0xa1b23c4du
 #define PCAP_LINKTYPE_ETHERNET 1u
 
-struct pcap_file_header {
+/* the classic header tx_pcap= writes */
+struct pcap_file_header_out {
 	uint32_t magic;
 	uint16_t version_major, version_minor;
 	int32_t thiszone;
@@ -689,44 +694,50 @@ struct pcap_record_header {
 	uint32_t ts_sec, ts_frac, caplen, len;
 };
 
+/* pcap=FILE through libpcap: classic pcap (either byte order, micro- or
+ * nanosecond) and pcapng (listrx's own --capture-* files among them),
+ * Ethernet only. The frames are copied into one buffer no larger than
+ * the file. */
 int synth_pcap_load(struct synth_device *dev)
 {
 	const char *path = dev->opt.pcap;
-	FILE *f = fopen(path, "rb");
+	/* O_NONBLOCK: a FIFO does not block the probe; a regular file only */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		RTE_LOG(ERR, PMD, "%s: pcap=%s: cannot open: %s\n", dev->name, path,
+			fd < 0 ? strerror(errno)
+			       : S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+		if (fd >= 0)
+			close(fd);
+		return -EINVAL;
+	}
+	FILE *f = fcntl(fd, F_SETFL, 0) == 0 ? fdopen(fd, "rb") : NULL;
 	if (!f) {
-		RTE_LOG(ERR, PMD, "%s: pcap=%s: cannot open: %s\n",
-			dev->name, path, strerror(errno));
+		RTE_LOG(ERR, PMD, "%s: pcap=%s: cannot open: %s\n", dev->name, path,
+			strerror(errno));
+		close(fd);
+		return -EINVAL;
+	}
+	char errbuf[PCAP_ERRBUF_SIZE] = "";
+	pcap_t *p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO,
+							     errbuf);
+	if (!p) {
+		RTE_LOG(ERR, PMD, "%s: pcap=%s: not a pcap or pcapng file: %s\n", dev->name,
+			path, errbuf);
+		fclose(f);
 		return -EINVAL;
 	}
 	int rc = -EINVAL;
-	struct pcap_file_header h;
-	long size = 0;
-	if (fseek(f, 0, SEEK_END) == 0)
-		size = ftell(f);
-	rewind(f);
-	if (fread(&h, sizeof(h), 1, f) != 1) {
-		RTE_LOG(ERR, PMD, "%s: pcap=%s: shorter than a pcap header\n",
-			dev->name, path);
+	int link = pcap_datalink(p);
+	if (link != DLT_EN10MB) {
+		RTE_LOG(ERR, PMD, "%s: pcap=%s: link type %d (%s), only Ethernet (1)\n",
+			dev->name, path, link,
+			pcap_datalink_val_to_name(link) ? pcap_datalink_val_to_name(link) : "?");
 		goto out;
 	}
-	bool swap = h.magic == rte_bswap32(PCAP_MAGIC_USEC) ||
-		    h.magic == rte_bswap32(PCAP_MAGIC_NSEC);
-	uint32_t magic = swap ? rte_bswap32(h.magic) : h.magic;
-	if (magic != PCAP_MAGIC_USEC && magic != PCAP_MAGIC_NSEC) {
-		RTE_LOG(ERR, PMD,
-			"%s: pcap=%s: magic 0x%08x is not classic pcap "
-			"(0xa1b2c3d4 or 0xa1b23c4d, either byte order; "
-			"pcapng is not supported)\n",
-			dev->name, path, h.magic);
-		goto out;
-	}
-	uint32_t link = swap ? rte_bswap32(h.linktype) : h.linktype;
-	if ((link & 0xffff) != PCAP_LINKTYPE_ETHERNET) {
-		RTE_LOG(ERR, PMD, "%s: pcap=%s: link type %u, only Ethernet (1)\n",
-			dev->name, path, link);
-		goto out;
-	}
-	dev->pcap_data = malloc(size > 0 ? (size_t)size : 1);
+	size_t size = st.st_size > 0 ? (size_t)st.st_size : 1;
+	dev->pcap_data = malloc(size);
 	size_t cap = 64;
 	dev->pcap_frames = malloc(cap * sizeof(*dev->pcap_frames));
 	if (!dev->pcap_data || !dev->pcap_frames) {
@@ -734,21 +745,15 @@ int synth_pcap_load(struct synth_device *dev)
 		goto out;
 	}
 	size_t used = 0;
-	struct pcap_record_header r;
-	while (fread(&r, sizeof(r), 1, f) == 1) {
-		uint32_t caplen = swap ? rte_bswap32(r.caplen) : r.caplen;
-		if (caplen > SYNTH_MAX_FRAME || caplen < ETH_LEN) {
-			RTE_LOG(ERR, PMD,
-				"%s: pcap=%s: record %u has %u bytes; valid "
-				"%u..%u\n", dev->name, path,
-				dev->nb_pcap_frames, caplen, ETH_LEN,
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	int got;
+	while ((got = pcap_next_ex(p, &h, &data)) == 1) {
+		uint32_t caplen = h->caplen;
+		if (caplen > SYNTH_MAX_FRAME || caplen < ETH_LEN || used + caplen > size) {
+			RTE_LOG(ERR, PMD, "%s: pcap=%s: record %u has %u bytes; valid %u..%u\n",
+				dev->name, path, dev->nb_pcap_frames, caplen, ETH_LEN,
 				SYNTH_MAX_FRAME);
-			goto out;
-		}
-		if (used + caplen > (size_t)size ||
-		    fread(dev->pcap_data + used, 1, caplen, f) != caplen) {
-			RTE_LOG(ERR, PMD, "%s: pcap=%s: record %u truncated\n",
-				dev->name, path, dev->nb_pcap_frames);
 			goto out;
 		}
 		if (dev->nb_pcap_frames == cap) {
@@ -760,15 +765,20 @@ int synth_pcap_load(struct synth_device *dev)
 			}
 			dev->pcap_frames = n;
 		}
+		memcpy(dev->pcap_data + used, data, caplen);
 		dev->pcap_frames[dev->nb_pcap_frames].len = caplen;
 		dev->pcap_frames[dev->nb_pcap_frames].data =
 			(uint8_t *)(uintptr_t)used; /* rebased below */
 		dev->nb_pcap_frames++;
 		used += caplen;
 	}
+	if (got == PCAP_ERROR) {
+		RTE_LOG(ERR, PMD, "%s: pcap=%s: record %u: %s\n", dev->name, path,
+			dev->nb_pcap_frames, pcap_geterr(p));
+		goto out;
+	}
 	if (dev->nb_pcap_frames == 0) {
-		RTE_LOG(ERR, PMD, "%s: pcap=%s: no packets\n", dev->name,
-			path);
+		RTE_LOG(ERR, PMD, "%s: pcap=%s: no packets\n", dev->name, path);
 		goto out;
 	}
 	for (uint32_t i = 0; i < dev->nb_pcap_frames; i++)
@@ -776,13 +786,51 @@ int synth_pcap_load(struct synth_device *dev)
 			dev->pcap_data + (uintptr_t)dev->pcap_frames[i].data;
 	rc = 0;
 out:
-	fclose(f);
+	pcap_close(p); /* closes f */
 	return rc;
+}
+
+int synth_tx_pcap_open(struct synth_device *dev, const char *name, const char *path)
+{
+	/* O_NONBLOCK: a FIFO must not block the probe (deaf to signals);
+	 * O_NOFOLLOW: root does not write through a planted link; nothing
+	 * is truncated before it is known to be a regular file */
+	struct stat st;
+	const char *why = NULL;
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		why = S_ISDIR(st.st_mode) ? "is a directory"
+		      : S_ISLNK(st.st_mode) ? "is a symbolic link (name its target)"
+					    : "not a regular file";
+	int fd = why ? -1 : open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (why)
+		;
+	else if (fd < 0)
+		why = errno == ELOOP ? "is a symbolic link (name its target)" : strerror(errno);
+	else if (fstat(fd, &st) != 0)
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file";
+	else if (ftruncate(fd, 0) != 0 || fcntl(fd, F_SETFL, 0) != 0)
+		why = strerror(errno);
+	if (!why && !(dev->tx_pcap = fdopen(fd, "wb")))
+		why = strerror(errno);
+	if (!why && synth_pcap_write_header(dev->tx_pcap))
+		why = strerror(errno ? errno : EIO);
+	if (!why)
+		return 0;
+	RTE_LOG(ERR, PMD, "%s: tx_pcap=%s: cannot write: %s\n", name, path, why);
+	if (dev->tx_pcap) {
+		fclose(dev->tx_pcap);
+		dev->tx_pcap = NULL;
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	return -EINVAL;
 }
 
 int synth_pcap_write_header(FILE *f)
 {
-	struct pcap_file_header h = {PCAP_MAGIC_NSEC, 2, 4, 0, 0, 65535,
+	struct pcap_file_header_out h = {PCAP_MAGIC_NSEC, 2, 4, 0, 0, 65535,
 				     PCAP_LINKTYPE_ETHERNET};
 	return fwrite(&h, sizeof(h), 1, f) == 1 ? 0 : -EIO;
 }

@@ -7,7 +7,7 @@
  *   alloc      packet | bulk (pool: one slot per packet, or one contiguous
  *              run per burst as napi_skb_cache_get's bulk refill)
  *   clear      memset (per packet, as __build_skb) | bulk (one memset over
- *              the contiguous run of the burst: seed 000's proposal) | none
+ *              the contiguous run of the burst, as Brouer's generic-XDP evaluation (2017) proposes) | none
  *   hints      each NIC hint (hash, csum, vlan, timestamp, ptype) on/off
  * Packets are not modified: VLAN tags stay in the frame (their TCIs go to
  * the metadata) and offsets count from the first byte of the frame.
@@ -38,6 +38,15 @@ enum build_meta_alloc { BM_ALLOC_PACKET, BM_ALLOC_BULK };
 enum build_meta_clear { BM_CLEAR_MEMSET, BM_CLEAR_BULK, BM_CLEAR_NONE };
 enum build_meta_host { BM_HOST_ANY, BM_HOST_PORT, BM_HOST_ADDR };
 
+/* [stage.build-meta] vlans: the 802.1Q VLAN devices (ip link add link
+ * PORT type vlan id VID), each on every port or on one */
+#define BM_VLAN_DEVS_MAX 64
+#define BM_VLAN_ANY_PORT UINT16_MAX
+struct build_meta_vlan_dev {
+	uint16_t vid;
+	uint16_t port;           /* BM_VLAN_ANY_PORT: every port */
+};
+
 struct build_meta_ctx {
 	/* read for every packet */
 	uint16_t prefetch;      /* packets ahead in the burst loop */
@@ -55,12 +64,17 @@ struct build_meta_ctx {
 	uint64_t ts_flag;
 	const struct rte_mempool *priv_pool_ok; /* last pool whose priv fits */
 	struct rte_ether_addr host_addr;
+	uint8_t n_vlan_devs;
+	struct build_meta_vlan_dev vlan_devs[BM_VLAN_DEVS_MAX];
 
 	/* counters (descriptor `counters`) */
 	uint64_t built;
 	uint64_t too_short;
 	uint64_t no_priv_room;
 	uint64_t vlan_inband;
+	uint64_t vlan_dev_rx;    /* received on a VLAN device (vlan_do_receive) */
+	uint64_t vlan_priority;  /* VID 0 tags cleared (priority tags) */
+	uint64_t vlan_unknown;   /* VID with no VLAN device: PACKET_OTHERHOST */
 	uint64_t hint_hash;
 	uint64_t hint_csum;
 	uint64_t hint_vlan;
@@ -94,8 +108,9 @@ build_meta_host_addr(const struct build_meta_ctx *c, uint16_t port)
 }
 
 /* The NIC hints, each taken only when enabled and present (the driver's
- * mlx5e_build_rx_skb / ice_process_skb_fields part). */
-static inline void build_meta_hints(struct build_meta_ctx *c,
+ * mlx5e_build_rx_skb / ice_process_skb_fields part). True when a VLAN tag
+ * the NIC stripped was taken. */
+static inline bool build_meta_hints(struct build_meta_ctx *c,
 				    const struct rte_mbuf *m,
 				    struct lrx_meta *v)
 {
@@ -130,7 +145,9 @@ static inline void build_meta_hints(struct build_meta_ctx *c,
 		c->hint_csum += known;
 	}
 	/* A tag the NIC stripped was the outermost one (__vlan_hwaccel_put_tag). */
+	bool tag = false;
 	if ((on & LRX_HINT_VLAN) && (ol & RTE_MBUF_F_RX_VLAN_STRIPPED)) {
+		tag = true;
 		if (ol & RTE_MBUF_F_RX_QINQ_STRIPPED) {
 			v->vlan_tci[0] = m->vlan_tci_outer;
 			v->vlan_tci[1] = m->vlan_tci;
@@ -154,6 +171,105 @@ static inline void build_meta_hints(struct build_meta_ctx *c,
 		v->hints |= LRX_HINT_PTYPE;
 		c->hint_ptype++;
 	}
+	return tag;
+}
+
+/* The fields every packet gets once its L2 header is known. */
+static inline lrx_next_t build_meta_done(struct build_meta_ctx *c,
+					 struct rte_mbuf *m,
+					 struct lrx_meta *meta, uint16_t proto,
+					 uint16_t off)
+{
+	meta->protocol = proto;
+	meta->mac_len = off;
+	meta->network_offset = off;
+	meta->len = m->pkt_len - off;
+	meta->ingress_port = m->port;
+
+	lrx_meta_set(m, meta);
+	c->built++;
+	return LRX_NEXT_CONTINUE_V;
+}
+
+/* A VLAN device (vlan_find_dev) for a tag arriving on port. */
+static bool build_meta_vlan_dev(const struct build_meta_ctx *c, uint16_t port,
+				uint16_t tpid, uint16_t vid)
+{
+	if (tpid != RTE_ETHER_TYPE_VLAN)
+		return false; /* 802.1ad devices are not modelled */
+	for (unsigned i = 0; i < c->n_vlan_devs; i++)
+		if (c->vlan_devs[i].vid == vid &&
+		    (c->vlan_devs[i].port == BM_VLAN_ANY_PORT ||
+		     c->vlan_devs[i].port == port))
+			return true;
+	return false;
+}
+
+/* The VLAN part of __netif_receive_skb_core, for a packet with a tag
+ * (the NIC's, then the frame's). Each round takes the next tag
+ * (skb_vlan_untag; a tag the NIC stripped comes first and uses no frame
+ * bytes, its TPID taken as 802.1Q, or 802.1ad for the outer of a stripped
+ * pair) and asks vlan_do_receive for a VLAN device of the port: one
+ * found, the packet is that device's and the next tag starts another
+ * round; none (check_vlan_id): VID != 0 makes the packet PACKET_OTHERHOST
+ * and ends the rounds, whatever ethertype follows (a second tag is then
+ * the protocol: no packet_type for it, rx_dropped in l3-demux); VID 0 (a
+ * priority tag) is cleared, and a tag after it is taken at once. VLAN
+ * devices exist on the port only, not on VLAN devices. The frame is not
+ * changed: *off moves past the tags taken from it. */
+static __rte_noinline lrx_next_t build_meta_vlan(struct build_meta_ctx *c,
+						 struct rte_mbuf *m,
+						 struct lrx_meta *meta,
+						 uint16_t proto)
+{
+	uint16_t off = RTE_ETHER_HDR_LEN;
+	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
+	const unsigned hw = meta->vlan_count;
+	unsigned hw_taken = 0, seen = hw;
+	uint16_t dev_vid = 0;
+	for (;;) {
+		uint16_t tpid, tci;
+		if (hw_taken < hw) {
+			tci = meta->vlan_tci[hw_taken];
+			tpid = hw == 2 && hw_taken == 0 ? RTE_ETHER_TYPE_QINQ
+						       : RTE_ETHER_TYPE_VLAN;
+			hw_taken++;
+		} else if (build_meta_is_vlan(proto)) {
+			/* skb_vlan_untag: pskb_may_pull(VLAN_HLEN) */
+			if (unlikely(m->data_len < (uint32_t)off + 4)) {
+				c->too_short++;
+				return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
+			}
+			const rte_be16_t *tag =
+				(const rte_be16_t *)(frame + off);
+			tpid = proto;
+			tci = rte_be_to_cpu_16(tag[0]);
+			proto = rte_be_to_cpu_16(tag[1]);
+			off += 4;
+			c->vlan_inband++;
+			if (seen < 2)
+				meta->vlan_tci[seen] = tci;
+			seen++;
+		} else {
+			break;
+		}
+		const uint16_t vid = tci & 0xfff;
+		if (dev_vid == 0 && vid != 0 &&
+		    build_meta_vlan_dev(c, m->port, tpid, vid)) {
+			dev_vid = vid; /* vlan_do_receive: another_round */
+			c->vlan_dev_rx++;
+			continue;
+		}
+		if (vid != 0) {
+			meta->pkt_type = LRX_PACKET_OTHERHOST;
+			c->vlan_unknown++;
+			break;
+		}
+		c->vlan_priority++; /* __vlan_hwaccel_clear_tag */
+	}
+	meta->vlan_count = (uint8_t)(seen < 2 ? seen : 2);
+	meta->vlan_vid = dev_vid;
+	return build_meta_done(c, m, meta, proto, off);
 }
 
 /* The core: parse L2 and write the metadata of one packet into meta
@@ -178,29 +294,9 @@ static inline lrx_next_t build_meta_core(struct build_meta_ctx *c,
 	else
 		*meta = (struct lrx_meta){0};
 	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)frame;
-	uint16_t proto = rte_be_to_cpu_16(eth->ether_type);
-	uint16_t off = RTE_ETHER_HDR_LEN;
+	const uint16_t proto = rte_be_to_cpu_16(eth->ether_type);
 
-	build_meta_hints(c, m, meta);
-
-	/* In-band tags (skb_vlan_untag), at most two in total as the
-	 * kernel's one untag + one "another_round" for 802.1ad. */
-	if (unlikely(build_meta_is_vlan(proto))) {
-		uint8_t count = meta->vlan_count;
-		for (unsigned i = 0; i < 2 && build_meta_is_vlan(proto) &&
-				     count < 2; i++) {
-			if (unlikely(avail < (uint32_t)off + 4)) {
-				c->too_short++;
-				return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
-			}
-			const rte_be16_t *tag = (const rte_be16_t *)(frame + off);
-			meta->vlan_tci[count++] = rte_be_to_cpu_16(tag[0]);
-			proto = rte_be_to_cpu_16(tag[1]);
-			off += 4;
-			c->vlan_inband++;
-		}
-		meta->vlan_count = count;
-	}
+	const bool hw_tag = build_meta_hints(c, m, meta);
 
 	/* eth_type_trans's pkt_type */
 	if (unlikely(rte_is_multicast_ether_addr(&eth->dst_addr))) {
@@ -220,15 +316,10 @@ static inline lrx_next_t build_meta_core(struct build_meta_ctx *c,
 		}
 	}
 
-	meta->protocol = proto;
-	meta->mac_len = off;
-	meta->network_offset = off;
-	meta->len = m->pkt_len - off;
-	meta->ingress_port = m->port;
-
-	lrx_meta_set(m, meta);
-	c->built++;
-	return LRX_NEXT_CONTINUE_V;
+	/* A tag: stripped by the NIC (hint vlan) or in the frame */
+	if (unlikely(hw_tag | build_meta_is_vlan(proto)))
+		return build_meta_vlan(c, m, meta, proto);
+	return build_meta_done(c, m, meta, proto, RTE_ETHER_HDR_LEN);
 }
 
 /* pool placement: n contiguous slots (wraps to the start of the ring when
@@ -349,6 +440,44 @@ static int build_meta_parse_hints(const struct lrx_stage_init *init,
 	return *out ? 0 : lrx_key_error(init, "hints", v, valid);
 }
 
+/* vlans: none, or a comma list of VIDs 1..4094, each optionally %port
+ * (the device is on that port only). */
+static int build_meta_parse_vlans(const struct lrx_stage_init *init,
+				  struct build_meta_ctx *c)
+{
+	static const char valid[] =
+		"valid values are none, or a comma list of up to 64 VLAN IDs "
+		"1..4094, each optionally %port (100%0: a VLAN device on port "
+		"0 only)";
+	const char *v = lrx_key_value(init, "vlans");
+	c->n_vlan_devs = 0;
+	if (strcmp(v, "none") == 0)
+		return 0;
+	if (*v == '\0')
+		return lrx_key_error(init, "vlans", v, valid);
+	for (const char *p = v; *p;) {
+		char text[32];
+		size_t len = lrx_key_item(p, text, sizeof(text));
+		if (len == 0 || c->n_vlan_devs == BM_VLAN_DEVS_MAX)
+			return lrx_key_error(init, "vlans", v, valid);
+		long port = BM_VLAN_ANY_PORT;
+		char *pct = strchr(text, '%');
+		if (pct) {
+			*pct = '\0';
+			port = lrx_key_decimal(pct + 1, RTE_MAX_ETHPORTS - 1);
+		}
+		long vid = lrx_key_decimal(text, 4094);
+		if (vid < 1 || port < 0)
+			return lrx_key_error(init, "vlans", v, valid);
+		c->vlan_devs[c->n_vlan_devs++] = (struct build_meta_vlan_dev){
+			.vid = (uint16_t)vid, .port = (uint16_t)port};
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
 static int build_meta_init(void *ctx, const struct lrx_stage_init *init)
 {
 	static const char *const placements[] = {"priv", "pool", "auto", NULL};
@@ -378,6 +507,8 @@ static int build_meta_init(void *ctx, const struct lrx_stage_init *init)
 		return rc;
 	c->pool_slots = (uint32_t)number;
 	if ((rc = build_meta_parse_hints(init, &c->hints)))
+		return rc;
+	if ((rc = build_meta_parse_vlans(init, c)))
 		return rc;
 
 	/* bulk clearing needs the ring: auto takes it */
@@ -450,6 +581,9 @@ static const struct lrx_stage_counter build_meta_counters[] = {
 	BM_COUNTER(too_short),
 	BM_COUNTER(no_priv_room),
 	BM_COUNTER(vlan_inband),
+	BM_COUNTER(vlan_dev_rx),
+	BM_COUNTER(vlan_priority),
+	BM_COUNTER(vlan_unknown),
 	BM_COUNTER(hint_hash),
 	BM_COUNTER(hint_csum),
 	BM_COUNTER(hint_vlan),
@@ -485,6 +619,10 @@ static const struct lrx_stage_key build_meta_keys[] = {
 	{"host_mac", "any",
 	 "PACKET_HOST test of eth_type_trans: any (every unicast is for us) | "
 	 "port (the ingress port's MAC) | aa:bb:cc:dd:ee:ff"},
+	{"vlans", "none",
+	 "802.1Q VLAN devices: none | comma list of VIDs 1..4094, each "
+	 "optionally %port (on that port only); a tagged packet for no "
+	 "device is PACKET_OTHERHOST (VID 0: a priority tag, untagged)"},
 	{"pool_slots", "8192",
 	 "placement=pool: slots in the metadata ring, 2048..1048576; a slot "
 	 "is reused after that many later packets"},

@@ -37,11 +37,17 @@
  * engine drains release(). So the engines cannot reorder GRO's output and a
  * flow's held packet always leaves before the packet that flushed it.
  *
- * Deliberate deviation: the kernel lets a same-flow packet that fails an
- * IP-level check (IP options, bad IP header checksum) or the TCP checksum
- * overtake the held packet of its flow (inet_gro_receive "goto out",
- * tcp4_gro_receive returns NULL); listrx flushes the held packet first so
- * that per-flow order is always preserved (docs/gro.md).
+ * A segment that leaves before tcp_gro_receive (inet_gro_receive "goto
+ * out": an IPv4 header that is not 0x45, a bad IPv4 header checksum;
+ * tcp4_gro_receive "goto flush": a bad TCP checksum; the same for UDP)
+ * goes up at once and its flow's held packet stays held, as in the kernel
+ * (early_order=kernel); early_order=flow flushes the held packet first,
+ * keeping each flow's order. A segment the IP layer marks "flush" without
+ * leaving (a length that is not the frame's) flushes its held packet
+ * first, as tcp_gro_receive does.
+ *
+ * The bucket is the NIC's hash (skb_get_hash_raw; no hash: bucket 0, as
+ * on a veth); hash=compute hashes the flow when the NIC gave none.
  *
  * Where kernels differ, the rule of the kernel the oracle test ran on
  * (Linux 6.18) is followed: fixed IP IDs without DF, CWR passes alone.
@@ -102,6 +108,15 @@ enum gro_impl {
 	GRO_IMPL_RTE_LIGHT = 2, /* the peer: rte_gro_reassemble_burst per poll */
 };
 
+/* What an IP header's protocol field may lead to (gro_parse's first
+ * test): TCP, UDP (with udp_gro), an IPv6 extension header
+ * ipv6_gro_pull_exthdrs pulls. */
+enum gro_l4 {
+	GRO_L4_TCP = 1,
+	GRO_L4_UDP = 2,
+	GRO_L4_EXT6 = 4,
+};
+
 enum gro_kind {
 	GRO_KIND_OTHER = 0, /* not something GRO merges: passes through */
 	GRO_KIND_TCP4,
@@ -131,6 +146,7 @@ enum gro_flush_cause {
 
 /* The parsed view of one incoming packet (its NAPI_GRO_CB). */
 struct gro_pkt {
+	uint8_t early;        /* leaves before tcp_gro_receive (goto out) */
 	struct rte_mbuf *m;
 	uint8_t *l2;
 	uint8_t *l3;
@@ -143,7 +159,8 @@ struct gro_pkt {
 	uint16_t l2_len, l3_len, l4_len;
 	uint16_t ip_id;
 	uint8_t kind;         /* enum gro_kind */
-	uint8_t flush;        /* NAPI_GRO_CB(skb)->flush: may not be merged */
+	uint8_t flush;        /* NAPI_GRO_CB(skb)->flush: may not be merged,
+			       * its held packet is flushed */
 	uint8_t df;           /* IP_DF set (IPv6: 1) */
 	uint8_t tcp_flags;
 	struct lrx_meta *meta;
@@ -195,6 +212,10 @@ struct gro_ctx {
 	uint8_t udp_gro;
 	uint8_t csum_verify;
 	uint8_t use_meta;
+	uint8_t hash_compute;    /* hash=compute: a flow hash without the NIC's */
+	uint8_t l4_candidates[2]; /* enum gro_l4 bits worth parsing: [0] IPv6,
+				   * [1] IPv4 */
+	uint8_t early_in_order;  /* early_order=flow */
 	uint8_t impl;            /* enum gro_impl */
 	uint16_t light_n;        /* impl=rte-light: segments in light[] */
 	void *rte_ctx;           /* impl=rte: the rte_gro context */
@@ -291,13 +312,19 @@ static inline bool gro_l3_csum_known_good(const struct gro_pkt *s)
 	       RTE_MBUF_F_RX_IP_CKSUM_GOOD;
 }
 
-/* skb_get_hash_raw, computed when the NIC gave none. */
-static inline uint32_t gro_flow_hash(const struct gro_pkt *s)
+/* skb_get_hash_raw: the NIC's hash (through build-meta's hint, or the
+ * mbuf when build-meta did not run); none is 0, the first bucket, as on a
+ * veth. hash=compute hashes the flow instead of 0. */
+static inline uint32_t gro_flow_hash(const struct gro_ctx *ctx,
+				     const struct gro_pkt *s)
 {
-	if (s->meta && s->meta->hash)
-		return s->meta->hash;
-	if (s->m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
-		return s->m->hash.rss;
+	uint32_t nic = 0;
+	if (s->meta)
+		nic = s->meta->hash;
+	else if (s->m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		nic = s->m->hash.rss;
+	if (nic || !ctx->hash_compute)
+		return nic;
 	uint32_t h = rte_hash_crc_4byte(gro_load32(s->l4), 0x9e3779b9u);
 	if (s->kind == GRO_KIND_TCP4 || s->kind == GRO_KIND_UDP4)
 		return rte_hash_crc_8byte(gro_load64(s->l3 + 12), h);
@@ -317,6 +344,7 @@ static inline bool gro_parse(const struct gro_ctx *ctx, struct gro_pkt *s,
 {
 	s->m = m;
 	s->kind = GRO_KIND_OTHER;
+	s->early = 0;
 	s->flush = 0;
 	s->seq = 0;
 	s->flag_word = 0;
@@ -361,9 +389,13 @@ static inline bool gro_parse(const struct gro_ctx *ctx, struct gro_pkt *s,
 	const bool ip4 = proto == RTE_ETHER_TYPE_IPV4;
 	if ((ip4 | (proto == RTE_ETHER_TYPE_IPV6)) &&
 	    l3_avail >= sizeof(struct rte_ipv4_hdr)) {
-		const uint8_t l4p = s->l3[ip4 ? 9 : 6]; /* protocol, nexthdr */
-		if ((l4p != IPPROTO_TCP) &
-		    ((l4p != IPPROTO_UDP) | !ctx->udp_gro))
+		/* protocol, nexthdr: TCP, UDP (udp_gro), or for IPv6 an
+		 * extension header ipv6_gro_pull_exthdrs pulls */
+		static const uint8_t candidate[256] = {
+			[IPPROTO_TCP] = GRO_L4_TCP, [IPPROTO_UDP] = GRO_L4_UDP,
+			[0] = GRO_L4_EXT6, [43] = GRO_L4_EXT6, [60] = GRO_L4_EXT6};
+		const uint8_t l4p = s->l3[ip4 ? 9 : 6];
+		if (!(candidate[l4p] & ctx->l4_candidates[ip4]))
 			return false;
 	}
 	uint8_t l4_proto;
@@ -387,10 +419,12 @@ static inline bool gro_parse(const struct gro_ctx *ctx, struct gro_pkt *s,
 		s->ip_id = rte_be_to_cpu_16(iph->packet_id);
 		s->df = !!(iph->fragment_offset &
 			   rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG));
-		/* inet_gro_receive: no options (0x45), checksum good */
-		flush |= iph->version_ihl != 0x45;
-		if (!flush && !gro_l3_csum_known_good(s))
-			flush |= rte_raw_cksum(iph, sizeof(*iph)) != 0xffff;
+		/* inet_gro_receive: no options (0x45), checksum good, else
+		 * "goto out" (early); a reserved frag_off bit is a flush */
+		s->early = iph->version_ihl != 0x45;
+		if (!s->early && !gro_l3_csum_known_good(s))
+			s->early = rte_raw_cksum(iph, sizeof(*iph)) != 0xffff;
+		flush |= !!(iph->fragment_offset & rte_cpu_to_be_16(0x8000));
 		if (l4_proto == IPPROTO_TCP)
 			s->kind = GRO_KIND_TCP4;
 		else if (l4_proto == IPPROTO_UDP && ctx->udp_gro)
@@ -407,8 +441,20 @@ static inline bool gro_parse(const struct gro_ctx *ctx, struct gro_pkt *s,
 		s->ip_len = sizeof(*ip6h) + rte_be_to_cpu_16(ip6h->payload_len);
 		s->ip_id = 0;
 		s->df = 1; /* no ID to check */
-		/* extension headers (ipv6_gso_pull_exthdrs) are not handled:
-		 * such packets pass through (docs/gro.md) */
+		/* ipv6_gro_pull_exthdrs: hop-by-hop, routing and destination
+		 * options headers (INET6_PROTO_GSO_EXTHDR) are pulled; one
+		 * that is not all there stops the pull, and the packet
+		 * passes ("goto out") */
+		while (unlikely(l4_proto == 0 || l4_proto == 43 ||
+				l4_proto == 60)) {
+			if (l3_avail < l3_len + 8)
+				return false;
+			const uint32_t len = (s->l3[l3_len + 1] + 1u) * 8;
+			if (l3_avail < l3_len + len)
+				return false;
+			l4_proto = s->l3[l3_len];
+			l3_len += len;
+		}
 		if (l4_proto == IPPROTO_TCP)
 			s->kind = GRO_KIND_TCP6;
 		else if (l4_proto == IPPROTO_UDP && ctx->udp_gro)
@@ -448,7 +494,7 @@ static inline bool gro_parse(const struct gro_ctx *ctx, struct gro_pkt *s,
 	}
 	s->payload_len = ip_len - l3_len - s->l4_len;
 	s->flush = flush;
-	s->hash = gro_flow_hash(s);
+	s->hash = gro_flow_hash(ctx, s);
 	return true;
 }
 
@@ -470,7 +516,17 @@ static inline bool gro_l4_csum_bad(const struct gro_ctx *ctx,
 	if (s->kind == GRO_KIND_TCP4 || s->kind == GRO_KIND_UDP4)
 		return rte_ipv4_udptcp_cksum_verify((const void *)s->l3,
 						    s->l4) != 0;
-	return rte_ipv6_udptcp_cksum_verify((const void *)s->l3, s->l4) != 0;
+	if (likely(s->l3_len == sizeof(struct rte_ipv6_hdr)))
+		return rte_ipv6_udptcp_cksum_verify((const void *)s->l3, s->l4) != 0;
+	/* after extension headers: the upper-layer length is not the
+	 * payload length rte_ipv6_udptcp_cksum_verify would take */
+	const uint32_t l4_len = s->ip_len - s->l3_len;
+	uint32_t sum = __rte_raw_cksum(s->l3 + 8, 32, 0);
+	sum += rte_cpu_to_be_16((uint16_t)(s->kind == GRO_KIND_TCP6 ? IPPROTO_TCP
+								   : IPPROTO_UDP));
+	sum += rte_cpu_to_be_16((uint16_t)l4_len);
+	sum = __rte_raw_cksum(s->l4, l4_len, sum);
+	return __rte_raw_cksum_reduce(sum) != 0xffff;
 }
 
 /* ---- same flow: gro_list_prepare + inet/ipv6/tcp/udp flow fields ------ */
@@ -508,12 +564,17 @@ static inline bool gro_same_flow(const struct gro_held *p,
 		diffs |= gro_load64(l3 + 12) ^ gro_load64(s->l3 + 12);
 	} else {
 		/* ipv6_gro_receive: version + flow label, addresses,
-		 * nexthdr (traffic class is a flush, not a flow, field) */
+		 * nexthdr (traffic class is a flush, not a flow, field), and
+		 * the extension headers pulled, byte for byte */
 		diffs |= (gro_load32(l3) ^ gro_load32(s->l3)) &
 			 rte_cpu_to_be_32(0xF00FFFFF);
 		diffs |= (uint64_t)(l3[6] ^ s->l3[6]);
 		for (int i = 8; i < 40; i += 8)
 			diffs |= gro_load64(l3 + i) ^ gro_load64(s->l3 + i);
+		diffs |= (uint64_t)(p->l3_len ^ s->l3_len);
+		if (unlikely(!diffs && p->l3_len > 40))
+			diffs |= (uint64_t)memcmp(l3 + 40, s->l3 + 40,
+						  p->l3_len - 40u);
 	}
 	/* tcp_gro_receive / udp_gro_receive_segment: ports */
 	diffs |= gro_load32(l4) ^ gro_load32(s->l4);
@@ -606,10 +667,12 @@ static void gro_complete(struct gro_ctx *ctx, struct gro_held *p,
 			iph->hdr_checksum = rte_ipv4_cksum(iph);
 		} else {
 			struct rte_ipv6_hdr *ip6h = (void *)l3;
-			/* BIG TCP: payload_len 0 above 64 KB (the kernel also
+			/* ipv6_gro_complete: the extension headers count;
+			 * BIG TCP: payload_len 0 above 64 KB (the kernel also
 			 * inserts a jumbo hop-by-hop header: not done here) */
+			const uint32_t plen = p->ip_len - (uint32_t)sizeof(*ip6h);
 			ip6h->payload_len = rte_cpu_to_be_16(
-				l4_total > 0xffff ? 0 : (uint16_t)l4_total);
+				plen > 0xffff ? 0 : (uint16_t)plen);
 		}
 		uint16_t pseudo = gro_pseudo_sum(l3, v6,
 						 tcp ? IPPROTO_TCP : IPPROTO_UDP,
@@ -812,28 +875,30 @@ static inline enum gro_result gro_receive(struct gro_ctx *ctx,
 	if (ctx->bitmask & (1u << bucket))
 		pos = gro_bucket_find(&ctx->buckets[bucket], &s);
 
-	/* "Don't bother verifying checksum if we're going to flush anyway" */
-	if (!s.flush && gro_l4_csum_bad(ctx, &s)) {
+	/* tcp4_gro_receive, udp4_gro_receive: "Don't bother verifying
+	 * checksum if we're going to flush anyway"; a bad one leaves early */
+	bool bad_csum = false;
+	if (!s.early && !s.flush && gro_l4_csum_bad(ctx, &s)) {
 		ctx->c.bad_csum++;
-		s.flush = 1;
-	} else if (s.flush) {
-		ctx->c.not_eligible++;
+		s.early = 1;
+		bad_csum = true;
 	}
 	bool udp = s.kind == GRO_KIND_UDP4 || s.kind == GRO_KIND_UDP6;
-	if (udp && !s.flush) {
+	if (udp && !s.early) {
 		/* udp_gro_receive_segment: non-zero checksum (symmetry with
-		 * GSO), udp len must be the datagram's */
+		 * GSO), udp len must be the datagram's, else it leaves */
 		const struct rte_udp_hdr *uh = (const void *)s.l4;
-		s.flush = uh->dgram_cksum == 0 ||
+		s.early = uh->dgram_cksum == 0 ||
 			  rte_be_to_cpu_16(uh->dgram_len) !=
 				  s.payload_len + sizeof(*uh) ||
 			  s.payload_len == 0;
-		if (s.flush)
-			ctx->c.not_eligible++;
 	}
-	if (s.flush) {
-		/* listrx keeps flow order: the held packet goes first */
-		if (pos >= 0)
+	if (unlikely(s.early | s.flush)) {
+		ctx->c.not_eligible += !bad_csum;
+		/* a flush (tcp_gro_receive finds the held packet and ends
+		 * it), or early_order=flow: the held packet first; the
+		 * kernel's early segment overtakes it */
+		if (pos >= 0 && (s.flush || ctx->early_in_order))
 			gro_flush_at(ctx, bucket, pos, GRO_FLUSH_NOT_ELIGIBLE);
 		gro_release_push(ctx, m);
 		return GRO_NORMAL;
@@ -1174,6 +1239,14 @@ static void gro_process_burst(void *vctx, struct rte_mbuf **pkts, uint16_t n,
 
 static const struct lrx_stage_key gro_keys[] = {
 	GRO_COMMON_KEYS
+	{"hash", "nic",
+	 "nic|compute: the bucket of a flow (skb_get_hash_raw): the NIC's "
+	 "RSS hash, none = bucket 0 as on a veth (the kernel) | a hash of "
+	 "the flow when the NIC gave none"},
+	{"early_order", "kernel",
+	 "kernel|flow: a segment that leaves GRO before tcp_gro_receive (IP "
+	 "options, a bad IP or TCP checksum) goes up before the held packet "
+	 "of its flow (the kernel) | after it, keeping each flow's order"},
 	{"clock", "tsc",
 	 "tsc|polls: what ages held packets: the TSC (as the kernel's "
 	 "jiffies: merges then depend on timing), or one microsecond per "
@@ -1261,6 +1334,8 @@ static int gro_init_common(struct gro_ctx *ctx,
 	if (timeout_us && !ctx->timeout_cycles)
 		ctx->timeout_cycles = 1;
 	ctx->max_size = (uint32_t)max_size;
+	ctx->l4_candidates[1] = (uint8_t)(GRO_L4_TCP | (ctx->udp_gro ? GRO_L4_UDP : 0));
+	ctx->l4_candidates[0] = (uint8_t)(ctx->l4_candidates[1] | GRO_L4_EXT6);
 	return 0;
 }
 
@@ -1270,6 +1345,9 @@ static int gro_init(void *vctx, const struct lrx_stage_init *init)
 	/* rte-gro has no clock key: rte_gro_timeout_flush reads the TSC
 	 * itself, so only the kernel rules can age by polls */
 	int rc = gro_key_flag(init, "clock", "tsc", "polls", &ctx->clock_polls);
+	rc = rc ?: gro_key_flag(init, "hash", "nic", "compute", &ctx->hash_compute);
+	rc = rc ?: gro_key_flag(init, "early_order", "kernel", "flow",
+				&ctx->early_in_order);
 	rc = rc ?: gro_init_common(ctx, init);
 	ctx->impl = GRO_IMPL_KERNEL;
 	return rc;

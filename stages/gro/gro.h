@@ -23,7 +23,8 @@
 #define GRO_RELEASE_RING 1024
 
 /* Config keys: flush_age_us, flush_timeout_us, max_size, udp_gro,
- * csum_verify, use_meta; the stage rte-gro (DPDK rte_gro, the peer) also
+ * csum_verify, use_meta; gro also clock, hash (nic|compute) and
+ * early_order (kernel|flow); the stage rte-gro (DPDK rte_gro, the peer)
  * mode (heavy|light) (see the key tables in gro.c and docs/gro.md).
  * Counters: segments_in, packets_out, merged, held, flush_flags,
  * flush_short, flush_mismatch, flush_size, flush_not_eligible,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* IPv6 extension headers after the fixed header, as ip6_protocol_deliver_rcu
- * walks them through inet6_protos (net/ipv6/exthdrs.c). Internal to
- * l3-demux. */
+/* IPv6 extension headers on input: the hop-by-hop header of ip6_rcv_core
+ * (ipv6_parse_hopopts) and the headers ip6_protocol_deliver_rcu walks
+ * through inet6_protos (net/ipv6/exthdrs.c), with one TLV parser for
+ * both option headers, as ip6_parse_tlv. Internal to l3-demux. */
 #ifndef LRX_L3_EXTHDRS_H
 #define LRX_L3_EXTHDRS_H
 
@@ -20,7 +21,25 @@ enum l3_ext_mib {
 
 enum l3_ext_verdict {
 	L3_EXT_UPPER, /* *nexthdr / *off name the upper-layer header */
-	L3_EXT_DROP,  /* drop with *reason, counting *mib */
+	L3_EXT_DROP,  /* drop as struct l3_ext_fail says */
+};
+
+/* ICMPv6 parameter problem codes (icmpv6_param_prob) */
+enum l3_paramprob6 {
+	L3_PARAMPROB6_HDR_FIELD = 0,  /* ICMPV6_HDR_FIELD */
+	L3_PARAMPROB6_NEXTHDR = 1,    /* ICMPV6_UNK_NEXTHDR */
+	L3_PARAMPROB6_OPTION = 2,     /* ICMPV6_UNK_OPTION */
+};
+
+/* What a failed header costs: the drop reason, the counter, and the
+ * ICMPv6 parameter problem the kernel sends for it (icmp set), whose
+ * pointer counts from the network header. */
+struct l3_ext_fail {
+	enum lrx_drop_reason reason;
+	enum l3_ext_mib mib;
+	bool icmp;
+	uint8_t icmp_code;      /* enum l3_paramprob6 */
+	uint32_t icmp_pointer;
 };
 
 static inline bool l3_ipv6_is_exthdr(uint8_t nexthdr)
@@ -29,16 +48,33 @@ static inline bool l3_ipv6_is_exthdr(uint8_t nexthdr)
 	return nexthdr == 43 || nexthdr == 59 || nexthdr == 60;
 }
 
+/* ipv6_parse_hopopts for the hop-by-hop header right after the fixed
+ * header at frame[noff], data up to frame[end). payload_len is the fixed
+ * header's, skb_len the bytes from the network header. On L3_EXT_UPPER
+ * *hdr_len is the header's length and *jumbo_len the jumbogram's payload
+ * length (ipv6_hop_jumbo), or 0 without a jumbo option. */
+enum l3_ext_verdict l3_ipv6_hopopts(const uint8_t *frame, uint32_t noff,
+				    uint32_t end, uint32_t payload_len,
+				    uint32_t skb_len, bool mcast_dst,
+				    uint32_t *hdr_len, uint32_t *jumbo_len,
+				    struct l3_ext_fail *fail);
+
 /* Walk destination options, routing headers and "no next header" from
- * frame[*off] (header type *nexthdr) up to frame[end). On L3_EXT_UPPER
- * *nexthdr and *off name the first header that is not one of these (a
- * hop-by-hop header here goes to the caller's unknown-protocol path, as
- * inet6_protos[NEXTHDR_HOP] is empty). mip6: type 2 routing headers as a
- * kernel built with CONFIG_IPV6_MIP6 treats them. */
-enum l3_ext_verdict l3_ipv6_exthdrs(const uint8_t *frame, uint32_t end,
-				    uint32_t *off, uint8_t *nexthdr,
-				    bool mcast_dst, bool host, bool mip6,
-				    enum lrx_drop_reason *reason,
-				    enum l3_ext_mib *mib);
+ * frame[*off] (header type *nexthdr; the network header at frame[noff])
+ * up to frame[end). On L3_EXT_UPPER *nexthdr and *off name the first
+ * header that is not one of these (a hop-by-hop header here goes to the
+ * caller's unknown-protocol path, as inet6_protos[NEXTHDR_HOP] is empty).
+ * mip6: type 2 routing headers as a kernel built with CONFIG_IPV6_MIP6
+ * treats them. */
+enum l3_ext_verdict l3_ipv6_exthdrs(const uint8_t *frame, uint32_t noff,
+				    uint32_t end, uint32_t *off,
+				    uint8_t *nexthdr, bool mcast_dst, bool host,
+				    bool mip6, struct l3_ext_fail *fail);
+
+/* IP6CB(skb)->nhoff for an upper-layer header at frame[toff]: the offset
+ * from the network header of the byte that named it (6, or the start of
+ * the last extension header before it), for the pointer of an
+ * ICMPV6_UNK_NEXTHDR parameter problem. */
+uint32_t l3_ipv6_nhoff(const uint8_t *frame, uint32_t noff, uint32_t toff);
 
 #endif

@@ -43,6 +43,7 @@
 #include "reasm.h"
 #include "mcast.h"
 #include "meta.h"
+#include "reply.h"
 #include "prefetch.h"
 #include "static_entries.h"
 #include "stage.h"
@@ -72,7 +73,7 @@ struct l3_tcp_mib {
 	uint64_t in_segs, in_errs, in_csum_errors;
 };
 struct l3_icmp_mib {
-	uint64_t in_msgs, in_errors, in_csum_errors, in_echos, out_echo_reps;
+	uint64_t in_msgs, in_errors, in_csum_errors, in_echos;
 };
 
 struct l3_ctx;
@@ -112,12 +113,13 @@ struct l3_ctx {
 	bool martians_drop;
 	bool route_hint;
 	enum l3_split split;     /* list_split, auto resolved */
-	bool icmp_echo_reply;
+	bool reply_later;        /* in the list path: replies after it */
 	bool udp_any, tcp_any;
 	bool mip6;               /* ipv6_mip6: CONFIG_IPV6_MIP6's rules */
 	uint8_t n_local4, n_local6;
 	uint32_t local4[L3_LOCAL_ADDR_MAX];         /* network order */
 	uint8_t local6[L3_LOCAL_ADDR_MAX][16];
+	uint8_t plen4[L3_LOCAL_ADDR_MAX], plen6[L3_LOCAL_ADDR_MAX];
 	uint32_t arp_ip;         /* network order, 0 = no ARP replies */
 	bool arp_mac_from_port;
 	struct rte_ether_addr arp_mac;
@@ -132,7 +134,8 @@ struct l3_ctx {
 	uint64_t tcp_no_socket;
 	/* listrx counters */
 	uint64_t rx_otherhost_dropped; /* dev_core_stats_rx_otherhost_dropped */
-	uint64_t rx_nohandler;         /* no packet_type for the ethertype */
+	uint64_t rx_dropped;           /* no packet_type for the ethertype:
+					* dev_core_stats_rx_dropped */
 	uint64_t in_martian_src;       /* rt_cache stat in_martian_src */
 	uint64_t in_martian_dst;
 	uint64_t ip_csum_verified;
@@ -151,8 +154,14 @@ struct l3_ctx {
 	uint64_t udp_ports[1024];      /* bitmap of bound ports */
 	uint64_t tcp_ports[1024];
 
+	/* the same two per ingress port, as each net_device counts them */
+	struct l3_dev_stats {
+		uint64_t rx_dropped, rx_otherhost_dropped;
+	} dev[RTE_MAX_ETHPORTS];
+
 	struct l3_reasm reasm;         /* ip_defrag / ipv6_frag_rcv (reasm.c) */
 	struct l3_mcast mc;            /* joined groups, broadcasts */
+	struct l3_reply reply;         /* ICMP and TCP replies (reply.c) */
 };
 
 /* 0, 1, 2, ...: the index list of a whole burst (filled once, read only) */
@@ -227,6 +236,21 @@ static inline bool l3_port_bound(const uint64_t *bitmap, bool any,
 				 uint16_t port)
 {
 	return any || (bitmap[port >> 6] >> (port & 63)) & 1;
+}
+
+/* A handler asks for a reply to its packet m (reply.h); fate is what
+ * happens to m when no reply goes out. The per-packet path answers at
+ * once; the list path (reply_later) after all its handlers, in arrival
+ * order (l3_demux_replies), so the rate limits see the same sequence. */
+static lrx_next_t l3_ask(struct l3_ctx *c, struct rte_mbuf *m,
+			 lrx_next_t fate, enum l3_reply_kind kind,
+			 uint32_t info)
+{
+	const lrx_next_t asked = l3_reply_ask(fate, kind, info);
+	if (!c->reply_later)
+		return l3_reply_send(&c->reply, m, asked);
+	c->reply.replies_asked++;
+	return asked;
 }
 
 /* ---- UDP: __udp4_lib_rcv / __udp6_lib_rcv -------------------------------- */
@@ -327,8 +351,11 @@ static __rte_always_inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_m
 	}
 	if (!l3_port_bound(c->udp_ports, c->udp_any,
 			   rte_be_to_cpu_16(uh->dst_port))) {
-		mib->no_ports++; /* and icmp_send(PORT_UNREACH) */
-		return lrx_next_drop(LRX_DROP_NO_SOCKET);
+		/* a unicast route here: l3_udp_multi took the others */
+		mib->no_ports++;
+		return l3_ask(c, m, lrx_next_drop(LRX_DROP_NO_SOCKET),
+			      fam == L3_FAMILY_V6 ? L3_REPLY_PORT_UNREACH6
+						  : L3_REPLY_PORT_UNREACH4, 0);
 	}
 	mib->in_datagrams++;
 	return LRX_NEXT_DELIVER_V;
@@ -366,40 +393,66 @@ static __rte_always_inline lrx_next_t l3_tcp_core(struct l3_ctx *c, struct rte_m
 	}
 	if (!l3_port_bound(c->tcp_ports, c->tcp_any,
 			   rte_be_to_cpu_16(th->dst_port))) {
-		c->tcp_no_socket++; /* no_tcp_socket: sends a RST */
-		return lrx_next_drop(LRX_DROP_NO_SOCKET);
+		/* no_tcp_socket: tcp_v4_send_reset, whose route must be
+		 * RTN_LOCAL (tcp_v6_send_reset: a unicast destination) */
+		c->tcp_no_socket++;
+		const lrx_next_t fate = lrx_next_drop(LRX_DROP_NO_SOCKET);
+		return l3_route_is_multi(c, m, meta, fam)
+			       ? fate : l3_ask(c, m, fate, L3_REPLY_RST, 0);
 	}
+	/* A socket on the port is a listener that also holds an
+	 * established connection for every peer: a SYN alone opens one
+	 * (tcp_rcv_state_process, LISTEN: conn_request sends a SYN-ACK;
+	 * never for a broadcast or multicast route, tcp_v4_conn_request),
+	 * every other segment is delivered */
+	if (unlikely((th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG |
+				       RTE_TCP_RST_FLAG | RTE_TCP_FIN_FLAG)) ==
+		     RTE_TCP_SYN_FLAG))
+		return l3_route_is_multi(c, m, meta, fam)
+			       ? lrx_next_drop(LRX_DROP_NOT_SPECIFIED)
+			       : l3_ask(c, m, LRX_NEXT_DELIVER_V, L3_REPLY_SYNACK, 0);
 	return LRX_NEXT_DELIVER_V;
 }
 
 /* ---- ICMP: icmp_rcv / icmpv6_rcv ----------------------------------------- */
 
-/* icmp_echo: the request becomes the reply, sent out of the ingress port. */
-static lrx_next_t l3_icmp_echo_reply(struct l3_ctx *c, struct rte_mbuf *m,
-				     const struct lrx_meta *meta)
+/* An ICMP error too short for what its handler reads of the datagram it
+ * quotes: icmp_unreach (destination unreachable, source quench, time
+ * exceeded, parameter problem) wants an IPv4 header of IHL >= 5,
+ * icmp_redirect an IPv4 header's length; icmpv6_notify (every ICMPv6
+ * error) the IPv6 header and 8 bytes past its extension headers. Each
+ * counts InErrors. */
+static bool l3_icmp_error_short(const struct rte_mbuf *m,
+				const struct lrx_meta *meta, int fam,
+				uint8_t type, uint32_t l4_len)
 {
-	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
-	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)frame;
-	struct rte_ipv4_hdr *ip =
-		(struct rte_ipv4_hdr *)(frame + meta->network_offset);
-	struct rte_icmp_hdr *icmp =
-		(struct rte_icmp_hdr *)(frame + meta->transport_offset);
-	struct rte_ether_addr mac = eth->src_addr;
-	eth->src_addr = eth->dst_addr;
-	eth->dst_addr = mac;
-	uint32_t addr = ip->src_addr;
-	ip->src_addr = ip->dst_addr;
-	ip->dst_addr = addr;
-	ip->time_to_live = 64;
-	ip->hdr_checksum = 0;
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	icmp->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
-	icmp->icmp_cksum = 0;
-	uint16_t raw = 0;
-	rte_raw_cksum_mbuf(m, meta->transport_offset, l3_l4_len(meta), &raw);
-	icmp->icmp_cksum = (uint16_t)~raw;
-	c->icmp[L3_FAMILY_V4].out_echo_reps++;
-	return lrx_next_tx(m->port);
+	const uint32_t quoted = l4_len - sizeof(struct rte_icmp_hdr);
+	const uint32_t q = meta->transport_offset + sizeof(struct rte_icmp_hdr);
+	const uint8_t *frame = l3_frame(m);
+	if (fam == L3_FAMILY_V4) {
+		if (type == 5)
+			return quoted < 20;
+		if (type != 3 && type != 4 && type != 11 && type != 12)
+			return false;
+		return quoted < 20 || q >= m->data_len || (frame[q] & 0xf) < 5;
+	}
+	if (type >= 128)
+		return false;
+	if (quoted < 40 || q + 40 > m->data_len)
+		return true;
+	/* ipv6_skip_exthdr over the quoted datagram's headers */
+	uint8_t nh = frame[q + 6];
+	uint32_t o = 40;
+	while (nh == 0 || nh == 43 || nh == 60 || nh == 44 || nh == 51) {
+		if (o + 8 > quoted || q + o + 8 > m->data_len)
+			return true;
+		const uint8_t *h = frame + q + o;
+		if (nh == 44 && ((h[2] << 8 | h[3]) & ~7) != 0)
+			break; /* a later fragment: no header past it */
+		o += nh == 44 ? 8u : nh == 51 ? (h[1] + 2u) * 4 : (h[1] + 1u) * 8;
+		nh = h[0];
+	}
+	return o + 8 > quoted;
 }
 
 static inline lrx_next_t l3_icmp_core(struct l3_ctx *c, struct rte_mbuf *m,
@@ -438,11 +491,26 @@ static inline lrx_next_t l3_icmp_core(struct l3_ctx *c, struct rte_mbuf *m,
 						       : LRX_DROP_INVALID_PROTO);
 		}
 	}
-	if (fam == L3_FAMILY_V4 && type == RTE_IP_ICMP_ECHO_REQUEST) {
-		if (c->icmp_echo_reply && meta->pkt_type == LRX_PACKET_HOST)
-			return l3_icmp_echo_reply(c, m, meta);
-	} else if (fam == L3_FAMILY_V6 && type == 128) {
+	if (unlikely(l3_icmp_error_short(m, meta, fam, type, l4_len))) {
+		mib->in_errors++;
+		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
+	}
+	if (fam == L3_FAMILY_V4) {
+		if (type == RTE_IP_ICMP_ECHO_REQUEST) /* icmp_echo */
+			return l3_ask(c, m, LRX_NEXT_DELIVER_V, L3_REPLY_ECHO4, 0);
+		if (type == 13) { /* ICMP_TIMESTAMP */
+			/* icmp_timestamp: the originate timestamp's 4 bytes
+			 * must be there */
+			if (l4_len < sizeof(struct rte_icmp_hdr) + 4) {
+				mib->in_errors++;
+				return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
+			}
+			return l3_ask(c, m, LRX_NEXT_DELIVER_V,
+				      L3_REPLY_TIMESTAMP4, 0);
+		}
+	} else if (type == 128) { /* icmpv6_echo_reply */
 		mib->in_echos++;
+		return l3_ask(c, m, LRX_NEXT_DELIVER_V, L3_REPLY_ECHO6, 0);
 	}
 	return LRX_NEXT_DELIVER_V;
 }
@@ -505,6 +573,24 @@ L3_DEFINE_HANDLER(udp, l3_udp_core)
 L3_DEFINE_HANDLER(tcp, l3_tcp_core)
 L3_DEFINE_HANDLER(icmp, l3_icmp_core)
 
+/* No handler for the protocol (ip_protocol_deliver_rcu: ICMP protocol
+ * unreachable unless the route is broadcast or multicast;
+ * ip6_protocol_deliver_rcu: a parameter problem pointing at the next
+ * header field that named it). */
+static lrx_next_t l3_unknown_proto(struct l3_ctx *c, struct rte_mbuf *m,
+				   const struct lrx_meta *meta, int fam)
+{
+	c->ip[fam].in_unknown_protos++;
+	const lrx_next_t fate = lrx_next_drop(LRX_DROP_IP_NOPROTO);
+	if (fam == L3_FAMILY_V4)
+		return l3_route_is_multi(c, m, meta, fam)
+			       ? fate : l3_ask(c, m, fate, L3_REPLY_PROTO_UNREACH4, 0);
+	const uint32_t nhoff = l3_ipv6_nhoff(l3_frame(m), meta->network_offset,
+					     meta->transport_offset);
+	return l3_ask(c, m, fate, L3_REPLY_PARAMPROB6,
+		      l3_reply_paramprob6(L3_PARAMPROB6_NEXTHDR, nhoff));
+}
+
 /* ip_protocol_deliver_rcu / ip6_protocol_deliver_rcu for one packet whose
  * L3 checks passed. */
 static inline lrx_next_t l3_local_deliver_one(struct l3_ctx *c,
@@ -512,10 +598,8 @@ static inline lrx_next_t l3_local_deliver_one(struct l3_ctx *c,
 					      struct lrx_meta *meta, int fam)
 {
 	const struct l3_handler *h = c->l4_table[fam][meta->l4_proto];
-	if (unlikely(h == NULL)) {
-		c->ip[fam].in_unknown_protos++; /* + ICMP proto unreachable */
-		return lrx_next_drop(LRX_DROP_IP_NOPROTO);
-	}
+	if (unlikely(h == NULL))
+		return l3_unknown_proto(c, m, meta, fam);
 	c->ip[fam].in_delivers++;
 	return L3_CALL2(c, h->rcv, l3_tcp_rcv, l3_udp_rcv, c, m, meta);
 }
@@ -529,8 +613,8 @@ static inline void l3_l4_sublist(struct l3_ctx *c, struct rte_mbuf **pkts,
 	const struct l3_handler *h = c->l4_table[fam][proto];
 	if (unlikely(h == NULL)) {
 		for (uint16_t k = 0; k < n; k++)
-			nexts[idx[k]] = lrx_next_drop(LRX_DROP_IP_NOPROTO);
-		c->ip[fam].in_unknown_protos += n;
+			nexts[idx[k]] = l3_unknown_proto(c, pkts[idx[k]],
+							 metas[idx[k]], fam);
 		return;
 	}
 	c->ip[fam].in_delivers += n;
@@ -634,17 +718,24 @@ martian_source:
 	return lrx_next_drop(LRX_DROP_IP_INVALID_SOURCE);
 }
 
+/* The route's type (rt_type) for what ip_rcv_finish_core does after the
+ * options: count a multicast or broadcast, or ip_error's EHOSTUNREACH. */
+enum l3_rt {
+	L3_RT_LOCAL,     /* RTN_LOCAL */
+	L3_RT_BCAST,     /* RTN_BROADCAST */
+	L3_RT_MCAST,     /* RTN_MULTICAST */
+	L3_RT_UNREACH,   /* RTN_UNREACHABLE: dst.input = ip_error */
+};
+
 /* ip_route_input_rcu's multicast branch: a group this port has not joined
  * (ip_check_mc_rcu) is dropped with only InReceives counted (the route
  * error, NOT_SPECIFIED); a joined one goes to ip_route_input_mc, whose
- * ip_mc_validate_source judges the source; then ip_rcv_finish_core counts
- * RTN_MULTICAST in InMcastPkts/Octets. No route hint: the verdict also
- * depends on the port. */
+ * ip_mc_validate_source judges the source. No route hint: the verdict
+ * also depends on the port. */
 static lrx_next_t l3_ipv4_route_mc(struct l3_ctx *c,
 				   const struct rte_ipv4_hdr *iph,
-				   uint16_t port)
+				   uint16_t port, enum l3_rt *rt)
 {
-	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V4];
 	c->route_lookups++;
 	if (!l3_mcast_joined4(&c->mc, iph->dst_addr, port))
 		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
@@ -653,23 +744,21 @@ static lrx_next_t l3_ipv4_route_mc(struct l3_ctx *c,
 				 rte_be_to_cpu_32(iph->dst_addr),
 				 iph->next_proto_id))
 		return lrx_next_drop(LRX_DROP_IP_INVALID_SOURCE);
-	mib->in_mcast_pkts++;
-	mib->in_mcast_octets += rte_be_to_cpu_16(iph->total_length);
+	*rt = L3_RT_MCAST;
 	return LRX_NEXT_CONTINUE_V;
 }
 
-/* The route of a host that does not forward: martians, then local
- * delivery or ip_error's EHOSTUNREACH (InAddrErrors). */
+/* ip_route_input_noref for a host that does not forward: martians (a
+ * drop), else the route's type in *rt. */
 static inline lrx_next_t l3_ipv4_route(struct l3_ctx *c,
 				       const struct rte_ipv4_hdr *iph,
 				       struct l3_route_hint *hint,
-				       uint16_t port)
+				       uint16_t port, enum l3_rt *rt)
 {
-	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V4];
 	const uint32_t d = rte_be_to_cpu_32(iph->dst_addr);
 
 	if (unlikely(l3_mcast_is_group4(iph->dst_addr)))
-		return l3_ipv4_route_mc(c, iph, port);
+		return l3_ipv4_route_mc(c, iph, port, rt);
 	if (c->martians_drop) {
 		lrx_next_t next = l3_ipv4_martians(
 			c, rte_be_to_cpu_32(iph->src_addr), d);
@@ -690,33 +779,153 @@ static inline lrx_next_t l3_ipv4_route(struct l3_ctx *c,
 		else
 			hint = &here;
 	}
-	if (!hint->local) {
-		mib->in_addr_errors++;
-		return lrx_next_drop(LRX_DROP_IP_INADDRERRORS);
-	}
-	if (hint->bcast) { /* RTN_BROADCAST: ip_rcv_finish_core */
-		mib->in_bcast_pkts++;
-		mib->in_bcast_octets += rte_be_to_cpu_16(iph->total_length);
-	}
+	*rt = !hint->local ? L3_RT_UNREACH : hint->bcast ? L3_RT_BCAST
+							: L3_RT_LOCAL;
 	return LRX_NEXT_CONTINUE_V;
 }
 
-/* ip_options_compile, structure only: each option fits its header. */
-static inline bool l3_ipv4_options_ok(const uint8_t *opt, uint32_t len)
+/* IP option types (include/uapi/linux/ip.h) */
+enum {
+	L3_IPOPT_END = 0,
+	L3_IPOPT_NOOP = 1,
+	L3_IPOPT_RR = 7,
+	L3_IPOPT_TIMESTAMP = 68,
+	L3_IPOPT_LSRR = 131,
+	L3_IPOPT_CIPSO = 134,
+	L3_IPOPT_SSRR = 137,
+	L3_IPOPT_RA = 148,
+};
+
+/* __ip_options_compile on receive: 0 when the options are valid, else
+ * the offset from the IP header of the byte in error (the parameter
+ * problem's pointer). *srr: a source route is present. Record route and
+ * timestamp are checked, not filled in (the kernel writes its address
+ * and the time into the header it delivers). CIPSO fails as
+ * cipso_v4_validate fails without a CIPSO DOI (a kernel with
+ * CONFIG_NETLABEL and no netlabel set-up); security, stream ID and
+ * unknown options pass, as on receive. */
+static uint32_t l3_ipv4_options(const uint8_t *iph, uint32_t ihl, bool *srr)
 {
-	uint32_t i = 0;
-	while (i < len) {
-		if (opt[i] == 0) /* IPOPT_END */
-			return true;
-		if (opt[i] == 1) { /* IPOPT_NOOP */
-			i++;
+	const uint8_t *opt = iph + 20;
+	int l = (int)ihl - 20;
+	bool rr = false, ts = false, cipso = false;
+	*srr = false;
+	while (l > 0) {
+		if (*opt == L3_IPOPT_END)
+			return 0;
+		if (*opt == L3_IPOPT_NOOP) {
+			l--;
+			opt++;
 			continue;
 		}
-		if (i + 1 >= len || opt[i + 1] < 2 || opt[i + 1] > len - i)
-			return false;
-		i += opt[i + 1];
+		if (l < 2)
+			return (uint32_t)(opt - iph);
+		const int optlen = opt[1];
+		if (optlen < 2 || optlen > l)
+			return (uint32_t)(opt - iph);
+		switch (*opt) {
+		case L3_IPOPT_SSRR:
+		case L3_IPOPT_LSRR:
+			if (optlen < 3)
+				return (uint32_t)(opt + 1 - iph);
+			if (opt[2] < 4)
+				return (uint32_t)(opt + 2 - iph);
+			/* NB: cf RFC-1812 5.2.4.1 */
+			if (*srr)
+				return (uint32_t)(opt - iph);
+			*srr = true;
+			break;
+		case L3_IPOPT_RR:
+			if (rr)
+				return (uint32_t)(opt - iph);
+			if (optlen < 3)
+				return (uint32_t)(opt + 1 - iph);
+			if (opt[2] < 4)
+				return (uint32_t)(opt + 2 - iph);
+			if (opt[2] <= optlen && opt[2] + 3 > optlen)
+				return (uint32_t)(opt + 2 - iph);
+			rr = true;
+			break;
+		case L3_IPOPT_TIMESTAMP:
+			if (ts)
+				return (uint32_t)(opt - iph);
+			if (optlen < 4)
+				return (uint32_t)(opt + 1 - iph);
+			if (opt[2] < 5)
+				return (uint32_t)(opt + 2 - iph);
+			if (opt[2] <= optlen) {
+				if (opt[2] + 3 > optlen)
+					return (uint32_t)(opt + 2 - iph);
+				/* IPOPT_TS_TSANDADDR, IPOPT_TS_PRESPEC: an
+				 * address and a time */
+				const unsigned flag = opt[3] & 0xf;
+				if ((flag == 1 || flag == 3) && opt[2] + 7 > optlen)
+					return (uint32_t)(opt + 2 - iph);
+			} else if ((opt[3] & 0xf) != 3 && (opt[3] >> 4) == 15) {
+				/* full, and its overflow counter too */
+				return (uint32_t)(opt + 3 - iph);
+			}
+			ts = true;
+			break;
+		case L3_IPOPT_RA:
+			if (optlen < 4)
+				return (uint32_t)(opt + 1 - iph);
+			break;
+		case L3_IPOPT_CIPSO:
+			if (cipso)
+				return (uint32_t)(opt - iph);
+			cipso = true;
+			return (uint32_t)(opt + (optlen < 8 ? 1 : 2) - iph);
+		default:
+			break;
+		}
+		l -= optlen;
+		opt += optlen;
 	}
-	return true;
+	return 0;
+}
+
+/* ip_rcv_options: a bad option is InHdrErrors and an ICMP parameter
+ * problem (ip_options_compile's icmp_send, not for a broadcast or
+ * multicast route); a source route is dropped uncounted unless
+ * accept_source_route, and then ip_options_rcv_srr delivers it only when
+ * the hops left are this host's addresses (a host that does not forward
+ * finds no route for another: -EINVAL); a hop that does not fit is a
+ * parameter problem at the option's pointer. The header is not changed
+ * (the kernel writes the next hop as the destination). */
+static lrx_next_t l3_ipv4_rcv_options(struct l3_ctx *c,
+				      struct rte_mbuf *m,
+				      const struct lrx_meta *meta,
+				      const uint8_t *iph, uint32_t ihl,
+				      enum l3_rt rt)
+{
+	bool srr;
+	const uint32_t bad = l3_ipv4_options(iph, ihl, &srr);
+	const lrx_next_t fate = lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
+	const bool icmp = rt == L3_RT_LOCAL || rt == L3_RT_UNREACH;
+	if (unlikely(bad)) {
+		c->ip[L3_FAMILY_V4].in_hdr_errors++;
+		return icmp ? l3_ask(c, m, fate, L3_REPLY_PARAMPROB4, bad) : fate;
+	}
+	if (!srr)
+		return LRX_NEXT_CONTINUE_V;
+	if (!c->reply.accept_source_route ||
+	    meta->pkt_type != LRX_PACKET_HOST || rt != L3_RT_LOCAL)
+		return fate;
+	/* the source route option */
+	uint32_t off = 20;
+	while (iph[off] != L3_IPOPT_LSRR && iph[off] != L3_IPOPT_SSRR)
+		off += iph[off] <= L3_IPOPT_NOOP ? 1u : iph[off + 1];
+	const uint8_t *opt = iph + off;
+	for (uint32_t ptr = opt[2]; ptr <= opt[1]; ptr += 4) {
+		if (ptr + 3 > opt[1])
+			return l3_ask(c, m, fate, L3_REPLY_PARAMPROB4, off + 2);
+		uint32_t hop;
+		memcpy(&hop, opt + ptr - 1, 4);
+		if (!l3_ipv4_is_local(c, hop))
+			return fate;
+	}
+	return LRX_NEXT_CONTINUE_V;
 }
 
 /* ---- ip_rcv_core / ip6_rcv_core: the shared prologue and exit labels -----
@@ -760,6 +969,8 @@ static inline lrx_next_t l3_ip_rcv_prologue(struct l3_ctx *c,
 {
 	if (unlikely(meta->pkt_type == LRX_PACKET_OTHERHOST)) {
 		c->rx_otherhost_dropped++;
+		if (m->port < RTE_MAX_ETHPORTS)
+			c->dev[m->port].rx_otherhost_dropped++;
 		return l3_ip_drop(LRX_DROP_OTHERHOST);
 	}
 	mib->in_receives++;
@@ -805,7 +1016,11 @@ static __rte_always_inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct 
 		if (unlikely(rte_raw_cksum(iph, ihl) != 0xffff))
 			return l3_ip_csum_error(mib);
 	}
-	const uint32_t len = rte_be_to_cpu_16(iph->total_length);
+	uint32_t len = rte_be_to_cpu_16(iph->total_length);
+	/* iph_totlen: a BIG TCP GRO packet over 64 KB has tot_len 0
+	 * (iph_set_totlen); its length is the skb's */
+	if (unlikely(len == 0) && meta->gso_size && iph->next_proto_id == IPPROTO_TCP)
+		len = skb_len;
 	if (unlikely(skb_len < len)) {
 		mib->in_truncated_pkts++;
 		return l3_ip_drop(LRX_DROP_PKT_TOO_SMALL);
@@ -822,14 +1037,30 @@ static __rte_always_inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct 
 	meta->transport_offset = (uint16_t)(noff + ihl);
 	meta->l4_proto = iph->next_proto_id;
 
-	/* ip_rcv_finish_core: route (or the previous packet's), options */
-	lrx_next_t verdict = l3_ipv4_route(c, iph, hint, m->port);
+	/* ip_rcv_finish_core: route (or the previous packet's), options,
+	 * then the route's counters; ip_error's after all of them */
+	enum l3_rt rt;
+	lrx_next_t verdict = l3_ipv4_route(c, iph, hint, m->port, &rt);
 	if (verdict != LRX_NEXT_CONTINUE_V)
 		return verdict;
-	if (ihl > 20 && !l3_ipv4_options_ok((const uint8_t *)(iph + 1),
-					    ihl - 20)) {
-		mib->in_hdr_errors++; /* ip_rcv_options */
-		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
+	if (unlikely(ihl > 20)) {
+		verdict = l3_ipv4_rcv_options(c, m, meta, (const uint8_t *)iph,
+					      ihl, rt);
+		if (verdict != LRX_NEXT_CONTINUE_V)
+			return verdict;
+	}
+	if (unlikely(rt != L3_RT_LOCAL)) {
+		if (rt == L3_RT_UNREACH) {
+			mib->in_addr_errors++;
+			return lrx_next_drop(LRX_DROP_IP_INADDRERRORS);
+		}
+		if (rt == L3_RT_MCAST) {
+			mib->in_mcast_pkts++;
+			mib->in_mcast_octets += len;
+		} else {
+			mib->in_bcast_pkts++;
+			mib->in_bcast_octets += len;
+		}
 	}
 	/* ip_local_deliver: fragments go to ip_defrag, which holds them
 	 * (CONSUMED) until the one that completes the datagram comes back
@@ -859,33 +1090,20 @@ static inline bool l3_ipv6_is_loopback(const uint8_t *a)
 	return memcmp(a, loopback, 16) == 0;
 }
 
-/* ipv6_parse_hopopts + ip6_parse_tlv: the header fits, each TLV fits,
- * unknown options whose action bits say "discard" are discarded
- * (ip6_tlvopt_unknown). */
-static inline bool l3_ipv6_hbh_ok(const struct rte_mbuf *m, uint32_t off,
-				  uint32_t avail, uint32_t *hdr_len)
+/* A header that failed (exthdrs.c): its counter, its drop, and the
+ * parameter problem it asks for. */
+static lrx_next_t l3_ipv6_ext_failed(struct l3_ctx *c, struct rte_mbuf *m,
+				     const struct l3_ext_fail *fail)
 {
-	if (avail < 8 || m->data_len < off + 8)
-		return false;
-	const uint8_t *h = l3_frame(m) + off;
-	const uint32_t len = (h[1] + 1u) * 8;
-	if (len > avail || m->data_len < off + len)
-		return false;
-	for (uint32_t i = 2; i < len;) {
-		if (h[i] == 0) { /* Pad1 */
-			i++;
-			continue;
-		}
-		if (i + 1 >= len || i + 2 + h[i + 1] > len)
-			return false;
-		const uint8_t type = h[i];
-		/* PadN, router alert, jumbo are known; others by action */
-		if (type != 1 && type != 5 && type != 0xc2 && (type >> 6) != 0)
-			return false;
-		i += 2u + h[i + 1];
-	}
-	*hdr_len = len;
-	return true;
+	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V6];
+	mib->in_hdr_errors += fail->mib == L3_EXT_MIB_HDR_ERRORS;
+	mib->in_addr_errors += fail->mib == L3_EXT_MIB_ADDR_ERRORS;
+	mib->in_delivers += fail->mib == L3_EXT_MIB_DELIVERS;
+	const lrx_next_t fate = lrx_next_drop(fail->reason);
+	return fail->icmp ? l3_ask(c, m, fate, L3_REPLY_PARAMPROB6,
+				   l3_reply_paramprob6(fail->icmp_code,
+						       fail->icmp_pointer))
+			  : fate;
 }
 
 /* The extension headers ip6_protocol_deliver_rcu resubmits through
@@ -895,24 +1113,19 @@ static lrx_next_t l3_ipv6_ext(struct l3_ctx *c, struct rte_mbuf *m,
 			      const struct rte_ipv6_hdr *hdr, uint32_t *toff,
 			      uint8_t *nexthdr)
 {
-	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V6];
-	enum lrx_drop_reason reason = LRX_DROP_NOT_SPECIFIED;
-	enum l3_ext_mib which = L3_EXT_MIB_NONE;
+	struct l3_ext_fail fail;
 	uint32_t end = meta->network_offset + meta->len;
 	if (end > m->data_len) /* only the first segment is walked */
 		end = m->data_len;
-	if (l3_ipv6_exthdrs(l3_frame(m), end, toff, nexthdr,
-			    hdr->dst_addr[0] == 0xff,
-			    meta->pkt_type == LRX_PACKET_HOST, c->mip6, &reason,
-			    &which) == L3_EXT_UPPER) {
+	if (l3_ipv6_exthdrs(l3_frame(m), meta->network_offset, end, toff,
+			    nexthdr, hdr->dst_addr[0] == 0xff,
+			    meta->pkt_type == LRX_PACKET_HOST, c->mip6,
+			    &fail) == L3_EXT_UPPER) {
 		meta->transport_offset = (uint16_t)*toff;
 		meta->l4_proto = *nexthdr;
 		return LRX_NEXT_CONTINUE_V;
 	}
-	mib->in_hdr_errors += which == L3_EXT_MIB_HDR_ERRORS;
-	mib->in_addr_errors += which == L3_EXT_MIB_ADDR_ERRORS;
-	mib->in_delivers += which == L3_EXT_MIB_DELIVERS;
-	return lrx_next_drop(reason);
+	return l3_ipv6_ext_failed(c, m, &fail);
 }
 
 /* ipv6_frag_rcv and the resubmit after it (ip6_protocol_deliver_rcu):
@@ -966,29 +1179,52 @@ static __rte_always_inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct 
 		return l3_ip_inhdr_error(mib, LRX_DROP_UNHANDLED_PROTO);
 	/* RFC 4291 2.5.3: loopback must not appear on the wire; 2.7:
 	 * interface-local (1) and reserved (0) multicast scopes from another
-	 * node; multicast sources; jumbograms (not supported) */
-	const uint32_t plen = rte_be_to_cpu_16(hdr->payload_len);
+	 * node; multicast sources */
+	uint32_t plen = rte_be_to_cpu_16(hdr->payload_len);
+	/* a BIG TCP GRO packet over 64 KB: payload_len 0, the length in the
+	 * jumbo option ipv6_gro_complete inserts; listrx's GRO inserts none,
+	 * the skb's length says it (as ip6_rcv_core with that option) */
+	if (unlikely(plen == 0) && meta->gso_size && hdr->proto == IPPROTO_TCP &&
+	    skb_len > sizeof(struct rte_ipv6_hdr))
+		plen = skb_len - (uint32_t)sizeof(struct rte_ipv6_hdr);
 	if (l3_ipv6_is_loopback(hdr->src_addr) ||
 	    l3_ipv6_is_loopback(hdr->dst_addr) ||
 	    (hdr->dst_addr[0] == 0xff && (hdr->dst_addr[1] & 0x0f) <= 1) ||
-	    hdr->src_addr[0] == 0xff || (plen == 0 && hdr->proto == 0))
+	    hdr->src_addr[0] == 0xff)
 		return l3_ip_inhdr_error(mib, LRX_DROP_NOT_SPECIFIED);
-	if (plen + sizeof(struct rte_ipv6_hdr) > skb_len) {
-		mib->in_truncated_pkts++;
-		return l3_ip_drop(LRX_DROP_PKT_TOO_SMALL);
-	}
-	if (skb_len > plen + sizeof(struct rte_ipv6_hdr)) {
-		l3_trim_to(m, noff + plen + sizeof(struct rte_ipv6_hdr));
-		c->l3_trimmed++;
-	}
-	meta->len = plen + sizeof(struct rte_ipv6_hdr);
 	uint32_t toff = noff + sizeof(struct rte_ipv6_hdr);
 	uint8_t nexthdr = hdr->proto;
-	if (nexthdr == 0) { /* NEXTHDR_HOP */
-		uint32_t hbh_len = 0;
-		if (!l3_ipv6_hbh_ok(m, toff, plen, &hbh_len)) {
-			mib->in_hdr_errors++;
-			return lrx_next_drop(LRX_DROP_IPV6_BAD_EXTHDR);
+	/* "pkt_len may be zero if Jumbo payload option is present": then
+	 * the packet is as long as the buffer, unless a jumbo option
+	 * says */
+	meta->len = skb_len;
+	if (likely(plen || nexthdr != 0)) {
+		if (plen + sizeof(struct rte_ipv6_hdr) > skb_len) {
+			mib->in_truncated_pkts++;
+			return l3_ip_drop(LRX_DROP_PKT_TOO_SMALL);
+		}
+		if (skb_len > plen + sizeof(struct rte_ipv6_hdr)) {
+			l3_trim_to(m, noff + plen + sizeof(struct rte_ipv6_hdr));
+			c->l3_trimmed++;
+		}
+		meta->len = plen + sizeof(struct rte_ipv6_hdr);
+	}
+	if (nexthdr == 0) { /* NEXTHDR_HOP: ipv6_parse_hopopts */
+		uint32_t hbh_len = 0, jumbo_len;
+		struct l3_ext_fail fail;
+		if (l3_ipv6_hopopts(l3_frame(m), noff,
+				    RTE_MIN(m->data_len, noff + meta->len), plen,
+				    meta->len, hdr->dst_addr[0] == 0xff, &hbh_len,
+				    &jumbo_len, &fail) != L3_EXT_UPPER) {
+			fail.mib = L3_EXT_MIB_HDR_ERRORS; /* ip6_rcv_core's */
+			return l3_ipv6_ext_failed(c, m, &fail);
+		}
+		if (jumbo_len) { /* ipv6_hop_jumbo's pskb_trim_rcsum */
+			meta->len = jumbo_len + sizeof(struct rte_ipv6_hdr);
+			if (skb_len > meta->len) {
+				l3_trim_to(m, noff + meta->len);
+				c->l3_trimmed++;
+			}
 		}
 		nexthdr = l3_frame(m)[toff];
 		toff += hbh_len;
@@ -1107,19 +1343,10 @@ static inline lrx_next_t l3_arp_core(struct l3_ctx *c, struct rte_mbuf *m,
 	    arp->arp_data.arp_tip != c->arp_ip)
 		return LRX_NEXT_DELIVER_V;
 
-	struct rte_ether_addr mine = c->arp_mac;
-	if (c->arp_mac_from_port && rte_eth_macaddr_get(m->port, &mine) != 0)
-		mine = c->arp_mac;
-	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	eth->dst_addr = arp->arp_data.arp_sha;
-	eth->src_addr = mine;
-	arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
-	arp->arp_data.arp_tha = arp->arp_data.arp_sha;
-	arp->arp_data.arp_tip = arp->arp_data.arp_sip;
-	arp->arp_data.arp_sha = mine;
-	arp->arp_data.arp_sip = c->arp_ip;
-	c->arp_replies++;
-	return lrx_next_tx(m->port);
+	const lrx_next_t next = l3_reply_arp(&c->reply, m, LRX_NEXT_DELIVER_V,
+					     c->arp_ip);
+	c->arp_replies += next != LRX_NEXT_DELIVER_V;
+	return next;
 }
 L3_DEFINE_HANDLER(arp, l3_arp_core)
 
@@ -1160,16 +1387,38 @@ static inline enum l3_class l3_classify_one(const struct lrx_meta *meta)
 	}
 }
 
+/* __netif_receive_skb_core found no packet_type for the protocol (an
+ * unknown ethertype, or a VLAN tag left after one for no VLAN device):
+ * the device's rx_dropped (not rx_nohandler: that one is for
+ * RX_HANDLER_EXACT's deliver_exact), then kfree_skb UNHANDLED_PROTO. */
+static void l3_no_ptype(struct l3_ctx *c, const struct rte_mbuf *m)
+{
+	c->rx_dropped++;
+	if (m->port < RTE_MAX_ETHPORTS)
+		c->dev[m->port].rx_dropped++;
+}
+
 static inline lrx_next_t l3_demux_core(struct l3_ctx *c, struct rte_mbuf *m)
 {
 	struct lrx_meta *meta = lrx_meta(m);
 	const struct l3_handler *h = c->l3_table[l3_classify_one(meta)];
 	if (unlikely(h == NULL)) {
-		c->rx_nohandler++;
+		l3_no_ptype(c, m);
 		return lrx_next_drop(LRX_DROP_UNHANDLED_PROTO);
 	}
 	/* INDIRECT_CALL_INET(pt_prev->func, ipv6_rcv, ip_rcv, ...) */
 	return L3_CALL2(c, h->rcv, l3_ipv4_rcv, l3_ipv6_rcv, c, m, meta);
+}
+
+/* The replies the list path's handlers asked for, in arrival order. */
+static void l3_demux_replies(struct l3_ctx *c, struct rte_mbuf **pkts,
+			     uint16_t n, lrx_next_t *nexts)
+{
+	c->reply_later = false;
+	for (uint16_t i = 0; i < n && c->reply.replies_asked; i++)
+		if (l3_reply_asked(nexts[i]))
+			nexts[i] = l3_reply_send(&c->reply, pkts[i], nexts[i]);
+	c->reply.replies_asked = 0;
 }
 
 lrx_next_t lrx_l3_demux_process_one(void *ctx, struct rte_mbuf *pkt)
@@ -1188,9 +1437,10 @@ static inline void l3_demux_sublist(struct l3_ctx *c, enum l3_class cls,
 {
 	const struct l3_handler *h = c->l3_table[cls];
 	if (unlikely(h == NULL)) {
-		for (uint16_t k = 0; k < n; k++)
+		for (uint16_t k = 0; k < n; k++) {
 			nexts[idx[k]] = lrx_next_drop(LRX_DROP_UNHANDLED_PROTO);
-		c->rx_nohandler += n;
+			l3_no_ptype(c, pkts[idx[k]]);
+		}
 		return;
 	}
 	c->l3_sublists++;
@@ -1225,6 +1475,7 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 		}
 		return;
 	}
+	c->reply_later = true;
 	/* one pass: the metadata pointer and class of each packet, and each
 	 * class's index list (counts in registers: a count in memory would
 	 * chain every packet to the previous one through store forwarding);
@@ -1247,26 +1498,28 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 	const enum l3_class first = (enum l3_class)cls[0];
 	if (counts[first] == n) { /* one class: one sublist, no indexes */
 		l3_demux_sublist(c, first, pkts, metas, l3_identity, n, nexts);
-		return;
-	}
-	if (c->split == L3_SPLIT_GATHER) {
+	} else if (c->split == L3_SPLIT_GATHER) {
 		for (unsigned k = 0; k < L3_CLASS_MAX; k++)
 			if (counts[k])
 				l3_demux_sublist(c, (enum l3_class)k, pkts,
 						 metas, lists[k], counts[k],
 						 nexts);
-		return;
+	} else {
+		uint16_t start = 0;
+		while (start < n) {
+			uint16_t end = start + 1;
+			while (end < n && cls[end] == cls[start])
+				end++;
+			l3_demux_sublist(c, (enum l3_class)cls[start],
+					 pkts + start, metas + start,
+					 l3_identity, end - start,
+					 nexts + start);
+			start = end;
+		}
 	}
-	uint16_t start = 0;
-	while (start < n) {
-		uint16_t end = start + 1;
-		while (end < n && cls[end] == cls[start])
-			end++;
-		l3_demux_sublist(c, (enum l3_class)cls[start], pkts + start,
-				 metas + start, l3_identity, end - start,
-				 nexts + start);
-		start = end;
-	}
+	if (unlikely(c->reply.replies_asked))
+		l3_demux_replies(c, pkts, n, nexts);
+	c->reply_later = false;
 }
 
 /* ---- configuration ------------------------------------------------------- */
@@ -1304,29 +1557,33 @@ static int l3_parse_ports(const struct lrx_stage_init *init, const char *key,
 	return 0;
 }
 
-/* "any" or a comma list of addresses of one family. */
-static int l3_parse_addrs(const struct lrx_stage_init *init, const char *key,
-			  int af, void *out, size_t size, uint8_t *n_out)
+/* local_ipv6: "any" or a comma list of addresses, each optionally /len,
+ * the prefix of its on-link route (128 without: none). */
+static int l3_parse_local6(const struct lrx_stage_init *init, const char *key,
+			   uint8_t (*local6)[16], uint8_t *plen6, uint8_t *n_out)
 {
+	static const char valid[] =
+		"valid values are any, or a comma list of up to 16 IPv6 "
+		"addresses, each optionally with its prefix length "
+		"(2001:db8::2/64)";
 	const char *v = lrx_key_value(init, key);
-	const char *valid = af == AF_INET
-		? "valid values are any, or a comma list of up to 16 IPv4 addresses"
-		: "valid values are any, or a comma list of up to 16 IPv6 addresses";
 	*n_out = 0;
 	if (strcmp(v, "any") == 0)
 		return 0;
-	const char *p = v;
-	while (*p) {
+	for (const char *p = v; *p;) {
 		char text[64];
-		size_t len = strcspn(p, ",");
-		if (len == 0 || len >= sizeof(text) ||
-		    *n_out == L3_LOCAL_ADDR_MAX)
+		size_t len = lrx_key_item(p, text, sizeof(text));
+		if (len == 0 || *n_out == L3_LOCAL_ADDR_MAX)
 			return lrx_key_error(init, key, v, valid);
-		memcpy(text, p, len);
-		text[len] = '\0';
-		if (inet_pton(af, text, (uint8_t *)out + *n_out * size) != 1)
+		long plen = 128;
+		char *slash = strchr(text, '/');
+		if (slash) {
+			*slash = '\0';
+			plen = lrx_key_decimal(slash + 1, 128);
+		}
+		if (plen < 0 || inet_pton(AF_INET6, text, local6[*n_out]) != 1)
 			return lrx_key_error(init, key, v, valid);
-		(*n_out)++;
+		plen6[(*n_out)++] = (uint8_t)plen;
 		p += len;
 		if (*p == ',')
 			p++;
@@ -1338,7 +1595,6 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 {
 	static const char *const dispatches[] = {"indirect", "direct", NULL};
 	static const char *const martians[] = {"drop", "accept", NULL};
-	static const char *const echoes[] = {"deliver", "reply", NULL};
 	static const char *const splits[] = {"auto", "gather", "runs", "none",
 					     NULL};
 	struct l3_ctx *c = ctx;
@@ -1352,9 +1608,6 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 	if ((rc = lrx_key_choice(init, "martians", martians, &choice)))
 		return rc;
 	c->martians_drop = choice == 0;
-	if ((rc = lrx_key_choice(init, "icmp_echo", echoes, &choice)))
-		return rc;
-	c->icmp_echo_reply = choice == 1;
 	if ((rc = lrx_key_choice(init, "list_split", splits, &choice)))
 		return rc;
 	/* auto: sublists where the handler calls they save are indirect
@@ -1370,11 +1623,11 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 		return rc;
 	if ((rc = lrx_key_bool(init, "ipv6_mip6", &c->mip6)))
 		return rc;
-	if ((rc = l3_mcast_parse_local4(init, "local_ipv4", c->local4,
+	if ((rc = l3_mcast_parse_local4(init, "local_ipv4", c->local4, c->plen4,
 					&c->n_local4, &c->mc)))
 		return rc;
-	if ((rc = l3_parse_addrs(init, "local_ipv6", AF_INET6, c->local6,
-				 sizeof(c->local6[0]), &c->n_local6)))
+	if ((rc = l3_parse_local6(init, "local_ipv6", c->local6, c->plen6,
+				  &c->n_local6)))
 		return rc;
 	if ((rc = l3_mcast_parse_groups(init, "mcast_groups",
 					(const uint8_t (*)[16])c->local6,
@@ -1408,6 +1661,15 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 		return -EINVAL;
 	}
 	if ((rc = l3_reasm_init(&c->reasm, init)))
+		return rc;
+	const struct l3_reply_addrs addrs = {
+		.n4 = c->n_local4, .n6 = c->n_local6,
+		.local4 = c->local4, .plen4 = c->plen4,
+		.local6 = (const uint8_t (*)[16])c->local6, .plen6 = c->plen6,
+	};
+	c->reply.mac_from_port = c->arp_mac_from_port;
+	c->reply.mac = c->arp_mac;
+	if ((rc = l3_reply_init(&c->reply, init, &addrs)))
 		return rc;
 
 	c->l3_table[L3_CLASS_IPV4] = &l3_ipv4_handler;
@@ -1460,12 +1722,54 @@ static const struct lrx_stage_key l3_demux_keys[] = {
 	 "yes | no: type 2 routing headers as a kernel with (yes, as "
 	 "distribution kernels) or without CONFIG_IPV6_MIP6 (no: unknown, "
 	 "like type 0)"},
-	{"icmp_echo", "deliver",
-	 "deliver | reply (ICMP echo reply sent out of the ingress port)"},
 	{"arp_ip", "none",
 	 "none | IPv4 address this host answers ARP requests for"},
 	{"arp_mac", "port",
-	 "MAC in ARP replies: port (the ingress port's) | aa:bb:cc:dd:ee:ff"},
+	 "this host's MAC, the source of every reply (ARP, ICMP, TCP): port "
+	 "(the ingress port's) | aa:bb:cc:dd:ee:ff"},
+	/* replies (reply.c), each kind with its switch; they leave by the
+	 * ingress port */
+	{"icmp_echo", "reply",
+	 "reply | deliver: ICMP and ICMPv6 echo requests answered "
+	 "(icmp_echo, icmpv6_echo_reply) or only delivered"},
+	{"icmp_timestamp", "reply",
+	 "reply | deliver: ICMP timestamp requests (icmp_timestamp)"},
+	{"icmp_unreach", "send",
+	 "send | none: ICMP port unreachable for UDP without a socket (IPv4 "
+	 "and IPv6), protocol unreachable for an unknown IPv4 protocol"},
+	{"icmp_param_prob", "send",
+	 "send | none: ICMP parameter problems for bad IPv4 options and "
+	 "IPv6 headers, options or next headers"},
+	{"tcp_rst", "send",
+	 "send | none: a RST for a segment to a port without a socket "
+	 "(tcp_v4_send_reset)"},
+	{"tcp_synack", "send",
+	 "send | none: a SYN-ACK for a SYN to a port with a socket"},
+	{"icmp_ratelimit", "1000",
+	 "ms between ICMP messages of icmp_ratemask's types to one peer "
+	 "(net.ipv4.icmp_ratelimit; bursts of 6), 0..3600000"},
+	{"icmp_ratemask", "6168",
+	 "ICMP types rate limited, a bit each (net.ipv4.icmp_ratemask: "
+	 "destination unreachable, source quench, time exceeded, parameter "
+	 "problem)"},
+	{"icmp_msgs_per_sec", "1000",
+	 "limited ICMP(v6) messages per second, all peers together "
+	 "(net.ipv4.icmp_msgs_per_sec)"},
+	{"icmp_msgs_burst", "50",
+	 "their burst (net.ipv4.icmp_msgs_burst)"},
+	{"icmpv6_ratelimit", "100",
+	 "ms between limited ICMPv6 messages to one peer, shifted right by "
+	 "(128 - prefix length of its route) / 32 (net.ipv6.icmp.ratelimit), "
+	 "0..3600000"},
+	{"icmpv6_ratemask", "0-1,3-127",
+	 "ICMPv6 types rate limited (net.ipv6.icmp.ratemask): a list of "
+	 "types and ranges, or none"},
+	{"icmp_clock", "tsc",
+	 "tsc | polls: what the ICMP rate limits count (polls: one ms per "
+	 "end of poll, the same for every engine)"},
+	{"accept_source_route", "no",
+	 "no | yes: packets with a source route option (LSRR, SSRR) "
+	 "(net.ipv4.conf.all.accept_source_route); no drops them uncounted"},
 	{"ipfrag_time", "30",
 	 "seconds a reassembly queue lives after its first fragment "
 	 "(net.ipv4.ipfrag_time), 0..86400; polls at ipfrag_clock=polls"},
@@ -1489,6 +1793,7 @@ static void l3_demux_flush(void *ctx, bool budget_used)
 {
 	(void)budget_used;
 	l3_reasm_tick(&((struct l3_ctx *)ctx)->reasm);
+	l3_reply_tick(&((struct l3_ctx *)ctx)->reply);
 }
 static void l3_demux_end_run(void *ctx)
 {
@@ -1553,14 +1858,35 @@ static const struct lrx_stage_counter l3_demux_counters[] = {
 	L3C("IcmpInErrors", icmp[0].in_errors),
 	L3C("IcmpInCsumErrors", icmp[0].in_csum_errors),
 	L3C("IcmpInEchos", icmp[0].in_echos),
-	L3C("IcmpOutEchoReps", icmp[0].out_echo_reps),
+	L3C("IcmpOutMsgs", reply.icmp_out_msgs),
+	L3C("IcmpOutEchoReps", reply.icmp_out_echo_reps),
+	L3C("IcmpOutDestUnreachs", reply.icmp_out_dest_unreachs),
+	L3C("IcmpOutParmProbs", reply.icmp_out_parm_probs),
+	L3C("IcmpOutRateLimitGlobal", reply.icmp_out_ratelimit_global),
+	L3C("IcmpOutRateLimitHost", reply.icmp_out_ratelimit_host),
+	L3C("IcmpMsgOutType0", reply.icmp_out_type0),
+	L3C("IcmpMsgOutType3", reply.icmp_out_type3),
+	L3C("IcmpMsgOutType12", reply.icmp_out_type12),
 	L3C("Icmp6InMsgs", icmp[1].in_msgs),
 	L3C("Icmp6InErrors", icmp[1].in_errors),
 	L3C("Icmp6InCsumErrors", icmp[1].in_csum_errors),
 	L3C("Icmp6InEchos", icmp[1].in_echos),
+	L3C("Icmp6OutMsgs", reply.icmp6_out_msgs),
+	L3C("Icmp6OutEchoReplies", reply.icmp6_out_echo_replies),
+	L3C("Icmp6OutDestUnreachs", reply.icmp6_out_dest_unreachs),
+	L3C("Icmp6OutParmProblems", reply.icmp6_out_parm_problems),
+	L3C("Icmp6OutRateLimitHost", reply.icmp6_out_ratelimit_host),
+	L3C("Icmp6OutType1", reply.icmp6_out_type1),
+	L3C("Icmp6OutType4", reply.icmp6_out_type4),
+	L3C("Icmp6OutType129", reply.icmp6_out_type129),
+	L3C("TcpOutSegs", reply.tcp_out_segs),
+	L3C("TcpOutRsts", reply.tcp_out_rsts),
+	L3C("IpOutRequests", reply.ip_out_requests[0]),
+	L3C("Ip6OutRequests", reply.ip_out_requests[1]),
+	L3C("reply_no_room", reply.reply_no_room),
 	L3C("tcp_no_socket", tcp_no_socket),
 	L3C("rx_otherhost_dropped", rx_otherhost_dropped),
-	L3C("rx_nohandler", rx_nohandler),
+	L3C("rx_dropped", rx_dropped),
 	L3C("in_martian_src", in_martian_src),
 	L3C("in_martian_dst", in_martian_dst),
 	L3C("ip_csum_verified", ip_csum_verified),
@@ -1586,6 +1912,14 @@ static const struct lrx_stage_counter l3_demux_counters[] = {
 };
 #undef L3C
 
+static const struct lrx_stage_port_counter l3_demux_port_counters[] = {
+	{"rx_dropped", offsetof(struct l3_ctx, dev[0].rx_dropped),
+	 sizeof(struct l3_dev_stats)},
+	{"rx_otherhost_dropped", offsetof(struct l3_ctx, dev[0].rx_otherhost_dropped),
+	 sizeof(struct l3_dev_stats)},
+	{NULL, 0, 0},
+};
+
 static const struct lrx_stage l3_demux_stage = {
 	.name = L3_DEMUX_STAGE_NAME,
 	.summary = "ip_rcv/ipv6_rcv/arp_rcv checks and protocol dispatch "
@@ -1593,6 +1927,7 @@ static const struct lrx_stage l3_demux_stage = {
 	.ctx_size = sizeof(struct l3_ctx),
 	.keys = l3_demux_keys,
 	.counters = l3_demux_counters,
+	.port_counters = l3_demux_port_counters,
 	.needs = LRX_PROVIDES_META,
 	.init = l3_demux_init,
 	.fini = l3_demux_fini,

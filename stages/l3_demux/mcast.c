@@ -11,30 +11,8 @@
 #include "mcast.h"
 #include "stage_keys.h"
 
-/* One comma-separated item of v into text (NUL-terminated); returns its
- * length in v, or 0 when it is empty or too long. */
-static size_t l3_mcast_item(const char *v, char *text, size_t size)
-{
-	size_t len = strcspn(v, ",");
-	if (len == 0 || len >= size)
-		return 0;
-	memcpy(text, v, len);
-	text[len] = '\0';
-	return len;
-}
-
-/* "n" in [0, max], decimal; -1 when it is not. */
-static long l3_mcast_decimal(const char *text, long max)
-{
-	char *end;
-	if (*text < '0' || *text > '9')
-		return -1;
-	long n = strtol(text, &end, 10);
-	return *end || n > max ? -1 : n;
-}
-
 int l3_mcast_parse_local4(const struct lrx_stage_init *init, const char *key,
-			  uint32_t *local4, uint8_t *n_local4,
+			  uint32_t *local4, uint8_t *plen4, uint8_t *n_local4,
 			  struct l3_mcast *mc)
 {
 	static const char valid[] =
@@ -48,18 +26,19 @@ int l3_mcast_parse_local4(const struct lrx_stage_init *init, const char *key,
 		return 0;
 	for (const char *p = v; *p;) {
 		char text[64];
-		size_t len = l3_mcast_item(p, text, sizeof(text));
+		size_t len = lrx_key_item(p, text, sizeof(text));
 		if (len == 0 || *n_local4 == L3_LOCAL_ADDR_MAX)
 			return lrx_key_error(init, key, v, valid);
 		long plen = 32;
 		char *slash = strchr(text, '/');
 		if (slash) {
 			*slash = '\0';
-			plen = l3_mcast_decimal(slash + 1, 32);
+			plen = lrx_key_decimal(slash + 1, 32);
 		}
 		uint32_t addr;
 		if (plen < 0 || inet_pton(AF_INET, text, &addr) != 1)
 			return lrx_key_error(init, key, v, valid);
+		plen4[*n_local4] = (uint8_t)plen;
 		local4[(*n_local4)++] = addr;
 		if (plen < 31) {
 			const uint32_t mask = plen ? UINT32_MAX << (32 - plen) : 0;
@@ -116,14 +95,14 @@ int l3_mcast_parse_groups(const struct lrx_stage_init *init, const char *key,
 	unsigned user4 = 0, user6 = 0;
 	for (const char *p = v; *p;) {
 		char text[64];
-		size_t len = l3_mcast_item(p, text, sizeof(text));
+		size_t len = lrx_key_item(p, text, sizeof(text));
 		if (len == 0)
 			return lrx_key_error(init, key, v, valid);
 		long port = L3_MCAST_ANY_PORT;
 		char *pct = strchr(text, '%');
 		if (pct) {
 			*pct = '\0';
-			port = l3_mcast_decimal(pct + 1, RTE_MAX_ETHPORTS - 1);
+			port = lrx_key_decimal(pct + 1, RTE_MAX_ETHPORTS - 1);
 			if (port < 0)
 				return lrx_key_error(init, key, v, valid);
 		}

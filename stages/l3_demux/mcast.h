@@ -36,11 +36,12 @@ struct l3_mcast {
 	uint16_t port6[L3_MCAST_SLOTS];
 };
 
-/* local_ipv4: "any" or a comma list of A or A/len; each A/len with len <
- * 31 adds the subnet-directed broadcast (as fib_add_ifaddr: "Add the
- * network broadcast address, when it makes sense"). */
+/* local_ipv4: "any" or a comma list of A or A/len (plen4: len, 32
+ * without); each A/len with len < 31 adds the subnet-directed broadcast
+ * (as fib_add_ifaddr: "Add the network broadcast address, when it makes
+ * sense"). */
 int l3_mcast_parse_local4(const struct lrx_stage_init *init, const char *key,
-			  uint32_t *local4, uint8_t *n_local4,
+			  uint32_t *local4, uint8_t *plen4, uint8_t *n_local4,
 			  struct l3_mcast *mc);
 
 /* mcast_groups: "any", "none" or a comma list of IPv4/IPv6 groups, each

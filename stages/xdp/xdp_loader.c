@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -222,6 +223,7 @@ enum {
 	TAG_MAYBE_NULL = 4, /* bpf_map_lookup_elem result, not yet tested */
 	TAG_NULL = 8,       /* the same, known to be NULL */
 	TAG_OTHER = 16,     /* anything else */
+	TAG_VALUE = 32,     /* a lookup result tested non-NULL (map: which) */
 };
 #define TAG_MAP_CONFLICT 0xff
 #define TAG_NULL_CONFLICT 0xffff
@@ -241,8 +243,8 @@ static bool tag_merge(struct reg_tag *into, const struct reg_tag *from)
 {
 	struct reg_tag old = *into;
 
-	if ((from->kinds & TAG_MAP) != 0) {
-		if ((into->kinds & TAG_MAP) == 0)
+	if ((from->kinds & (TAG_MAP | TAG_VALUE)) != 0) {
+		if ((into->kinds & (TAG_MAP | TAG_VALUE)) == 0)
 			into->map = from->map;
 		else if (into->map != from->map)
 			into->map = TAG_MAP_CONFLICT;
@@ -326,9 +328,12 @@ static void flow_step(const struct loader *ld, uint32_t i,
 	switch (cls) {
 	case BPF_ALU:
 	case EBPF_ALU64:
-		out.r[ins->dst_reg] =
-			ins->code == (EBPF_ALU64 | EBPF_MOV | BPF_X) ?
-				s->r[ins->src_reg] : tag_other;
+		/* a copy keeps the tag, and so does an offset into a value */
+		if (ins->code == (EBPF_ALU64 | EBPF_MOV | BPF_X))
+			out.r[ins->dst_reg] = s->r[ins->src_reg];
+		else if (ins->code != (EBPF_ALU64 | BPF_ADD | BPF_K) ||
+			 s->r[ins->dst_reg].kinds != TAG_VALUE)
+			out.r[ins->dst_reg] = tag_other;
 		break;
 	case BPF_LDX:
 		out.r[ins->dst_reg] = tag_other;
@@ -357,8 +362,12 @@ static void flow_step(const struct loader *ld, uint32_t i,
 		if (op == EBPF_CALL) {
 			for (int r = EBPF_REG_1; r <= EBPF_REG_5; r++)
 				out.r[r] = tag_other;
+			/* .map: the map of the lookup, for the value's tag */
 			out.r[EBPF_REG_0] = insn_is_lookup_call(ins) ?
 				(struct reg_tag){ .kinds = TAG_MAYBE_NULL,
+						  .map = s->r[EBPF_REG_1].kinds == TAG_MAP ?
+							 s->r[EBPF_REG_1].map :
+							 TAG_MAP_CONFLICT,
 						  .null_id = (uint16_t)i } :
 				tag_other;
 			break;
@@ -390,7 +399,8 @@ static void flow_step(const struct loader *ld, uint32_t i,
 					continue;
 				next[eq].r[r] = (struct reg_tag){
 					.kinds = TAG_NULL };
-				next[1 - eq].r[r] = tag_other;
+				next[1 - eq].r[r] = (struct reg_tag){
+					.kinds = TAG_VALUE, .map = s->r[r].map };
 			}
 		}
 		return;
@@ -1072,6 +1082,61 @@ static int elf_read(struct loader *ld, Elf *elf)
 	return 0;
 }
 
+/* DPDK 22.11's rte_bpf_validate (evaluate) walks every path from the
+ * entry to an exit with no state pruning (the kernel's is_state_visited):
+ * n independent branches are 2^n walks, and its load of an object the
+ * kernel verifies at once takes minutes (2^20 paths: seconds), deaf to
+ * signals. The walk is counted first on the forward-only flow graph
+ * (a backward jump is left to rte_bpf, which refuses loops): steps[i] is
+ * the instructions the walks from i visit, paths[i] the walks. Saturating. */
+#define XDP_WALK_BUDGET (1ull << 24)
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+static int walk_cost(const struct ebpf_insn *ins, uint32_t n, uint64_t *paths_out,
+		     uint64_t *steps_out)
+{
+	uint64_t *paths = calloc((size_t)n + 2, sizeof(*paths));
+	uint64_t *steps = calloc((size_t)n + 2, sizeof(*steps));
+
+	if (paths == NULL || steps == NULL) {
+		free(paths);
+		free(steps);
+		return -ENOMEM;
+	}
+	for (uint32_t i = n; i-- > 0;) {
+		uint32_t next[2], n_next = 0;
+		uint8_t op = BPF_OP(ins[i].code);
+
+		if (ins[i].code == (BPF_LD | BPF_IMM | EBPF_DW))
+			next[n_next++] = i + 2;
+		else if (BPF_CLASS(ins[i].code) != BPF_JMP || op == EBPF_CALL)
+			next[n_next++] = i + 1;
+		else if (op == BPF_JA)
+			next[n_next++] = i + 1 + (uint32_t)(int32_t)ins[i].off;
+		else if (op != EBPF_EXIT) {
+			next[n_next++] = i + 1;
+			next[n_next++] = i + 1 + (uint32_t)(int32_t)ins[i].off;
+		}
+		paths[i] = n_next ? 0 : 1; /* an exit ends one walk */
+		steps[i] = 0;
+		for (uint32_t e = 0; e < n_next; e++)
+			if (next[e] > i && next[e] < n) {
+				paths[i] = sat_add(paths[i], paths[next[e]]);
+				steps[i] = sat_add(steps[i], steps[next[e]]);
+			}
+		steps[i] = sat_add(steps[i], paths[i]); /* each walk visits i */
+	}
+	*paths_out = n ? paths[0] : 0;
+	*steps_out = n ? steps[0] : 0;
+	free(paths);
+	free(steps);
+	return 0;
+}
+
 /* rte_bpf logs why it rejects a program; keep that text for the error. */
 static struct rte_bpf *bpf_load_logged(const struct rte_bpf_prm *prm,
 				       char *why, size_t why_len)
@@ -1102,6 +1167,25 @@ static struct rte_bpf *bpf_load_logged(const struct rte_bpf_prm *prm,
 		free(buf);
 	}
 	return bpf;
+}
+
+/* What the pointer register of a load or store at insn holds (the flow
+ * pass's tag), or NULL for another instruction. */
+static const struct reg_tag *mem_base(const struct loader *ld, uint32_t insn)
+{
+	if (insn >= ld->n || !ld->in[insn].reached)
+		return NULL;
+	const struct ebpf_insn *ins = &ld->insns[insn];
+
+	switch (BPF_CLASS(ins->code)) {
+	case BPF_LDX:
+		return &ld->in[insn].r[ins->src_reg];
+	case BPF_ST:
+	case BPF_STX:
+		return &ld->in[insn].r[ins->dst_reg];
+	default:
+		return NULL;
+	}
 }
 
 static int prog_load(const char *path, const char *section, uint32_t window,
@@ -1179,7 +1263,27 @@ static int prog_load(const char *path, const char *section, uint32_t window,
 			      .size = LRX_XDP_MD_SIZE + window },
 	};
 	char why[256];
+	uint64_t paths, steps;
 
+	rc = walk_cost(rewritten, n_new, &paths, &steps);
+	if (rc < 0)
+		goto fail;
+	if (steps > XDP_WALK_BUDGET) {
+		char n_paths[24] = "over 2^64", n_steps[24] = "over 2^64";
+
+		if (paths != UINT64_MAX)
+			snprintf(n_paths, sizeof(n_paths), "%" PRIu64, paths);
+		if (steps != UINT64_MAX)
+			snprintf(n_steps, sizeof(n_steps), "%" PRIu64, steps);
+		rc = load_error(&ld, UINT32_MAX,
+			"%s paths from the entry to an exit (%s instruction "
+			"visits): DPDK 22.11's rte_bpf verifier walks every path "
+			"(no state pruning), which would take seconds to hours; at most %llu "
+			"visits are accepted [fewer independent branches: merge "
+			"conditions, or look per-packet choices up in a map]",
+			n_paths, n_steps, XDP_WALK_BUDGET);
+		goto fail;
+	}
 	prog->bpf = bpf_load_logged(&prm, why, sizeof(why));
 	if (prog->bpf == NULL) {
 		/* rte_bpf names the rewritten pc; map it back to the object */
@@ -1196,10 +1300,18 @@ static int prog_load(const char *path, const char *section, uint32_t window,
 		/* a hint only for the cause it is about: the window for a
 		 * memory bound (rte_bpf_validate's "boundary violation"),
 		 * the loop rule for "loop at pc" */
-		char hint[128] = "";
+		char hint[160] = "";
+		const struct reg_tag *base = mem_base(&ld, at);
 
-		if (strstr(why, "memory boundary") != NULL ||
-		    strstr(why, "mbuf boundary") != NULL)
+		if ((strstr(why, "memory boundary") != NULL ||
+		     strstr(why, "mbuf boundary") != NULL) && base != NULL &&
+		    base->kinds == TAG_VALUE && base->map < prog->n_maps)
+			snprintf(hint, sizeof(hint),
+				 " [an access to a value of map '%s': values are "
+				 "%u bytes]", prog->maps[base->map].name,
+				 prog->maps[base->map].value_size);
+		else if (strstr(why, "memory boundary") != NULL ||
+			 strstr(why, "mbuf boundary") != NULL)
 			snprintf(hint, sizeof(hint),
 				 " [frame accesses must stay within window=%u "
 				 "bytes of data]", window);

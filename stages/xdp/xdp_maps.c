@@ -10,6 +10,7 @@
  * bytes, the common case for XDP maps (ports, addresses, protocol ids).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -78,9 +79,21 @@ int lrx_xdp_map_create(struct lrx_xdp_map *map, const char *name,
 	}
 	if (map->values == NULL || (hash && (map->keys == NULL ||
 					     map->slot_state == NULL))) {
+		uint64_t slots = array ? max_entries : map->n_slots;
+		uint64_t bytes = (uint64_t)map->value_stride * slots +
+				 (hash ? ((uint64_t)key_size + 1) * slots : 0);
+
 		lrx_xdp_map_destroy(map);
-		snprintf(err, err_len, "map '%s': out of memory", name);
-		return -ENOMEM;
+		/* what the program asked for, not a failing machine: the
+		 * user's to change (exit 2) */
+		snprintf(err, err_len,
+			 "map '%s': %" PRIu64 " bytes (%" PRIu64 " MiB: %" PRIu64
+			 " slots of %u-byte values%s) do not fit in EAL's memory "
+			 "on socket %d: lower max_entries or value_size, or give "
+			 "EAL more (-m, hugepages)", name, bytes, bytes >> 20,
+			 slots, map->value_stride, hash ? " and their keys" : "",
+			 socket_id);
+		return -EINVAL;
 	}
 	return 0;
 }

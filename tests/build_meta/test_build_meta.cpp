@@ -87,17 +87,33 @@ TEST_CASE("build-meta parses Ethernet and VLAN tags", "[build_meta]")
 		CHECK(b.meta.vlan_count == 1);
 		CHECK(b.meta.vlan_tci[0] == 0x2064);
 	}
-	SECTION("802.1ad outer + 802.1Q inner")
+	SECTION("802.1ad outer + 802.1Q inner, VLAN device for neither")
 	{
+		// the outer tag is taken, no device: PACKET_OTHERHOST, and
+		// the inner tag is the protocol (l3-demux: rx_dropped)
 		Spec s;
 		s.vlans = {100, 200};
 		Built b = build_one(build(s));
 		REQUIRE(b.next == LRX_NEXT_CONTINUE_V);
+		CHECK(b.meta.protocol == 0x8100);
+		CHECK(b.meta.network_offset == 18);
+		CHECK(b.meta.pkt_type == LRX_PACKET_OTHERHOST);
+		CHECK(b.meta.vlan_count == 1);
+		CHECK(b.meta.vlan_tci[0] == 100);
+		CHECK(b.meta.vlan_vid == 0);
+	}
+	SECTION("802.1ad priority tag + 802.1Q inner on a VLAN device")
+	{
+		Spec s;
+		s.vlans = {0, 200};
+		Built b = build_one(build(s), {{"vlans", "200"}});
+		REQUIRE(b.next == LRX_NEXT_CONTINUE_V);
 		CHECK(b.meta.protocol == 0x0800);
 		CHECK(b.meta.network_offset == 22);
+		CHECK(b.meta.pkt_type == LRX_PACKET_HOST);
 		CHECK(b.meta.vlan_count == 2);
-		CHECK(b.meta.vlan_tci[0] == 100);
 		CHECK(b.meta.vlan_tci[1] == 200);
+		CHECK(b.meta.vlan_vid == 200);
 	}
 	SECTION("ARP")
 	{
@@ -128,6 +144,98 @@ TEST_CASE("build-meta drops frames too short for their L2 header",
 	CHECK(bm.counter("too_short") == 2);
 	CHECK(bm.counter("built") == 0);
 	LRX_REQUIRE_POOL_FULL(pool());
+}
+
+// A tag in the frame or stripped by the NIC (the vlan hint): one result.
+struct VlanCase {
+	const char *name;
+	std::vector<uint16_t> tags; // outer first; two: 802.1ad outer
+	const char *vlans;          // the key
+	uint16_t protocol;
+	uint8_t pkt_type;
+	uint16_t vlan_vid;
+	std::map<std::string, uint64_t> counters; // vlan_* of build-meta
+};
+
+TEST_CASE("build-meta takes VLAN tags as __netif_receive_skb_core, in-band "
+	  "or stripped by the NIC", "[build_meta]")
+{
+	eal_init();
+	const VlanCase cases[] = {
+		{"priority tag", {0x2000}, "none", 0x0800, LRX_PACKET_HOST, 0,
+		 {{"vlan_priority", 1}}},
+		{"tag of no device", {7}, "none", 0x0800, LRX_PACKET_OTHERHOST, 0,
+		 {{"vlan_unknown", 1}}},
+		{"tag of a device", {7}, "5,7", 0x0800, LRX_PACKET_HOST, 7,
+		 {{"vlan_dev_rx", 1}}},
+		{"tag of a device on another port", {7}, "7%1", 0x0800,
+		 LRX_PACKET_OTHERHOST, 0, {{"vlan_unknown", 1}}},
+		{"tag of a device on this port", {7}, "7%0", 0x0800, LRX_PACKET_HOST,
+		 7, {{"vlan_dev_rx", 1}}},
+		{"VID 4095 of no device", {0xfff}, "none", 0x0800,
+		 LRX_PACKET_OTHERHOST, 0, {{"vlan_unknown", 1}}},
+		{"802.1ad outer of no device", {9, 7}, "7", 0x8100,
+		 LRX_PACKET_OTHERHOST, 0, {{"vlan_unknown", 1}}},
+		{"802.1ad priority, inner of a device", {0, 7}, "7", 0x0800,
+		 LRX_PACKET_HOST, 7, {{"vlan_priority", 1}, {"vlan_dev_rx", 1}}},
+		{"802.1ad priority, inner of no device", {0, 7}, "none", 0x0800,
+		 LRX_PACKET_OTHERHOST, 0, {{"vlan_priority", 1}, {"vlan_unknown", 1}}},
+		{"two priority tags", {0, 0}, "none", 0x0800, LRX_PACKET_HOST, 0,
+		 {{"vlan_priority", 2}}},
+	};
+	for (const VlanCase &c : cases) {
+		for (bool stripped : {false, true}) {
+			INFO(c.name << (stripped ? " (stripped by the NIC)" : " (in the frame)"));
+			Spec s;
+			s.l4 = L4::udp;
+			if (!stripped)
+				s.vlans = c.tags;
+			Frame f = build(s);
+			StageInstance bm(BUILD_META_STAGE_NAME, {{"vlans", c.vlans}});
+			REQUIRE(bm.ok());
+			rte_mbuf *m = f.to_mbuf(pool());
+			REQUIRE(m);
+			if (stripped) {
+				m->ol_flags = RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED;
+				if (c.tags.size() == 2) {
+					m->ol_flags |= RTE_MBUF_F_RX_QINQ |
+						       RTE_MBUF_F_RX_QINQ_STRIPPED;
+					m->vlan_tci_outer = c.tags[0];
+					m->vlan_tci = c.tags[1];
+				} else {
+					m->vlan_tci = c.tags[0];
+				}
+			}
+			REQUIRE(bm.one(m) == LRX_NEXT_CONTINUE_V);
+			const struct lrx_meta &meta = *lrx_meta(m);
+			// a tag left in the frame (the inner one after a tag of
+			// no device) is the protocol; one the NIC stripped is
+			// gone
+			const uint16_t protocol = stripped && c.protocol == 0x8100
+							  ? 0x0800 : c.protocol;
+			CHECK(meta.protocol == protocol);
+			CHECK(meta.pkt_type == c.pkt_type);
+			CHECK(meta.vlan_vid == c.vlan_vid);
+			for (const char *k : {"vlan_priority", "vlan_unknown", "vlan_dev_rx"}) {
+				INFO("counter " << k);
+				auto it = c.counters.find(k);
+				CHECK(bm.counter(k) == (it == c.counters.end() ? 0 : it->second));
+			}
+			rte_pktmbuf_free(m);
+		}
+	}
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
+TEST_CASE("build-meta refuses bad VLAN devices", "[build_meta]")
+{
+	eal_init();
+	for (const char *bad : {"0", "4095", "7%99", "7%", "x", "1,,2", ""}) {
+		INFO("vlans=" << bad);
+		StageInstance bm(BUILD_META_STAGE_NAME, {{"vlans", bad}});
+		CHECK(bm.rc() == -EINVAL);
+		CHECK(std::string(bm.error()).find("VLAN IDs 1..4094") != std::string::npos);
+	}
 }
 
 TEST_CASE("build-meta sets the packet type as eth_type_trans", "[build_meta]")

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <string>
 #include <unistd.h>
 
 extern "C" {
@@ -26,6 +27,18 @@ TEST_CASE("topology finds cores and an L1i consistent with the OS", "[topology]"
 	} else if (t.l1i_bytes == 0) {
 		CHECK(std::string(t.l1i_source) == "unknown");
 	}
+}
+
+TEST_CASE("the L1i associativity reads as ways, fully associative or unknown", "[topology]")
+{
+	lrx_topology t{};
+	char buf[24];
+	t.l1i_assoc = 8;
+	CHECK(std::string(lrx_topology_l1i_ways(&t, buf, sizeof(buf))) == "8-way");
+	t.l1i_assoc = -1;
+	CHECK(std::string(lrx_topology_l1i_ways(&t, buf, sizeof(buf))) == "fully associative");
+	t.l1i_assoc = 0; // CPUID leaf without it (some VMs): not "0-way"
+	CHECK(std::string(lrx_topology_l1i_ways(&t, buf, sizeof(buf))) == "associativity unknown");
 }
 
 TEST_CASE("/proc/stat: a CPU's busy and total ticks", "[topology]")

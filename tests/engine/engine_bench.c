@@ -31,6 +31,7 @@
 #include <rte_udp.h>
 
 #include "../support/first_cpu.h"
+#include "../support/runtime_dir.h"
 #include "engine_internal.h"
 #include "pipeline.h"
 #include "sink.h"
@@ -139,6 +140,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "engine_bench: EAL init failed\n");
 		return 1;
 	}
+	lrx_test_remove_runtime_dir_at_exit();
 	struct rte_mempool *mp = rte_pktmbuf_pool_create(
 		"bench_pool", BENCH_FRAMES * 2, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 		(int)rte_socket_id());

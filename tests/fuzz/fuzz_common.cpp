@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "fuzz_common.h"
+#include "../support/runtime_dir.h"
 
 #include <cstdarg>
 #include <cstdio>
@@ -39,6 +40,7 @@ void eal_init(const char *harness)
 			     rte_strerror(rte_errno));
 		std::abort();
 	}
+	lrx_test_remove_runtime_dir_at_exit();
 	done = true;
 }
 

@@ -212,6 +212,12 @@ inline Out decode(const rte_mbuf *m)
 		o.proto = d[off + 6];
 		o.ip_len_field = 40u + (uint32_t)(d[off + 4] << 8 | d[off + 5]);
 		l4 = off + 40;
+		// hop-by-hop, routing, destination options
+		while ((o.proto == 0 || o.proto == 43 || o.proto == 60) &&
+		       l4 + 8 <= d.size()) {
+			o.proto = d[l4];
+			l4 += (d[l4 + 1] + 1u) * 8;
+		}
 	} else {
 		return o;
 	}

@@ -40,6 +40,7 @@
 #include <rte_tcp.h>
 
 #include "../support/first_cpu.h"
+#include "../support/runtime_dir.h"
 #include "stage.h"
 
 #define HDR_LEN (RTE_ETHER_HDR_LEN + 20 + 20)
@@ -278,6 +279,7 @@ int main(int argc, char **argv)
 			rte_strerror(rte_errno));
 		return 1;
 	}
+	lrx_test_remove_runtime_dir_at_exit();
 	struct rte_mempool *mp = rte_pktmbuf_pool_create(
 		"gro_bench", o.segments + 64, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 		(int)rte_socket_id());

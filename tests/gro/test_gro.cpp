@@ -27,12 +27,22 @@ rte_mempool *pool()
 }
 
 // Per-flow (source port) concatenation of TCP/UDP payloads.
+// Each flow's byte stream: TCP in sequence order (a segment that leaves
+// GRO early overtakes its flow's held packet, as in the kernel), UDP in
+// output order.
 std::map<uint16_t, std::vector<uint8_t>> payload_by_flow(const std::vector<Out> &outs)
 {
-	std::map<uint16_t, std::vector<uint8_t>> r;
+	std::vector<const Out *> order;
 	for (const Out &o : outs)
-		r[o.sport].insert(r[o.sport].end(), o.payload.begin(),
-				  o.payload.end());
+		order.push_back(&o);
+	std::stable_sort(order.begin(), order.end(), [](const Out *a, const Out *b) {
+		return a->sport == b->sport && a->proto == 6 && b->proto == 6 &&
+		       (int32_t)(a->seq - b->seq) < 0;
+	});
+	std::map<uint16_t, std::vector<uint8_t>> r;
+	for (const Out *o : order)
+		r[o->sport].insert(r[o->sport].end(), o->payload.begin(),
+				   o->payload.end());
 	return r;
 }
 std::map<uint16_t, std::vector<uint8_t>> payload_by_flow(const std::vector<Frame> &in)
@@ -79,7 +89,7 @@ std::vector<Out> run_specs(const std::vector<Spec> &specs, const Keys &keys = {}
 		// payload conservation per flow
 		REQUIRE(payload_by_flow(outs) == payload_by_flow(frames));
 		if (counters)
-			for (const char *n : {"merged", "bad_csum", "not_eligible",
+			for (const char *n : {"merged", "bad_csum", "not_eligible", "held", "segments_in",
 					      "flush_evict", "flush_flags",
 					      "flush_size", "flush_mismatch",
 					      "flush_short", "flush_poll_end",
@@ -229,6 +239,8 @@ struct RuleCase {
 	const char *counter;   // a counter that must be non-zero (or nullptr)
 	bool corrupt_l4 = false;  // s2's TCP checksum made wrong
 	bool corrupt_ip = false;  // s2's IPv4 header checksum made wrong
+	Keys keys = {};           // of the gro stage
+	size_t corrupt_out = 0;   // where the corrupted s2 leaves
 };
 
 TEST_CASE("gro: flush rules (table)", "[gro]")
@@ -306,10 +318,22 @@ TEST_CASE("gro: flush rules (table)", "[gro]")
 		{"incrementing IP ID without DF merges",
 		 [](auto &v) { for (auto &s : v) s.frag = 0; }, {6}, {6040}, {1000},
 		 nullptr},
-		// s2 carries 4 bytes of IP options: passed on unchanged
-		{"IP options: not eligible, held flushed first",
+		// s2 carries 4 bytes of IP options: passed on unchanged and at
+		// once (inet_gro_receive "goto out"), ahead of the held s0+s1,
+		// which s3 then flushes (a seq gap for it)
+		{"IP options: leaves early, ahead of its held packet",
+		 [](auto &v) { v[2].ip4_options = {1, 1, 1, 0}; }, {1, 2, 3},
+		 {1044, 2040, 3040}, {3000, 1000, 4000}, "not_eligible"},
+		{"IP options, early_order=flow: held flushed first",
 		 [](auto &v) { v[2].ip4_options = {1, 1, 1, 0}; }, {2, 1, 3},
-		 {2040, 1044, 3040}, split_2_1_3_seqs, "flush_not_eligible"},
+		 {2040, 1044, 3040}, split_2_1_3_seqs, "flush_not_eligible", false, false,
+		 {{"early_order", "flow"}}},
+		// s2 with the reserved fragment bit: inet_gro_receive's flush
+		// (frag_off & ~IP_DF); tcp_gro_receive ends the held packet,
+		// s2 passes
+		{"reserved fragment bit: flushes its held packet, passes",
+		 [](auto &v) { v[2].frag = 0xc000; }, {2, 1, 3},
+		 split_2_1_3_lens, split_2_1_3_seqs, "flush_not_eligible"},
 		// s2: 1200 bytes at 3000, then 4200 5200 6200: s2 heads a packet
 		// with mss 1200 that s3 (shorter) ends
 		{"segment larger than mss",
@@ -332,10 +356,13 @@ TEST_CASE("gro: flush rules (table)", "[gro]")
 			 shift_from(v, 3, -1000);
 		 },
 		 {2, 1, 3}, {2040, 40, 3040}, {1000, 3000, 3000}, "flush_mismatch"},
-		{"bad TCP checksum: not merged, counted", [](auto &) {},
-		 {2, 1, 3}, split_2_1_3_lens, split_2_1_3_seqs, "bad_csum", true},
-		{"bad IP header checksum: not merged", [](auto &) {},
-		 {2, 1, 3}, split_2_1_3_lens, split_2_1_3_seqs, "not_eligible", false,
+		{"bad TCP checksum: leaves early, counted", [](auto &) {},
+		 {1, 2, 3}, {1040, 2040, 3040}, {3000, 1000, 4000}, "bad_csum", true},
+		{"bad TCP checksum, early_order=flow", [](auto &) {},
+		 {2, 1, 3}, split_2_1_3_lens, split_2_1_3_seqs, "bad_csum", true, false,
+		 {{"early_order", "flow"}}, 1},
+		{"bad IP header checksum: leaves early", [](auto &) {},
+		 {1, 2, 3}, {1040, 2040, 3040}, {3000, 1000, 4000}, "not_eligible", false,
 		 true},
 	};
 	for (const RuleCase &rc : cases) {
@@ -346,7 +373,7 @@ TEST_CASE("gro: flush rules (table)", "[gro]")
 			std::vector<Out> outs;
 			std::map<std::string, uint64_t> c;
 			if (rc.corrupt_l4 || rc.corrupt_ip) {
-				Gro g;
+				Gro g(rc.keys);
 				auto frames = build_all(specs);
 				if (rc.corrupt_l4)
 					frames[2].l4_corrupt_csum();
@@ -357,11 +384,11 @@ TEST_CASE("gro: flush rules (table)", "[gro]")
 				outs = decode_all(g.out);
 				REQUIRE(payload_by_flow(outs) == payload_by_flow(frames));
 				// the bad one is passed on unchanged
-				REQUIRE(outs[1].bytes == frames[2].data);
+				REQUIRE(outs[rc.corrupt_out].bytes == frames[2].data);
 				c["bad_csum"] = g.counter("bad_csum");
 				c["not_eligible"] = g.counter("not_eligible");
 			} else {
-				outs = run_specs(specs, {}, &c);
+				outs = run_specs(specs, rc.keys, &c);
 			}
 			INFO(rc.name);
 			REQUIRE(seg_counts(outs) == rc.expect);
@@ -396,11 +423,15 @@ TEST_CASE("gro: IPv6 TCP merges; traffic class and hop limit flush", "[gro]")
 	specs = tcp_stream(6, 1000, 1000, 1000, true);
 	specs[3].flow_label = 5; // flow label is part of the flow
 	REQUIRE(seg_counts(run_specs(specs)) == std::vector<uint16_t>{3, 1, 2});
-	// extension headers are not handled: passed through unchanged
+	// a hop-by-hop header: pulled (ipv6_gro_pull_exthdrs), merged when
+	// it is the same in every segment
 	specs = tcp_stream(3, 1000, 1000, 1000, true);
 	for (auto &s : specs)
 		s.ip6_hop_by_hop = true;
-	REQUIRE(seg_counts(run_specs(specs)) == std::vector<uint16_t>{1, 1, 1});
+	std::map<std::string, uint64_t> c;
+	outs = run_specs(specs, {}, &c);
+	INFO("not_eligible " << c["not_eligible"] << " merged " << c["merged"] << " held " << c["held"] << " in " << c["segments_in"] << " mismatch " << c["flush_mismatch"] << " poll_end " << c["flush_poll_end"]);
+	REQUIRE(seg_counts(outs) == std::vector<uint16_t>{3});
 }
 
 TEST_CASE("gro: VLAN tags are part of the flow", "[gro]")
@@ -469,6 +500,105 @@ TEST_CASE("gro: at most MAX_GRO_SKBS per bucket, oldest evicted", "[gro]")
 		REQUIRE(g.counter("flush_evict") == 0);
 		g.flush(false);
 		REQUIRE(g.out.size() == 64);
+	}
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
+TEST_CASE("gro: the bucket is the NIC's hash; none is bucket 0 "
+	  "(hash=nic), or a hash of the flow (hash=compute)", "[gro]")
+{
+	// 10 flows, no hash from the NIC, two rounds of one segment each
+	auto round = [](std::vector<fr::Frame> &v, uint32_t seq) {
+		for (uint16_t f = 0; f < 10; f++) {
+			Spec s = tcp_spec(seq, 1000, (uint16_t)(4000 + f));
+			v.push_back(fr::build(s));
+		}
+	};
+	std::vector<fr::Frame> frames;
+	round(frames, 1000);
+	round(frames, 2000);
+	for (const char *hash : {"nic", "compute"}) {
+		INFO("hash=" << hash);
+		Gro g(Keys{{"hash", hash}});
+		REQUIRE(g.init_rc == 0);
+		REQUIRE(g.one(to_mbufs(frames, pool())));
+		g.flush(false);
+		auto outs = decode_all(g.out);
+		const std::string h = hash;
+		if (h == "nic") {
+			// one bucket of 8: each new flow evicts the oldest, so no
+			// segment finds its flow held (gro_flush_oldest)
+			CHECK(g.counter("merged") == 0);
+			CHECK(g.counter("flush_evict") == 12);
+			CHECK(outs.size() == 20);
+		} else {
+			CHECK(g.counter("merged") == 10);
+			CHECK(outs.size() == 10);
+		}
+	}
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
+TEST_CASE("gro: IPv6 extension headers are pulled and must be the same "
+	  "(ipv6_gro_pull_exthdrs)", "[gro]")
+{
+	auto stream = [](const std::vector<std::vector<uint8_t>> &ext, uint8_t first) {
+		std::vector<fr::Frame> v;
+		auto specs = tcp_stream(ext.size(), 1000, 1000, 1000, true);
+		for (size_t i = 0; i < specs.size(); i++) {
+			fr::Frame f = fr::build(specs[i]);
+			v.push_back(ext[i].empty() ? f : fr::ip6_insert_ext(f, first, ext[i]));
+		}
+		return v;
+	};
+	const auto dst = fr::ip6_ext(6, {1, 4, 0, 0, 0, 0});
+	const auto dst2 = fr::ip6_ext(6, {0x1e, 2, 0, 0, 1, 0});
+	const auto rt = fr::ip6_ext(6, {0, 0, 0, 0, 0, 0});
+	const auto hbh_dst = [] {
+		auto h = fr::ip6_ext(60, {1, 4, 0, 0, 0, 0});
+		auto d = fr::ip6_ext(6, {1, 4, 0, 0, 0, 0});
+		h.insert(h.end(), d.begin(), d.end());
+		return h;
+	}();
+	struct Case {
+		const char *name;
+		std::vector<fr::Frame> frames;
+		std::vector<uint16_t> segs;
+	};
+	const Case cases[] = {
+		{"destination options", stream({dst, dst, dst, dst}, 60), {4}},
+		{"routing header, segments left 0", stream({rt, rt, rt}, 43), {3}},
+		{"hop-by-hop then destination options", stream({hbh_dst, hbh_dst, hbh_dst}, 0), {3}},
+		{"other option bytes: another flow", stream({dst, dst, dst2, dst2}, 60), {2, 2}},
+		{"no header, then one: other flows", stream({{}, {}, dst, dst}, 60), {2, 2}},
+	};
+	for (const Case &c : cases) {
+		INFO(c.name);
+		Gro g;
+		REQUIRE(g.one(to_mbufs(c.frames, pool())));
+		g.flush(false);
+		auto outs = decode_all(g.out);
+		check_headers(outs);
+		CHECK(seg_counts(outs) == c.segs);
+		CHECK(payload_by_flow(outs) == payload_by_flow(c.frames));
+		// ipv6_gro_complete: the payload length covers the headers
+		const fr::Frame &first = c.frames.back();
+		const Out &last = outs.back();
+		CHECK(last.ip_len_field ==
+		      (uint32_t)(first.l3_len + (last.segs - 1) * 1000));
+		if (last.segs > 1) {
+			// tcp6_gro_complete: ~tcp_v6_check(len, saddr, daddr, 0),
+			// the pseudo-header sum over the TCP length
+			const size_t l4 = last.bytes.size() - last.payload.size() - 20;
+			const uint32_t tcp_len = (uint32_t)(last.bytes.size() - l4);
+			uint32_t sum = 0;
+			for (size_t i = 0; i < 32; i += 2)
+				sum += (uint32_t)(last.bytes[14 + 8 + i] << 8 | last.bytes[14 + 9 + i]);
+			sum += 6 + tcp_len;
+			while (sum >> 16)
+				sum = (sum & 0xffff) + (sum >> 16);
+			CHECK((uint32_t)(last.bytes[l4 + 16] << 8 | last.bytes[l4 + 17]) == sum);
+		}
 	}
 	LRX_REQUIRE_POOL_FULL(pool());
 }

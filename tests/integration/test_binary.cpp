@@ -526,8 +526,7 @@ TEST_CASE("the text summary, the JSON summary and telemetry give the same number
 
 	REQUIRE(s["rx_packets"].get<uint64_t>() > 0);
 	REQUIRE(s["dropped"].get<uint64_t>() > 0); // the malformed share
-	for (const char *key : {"rx_packets", "delivered", "dropped", "held", "merged_segments",
-				"held_in_stages"})
+	for (const char *key : {"rx_packets", "delivered", "dropped", "held", "merged_segments"})
 		CHECK(stats[key] == s[key]);
 	CHECK(t.rx == s["rx_packets"].get<uint64_t>());
 	CHECK(t.delivered == s["delivered"].get<uint64_t>());
@@ -862,6 +861,8 @@ TEST_CASE("--stats-view: the periodic line's view, and bad values exit 2", "[bin
 			    {"--duration", "1.3", "--stats-period", "0.5", "--set", "run.stats_view=ports"}));
 	CHECK(r.status == 0);
 	CHECK(std::regex_search(r.out, std::regex("\n  port0_q0 [0-9.]+[kMG]?/s")));
+	// and each port's Gb/s, as testpmd's Rx-bps/Tx-bps
+	CHECK(std::regex_search(r.out, std::regex("\n  port0 rx [0-9]+\\.[0-9]{3} Gb/s tx [0-9]+\\.[0-9]{3} Gb/s\n")));
 	r = run_program({listrx_bin(), "--", "--stats-view", "fast"});
 	CHECK(r.status == 2);
 	CHECK(r.err == "listrx: --stats-view fast: [run] stats_view: valid views: stages, ports, lcores\n");
@@ -1064,4 +1065,26 @@ TEST_CASE("a source that idles: busy ns/packet beside wall, and busy is the head
 	CHECK(s["busy_ns_per_packet"].is_null());
 	CHECK(s["ns_per_packet_headline"] == "wall");
 	CHECK(r.out.find("ns/packet busy") == std::string::npos);
+}
+
+TEST_CASE("ports report bytes and Gb/s, as testpmd does", "[binary][ports]")
+{
+	// udp64: 64-byte frames on the wire, 60 in the mbuf (no FCS)
+	std::string js = lrx_test::scratch_path("port_bytes.json");
+	auto r = run_program(cmd(eal("port_bytes", "net_synth0,profile=udp64"),
+				 {"--packets", "100000", "--json", js, "--stats-period", "0"}));
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	json s = json::parse(lrx_test::read_file(js));
+	const json &p = s["ports"][0];
+	uint64_t ipackets = p["ipackets"].get<uint64_t>();
+	REQUIRE(ipackets >= 100000);
+	CHECK(p["ibytes"].get<uint64_t>() == 60 * ipackets);
+	CHECK(p["obytes"].get<uint64_t>() == 0);
+	double seconds = s["duration_s"].get<double>();
+	CHECK(p["rx_gbps"].get<double>() ==
+	      Approx(60.0 * 8 * (double)ipackets / seconds / 1e9).epsilon(0.01));
+	// the text table has the same byte count
+	CHECK(r.out.find(" " + std::to_string(60 * ipackets) + " ") != std::string::npos);
+	CHECK(r.out.find("rx Gb/s") != std::string::npos);
 }

@@ -81,6 +81,64 @@ TEST_CASE("net_pcap: pcap in -> empty pipeline forwarding to itself -> pcap out,
 	}
 }
 
+TEST_CASE("replies leave by the ingress port: ICMP port unreachables in "
+	  "net_pcap's tx_pcap; a tag of no VLAN device in the port table",
+	  "[ports][reply]")
+{
+	// UDP to a port with no socket: each gets an ICMP port unreachable
+	// (rate limit off); two copies of the first with an 802.1Q tag of no
+	// VLAN device are PACKET_OTHERHOST: the port's rx_otherhost_dropped
+	const unsigned n = 20;
+	auto frames = lrx_test::sample_frames(n, 3);
+	for (int i = 0; i < 2; i++) {
+		lrx_test::Frame t = frames[0];
+		const uint8_t tag[4] = {0x81, 0x00, 0x00, 0x05};
+		t.insert(t.begin() + 12, tag, tag + 4);
+		frames.push_back(t);
+	}
+	std::string in = lrx_test::scratch_path("reply-in.pcap"),
+		    out = lrx_test::scratch_path("reply-out.pcap");
+	std::remove(out.c_str());
+	REQUIRE(lrx_test::pcap_write(in, frames));
+	std::string conf = lrx_test::scratch_path("reply.ini");
+	FILE *f = std::fopen(conf.c_str(), "w");
+	REQUIRE(f);
+	std::fprintf(f, "[port.0]\ndevice = net_pcap0\n");
+	std::fclose(f);
+	std::string js = lrx_test::scratch_path("reply.json");
+	auto argv = eal_base("reply");
+	argv.insert(argv.end(), {"--vdev", "net_pcap0,rx_pcap=" + in + ",tx_pcap=" + out, "--",
+				 "--config", conf, "--pipeline", "build-meta,l3-demux",
+				 "--set", "stage.l3-demux.udp_ports=none",
+				 "--set", "stage.l3-demux.icmp_ratelimit=0",
+				 "--packets", std::to_string(frames.size()), "--json", js});
+	auto r = run_program(argv);
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	CHECK(r.out.find("rx_otherhost_dropped 2") != std::string::npos);
+	json s = load_json(js);
+	CHECK(s["tx_packets"] == n);
+	CHECK(s["ports"][0]["rx_otherhost_dropped"] == 2);
+	CHECK(s["ports"][0]["rx_dropped"] == 0);
+	CHECK(s["mbufs_in_use_at_exit"] == 0);
+	std::vector<lrx_test::Frame> got;
+	REQUIRE(lrx_test::pcap_read(out, got));
+	REQUIRE(got.size() == n);
+	for (size_t i = 0; i < n; i++) {
+		INFO("reply " << i);
+		const lrx_test::Frame &q = frames[i], &a = got[i];
+		REQUIRE(a.size() >= 42);
+		CHECK(std::equal(a.begin(), a.begin() + 6, q.begin() + 6)); // to the sender
+		CHECK(a[23] == 1);                                         // ICMP
+		CHECK(a[34] == 3);                                         // unreachable
+		CHECK(a[35] == 3);                                         // port
+		// the datagram quoted, up to 576 bytes in all
+		const size_t quoted = std::min<size_t>(q.size() - 14, 548);
+		REQUIRE(a.size() >= 42 + quoted);
+		CHECK(std::equal(a.begin() + 42, a.begin() + 42 + (long)quoted, q.begin() + 14));
+	}
+}
+
 TEST_CASE("forwarding: port 0 forwards to port 1 (net_null pair)", "[ports]")
 {
 	// net_null as the source, forwarded to a second null port: tx counted

@@ -274,22 +274,6 @@ std::string kernel_per_frame(const Netns &net, const std::vector<Named> &frames)
 	return out;
 }
 
-// IPv6 DAD of the link-local address loops its neighbour solicitation back
-// into the input counters: wait until no address is tentative.
-bool settle(const Netns &net)
-{
-	for (int i = 0; i < 50; i++) {
-		std::string cmd = "ip netns exec " + net.ns +
-				  " ip -6 addr show tentative | grep -q inet6";
-		if (sh(cmd) != 0) {
-			std::this_thread::sleep_for(std::chrono::milliseconds(200));
-			return true;
-		}
-		std::this_thread::sleep_for(std::chrono::milliseconds(100));
-	}
-	return false;
-}
-
 // Sockets inside the namespace that joined groups on its interface (as
 // an application does: IP_ADD_MEMBERSHIP / IPV6_JOIN_GROUP), made from a
 // thread that enters the namespace; closed on destruction.
@@ -298,15 +282,8 @@ struct Joined {
 	std::string error;
 	Joined(const Netns &net, const std::vector<std::string> &groups)
 	{
-		std::thread t([&] {
-			int ns = open(("/var/run/netns/" + net.ns).c_str(), O_RDONLY);
-			if (ns < 0 || setns(ns, CLONE_NEWNET) != 0) {
-				error = "cannot enter " + net.ns;
-				if (ns >= 0)
-					close(ns);
-				return;
-			}
-			close(ns);
+		std::string failed;
+		error = in_netns(net, [&] {
 			const unsigned ifindex = if_nametoindex(net.inside.c_str());
 			for (auto &g : groups) {
 				ip_mreqn m4{};
@@ -327,10 +304,11 @@ struct Joined {
 				if (fd >= 0)
 					fds.push_back(fd);
 				if (rc != 0)
-					error = "cannot join " + g;
+					failed = "cannot join " + g;
 			}
 		});
-		t.join();
+		if (error.empty())
+			error = failed;
 	}
 	~Joined()
 	{

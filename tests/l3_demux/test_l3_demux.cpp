@@ -30,10 +30,15 @@ rte_mempool *pool()
 }
 
 const StageInstance::Keys bm_keys = {{"host_mac", "02:00:00:00:00:02"}};
+// the receive checks alone: the replies the kernel would send are
+// switched off here and tested in test_reply.cpp
 const StageInstance::Keys l3_keys = {
 	{"local_ipv4", "10.0.0.2"},     {"local_ipv6", "2001:db8::2"},
 	{"udp_ports", "2000,5000-5010"}, {"tcp_ports", "2000"},
 	{"arp_ip", "10.0.0.2"},         {"arp_mac", "02:00:00:00:00:02"},
+	{"icmp_echo", "deliver"},       {"icmp_timestamp", "deliver"},
+	{"icmp_unreach", "none"},       {"icmp_param_prob", "none"},
+	{"tcp_rst", "none"},            {"tcp_synack", "none"},
 };
 
 bool is_snmp(const std::string &name)
@@ -82,12 +87,54 @@ std::vector<Row> verdict_table()
 		{"v4 icmp echo", [] { return with([](Spec &s) { s.l4 = L4::icmp; }); }, D,
 		 {{"IpInReceives", 1}, {"IpInDelivers", 1}, {"IcmpInMsgs", 1},
 		  {"IcmpInEchos", 1}}},
-		{"v4 vlan udp ok", [] { return with([](Spec &s) { s.vlans = {7}; }); }, D,
-		 v4_udp_ok},
-		{"v4 qinq udp ok", [] { return with([](Spec &s) { s.vlans = {7, 8}; }); }, D,
-		 v4_udp_ok},
+		// VLAN tags with no VLAN device (__netif_receive_skb_core):
+		// VID 0 is a priority tag, any other makes the packet
+		// PACKET_OTHERHOST; a second tag after it is the protocol
+		{"v4 priority tag udp ok", [] { return with([](Spec &s) { s.vlans = {0x6000}; }); },
+		 D, v4_udp_ok},
+		{"v4 two priority tags udp ok", [] { return with([](Spec &s) { s.vlans = {0, 0}; }); },
+		 D, v4_udp_ok},
+		{"v4 vlan without a device", [] { return with([](Spec &s) { s.vlans = {7}; }); },
+		 drop(LRX_DROP_OTHERHOST), {}},
+		{"v4 priority tag then a vlan without a device",
+		 [] { return with([](Spec &s) { s.vlans = {0, 8}; }); }, drop(LRX_DROP_OTHERHOST), {}},
+		{"v4 qinq without a device: no packet_type for the inner tag",
+		 [] { return with([](Spec &s) { s.vlans = {7, 8}; }); },
+		 drop(LRX_DROP_UNHANDLED_PROTO), {}},
 		{"v4 options ok", [] { return with([](Spec &s) {
 			 s.ip4_options = {1, 1, 7, 7, 4, 0, 0, 0, 0}; }); }, D, v4_udp_ok},
+		{"v4 full record route, timestamp, router alert ok", [] { return with([](Spec &s) {
+			 s.ip4_options = {7, 7, 8, 0, 0, 0, 0, 68, 8, 9, 0x30, 0, 0, 0, 0,
+					  148, 4, 0, 0}; }); }, D, v4_udp_ok},
+		{"v4 record route pointer 3", [] { return with([](Spec &s) {
+			 s.ip4_options = {7, 7, 3, 0, 0, 0, 0}; }); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"IpInReceives", 1}, {"IpInHdrErrors", 1}}},
+		{"v4 two record routes", [] { return with([](Spec &s) {
+			 s.ip4_options = {7, 3, 4, 7, 3, 4}; }); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"IpInReceives", 1}, {"IpInHdrErrors", 1}}},
+		{"v4 timestamp overflow 15", [] { return with([](Spec &s) {
+			 s.ip4_options = {68, 8, 9, 0xf0, 0, 0, 0, 0}; }); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"IpInReceives", 1}, {"IpInHdrErrors", 1}}},
+		{"v4 router alert length 2", [] { return with([](Spec &s) {
+			 s.ip4_options = {148, 2}; }); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"IpInReceives", 1}, {"IpInHdrErrors", 1}}},
+		{"v4 CIPSO without a DOI", [] { return with([](Spec &s) {
+			 s.ip4_options = {134, 8, 0, 0, 0, 1, 0, 0}; }); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"IpInReceives", 1}, {"IpInHdrErrors", 1}}},
+		{"v4 loose source route, accept_source_route=no", [] { return with([](Spec &s) {
+			 s.ip4_options = {131, 7, 4, 10, 0, 0, 9}; }); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"IpInReceives", 1}}},
+		{"v4 loose source route to this host, accept_source_route=yes",
+		 [] { return with([](Spec &s) { s.ip4_options = {131, 7, 4, 10, 0, 0, 2}; }); },
+		 D, v4_udp_ok, 0, {{"accept_source_route", "yes"}}},
+		{"v4 strict source route onwards, accept_source_route=yes",
+		 [] { return with([](Spec &s) { s.ip4_options = {137, 7, 4, 10, 0, 0, 9}; }); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"IpInReceives", 1}}, 0,
+		 {{"accept_source_route", "yes"}}},
+		{"v4 bad option to another host: options before ip_error",
+		 [] { return with([](Spec &s) { s.ip4_options = {148, 2};
+					       s.ip4_dst = ip4(10, 0, 0, 99); }); },
+		 drop(LRX_DROP_NOT_SPECIFIED), {{"IpInReceives", 1}, {"IpInHdrErrors", 1}}},
 		{"otherhost", [] { return with([](Spec &s) {
 			 s.dst = {2, 0, 0, 0, 0, 9}; }); }, drop(LRX_DROP_OTHERHOST), {}},
 		{"v4 shorter than a header", [] { return udp4().truncate(14 + 19); },
@@ -208,11 +255,45 @@ std::vector<Row> verdict_table()
 		{"v6 bad hop-by-hop option", [] {
 			 Frame f = with([](Spec &s) { s.l3 = L3::ipv6; s.ip6_hop_by_hop = true; });
 			 return f.set_u8(f.l2_len + 40 + 3, 9); }, // PadN longer than header
-		 drop(LRX_DROP_IPV6_BAD_EXTHDR), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		 drop(LRX_DROP_IP_INHDR), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
 		{"v6 unknown discard option", [] {
 			 Frame f = with([](Spec &s) { s.l3 = L3::ipv6; s.ip6_hop_by_hop = true; });
 			 return f.set_u8(f.l2_len + 40 + 2, 0x47); },
-		 drop(LRX_DROP_IPV6_BAD_EXTHDR), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		 drop(LRX_DROP_UNHANDLED_PROTO), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		// ip6_parse_tlv's rules for hop-by-hop as for destination
+		// options, and the hop-by-hop options the kernel knows
+		{"v6 hop-by-hop 8 bytes of padding", [] {
+			 return ip6_insert_ext(udp6(), 0,
+					       ip6_ext(17, {1, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})); },
+		 drop(LRX_DROP_IP_INHDR), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		{"v6 hop-by-hop PadN data not zero", [] {
+			 return ip6_insert_ext(udp6(), 0, ip6_ext(17, {1, 4, 0, 1, 0, 0})); },
+		 drop(LRX_DROP_IP_INHDR), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		{"v6 hop-by-hop 9 options", [] {
+			 return ip6_insert_ext(udp6(), 0,
+					       ip6_ext(17, {0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0,
+							    0x1e, 0, 0x1e, 0, 0x1e, 0, 0x1e, 0, 1, 2, 0, 0})); },
+		 drop(LRX_DROP_IP_INHDR), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		{"v6 hop-by-hop router alert length 3", [] {
+			 return ip6_insert_ext(udp6(), 0, ip6_ext(17, {5, 3, 0, 0, 0, 0})); },
+		 drop(LRX_DROP_IP_INHDR), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		{"v6 hop-by-hop IOAM not 4n-aligned", [] {
+			 return ip6_insert_ext(udp6(), 0, ip6_ext(17, {0x31, 4, 0, 0, 0, 0})); },
+		 drop(LRX_DROP_IP_INHDR), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		{"v6 hop-by-hop IOAM aligned (ioam6_enabled off: ignored)", [] {
+			 return ip6_insert_ext(udp6(), 0, ip6_ext(17, {0, 0, 0x31, 2, 0, 0})); },
+		 D, v6_udp_ok},
+		{"v6 hop-by-hop jumbo of a small packet", [] {
+			 return ip6_insert_ext(udp6(), 0, ip6_ext(17, {0xc2, 4, 0, 0, 0, 40}))
+				 .ip6_payload_length(0); },
+		 drop(LRX_DROP_IP_INHDR), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		{"v6 hop-by-hop CALIPSO (no DOI)", [] {
+			 return ip6_insert_ext(udp6(), 0, ip6_ext(17, {7, 4, 0, 0, 0, 0})); },
+		 drop(LRX_DROP_IP_INHDR), {{"Ip6InReceives", 1}, {"Ip6InHdrErrors", 1}}},
+		{"v6 payload length 0 with hop-by-hop and no jumbo: the frame's length", [] {
+			 return ip6_insert_ext(udp6(), 0, ip6_ext(17, {1, 4, 0, 0, 0, 0}))
+				 .ip6_payload_length(0); },
+		 D, v6_udp_ok},
 		{"v6 not a local address", [] { return udp6().ip6_dst(ip6_doc(99)); },
 		 drop(LRX_DROP_IP_INADDRERRORS), {{"Ip6InReceives", 1}, {"Ip6InAddrErrors", 1}}},
 		{"v6 fragment", [] { return udp6().ip6_next_header(44); },
@@ -558,17 +639,20 @@ TEST_CASE("l3-demux sets offsets and protocol for delivered packets",
 		Frame f;
 		uint16_t toff;
 		uint8_t proto;
+		uint16_t vlan_vid; // the VLAN device it came on
 	};
 	std::vector<Case> cases = {
-		{udp4(), 14 + 20, 17},
-		{with([](Spec &s) { s.vlans = {1, 2}; s.l4 = L4::tcp;
-				    s.ip4_options = {1, 1, 1, 1}; }), 22 + 24, 6},
-		{with([](Spec &s) { s.l3 = L3::ipv6; s.vlans = {3}; }), 18 + 40, 17},
+		{udp4(), 14 + 20, 17, 0},
+		{with([](Spec &s) { s.vlans = {0, 0}; s.l4 = L4::tcp;
+				    s.ip4_options = {1, 1, 1, 1}; }), 22 + 24, 6, 0},
+		{with([](Spec &s) { s.l3 = L3::ipv6; s.vlans = {3}; }), 18 + 40, 17, 3},
 		{with([](Spec &s) { s.l3 = L3::ipv6; s.ip6_hop_by_hop = true;
-				    s.l4 = L4::tcp; }), 14 + 48, 6},
+				    s.l4 = L4::tcp; }), 14 + 48, 6, 0},
 	};
 	for (auto &c : cases) {
-		StageInstance bm(BUILD_META_STAGE_NAME, bm_keys);
+		StageInstance::Keys keys = bm_keys;
+		keys["vlans"] = "3";
+		StageInstance bm(BUILD_META_STAGE_NAME, keys);
 		StageInstance l3(L3_DEMUX_STAGE_NAME, l3_keys);
 		rte_mbuf *m = c.f.to_mbuf(pool());
 		lrx_next_t next;
@@ -577,6 +661,7 @@ TEST_CASE("l3-demux sets offsets and protocol for delivered packets",
 		CHECK(lrx_meta(m)->transport_offset == c.toff);
 		CHECK(lrx_meta(m)->l4_proto == c.proto);
 		CHECK(lrx_meta(m)->len == c.f.l3_len);
+		CHECK(lrx_meta(m)->vlan_vid == c.vlan_vid);
 		rte_pktmbuf_free(m);
 	}
 	LRX_REQUIRE_POOL_FULL(pool());
@@ -791,7 +876,12 @@ TEST_CASE("l3-demux process_one and process_burst agree on random mixed "
 	keys["dispatch"] = dispatch;
 	keys["route_hint"] = hint;
 	keys["list_split"] = split;
-	keys["icmp_echo"] = "reply";
+	// every reply on, rate limited by a clock that both see the same
+	for (const char *k : {"icmp_unreach", "icmp_param_prob", "tcp_rst",
+			      "tcp_synack"})
+		keys[k] = "send";
+	keys["icmp_echo"] = keys["icmp_timestamp"] = "reply";
+	keys["icmp_clock"] = "polls";
 	StageInstance bm_a(BUILD_META_STAGE_NAME, bm_keys),
 		bm_b(BUILD_META_STAGE_NAME, bm_keys);
 	StageInstance l3_a(L3_DEMUX_STAGE_NAME, keys),
@@ -869,7 +959,21 @@ TEST_CASE("l3-demux rejects bad keys with a message", "[l3_demux]")
 		Bad{"local_ipv6", "2001:db8::g", "IPv6 addresses"},
 		Bad{"udp_ports", "70000", "0..65535"},
 		Bad{"tcp_ports", "9-3", "ranges"},
-		Bad{"icmp_echo", "echo", "deliver|reply"},
+		Bad{"icmp_echo", "echo", "reply|deliver"},
+		Bad{"icmp_timestamp", "yes", "reply|deliver"},
+		Bad{"icmp_unreach", "off", "send|none"},
+		Bad{"icmp_param_prob", "1", "send|none"},
+		Bad{"tcp_rst", "no", "send|none"},
+		Bad{"tcp_synack", "", "send|none"},
+		Bad{"icmp_ratelimit", "-1", "0..3600000"},
+		Bad{"icmp_ratemask", "0x1818", "integers"},
+		Bad{"icmp_msgs_burst", "many", "integers"},
+		Bad{"icmpv6_ratelimit", "3600001", "0..3600000"},
+		Bad{"icmpv6_ratemask", "0-256", "0..255"},
+		Bad{"icmpv6_ratemask", "5-3", "ranges"},
+		Bad{"icmp_clock", "jiffies", "tsc|polls"},
+		Bad{"accept_source_route", "2", "yes|no"},
+		Bad{"local_ipv6", "2001:db8::2/129", "prefix length"},
 		Bad{"arp_ip", "ten", "IPv4 address"},
 		Bad{"arp_mac", "zz", "aa:bb:cc:dd:ee:ff"},
 		Bad{"local_ipv4", "10.0.0.2/33", "prefix length"},

@@ -103,6 +103,23 @@ std::vector<Frame> mixed_frames()
 		ip6_insert_ext(udp6(), 43, ip6_ext(17, {0, 0, 0, 0, 0, 0})),
 		ip6_insert_ext(udp6(), 43, ip6_ext(17, {2, 0, 0, 0, 0, 0})),
 		udp6().ip6_next_header(59),
+		// replies (reply.c): echo and timestamp, unreachables, parameter
+		// problems, resets and SYN-ACKs, rate limited by the poll clock
+		with([](Spec &s) { s.l4 = L4::icmp; s.icmp_type = 13; s.payload.assign(12, 1); }),
+		with([](Spec &s) { s.l3 = L3::ipv6; s.l4 = L4::icmp; s.icmp_type = 128; }),
+		with([](Spec &s) { s.l4 = L4::tcp; s.tcp_flags = TCP_SYN; s.dport = 2000;
+				   s.tcp_options = {2, 4, 5, 0xb4, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0,
+						    1, 3, 3, 7}; }),
+		tcp4(TCP_SYN, 1, 81), tcp4(TCP_ACK, 1, 81), udp6(1, 3000),
+		udp6().ip6_next_header(253),
+		with([](Spec &s) { s.ip4_options = {7, 2, 0, 1}; }),
+		with([](Spec &s) { s.ip4_options = {131, 7, 4, 10, 0, 0, 2}; }),
+		ip6_insert_ext(udp6(), 0, ip6_ext(17, {0x9e, 2, 0, 0, 1, 0})),
+		ip6_insert_ext(udp6(), 0, ip6_ext(17, {1, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})),
+		// VLAN: priority tags, a device, none
+		with([](Spec &s) { s.vlans = {0}; }),
+		with([](Spec &s) { s.vlans = {0, 5}; }),
+		with([](Spec &s) { s.vlans = {9}; s.dport = 3000; }),
 	};
 }
 
@@ -138,18 +155,22 @@ TEST_CASE("build-meta,l3-demux give identical results under every engine",
 	const std::vector<Frame> frames = mixed_frames();
 	std::mt19937 rng(2026);
 	const std::vector<std::vector<Keys>> configs = {
+		// the ICMP rate limits count polls: the same in every engine
 		{{{"placement", "pool"}, {"alloc", "bulk"}, {"clear", "bulk"},
-		  {"host_mac", "02:00:00:00:00:02"}},
-		 {{"local_ipv4", "10.0.0.2/24"}, {"local_ipv6", "2001:db8::2"},
+		  {"host_mac", "02:00:00:00:00:02"}, {"vlans", "9"}},
+		 {{"local_ipv4", "10.0.0.2/24"}, {"local_ipv6", "2001:db8::2/64"},
 		  {"mcast_groups", "239.1.1.1,ff05::1,239.2.2.2%1"},
-		  {"udp_ports", "2000,5000-5010"}, {"arp_ip", "10.0.0.2"},
-		  {"arp_mac", "02:00:00:00:00:02"}, {"icmp_echo", "reply"}}},
+		  {"udp_ports", "2000,5000-5010"}, {"tcp_ports", "2000"},
+		  {"arp_ip", "10.0.0.2"}, {"arp_mac", "02:00:00:00:00:02"},
+		  {"icmp_clock", "polls"}, {"icmp_ratelimit", "3"},
+		  {"icmp_msgs_burst", "20"}, {"accept_source_route", "yes"}}},
 		{{{"placement", "pool"}, {"alloc", "packet"}, {"clear", "none"},
 		  {"hints", "hash,vlan"}},
 		 {{"dispatch", "direct"}, {"route_hint", "no"},
-		  {"trust_ip_csum_hint", "no"}, {"list_split", "runs"}}},
+		  {"trust_ip_csum_hint", "no"}, {"list_split", "runs"},
+		  {"icmp_clock", "polls"}}},
 		{{}, {{"list_split", "gather"}, {"local_ipv4", "10.0.0.2/24"},
-		      {"icmp_echo", "reply"}}},
+		      {"icmp_clock", "polls"}, {"tcp_ports", "2000"}}},
 	};
 	for (size_t ci = 0; ci < configs.size(); ci++) {
 		const uint16_t burst = ci ? 7 : 32;

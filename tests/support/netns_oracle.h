@@ -6,13 +6,21 @@
 // callers skip with the printed reason in `why` when `ok` is false.
 #pragma once
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <functional>
+#include <thread>
+#include <vector>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -145,6 +153,126 @@ struct Netns {
 	{
 		sh("ip link del " + outside);
 		sh("ip netns del " + ns);
+	}
+
+	// Runs a command inside the namespace ("" or why it failed).
+	std::string in(const std::string &cmd) const
+	{
+		const std::string full = "ip netns exec " + ns + " " + cmd;
+		return sh(full) == 0 ? "" : "failed: " + full;
+	}
+
+	// Lets the host answer 10.0.0.1 and 2001:db8::1 (the frames'
+	// sources) at 02:00:00:00:00:01 without asking first (a reply would
+	// otherwise wait for a neighbour solicitation nobody answers), sends
+	// no router solicitation of its own and computes its checksums.
+	std::string static_peer() const
+	{
+		std::string why = in("ip neigh add 10.0.0.1 lladdr 02:00:00:00:00:01 dev " + inside);
+		if (why.empty())
+			why = in("ip -6 neigh add 2001:db8::1 lladdr 02:00:00:00:00:01 dev " +
+				 inside);
+		if (why.empty())
+			why = in("sysctl -w net.ipv6.conf." + inside + ".router_solicitations=0");
+		// its replies' checksums complete on the wire (the veth would
+		// pass a CHECKSUM_PARTIAL one on unfinished)
+		if (why.empty())
+			why = in("ethtool -K " + inside + " tx off");
+		return why;
+	}
+};
+
+// IPv6 DAD of the link-local address loops its neighbour solicitation back
+// into the input counters: waits until no address of the namespace is
+// tentative.
+inline bool settle(const Netns &net)
+{
+	for (int i = 0; i < 50; i++) {
+		std::string cmd = "ip netns exec " + net.ns +
+				  " ip -6 addr show tentative | grep -q inet6";
+		if (sh(cmd) != 0) {
+			std::this_thread::sleep_for(std::chrono::milliseconds(200));
+			return true;
+		}
+		std::this_thread::sleep_for(std::chrono::milliseconds(100));
+	}
+	return false;
+}
+
+// Runs fn in a thread that entered the namespace (sockets made there
+// belong to it); "" or why it could not enter.
+inline std::string in_netns(const Netns &net, const std::function<void()> &fn)
+{
+	std::string why;
+	std::thread t([&] {
+		int fd = open(("/var/run/netns/" + net.ns).c_str(), O_RDONLY);
+		if (fd < 0 || setns(fd, CLONE_NEWNET) != 0) {
+			why = "cannot enter " + net.ns;
+			if (fd >= 0)
+				close(fd);
+			return;
+		}
+		close(fd);
+		fn();
+	});
+	t.join();
+	return why;
+}
+
+// What the namespace's host sends out of its veth end: frames read on the
+// outer end from 02:00:00:00:00:02 to 02:00:00:00:00:01 (its replies),
+// IPv6 neighbour discovery and MLD left out.
+struct ReplyTap {
+	int fd = -1;
+
+	explicit ReplyTap(const std::string &ifname)
+	{
+		fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(0x0003 /* ETH_P_ALL */));
+		sockaddr_ll a{};
+		a.sll_family = AF_PACKET;
+		a.sll_protocol = htons(0x0003);
+		a.sll_ifindex = (int)if_nametoindex(ifname.c_str());
+		if (fd >= 0 && bind(fd, (sockaddr *)&a, sizeof(a)) != 0) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	ReplyTap(const ReplyTap &) = delete;
+	ReplyTap &operator=(const ReplyTap &) = delete;
+	~ReplyTap()
+	{
+		if (fd >= 0)
+			close(fd);
+	}
+	bool ok() const { return fd >= 0; }
+
+	static bool is_reply(const uint8_t *b, size_t n)
+	{
+		static const uint8_t host[6] = {2, 0, 0, 0, 0, 2}, peer[6] = {2, 0, 0, 0, 0, 1};
+		if (n < 14 || std::memcmp(b, peer, 6) != 0 || std::memcmp(b + 6, host, 6) != 0)
+			return false;
+		// ICMPv6 133..143: router/neighbour discovery, MLD
+		const bool icmp6 = n >= 55 && b[12] == 0x86 && b[13] == 0xdd && b[20] == 58;
+		return !(icmp6 && b[54] >= 133 && b[54] <= 143);
+	}
+
+	// The replies that arrive within wait_ms.
+	std::vector<std::vector<uint8_t>> take(int wait_ms)
+	{
+		std::vector<std::vector<uint8_t>> out;
+		const auto until = std::chrono::steady_clock::now() +
+				   std::chrono::milliseconds(wait_ms);
+		std::vector<uint8_t> buf(1 << 16);
+		while (std::chrono::steady_clock::now() < until) {
+			ssize_t n = recv(fd, buf.data(), buf.size(), 0);
+			if (n < 0) {
+				std::this_thread::sleep_for(std::chrono::milliseconds(1));
+				continue;
+			}
+			if (is_reply(buf.data(), (size_t)n))
+				out.emplace_back(buf.begin(), buf.begin() + n);
+		}
+		return out;
 	}
 };
 

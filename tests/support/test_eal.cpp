@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "test_eal.h"
+#include "runtime_dir.h"
 
 #include "cpus.h"
 
@@ -21,7 +22,7 @@ void eal_init(const std::vector<std::string> &extra_args)
 	std::vector<std::string> args = {"listrx-test", "--no-huge", "--no-pci",
 					 "--no-shconf", "-m", "512",
 					 "--log-level", "lib.*:warning",
-					 "--file-prefix", "lrxtest"};
+					 "--file-prefix", "lrxtest" + std::to_string(getpid())};
 	for (const std::string &a : lcores_args(1))
 		args.push_back(a);
 	args.insert(args.end(), extra_args.begin(), extra_args.end());
@@ -33,6 +34,7 @@ void eal_init(const std::vector<std::string> &extra_args)
 			     rte_strerror(rte_errno));
 		std::exit(1);
 	}
+	lrx_test_remove_runtime_dir_at_exit();
 	done = true;
 }
 

@@ -21,7 +21,11 @@ log=$(mktemp)
 # taskset may leave out CPU 0; with one CPU both share it)
 lcores=$(python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print("0@%d,1@%d" % (c[0], c[min(1, len(c) - 1)]))')
 private=""
-trap 'rm -f "$log"; [ -z "$private" ] || rm -rf "$private"' EXIT
+# testpmd leaves EAL's runtime directory (eal_create_runtime_dir: /var/run
+# for root, else XDG_RUNTIME_DIR or /tmp): removed with the rest
+rundir=/var/run
+[ "$(id -u)" = 0 ] || rundir=${XDG_RUNTIME_DIR:-/tmp}
+trap 'rm -f "$log"; [ -z "$private" ] || rm -rf "$private"; rm -rf "$rundir/dpdk/synthtpmd$$"' EXIT
 
 # EAL refuses a -d plugin when any directory above it is world-writable
 # (eal_common_options.c verify_perms), e.g. a build under /tmp: then load a
