@@ -24,6 +24,7 @@
 	                     * (kernel: NOT_SPECIFIED after IpExtReasmOverlaps) */   \
 	X(FRAG_INVALID)     /* fragment against ip_frag_queue's length rules      \
 	                     * (kernel: NOT_SPECIFIED) */                        \
+	X(FRAG_TOO_FAR)     /* queue restarted by ipfrag_max_dist (ip_frag_reinit) */ \
 	X(TCP_CSUM)         /* TCP checksum bad */                                \
 	X(UDP_CSUM)         /* UDP checksum bad */                                \
 	X(XDP)              /* XDP_DROP verdict */                                \

@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 
 #include "drop_reason.h"
+#include "value.h"
 
 /* Largest burst an engine hands a stage (--burst is 1..LRX_BURST_MAX). */
 #define LRX_BURST_MAX 512
@@ -70,25 +71,39 @@ static inline lrx_next_t lrx_next_redirect(uint16_t port)
 	return lrx_next_make(LRX_NEXT_REDIRECT, port);
 }
 
-/* ---- Configuration keys ------------------------------------------------ */
-struct lrx_stage_key {
-	const char *name;     /* key in the stage's config section */
-	const char *def;      /* default value as text */
-	const char *help;     /* what it means and which values are valid */
-};
+/* ---- Configuration keys ------------------------------------------------
+ * A stage's keys are a table of the value layer (value.h: name, default,
+ * help, type, and the field of the stage's typed config the value goes
+ * to). The config loader parses every key into that config once, when it
+ * reads it, and reports a bad value with file and line; init gets the
+ * config parsed and checks only what is more than one value (a key that
+ * needs another, a file that must load). */
 
-/* What init gets: the values of the stage's keys (defaults filled in),
- * where to allocate, and a buffer for a message naming a bad value. */
+/* What init gets: the stage's typed config (conf_size bytes, every key
+ * parsed), where to allocate, and a buffer for a message naming a bad
+ * value. */
 struct lrx_stage_init {
 	const char *instance;   /* stage name as written in the pipeline */
 	int socket_id;          /* NUMA node of the polling lcore */
 	uint16_t burst;         /* the engine's burst size */
 	uint16_t prefetch;      /* [pipeline] prefetch distance, 0 = off
 				 * (stages/prefetch.h) */
-	const char *(*get)(const struct lrx_stage_init *init, const char *key);
-	const void *values;     /* opaque to the stage, used by get() */
+	const void *conf;       /* the typed config; init keeps no pointer
+				 * into it */
 	char *err;              /* init writes a message here when it fails */
 	size_t err_len;
+};
+
+/* What a counter means to the accounting: the report sums and shows
+ * counters by role, never by name. */
+enum lrx_counter_role {
+	LRX_COUNTER_COUNT = 0,  /* anything that counts up */
+	LRX_COUNTER_IN,         /* packets a merging stage took in (segments) */
+	LRX_COUNTER_OUT,        /* packets it put out, a merged one once */
+	LRX_COUNTER_MERGED,     /* packets appended to another one: their mbufs
+				 * leave inside it, with no fate of their own
+				 * (dev_gro_receive's GRO_MERGED, ip_frag_reasm) */
+	LRX_COUNTER_GAUGE,      /* a level, not a count: a period keeps it */
 };
 
 /* Stage-specific counter (beyond calls/packets/cycles/drops, which the
@@ -96,6 +111,7 @@ struct lrx_stage_init {
 struct lrx_stage_counter {
 	const char *name;
 	size_t offset;          /* offset of a uint64_t inside the stage ctx */
+	enum lrx_counter_role role;
 };
 
 /* A counter a stage keeps per port: the kernel's per-device core stats
@@ -141,6 +157,8 @@ struct lrx_stage_alias {
 	const char *key;        /* key in the shortcut section ("jit") */
 	const char *stage_key;  /* the stage's key it sets ("exec") */
 	const char *option;     /* command-line option ("--xdp-jit"), or NULL */
+	const char *arg;        /* the option's value in --help ("P") */
+	const char *help;       /* --help text */
 	const char *if_yes;     /* a yes/no key: the stage value for yes */
 	const char *if_no;      /* ... and for no */
 };
@@ -157,7 +175,6 @@ struct lrx_stage_shortcut {
 	const char *add_empty;                  /* message for an empty add_key */
 	const char *place_key;                  /* "mode" */
 	const struct lrx_stage_place *places;   /* NULL-value terminated */
-	const char *usage;                      /* --help lines of the options */
 };
 
 /* A table of a stage (an eBPF program's map), for the report, as
@@ -173,7 +190,8 @@ struct lrx_stage {
 	const char *name;
 	const char *summary;                 /* one line for --help */
 	size_t ctx_size;                     /* allocated cache-aligned, zeroed */
-	const struct lrx_stage_key *keys;    /* NULL-name terminated, or NULL */
+	const struct lrx_value_key *keys;    /* NULL-name terminated, or NULL */
+	size_t conf_size;                    /* the struct the keys fill */
 	const struct lrx_stage_counter *counters; /* NULL-name terminated, or NULL */
 	/* per-port device counters, NULL-name terminated, or NULL */
 	const struct lrx_stage_port_counter *port_counters;
@@ -188,11 +206,11 @@ struct lrx_stage {
 	/* Returns 0 or -errno, with a message in init->err. */
 	int (*init)(void *ctx, const struct lrx_stage_init *init);
 	void (*fini)(void *ctx);
-	/* Optional, called before the mbuf pools exist (only init->get is
-	 * valid): bytes of the mbuf private area this instance wants (VPP
-	 * keeps its metadata in the buffer); [mempool] priv_size = auto
-	 * takes the largest. */
-	uint32_t (*mbuf_priv)(const struct lrx_stage_init *init);
+	/* Optional, called before the mbuf pools exist: bytes of the mbuf
+	 * private area an instance with this config wants (VPP keeps its
+	 * metadata in the buffer); [mempool] priv_size = auto takes the
+	 * largest. */
+	uint32_t (*mbuf_priv)(const void *conf);
 
 	/* One packet; the returned next decides its fate. */
 	lrx_next_t (*process_one)(void *ctx, struct rte_mbuf *pkt);
@@ -211,7 +229,16 @@ struct lrx_stage {
 	 * flushed, as napi_poll does). */
 	void (*flush)(void *ctx, bool budget_used);
 	uint16_t (*release)(void *ctx, struct rte_mbuf **pkts, uint16_t max);
-	/* Optional: packets still held (for accounting and the exit flush). */
+	/* Optional: packets the stage took (CONSUMED) and gives up, each with
+	 * its next: a DROP and its reason (a reassembly queue that timed out
+	 * or broke a rule, as the kernel's inet_frag_rbtree_purge frees with
+	 * a drop reason). The engine asks after each flush and puts them in
+	 * the sink, so a stage never frees a packet and every packet ends in
+	 * one counted fate. Returns how many it wrote (at most max). */
+	uint16_t (*discard)(void *ctx, struct rte_mbuf **pkts, lrx_next_t *nexts,
+			    uint16_t max);
+	/* Optional: packets still held, discards not yet taken included (for
+	 * accounting and the exit flush). */
 	uint32_t (*held)(const void *ctx);
 	/* Optional: the end of the run (lrx_pipeline_drain, before the
 	 * flushes). A stage that frees what it holds when its timers fire,

@@ -4,16 +4,21 @@
 // returns; when every test case a binary ran did that, the binary exits 77,
 // so that `meson test` shows SKIP, not OK: a skipped test is never reported
 // as a pass. When only some skipped, the others decide, and the count of
-// skipped cases is printed.
+// skipped cases is printed. A test case that ends with no assertion and no
+// SKIPPED checked nothing: it fails the binary (a test that cannot fail is
+// a defect).
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 namespace {
 
 int cases_run = 0, cases_skipped = 0;
 bool this_case_skipped = false;
+std::vector<std::string> cases_empty; // no assertion, no SKIPPED
 
 struct SkipCounter : Catch::TestEventListenerBase {
 	using TestEventListenerBase::TestEventListenerBase;
@@ -38,6 +43,8 @@ struct SkipCounter : Catch::TestEventListenerBase {
 		TestEventListenerBase::testCaseEnded(stats);
 		cases_run++;
 		cases_skipped += this_case_skipped;
+		if (!this_case_skipped && stats.totals.assertions.total() == 0)
+			cases_empty.push_back(stats.testInfo.name);
 	}
 };
 
@@ -52,6 +59,11 @@ int main(int argc, char **argv)
 	if (cases_skipped > 0)
 		std::fprintf(stderr, "%d of %d test case(s) skipped (reasons above)\n",
 			     cases_skipped, cases_run);
+	for (const std::string &name : cases_empty)
+		std::fprintf(stderr, "FAILED: test case \"%s\" ended with no assertion and no SKIPPED\n",
+			     name.c_str());
+	if (!cases_empty.empty())
+		return 1;
 	if (rc == 0 && cases_run > 0 && cases_skipped == cases_run)
 		return 77; // meson's "skipped"
 	return rc;

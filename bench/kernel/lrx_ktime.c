@@ -201,8 +201,10 @@ static int kt_load(struct kt_ctx *k, const struct kt_opts *o)
 {
 	int rc;
 
-	*k = (struct kt_ctx){.clock = {kt_clock_progs, 2}, .main = {kt_main_progs, 4},
-			     .episodes = {kt_episode_progs, 3}, .cal = {kt_cal_progs, 2},
+	*k = (struct kt_ctx){.clock = {.names = kt_clock_progs, .n = 2},
+			     .main = {.names = kt_main_progs, .n = 4},
+			     .episodes = {.names = kt_episode_progs, .n = 3},
+			     .cal = {.names = kt_cal_progs, .n = 2},
 			     .counters_fd = -1};
 	k->obj = bpf_object__open_file(o->obj, NULL);
 	if (!k->obj) {

@@ -328,14 +328,27 @@ class PerfRecord:
             ["perf", "record", "-e", "cpu-clock", "-c", str(period_ns), "-g", "-k",
              "CLOCK_MONOTONIC", "-t", ",".join(map(str, pids)), "-o", path],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        # perf reads the symbol tables before it counts: on a loaded
-        # machine that takes most of a second
+        # perf creates its file, then reads the symbol tables and writes
+        # them there before it counts: on a loaded machine that takes
+        # seconds, and a SIGINT before it has set up ends it without data.
+        # Wait for the file to have content, then for the rest of the set-up.
+        deadline = time.monotonic() + 60
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            if os.path.exists(path) and os.path.getsize(path) > 0:
+                break
+            time.sleep(0.1)
         time.sleep(1.5)
-        if self.proc.poll() is not None:
-            raise BenchError("perf record: %s" % self.proc.stderr.read().strip()[-300:])
+        if self.proc.poll() is not None or not os.path.exists(path):
+            raise BenchError("perf record: %s" % (
+                self.proc.stderr.read().strip()[-300:] if self.proc.poll() is not None
+                else "no data file after 60 s"))
+
 
     def stop(self):
-        stop_process(self.proc)
+        rc = stop_process(self.proc)
+        if not os.path.exists(self.path):
+            raise BenchError("perf record wrote no %s (exit %s): %s" % (
+                self.path, rc, self.proc.stderr.read().strip()[-300:]))
 
     def samples(self):
         out = _run(["perf", "script", "--ns", "-i", self.path, "-F", "time,ip,sym"], check=False,

@@ -26,463 +26,22 @@
 #include <rte_version.h>
 
 #include "app.h"
+#include "options.h"
 #include "capture.h"
 #include "json.h"
 #include "trace.h"
 #include "listrx_build.h"
-#include "report_fill.h"
 #include "reps.h"
 #include "summary.h"
 #include "telemetry.h"
 
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
-#define MAX_OVERRIDES 64
 #define MAX_EAL_ARGS 128
-#define MAX_STAGE_OPTIONS 32
 
 static struct lrx_app the_app;
 /* the human-readable output: stdout, or stderr when --json - takes stdout */
 static FILE *human_out;
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: listrx [EAL options] -- [listrx options]\n"
-		"\n"
-		"A DPDK poll-mode dataplane that emulates the Linux kernel RX path and\n"
-		"measures per-packet vs listified (burst) processing.\n"
-		"Without EAL options, the [eal] section of the config is used (default:\n"
-		"--no-huge --no-pci --no-shconf -m 1024 with the emulated NIC net_synth0).\n"
-		"EAL options given here replace it; every ethdev EAL probes is then a port\n"
-		"unless the config names ports ([port.N]).\n"
-		"\n"
-		"listrx options (each overrides the config key in brackets):\n"
-		"  --config FILE        INI config (default: %s)\n"
-		"  --duration SECONDS   stop after this time [run] duration; 0 = no limit\n"
-		"  --packets N          stop after N packets received, 1..2^64-1 [run] packets\n"
-		"  --measure-from N     under callgrind, collect costs only after N packets,\n"
-		"                       to the end of --packets [run] measure_from\n"
-		"  --burst N            packets per poll, 1..%u (NAPI budget) [pipeline] burst\n"
-		"  --engine E           packet | burst | hybrid:K | static | graph [pipeline] engine\n"
-		"  --pipeline S,S,...   stage list, e.g. build-meta,gro,l3-demux [pipeline] stages\n"
-		"                       ('none' = empty pipeline: packets are delivered)\n"
-		"  --footprint KB       ballast code executed per packet, split over stages\n"
-		"  --stats-level L      off | counters | cycles [pipeline] stats_level\n"
-		"  --latency            record RX timestamp to verdict latency (needs TSC\n"
-		"                       stamps: net_synth hints=...+timestamp) [pipeline] latency\n"
-		"  --pmu[=EVENTS]       hardware counters per worker via perf_event_open;\n"
-		"                       EVENTS as perf -e names them, or rHEX raw (default:\n"
-		"                       cycles,instructions,L1-icache-load-misses,\n"
-		"                       branch-misses,iTLB-load-misses) [pmu] events\n"
-		"  --pmu-stages         also per stage, rdpmc around each stage call (engines\n"
-		"                       burst, hybrid:K, graph) [pmu] stages\n"
-		"  --stats-period S     print a stats line every S seconds [run] stats_period\n"
-		"  --stats-view V       what the stats line adds to the totals, as rates over\n"
-		"                       the period: stages (default) | ports | lcores\n"
-		"                       [run] stats_view\n"
-		"  --json FILE          write the summary as JSON [run] json; '-' = stdout\n"
-		"                       (the text summary then goes to stderr)\n"
-		"  --capture-drops FILE[,N]  write the dropped packets (the first N) as pcapng,\n"
-		"                       each with its drop reason in the packet comment, an\n"
-		"                       interface per port; '-' = stdout (shown by tshark -r FILE\n"
-		"                       -T fields -e frame.comment, or Wireshark; tcpdump shows\n"
-		"                       the packets, not the comments) [run] capture_drops\n"
-		"  --capture-delivered FILE[,N]  the same for delivered packets\n"
-		"                       [run] capture_delivered\n"
-		"  --trace N            record the path of the first N packets (1..%u), as\n"
-		"                       VPP trace add: per stage the verdict and the metadata\n"
-		"                       it set; printed at exit and in the JSON [run] trace\n",
-		lrx_config_default_path(), LRX_BURST_MAX, LRX_TRACE_MAX);
-	/* the stages' own options (stage.h: struct lrx_stage_shortcut) */
-	for (unsigned i = 0; lrx_stage_at(i); i++)
-		if (lrx_stage_at(i)->shortcut && lrx_stage_at(i)->shortcut->usage)
-			fputs(lrx_stage_at(i)->shortcut->usage, out);
-	fprintf(out,
-		"  --reps N             run N times (1..%u), each a fresh process, as perf\n"
-		"                       stat -r: a line per rep, then median [min-max] of\n"
-		"                       Mpps, ns/packet and the counts; --json gets them and\n"
-		"                       every rep's summary (needs --duration or --packets)\n"
-		"  --set SEC.KEY=VALUE  set any config key, e.g. --set stage.touch.bytes=64\n"
-		"  --topology           print cores, NUMA nodes and the L1i geometry, exit\n"
-		"  --list-stages        print the stages and their config keys, exit; with\n"
-		"                       --json FILE|-: as JSON (keys, counters, placement)\n"
-		"  --version            print version, DPDK version, build options, exit\n"
-		"  --help               this text\n"
-		"\n"
-		"Exit status: 0 ok (also after SIGINT/SIGTERM), 1 run-time failure,\n"
-		"2 bad usage, bad config or missing device.\n"
-		"Docs: docs/usage.md, docs/config.md.\n", LRX_REPS_MAX);
-}
-
-static void print_version(FILE *out)
-{
-	struct lrx_topology topo;
-	lrx_topology_read(&topo);
-	fprintf(out, "listrx %s (%s build)\n", LISTRX_VERSION, LISTRX_BUILD_FLAVOUR);
-	fprintf(out, "%s\n", rte_version());
-	fprintf(out, "retpoline: %s\n", LISTRX_RETPOLINE ? "yes" : "no");
-	char ways[24];
-	if (topo.l1i_bytes)
-		fprintf(out, "host L1i: %u KiB, %u-byte lines, %s (%s)\n", topo.l1i_bytes / 1024,
-			topo.l1i_line, lrx_topology_l1i_ways(&topo, ways, sizeof(ways)),
-			topo.l1i_source);
-	else
-		fprintf(out, "host L1i: unknown\n");
-}
-
-static void list_stages(FILE *out)
-{
-	for (unsigned i = 0; lrx_stage_at(i); i++) {
-		const struct lrx_stage *s = lrx_stage_at(i);
-		fprintf(out, "%-12s %s\n", s->name, s->summary ? s->summary : "");
-		fprintf(out, "    %-18s default %-10s %s\n", "footprint_kb", "0",
-			"KB of ballast code executed per packet in this stage");
-		for (const struct lrx_stage_key *k = s->keys; k && k->name; k++)
-			fprintf(out, "    %-18s default %-10s %s\n", k->name,
-				k->def && *k->def ? k->def : "\"\"", k->help ? k->help : "");
-	}
-}
-
-/* --list-stages --json: what the bench (and any tool) needs to know of the
- * stages without re-implementing a rule: keys and defaults, counters, and
- * placement (stage.h) */
-static const struct {
-	unsigned bit;
-	const char *name;
-} provides_names[] = {
-	{LRX_PROVIDES_META, "meta"},
-	{LRX_PROVIDES_SKB, "skb"},
-};
-static const char *const position_names[] = {
-	[LRX_POSITION_ANY] = "any",
-	[LRX_POSITION_FIRST] = "first",
-	[LRX_POSITION_AFTER_SKB] = "after_skb",
-};
-
-static void json_provides(struct lrx_json *j, const char *key, unsigned bits)
-{
-	lrx_json_array_begin(j, key);
-	for (size_t i = 0; i < RTE_DIM(provides_names); i++)
-		if (bits & provides_names[i].bit)
-			lrx_json_string(j, NULL, provides_names[i].name);
-	lrx_json_array_end(j);
-}
-
-static void json_shortcut(struct lrx_json *j, const struct lrx_stage_shortcut *sh)
-{
-	if (!sh) {
-		lrx_json_null(j, "shortcut");
-		return;
-	}
-	lrx_json_object_begin(j, "shortcut");
-	lrx_json_string(j, "section", sh->section);
-	lrx_json_string(j, "add_key", sh->add_key);
-	lrx_json_string(j, "place_key", sh->place_key);
-	lrx_json_array_begin(j, "places");
-	for (const struct lrx_stage_place *p = sh->places; p && p->value; p++) {
-		lrx_json_object_begin(j, NULL);
-		lrx_json_string(j, "value", p->value);
-		lrx_json_string(j, "position", position_names[p->position]);
-		lrx_json_object_end(j);
-	}
-	lrx_json_array_end(j);
-	lrx_json_array_begin(j, "keys");
-	for (const struct lrx_stage_alias *a = sh->keys; a && a->key; a++) {
-		lrx_json_object_begin(j, NULL);
-		lrx_json_string(j, "key", a->key);
-		lrx_json_string(j, "stage_key", a->stage_key);
-		if (a->option)
-			lrx_json_string(j, "option", a->option);
-		else
-			lrx_json_null(j, "option");
-		lrx_json_object_end(j);
-	}
-	lrx_json_array_end(j);
-	lrx_json_object_end(j);
-}
-
-static void list_stages_json(FILE *out)
-{
-	struct lrx_json j;
-	lrx_json_init(&j, out, true);
-	lrx_json_object_begin(&j, NULL);
-	lrx_json_object_begin(&j, "positions");
-	lrx_json_string(&j, "any", "anywhere in the pipeline");
-	lrx_json_string(&j, "first", "before every other stage, on the raw frame");
-	lrx_json_string(&j, "after_skb",
-			"right after the last stage that provides meta or skb; the pipeline "
-			"needs a stage that provides meta");
-	lrx_json_object_end(&j);
-	lrx_json_array_begin(&j, "stages");
-	for (unsigned i = 0; lrx_stage_at(i); i++) {
-		const struct lrx_stage *s = lrx_stage_at(i);
-		lrx_json_object_begin(&j, NULL);
-		lrx_json_string(&j, "name", s->name);
-		lrx_json_string(&j, "summary", s->summary ? s->summary : "");
-		lrx_json_array_begin(&j, "keys");
-		lrx_json_object_begin(&j, NULL);
-		lrx_json_string(&j, "name", "footprint_kb");
-		lrx_json_string(&j, "default", "0");
-		lrx_json_string(&j, "help", "KB of ballast code executed per packet in this stage");
-		lrx_json_object_end(&j);
-		for (const struct lrx_stage_key *k = s->keys; k && k->name; k++) {
-			lrx_json_object_begin(&j, NULL);
-			lrx_json_string(&j, "name", k->name);
-			lrx_json_string(&j, "default", k->def ? k->def : "");
-			lrx_json_string(&j, "help", k->help ? k->help : "");
-			lrx_json_object_end(&j);
-		}
-		lrx_json_array_end(&j);
-		lrx_json_array_begin(&j, "counters");
-		for (const struct lrx_stage_counter *c = s->counters; c && c->name; c++)
-			lrx_json_string(&j, NULL, c->name);
-		lrx_json_array_end(&j);
-		json_provides(&j, "provides", s->provides);
-		json_provides(&j, "needs", s->needs);
-		json_shortcut(&j, s->shortcut);
-		lrx_json_object_end(&j);
-	}
-	lrx_json_array_end(&j);
-	lrx_json_object_end(&j);
-	fputc('\n', out);
-}
-
-/* ---- options ---------------------------------------------------------- */
-
-struct options {
-	const char *config;
-	struct lrx_override overrides[MAX_OVERRIDES];
-	unsigned n_overrides;
-	bool help, version, topology, list_stages;
-	unsigned reps;        /* --reps N; 0 = one run in this process */
-	int reps_tokens[2];   /* argv indexes of --reps and its value: not in each rep */
-	unsigned n_reps_tokens;
-};
-
-static int add_override(struct options *o, const char *section, const char *key,
-			const char *value, const char *origin)
-{
-	if (o->n_overrides == MAX_OVERRIDES) {
-		fprintf(stderr, "listrx: too many options (at most %u overrides)\n", MAX_OVERRIDES);
-		return -EINVAL;
-	}
-	if (strlen(value) >= sizeof(o->overrides[0].value) ||
-	    strlen(section) >= sizeof(o->overrides[0].section) ||
-	    strlen(key) >= sizeof(o->overrides[0].key)) {
-		fprintf(stderr, "listrx: %s %s.%s=%.40s...: value too long (at most %zu characters; names at most %zu)\n",
-			origin, section, key, value, sizeof(o->overrides[0].value) - 1,
-			sizeof(o->overrides[0].key) - 1);
-		return -EINVAL;
-	}
-	struct lrx_override *ov = &o->overrides[o->n_overrides++];
-	snprintf(ov->section, sizeof(ov->section), "%s", section);
-	snprintf(ov->key, sizeof(ov->key), "%s", key);
-	snprintf(ov->value, sizeof(ov->value), "%s", value);
-	snprintf(ov->origin, sizeof(ov->origin), "%s", origin);
-	return 0;
-}
-
-/* --set SECTION.KEY=VALUE; the key is after the last dot before '=' so
- * that sections with dots work: --set port.0.device=net_null0 */
-static int parse_set(struct options *o, const char *arg)
-{
-	const char *eq = strchr(arg, '=');
-	const char *dot = NULL;
-	for (const char *p = arg; eq && p < eq; p++)
-		if (*p == '.')
-			dot = p;
-	if (!eq || !dot || dot == arg || dot + 1 == eq) {
-		fprintf(stderr, "listrx: --set %s: expected SECTION.KEY=VALUE, e.g. --set pipeline.burst=32\n",
-			arg);
-		return -EINVAL;
-	}
-	char section[LRX_NAME_LEN], key[LRX_NAME_LEN];
-	snprintf(section, sizeof(section), "%.*s", (int)(dot - arg), arg);
-	snprintf(key, sizeof(key), "%.*s", (int)(eq - dot - 1), dot + 1);
-	return add_override(o, section, key, eq + 1, "--set");
-}
-
-/* --reps N (getopt's optarg, optind): the count, and which argv tokens
- * hold it, so that each rep runs the same command without them */
-static int parse_reps(struct options *o, char **argv)
-{
-	char *end;
-	errno = 0;
-	unsigned long n = strtoul(optarg, &end, 10);
-	if (errno || end == optarg || *end || optarg[0] == '-' || n < 1 || n > LRX_REPS_MAX) {
-		fprintf(stderr, "listrx: --reps %s: must be an integer in 1..%u\n", optarg,
-			LRX_REPS_MAX);
-		return -EINVAL;
-	}
-	if (o->reps) {
-		fprintf(stderr, "listrx: --reps %s: --reps given twice (first --reps %u): once is enough\n",
-			optarg, o->reps);
-		return -EINVAL;
-	}
-	o->reps = (unsigned)n;
-	/* "--reps N" is two tokens, "--reps=N" one */
-	o->reps_tokens[o->n_reps_tokens++] = optind - 1;
-	if (argv[optind - 1] == optarg)
-		o->reps_tokens[o->n_reps_tokens++] = optind - 2;
-	return 0;
-}
-
-enum { OPT_CONFIG = 256, OPT_DURATION, OPT_PACKETS, OPT_BURST, OPT_ENGINE,
-       OPT_PIPELINE, OPT_FOOTPRINT, OPT_STATS_LEVEL, OPT_STATS_PERIOD,
-       OPT_STATS_VIEW, OPT_JSON, OPT_CAPTURE_DROPS, OPT_CAPTURE_DELIVERED, OPT_TRACE,
-       OPT_SET, OPT_MEASURE_FROM, OPT_LATENCY, OPT_PMU, OPT_PMU_STAGES, OPT_TOPOLOGY, OPT_LIST_STAGES, OPT_VERSION, OPT_REPS,
-       OPT_HELP, OPT_STAGE_FIRST };
-static const struct option fixed_opts[] = {
-	{"config", required_argument, NULL, OPT_CONFIG},
-	{"duration", required_argument, NULL, OPT_DURATION},
-	{"packets", required_argument, NULL, OPT_PACKETS},
-	{"burst", required_argument, NULL, OPT_BURST},
-	{"engine", required_argument, NULL, OPT_ENGINE},
-	{"pipeline", required_argument, NULL, OPT_PIPELINE},
-	{"footprint", required_argument, NULL, OPT_FOOTPRINT},
-	{"stats-level", required_argument, NULL, OPT_STATS_LEVEL},
-	{"stats-period", required_argument, NULL, OPT_STATS_PERIOD},
-	{"stats-view", required_argument, NULL, OPT_STATS_VIEW},
-	{"json", required_argument, NULL, OPT_JSON},
-	{"capture-drops", required_argument, NULL, OPT_CAPTURE_DROPS},
-	{"capture-delivered", required_argument, NULL, OPT_CAPTURE_DELIVERED},
-	{"trace", required_argument, NULL, OPT_TRACE},
-	{"set", required_argument, NULL, OPT_SET},
-	{"measure-from", required_argument, NULL, OPT_MEASURE_FROM},
-	{"latency", no_argument, NULL, OPT_LATENCY},
-	{"pmu", optional_argument, NULL, OPT_PMU},
-	{"pmu-stages", no_argument, NULL, OPT_PMU_STAGES},
-	{"topology", no_argument, NULL, OPT_TOPOLOGY},
-	{"list-stages", no_argument, NULL, OPT_LIST_STAGES},
-	{"version", no_argument, NULL, OPT_VERSION},
-	{"help", no_argument, NULL, OPT_HELP},
-	{"reps", required_argument, NULL, OPT_REPS},
-	{NULL, 0, NULL, 0},
-};
-
-/* "listrx --config F -- ...": a listrx option before "--", where EAL
- * would refuse it with its whole usage text. EAL's own --help and
- * --trace are EAL's there. */
-static bool listrx_option_before_split(char **argv, int split)
-{
-	for (int i = 1; i < split; i++) {
-		if (strncmp(argv[i], "--", 2) != 0)
-			continue;
-		size_t len = strcspn(argv[i] + 2, "=");
-		const char *name = NULL;
-		for (const struct option *o = fixed_opts; o->name && !name; o++)
-			if (strlen(o->name) == len && !strncmp(o->name, argv[i] + 2, len))
-				name = o->name;
-		for (unsigned s = 0; lrx_stage_at(s) && !name; s++) {
-			const struct lrx_stage_shortcut *sh = lrx_stage_at(s)->shortcut;
-			for (const struct lrx_stage_alias *a = sh ? sh->keys : NULL; a && a->key; a++)
-				if (a->option && strlen(a->option) == len + 2 &&
-				    !strncmp(a->option + 2, argv[i] + 2, len))
-					name = a->option + 2;
-		}
-		if (name && strcmp(name, "help") && strcmp(name, "trace")) {
-			fprintf(stderr,
-				"listrx: --%s is a listrx option, given before '--' (among the EAL options): listrx options go after it: listrx [EAL options] -- [listrx options]\n",
-				name);
-			return true;
-		}
-	}
-	return false;
-}
-
-static int parse_options(int argc, char **argv, struct options *o)
-{
-	static const struct {
-		int opt;
-		const char *section, *key, *origin;
-	} mapped[] = {
-		{OPT_DURATION, "run", "duration", "--duration"},
-		{OPT_PACKETS, "run", "packets", "--packets"},
-		{OPT_MEASURE_FROM, "run", "measure_from", "--measure-from"},
-		{OPT_STATS_PERIOD, "run", "stats_period", "--stats-period"},
-		{OPT_STATS_VIEW, "run", "stats_view", "--stats-view"},
-		{OPT_JSON, "run", "json", "--json"},
-		{OPT_CAPTURE_DROPS, "run", "capture_drops", "--capture-drops"},
-		{OPT_CAPTURE_DELIVERED, "run", "capture_delivered", "--capture-delivered"},
-		{OPT_TRACE, "run", "trace", "--trace"},
-		{OPT_BURST, "pipeline", "burst", "--burst"},
-		{OPT_ENGINE, "pipeline", "engine", "--engine"},
-		{OPT_PIPELINE, "pipeline", "stages", "--pipeline"},
-		{OPT_FOOTPRINT, "pipeline", "footprint_kb", "--footprint"},
-		{OPT_STATS_LEVEL, "pipeline", "stats_level", "--stats-level"},
-	};
-	/* the stages' own options: --OPTION sets [SECTION] KEY of a stage's
-	 * shortcut (stage.h), e.g. --xdp-prog */
-	struct option longopts[RTE_DIM(fixed_opts) + MAX_STAGE_OPTIONS];
-	const struct lrx_stage_shortcut *stage_sh[MAX_STAGE_OPTIONS];
-	const struct lrx_stage_alias *stage_alias[MAX_STAGE_OPTIONS];
-	unsigned n_opts = 0;
-	for (unsigned i = 0; lrx_stage_at(i); i++) {
-		const struct lrx_stage_shortcut *sh = lrx_stage_at(i)->shortcut;
-		for (const struct lrx_stage_alias *a = sh ? sh->keys : NULL; a && a->key; a++) {
-			if (!a->option || n_opts == MAX_STAGE_OPTIONS)
-				continue;
-			longopts[n_opts] = (struct option){a->option + 2, required_argument, NULL,
-							   OPT_STAGE_FIRST + (int)n_opts};
-			stage_sh[n_opts] = sh;
-			stage_alias[n_opts++] = a;
-		}
-	}
-	memcpy(&longopts[n_opts], fixed_opts, sizeof(fixed_opts));
-	optind = 1;
-	opterr = 0;
-	int opt;
-	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		int rc = 0;
-		/* "--burst --packets 1000": getopt took "--packets" as the
-		 * value; say so instead of "unexpected argument '1000'" */
-		if (optarg && strncmp(optarg, "--", 2) == 0 && opt != OPT_SET) {
-			fprintf(stderr, "listrx: option %s needs a value, got the option '%s' (see --help)\n",
-				argv[optind - 2], optarg);
-			return -EINVAL;
-		}
-		switch (opt) {
-		case OPT_CONFIG: o->config = optarg; break;
-		case OPT_SET: rc = parse_set(o, optarg); break;
-		case OPT_LATENCY: rc = add_override(o, "pipeline", "latency", "1", "--latency"); break;
-		case OPT_PMU:
-			rc = add_override(o, "pmu", "events", optarg ? optarg : "default", "--pmu");
-			break;
-		case OPT_PMU_STAGES: rc = add_override(o, "pmu", "stages", "1", "--pmu-stages"); break;
-		case OPT_TOPOLOGY: o->topology = true; break;
-		case OPT_LIST_STAGES: o->list_stages = true; break;
-		case OPT_VERSION: o->version = true; break;
-		case OPT_HELP: o->help = true; break;
-		case OPT_REPS: rc = parse_reps(o, argv); break;
-		case ':':
-			fprintf(stderr, "listrx: option %s needs a value (see --help)\n", argv[optind - 1]);
-			return -EINVAL;
-		case '?':
-			fprintf(stderr,
-				"listrx: unknown option '%s' (see --help; EAL options go before '--': listrx [EAL options] -- [listrx options])\n",
-				argv[optind - 1]);
-			return -EINVAL;
-		default:
-			if (opt >= OPT_STAGE_FIRST && opt < OPT_STAGE_FIRST + (int)n_opts) {
-				unsigned k = (unsigned)(opt - OPT_STAGE_FIRST);
-				rc = add_override(o, stage_sh[k]->section, stage_alias[k]->key,
-						  optarg, stage_alias[k]->option);
-			}
-			for (size_t i = 0; i < RTE_DIM(mapped); i++)
-				if (mapped[i].opt == opt)
-					rc = add_override(o, mapped[i].section, mapped[i].key,
-							  optarg, mapped[i].origin);
-		}
-		if (rc < 0)
-			return rc;
-	}
-	if (optind < argc) {
-		fprintf(stderr, "listrx: unexpected argument '%s' (see --help)\n", argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
-}
 
 /* Splits the [eal] args string on whitespace (no quoting: EAL arguments
  * do not contain spaces). */
@@ -516,24 +75,20 @@ static bool json_to_stdout(const struct lrx_config *conf)
 /* the JSON summary or a capture on stdout: the human output on stderr */
 static bool stdout_taken(const struct lrx_config *conf)
 {
-	return json_to_stdout(conf) || !strcmp(conf->capture_drops_path, "-") ||
-	       !strcmp(conf->capture_delivered_path, "-");
+	return json_to_stdout(conf) || !strcmp(conf->capture_drops.path, "-") ||
+	       !strcmp(conf->capture_delivered.path, "-");
 }
 
 /* --json / [run] json is written at the end of the run: a path that
  * cannot take it is found now, before the run, not after it. A file
  * created only to check is removed again. */
-static int json_check_writable(const struct lrx_config *conf, const struct options *o,
+static int json_check_writable(const struct lrx_config *conf, const struct lrx_options *o,
 			       char *err, size_t err_len)
 {
 	const char *path = conf->json_path;
 	if (!path[0] || json_to_stdout(conf))
 		return 0;
-	const char *origin = NULL;
-	for (unsigned i = 0; i < o->n_overrides; i++)
-		if (strcmp(o->overrides[i].section, "run") == 0 &&
-		    strcmp(o->overrides[i].key, "json") == 0)
-			origin = o->overrides[i].origin;
+	const char *origin = lrx_options_origin(o, "run", "json");
 	/* "--json PATH" or "FILE: [run] json = PATH", as config errors */
 	char where[1100];
 	if (origin)
@@ -568,16 +123,6 @@ static const char *capture_origin[2];
 /* --trace: shared by the workers' pipelines (ids handed out atomically) */
 static struct lrx_trace *trace;
 
-static const char *override_origin(const struct options *o, const char *key)
-{
-	const char *origin = NULL;
-	for (unsigned i = 0; i < o->n_overrides; i++)
-		if (strcmp(o->overrides[i].section, "run") == 0 &&
-		    strcmp(o->overrides[i].key, key) == 0)
-			origin = o->overrides[i].origin;
-	return origin;
-}
-
 /* Whether two paths name one file: the same inode when both exist, else
  * the same directory (resolved) and name. "-" is stdout. */
 static bool same_file(const char *a, const char *b)
@@ -606,19 +151,19 @@ static bool same_file(const char *a, const char *b)
 /* The outputs of a run must be distinct files (two writers make a
  * corrupt file), and none may be the config it reads; stdout ("-")
  * takes one of them. */
-static int outputs_check(const struct lrx_config *conf, const struct options *o, char *err,
+static int outputs_check(const struct lrx_config *conf, const struct lrx_options *o, char *err,
 			 size_t err_len)
 {
 	struct {
 		const char *path, *key, *origin;
 	} outs[3] = {
 		{conf->json_path, "json", NULL},
-		{conf->capture_drops_path, "capture_drops", NULL},
-		{conf->capture_delivered_path, "capture_delivered", NULL},
+		{conf->capture_drops.path, "capture_drops", NULL},
+		{conf->capture_delivered.path, "capture_delivered", NULL},
 	};
 	char origins[3][64];
 	for (unsigned i = 0; i < 3; i++) {
-		const char *origin = override_origin(o, outs[i].key);
+		const char *origin = lrx_options_origin(o, "run", outs[i].key);
 		snprintf(origins[i], sizeof(origins[i]), "%s", origin ? origin : "");
 		if (!origin)
 			snprintf(origins[i], sizeof(origins[i]), "[run] %s =", outs[i].key);
@@ -641,8 +186,8 @@ static int outputs_check(const struct lrx_config *conf, const struct options *o,
 				return -EINVAL;
 			}
 	}
-	if (o->reps && (!strcmp(conf->capture_drops_path, "-") ||
-			!strcmp(conf->capture_delivered_path, "-"))) {
+	if (o->reps && (!strcmp(conf->capture_drops.path, "-") ||
+			!strcmp(conf->capture_delivered.path, "-"))) {
 		snprintf(err, err_len, "--reps %u: a capture to stdout (-) is not kept: each rep's stdout is discarded; give a file",
 			 o->reps);
 		return -EINVAL;
@@ -650,18 +195,18 @@ static int outputs_check(const struct lrx_config *conf, const struct options *o,
 	return 0;
 }
 
-static int captures_prepare(const struct lrx_config *conf, const struct options *o, char *err,
+static int captures_prepare(const struct lrx_config *conf, const struct lrx_options *o, char *err,
 			    size_t err_len)
 {
-	const char *paths[2] = {conf->capture_drops_path, conf->capture_delivered_path};
-	const uint64_t limits[2] = {conf->capture_drops_limit, conf->capture_delivered_limit};
+	const char *paths[2] = {conf->capture_drops.path, conf->capture_delivered.path};
+	const uint64_t limits[2] = {conf->capture_drops.limit, conf->capture_delivered.limit};
 	const char *keys[2] = {"capture_drops", "capture_delivered"};
 	const char *in_config[2] = {"[run] capture_drops =", "[run] capture_delivered ="};
 	struct lrx_capture **caps[2] = {&capture_drops, &capture_delivered};
 	for (unsigned i = 0; i < 2; i++) {
 		if (!paths[i][0])
 			continue;
-		const char *origin = override_origin(o, keys[i]);
+		const char *origin = lrx_options_origin(o, "run", keys[i]);
 		capture_origin[i] = origin ? origin : in_config[i];
 		int rc = lrx_capture_check(paths[i], capture_origin[i], err, err_len);
 		if (rc < 0)
@@ -1106,51 +651,6 @@ static int split_argv(int argc, char **argv)
 	return -1;
 }
 
-/* --list-stages with --json FILE (- = stdout): the stages as JSON there */
-static int list_stages_to(const struct options *opts)
-{
-	const char *path = NULL;
-	for (unsigned i = 0; i < opts->n_overrides; i++)
-		if (strcmp(opts->overrides[i].section, "run") == 0 &&
-		    strcmp(opts->overrides[i].key, "json") == 0)
-			path = opts->overrides[i].value;
-	if (!path) {
-		list_stages(stdout);
-		return 0;
-	}
-	FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-	if (!out) {
-		fprintf(stderr, "listrx: --json %s: cannot write the stage list there: %s\n", path,
-			strerror(errno));
-		return EXIT_USAGE;
-	}
-	list_stages_json(out);
-	if (out != stdout && fclose(out) != 0) {
-		fprintf(stderr, "listrx: --json %s: %s\n", path, strerror(errno));
-		return EXIT_FAILURE;
-	}
-	return 0;
-}
-
-/* --help, --version, --topology, --list-stages: print, and the exit
- * status; -1 when none was asked for */
-static int info_option(const struct options *opts)
-{
-	if (opts->help)
-		usage(stdout);
-	else if (opts->version)
-		print_version(stdout);
-	else if (opts->topology) {
-		struct lrx_topology topo;
-		lrx_topology_read(&topo);
-		lrx_topology_print(&topo, stdout);
-	} else if (opts->list_stages)
-		return list_stages_to(opts);
-	else
-		return -1;
-	return 0;
-}
-
 /* EAL's runtime directory, removed at exit when EAL left it empty
  * (rte_eal_cleanup does not remove it) */
 static char runtime_dir[PATH_MAX];
@@ -1296,7 +796,7 @@ static int setup(struct lrx_app *app)
 		return setup_error_status(rc);
 	}
 	rc = lcores_plan(app, lcore_ids, &n_lcores, err, sizeof(err));
-	if (app->conf.priv_size_auto)
+	if (app->conf.priv_size == LRX_PRIV_SIZE_AUTO)
 		app->conf.priv_size =
 			lrx_pipeline_conf_mbuf_priv(&app->conf.pipeline);
 	if (rc == 0)
@@ -1426,7 +926,7 @@ static int finish(struct lrx_app *app, int status)
  * is main's, whose "--" split_argv replaced by argv[0]; own_argv the
  * listrx options parse_options read (their skip flags index it). */
 static int run_reps(const struct lrx_app *app, int argc, char **argv, int split,
-		    char **own_argv, const struct options *opts)
+		    char **own_argv, const struct lrx_options *opts)
 {
 	if (app->conf.duration_s == 0 && app->conf.packets == 0) {
 		fprintf(stderr, "listrx: --reps %u: each rep must stop by itself: give --duration "
@@ -1470,12 +970,12 @@ int lrx_app_main(int argc, char **argv)
 	if (split >= 0)
 		own_argv[0] = argv[0];
 
-	struct options opts = {0};
-	if (split >= 0 && listrx_option_before_split(argv, split))
+	struct lrx_options opts = {0};
+	if (split >= 0 && lrx_options_before_split(argv, split))
 		return EXIT_USAGE;
-	if (parse_options(split < 0 ? argc : argc - split, own_argv, &opts) < 0)
+	if (lrx_options_parse(split < 0 ? argc : argc - split, own_argv, &opts) < 0)
 		return EXIT_USAGE;
-	int info = info_option(&opts);
+	int info = lrx_options_info(&opts);
 	if (info >= 0)
 		return info;
 

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "lcore_loop.h"
 #include "ports.h"
+#include "stats.h"
 #include "topology.h"
 
 struct lrx_app {
@@ -30,5 +31,12 @@ struct lrx_app {
 /* The whole program: EAL, config, ports, lcores, summary. Returns the exit
  * status (0 ok, 1 run-time failure, 2 bad usage or config). */
 int lrx_app_main(int argc, char **argv);
+
+/* report_fill.c: the run into the report model (stats.h), while it runs
+ * (telemetry, the periodic line) or after it. r is large: allocate it
+ * (lrx_report_alloc). The maps too (freed by lrx_report_free): 0 or
+ * -ENOMEM (r then has the maps it could copy). */
+void lrx_report_fill(struct lrx_report *r, const struct lrx_app *app);
+int lrx_report_fill_maps(struct lrx_report *r, const struct lrx_app *app);
 
 #endif

@@ -20,6 +20,7 @@
 #include "capture.h"
 #include "config.h"
 #include "prefetch.h"
+#include "stage_keys.h"
 #include "trace.h"
 #include "measure.h"
 #include "listrx_build.h"
@@ -124,78 +125,27 @@ config_error(struct config_ctx *c, const char *section, const char *key,
 	return -EINVAL;
 }
 
-/* ---- value parsers ------------------------------------------------------ */
+/* ---- sections: tables of the value layer over struct lrx_config ---------- */
 
-/* Decimal only, no leading zero: strtoull's base 0 read 010 as 8 and
- * took 0x10, and a leading zero is ambiguous to a reader. */
-static int parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	if (!text || *text < '0' || *text > '9' || (text[0] == '0' && text[1]))
-		return -EINVAL;
-	errno = 0;
-	unsigned long long v = strtoull(text, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-/* Decimal notation only (1.5, 2e3): strtod would also take hex floats
- * (0x10), leading blanks and signs. */
-static int parse_double(const char *text, double min, double max, double *out)
-{
-	char *end;
-	if (!text || !((*text >= '0' && *text <= '9') || *text == '.') ||
-	    strpbrk(text, "xX"))
-		return -EINVAL;
-	errno = 0;
-	double v = strtod(text, &end);
-	if (errno || *end || !isfinite(v) || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-static int parse_bool(const char *text, bool *out)
-{
-	static const char *const yes[] = {"1", "yes", "true", "on"};
-	static const char *const no[] = {"0", "no", "false", "off"};
-	for (unsigned i = 0; i < 4; i++) {
-		if (strcasecmp(text, yes[i]) == 0) {
-			*out = true;
-			return 0;
-		}
-		if (strcasecmp(text, no[i]) == 0) {
-			*out = false;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-static const struct {
-	const char *name;
-	uint32_t bit;
-} offload_table[] = {
+static const struct lrx_value_flag offload_flags[] = {
 	{"rss", LRX_OFFLOAD_RSS},
 	{"rx-cksum", LRX_OFFLOAD_RX_CKSUM},
 	{"vlan-strip", LRX_OFFLOAD_VLAN_STRIP},
 	{"timestamp", LRX_OFFLOAD_TIMESTAMP},
 	{"lro", LRX_OFFLOAD_LRO},
 	{"scatter", LRX_OFFLOAD_SCATTER},
+	{"none", 0},
+	{NULL, 0},
 };
-#define OFFLOAD_VALID "rss, rx-cksum, vlan-strip, timestamp, lro, scatter, none"
 
 const char *lrx_offload_names(uint32_t offloads, char *buf, size_t len)
 {
 	size_t used = 0;
 	buf[0] = '\0';
-	for (size_t i = 0; i < RTE_DIM(offload_table); i++) {
-		if (!(offloads & offload_table[i].bit))
+	for (const struct lrx_value_flag *f = offload_flags; f->bits; f++) {
+		if (!(offloads & f->bits))
 			continue;
-		int n = snprintf(buf + used, len - used, "%s%s", used ? "," : "",
-				 offload_table[i].name);
+		int n = snprintf(buf + used, len - used, "%s%s", used ? "," : "", f->name);
 		if (n < 0 || (size_t)n >= len - used)
 			break;
 		used += (size_t)n;
@@ -205,60 +155,173 @@ const char *lrx_offload_names(uint32_t offloads, char *buf, size_t len)
 	return buf;
 }
 
-/* Comma-separated list of offload names into bits; bad name copied out. */
-static int parse_offloads(const char *text, uint32_t *out, char *bad, size_t bad_len)
+/* [port.N] forward: none (-1) or a port index */
+static int parse_forward(const char *text, void *out)
 {
-	char copy[LRX_VALUE_LEN];
-	snprintf(copy, sizeof(copy), "%s", text);
-	*out = 0;
-	char *save = NULL;
-	for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-		if (strcmp(tok, "none") == 0)
-			continue;
-		size_t i;
-		for (i = 0; i < RTE_DIM(offload_table); i++)
-			if (strcmp(tok, offload_table[i].name) == 0)
-				break;
-		if (i == RTE_DIM(offload_table)) {
-			snprintf(bad, bad_len, "%s", tok);
-			return -EINVAL;
-		}
-		*out |= offload_table[i].bit;
+	uint64_t to;
+	if (strcmp(text, "none") == 0) {
+		*(int *)out = -1;
+		return 0;
 	}
+	if (lrx_value_uint(text, 0, LRX_MAX_PORTS - 1, &to) < 0)
+		return -EINVAL;
+	*(int *)out = (int)to;
 	return 0;
 }
 
-/* ---- sections ----------------------------------------------------------- */
-
-static const char *const run_keys[] = {"duration", "packets", "stats_period", "json",
-				       "measure_from", "stats_view", "capture_drops",
-				       "capture_delivered", "trace", NULL};
-static const char *const eal_keys[] = {"args", NULL};
-static const char *const pipeline_keys[] = {"engine", "burst", "stages", "stats_level",
-					    "footprint_kb", "latency", "prefetch", NULL};
-static const char *const mempool_keys[] = {"mbufs", "cache", "data_room", "priv_size", NULL};
-static const char *const port_keys[] = {"device", "devargs", "rx_queues", "tx_queues",
-					"rx_desc", "tx_desc", "offloads",
-					"offloads_required", "mtu", "promiscuous",
-					"forward", NULL};
-static const char *const lcore_keys[] = {"poll", NULL};
-static const char *const telemetry_keys[] = {"enabled", NULL};
-static const char *const pmu_keys[] = {"events", "stages", "kernel", "source", NULL};
-
-static void join_keys(const char *const *keys, char *buf, size_t len)
+/* [mempool] priv_size: auto or bytes, a multiple of RTE_MBUF_PRIV_ALIGN */
+static int parse_priv_size(const char *text, void *out)
 {
-	size_t used = 0;
-	buf[0] = '\0';
-	for (unsigned i = 0; keys[i]; i++) {
-		int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", keys[i]);
-		if (n < 0 || (size_t)n >= len - used)
-			return;
-		used += (size_t)n;
-	}
+	uint64_t bytes = LRX_PRIV_SIZE_AUTO;
+	if (strcmp(text, "auto") != 0 &&
+	    (lrx_value_uint(text, 0, 4096, &bytes) < 0 || bytes % RTE_MBUF_PRIV_ALIGN))
+		return -EINVAL;
+	*(unsigned *)out = (unsigned)bytes;
+	return 0;
 }
 
-static int check_keys(struct config_ctx *c, struct rte_cfgfile *cfg,
-		      const char *section, const char *const *keys)
+static const char *const stats_views[] = {"stages", "ports", "lcores", NULL};
+static const char *const stats_levels[] = {
+	[LRX_STATS_OFF] = "off", [LRX_STATS_COUNTERS] = "counters",
+	[LRX_STATS_CYCLES] = "cycles", NULL};
+static const char *const pmu_sources[] = {
+	[LRX_PMU_SOURCE_PERF_EVENT] = "perf_event", [LRX_PMU_SOURCE_FAKE] = "fake", NULL};
+
+#define CK(kind, field, ...) LRX_KEY_##kind(struct lrx_config, field, __VA_ARGS__)
+static const struct lrx_value_key eal_keys[] = {
+	CK(STRING, eal_args, "args", "--no-huge --no-pci --no-shconf -m 1024",
+	   "EAL arguments used when the command line gives none"),
+	{.name = NULL},
+};
+static const struct lrx_value_key run_keys[] = {
+	CK(DOUBLE, duration_s, "duration", "0", 0, 1e9,
+	   "seconds to run; 0 = until --packets or a signal"),
+	CK(UINT, packets, "packets", "0", 0, UINT64_MAX,
+	   "packets to receive over all lcores; 0 = no limit"),
+	CK(UINT, measure_from, "measure_from", "0", 0, UINT64_MAX,
+	   "under callgrind, collect costs only after this many packets, to the end of packets"),
+	CK(DOUBLE, stats_period_s, "stats_period", "1", 0, 1e6,
+	   "seconds between two stats lines; 0 = none"),
+	CK(CHOICE, stats_view, "stats_view", "stages", stats_views,
+	   "what the stats line adds to the totals, as rates over the period"),
+	CK(STRING, json_path, "json", "", "write the summary as JSON to this file; - = stdout"),
+	CK(CUSTOM, capture_drops, "capture_drops", NULL, lrx_capture_parse, LRX_CAPTURE_VALID,
+	   "write the dropped packets (the first N) as pcapng, each with its drop reason"),
+	CK(CUSTOM, capture_delivered, "capture_delivered", NULL, lrx_capture_parse,
+	   LRX_CAPTURE_VALID, "the same for delivered packets"),
+	CK(UINT, trace, "trace", "0", 0, LRX_TRACE_MAX,
+	   "record the path of the first N packets through the stages; 0 = off"),
+	{.name = NULL},
+};
+/* engine and stages are read by load_pipeline */
+static const struct lrx_value_key pipeline_keys[] = {
+	CK(UINT, pipeline.burst, "burst", "64", 1, LRX_BURST_MAX,
+	   "packets per poll (the NAPI budget)"),
+	CK(CHOICE, pipeline.stats_level, "stats_level", "counters", stats_levels,
+	   "what the engines count per stage: off, counters, or cycles too"),
+	CK(UINT, footprint_total_kb, "footprint_kb", "0", 0, 1u << 20,
+	   "ballast code (KB) executed per packet, split evenly over the stages; "
+	   "overrides the stages' own footprint_kb"),
+	CK(BOOL, latency, "latency", "no",
+	   "record RX timestamp to verdict latency (needs TSC stamps)"),
+	CK(UINT, pipeline.prefetch, "prefetch", RTE_STR(LRX_PREFETCH_DEFAULT), 0, LRX_PREFETCH_MAX,
+	   "packets ahead each stage's burst loop prefetches; 0 = off"),
+	{.name = NULL},
+};
+static_assert(RTE_MBUF_DEFAULT_BUF_SIZE == 2176, "[mempool] data_room's default");
+static const struct lrx_value_key mempool_keys[] = {
+	CK(UINT, mbufs, "mbufs", "0", 0, 1u << 24, "mbufs per pool; 0 = computed"),
+	CK(UINT, mempool_cache, "cache", "256", 0, 512, "per-lcore cache of the pool"),
+	CK(UINT, data_room, "data_room", "2176", 256, 65535, "bytes of data per mbuf"),
+	CK(CUSTOM, priv_size, "priv_size", "auto", parse_priv_size,
+	   "auto, or bytes in 0..4096, a multiple of 8",
+	   "mbuf private area; auto = what the stages' metadata wants"),
+	{.name = NULL},
+};
+static const struct lrx_value_key telemetry_keys[] = {
+	CK(BOOL, telemetry, "enabled", "yes", "register the /listrx/ telemetry commands"),
+	{.name = NULL},
+};
+/* events is read by load_pmu */
+static const struct lrx_value_key pmu_keys[] = {
+	CK(BOOL, pmu.stages, "stages", "no", "per stage too, rdpmc around each stage call"),
+	CK(BOOL, pmu.kernel, "kernel", "no", "count kernel mode too"),
+	CK(CHOICE, pmu.source, "source", "perf_event", pmu_sources,
+	   "perf_event (the kernel's counters) or fake (a software source for tests)"),
+	{.name = NULL},
+};
+#undef CK
+#define PK(kind, field, ...) LRX_KEY_##kind(struct lrx_port_conf, field, __VA_ARGS__)
+static const struct lrx_value_key port_keys[] = {
+	PK(STRING, device, "device", "", "ethdev name or PCI address"),
+	PK(STRING, devargs, "devargs", "", "hot-plugged with these if not probed"),
+	PK(UINT, rx_queues, "rx_queues", "1", 1, LRX_MAX_QUEUES, "RX queues"),
+	PK(UINT, tx_queues, "tx_queues", "1", 1, LRX_MAX_QUEUES, "TX queues"),
+	PK(UINT, rx_desc, "rx_desc", "1024", 32, 16384, "RX descriptors per queue"),
+	PK(UINT, tx_desc, "tx_desc", "1024", 32, 16384, "TX descriptors per queue"),
+	PK(FLAGS, offloads, "offloads", "none", offload_flags, "offloads wanted"),
+	PK(FLAGS, offloads_required, "offloads_required", "none", offload_flags,
+	   "offloads whose absence is an error"),
+	PK(UINT, mtu, "mtu", "0", 0, 9600, "MTU; 0 = the device's"),
+	PK(BOOL, promiscuous, "promiscuous", "yes", "promiscuous mode"),
+	PK(CUSTOM, forward_to, "forward", "none", parse_forward,
+	   "none or a port index 0..15 (a [port.N] section)",
+	   "deliver locally (none) or send delivered packets out of port N"),
+	{.name = NULL},
+};
+#undef PK
+
+const struct lrx_value_key *lrx_config_key(const char *section, const char *key)
+{
+	static const struct {
+		const char *name;
+		const struct lrx_value_key *keys;
+	} sections[] = {
+		{"eal", eal_keys}, {"run", run_keys}, {"pipeline", pipeline_keys},
+		{"mempool", mempool_keys}, {"telemetry", telemetry_keys}, {"pmu", pmu_keys},
+	};
+	for (unsigned i = 0; i < RTE_DIM(sections); i++)
+		if (strcmp(sections[i].name, section) == 0)
+			return lrx_value_key_find(sections[i].keys, key);
+	const struct lrx_stage *stage =
+		strncmp(section, "stage.", 6) == 0 ? lrx_stage_find(section + 6) : NULL;
+	return stage ? lrx_value_key_find(stage->keys, key) : NULL;
+}
+
+/* The keys of a section: a table, a second one, and names read by code. */
+struct section_keys {
+	const struct lrx_value_key *keys, *more;
+	const char *const *by_code;
+};
+
+static bool section_has_key(const struct section_keys *sk, const char *key)
+{
+	if (lrx_value_key_find(sk->keys, key) || lrx_value_key_find(sk->more, key))
+		return true;
+	for (unsigned i = 0; sk->by_code && sk->by_code[i]; i++)
+		if (strcmp(sk->by_code[i], key) == 0)
+			return true;
+	return false;
+}
+
+static void section_key_names(const struct section_keys *sk, char *buf, size_t len)
+{
+	char more[512];
+	lrx_value_key_names(sk->keys, buf, len);
+	lrx_value_key_names(sk->more, more, sizeof(more));
+	size_t used = strlen(buf);
+	if (more[0] && used < len)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", more);
+	for (unsigned i = 0; sk->by_code && sk->by_code[i] && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+					 sk->by_code[i]);
+}
+
+/* Every key of section into base (the keys table) or more_base (the more
+ * table); keys by code are left to the caller. Unknown keys and bad values
+ * are reported with file and line. */
+static int load_section(struct config_ctx *c, struct rte_cfgfile *cfg, const char *section,
+			const struct section_keys *sk, void *base, void *more_base)
 {
 	int n = rte_cfgfile_section_num_entries(cfg, section);
 	if (n <= 0)
@@ -269,15 +332,18 @@ static int check_keys(struct config_ctx *c, struct rte_cfgfile *cfg,
 	rte_cfgfile_section_entries(cfg, section, entries, n);
 	int rc = 0;
 	for (int i = 0; i < n && rc == 0; i++) {
-		bool known = false;
-		for (unsigned k = 0; keys[k]; k++)
-			known |= strcmp(entries[i].name, keys[k]) == 0;
-		if (!known) {
-			char valid[512];
-			join_keys(keys, valid, sizeof(valid));
-			rc = config_error(c, section, entries[i].name, entries[i].value,
-					  "unknown key; valid keys in [%s]: %s",
-					  section, valid);
+		const char *key = entries[i].name, *value = entries[i].value;
+		const struct lrx_value_key *k = lrx_value_key_find(sk->keys, key);
+		const struct lrx_value_key *m = k ? NULL : lrx_value_key_find(sk->more, key);
+		char valid[1024];
+		if (!section_has_key(sk, key)) {
+			section_key_names(sk, valid, sizeof(valid));
+			rc = config_error(c, section, key, value, "unknown key; valid keys in [%s]: %s",
+					  section, valid[0] ? valid : "none");
+		} else if ((k || m) &&
+			   lrx_value_key_set(k ? k : m, k ? base : more_base, value, valid,
+					     sizeof(valid)) < 0) {
+			rc = config_error(c, section, key, value, "must be %s", valid);
 		}
 	}
 	free(entries);
@@ -289,201 +355,28 @@ static const char *get(struct rte_cfgfile *cfg, const char *section, const char 
 	return rte_cfgfile_get_entry(cfg, section, key);
 }
 
-/* Integer key in [min, max]; absent keeps *out. */
-static int get_uint(struct config_ctx *c, struct rte_cfgfile *cfg,
-		    const char *section, const char *key, uint64_t min,
-		    uint64_t max, uint64_t *out)
-{
-	const char *v = get(cfg, section, key);
-	if (!v)
-		return 0;
-	if (parse_u64(v, min, max, out) < 0)
-		return config_error(c, section, key, v,
-				    "must be an integer in %llu..%llu",
-				    (unsigned long long)min, (unsigned long long)max);
-	return 0;
-}
-
-static int get_u16(struct config_ctx *c, struct rte_cfgfile *cfg, const char *section,
-		   const char *key, uint64_t min, uint64_t max, uint16_t *out)
-{
-	uint64_t v = *out;
-	int rc = get_uint(c, cfg, section, key, min, max, &v);
-	*out = (uint16_t)v;
-	return rc;
-}
-
-static int get_unsigned(struct config_ctx *c, struct rte_cfgfile *cfg, const char *section,
-			const char *key, uint64_t min, uint64_t max, unsigned *out)
-{
-	uint64_t v = *out;
-	int rc = get_uint(c, cfg, section, key, min, max, &v);
-	*out = (unsigned)v;
-	return rc;
-}
-
-static int get_double(struct config_ctx *c, struct rte_cfgfile *cfg,
-		      const char *section, const char *key, double min,
-		      double max, double *out)
-{
-	const char *v = get(cfg, section, key);
-	if (!v)
-		return 0;
-	if (parse_double(v, min, max, out) < 0)
-		return config_error(c, section, key, v, "must be a number in %g..%g", min, max);
-	return 0;
-}
-
-static int get_bool(struct config_ctx *c, struct rte_cfgfile *cfg,
-		    const char *section, const char *key, bool *out)
-{
-	const char *v = get(cfg, section, key);
-	if (!v)
-		return 0;
-	if (parse_bool(v, out) < 0)
-		return config_error(c, section, key, v, "must be yes/no, true/false, on/off or 1/0");
-	return 0;
-}
-
-static const char *config_strdup(struct lrx_config *conf, const char *s)
-{
-	size_t len = strlen(s) + 1;
-	if (conf->strings_used + len > sizeof(conf->strings))
-		return NULL;
-	char *dst = conf->strings + conf->strings_used;
-	memcpy(dst, s, len);
-	conf->strings_used += len;
-	return dst;
-}
-
 static int load_run(struct config_ctx *c, struct rte_cfgfile *cfg)
 {
 	struct lrx_config *conf = c->conf;
-	int rc = check_keys(c, cfg, "run", run_keys);
-	rc = rc ?: get_double(c, cfg, "run", "duration", 0, 1e9, &conf->duration_s);
-	rc = rc ?: get_uint(c, cfg, "run", "packets", 0, UINT64_MAX, &conf->packets);
-	rc = rc ?: get_double(c, cfg, "run", "stats_period", 0, 1e6, &conf->stats_period_s);
-	rc = rc ?: get_uint(c, cfg, "run", "measure_from", 0, UINT64_MAX, &conf->measure_from);
+	int rc = load_section(c, cfg, "run", &(struct section_keys){.keys = run_keys}, conf, NULL);
 	if (!rc && conf->measure_from && !lrx_measure_available())
 		rc = config_error(c, "run", "measure_from", get(cfg, "run", "measure_from"),
 				  "needs valgrind/callgrind.h at build time (Debian: valgrind)");
 	if (!rc && conf->measure_from && conf->packets <= conf->measure_from)
 		rc = config_error(c, "run", "measure_from", get(cfg, "run", "measure_from"),
 				  "must be below [run] packets (--packets), the end of the window");
-	const char *view = get(cfg, "run", "stats_view");
-	if (!rc && view) {
-		if (strcmp(view, "stages") == 0)
-			conf->stats_view = LRX_STATS_VIEW_STAGES;
-		else if (strcmp(view, "ports") == 0)
-			conf->stats_view = LRX_STATS_VIEW_PORTS;
-		else if (strcmp(view, "lcores") == 0)
-			conf->stats_view = LRX_STATS_VIEW_LCORES;
-		else
-			rc = config_error(c, "run", "stats_view", view,
-					  "valid views: stages, ports, lcores");
-	}
-	const char *json = get(cfg, "run", "json");
-	if (json)
-		snprintf(conf->json_path, sizeof(conf->json_path), "%s", json);
-	rc = rc ?: get_unsigned(c, cfg, "run", "trace", 0, LRX_TRACE_MAX, &conf->trace);
-	const char *capture = get(cfg, "run", "capture_drops");
-	if (!rc && capture &&
-	    lrx_capture_parse(capture, conf->capture_drops_path, sizeof(conf->capture_drops_path),
-			      &conf->capture_drops_limit) < 0)
-		rc = config_error(c, "run", "capture_drops", capture,
-				  "expected FILE or FILE,N (a pcapng file, N >= 1 packets)");
-	capture = get(cfg, "run", "capture_delivered");
-	if (!rc && capture &&
-	    lrx_capture_parse(capture, conf->capture_delivered_path,
-			      sizeof(conf->capture_delivered_path), &conf->capture_delivered_limit) < 0)
-		rc = config_error(c, "run", "capture_delivered", capture,
-				  "expected FILE or FILE,N (a pcapng file, N >= 1 packets)");
 	return rc;
 }
 
-static int load_eal(struct config_ctx *c, struct rte_cfgfile *cfg)
-{
-	int rc = check_keys(c, cfg, "eal", eal_keys);
-	const char *args = get(cfg, "eal", "args");
-	if (args)
-		snprintf(c->conf->eal_args, sizeof(c->conf->eal_args), "%s", args);
-	return rc;
-}
-
-static int load_mempool(struct config_ctx *c, struct rte_cfgfile *cfg)
-{
-	struct lrx_config *conf = c->conf;
-	int rc = check_keys(c, cfg, "mempool", mempool_keys);
-	rc = rc ?: get_unsigned(c, cfg, "mempool", "mbufs", 0, 1u << 24, &conf->mbufs);
-	rc = rc ?: get_unsigned(c, cfg, "mempool", "cache", 0, 512, &conf->mempool_cache);
-	rc = rc ?: get_unsigned(c, cfg, "mempool", "data_room", 256, 65535, &conf->data_room);
-	const char *priv = get(cfg, "mempool", "priv_size");
-	if (priv != NULL)
-		conf->priv_size_auto = strcmp(priv, "auto") == 0;
-	if (priv != NULL && !conf->priv_size_auto)
-		rc = rc ?: get_unsigned(c, cfg, "mempool", "priv_size", 0, 4096, &conf->priv_size);
-	if (rc == 0 && conf->priv_size % RTE_MBUF_PRIV_ALIGN)
-		rc = config_error(c, "mempool", "priv_size", get(cfg, "mempool", "priv_size"),
-				  "must be a multiple of %u", RTE_MBUF_PRIV_ALIGN);
-	return rc;
-}
-
-/* Appends key = value to a stage's settings (named by section in errors). */
-static int stage_conf_add(struct config_ctx *c, const char *section,
-			  struct lrx_stage_conf *sc, const char *key, const char *value)
-{
-	if (sc->n_values == RTE_DIM(sc->keys))
-		return config_error(c, section, key, value, "too many keys");
-	sc->keys[sc->n_values] = config_strdup(c->conf, key);
-	sc->values[sc->n_values] = config_strdup(c->conf, value);
-	if (!sc->keys[sc->n_values] || !sc->values[sc->n_values])
-		return config_error(c, section, key, value, "config too large");
-	sc->n_values++;
-	return 0;
-}
-
-/* Stage keys are checked against the stage descriptor; values are checked
- * by the stage's init when the pipeline is built. */
+/* A stage instance's config: its defaults, then its [stage.NAME] keys
+ * (the stage's table, and the engine's footprint_kb) parsed into it. */
 static int load_stage_section(struct config_ctx *c, struct rte_cfgfile *cfg,
 			      const char *section, struct lrx_stage_conf *sc)
 {
-	const struct lrx_stage *stage = sc->stage;
-	int n = rte_cfgfile_section_num_entries(cfg, section);
-	if (n <= 0)
-		return 0;
-	struct rte_cfgfile_entry *entries = calloc((size_t)n, sizeof(*entries));
-	if (!entries)
+	if (!sc->conf && !(sc->conf = lrx_stage_conf_new(sc->stage)))
 		return -ENOMEM;
-	rte_cfgfile_section_entries(cfg, section, entries, n);
-	int rc = 0;
-	for (int i = 0; i < n && rc == 0; i++) {
-		const char *key = entries[i].name, *value = entries[i].value;
-		if (strcmp(key, "footprint_kb") == 0) {
-			uint64_t kb = 0;
-			if (parse_u64(value, 0, 65536, &kb) < 0)
-				rc = config_error(c, section, key, value,
-						  "must be an integer in 0..65536 (KB of executed ballast code)");
-			sc->footprint_kb = (unsigned)kb;
-			continue;
-		}
-		bool known = false;
-		for (const struct lrx_stage_key *k = stage->keys; k && k->name; k++)
-			known |= strcmp(k->name, key) == 0;
-		if (!known) {
-			char valid[512] = "footprint_kb";
-			size_t used = strlen(valid);
-			for (const struct lrx_stage_key *k = stage->keys; k && k->name; k++)
-				used += (size_t)snprintf(valid + used, sizeof(valid) - used > 0 ? sizeof(valid) - used : 0,
-							 ", %s", k->name);
-			rc = config_error(c, section, key, value,
-					  "unknown key for stage %s; valid keys: %s",
-					  stage->name, valid);
-			break;
-		}
-		rc = stage_conf_add(c, section, sc, key, value);
-	}
-	free(entries);
-	return rc;
+	struct section_keys sk = {sc->stage->keys, lrx_stage_conf_keys, NULL};
+	return load_section(c, cfg, section, &sk, sc->conf, sc);
 }
 
 static void stage_names(char *buf, size_t len)
@@ -508,6 +401,78 @@ static const char *provider_name(unsigned bits)
 	return "(none built)";
 }
 
+/* The shortcut's place key (mode = native|generic): *place, the first
+ * place when it is not set. */
+static int shortcut_place(struct config_ctx *c, const struct lrx_stage_shortcut *sh,
+			  const char *mode, const struct lrx_stage_place **place)
+{
+	char valid[256];
+	size_t used = 0;
+	valid[0] = '\0';
+	for (*place = sh->places; mode && (*place)->value; (*place)++) {
+		if (strcmp((*place)->value, mode) == 0)
+			return 0;
+		used += (size_t)snprintf(valid + used, used < sizeof(valid) ? sizeof(valid) - used : 0,
+					 "%s%s", used ? ", " : "", (*place)->value);
+	}
+	*place = &sh->places[0];
+	return mode ? config_error(c, sh->section, sh->place_key, mode, "must be one of %s", valid)
+		    : 0;
+}
+
+/* Where the stage is in the pipeline (*at, -1: not in it), checked
+ * against where its place wants it: first, or after the last stage that
+ * works on the skb; with add, put there when it is not in the pipeline. */
+static int shortcut_position(struct config_ctx *c, struct rte_cfgfile *cfg,
+			     const struct lrx_stage *stage, const struct lrx_stage_place *place,
+			     const char *mode, const char *add, int *at)
+{
+	const struct lrx_stage_shortcut *sh = stage->shortcut;
+	struct lrx_pipeline_conf *pc = &c->conf->pipeline;
+	const bool after_skb = place->position == LRX_POSITION_AFTER_SKB;
+	const bool first = place->position == LRX_POSITION_FIRST;
+	int after_meta = -1;
+	bool has_meta = false;
+	*at = -1;
+	for (unsigned i = 0; i < pc->n_stages; i++) {
+		const struct lrx_stage *s = pc->stages[i].stage;
+		if (s == stage && *at < 0)
+			*at = (int)i;
+		if (s->provides & (LRX_PROVIDES_META | LRX_PROVIDES_SKB)) {
+			has_meta |= (s->provides & LRX_PROVIDES_META) != 0;
+			if (*at < 0)
+				after_meta = (int)i;
+		}
+	}
+	const char *meta = provider_name(LRX_PROVIDES_META);
+	const char *stages = get(cfg, "pipeline", "stages");
+	if (after_skb && !has_meta)
+		return config_error(c, sh->section, sh->place_key, mode,
+				    "%s, and the pipeline (%s) has no %s; add it, or use %s %s",
+				    place->why, stages && *stages ? stages : "none", meta,
+				    sh->place_key, sh->places[0].value);
+	if (*at >= 0 && ((first && *at != 0) || (after_skb && after_meta < 0)))
+		return config_error(c, sh->section, sh->place_key, mode ? mode : place->value,
+				    "the pipeline (%s) has %s at position %d: %s %s needs it %s%s",
+				    stages, stage->name, *at + 1, sh->place_key, place->value,
+				    first ? "first" : "after ", first ? "" : meta);
+	if (*at >= 0 || !add)
+		return 0;
+	if (pc->n_stages == LRX_PIPELINE_MAX_STAGES)
+		return config_error(c, sh->section, sh->add_key, add,
+				    "no room for the %s stage: at most %u stages", stage->name,
+				    LRX_PIPELINE_MAX_STAGES);
+	*at = after_skb ? after_meta + 1 : 0;
+	memmove(&pc->stages[*at + 1], &pc->stages[*at],
+		(pc->n_stages - (unsigned)*at) * sizeof(pc->stages[0]));
+	memset(&pc->stages[*at], 0, sizeof(pc->stages[0]));
+	pc->stages[*at].stage = stage;
+	pc->n_stages++;
+	char section[LRX_NAME_LEN + 8];
+	snprintf(section, sizeof(section), "stage.%s", stage->name);
+	return load_stage_section(c, cfg, section, &pc->stages[*at]);
+}
+
 /* A stage's shortcut section (stage.h: struct lrx_stage_shortcut, e.g.
  * [xdp] with --xdp-prog/--xdp-mode/...): with a value for add_key it also
  * places the stage where the place_key's value says (position FIRST or
@@ -518,106 +483,41 @@ static int load_shortcut(struct config_ctx *c, struct rte_cfgfile *cfg,
 {
 	const struct lrx_stage_shortcut *sh = stage->shortcut;
 	const char *sec = sh->section;
-	struct lrx_pipeline_conf *pc = &c->conf->pipeline;
 	const char *names[16];
 	unsigned n_keys = 0;
 	for (; sh->keys[n_keys].key && n_keys < RTE_DIM(names) - 1; n_keys++)
 		names[n_keys] = sh->keys[n_keys].key;
 	names[n_keys] = NULL;
-	int rc = check_keys(c, cfg, sec, names);
+	int rc = load_section(c, cfg, sec, &(struct section_keys){.by_code = names}, NULL, NULL);
 	if (rc || !rte_cfgfile_has_section(cfg, sec))
 		return rc;
 	/* yes/no keys first: their errors come before the placement's */
 	bool yes[16] = {false};
-	for (unsigned k = 0; k < n_keys; k++)
-		if (sh->keys[k].if_yes) {
-			yes[k] = true;
-			rc = get_bool(c, cfg, sec, sh->keys[k].key, &yes[k]);
-			if (rc)
-				return rc;
-		}
+	for (unsigned k = 0; k < n_keys; k++) {
+		const char *v = sh->keys[k].if_yes ? get(cfg, sec, sh->keys[k].key) : NULL;
+		if (v && lrx_value_bool(v, &yes[k]) < 0)
+			return config_error(c, sec, sh->keys[k].key, v, "must be %s",
+					    LRX_VALUE_BOOL_VALID);
+	}
 	const char *add = get(cfg, sec, sh->add_key);
 	const char *mode = get(cfg, sec, sh->place_key);
-	const struct lrx_stage_place *place = &sh->places[0];
-	if (mode) {
-		char valid[256];
-		size_t used = 0;
-		valid[0] = '\0';
-		for (place = sh->places; place->value; place++) {
-			if (strcmp(place->value, mode) == 0)
-				break;
-			used += (size_t)snprintf(valid + used, used < sizeof(valid) ? sizeof(valid) - used : 0,
-						 "%s%s", used ? ", " : "", place->value);
-		}
-		if (!place->value)
-			return config_error(c, sec, sh->place_key, mode, "valid %ss: %s",
-					    sh->place_key, valid);
-	}
+	const struct lrx_stage_place *place;
+	int at;
+	if ((rc = shortcut_place(c, sh, mode, &place)))
+		return rc;
 	if (add && !*add)
 		return config_error(c, sec, sh->add_key, add, "%s", sh->add_empty);
-
-	/* where the stage is, and where its place wants it: after the last
-	 * stage that works on the skb, or first */
-	bool after_skb = place->position == LRX_POSITION_AFTER_SKB;
-	int at = -1, after_meta = -1;
-	bool has_meta = false;
-	for (unsigned i = 0; i < pc->n_stages; i++) {
-		const struct lrx_stage *s = pc->stages[i].stage;
-		if (s == stage && at < 0)
-			at = (int)i;
-		if (s->provides & (LRX_PROVIDES_META | LRX_PROVIDES_SKB)) {
-			has_meta |= (s->provides & LRX_PROVIDES_META) != 0;
-			if (at < 0)
-				after_meta = (int)i;
-		}
-	}
-	const char *meta = provider_name(LRX_PROVIDES_META);
-	const char *stages = get(cfg, "pipeline", "stages");
-	if (after_skb && !has_meta)
-		return config_error(c, sec, sh->place_key, mode,
-				    "%s, and the pipeline (%s) has no %s; add it, or use %s %s",
-				    place->why, stages && *stages ? stages : "none", meta,
-				    sh->place_key, sh->places[0].value);
-	bool first = place->position == LRX_POSITION_FIRST;
-	if (at >= 0 && ((first && at != 0) || (after_skb && after_meta < 0))) {
-		char where[64];
-		snprintf(where, sizeof(where), first ? "first" : "after %s", meta);
-		return config_error(c, sec, sh->place_key, mode ? mode : place->value,
-				    "the pipeline (%s) has %s at position %d: %s %s needs it %s",
-				    stages, stage->name, at + 1, sh->place_key, place->value,
-				    where);
-	}
-	if (at < 0 && add) {
-		if (pc->n_stages == LRX_PIPELINE_MAX_STAGES)
-			return config_error(c, sec, sh->add_key, add,
-					    "no room for the %s stage: at most %u stages",
-					    stage->name, LRX_PIPELINE_MAX_STAGES);
-		at = after_skb ? after_meta + 1 : 0;
-		memmove(&pc->stages[at + 1], &pc->stages[at],
-			(pc->n_stages - (unsigned)at) * sizeof(pc->stages[0]));
-		memset(&pc->stages[at], 0, sizeof(pc->stages[0]));
-		pc->stages[at].stage = stage;
-		pc->n_stages++;
-		char section[LRX_NAME_LEN + 8];
-		snprintf(section, sizeof(section), "stage.%s", stage->name);
-		rc = load_stage_section(c, cfg, section, &pc->stages[at]);
-		if (rc)
-			return rc;
-	}
-	if (at < 0)
-		return 0; /* settings kept for a stage switched off */
-
-	struct lrx_stage_conf *sc = &pc->stages[at];
+	if ((rc = shortcut_position(c, cfg, stage, place, mode, add, &at)) || at < 0)
+		return rc; /* at < 0: settings kept for a stage switched off */
 	for (unsigned k = 0; k < n_keys; k++) {
 		const struct lrx_stage_alias *a = &sh->keys[k];
 		const char *value = get(cfg, sec, a->key);
-		if (!value)
-			continue;
-		if (a->if_yes)
-			value = yes[k] ? a->if_yes : a->if_no;
-		rc = stage_conf_add(c, sec, sc, a->stage_key, value);
-		if (rc)
-			return rc;
+		char valid[512];
+		if (value && lrx_stage_conf_set(stage, c->conf->pipeline.stages[at].conf,
+						a->stage_key,
+						a->if_yes ? (yes[k] ? a->if_yes : a->if_no) : value,
+						valid, sizeof(valid)) < 0)
+			return config_error(c, sec, a->key, value, "must be %s", valid);
 	}
 	return 0;
 }
@@ -665,15 +565,11 @@ static int check_needs(struct config_ctx *c, struct rte_cfgfile *cfg)
 static int load_pmu(struct config_ctx *c, struct rte_cfgfile *cfg)
 {
 	struct lrx_pmu_conf *pmu = &c->conf->pmu;
-	int rc = check_keys(c, cfg, "pmu", pmu_keys);
-	rc = rc ?: get_bool(c, cfg, "pmu", "stages", &pmu->stages);
-	rc = rc ?: get_bool(c, cfg, "pmu", "kernel", &pmu->kernel);
+	static const char *const by_code[] = {"events", NULL};
+	int rc = load_section(c, cfg, "pmu", &(struct section_keys){.keys = pmu_keys, .by_code = by_code},
+			      c->conf, NULL);
 	if (rc)
 		return rc;
-	const char *source = get(cfg, "pmu", "source");
-	if (source && lrx_pmu_source_parse(source, &pmu->source) < 0)
-		return config_error(c, "pmu", "source", source,
-				    "must be perf_event (the kernel's counters) or fake (a software source for tests)");
 	const char *events = get(cfg, "pmu", "events");
 	const char *stages = get(cfg, "pmu", "stages");
 	if (!events && pmu->stages)
@@ -700,83 +596,57 @@ static int load_pmu(struct config_ctx *c, struct rte_cfgfile *cfg)
 	return 0;
 }
 
+/* [pipeline] stages: names separated by single commas, or none. */
+static int load_stage_list(struct config_ctx *c, const char *stages)
+{
+	struct lrx_pipeline_conf *pc = &c->conf->pipeline;
+	pc->n_stages = 0;
+	if (!stages)
+		return 0;
+	char item[LRX_NAME_LEN];
+	const char *t = stages + strspn(stages, " ");
+	int rc;
+	if (*t == '\0' || strcmp(t, "none") == 0)
+		return 0;
+	for (const char *p = stages; (rc = lrx_value_list_next(&p, item, sizeof(item))) > 0;) {
+		const struct lrx_stage *stage = lrx_stage_find(item);
+		if (strcmp(item, "none") == 0)
+			return config_error(c, "pipeline", "stages", stages,
+					    "'none' means an empty pipeline and cannot be combined with stages");
+		if (!stage) {
+			char valid[512];
+			stage_names(valid, sizeof(valid));
+			return config_error(c, "pipeline", "stages", stages,
+					    "unknown stage '%s'; valid stages: %s", item,
+					    valid[0] ? valid : "(none built)");
+		}
+		if (pc->n_stages == LRX_PIPELINE_MAX_STAGES)
+			return config_error(c, "pipeline", "stages", stages, "at most %u stages",
+					    LRX_PIPELINE_MAX_STAGES);
+		pc->stages[pc->n_stages++] = (struct lrx_stage_conf){.stage = stage};
+	}
+	return rc == 0 ? 0
+		       : config_error(c, "pipeline", "stages", stages,
+				      "empty entry in the stage list: name stages separated by single commas, or 'none' alone");
+}
+
 static int load_pipeline(struct config_ctx *c, struct rte_cfgfile *cfg)
 {
 	struct lrx_pipeline_conf *pc = &c->conf->pipeline;
-	int rc = check_keys(c, cfg, "pipeline", pipeline_keys);
+	static const char *const by_code[] = {"engine", "stages", NULL};
+	int rc = load_section(c, cfg, "pipeline",
+			      &(struct section_keys){.keys = pipeline_keys, .by_code = by_code}, c->conf, NULL);
 	if (rc)
 		return rc;
 	const char *engine = get(cfg, "pipeline", "engine");
-	if (engine && (lrx_engine_parse(engine, &pc->engine, &pc->hybrid_k) < 0 ||
-		       (pc->engine == LRX_ENGINE_HYBRID &&
-			(pc->hybrid_k == 0 || engine[7] == '0'))))
+	if (engine && lrx_engine_parse(engine, &pc->engine, &pc->hybrid_k) < 0)
 		return config_error(c, "pipeline", "engine", engine,
-				    "valid engines: packet, burst, hybrid:K (K = stages run as bursts, 1..%u), static, graph",
+				    "must be one of packet, burst, hybrid:K (K = stages run as bursts, 1..%u), static, graph",
 				    LRX_PIPELINE_MAX_STAGES);
-	uint64_t burst = pc->burst;
-	rc = get_uint(c, cfg, "pipeline", "burst", 1, LRX_BURST_MAX, &burst);
-	pc->burst = (uint16_t)burst;
-	uint64_t prefetch = pc->prefetch;
-	rc = rc ?: get_uint(c, cfg, "pipeline", "prefetch", 0, LRX_PREFETCH_MAX,
-			    &prefetch);
-	pc->prefetch = (uint16_t)prefetch;
-	rc = rc ?: get_unsigned(c, cfg, "pipeline", "footprint_kb", 0, 1u << 20,
-				&c->conf->footprint_total_kb);
-	rc = rc ?: get_bool(c, cfg, "pipeline", "latency", &c->conf->latency);
+
+	rc = load_stage_list(c, get(cfg, "pipeline", "stages"));
 	if (rc)
 		return rc;
-	const char *level = get(cfg, "pipeline", "stats_level");
-	if (level) {
-		if (strcmp(level, "off") == 0)
-			pc->stats_level = LRX_STATS_OFF;
-		else if (strcmp(level, "counters") == 0)
-			pc->stats_level = LRX_STATS_COUNTERS;
-		else if (strcmp(level, "cycles") == 0)
-			pc->stats_level = LRX_STATS_CYCLES;
-		else
-			return config_error(c, "pipeline", "stats_level", level,
-					    "valid levels: off, counters, cycles");
-	}
-
-	const char *stages = get(cfg, "pipeline", "stages");
-	pc->n_stages = 0;
-	if (stages) {
-		char copy[LRX_VALUE_LEN];
-		snprintf(copy, sizeof(copy), "%s", stages);
-		/* strtok_r would skip empty entries: ",,", "a,,b" and a
-		 * trailing comma are typing mistakes, and "none" is the
-		 * whole list or nothing */
-		const char *t = stages + strspn(stages, " ");
-		bool blank = *t == '\0', only_none = strcmp(t, "none") == 0;
-		for (const char *q = stages; !blank && !only_none && *q; q++)
-			if (*q == ',' && (q == t || q[1 + strspn(q + 1, " ")] == ',' ||
-					  q[1 + strspn(q + 1, " ")] == '\0'))
-				return config_error(c, "pipeline", "stages", stages,
-						    "empty entry in the stage list: name stages separated by single commas, or 'none' alone");
-		char *save = NULL;
-		for (char *tok = strtok_r(copy, ", ", &save); tok;
-		     tok = strtok_r(NULL, ", ", &save)) {
-			if (strcmp(tok, "none") == 0 && only_none)
-				continue;
-			if (strcmp(tok, "none") == 0)
-				return config_error(c, "pipeline", "stages", stages,
-						    "'none' means an empty pipeline and cannot be combined with stages");
-			const struct lrx_stage *stage = lrx_stage_find(tok);
-			if (!stage) {
-				char valid[512];
-				stage_names(valid, sizeof(valid));
-				return config_error(c, "pipeline", "stages", stages,
-						    "unknown stage '%s'; valid stages: %s",
-						    tok, valid[0] ? valid : "(none built)");
-			}
-			if (pc->n_stages == LRX_PIPELINE_MAX_STAGES)
-				return config_error(c, "pipeline", "stages", stages,
-						    "at most %u stages", LRX_PIPELINE_MAX_STAGES);
-			struct lrx_stage_conf *sc = &pc->stages[pc->n_stages++];
-			memset(sc, 0, sizeof(*sc));
-			sc->stage = stage;
-		}
-	}
 	/* [stage.NAME] sections apply to every instance of NAME */
 	for (unsigned i = 0; i < pc->n_stages; i++) {
 		char section[LRX_NAME_LEN + 8];
@@ -799,6 +669,18 @@ static int load_pipeline(struct config_ctx *c, struct rte_cfgfile *cfg)
 		for (unsigned i = 0; i < pc->n_stages; i++)
 			pc->stages[i].footprint_kb = per + (i < rest ? 1 : 0);
 	}
+	for (unsigned i = 0; i < pc->n_stages; i++) {
+		char why[256], section[LRX_NAME_LEN + 8];
+		snprintf(section, sizeof(section), "stage.%s", pc->stages[i].stage->name);
+		const bool total = c->conf->footprint_total_kb != 0;
+		rc = lrx_footprint_check(i, pc->stages[i].footprint_kb, why, sizeof(why));
+		if (rc < 0)
+			return config_error(c, total ? "pipeline" : section, "footprint_kb",
+					    get(cfg, total ? "pipeline" : section, "footprint_kb"),
+					    "%u KB for %s (position %u): %s",
+					    pc->stages[i].footprint_kb, pc->stages[i].stage->name, i + 1,
+					    why);
+	}
 	return 0;
 }
 
@@ -812,49 +694,18 @@ static int load_port(struct config_ctx *c, struct rte_cfgfile *cfg,
 		if (conf->ports[i].index == index)
 			return config_error(c, section, NULL, NULL, "port %u defined twice", index);
 	struct lrx_port_conf *pc = &conf->ports[conf->n_ports];
-	*pc = (struct lrx_port_conf){.index = index, .rx_queues = 1, .tx_queues = 1,
-				     .rx_desc = 1024, .tx_desc = 1024,
-				     .promiscuous = true, .forward_to = -1};
-	int rc = check_keys(c, cfg, section, port_keys);
+	const char *bad = NULL;
+	memset(pc, 0, sizeof(*pc));
+	pc->index = index;
+	RTE_VERIFY(lrx_value_keys_default(port_keys, pc, &bad) == 0);
+	int rc = load_section(c, cfg, section, &(struct section_keys){.keys = port_keys}, pc, NULL);
 	if (rc)
 		return rc;
-	const char *device = get(cfg, section, "device");
-	if (!device || !*device)
-		return config_error(c, section, device ? "device" : NULL, device,
+	if (!pc->device[0])
+		return config_error(c, section, get(cfg, section, "device") ? "device" : NULL,
+				    get(cfg, section, "device"),
 				    "key 'device' missing or empty: name the ethdev (e.g. net_synth0, net_null0) or a PCI address (0000:3b:00.0)");
-	snprintf(pc->device, sizeof(pc->device), "%s", device);
-	const char *devargs = get(cfg, section, "devargs");
-	if (devargs)
-		snprintf(pc->devargs, sizeof(pc->devargs), "%s", devargs);
-	rc = rc ?: get_u16(c, cfg, section, "rx_queues", 1, LRX_MAX_QUEUES, &pc->rx_queues);
-	rc = rc ?: get_u16(c, cfg, section, "tx_queues", 1, LRX_MAX_QUEUES, &pc->tx_queues);
-	rc = rc ?: get_u16(c, cfg, section, "rx_desc", 32, 16384, &pc->rx_desc);
-	rc = rc ?: get_u16(c, cfg, section, "tx_desc", 32, 16384, &pc->tx_desc);
-	rc = rc ?: get_u16(c, cfg, section, "mtu", 0, 9600, &pc->mtu);
-	rc = rc ?: get_bool(c, cfg, section, "promiscuous", &pc->promiscuous);
-	if (rc)
-		return rc;
-	char bad[LRX_VALUE_LEN];
-	const char *offloads = get(cfg, section, "offloads");
-	if (offloads && parse_offloads(offloads, &pc->offloads, bad, sizeof(bad)) < 0)
-		return config_error(c, section, "offloads", offloads,
-				    "unknown offload '%s'; valid: " OFFLOAD_VALID, bad);
-	const char *required = get(cfg, section, "offloads_required");
-	if (required) {
-		if (parse_offloads(required, &pc->offloads_required, bad, sizeof(bad)) < 0)
-			return config_error(c, section, "offloads_required", required,
-					    "unknown offload '%s'; valid: " OFFLOAD_VALID, bad);
-		pc->offloads |= pc->offloads_required;
-	}
-	const char *forward = get(cfg, section, "forward");
-	if (forward && strcmp(forward, "none") != 0) {
-		uint64_t to;
-		if (parse_u64(forward, 0, LRX_MAX_PORTS - 1, &to) < 0)
-			return config_error(c, section, "forward", forward,
-					    "must be 'none' or a port index 0..%u (a [port.N] section)",
-					    LRX_MAX_PORTS - 1);
-		pc->forward_to = (int)to;
-	}
+	pc->offloads |= pc->offloads_required;
 	conf->n_ports++;
 	return 0;
 }
@@ -869,24 +720,26 @@ static int load_lcore(struct config_ctx *c, struct rte_cfgfile *cfg,
 	struct lrx_lcore_conf *lc = &conf->lcores[conf->n_lcores];
 	memset(lc, 0, sizeof(*lc));
 	lc->lcore_id = lcore_id;
-	int rc = check_keys(c, cfg, section, lcore_keys);
+	static const char *const by_code[] = {"poll", NULL};
+	int rc = load_section(c, cfg, section, &(struct section_keys){.by_code = by_code}, NULL,
+			      NULL);
 	if (rc)
 		return rc;
 	const char *poll = get(cfg, section, "poll");
 	if (!poll || !*poll)
 		return config_error(c, section, poll ? "poll" : NULL, poll,
 				    "key 'poll' missing or empty: list PORT:QUEUE pairs, e.g. poll = 0:0,1:0");
-	char copy[LRX_VALUE_LEN];
-	snprintf(copy, sizeof(copy), "%s", poll);
-	char *save = NULL;
-	for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-		unsigned port, queue;
-		char tail;
-		if (sscanf(tok, "%u:%u%c", &port, &queue, &tail) != 2 ||
-		    port >= LRX_MAX_PORTS || queue >= LRX_MAX_QUEUES)
+	char item[32];
+	for (const char *p = poll; (rc = lrx_value_list_next(&p, item, sizeof(item))) != 0;) {
+		char *colon = rc > 0 ? strchr(item, ':') : NULL;
+		uint64_t port, queue;
+		if (colon)
+			*colon = '\0';
+		if (!colon || lrx_value_uint(item, 0, LRX_MAX_PORTS - 1, &port) < 0 ||
+		    lrx_value_uint(colon + 1, 0, LRX_MAX_QUEUES - 1, &queue) < 0)
 			return config_error(c, section, "poll", poll,
-					    "bad entry '%s': expected PORT:QUEUE with PORT < %u, QUEUE < %u",
-					    tok, LRX_MAX_PORTS, LRX_MAX_QUEUES);
+					    "must be a list of PORT:QUEUE with PORT < %u, QUEUE < %u (0:0,1:0)",
+					    LRX_MAX_PORTS, LRX_MAX_QUEUES);
 		if (lc->n_polls == LRX_MAX_LCORE_POLLS)
 			return config_error(c, section, "poll", poll, "at most %u entries",
 					    LRX_MAX_LCORE_POLLS);
@@ -980,24 +833,19 @@ static int check_mempool(struct config_ctx *c)
 
 static void config_defaults(struct lrx_config *conf)
 {
+	static const struct lrx_value_key *const tables[] = {
+		eal_keys, run_keys, pipeline_keys, mempool_keys, telemetry_keys, pmu_keys,
+	};
+	const char *bad = NULL;
 	memset(conf, 0, sizeof(*conf));
-	snprintf(conf->eal_args, sizeof(conf->eal_args),
-		 "--no-huge --no-pci --no-shconf -m 1024");
 	conf->pipeline.engine = LRX_ENGINE_BURST;
-	conf->pipeline.burst = 64;
-	conf->pipeline.stats_level = LRX_STATS_COUNTERS;
-	/* as conf/default.ini: a custom config keeps its progress lines */
-	conf->stats_period_s = 1;
-	conf->pipeline.prefetch = LRX_PREFETCH_DEFAULT;
-	conf->priv_size_auto = true;
-	conf->mempool_cache = 256;
-	conf->data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
-	conf->telemetry = true;
+	for (unsigned i = 0; i < RTE_DIM(tables); i++)
+		RTE_VERIFY(lrx_value_keys_default(tables[i], conf, &bad) == 0);
 }
 
-static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
+/* The command line's overrides into the INI tables. */
+static int config_apply_overrides(struct config_ctx *c, struct rte_cfgfile *cfg)
 {
-	struct lrx_config *conf = c->conf;
 	for (unsigned i = 0; i < c->n_overrides; i++) {
 		const struct lrx_override *o = &c->overrides[i];
 		if (!rte_cfgfile_has_section(cfg, o->section) &&
@@ -1012,6 +860,77 @@ static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
 			return -EINVAL;
 		}
 	}
+	return 0;
+}
+
+/* [stage.NAME] of a stage that is not in the pipeline: fine (configs keep
+ * settings for stages switched off), but the stage must exist, and its
+ * values are read all the same (lrx_config_check_absent_stages). */
+static int load_absent_stage(struct config_ctx *c, struct rte_cfgfile *cfg, const char *s)
+{
+	struct lrx_config *conf = c->conf;
+	const struct lrx_stage *stage = lrx_stage_find(s + 6);
+	if (!stage) {
+		char valid[512];
+		stage_names(valid, sizeof(valid));
+		return config_error(c, s, NULL, NULL, "no stage named '%s'; valid stages: %s", s + 6,
+				    valid);
+	}
+	for (unsigned k = 0; k < conf->pipeline.n_stages; k++)
+		if (conf->pipeline.stages[k].stage == stage)
+			return 0; /* read by load_pipeline */
+	if (conf->n_absent == RTE_DIM(conf->absent))
+		return 0;
+	struct lrx_stage_conf *sc = &conf->absent[conf->n_absent];
+	*sc = (struct lrx_stage_conf){.stage = stage};
+	int rc = load_stage_section(c, cfg, s, sc);
+	const char *origin = NULL;
+	for (unsigned o = 0; o < c->n_overrides; o++)
+		if (strcmp(c->overrides[o].section, s) == 0)
+			origin = c->overrides[o].origin;
+	if (origin)
+		snprintf(conf->absent_where[conf->n_absent], 128, "%s", origin);
+	else
+		snprintf(conf->absent_where[conf->n_absent], 128, "%s:%u", c->file,
+			 config_find_line(c->text, s, NULL));
+	conf->n_absent++;
+	return rc;
+}
+
+/* A section besides the fixed ones: [port.N], [lcore.N], [stage.NAME]. */
+static int load_numbered_section(struct config_ctx *c, struct rte_cfgfile *cfg, const char *s)
+{
+	uint64_t index;
+	if (strncmp(s, "port.", 5) == 0)
+		return lrx_value_uint(s + 5, 0, LRX_MAX_PORTS - 1, &index) == 0
+			       ? load_port(c, cfg, s, (unsigned)index)
+			       : config_error(c, s, NULL, NULL,
+					      "the port index must be an integer in 0..%u",
+					      LRX_MAX_PORTS - 1);
+	if (strncmp(s, "lcore.", 6) == 0)
+		return lrx_value_uint(s + 6, 0, RTE_MAX_LCORE - 1, &index) == 0
+			       ? load_lcore(c, cfg, s, (unsigned)index)
+			       : config_error(c, s, NULL, NULL,
+					      "the lcore id must be an integer in 0..%u",
+					      RTE_MAX_LCORE - 1);
+	if (strncmp(s, "stage.", 6) == 0)
+		return load_absent_stage(c, cfg, s);
+	char shortcuts[256] = "";
+	for (unsigned k = 0; lrx_stage_at(k); k++)
+		if (lrx_stage_at(k)->shortcut)
+			snprintf(shortcuts + strlen(shortcuts), sizeof(shortcuts) - strlen(shortcuts),
+				 "[%s], ", lrx_stage_at(k)->shortcut->section);
+	return config_error(c, s, NULL, NULL,
+			    "unknown section; valid sections: [eal], [run], [pipeline], [mempool], [telemetry], [pmu], %s[port.N], [lcore.N], [stage.NAME]",
+			    shortcuts);
+}
+
+static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
+{
+	struct lrx_config *conf = c->conf;
+	int rc = config_apply_overrides(c, cfg);
+	if (rc)
+		return rc;
 	conf->cfg = cfg;
 
 	int n = rte_cfgfile_num_sections(cfg, "", 0);
@@ -1025,65 +944,20 @@ static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
 		ptrs[i] = names[i];
 	rte_cfgfile_sections(cfg, ptrs, n);
 
-	int rc = load_eal(c, cfg);
+	rc = load_section(c, cfg, "eal", &(struct section_keys){.keys = eal_keys}, conf, NULL);
 	rc = rc ?: load_run(c, cfg);
-	rc = rc ?: load_mempool(c, cfg);
+	rc = rc ?: load_section(c, cfg, "mempool", &(struct section_keys){.keys = mempool_keys}, conf,
+				NULL);
 	rc = rc ?: load_pipeline(c, cfg);
 	rc = rc ?: load_pmu(c, cfg);
-	if (rc == 0)
-		rc = check_keys(c, cfg, "telemetry", telemetry_keys) ?:
-		     get_bool(c, cfg, "telemetry", "enabled", &conf->telemetry);
+	rc = rc ?: load_section(c, cfg, "telemetry", &(struct section_keys){.keys = telemetry_keys}, conf,
+				NULL);
 	for (int i = 0; i < n && rc == 0; i++) {
 		const char *s = names[i];
-		unsigned index;
-		char tail;
-		if (strcmp(s, "eal") == 0 || strcmp(s, "run") == 0 ||
-		    strcmp(s, "pipeline") == 0 || strcmp(s, "mempool") == 0 ||
-		    strcmp(s, "telemetry") == 0 || is_shortcut_section(s) ||
-		    strcmp(s, "pmu") == 0)
-			continue;
-		if (sscanf(s, "port.%u%c", &index, &tail) == 1) {
-			rc = index < LRX_MAX_PORTS ? load_port(c, cfg, s, index)
-						   : config_error(c, s, NULL, NULL,
-								  "port index must be 0..%u", LRX_MAX_PORTS - 1);
-		} else if (sscanf(s, "lcore.%u%c", &index, &tail) == 1) {
-			rc = index < RTE_MAX_LCORE ? load_lcore(c, cfg, s, index)
-						   : config_error(c, s, NULL, NULL,
-								  "lcore id must be 0..%u", RTE_MAX_LCORE - 1);
-		} else if (strncmp(s, "stage.", 6) == 0) {
-			/* a section for a stage that is not in the pipeline is
-			 * fine (configs keep settings for stages switched off),
-			 * but the stage must exist */
-			if (!lrx_stage_find(s + 6)) {
-				char valid[512];
-				stage_names(valid, sizeof(valid));
-				rc = config_error(c, s, NULL, NULL, "no stage named '%s'; valid stages: %s",
-						  s + 6, valid);
-			} else {
-				bool in_pipeline = false;
-				for (unsigned k = 0; k < conf->pipeline.n_stages; k++)
-					in_pipeline |= strcmp(conf->pipeline.stages[k].stage->name, s + 6) == 0;
-				if (!in_pipeline && conf->n_absent < RTE_DIM(conf->absent)) {
-					struct lrx_stage_conf *sc = &conf->absent[conf->n_absent];
-					*sc = (struct lrx_stage_conf){.stage = lrx_stage_find(s + 6)};
-					rc = load_stage_section(c, cfg, s, sc);
-					unsigned line = config_find_line(c->text, s, NULL);
-					const char *origin = NULL;
-					for (unsigned o = 0; o < c->n_overrides; o++)
-						if (strcmp(c->overrides[o].section, s) == 0)
-							origin = c->overrides[o].origin;
-					if (origin)
-						snprintf(conf->absent_where[conf->n_absent], 128, "%s", origin);
-					else
-						snprintf(conf->absent_where[conf->n_absent], 128, "%s:%u",
-							 c->file, line);
-					conf->n_absent++;
-				}
-			}
-		} else {
-			rc = config_error(c, s, NULL, NULL,
-					  "unknown section; valid sections: [eal], [run], [pipeline], [mempool], [telemetry], [xdp], [pmu], [port.N], [lcore.N], [stage.NAME]");
-		}
+		if (strcmp(s, "eal") != 0 && strcmp(s, "run") != 0 && strcmp(s, "pipeline") != 0 &&
+		    strcmp(s, "mempool") != 0 && strcmp(s, "telemetry") != 0 &&
+		    strcmp(s, "pmu") != 0 && !is_shortcut_section(s))
+			rc = load_numbered_section(c, cfg, s);
 	}
 	free(names);
 	return rc ?: check_topology(c) ?: check_mempool(c);
@@ -1299,8 +1173,8 @@ static int config_load_at(struct lrx_config *conf, const char *read_path,
 	rc = config_load_common(conf, cfg, name, text, overrides, n_overrides, err, err_len);
 	free(text);
 	if (rc < 0) {
-		rte_cfgfile_close(cfg);
-		conf->cfg = NULL;
+		conf->cfg = cfg;
+		lrx_config_free(conf);
 	}
 	return rc;
 }
@@ -1351,6 +1225,11 @@ void lrx_config_free(struct lrx_config *conf)
 	if (conf->cfg)
 		rte_cfgfile_close(conf->cfg);
 	conf->cfg = NULL;
+	for (unsigned i = 0; i < RTE_DIM(conf->pipeline.stages); i++) {
+		free(conf->pipeline.stages[i].conf);
+		free(conf->absent[i].conf);
+		conf->pipeline.stages[i].conf = conf->absent[i].conf = NULL;
+	}
 }
 
 int lrx_config_check_absent_stages(const struct lrx_config *conf, char *err,

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "capture.h"
 #include "pipeline.h"
 #include "pmu.h"
 #include "summary.h" /* enum lrx_stats_view */
@@ -19,6 +20,7 @@
 #define LRX_MAX_LCORE_CONFS 64
 #define LRX_MAX_QUEUES 16
 #define LRX_VALUE_LEN 256
+#define LRX_PRIV_SIZE_AUTO UINT_MAX
 
 /* Port offloads listrx can ask for (negotiated with rte_eth_dev_info). */
 enum lrx_offload {
@@ -65,10 +67,8 @@ struct lrx_config {
 	double stats_period_s;          /* 0 = no periodic line */
 	enum lrx_stats_view stats_view; /* what the periodic line shows */
 	char json_path[PATH_MAX];       /* "" = no JSON summary */
-	char capture_drops_path[PATH_MAX];     /* "" = off; pcapng */
-	uint64_t capture_drops_limit;          /* packets; 0 = all */
-	char capture_delivered_path[PATH_MAX];
-	uint64_t capture_delivered_limit;
+	struct lrx_capture_spec capture_drops;     /* path "" = off; pcapng */
+	struct lrx_capture_spec capture_delivered;
 	unsigned trace;                        /* --trace N: packets traced; 0 = off */
 
 	/* [pipeline] + [stage.NAME] */
@@ -83,8 +83,7 @@ struct lrx_config {
 	unsigned mbufs;                 /* 0 = computed from ports/lcores */
 	unsigned mempool_cache;
 	unsigned data_room;
-	unsigned priv_size;
-	bool priv_size_auto;            /* priv_size = auto (the default) */
+	unsigned priv_size;             /* LRX_PRIV_SIZE_AUTO: the stages' want */
 
 	/* [port.N]; n_ports == 0: every probed ethdev, one queue each */
 	unsigned n_ports;
@@ -103,10 +102,6 @@ struct lrx_config {
 	unsigned n_absent;
 	struct lrx_stage_conf absent[LRX_PIPELINE_MAX_STAGES];
 	char absent_where[LRX_PIPELINE_MAX_STAGES][128];
-
-	/* storage for stage key/value strings referenced by pipeline.stages */
-	char strings[16384];
-	size_t strings_used;
 
 	/* the effective configuration, for --json and /listrx/config */
 	struct rte_cfgfile *cfg;
@@ -142,6 +137,11 @@ int lrx_config_check_absent_stages(const struct lrx_config *conf, char *err,
 /* Path of the default config: conf/default.ini of the source tree when it
  * exists (running from a build directory), else the installed one. */
 const char *lrx_config_default_path(void);
+
+/* The key of a top-level section ([run], [pipeline], ...) or of a
+ * [stage.NAME], or NULL for one read by code (engine, stages, events,
+ * poll) or none. */
+const struct lrx_value_key *lrx_config_key(const char *section, const char *key);
 
 /* "rss,rx-cksum" from bits, into buf. */
 const char *lrx_offload_names(uint32_t offloads, char *buf, size_t len);

@@ -219,11 +219,15 @@ void lrx_worker_drain(struct lrx_worker *w)
 {
 	if (!w->pipeline)
 		return;
-	lrx_pipeline_drain(w->pipeline, w->sink);
-	if (w->latency)
-		w->latency->at_exit += w->sink->n;
-	if (w->forwarding)
-		forward_delivered(w);
-	if (w->sink->n)
+	/* a sink at a time, until the stages hold nothing (or give nothing) */
+	do {
+		lrx_pipeline_drain(w->pipeline, w->sink);
+		if (w->latency)
+			w->latency->at_exit += w->sink->n;
+		if (w->forwarding)
+			forward_delivered(w);
+		if (w->sink->n == 0)
+			break;
 		lrx_sink_complete(w->sink, w->tx_queue, &w->counters);
+	} while (lrx_pipeline_held(w->pipeline));
 }

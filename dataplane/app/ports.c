@@ -194,6 +194,118 @@ static int port_queue_counts(const struct lrx_port_conf *pc, unsigned tx_lcores,
 	return 0;
 }
 
+/* The RX pool of the port (*pool): its socket's, or one of its own for a
+ * driver that keeps buffers after close. 0, or -errno with a message. */
+static int port_rx_pool(const struct lrx_port_conf *pc, struct lrx_ports *ports,
+			struct lrx_port *port, const struct rte_eth_dev_info *info,
+			struct rte_mempool **pool, char *err, size_t err_len)
+{
+	int socket = rte_eth_dev_socket_id(port->port_id);
+	port->socket_id = socket < 0 ? 0 : socket;
+	struct rte_mempool *mp = ports->pools[port->socket_id];
+	if (!mp)
+		mp = ports->pools[0];
+	if (driver_keeps_buffers(info->driver_name)) {
+		/* DPDK 22.11 net_af_xdp takes its fill-ring buffers from the RX
+		 * pool and does not return them at close: give it a pool of its
+		 * own so that the exit check of listrx's pools stays exact */
+		char name[RTE_MEMPOOL_NAMESIZE];
+		snprintf(name, sizeof(name), "listrx_port%u", pc->index);
+		unsigned n = ports->mbufs_per_pool + 4096u * port->rx_queues;
+		port->own_pool = rte_pktmbuf_pool_create(name, n, mp->cache_size,
+							 rte_pktmbuf_priv_size(mp),
+							 rte_pktmbuf_data_room_size(mp), port->socket_id);
+		if (!port->own_pool) {
+			snprintf(err, err_len, "port %u (%s): mempool: %s", pc->index, port->name,
+				 rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+		mp = port->own_pool;
+	}
+	/* rte_eth_rx_queue_setup refuses a pool whose buffers are smaller
+	 * than the headroom plus the device's minimum, and says only EINVAL:
+	 * name the key and the size that works */
+	unsigned room = rte_pktmbuf_data_room_size(mp);
+	if (room < RTE_PKTMBUF_HEADROOM + info->min_rx_bufsize) {
+		snprintf(err, err_len,
+			 "[mempool] data_room = %u: port %u (%s, driver %s) needs buffers of at least %u bytes (headroom %u + the device's min_rx_bufsize %u); raise data_room",
+			 room, pc->index, port->name, info->driver_name,
+			 RTE_PKTMBUF_HEADROOM + info->min_rx_bufsize, RTE_PKTMBUF_HEADROOM,
+			 info->min_rx_bufsize);
+		return -EINVAL;
+	}
+	*pool = mp;
+	return 0;
+}
+
+/* The RX queues on mp, the TX queues, with the negotiated offloads. */
+static int port_queues_setup(const struct lrx_port_conf *pc, struct lrx_port *port,
+			     const struct rte_eth_dev_info *info, const struct rte_eth_conf *eth_conf,
+			     struct rte_mempool *mp, char *err, size_t err_len)
+{
+	int rc;
+	struct rte_eth_rxconf rxconf = info->default_rxconf;
+	rxconf.offloads = eth_conf->rxmode.offloads;
+	for (uint16_t q = 0; q < port->rx_queues; q++) {
+		rc = rte_eth_rx_queue_setup(port->port_id, q, port->rx_desc,
+					    (unsigned)port->socket_id, &rxconf, mp);
+		if (rc < 0) {
+			snprintf(err, err_len, "port %u (%s): RX queue %u setup: %s", pc->index,
+				 port->name, q, strerror(-rc));
+			return rc;
+		}
+	}
+	struct rte_eth_txconf txconf = info->default_txconf;
+	txconf.offloads = eth_conf->txmode.offloads;
+	for (uint16_t q = 0; q < port->tx_queues; q++) {
+		rc = rte_eth_tx_queue_setup(port->port_id, q, port->tx_desc,
+					    (unsigned)port->socket_id, &txconf);
+		if (rc < 0) {
+			snprintf(err, err_len, "port %u (%s): TX queue %u setup: %s", pc->index,
+				 port->name, q, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Promiscuous as configured, started, its link read (no wait). */
+static int port_start(const struct lrx_port_conf *pc, const struct lrx_ports *ports,
+		      struct lrx_port *port, char *err, size_t err_len)
+{
+	int rc;
+	if (pc->promiscuous) {
+		rc = rte_eth_promiscuous_enable(port->port_id);
+		if (rc < 0 && rc != -ENOTSUP)
+			fprintf(stderr, "listrx: port %u (%s): promiscuous mode: %s\n",
+				pc->index, port->name, strerror(-rc));
+	}
+	rc = rte_eth_dev_start(port->port_id);
+	if (rc < 0) {
+		snprintf(err, err_len, "port %u (%s): rte_eth_dev_start: %s", pc->index,
+			 port->name, strerror(-rc));
+		return rc;
+	}
+	port->started = true;
+	rc = lrx_sink_port_ready(port->port_id, port->tx_queues, ports->tx_lcores);
+	if (rc < 0) {
+		snprintf(err, err_len, "port %u (%s): no memory for its TX queue locks", pc->index,
+			 port->name);
+		return rc;
+	}
+	struct rte_eth_link link;
+	port->link_up = true; /* a driver that cannot say: assumed up */
+	if (rte_eth_link_get_nowait(port->port_id, &link) == 0) {
+		char text[RTE_ETH_LINK_MAX_STR_LEN];
+		rte_eth_link_to_str(text, sizeof(text), &link);
+		port->link_up = link.link_status == RTE_ETH_LINK_UP;
+		if (!link.link_status)
+			fprintf(stderr, "listrx: port %u (%s): %s (polling anyway)\n",
+				pc->index, port->name, text);
+	}
+	return 0;
+}
+
 static int port_setup(const struct lrx_port_conf *pc, struct lrx_ports *ports,
 		      struct lrx_port *port, char *err, size_t err_len)
 {
@@ -233,92 +345,10 @@ static int port_setup(const struct lrx_port_conf *pc, struct lrx_ports *ports,
 			return -EINVAL;
 		}
 	}
-	int socket = rte_eth_dev_socket_id(port->port_id);
-	port->socket_id = socket < 0 ? 0 : socket;
-	struct rte_mempool *mp = ports->pools[port->socket_id];
-	if (!mp)
-		mp = ports->pools[0];
-	if (driver_keeps_buffers(info.driver_name)) {
-		/* DPDK 22.11 net_af_xdp takes its fill-ring buffers from the RX
-		 * pool and does not return them at close: give it a pool of its
-		 * own so that the exit check of listrx's pools stays exact */
-		char name[RTE_MEMPOOL_NAMESIZE];
-		snprintf(name, sizeof(name), "listrx_port%u", pc->index);
-		unsigned n = ports->mbufs_per_pool + 4096u * port->rx_queues;
-		port->own_pool = rte_pktmbuf_pool_create(name, n, mp->cache_size,
-							 rte_pktmbuf_priv_size(mp),
-							 rte_pktmbuf_data_room_size(mp), port->socket_id);
-		if (!port->own_pool) {
-			snprintf(err, err_len, "port %u (%s): mempool: %s", pc->index, port->name,
-				 rte_strerror(rte_errno));
-			return -ENOMEM;
-		}
-		mp = port->own_pool;
-	}
-	/* rte_eth_rx_queue_setup refuses a pool whose buffers are smaller
-	 * than the headroom plus the device's minimum, and says only EINVAL:
-	 * name the key and the size that works */
-	unsigned room = rte_pktmbuf_data_room_size(mp);
-	if (room < RTE_PKTMBUF_HEADROOM + info.min_rx_bufsize) {
-		snprintf(err, err_len,
-			 "[mempool] data_room = %u: port %u (%s, driver %s) needs buffers of at least %u bytes (headroom %u + the device's min_rx_bufsize %u); raise data_room",
-			 room, pc->index, port->name, info.driver_name,
-			 RTE_PKTMBUF_HEADROOM + info.min_rx_bufsize, RTE_PKTMBUF_HEADROOM,
-			 info.min_rx_bufsize);
-		return -EINVAL;
-	}
-	struct rte_eth_rxconf rxconf = info.default_rxconf;
-	rxconf.offloads = eth_conf.rxmode.offloads;
-	for (uint16_t q = 0; q < port->rx_queues; q++) {
-		rc = rte_eth_rx_queue_setup(port->port_id, q, port->rx_desc,
-					    (unsigned)port->socket_id, &rxconf, mp);
-		if (rc < 0) {
-			snprintf(err, err_len, "port %u (%s): RX queue %u setup: %s", pc->index,
-				 port->name, q, strerror(-rc));
-			return rc;
-		}
-	}
-	struct rte_eth_txconf txconf = info.default_txconf;
-	txconf.offloads = eth_conf.txmode.offloads;
-	for (uint16_t q = 0; q < port->tx_queues; q++) {
-		rc = rte_eth_tx_queue_setup(port->port_id, q, port->tx_desc,
-					    (unsigned)port->socket_id, &txconf);
-		if (rc < 0) {
-			snprintf(err, err_len, "port %u (%s): TX queue %u setup: %s", pc->index,
-				 port->name, q, strerror(-rc));
-			return rc;
-		}
-	}
-	if (pc->promiscuous) {
-		rc = rte_eth_promiscuous_enable(port->port_id);
-		if (rc < 0 && rc != -ENOTSUP)
-			fprintf(stderr, "listrx: port %u (%s): promiscuous mode: %s\n",
-				pc->index, port->name, strerror(-rc));
-	}
-	rc = rte_eth_dev_start(port->port_id);
-	if (rc < 0) {
-		snprintf(err, err_len, "port %u (%s): rte_eth_dev_start: %s", pc->index,
-			 port->name, strerror(-rc));
-		return rc;
-	}
-	port->started = true;
-	int rc_ready = lrx_sink_port_ready(port->port_id, port->tx_queues, ports->tx_lcores);
-	if (rc_ready < 0) {
-		snprintf(err, err_len, "port %u (%s): no memory for its TX queue locks", pc->index,
-			 port->name);
-		return rc_ready;
-	}
-	struct rte_eth_link link;
-	port->link_up = true; /* a driver that cannot say: assumed up */
-	if (rte_eth_link_get_nowait(port->port_id, &link) == 0) {
-		char text[RTE_ETH_LINK_MAX_STR_LEN];
-		rte_eth_link_to_str(text, sizeof(text), &link);
-		port->link_up = link.link_status == RTE_ETH_LINK_UP;
-		if (!link.link_status)
-			fprintf(stderr, "listrx: port %u (%s): %s (polling anyway)\n",
-				pc->index, port->name, text);
-	}
-	return 0;
+	struct rte_mempool *mp = NULL;
+	rc = port_rx_pool(pc, ports, port, &info, &mp, err, err_len);
+	rc = rc ?: port_queues_setup(pc, port, &info, &eth_conf, mp, err, err_len);
+	return rc ?: port_start(pc, ports, port, err, err_len);
 }
 
 void lrx_ports_link_check(struct lrx_ports *ports, double now, bool final)

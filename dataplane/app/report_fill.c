@@ -15,7 +15,6 @@
 
 #include "app.h"
 #include "listrx_build.h"
-#include "report_fill.h"
 
 /* One map's entries; the buffer grows as the map is walked (a hash map
  * may gain entries while it is read). */
@@ -96,12 +95,14 @@ struct counter_sum {
 	unsigned next;
 };
 
-static void counter_add(void *arg, const char *name, uint64_t value)
+static void counter_add(void *arg, const struct lrx_stage_counter *sc, uint64_t value)
 {
 	struct counter_sum *c = arg;
 	struct lrx_report_stage *s = c->stage;
 	if (c->next == s->n_counters && s->n_counters < LRX_REPORT_MAX_COUNTERS) {
-		snprintf(s->counters[s->n_counters].name, LRX_REPORT_COUNTER_NAME, "%s", name);
+		snprintf(s->counters[s->n_counters].name, LRX_REPORT_COUNTER_NAME, "%s",
+			 sc->name);
+		s->counters[s->n_counters].role = sc->role;
 		s->n_counters++;
 	}
 	if (c->next < s->n_counters)
@@ -171,23 +172,20 @@ static void totals_read(struct lrx_totals *t, const struct lrx_app *app)
 	t->held = t->rx > out ? t->rx - out : 0;
 }
 
-/* A merging stage (GRO) counts "merged": segments appended to a held
- * packet (dev_gro_receive's GRO_MERGED). rx - out is those plus the
- * packets still held; only the latter are "held". */
-static void totals_split_held(struct lrx_totals *t, const struct lrx_report *r)
+/* rx - out is what the stages merged into other packets (their
+ * LRX_COUNTER_MERGED counters: dev_gro_receive's GRO_MERGED, ip_frag_reasm)
+ * plus what they hold now (their held hooks). */
+static void totals_split_held(struct lrx_totals *t, const struct lrx_report *r,
+			      const struct lrx_app *app)
 {
 	for (unsigned s = 0; s < r->n_stages; s++) {
 		uint64_t merged;
-		if (lrx_report_stage_counter(&r->stages[s], "merged", &merged))
+		if (lrx_report_stage_role(&r->stages[s], LRX_COUNTER_MERGED, &merged))
 			t->merged += merged;
 	}
-	t->held_now = t->held > t->merged ? t->held - t->merged : 0;
-}
-
-void lrx_report_fill_totals(struct lrx_totals *t, double *seconds, const struct lrx_app *app)
-{
-	totals_read(t, app);
-	*seconds = run_seconds(app);
+	for (unsigned i = 0; i < app->n_workers; i++)
+		if (app->workers[i]->pipeline)
+			t->held_now += lrx_pipeline_held(app->workers[i]->pipeline);
 }
 
 /* ---- ports, lcores ---------------------------------------------------------- */
@@ -457,11 +455,12 @@ void lrx_report_fill(struct lrx_report *r, const struct lrx_app *app)
 	memset(r, 0, sizeof(*r));
 	memset(r, 0, sizeof(*r)); /* the sums below add into it */
 	setup_fill(r, app);
-	lrx_report_fill_totals(&r->totals, &r->duration_s, app);
+	totals_read(&r->totals, app);
+	r->duration_s = run_seconds(app);
 	ports_fill(r, app);
 	lcores_fill(r, app);
 	stages_fill(r, app);
-	totals_split_held(&r->totals, r);
+	totals_split_held(&r->totals, r, app);
 	latency_fill(&r->latency, app);
 	pmu_fill(&r->pmu, app);
 }

@@ -10,34 +10,30 @@
 
 #include "engine_internal.h"
 
-int engine_ballast_setup(struct engine_stage *st, unsigned index,
-			 unsigned footprint_kb, char *err, size_t err_len)
+int lrx_footprint_check(unsigned index, unsigned footprint_kb, char *why, size_t why_len)
 {
-	const unsigned lines_per_kb = 1024 / LRX_BALLAST_LINE_BYTES;
-	const unsigned max_kb = lrx_ballast_slot_lines / lines_per_kb;
+	const unsigned max_kb = lrx_ballast_slot_lines / (1024 / LRX_BALLAST_LINE_BYTES);
 
-	st->ballast_lines = 0;
-	st->ballast_slot = index;
 	if (footprint_kb == 0)
 		return 0;
 	if (lrx_ballast_slots == 0) {
-		snprintf(err, err_len,
-			 "footprint_kb=%u: this build has no ballast (x86-64 only)",
-			 footprint_kb);
+		snprintf(why, why_len, "this build has no ballast (x86-64 only)");
 		return -ENOTSUP;
 	}
 	if (index >= lrx_ballast_slots) {
-		snprintf(err, err_len,
-			 "footprint_kb=%u: ballast exists for the first %u stages only",
-			 footprint_kb, lrx_ballast_slots);
+		snprintf(why, why_len, "ballast exists for the first %u stages only",
+			 lrx_ballast_slots);
 		return -EINVAL;
 	}
 	if (footprint_kb > max_kb) {
-		snprintf(err, err_len,
-			 "footprint_kb=%u: at most %u KB per stage",
-			 footprint_kb, max_kb);
+		snprintf(why, why_len, "at most %u KB per stage", max_kb);
 		return -EINVAL;
 	}
-	st->ballast_lines = footprint_kb * lines_per_kb;
 	return 0;
+}
+
+void engine_ballast_setup(struct engine_stage *st, unsigned index, unsigned footprint_kb)
+{
+	st->ballast_lines = footprint_kb * (1024 / LRX_BALLAST_LINE_BYTES);
+	st->ballast_slot = index;
 }

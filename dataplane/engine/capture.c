@@ -24,6 +24,7 @@
 #include <rte_version.h>
 
 #include "capture.h"
+#include "value.h"
 
 #define PCAPNG_SHB 0x0A0D0D0Au
 #define PCAPNG_IDB 0x00000001u
@@ -164,25 +165,18 @@ static int write_headers(struct lrx_capture *c, const struct lrx_capture_if *ifs
 	return c->error ? -c->error : 0;
 }
 
-int lrx_capture_parse(const char *spec, char *path, size_t path_len, uint64_t *limit)
+int lrx_capture_parse(const char *text, void *out)
 {
-	const char *comma = strrchr(spec, ',');
-	size_t len = comma ? (size_t)(comma - spec) : strlen(spec);
-	*limit = 0;
-	if (comma) {
-		char *end;
-		errno = 0;
-		if (comma[1] < '0' || comma[1] > '9')
-			return -EINVAL;
-		unsigned long long v = strtoull(comma + 1, &end, 10);
-		if (errno || *end || v == 0)
-			return -EINVAL;
-		*limit = v;
-	}
-	if (len == 0 || len >= path_len)
+	struct lrx_capture_spec *spec = out;
+	const char *comma = strrchr(text, ',');
+	size_t len = comma ? (size_t)(comma - text) : strlen(text);
+	spec->limit = 0;
+	if (comma && lrx_value_uint(comma + 1, 1, UINT64_MAX, &spec->limit) < 0)
 		return -EINVAL;
-	memcpy(path, spec, len);
-	path[len] = '\0';
+	if (len == 0 || len >= sizeof(spec->path))
+		return -EINVAL;
+	memcpy(spec->path, text, len);
+	spec->path[len] = '\0';
 	return 0;
 }
 

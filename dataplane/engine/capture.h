@@ -49,8 +49,15 @@ struct lrx_capture_if {
 	const char *name;
 };
 
-/* "FILE" or "FILE,N": the path and the limit (0 = none). */
-int lrx_capture_parse(const char *spec, char *path, size_t path_len, uint64_t *limit);
+/* --capture-drops FILE[,N] */
+struct lrx_capture_spec {
+	char path[4096];           /* "" = off */
+	uint64_t limit;            /* packets; 0 = all */
+};
+#define LRX_CAPTURE_VALID "FILE or FILE,N (a pcapng file, N >= 1 packets)"
+/* "FILE" or "FILE,N" into a struct lrx_capture_spec: the value layer's
+ * parse (value.h); 0 or -EINVAL. */
+int lrx_capture_parse(const char *text, void *spec);
 
 /* Whether path can take a capture, changing nothing: "-" (stdout), an
  * existing regular file that can be written, or a new file in a writable

@@ -39,6 +39,70 @@ void engine_slots_emit(struct lrx_pipeline *p, struct lrx_sink *sink)
 	sink->n = n;
 }
 
+/* The last stage: nothing to compact, each packet's fate is its verdict
+ * (CONTINUE = delivered). */
+static __rte_always_inline void
+engine_vector_last(struct lrx_pipeline *p, struct engine_stage *st, const lrx_next_t *nexts,
+		   const uint16_t *slots, uint16_t count, bool stats)
+{
+	for (uint16_t k = 0; k < count; k++) {
+		lrx_next_t next = nexts[k];
+		/* CONTINUE (0) becomes DELIVER, without a branch */
+		lrx_next_t fate = next | (LRX_NEXT_DELIVER_V &
+					  -(lrx_next_t)(next == LRX_NEXT_CONTINUE_V));
+		p->fate[slots[k]] = fate;
+		if (stats)
+			engine_account_exit(st, fate);
+	}
+}
+
+/* The vector after stage st: the released packets first (stage.h), then
+ * the survivors; each leaver's fate written. Compacts in place when the
+ * vector is ours (*own >= 0) and nothing is prepended, else into the
+ * other buffer. Returns the new count; *vec, *slots, *own follow. */
+static __rte_always_inline uint16_t
+engine_vector_compact(struct lrx_pipeline *p, struct engine_stage *st, const lrx_next_t *nexts,
+		      struct rte_mbuf ***vec, const uint16_t **slots, int *own, uint16_t count,
+		      uint16_t released, bool stats)
+{
+	struct rte_mbuf **const src = *vec;
+	const uint16_t *const src_slots = *slots;
+	uint16_t i = 0, w = 0;
+	while (i < count && nexts[i] == LRX_NEXT_CONTINUE_V)
+		i++;
+	int dst_buf = *own < 0 ? 0 : (released != 0 ? *own ^ 1 : *own);
+	struct rte_mbuf **dst = p->vec[dst_buf];
+	uint16_t *dslots = p->vec_slot[dst_buf];
+
+	for (uint16_t r = 0; r < released; r++) {
+		dst[w] = p->released[r];
+		dslots[w++] = engine_new_slot(p, p->released[r]);
+	}
+	if (dst != src || w != 0) {
+		memmove(dst + w, src, i * sizeof(*src));
+		memmove(dslots + w, src_slots, i * sizeof(*src_slots));
+	}
+	w += i;
+	/* branch-free (consecutive verdicts are unrelated): every packet is
+	 * written at w and w moves past the survivors; every fate is
+	 * written (a survivor's again when it leaves) and every packet
+	 * counted (a survivor in a scratch word) */
+	for (; i < count; i++) {
+		const lrx_next_t next = nexts[i];
+		const uint16_t slot = src_slots[i];
+		dst[w] = src[i];
+		dslots[w] = slot;
+		w += next == LRX_NEXT_CONTINUE_V;
+		p->fate[slot] = next;
+		if (stats)
+			engine_account_exit(st, next);
+	}
+	*vec = dst;
+	*slots = dslots;
+	*own = dst_buf;
+	return w;
+}
+
 void engine_vector_run(struct lrx_pipeline *p, unsigned first,
 		       unsigned burst_until, struct rte_mbuf **pkts,
 		       uint16_t n, struct lrx_sink *sink)
@@ -54,7 +118,7 @@ void engine_vector_run(struct lrx_pipeline *p, unsigned first,
 	engine_slots_begin(p, pkts, n, sink);
 	for (s = first; s < burst_until && count != 0; s++) {
 		struct engine_stage *st = &p->stages[s];
-		uint16_t released = 0, i = 0, w;
+		uint16_t released = 0;
 
 		engine_call_burst(p, st, vec, count, nexts);
 		if (unlikely(st->release != NULL)) {
@@ -65,21 +129,7 @@ void engine_vector_run(struct lrx_pipeline *p, unsigned first,
 			p->release_room -= released;
 		}
 		if (s + 1 == p->n_stages && released == 0) {
-			/* the last stage: nothing to compact, each packet's
-			 * fate is its verdict (CONTINUE = delivered) */
-			for (uint16_t k = 0; k < count; k++) {
-				lrx_next_t next = nexts[k];
-				/* CONTINUE (0) becomes DELIVER, without a
-				 * branch */
-				lrx_next_t fate =
-					next |
-					(LRX_NEXT_DELIVER_V &
-					 -(lrx_next_t)(next ==
-						       LRX_NEXT_CONTINUE_V));
-				p->fate[slots[k]] = fate;
-				if (stats)
-					engine_account_exit(st, fate);
-			}
+			engine_vector_last(p, st, nexts, slots, count, stats);
 			count = 0;
 			s++;
 			break;
@@ -91,44 +141,8 @@ void engine_vector_run(struct lrx_pipeline *p, unsigned first,
 			any |= nexts[k];
 		if (likely(any == LRX_NEXT_CONTINUE_V && released == 0))
 			continue;
-		while (i < count && nexts[i] == LRX_NEXT_CONTINUE_V)
-			i++;
-
-		/* compact in place when the vector is ours and nothing is
-		 * prepended; otherwise into the other buffer */
-		int dst_buf = own < 0 ? 0 : (released != 0 ? own ^ 1 : own);
-		struct rte_mbuf **dst = p->vec[dst_buf];
-		uint16_t *dslots = p->vec_slot[dst_buf];
-
-		w = 0;
-		/* released packets continue first (stage.h) */
-		for (uint16_t r = 0; r < released; r++) {
-			dst[w] = p->released[r];
-			dslots[w++] = engine_new_slot(p, p->released[r]);
-		}
-		if (dst != vec || w != 0) {
-			memmove(dst + w, vec, i * sizeof(*vec));
-			memmove(dslots + w, slots, i * sizeof(*slots));
-		}
-		w += i;
-		/* branch-free (consecutive verdicts are unrelated): every
-		 * packet is written at w and w moves past the survivors;
-		 * every fate is written (a survivor's again when it leaves)
-		 * and every packet counted (a survivor in a scratch word) */
-		for (; i < count; i++) {
-			const lrx_next_t next = nexts[i];
-			const uint16_t slot = slots[i];
-			dst[w] = vec[i];
-			dslots[w] = slot;
-			w += next == LRX_NEXT_CONTINUE_V;
-			p->fate[slot] = next;
-			if (stats)
-				engine_account_exit(st, next);
-		}
-		vec = dst;
-		slots = dslots;
-		own = dst_buf;
-		count = w;
+		count = engine_vector_compact(p, st, nexts, &vec, &slots, &own, count, released,
+					      stats);
 	}
 	if (count != 0) {
 		if (s < p->n_stages) {
@@ -138,8 +152,7 @@ void engine_vector_run(struct lrx_pipeline *p, unsigned first,
 			for (uint16_t i = 0; i < count; i++)
 				p->fate[slots[i]] = LRX_NEXT_DELIVER_V;
 			if (stats && p->n_stages != 0)
-				p->stages[p->n_stages - 1].stats.delivered +=
-					count;
+				p->stages[p->n_stages - 1].stats.delivered += count;
 		}
 	}
 	engine_slots_emit(p, sink);

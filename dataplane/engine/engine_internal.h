@@ -293,8 +293,7 @@ uint16_t engine_graph_poll(struct lrx_pipeline *p, uint16_t port,
 			   struct lrx_sink *sink);
 
 /* ballast_runtime.c */
-int engine_ballast_setup(struct engine_stage *st, unsigned index,
-			 unsigned footprint_kb, char *err, size_t err_len);
+void engine_ballast_setup(struct engine_stage *st, unsigned index, unsigned footprint_kb);
 
 /* Checksum of the ballast this pipeline ran (tests: proves it executes). */
 uint64_t lrx_pipeline_ballast_checksum(const struct lrx_pipeline *p);

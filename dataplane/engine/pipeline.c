@@ -8,13 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_debug.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 
 #include "engine_internal.h"
-
-/* Accepted in every stage's section: the engine runs the ballast. */
-#define ENGINE_KEY_FOOTPRINT "footprint_kb"
 
 static const char *const engine_names[] = {
 	[LRX_ENGINE_PACKET] = "packet",
@@ -36,22 +34,13 @@ int lrx_engine_parse(const char *text, enum lrx_engine_kind *kind,
 			return 0;
 		}
 	}
-	if (strncmp(text, "hybrid:", 7) == 0) {
-		const char *num = text + 7;
-		char *end = NULL;
-		unsigned long k;
-
-		if (*num < '0' || *num > '9')
-			return -EINVAL;
-		errno = 0;
-		k = strtoul(num, &end, 10);
-		if (errno != 0 || *end != '\0' || k > LRX_PIPELINE_MAX_STAGES)
-			return -EINVAL;
-		*kind = LRX_ENGINE_HYBRID;
-		*hybrid_k = (unsigned)k;
-		return 0;
-	}
-	return -EINVAL;
+	uint64_t k;
+	if (strncmp(text, "hybrid:", 7) != 0 ||
+	    lrx_value_uint(text + 7, 1, LRX_PIPELINE_MAX_STAGES, &k) < 0)
+		return -EINVAL;
+	*kind = LRX_ENGINE_HYBRID;
+	*hybrid_k = (unsigned)k;
+	return 0;
 }
 
 const char *lrx_engine_name(enum lrx_engine_kind kind)
@@ -60,104 +49,21 @@ const char *lrx_engine_name(enum lrx_engine_kind kind)
 						      : "unknown";
 }
 
-/* init->get(): the instance's value, else the descriptor's default. */
-static const char *stage_conf_get(const struct lrx_stage_init *init,
-				  const char *key)
-{
-	const struct lrx_stage_conf *sc = init->values;
-	const char *value = NULL;
-
-	for (unsigned i = 0; i < sc->n_values; i++)
-		if (strcmp(sc->keys[i], key) == 0)
-			value = sc->values[i]; /* the last one wins */
-	if (value != NULL)
-		return value;
-	for (const struct lrx_stage_key *k = sc->stage->keys; k && k->name; k++)
-		if (strcmp(k->name, key) == 0)
-			return k->def;
-	return NULL;
-}
+const struct lrx_value_key lrx_stage_conf_keys[] = {
+	LRX_KEY_UINT(struct lrx_stage_conf, footprint_kb, "footprint_kb", "0", 0, UINT32_MAX,
+		     "KB of ballast code the engine runs per packet with this stage"),
+	{.name = NULL},
+};
 
 uint32_t lrx_pipeline_conf_mbuf_priv(const struct lrx_pipeline_conf *conf)
 {
 	uint32_t most = 0;
 	for (unsigned i = 0; i < conf->n_stages; i++) {
 		const struct lrx_stage_conf *sc = &conf->stages[i];
-		if (sc->stage == NULL || sc->stage->mbuf_priv == NULL)
-			continue;
-		const struct lrx_stage_init init = {
-			.instance = sc->stage->name,
-			.get = stage_conf_get,
-			.values = sc,
-		};
-		most = RTE_MAX(most, sc->stage->mbuf_priv(&init));
+		if (sc->stage != NULL && sc->stage->mbuf_priv != NULL)
+			most = RTE_MAX(most, sc->stage->mbuf_priv(sc->conf));
 	}
 	return RTE_ALIGN_CEIL(most, RTE_MBUF_PRIV_ALIGN);
-}
-
-static bool stage_has_key(const struct lrx_stage *stage, const char *key)
-{
-	for (const struct lrx_stage_key *k = stage->keys; k && k->name; k++)
-		if (strcmp(k->name, key) == 0)
-			return true;
-	return false;
-}
-
-static void stage_valid_keys(const struct lrx_stage *stage, char *buf,
-			     size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (const struct lrx_stage_key *k = stage->keys; k && k->name; k++)
-		off += (size_t)snprintf(buf + off, off < len ? len - off : 0,
-					"%s, ", k->name);
-	snprintf(buf + RTE_MIN(off, len - 1), off < len ? len - off : 1, "%s",
-		 ENGINE_KEY_FOOTPRINT);
-}
-
-/* Keys of stage i: each must be one of the descriptor's (or footprint_kb);
- * returns the footprint in KB or -EINVAL. */
-static int stage_conf_check(const struct lrx_stage_conf *sc, unsigned index,
-			    unsigned *footprint_kb, char *err, size_t err_len)
-{
-	*footprint_kb = sc->footprint_kb;
-	if (sc->n_values > RTE_DIM(sc->keys)) {
-		snprintf(err, err_len, "stage '%s' (position %u): %u keys, at most %zu",
-			 sc->stage->name, index + 1, sc->n_values,
-			 RTE_DIM(sc->keys));
-		return -EINVAL;
-	}
-	for (unsigned i = 0; i < sc->n_values; i++) {
-		const char *key = sc->keys[i];
-		if (strcmp(key, ENGINE_KEY_FOOTPRINT) == 0) {
-			char *end = NULL;
-			unsigned long kb;
-
-			errno = 0;
-			kb = strtoul(sc->values[i], &end, 10);
-			if (errno != 0 || end == sc->values[i] || *end != '\0' ||
-			    sc->values[i][0] == '-' || kb > UINT16_MAX) {
-				snprintf(err, err_len,
-					 "stage '%s' (position %u): key '%s' = '%s' is not a size in KB",
-					 sc->stage->name, index + 1, key,
-					 sc->values[i]);
-				return -EINVAL;
-			}
-			*footprint_kb = (unsigned)kb;
-			continue;
-		}
-		if (!stage_has_key(sc->stage, key)) {
-			char valid[256];
-
-			stage_valid_keys(sc->stage, valid, sizeof(valid));
-			snprintf(err, err_len,
-				 "stage '%s' (position %u): unknown key '%s' (valid keys: %s)",
-				 sc->stage->name, index + 1, key, valid);
-			return -EINVAL;
-		}
-	}
-	return 0;
 }
 
 static int stage_create(struct lrx_pipeline *p, unsigned index,
@@ -167,27 +73,16 @@ static int stage_create(struct lrx_pipeline *p, unsigned index,
 	const struct lrx_stage_conf *sc = &conf->stages[index];
 	const struct lrx_stage *desc = sc->stage;
 	struct engine_stage *st = &p->stages[index];
-	unsigned footprint_kb;
 	/* what a stage's init reports: paths (an eBPF object's, twice in a
 	 * libbpf message) can make it long; as long as the caller's err */
 	char msg[2048] = "";
 	int rc;
 
-	if (desc == NULL || desc->process_one == NULL ||
-	    desc->process_burst == NULL) {
-		snprintf(err, err_len, "stage %u: no stage, or one without process_one/process_burst",
-			 index + 1);
-		return -EINVAL;
-	}
-	rc = stage_conf_check(sc, index, &footprint_kb, err, err_len);
-	if (rc < 0)
-		return rc;
-	rc = engine_ballast_setup(st, index, footprint_kb, msg, sizeof(msg));
-	if (rc < 0) {
-		snprintf(err, err_len, "stage '%s' (position %u): %s",
-			 desc->name, index + 1, msg);
-		return rc;
-	}
+	/* checked by the config loader (and the tests' builders) */
+	RTE_VERIFY(desc != NULL && desc->process_one != NULL && desc->process_burst != NULL);
+	RTE_VERIFY(sc->conf != NULL || desc->conf_size == 0);
+	RTE_VERIFY(lrx_footprint_check(index, sc->footprint_kb, msg, sizeof(msg)) == 0);
+	engine_ballast_setup(st, index, sc->footprint_kb);
 	if (desc->ctx_size != 0) {
 		st->ctx = rte_zmalloc_socket(desc->name, desc->ctx_size,
 					     RTE_CACHE_LINE_SIZE,
@@ -203,15 +98,14 @@ static int stage_create(struct lrx_pipeline *p, unsigned index,
 	st->process_one = desc->process_one;
 	st->process_burst = desc->process_burst;
 	st->release = desc->release;
-	st->footprint_kb = footprint_kb;
+	st->footprint_kb = sc->footprint_kb;
 	if (desc->init != NULL) {
 		struct lrx_stage_init init = {
 			.instance = desc->name,
 			.socket_id = conf->socket_id,
 			.burst = conf->burst,
 			.prefetch = conf->prefetch,
-			.get = stage_conf_get,
-			.values = sc,
+			.conf = sc->conf,
 			.err = msg,
 			.err_len = sizeof(msg),
 		};
@@ -293,28 +187,11 @@ int lrx_pipeline_create(const struct lrx_pipeline_conf *conf,
 	int rc;
 
 	*out = NULL;
-	if ((unsigned)conf->engine >= RTE_DIM(engine_names)) {
-		snprintf(err, err_len, "engine %d: not one of packet, burst, hybrid:K, static, graph",
-			 (int)conf->engine);
-		return -EINVAL;
-	}
-	if (conf->burst < 1 || conf->burst > LRX_BURST_MAX) {
-		snprintf(err, err_len, "burst %u: valid bursts are 1..%u",
-			 conf->burst, LRX_BURST_MAX);
-		return -EINVAL;
-	}
-	if (conf->n_stages > LRX_PIPELINE_MAX_STAGES) {
-		snprintf(err, err_len, "%u stages: at most %u", conf->n_stages,
-			 LRX_PIPELINE_MAX_STAGES);
-		return -EINVAL;
-	}
-	if (conf->engine == LRX_ENGINE_HYBRID &&
-	    conf->hybrid_k > conf->n_stages) {
-		snprintf(err, err_len,
-			 "engine hybrid:%u: K must be 0..%u (the number of stages)",
-			 conf->hybrid_k, conf->n_stages);
-		return -EINVAL;
-	}
+	/* checked by the config loader */
+	RTE_VERIFY((unsigned)conf->engine < RTE_DIM(engine_names));
+	RTE_VERIFY(conf->burst >= 1 && conf->burst <= LRX_BURST_MAX);
+	RTE_VERIFY(conf->n_stages <= LRX_PIPELINE_MAX_STAGES);
+	RTE_VERIFY(conf->engine != LRX_ENGINE_HYBRID || conf->hybrid_k <= conf->n_stages);
 	/* the struct, then its scratch arrays from the next set-span
 	 * boundary (the layout of a dry run at address 0 is the same) */
 	struct lrx_pipeline dry;
@@ -399,6 +276,24 @@ void lrx_pipeline_process(struct lrx_pipeline *p, struct rte_mbuf **pkts,
 		engine_run(p, 0, pkts, n, sink);
 }
 
+/* What stage st gives up (stage.h: discard), into the sink with its
+ * drop, counted as the stage's drops. */
+static void engine_take_discards(struct lrx_pipeline *p, struct engine_stage *st,
+				 struct lrx_sink *sink)
+{
+	struct rte_mbuf *pkts[64];
+	lrx_next_t nexts[64];
+	uint16_t n, max;
+
+	while ((max = (uint16_t)RTE_MIN(RTE_DIM(pkts), LRX_SINK_MAX - sink->n)) != 0 &&
+	       (n = st->desc->discard(st->ctx, pkts, nexts, max)) != 0)
+		for (uint16_t i = 0; i < n; i++) {
+			if (p->stats_level != LRX_STATS_OFF)
+				engine_account_exit_one(st, nexts[i]);
+			lrx_sink_put(sink, pkts[i], nexts[i]);
+		}
+}
+
 void lrx_pipeline_poll_end(struct lrx_pipeline *p, bool budget_used,
 			   struct lrx_sink *sink)
 {
@@ -409,6 +304,8 @@ void lrx_pipeline_poll_end(struct lrx_pipeline *p, bool budget_used,
 		if (st->desc->flush == NULL)
 			continue;
 		st->desc->flush(st->ctx, budget_used);
+		if (st->desc->discard != NULL)
+			engine_take_discards(p, st, sink);
 		if (st->release == NULL)
 			continue; /* a timer only (stage.h end_run) */
 		/* in pipeline order, so what this stage releases is flushed
@@ -455,7 +352,7 @@ uint16_t lrx_pipeline_poll(struct lrx_pipeline *p, uint16_t port,
 	return n;
 }
 
-static uint64_t pipeline_held(const struct lrx_pipeline *p)
+uint64_t lrx_pipeline_held(const struct lrx_pipeline *p)
 {
 	uint64_t held = 0;
 
@@ -477,7 +374,7 @@ void lrx_pipeline_drain(struct lrx_pipeline *p, struct lrx_sink *sink)
 	 * order); more only if the sink filled up */
 	for (unsigned pass = 0; pass <= p->n_stages; pass++) {
 		lrx_pipeline_poll_end(p, false, sink);
-		if (pipeline_held(p) == 0 || sink->n == LRX_SINK_MAX)
+		if (lrx_pipeline_held(p) == 0 || sink->n == LRX_SINK_MAX)
 			break;
 	}
 	if (p->trace != NULL && !p->trace_done)
@@ -542,7 +439,7 @@ void lrx_pipeline_stage_stats(const struct lrx_pipeline *p, unsigned i,
 }
 
 void lrx_pipeline_stage_counters(const struct lrx_pipeline *p, unsigned i,
-				 void (*fn)(void *arg, const char *name,
+				 void (*fn)(void *arg, const struct lrx_stage_counter *c,
 					    uint64_t value),
 				 void *arg)
 {
@@ -553,7 +450,7 @@ void lrx_pipeline_stage_counters(const struct lrx_pipeline *p, unsigned i,
 	     c && c->name; c++) {
 		uint64_t v;
 		memcpy(&v, (const char *)st->ctx + c->offset, sizeof(v));
-		fn(arg, c->name, v);
+		fn(arg, c, v);
 	}
 }
 

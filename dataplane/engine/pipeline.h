@@ -31,13 +31,15 @@ enum lrx_stats_level {
 	LRX_STATS_CYCLES,   /* + TSC cycles per stage call */
 };
 
-/* Values of one stage instance's config keys (from the config file). */
+/* One stage instance of a pipeline: the stage, its typed config (parsed
+ * and checked when the config was read: stage_keys.h) and the ballast the
+ * engine runs with it. */
 struct lrx_stage_conf {
 	const struct lrx_stage *stage;
-	unsigned n_values;
-	const char *keys[32];
-	const char *values[32];
-	unsigned footprint_kb; /* ballast executed per packet in this stage */
+	void *conf;            /* stage->conf_size bytes, owned by the caller;
+				* NULL for a stage without keys */
+	unsigned footprint_kb; /* ballast executed per packet in this stage
+				* (lrx_footprint_check) */
 };
 
 struct lrx_pipeline_conf {
@@ -67,8 +69,8 @@ struct lrx_stage_stats {
 
 struct lrx_pipeline;
 
-/* Parses "packet", "burst", "hybrid:K", "static", "graph".
- * Returns 0 or -EINVAL. */
+/* Parses "packet", "burst", "hybrid:K" (K 1..LRX_PIPELINE_MAX_STAGES),
+ * "static", "graph". Returns 0 or -EINVAL. */
 int lrx_engine_parse(const char *text, enum lrx_engine_kind *kind,
 		     unsigned *hybrid_k);
 const char *lrx_engine_name(enum lrx_engine_kind kind);
@@ -77,8 +79,17 @@ const char *lrx_engine_name(enum lrx_engine_kind kind);
  * aligned to RTE_MBUF_PRIV_ALIGN: [mempool] priv_size = auto. */
 uint32_t lrx_pipeline_conf_mbuf_priv(const struct lrx_pipeline_conf *conf);
 
-/* Builds the stage contexts and the engine. On failure returns -errno with
- * a message in err naming the stage and key. */
+/* The keys of every [stage.NAME] beyond the stage's own: the engine's
+ * (footprint_kb), over struct lrx_stage_conf. */
+extern const struct lrx_value_key lrx_stage_conf_keys[];
+/* Whether stage index of a pipeline can run footprint_kb of ballast:
+ * 0, or -EINVAL / -ENOTSUP with the reason in why. The config loader
+ * asks; lrx_pipeline_create asserts it. */
+int lrx_footprint_check(unsigned index, unsigned footprint_kb, char *why, size_t why_len);
+/* Builds the stage contexts and the engine from a checked conf (its
+ * stages' configs parsed, footprints checked: creation asserts them). On
+ * a failure of a stage's init (a combination of values, a file, memory)
+ * returns -errno with a message in err naming the stage. */
 int lrx_pipeline_create(const struct lrx_pipeline_conf *conf,
 			struct lrx_pipeline **out, char *err, size_t err_len);
 void lrx_pipeline_destroy(struct lrx_pipeline *p);
@@ -101,8 +112,12 @@ uint16_t lrx_pipeline_poll(struct lrx_pipeline *p, uint16_t port,
 			   uint16_t queue, uint16_t budget,
 			   struct lrx_sink *sink);
 
-/* Releases everything still held (at exit) into the sink. */
+/* Releases everything still held (at exit) into the sink, as far as the
+ * sink has room: complete the sink and drain again while something is
+ * held (lrx_pipeline_held). */
 void lrx_pipeline_drain(struct lrx_pipeline *p, struct lrx_sink *sink);
+/* Packets the stages hold now (their held hooks). */
+uint64_t lrx_pipeline_held(const struct lrx_pipeline *p);
 
 /* burst, hybrid:K and graph call (some) stages once per vector */
 bool lrx_engine_calls_vectors(enum lrx_engine_kind kind);
@@ -122,9 +137,10 @@ unsigned lrx_pipeline_stage_count(const struct lrx_pipeline *p);
 const char *lrx_pipeline_stage_name(const struct lrx_pipeline *p, unsigned i);
 void lrx_pipeline_stage_stats(const struct lrx_pipeline *p, unsigned i,
 			      struct lrx_stage_stats *out);
-/* Stage-specific counters of stage i: calls fn for each. */
+/* Stage-specific counters of stage i: calls fn for each, in the
+ * descriptor's order. */
 void lrx_pipeline_stage_counters(const struct lrx_pipeline *p, unsigned i,
-				 void (*fn)(void *arg, const char *name,
+				 void (*fn)(void *arg, const struct lrx_stage_counter *c,
 					    uint64_t value),
 				 void *arg);
 /* The per-port device counters (stage.h: port_counters) of every stage

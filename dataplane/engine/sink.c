@@ -115,63 +115,40 @@ static void sink_capture(struct lrx_sink *sink)
 	}
 }
 
-void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
-		       struct lrx_sink_counters *counters)
+/* Nothing to send: everything is freed, so only the counts depend on the
+ * verdicts. Without a branch per packet (the drops among the delivered are
+ * where a switch mispredicts): the drops' verdicts are gathered, then
+ * counted by reason. */
+static __rte_always_inline void sink_complete_local(struct lrx_sink *sink, uint32_t n,
+						     struct lrx_sink_counters *counters)
 {
-	struct rte_mbuf *to_send[LRX_SINK_MAX];
-	uint16_t send_port[LRX_SINK_MAX];
-	uint32_t n_free = 0, n_send = 0;
-
-	if (unlikely(sink->capture_drops != NULL || sink->capture_delivered != NULL))
-		sink_capture(sink);
-
-	/* the common case, everything delivered: one bulk free, no copy */
-	const uint32_t n = sink->n;
-	lrx_next_t differ = 0; /* branch-free, so the scan vectorises */
-	uint32_t sends = 0;
-	static_assert(LRX_NEXT_REDIRECT == (LRX_NEXT_TX | 1),
-		      "TX and REDIRECT differ in the lowest bit only");
+	lrx_next_t drops[LRX_SINK_MAX];
+	uint32_t n_drop = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		differ |= sink->nexts[i] ^ LRX_NEXT_DELIVER_V;
-		sends |= (lrx_next_kind(sink->nexts[i]) & ~1u) == LRX_NEXT_TX;
+		const lrx_next_t next = sink->nexts[i];
+		const enum lrx_next_kind k = lrx_next_kind(next);
+		drops[n_drop] = next;
+		n_drop += k != LRX_NEXT_DELIVER && k != LRX_NEXT_CONTINUE;
 	}
-	if (differ == 0) {
-		if (n != 0)
-			lrx_mbuf_free_burst(sink->pkts, n);
-		counters->delivered += n;
-		sink->n = 0;
-		return;
-	}
-	if (sends == 0) {
-		/* nothing to send: everything is freed, so only the counts
-		 * depend on the verdicts. Without a branch per packet (the
-		 * drops among the delivered are where a switch mispredicts):
-		 * the drops' verdicts are gathered, then counted by reason. */
-		lrx_next_t drops[LRX_SINK_MAX];
-		uint32_t n_drop = 0;
-		for (uint32_t i = 0; i < n; i++) {
-			const lrx_next_t next = sink->nexts[i];
-			const enum lrx_next_kind k = lrx_next_kind(next);
-			drops[n_drop] = next;
-			n_drop += k != LRX_NEXT_DELIVER && k != LRX_NEXT_CONTINUE;
-		}
-		/* a DROP's reason; anything else (CONSUMED never reaches the
-		 * sink) NOT_SPECIFIED, as the general path below */
-		for (uint32_t j = 0; j < n_drop; j++)
-			sink_count_drop(counters,
-					lrx_next_kind(drops[j]) == LRX_NEXT_DROP
-						? lrx_next_arg(drops[j])
-						: (uint32_t)LRX_DROP_NOT_SPECIFIED);
-		counters->delivered += n - n_drop;
-		lrx_mbuf_free_burst(sink->pkts, n);
-		sink->n = 0;
-		return;
-	}
+	/* a DROP's reason; anything else (CONSUMED never reaches the sink)
+	 * NOT_SPECIFIED, as sink_sort */
+	for (uint32_t j = 0; j < n_drop; j++)
+		sink_count_drop(counters, lrx_next_kind(drops[j]) == LRX_NEXT_DROP
+						  ? lrx_next_arg(drops[j])
+						  : (uint32_t)LRX_DROP_NOT_SPECIFIED);
+	counters->delivered += n - n_drop;
+	lrx_mbuf_free_burst(sink->pkts, n);
+}
 
-	/* what is freed is compacted in place at the front of sink->pkts
-	 * (n_free <= i): no copy into a second array of the burst's size,
-	 * whose lines would be one more thing a poll writes */
+/* Each packet to send (to_send, send_port) or to free: what is freed is
+ * compacted in place at the front of sink->pkts (n_free <= i), no copy
+ * into a second array of the burst's size, whose lines would be one more
+ * thing a poll writes. Returns n_free; *n_send the packets to send. */
+static uint32_t sink_sort(struct lrx_sink *sink, struct rte_mbuf **to_send, uint16_t *send_port,
+			  uint32_t *n_send, struct lrx_sink_counters *counters)
+{
 	struct rte_mbuf **to_free = sink->pkts;
+	uint32_t n_free = 0;
 	for (uint32_t i = 0; i < sink->n; i++) {
 		struct rte_mbuf *m = sink->pkts[i];
 		lrx_next_t next = sink->nexts[i];
@@ -181,33 +158,38 @@ void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
 		case LRX_NEXT_TX:
 		case LRX_NEXT_REDIRECT:
 			if (sink_port_ready(arg)) {
-				send_port[n_send] = (uint16_t)arg;
-				to_send[n_send++] = m;
-			} else {
-				/* as a redirect to a device that is gone
-				 * or down (not one listrx started) */
-				sink_count_drop(counters, LRX_DROP_TC_EGRESS);
-				to_free[n_free++] = m;
+				send_port[*n_send] = (uint16_t)arg;
+				to_send[(*n_send)++] = m;
+				continue;
 			}
+			/* as a redirect to a device that is gone or down
+			 * (not one listrx started) */
+			sink_count_drop(counters, LRX_DROP_TC_EGRESS);
 			break;
 		case LRX_NEXT_DROP:
 			sink_count_drop(counters, arg);
-			to_free[n_free++] = m;
 			break;
 		case LRX_NEXT_DELIVER:
 		case LRX_NEXT_CONTINUE: /* past the last stage */
 			counters->delivered++;
-			to_free[n_free++] = m;
 			break;
 		default: /* CONSUMED never reaches the sink; be safe */
 			sink_count_drop(counters, LRX_DROP_NOT_SPECIFIED);
-			to_free[n_free++] = m;
 			break;
 		}
+		to_free[n_free++] = m;
 	}
+	return n_free;
+}
 
-	/* one rte_eth_tx_burst per port, in order of first appearance; the
-	 * packets of one port keep their sink order */
+/* One rte_eth_tx_burst per port, in order of first appearance; the
+ * packets of one port keep their sink order. What a full TX ring refuses
+ * is a drop (DEV_READY), appended to to_free. Returns the new n_free. */
+static uint32_t sink_transmit(struct lrx_sink *sink, struct rte_mbuf **to_send,
+			      uint16_t *send_port, uint32_t n_send, uint16_t tx_queue,
+			      struct lrx_sink_counters *counters, uint32_t n_free)
+{
+	struct rte_mbuf **to_free = sink->pkts;
 	while (n_send != 0) {
 		uint16_t port = send_port[0];
 		struct rte_mbuf *burst[LRX_SINK_MAX];
@@ -247,8 +229,41 @@ void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
 		}
 		n_send = keep;
 	}
-	if (n_free != 0)
-		lrx_mbuf_free_burst(to_free, n_free);
+	return n_free;
+}
+
+void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
+		       struct lrx_sink_counters *counters)
+{
+	if (unlikely(sink->capture_drops != NULL || sink->capture_delivered != NULL))
+		sink_capture(sink);
+
+	/* the common case, everything delivered: one bulk free, no copy */
+	const uint32_t n = sink->n;
+	lrx_next_t differ = 0; /* branch-free, so the scan vectorises */
+	uint32_t sends = 0;
+	static_assert(LRX_NEXT_REDIRECT == (LRX_NEXT_TX | 1),
+		      "TX and REDIRECT differ in the lowest bit only");
+	for (uint32_t i = 0; i < n; i++) {
+		differ |= sink->nexts[i] ^ LRX_NEXT_DELIVER_V;
+		sends |= (lrx_next_kind(sink->nexts[i]) & ~1u) == LRX_NEXT_TX;
+	}
+	if (differ == 0) {
+		if (n != 0)
+			lrx_mbuf_free_burst(sink->pkts, n);
+		counters->delivered += n;
+	} else if (sends == 0) {
+		sink_complete_local(sink, n, counters);
+	} else {
+		struct rte_mbuf *to_send[LRX_SINK_MAX];
+		uint16_t send_port[LRX_SINK_MAX];
+		uint32_t n_send = 0;
+		uint32_t n_free = sink_sort(sink, to_send, send_port, &n_send, counters);
+		n_free = sink_transmit(sink, to_send, send_port, n_send, tx_queue, counters,
+				       n_free);
+		if (n_free != 0)
+			lrx_mbuf_free_burst(sink->pkts, n_free);
+	}
 	sink->n = 0;
 }
 

@@ -26,6 +26,7 @@
 #include <rte_cycles.h>
 
 #include "pmu.h"
+#include "value.h"
 
 __thread uint64_t lrx_pmu_fake_added[LRX_PMU_MAX_EVENTS];
 bool lrx_pmu_fake_use_tsc = true;
@@ -198,16 +199,17 @@ static int pmu_parse_one(const char *tok, struct lrx_pmu_event *ev)
 int lrx_pmu_parse_events(const char *text, struct lrx_pmu_conf *conf, char *why,
 			 size_t why_len)
 {
-	char buf[512];
+	char tok[LRX_PMU_NAME_LEN * 2];
+	int more;
 	if (strcmp(text, "default") == 0 || strcmp(text, "1") == 0)
 		text = LRX_PMU_DEFAULT_EVENTS;
-	if (snprintf(buf, sizeof(buf), "%s", text) >= (int)sizeof(buf)) {
-		snprintf(why, why_len, "event list too long");
-		return -EINVAL;
-	}
 	conf->n_events = 0;
-	char *save = NULL;
-	for (char *tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+	for (const char *p = text; (more = lrx_value_list_next(&p, tok, sizeof(tok))) != 0;) {
+		if (more < 0) {
+			snprintf(why, why_len, "an empty or too long event in the list: name events "
+				 "separated by single commas");
+			return -EINVAL;
+		}
 		if (conf->n_events == LRX_PMU_MAX_EVENTS) {
 			snprintf(why, why_len, "at most %d events in a group", LRX_PMU_MAX_EVENTS);
 			return -EINVAL;
@@ -241,17 +243,6 @@ int lrx_pmu_parse_events(const char *text, struct lrx_pmu_conf *conf, char *why,
 const char *lrx_pmu_source_name(enum lrx_pmu_source_kind kind)
 {
 	return kind == LRX_PMU_SOURCE_FAKE ? "fake" : "perf_event";
-}
-
-int lrx_pmu_source_parse(const char *text, enum lrx_pmu_source_kind *kind)
-{
-	if (strcmp(text, "perf_event") == 0)
-		*kind = LRX_PMU_SOURCE_PERF_EVENT;
-	else if (strcmp(text, "fake") == 0)
-		*kind = LRX_PMU_SOURCE_FAKE;
-	else
-		return -EINVAL;
-	return 0;
 }
 
 double lrx_pmu_scaled(uint64_t count, uint64_t enabled_ns, uint64_t running_ns)

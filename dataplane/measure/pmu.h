@@ -65,7 +65,6 @@ int lrx_pmu_parse_events(const char *text, struct lrx_pmu_conf *conf, char *why,
  * if not, why (built without it, or pfm_initialize failed). */
 bool lrx_pmu_names_libpfm(char *why, size_t len);
 const char *lrx_pmu_source_name(enum lrx_pmu_source_kind kind);
-int lrx_pmu_source_parse(const char *text, enum lrx_pmu_source_kind *kind);
 
 /* One counter of a worker's group. */
 struct lrx_pmu_counter {

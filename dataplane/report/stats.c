@@ -64,10 +64,12 @@ static void stage_sub(struct lrx_report_stage *s, const struct lrx_report_stage 
 		a->drops[i] -= b->drops[i];
 	s->dropped -= then->dropped;
 	/* the counters come in one order from a stage; match by name all the
-	 * same, a counter then did not have yet counted from 0 */
+	 * same, a counter then did not have yet counted from 0; a gauge is
+	 * a level, not a count: the period keeps r's */
 	for (unsigned c = 0; c < s->n_counters; c++) {
 		uint64_t old;
-		if (lrx_report_stage_counter(then, s->counters[c].name, &old) &&
+		if (s->counters[c].role != LRX_COUNTER_GAUGE &&
+		    lrx_report_stage_counter(then, s->counters[c].name, &old) &&
 		    old <= s->counters[c].value)
 			s->counters[c].value -= old;
 	}
@@ -150,6 +152,19 @@ bool lrx_report_stage_counter(const struct lrx_report_stage *s, const char *name
 			return true;
 		}
 	return false;
+}
+
+bool lrx_report_stage_role(const struct lrx_report_stage *s, enum lrx_counter_role role,
+			   uint64_t *sum)
+{
+	bool found = false;
+	*sum = 0;
+	for (unsigned c = 0; c < s->n_counters; c++)
+		if (s->counters[c].role == role) {
+			*sum += s->counters[c].value;
+			found = true;
+		}
+	return found;
 }
 
 bool lrx_report_stage_cost(const struct lrx_report *r, const struct lrx_report_stage *s,

@@ -32,17 +32,19 @@
 
 struct lrx_totals {
 	uint64_t rx, tx, tx_failed, delivered, dropped;
-	/* rx not accounted as tx, delivered or dropped: the segments stages
-	 * merged into other packets (GRO) plus the packets they hold */
+	/* rx not accounted as tx, delivered or dropped: the packets stages
+	 * merged into others (GRO, reassembly) plus those they hold */
 	uint64_t held;
-	uint64_t merged;      /* segments merged into another packet (GRO) */
-	uint64_t held_now;    /* packets a stage still holds: held - merged */
+	uint64_t merged;      /* the stages' LRX_COUNTER_MERGED counters */
+	uint64_t held_now;    /* packets the stages hold now (their held hooks):
+			       * rx = tx + delivered + dropped + merged + held_now */
 	uint64_t drops[LRX_DROP_MAX];
 	uint64_t polls, empty_polls, busy_cycles;
 };
 
 struct lrx_report_counter {
 	char name[LRX_REPORT_COUNTER_NAME];
+	enum lrx_counter_role role;     /* stage.h: what the accounting reads */
 	uint64_t value;
 };
 
@@ -168,8 +170,8 @@ void lrx_report_maps_free(struct lrx_report *r);
 /* The period between two reports of one run: r (the later) minus then,
  * field by field where the field counts up (totals, queues, lcores'
  * polls, packets and busy cycles, stages' stats and counters); duration_s becomes the period's length.
- * The rest (names, settings, gauges such as held_now) stays r's. A stage
- * counter that went down (a gauge) keeps r's value. */
+ * The rest (names, settings, gauges such as held_now and the stages'
+ * LRX_COUNTER_GAUGE counters) stays r's. */
 void lrx_report_sub(struct lrx_report *r, const struct lrx_report *then);
 void lrx_report_free(struct lrx_report *r);
 
@@ -182,6 +184,10 @@ void lrx_cfgfile_foreach(struct rte_cfgfile *cfg,
 /* Value of the stage's own counter name, or false when it has none. */
 bool lrx_report_stage_counter(const struct lrx_report_stage *s, const char *name,
 			      uint64_t *value);
+/* Sum of the stage's counters of a role (stage.h: enum lrx_counter_role);
+ * false when it has none of that role. */
+bool lrx_report_stage_role(const struct lrx_report_stage *s, enum lrx_counter_role role,
+			   uint64_t *sum);
 /* Stage cycles per packet and ns per packet; false when not measured
  * (stats level below cycles) or no packet went in. */
 bool lrx_report_stage_cost(const struct lrx_report *r, const struct lrx_report_stage *s,

@@ -164,9 +164,9 @@ struct stage_merge {
 
 static bool stage_merge_read(const struct lrx_report_stage *s, struct stage_merge *m)
 {
-	if (!lrx_report_stage_counter(s, "segments_in", &m->in) ||
-	    !lrx_report_stage_counter(s, "packets_out", &m->out) ||
-	    !lrx_report_stage_counter(s, "merged", &m->merged))
+	if (!lrx_report_stage_role(s, LRX_COUNTER_IN, &m->in) ||
+	    !lrx_report_stage_role(s, LRX_COUNTER_OUT, &m->out) ||
+	    !lrx_report_stage_role(s, LRX_COUNTER_MERGED, &m->merged))
 		return false;
 	/* a held packet is one segment not yet out plus those merged into it */
 	uint64_t gone = m->out + m->merged;
@@ -174,13 +174,10 @@ static bool stage_merge_read(const struct lrx_report_stage *s, struct stage_merg
 	return true;
 }
 
-static bool stage_merge_counter(const char *name)
+static bool stage_merge_counter(const struct lrx_report_counter *c)
 {
-	static const char *const names[] = {"segments_in", "packets_out", "merged", "held"};
-	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(name, names[i]) == 0)
-			return true;
-	return false;
+	return c->role == LRX_COUNTER_IN || c->role == LRX_COUNTER_OUT ||
+	       c->role == LRX_COUNTER_MERGED;
 }
 
 /* ---- text ------------------------------------------------------------------ */
@@ -206,7 +203,8 @@ static void text_header(const struct lrx_report *r, FILE *out)
 		(unsigned long)t->delivered, (unsigned long)t->tx, (unsigned long)t->dropped,
 		(unsigned long)t->tx_failed);
 	if (t->merged)
-		fprintf(out, ", merged %lu (segments in GRO packets)", (unsigned long)t->merged);
+		fprintf(out, ", merged %lu (inside other packets: GRO, reassembly)",
+			(unsigned long)t->merged);
 	fprintf(out, ", held %lu\n", (unsigned long)t->held_now);
 }
 
@@ -307,7 +305,7 @@ static void text_stage_work(const struct lrx_report_stage *s, FILE *out)
 	fprintf(out, "\n");
 	for (unsigned c = 0; c < s->n_counters; c++) {
 		const struct lrx_report_counter *k = &s->counters[c];
-		if (k->value && !(merging && stage_merge_counter(k->name)))
+		if (k->value && !(merging && stage_merge_counter(k)))
 			fprintf(out, "  %-30s %14lu\n", k->name, (unsigned long)k->value);
 	}
 }

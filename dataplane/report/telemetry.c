@@ -268,11 +268,13 @@ int lrx_telemetry_runtime(const struct lrx_report *period, const struct lrx_tota
 	return 0;
 }
 
-int lrx_telemetry_maps(const struct lrx_report *r, struct rte_tel_data *d)
+int lrx_telemetry_maps(const struct lrx_report *r, const char *stage, struct rte_tel_data *d)
 {
 	rte_tel_data_start_dict(d);
 	for (unsigned i = 0; i < r->n_maps; i++) {
 		const struct lrx_report_map *m = &r->maps[i];
+		if (stage && strcmp(m->stage, stage) != 0)
+			continue;
 		size_t entry = (size_t)m->key_size + m->value_size;
 		bool array = strstr(m->type, "array") != NULL;
 		struct rte_tel_data *md = rte_tel_data_alloc();
@@ -406,14 +408,17 @@ int lrx_telemetry_register_trace(const struct lrx_trace *t)
 
 static lrx_telemetry_fill_fn telemetry_fill_maps;
 
-static int tel_maps(const char *cmd __rte_unused, const char *params __rte_unused,
-		    struct rte_tel_data *d)
+/* /listrx/STAGE/maps: the stage is the command's middle part */
+static int tel_maps(const char *cmd, const char *params __rte_unused, struct rte_tel_data *d)
 {
+	char stage[LRX_NAME_LEN];
+	const char *at = cmd + strlen("/listrx/");
+	snprintf(stage, sizeof(stage), "%.*s", (int)strcspn(at, "/"), at);
 	struct lrx_report *r = lrx_report_alloc();
 	if (!r)
 		return -ENOMEM;
 	telemetry_fill_maps(r, telemetry_arg);
-	int rc = lrx_telemetry_maps(r, d);
+	int rc = lrx_telemetry_maps(r, stage, d);
 	lrx_report_free(r);
 	return rc;
 }
@@ -422,8 +427,20 @@ int lrx_telemetry_register_maps(lrx_telemetry_fill_fn fill, const void *arg)
 {
 	telemetry_fill_maps = fill;
 	telemetry_arg = arg;
-	return rte_telemetry_register_cmd("/listrx/xdp/maps", tel_maps,
-					  "listrx: the XDP program's maps, as bpftool map dump. No parameters");
+	/* every stage that has maps (stage.h: map_at), whether or not it runs */
+	for (unsigned i = 0; lrx_stage_at(i); i++) {
+		const struct lrx_stage *s = lrx_stage_at(i);
+		char cmd[RTE_TEL_MAX_STRING_LEN], help[RTE_TEL_MAX_STRING_LEN];
+		if (!s->map_at)
+			continue;
+		snprintf(cmd, sizeof(cmd), "/listrx/%s/maps", s->name);
+		snprintf(help, sizeof(help), "listrx: the %s stage's maps, as bpftool map dump. No parameters",
+			 s->name);
+		int rc = rte_telemetry_register_cmd(cmd, tel_maps, help);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 /* ---- commands: a fresh report per request ------------------------------------ */

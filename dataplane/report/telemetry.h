@@ -15,7 +15,8 @@ typedef void (*lrx_telemetry_fill_fn)(struct lrx_report *r, const void *arg);
 /* Registers /listrx/stats, /listrx/config, /listrx/stages, /listrx/lcores,
  * /listrx/latency, /listrx/runtime[,clear]. arg must outlive the process's telemetry thread. */
 int lrx_telemetry_register(lrx_telemetry_fill_fn fill, const void *arg);
-/* Registers /listrx/xdp/maps: fill must fill the report's maps too
+/* Registers /listrx/STAGE/maps for every stage whose descriptor has maps
+ * (stage.h: map_at): fill must fill the report's maps too
  * (lrx_report_fill_maps); arg as above. */
 int lrx_telemetry_register_maps(lrx_telemetry_fill_fn fill, const void *arg);
 
@@ -30,11 +31,12 @@ void lrx_telemetry_config(const struct lrx_report *r, struct rte_tel_data *d);
 int lrx_telemetry_stages(const struct lrx_report *r, struct rte_tel_data *d);
 int lrx_telemetry_lcores(const struct lrx_report *r, struct rte_tel_data *d);
 void lrx_telemetry_latency(const struct lrx_report *r, struct rte_tel_data *d);
-/* /listrx/xdp/maps: per map (lcore_stage_name) its type, sizes and up to
- * LRX_TELEMETRY_MAP_ENTRIES entries "KEY: VALUE" in hex (arrays: the
- * non-zero ones), then "... N more"; the JSON summary has them all. */
+/* /listrx/STAGE/maps: per map of stage (NULL: of every stage; key
+ * lcore_stage_name) its type, sizes and up to LRX_TELEMETRY_MAP_ENTRIES
+ * entries "KEY: VALUE" in hex (arrays: the non-zero ones), then "... N
+ * more"; the JSON summary has them all. */
 #define LRX_TELEMETRY_MAP_ENTRIES 32
-int lrx_telemetry_maps(const struct lrx_report *r, struct rte_tel_data *d);
+int lrx_telemetry_maps(const struct lrx_report *r, const char *stage, struct rte_tel_data *d);
 /* /listrx/runtime: period is a report minus the one at the last clear
  * (lrx_report_sub); totals are the run's, which a clear keeps. */
 int lrx_telemetry_runtime(const struct lrx_report *period, const struct lrx_totals *totals,

@@ -4,7 +4,6 @@
  * the engine equivalence test relies on that to catch reordering.
  */
 #include "base_stages.h"
-#include "stage_keys.h"
 
 struct drop_every_ctx {
 	uint32_t k;
@@ -35,20 +34,20 @@ void lrx_drop_every_process_burst(void *ctx, struct rte_mbuf **pkts,
 		nexts[i] = drop_every_core(ctx);
 }
 
+struct drop_every_conf {
+	uint32_t k;
+};
+
 static int drop_every_init(void *ctx, const struct lrx_stage_init *init)
 {
-	struct drop_every_ctx *dc = ctx;
-	unsigned long k;
-	int rc = lrx_key_uint(init, "k", 1, UINT32_MAX, &k);
-
-	if (rc < 0)
-		return rc;
-	dc->k = (uint32_t)k;
+	const struct drop_every_conf *conf = init->conf;
+	((struct drop_every_ctx *)ctx)->k = conf->k;
 	return 0;
 }
 
-static const struct lrx_stage_key drop_every_keys[] = {
-	{ .name = "k", .def = "2", .help = "drop every k-th packet, k >= 1" },
+static const struct lrx_value_key drop_every_keys[] = {
+	LRX_KEY_UINT(struct drop_every_conf, k, "k", "2", 1, UINT32_MAX,
+		     "drop every k-th packet"),
 	{ .name = NULL },
 };
 
@@ -62,6 +61,7 @@ const struct lrx_stage lrx_stage_drop_every = {
 	.summary = "test: drops every k-th packet (key k) as TEST_DROP",
 	.ctx_size = sizeof(struct drop_every_ctx),
 	.keys = drop_every_keys,
+	.conf_size = sizeof(struct drop_every_conf),
 	.counters = drop_every_counters,
 	.init = drop_every_init,
 	.process_one = lrx_drop_every_process_one,

@@ -14,7 +14,6 @@
 #include <rte_common.h>
 
 #include "base_stages.h"
-#include "stage_keys.h"
 
 /* A poll holds at most its burst plus what earlier holding stages gave
  * back at the same flush; four bursts is the sink's bound too. */
@@ -96,22 +95,21 @@ static void hold_fini(void *ctx)
 	hc->head = hc->tail = hc->releasable = 0;
 }
 
+struct hold_conf {
+	unsigned release; /* hold_releases[] */
+};
+
 static int hold_init(void *ctx, const struct lrx_stage_init *init)
 {
-	struct hold_ctx *hc = ctx;
-	static const char *const modes[] = {"flush", "immediate", NULL};
-	unsigned mode = 0;
-	int rc = lrx_key_choice(init, "release", modes, &mode);
-
-	if (rc < 0)
-		return rc;
-	hc->immediate = mode == 1;
+	const struct hold_conf *conf = init->conf;
+	((struct hold_ctx *)ctx)->immediate = conf->release == 1;
 	return 0;
 }
 
-static const struct lrx_stage_key hold_keys[] = {
-	{ .name = "release", .def = "flush",
-	  .help = "flush: give packets back at the end-of-poll flush; immediate: right after the call that took them" },
+static const char *const hold_releases[] = {"flush", "immediate", NULL};
+static const struct lrx_value_key hold_keys[] = {
+	LRX_KEY_CHOICE(struct hold_conf, release, "release", "flush", hold_releases,
+		       "flush: give packets back at the end-of-poll flush; immediate: right after the call that took them"),
 	{ .name = NULL },
 };
 
@@ -126,6 +124,7 @@ const struct lrx_stage lrx_stage_hold = {
 	.summary = "test: holds every packet until the end-of-poll flush (key release)",
 	.ctx_size = sizeof(struct hold_ctx),
 	.keys = hold_keys,
+	.conf_size = sizeof(struct hold_conf),
 	.counters = hold_counters,
 	.init = hold_init,
 	.fini = hold_fini,

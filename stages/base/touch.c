@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "base_stages.h"
-#include "stage_keys.h"
 
 struct touch_ctx {
 	uint64_t sum;       /* counter "sum": folded packet words */
@@ -45,21 +44,20 @@ void lrx_touch_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
 		nexts[i] = touch_core(ctx, pkts[i]);
 }
 
+struct touch_conf {
+	uint32_t bytes;
+};
+
 static int touch_init(void *ctx, const struct lrx_stage_init *init)
 {
-	struct touch_ctx *tc = ctx;
-	unsigned long bytes;
-	int rc = lrx_key_uint(init, "bytes", 0, 65535, &bytes);
-
-	if (rc < 0)
-		return rc;
-	tc->bytes = (uint32_t)bytes;
+	const struct touch_conf *conf = init->conf;
+	((struct touch_ctx *)ctx)->bytes = conf->bytes;
 	return 0;
 }
 
-static const struct lrx_stage_key touch_keys[] = {
-	{ .name = "bytes", .def = "64",
-	  .help = "bytes of each packet to read, 0..65535 (capped at the first segment)" },
+static const struct lrx_value_key touch_keys[] = {
+	LRX_KEY_UINT(struct touch_conf, bytes, "bytes", "64", 0, 65535,
+		     "bytes of each packet to read (capped at the first segment)"),
 	{ .name = NULL },
 };
 
@@ -74,6 +72,7 @@ const struct lrx_stage lrx_stage_touch = {
 	.summary = "reads N bytes of each packet (key bytes), continues",
 	.ctx_size = sizeof(struct touch_ctx),
 	.keys = touch_keys,
+	.conf_size = sizeof(struct touch_conf),
 	.counters = touch_counters,
 	.init = touch_init,
 	.process_one = lrx_touch_process_one,

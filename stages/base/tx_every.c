@@ -3,7 +3,6 @@
  * XDP_TX / XDP_REDIRECT verdict would), counted in arrival order.
  */
 #include "base_stages.h"
-#include "stage_keys.h"
 
 struct tx_every_ctx {
 	uint32_t k;
@@ -35,25 +34,26 @@ void lrx_tx_every_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
 		nexts[i] = tx_every_core(ctx);
 }
 
+struct tx_every_conf {
+	uint32_t k;
+	uint16_t port;
+};
+
 static int tx_every_init(void *ctx, const struct lrx_stage_init *init)
 {
+	const struct tx_every_conf *conf = init->conf;
 	struct tx_every_ctx *tc = ctx;
-	unsigned long k, port;
-	int rc = lrx_key_uint(init, "k", 1, UINT32_MAX, &k);
 
-	if (rc == 0)
-		rc = lrx_key_uint(init, "port", 0, UINT16_MAX - 1, &port);
-	if (rc < 0)
-		return rc;
-	tc->k = (uint32_t)k;
-	tc->port = (uint16_t)port;
+	tc->k = conf->k;
+	tc->port = conf->port;
 	return 0;
 }
 
-static const struct lrx_stage_key tx_every_keys[] = {
-	{ .name = "k", .def = "3", .help = "send every k-th packet, k >= 1" },
-	{ .name = "port", .def = "0",
-	  .help = "port id to send to (a port that does not exist is a TC_EGRESS drop at the sink)" },
+static const struct lrx_value_key tx_every_keys[] = {
+	LRX_KEY_UINT(struct tx_every_conf, k, "k", "3", 1, UINT32_MAX,
+		     "send every k-th packet"),
+	LRX_KEY_UINT(struct tx_every_conf, port, "port", "0", 0, UINT16_MAX - 1,
+		     "port id to send to (a port that does not exist is a TC_EGRESS drop at the sink)"),
 	{ .name = NULL },
 };
 
@@ -67,6 +67,7 @@ const struct lrx_stage lrx_stage_tx_every = {
 	.summary = "test: sends every k-th packet (key k) to port (key port)",
 	.ctx_size = sizeof(struct tx_every_ctx),
 	.keys = tx_every_keys,
+	.conf_size = sizeof(struct tx_every_conf),
 	.counters = tx_every_counters,
 	.init = tx_every_init,
 	.process_one = lrx_tx_every_process_one,

@@ -400,116 +400,75 @@ static void build_meta_process_burst(void *ctx, struct rte_mbuf **pkts,
 
 /* ---- configuration ------------------------------------------------------ */
 
-static int build_meta_parse_hints(const struct lrx_stage_init *init,
-				  uint8_t *out)
+/* host_mac: any, port, or a MAC (enum build_meta_host) */
+struct build_meta_host_conf {
+	uint8_t mode;
+	uint8_t mac[6];
+};
+
+static int build_meta_parse_host(const char *text, void *out)
 {
-	static const struct { const char *name; uint8_t bit; } names[] = {
-		{"hash", LRX_HINT_HASH}, {"csum", LRX_HINT_CSUM},
-		{"vlan", LRX_HINT_VLAN}, {"timestamp", LRX_HINT_TIMESTAMP},
-		{"ptype", LRX_HINT_PTYPE},
-	};
-	static const char valid[] =
-		"valid values are all, none, or a comma list of "
-		"hash,csum,vlan,timestamp,ptype";
-	const char *v = lrx_key_value(init, "hints");
-	if (strcmp(v, "all") == 0) {
-		*out = LRX_HINT_HASH | LRX_HINT_CSUM | LRX_HINT_VLAN |
-		       LRX_HINT_TIMESTAMP | LRX_HINT_PTYPE;
-		return 0;
-	}
-	*out = 0;
-	if (strcmp(v, "none") == 0)
-		return 0;
-	const char *p = v;
-	while (*p) {
-		size_t len = strcspn(p, ",");
-		bool found = false;
-		for (size_t i = 0; i < RTE_DIM(names); i++) {
-			if (strlen(names[i].name) == len &&
-			    strncmp(p, names[i].name, len) == 0) {
-				*out |= names[i].bit;
-				found = true;
-			}
-		}
-		if (!found)
-			return lrx_key_error(init, "hints", v, valid);
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	return *out ? 0 : lrx_key_error(init, "hints", v, valid);
+	struct build_meta_host_conf *h = out;
+	h->mode = strcmp(text, "any") == 0 ? BM_HOST_ANY
+		  : strcmp(text, "port") == 0 ? BM_HOST_PORT : BM_HOST_ADDR;
+	return h->mode == BM_HOST_ADDR ? lrx_value_mac(text, h->mac) : 0;
 }
 
-/* vlans: none, or a comma list of VIDs 1..4094, each optionally %port
- * (the device is on that port only). */
-static int build_meta_parse_vlans(const struct lrx_stage_init *init,
-				  struct build_meta_ctx *c)
+/* vlans: none, or a list of VIDs 1..4094, each optionally %port (the
+ * device is on that port only). */
+struct build_meta_vlans_conf {
+	uint8_t n;
+	struct build_meta_vlan_dev devs[BM_VLAN_DEVS_MAX];
+};
+
+static int build_meta_parse_vlans(const char *text, void *out)
 {
-	static const char valid[] =
-		"valid values are none, or a comma list of up to 64 VLAN IDs "
-		"1..4094, each optionally %port (100%0: a VLAN device on port "
-		"0 only)";
-	const char *v = lrx_key_value(init, "vlans");
-	c->n_vlan_devs = 0;
-	if (strcmp(v, "none") == 0)
+	struct build_meta_vlans_conf *v = out;
+	v->n = 0;
+	if (strcmp(text, "none") == 0)
 		return 0;
-	if (*v == '\0')
-		return lrx_key_error(init, "vlans", v, valid);
-	for (const char *p = v; *p;) {
-		char text[32];
-		size_t len = lrx_key_item(p, text, sizeof(text));
-		if (len == 0 || c->n_vlan_devs == BM_VLAN_DEVS_MAX)
-			return lrx_key_error(init, "vlans", v, valid);
-		long port = BM_VLAN_ANY_PORT;
-		char *pct = strchr(text, '%');
-		if (pct) {
-			*pct = '\0';
-			port = lrx_key_decimal(pct + 1, RTE_MAX_ETHPORTS - 1);
-		}
-		long vid = lrx_key_decimal(text, 4094);
-		if (vid < 1 || port < 0)
-			return lrx_key_error(init, "vlans", v, valid);
-		c->vlan_devs[c->n_vlan_devs++] = (struct build_meta_vlan_dev){
-			.vid = (uint16_t)vid, .port = (uint16_t)port};
-		p += len;
-		if (*p == ',')
-			p++;
+	char item[32];
+	int more;
+	while ((more = lrx_value_list_next(&text, item, sizeof(item))) > 0) {
+		uint64_t vid, port = BM_VLAN_ANY_PORT;
+		char *pct = strchr(item, '%');
+		if (pct)
+			*pct++ = '\0';
+		if (v->n == BM_VLAN_DEVS_MAX || lrx_value_uint(item, 1, 4094, &vid) ||
+		    (pct && lrx_value_uint(pct, 0, RTE_MAX_ETHPORTS - 1, &port)))
+			return -EINVAL;
+		v->devs[v->n++] = (struct build_meta_vlan_dev){.vid = (uint16_t)vid,
+							       .port = (uint16_t)port};
 	}
-	return 0;
+	return more == 0 && v->n ? 0 : -EINVAL;
 }
+
+struct build_meta_conf {
+	unsigned placement, alloc, clear; /* enum build_meta_placement, ... */
+	uint16_t meta_size;
+	uint32_t pool_slots;
+	uint32_t hints;                   /* enum lrx_meta_hint bits */
+	struct build_meta_host_conf host;
+	struct build_meta_vlans_conf vlans;
+};
 
 static int build_meta_init(void *ctx, const struct lrx_stage_init *init)
 {
-	static const char *const placements[] = {"priv", "pool", "auto", NULL};
-	static const char *const allocs[] = {"packet", "bulk", NULL};
-	static const char *const clears[] = {"memset", "bulk", "none", NULL};
+	const struct build_meta_conf *conf = init->conf;
 	struct build_meta_ctx *c = ctx;
-	c->prefetch = init->prefetch;
-	unsigned choice;
-	unsigned long number;
 	int rc;
 
-	if ((rc = lrx_key_choice(init, "placement", placements, &choice)))
-		return rc;
-	c->placement = (uint8_t)choice;
-	if ((rc = lrx_key_choice(init, "alloc", allocs, &choice)))
-		return rc;
-	c->alloc = (uint8_t)choice;
-	if ((rc = lrx_key_choice(init, "clear", clears, &choice)))
-		return rc;
-	c->clear = (uint8_t)choice;
-	if ((rc = lrx_key_uint(init, "meta_size", sizeof(struct lrx_meta),
-			       BUILD_META_SIZE_MAX, &number)))
-		return rc;
-	c->meta_size = (uint16_t)number;
-	if ((rc = lrx_key_uint(init, "pool_slots", BUILD_META_POOL_SLOTS_MIN,
-			       1u << 20, &number)))
-		return rc;
-	c->pool_slots = (uint32_t)number;
-	if ((rc = build_meta_parse_hints(init, &c->hints)))
-		return rc;
-	if ((rc = build_meta_parse_vlans(init, c)))
-		return rc;
+	c->prefetch = init->prefetch;
+	c->placement = (uint8_t)conf->placement;
+	c->alloc = (uint8_t)conf->alloc;
+	c->clear = (uint8_t)conf->clear;
+	c->meta_size = conf->meta_size;
+	c->pool_slots = conf->pool_slots;
+	c->hints = (uint8_t)conf->hints;
+	c->host_mode = conf->host.mode;
+	memcpy(c->host_addr.addr_bytes, conf->host.mac, sizeof(conf->host.mac));
+	c->n_vlan_devs = conf->vlans.n;
+	memcpy(c->vlan_devs, conf->vlans.devs, sizeof(c->vlan_devs));
 
 	/* bulk clearing needs the ring: auto takes it */
 	if (c->clear == BM_CLEAR_BULK && c->placement == BM_PLACE_AUTO)
@@ -521,23 +480,12 @@ static int build_meta_init(void *ctx, const struct lrx_stage_init *init)
 				     "metadata per burst: use it with "
 				     "placement=pool and alloc=bulk, or choose "
 				     "clear=memset|none");
-
-	const char *host = lrx_key_value(init, "host_mac");
-	if (strcmp(host, "any") == 0) {
-		c->host_mode = BM_HOST_ANY;
-	} else if (strcmp(host, "port") == 0) {
-		c->host_mode = BM_HOST_PORT;
+	if (c->host_mode == BM_HOST_PORT) {
 		uint16_t port;
 		RTE_ETH_FOREACH_DEV(port) {
 			if (rte_eth_macaddr_get(port, &c->port_addr[port]) == 0)
 				c->port_addr_valid[port] = 1;
 		}
-	} else if (lrx_parse_mac(host, &c->host_addr) == 0) {
-		c->host_mode = BM_HOST_ADDR;
-	} else {
-		return lrx_key_error(init, "host_mac", host,
-				     "valid values are any, port, or a MAC "
-				     "address aa:bb:cc:dd:ee:ff");
 	}
 
 	if ((rc = lrx_meta_register()) < 0) {
@@ -575,7 +523,7 @@ static void build_meta_fini(void *ctx)
 	c->pool = NULL;
 }
 
-#define BM_COUNTER(field) {#field, offsetof(struct build_meta_ctx, field)}
+#define BM_COUNTER(field) {.name = #field, .offset = offsetof(struct build_meta_ctx, field)}
 static const struct lrx_stage_counter build_meta_counters[] = {
 	BM_COUNTER(built),
 	BM_COUNTER(too_short),
@@ -593,59 +541,65 @@ static const struct lrx_stage_counter build_meta_counters[] = {
 	BM_COUNTER(multicast),
 	BM_COUNTER(broadcast),
 	BM_COUNTER(pool_wraps),
-	{NULL, 0},
+	{.name = NULL},
 };
 #undef BM_COUNTER
 
-static const struct lrx_stage_key build_meta_keys[] = {
-	{"placement", "auto",
-	 "where the metadata lives: priv (mbuf private area; the mbuf pool's "
-	 "priv_size must be >= meta_size, else packets drop as NOMEM) | pool "
-	 "(a separate per-lcore metadata ring) | auto (priv when the packet's "
-	 "pool has the room, else the ring; [mempool] priv_size = auto "
-	 "gives the room; clear=bulk makes it pool)"},
-	{"alloc", "bulk",
-	 "placement=pool: packet (one slot per packet) | bulk (one contiguous "
-	 "run per burst)"},
-	{"meta_size", "64",
-	 "bytes of metadata per packet, 56..4096 (64 small, 256 ~ sk_buff, "
-	 "552 = sk_buff + skb_shared_info)"},
-	{"clear", "memset",
-	 "memset (per packet) | bulk (one memset per burst, needs "
-	 "placement=pool alloc=bulk) | none (only the fields written)"},
-	{"hints", "all",
-	 "NIC hints taken: all | none | comma list of "
-	 "hash,csum,vlan,timestamp,ptype"},
-	{"host_mac", "any",
-	 "PACKET_HOST test of eth_type_trans: any (every unicast is for us) | "
-	 "port (the ingress port's MAC) | aa:bb:cc:dd:ee:ff"},
-	{"vlans", "none",
-	 "802.1Q VLAN devices: none | comma list of VIDs 1..4094, each "
-	 "optionally %port (on that port only); a tagged packet for no "
-	 "device is PACKET_OTHERHOST (VID 0: a priority tag, untagged)"},
-	{"pool_slots", "8192",
-	 "placement=pool: slots in the metadata ring, 2048..1048576; a slot "
-	 "is reused after that many later packets"},
-	{NULL, NULL, NULL},
+static const char *const bm_placements[] = {"priv", "pool", "auto", NULL};
+static const char *const bm_allocs[] = {"packet", "bulk", NULL};
+static const char *const bm_clears[] = {"memset", "bulk", "none", NULL};
+static const struct lrx_value_flag bm_hints[] = {
+	{"hash", LRX_HINT_HASH}, {"csum", LRX_HINT_CSUM}, {"vlan", LRX_HINT_VLAN},
+	{"timestamp", LRX_HINT_TIMESTAMP}, {"ptype", LRX_HINT_PTYPE},
+	{"all", LRX_HINT_HASH | LRX_HINT_CSUM | LRX_HINT_VLAN | LRX_HINT_TIMESTAMP |
+		LRX_HINT_PTYPE},
+	{"none", 0}, {NULL, 0},
 };
 
-/* The mbuf private area this instance wants ([mempool] priv_size = auto):
- * meta_size when the metadata may live there. Bad values are refused by
- * init later; here they ask for nothing. */
-static uint32_t build_meta_mbuf_priv(const struct lrx_stage_init *init)
+#define BMK(kind, field, ...) LRX_KEY_##kind(struct build_meta_conf, field, __VA_ARGS__)
+static const struct lrx_value_key build_meta_keys[] = {
+	BMK(CHOICE, placement, "placement", "auto", bm_placements,
+	    "where the metadata lives: priv (mbuf private area; the mbuf pool's "
+	    "priv_size must be >= meta_size, else packets drop as NOMEM) | pool "
+	    "(a separate per-lcore metadata ring) | auto (priv when the packet's "
+	    "pool has the room, else the ring; [mempool] priv_size = auto "
+	    "gives the room; clear=bulk makes it pool)"),
+	BMK(CHOICE, alloc, "alloc", "bulk", bm_allocs,
+	    "placement=pool: packet (one slot per packet) | bulk (one contiguous "
+	    "run per burst)"),
+	BMK(UINT, meta_size, "meta_size", "64", sizeof(struct lrx_meta), BUILD_META_SIZE_MAX,
+	    "bytes of metadata per packet (64 small, 256 ~ sk_buff, "
+	    "552 = sk_buff + skb_shared_info)"),
+	BMK(CHOICE, clear, "clear", "memset", bm_clears,
+	    "memset (per packet) | bulk (one memset per burst, needs "
+	    "placement=pool alloc=bulk) | none (only the fields written)"),
+	BMK(FLAGS, hints, "hints", "all", bm_hints,
+	    "NIC hints taken: all | none | list of hash,csum,vlan,timestamp,ptype"),
+	BMK(CUSTOM, host, "host_mac", "any", build_meta_parse_host,
+	    "any, port, or a MAC address aa:bb:cc:dd:ee:ff",
+	    "PACKET_HOST test of eth_type_trans: any (every unicast is for us) | "
+	    "port (the ingress port's MAC) | aa:bb:cc:dd:ee:ff"),
+	BMK(CUSTOM, vlans, "vlans", "none", build_meta_parse_vlans,
+	    "none, or a list of up to 64 VLAN IDs 1..4094, each optionally %port "
+	    "(100%0: a VLAN device on port 0 only)",
+	    "802.1Q VLAN devices: none | list of VIDs, each optionally %port (on "
+	    "that port only); a tagged packet for no device is PACKET_OTHERHOST "
+	    "(VID 0: a priority tag, untagged)"),
+	BMK(UINT, pool_slots, "pool_slots", "8192", BUILD_META_POOL_SLOTS_MIN, 1u << 20,
+	    "placement=pool: slots in the metadata ring; a slot "
+	    "is reused after that many later packets"),
+	{.name = NULL},
+};
+#undef BMK
+
+/* The mbuf private area this config wants ([mempool] priv_size = auto):
+ * meta_size when the metadata may live there. */
+static uint32_t build_meta_mbuf_priv(const void *vconf)
 {
-	const char *placement = init->get(init, "placement");
-	const char *clear = init->get(init, "clear");
-	const char *size = init->get(init, "meta_size");
-	if (placement == NULL || size == NULL ||
-	    (strcmp(placement, "priv") != 0 &&
-	     (strcmp(placement, "auto") != 0 ||
-	      (clear != NULL && strcmp(clear, "bulk") == 0))))
-		return 0;
-	char *end;
-	unsigned long bytes = strtoul(size, &end, 10);
-	return *end == '\0' && bytes <= BUILD_META_SIZE_MAX ? (uint32_t)bytes
-							    : 0;
+	const struct build_meta_conf *conf = vconf;
+	bool priv = conf->placement == BM_PLACE_PRIV ||
+		    (conf->placement == BM_PLACE_AUTO && conf->clear != BM_CLEAR_BULK);
+	return priv ? conf->meta_size : 0;
 }
 
 static const struct lrx_stage build_meta_stage = {
@@ -653,6 +607,7 @@ static const struct lrx_stage build_meta_stage = {
 	.summary = "build skb-like metadata: L2/VLAN parse, offsets, NIC hints",
 	.ctx_size = sizeof(struct build_meta_ctx),
 	.keys = build_meta_keys,
+	.conf_size = sizeof(struct build_meta_conf),
 	.counters = build_meta_counters,
 	.provides = LRX_PROVIDES_META | LRX_PROVIDES_SKB,
 	.init = build_meta_init,

@@ -339,6 +339,122 @@ static inline uint32_t gro_flow_hash(const struct gro_ctx *ctx,
  * handles (kind OTHER: non-IP, other L4, fragments, malformed); true when it
  * belongs to a TCP/UDP flow, with s->flush set when it may not be merged
  * (inet_gro_receive / ipv6_gro_receive / tcp4_gro_receive checks). */
+/* eth_type_trans + vlan_gro_receive: up to two tags. Returns the L2
+ * length (0: too short) and the protocol after the tags. */
+static __rte_always_inline uint32_t gro_parse_l2(const uint8_t *frame, uint32_t frame_len,
+						 uint16_t *proto)
+{
+	if (frame_len < RTE_ETHER_HDR_LEN)
+		return 0;
+	uint32_t l2_len = RTE_ETHER_HDR_LEN;
+	*proto = rte_be_to_cpu_16(gro_load16(frame + 12));
+	for (int tags = 0; tags < 2 &&
+			   (*proto == RTE_ETHER_TYPE_VLAN || *proto == RTE_ETHER_TYPE_QINQ);
+	     tags++) {
+		if (frame_len < l2_len + 4)
+			return 0;
+		*proto = rte_be_to_cpu_16(gro_load16(frame + l2_len + 2));
+		l2_len += 4;
+	}
+	return l2_len;
+}
+
+/* inet_gro_receive's header checks. Returns the IPv4 header length (0: not
+ * a packet to merge); *flush when it may not merge with the flow. */
+static __rte_always_inline uint32_t gro_parse_ip4(const struct gro_ctx *ctx, struct gro_pkt *s,
+						  uint32_t l3_avail, uint8_t *flush)
+{
+	const struct rte_ipv4_hdr *iph = (const void *)s->l3;
+	if (l3_avail < sizeof(*iph) || (iph->version_ihl >> 4) != 4)
+		return 0;
+	const uint32_t l3_len = (uint32_t)(iph->version_ihl & 0xf) * 4;
+	/* ip_is_fragment: no ports to find a flow with */
+	if (l3_len < sizeof(*iph) ||
+	    (iph->fragment_offset &
+	     rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)))
+		return 0;
+	s->ip_len = rte_be_to_cpu_16(iph->total_length);
+	s->ip_id = rte_be_to_cpu_16(iph->packet_id);
+	s->df = !!(iph->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG));
+	/* inet_gro_receive: no options (0x45), checksum good, else
+	 * "goto out" (early); a reserved frag_off bit is a flush */
+	s->early = iph->version_ihl != 0x45;
+	if (!s->early && !gro_l3_csum_known_good(s))
+		s->early = rte_raw_cksum(iph, sizeof(*iph)) != 0xffff;
+	*flush |= !!(iph->fragment_offset & rte_cpu_to_be_16(0x8000));
+	if (iph->next_proto_id == IPPROTO_TCP)
+		s->kind = GRO_KIND_TCP4;
+	else if (iph->next_proto_id == IPPROTO_UDP && ctx->udp_gro)
+		s->kind = GRO_KIND_UDP4;
+	else
+		return 0;
+	return l3_len;
+}
+
+/* ipv6_gro_receive's. Returns the header length with the extension
+ * headers ipv6_gro_pull_exthdrs pulls (0: not a packet to merge). */
+static __rte_always_inline uint32_t gro_parse_ip6(const struct gro_ctx *ctx, struct gro_pkt *s,
+						  uint32_t l3_avail)
+{
+	const struct rte_ipv6_hdr *ip6h = (const void *)s->l3;
+	if (l3_avail < sizeof(*ip6h) || (s->l3[0] >> 4) != 6)
+		return 0;
+	s->ip_len = sizeof(*ip6h) + rte_be_to_cpu_16(ip6h->payload_len);
+	s->ip_id = 0;
+	s->df = 1; /* no ID to check */
+	uint32_t l3_len = sizeof(*ip6h);
+	uint8_t l4_proto = ip6h->proto;
+	/* ipv6_gro_pull_exthdrs: hop-by-hop, routing and destination
+	 * options headers (INET6_PROTO_GSO_EXTHDR) are pulled; one that is
+	 * not all there stops the pull, and the packet passes ("goto out") */
+	while (unlikely(l4_proto == 0 || l4_proto == 43 || l4_proto == 60)) {
+		if (l3_avail < l3_len + 8)
+			return 0;
+		const uint32_t len = (s->l3[l3_len + 1] + 1u) * 8;
+		if (l3_avail < l3_len + len)
+			return 0;
+		l4_proto = s->l3[l3_len];
+		l3_len += len;
+	}
+	if (l4_proto == IPPROTO_TCP)
+		s->kind = GRO_KIND_TCP6;
+	else if (l4_proto == IPPROTO_UDP && ctx->udp_gro)
+		s->kind = GRO_KIND_UDP6;
+	else
+		return 0;
+	return l3_len;
+}
+
+/* The L4 header after l3_len bytes of ip_len: false (kind OTHER) when it
+ * is not all there. */
+static __rte_always_inline bool gro_parse_l4(struct gro_pkt *s, uint32_t l3_len,
+					     uint32_t ip_len)
+{
+	const bool tcp = s->kind == GRO_KIND_TCP4 || s->kind == GRO_KIND_TCP6;
+	const uint32_t l4_min = tcp ? sizeof(struct rte_tcp_hdr) : sizeof(struct rte_udp_hdr);
+	if (ip_len < l3_len + l4_min) {
+		s->kind = GRO_KIND_OTHER;
+		return false;
+	}
+	s->l3_len = (uint16_t)l3_len;
+	s->l4 = s->l3 + l3_len;
+	if (!tcp) {
+		s->l4_len = sizeof(struct rte_udp_hdr);
+		return true;
+	}
+	const struct rte_tcp_hdr *th = (const void *)s->l4;
+	uint32_t thlen = (uint32_t)(th->data_off >> 4) * 4;
+	if (thlen < sizeof(*th) || ip_len < l3_len + thlen) {
+		s->kind = GRO_KIND_OTHER;
+		return false;
+	}
+	s->l4_len = (uint16_t)thlen;
+	s->seq = rte_be_to_cpu_32(th->sent_seq);
+	s->flag_word = rte_be_to_cpu_32(gro_load32(s->l4 + 12));
+	s->tcp_flags = th->tcp_flags;
+	return true;
+}
+
 static inline bool gro_parse(const struct gro_ctx *ctx, struct gro_pkt *s,
 			     struct rte_mbuf *m)
 {
@@ -357,27 +473,11 @@ static inline bool gro_parse(const struct gro_ctx *ctx, struct gro_pkt *s,
 	s->meta = meta;
 	s->l2 = frame;
 
-	uint16_t proto;
-	uint32_t l2_len;
-	if (meta) {
-		proto = meta->protocol;
-		l2_len = meta->network_offset;
-	} else {
-		/* eth_type_trans + vlan_gro_receive: up to two tags */
-		if (frame_len < RTE_ETHER_HDR_LEN)
-			return false;
-		l2_len = RTE_ETHER_HDR_LEN;
-		proto = rte_be_to_cpu_16(gro_load16(frame + 12));
-		for (int tags = 0; tags < 2 &&
-				   (proto == RTE_ETHER_TYPE_VLAN ||
-				    proto == RTE_ETHER_TYPE_QINQ);
-		     tags++) {
-			if (frame_len < l2_len + 4)
-				return false;
-			proto = rte_be_to_cpu_16(gro_load16(frame + l2_len + 2));
-			l2_len += 4;
-		}
-	}
+	uint16_t proto = meta ? meta->protocol : 0;
+	const uint32_t l2_len = meta ? meta->network_offset
+				     : gro_parse_l2(frame, frame_len, &proto);
+	if (l2_len == 0)
+		return false;
 	s->l2_len = (uint16_t)l2_len;
 	s->l3 = frame + l2_len;
 	uint32_t l3_avail = frame_len > l2_len ? frame_len - l2_len : 0;
@@ -398,101 +498,18 @@ static inline bool gro_parse(const struct gro_ctx *ctx, struct gro_pkt *s,
 		if (!(candidate[l4p] & ctx->l4_candidates[ip4]))
 			return false;
 	}
-	uint8_t l4_proto;
-	uint32_t l3_len;
 	uint8_t flush = 0;
-
-	if (proto == RTE_ETHER_TYPE_IPV4) {
-		const struct rte_ipv4_hdr *iph = (const void *)s->l3;
-		if (l3_avail < sizeof(*iph) || (iph->version_ihl >> 4) != 4)
-			return false;
-		l3_len = (uint32_t)(iph->version_ihl & 0xf) * 4;
-		if (l3_len < sizeof(*iph))
-			return false;
-		/* ip_is_fragment: no ports to find a flow with */
-		if (iph->fragment_offset &
-		    rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
-				     RTE_IPV4_HDR_OFFSET_MASK))
-			return false;
-		l4_proto = iph->next_proto_id;
-		s->ip_len = rte_be_to_cpu_16(iph->total_length);
-		s->ip_id = rte_be_to_cpu_16(iph->packet_id);
-		s->df = !!(iph->fragment_offset &
-			   rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG));
-		/* inet_gro_receive: no options (0x45), checksum good, else
-		 * "goto out" (early); a reserved frag_off bit is a flush */
-		s->early = iph->version_ihl != 0x45;
-		if (!s->early && !gro_l3_csum_known_good(s))
-			s->early = rte_raw_cksum(iph, sizeof(*iph)) != 0xffff;
-		flush |= !!(iph->fragment_offset & rte_cpu_to_be_16(0x8000));
-		if (l4_proto == IPPROTO_TCP)
-			s->kind = GRO_KIND_TCP4;
-		else if (l4_proto == IPPROTO_UDP && ctx->udp_gro)
-			s->kind = GRO_KIND_UDP4;
-		else
-			return false;
-	} else if (proto == RTE_ETHER_TYPE_IPV6) {
-		const struct rte_ipv6_hdr *ip6h = (const void *)s->l3;
-		if (l3_avail < sizeof(*ip6h) ||
-		    (s->l3[0] >> 4) != 6)
-			return false;
-		l3_len = sizeof(*ip6h);
-		l4_proto = ip6h->proto;
-		s->ip_len = sizeof(*ip6h) + rte_be_to_cpu_16(ip6h->payload_len);
-		s->ip_id = 0;
-		s->df = 1; /* no ID to check */
-		/* ipv6_gro_pull_exthdrs: hop-by-hop, routing and destination
-		 * options headers (INET6_PROTO_GSO_EXTHDR) are pulled; one
-		 * that is not all there stops the pull, and the packet
-		 * passes ("goto out") */
-		while (unlikely(l4_proto == 0 || l4_proto == 43 ||
-				l4_proto == 60)) {
-			if (l3_avail < l3_len + 8)
-				return false;
-			const uint32_t len = (s->l3[l3_len + 1] + 1u) * 8;
-			if (l3_avail < l3_len + len)
-				return false;
-			l4_proto = s->l3[l3_len];
-			l3_len += len;
-		}
-		if (l4_proto == IPPROTO_TCP)
-			s->kind = GRO_KIND_TCP6;
-		else if (l4_proto == IPPROTO_UDP && ctx->udp_gro)
-			s->kind = GRO_KIND_UDP6;
-		else
-			return false;
-	} else {
+	const uint32_t l3_len = ip4 ? gro_parse_ip4(ctx, s, l3_avail, &flush)
+			      : proto == RTE_ETHER_TYPE_IPV6 ? gro_parse_ip6(ctx, s, l3_avail)
+							     : 0;
+	if (l3_len == 0)
 		return false;
-	}
-
 	/* the L3 length must be the frame's: padded or truncated frames are
 	 * not merged (inet_gro_receive: tot_len ^ skb_gro_len) */
 	flush |= s->ip_len != l3_avail;
-	uint32_t l4_min = (s->kind == GRO_KIND_TCP4 || s->kind == GRO_KIND_TCP6)
-				  ? sizeof(struct rte_tcp_hdr)
-				  : sizeof(struct rte_udp_hdr);
-	uint32_t ip_len = RTE_MIN(s->ip_len, l3_avail);
-	if (ip_len < l3_len + l4_min) {
-		s->kind = GRO_KIND_OTHER;
+	if (!gro_parse_l4(s, l3_len, RTE_MIN(s->ip_len, l3_avail)))
 		return false;
-	}
-	s->l3_len = (uint16_t)l3_len;
-	s->l4 = s->l3 + l3_len;
-	if (l4_min == sizeof(struct rte_tcp_hdr)) {
-		const struct rte_tcp_hdr *th = (const void *)s->l4;
-		uint32_t thlen = (uint32_t)(th->data_off >> 4) * 4;
-		if (thlen < sizeof(*th) || ip_len < l3_len + thlen) {
-			s->kind = GRO_KIND_OTHER;
-			return false;
-		}
-		s->l4_len = (uint16_t)thlen;
-		s->seq = rte_be_to_cpu_32(th->sent_seq);
-		s->flag_word = rte_be_to_cpu_32(gro_load32(s->l4 + 12));
-		s->tcp_flags = th->tcp_flags;
-	} else {
-		s->l4_len = sizeof(struct rte_udp_hdr);
-	}
-	s->payload_len = ip_len - l3_len - s->l4_len;
+	s->payload_len = RTE_MIN(s->ip_len, l3_avail) - l3_len - s->l4_len;
 	s->flush = flush;
 	s->hash = gro_flow_hash(ctx, s);
 	return true;
@@ -1217,59 +1234,75 @@ static void gro_process_burst(void *vctx, struct rte_mbuf **pkts, uint16_t n,
 
 /* ---- configuration ----------------------------------------------------- */
 
-/* the keys of both descriptors (gro, rte-gro) */
+/* The config of both descriptors (gro, rte-gro: no clock key). */
+struct gro_conf {
+	uint32_t flush_age_us, flush_timeout_us, max_size;
+	bool udp_gro, csum_verify;
+	unsigned use_meta;  /* gro_use_metas[] */
+	unsigned clock;     /* gro_clocks[] */
+	unsigned mode;      /* rte_gro_modes[] */
+	unsigned hash, early_order; /* gro_hashes[], gro_early_orders[] */
+};
+static const char *const gro_use_metas[] = {"off", "auto", NULL};
+static const char *const gro_clocks[] = {"tsc", "polls", NULL};
+static const char *const rte_gro_modes[] = {"heavy", "light", NULL};
+static const char *const gro_hashes[] = {"nic", "compute", NULL};
+static const char *const gro_early_orders[] = {"kernel", "flow", NULL};
+
 #define GRO_COMMON_KEYS \
-	{"flush_age_us", "1000", \
-	 "end of a poll that used its whole budget: flush held packets older " \
-	 "than this (napi_gro_flush(napi, HZ >= 1000): one jiffy at HZ=1000); " \
-	 "0 = flush all; 0..10000000"}, \
-	{"flush_timeout_us", "0", \
-	 "gro_flush_timeout: a poll that did not use its budget flushes only " \
-	 "packets older than this; 0 = flush all (default); 0..10000000"}, \
-	{"max_size", "65536", \
-	 "gro_max_size: merged L3 length stays below this; 65536 = " \
-	 "GRO_LEGACY_MAX_SIZE, up to 524280 for BIG TCP"}, \
-	{"udp_gro", "off", "on|off: merge UDP datagrams as with UDP_GRO"}, \
-	{"csum_verify", "on", \
-	 "on|off: verify TCP/UDP checksums the NIC did not (the kernel always " \
-	 "does; off only to measure the cost)"}, \
-	{"use_meta", "auto", \
-	 "auto|off: read build-meta's metadata when present, else parse the " \
-	 "headers (off: always parse)"},
+	LRX_KEY_UINT(struct gro_conf, flush_age_us, "flush_age_us", "1000", 0, 10000000, \
+		     "end of a poll that used its whole budget: flush held packets older " \
+		     "than this (napi_gro_flush(napi, HZ >= 1000): one jiffy at HZ=1000); " \
+		     "0 = flush all"), \
+	LRX_KEY_UINT(struct gro_conf, flush_timeout_us, "flush_timeout_us", "0", 0, 10000000, \
+		     "gro_flush_timeout: a poll that did not use its budget flushes only " \
+		     "packets older than this; 0 = flush all (default)"), \
+	LRX_KEY_UINT(struct gro_conf, max_size, "max_size", "65536", 1, GRO_MAX_SIZE, \
+		     "gro_max_size: merged L3 length stays below this; 65536 = " \
+		     "GRO_LEGACY_MAX_SIZE, more for BIG TCP"), \
+	LRX_KEY_BOOL(struct gro_conf, udp_gro, "udp_gro", "off", \
+		     "merge UDP datagrams as with UDP_GRO"), \
+	LRX_KEY_BOOL(struct gro_conf, csum_verify, "csum_verify", "on", \
+		     "verify TCP/UDP checksums the NIC did not (the kernel always " \
+		     "does; off only to measure the cost)"), \
+	LRX_KEY_CHOICE(struct gro_conf, use_meta, "use_meta", "auto", gro_use_metas, \
+		       "auto: read build-meta's metadata when present, else parse the " \
+		       "headers; off: always parse"),
 
-static const struct lrx_stage_key gro_keys[] = {
+static const struct lrx_value_key gro_keys[] = {
 	GRO_COMMON_KEYS
-	{"hash", "nic",
-	 "nic|compute: the bucket of a flow (skb_get_hash_raw): the NIC's "
-	 "RSS hash, none = bucket 0 as on a veth (the kernel) | a hash of "
-	 "the flow when the NIC gave none"},
-	{"early_order", "kernel",
-	 "kernel|flow: a segment that leaves GRO before tcp_gro_receive (IP "
-	 "options, a bad IP or TCP checksum) goes up before the held packet "
-	 "of its flow (the kernel) | after it, keeping each flow's order"},
-	{"clock", "tsc",
-	 "tsc|polls: what ages held packets: the TSC (as the kernel's "
-	 "jiffies: merges then depend on timing), or one microsecond per "
-	 "poll (flush_age_us and flush_timeout_us count polls), the same in "
-	 "every engine on the same input: for tests and engine comparisons"},
-	{NULL, NULL, NULL},
+	LRX_KEY_CHOICE(struct gro_conf, hash, "hash", "nic", gro_hashes,
+		       "the bucket of a flow (skb_get_hash_raw): nic = the NIC's RSS hash, "
+		       "none = bucket 0 as on a veth (the kernel) | compute = a hash of the "
+		       "flow when the NIC gave none"),
+	LRX_KEY_CHOICE(struct gro_conf, early_order, "early_order", "kernel", gro_early_orders,
+		       "a segment that leaves GRO before tcp_gro_receive (IP options, a bad "
+		       "IP or TCP checksum) goes up before the held packet of its flow "
+		       "(kernel) | after it, keeping each flow's order (flow)"),
+	LRX_KEY_CHOICE(struct gro_conf, clock, "clock", "tsc", gro_clocks,
+		       "what ages held packets: tsc (as the kernel's "
+		       "jiffies: merges then depend on timing), or polls: one microsecond per "
+		       "poll (flush_age_us and flush_timeout_us count polls), the same in "
+		       "every engine on the same input: for tests and engine comparisons"),
+	{.name = NULL},
 };
 
-static const struct lrx_stage_key rte_gro_keys[] = {
+static const struct lrx_value_key rte_gro_keys[] = {
 	GRO_COMMON_KEYS
-	{"mode", "heavy",
-	 "heavy|light: DPDK rte_gro as the peer of gro on the same stream "
-	 "(TCP/IPv4 only): heavy = rte_gro_reassemble + rte_gro_timeout_flush, "
-	 "light = rte_gro_reassemble_burst over each poll's burst, nothing "
-	 "held across polls"},
-	{NULL, NULL, NULL},
+	LRX_KEY_CHOICE(struct gro_conf, mode, "mode", "heavy", rte_gro_modes,
+		       "DPDK rte_gro as the peer of gro on the same stream "
+		       "(TCP/IPv4 only): heavy = rte_gro_reassemble + rte_gro_timeout_flush, "
+		       "light = rte_gro_reassemble_burst over each poll's burst, nothing "
+		       "held across polls"),
+	{.name = NULL},
 };
 
-#define GRO_COUNTER(n, field) {n, offsetof(struct gro_ctx, c.field)}
+#define GRO_COUNTER(n, field, ...) \
+	{.name = n, .offset = offsetof(struct gro_ctx, c.field), __VA_ARGS__}
 static const struct lrx_stage_counter gro_counters[] = {
-	GRO_COUNTER("segments_in", segments_in),
-	GRO_COUNTER("packets_out", packets_out),
-	GRO_COUNTER("merged", merged),
+	GRO_COUNTER("segments_in", segments_in, .role = LRX_COUNTER_IN),
+	GRO_COUNTER("packets_out", packets_out, .role = LRX_COUNTER_OUT),
+	GRO_COUNTER("merged", merged, .role = LRX_COUNTER_MERGED),
 	GRO_COUNTER("held", held),
 	GRO_COUNTER("flush_flags", flush[GRO_FLUSH_FLAGS]),
 	GRO_COUNTER("flush_short", flush[GRO_FLUSH_SHORT]),
@@ -1283,60 +1316,29 @@ static const struct lrx_stage_counter gro_counters[] = {
 	GRO_COUNTER("not_eligible", not_eligible),
 	GRO_COUNTER("udp_merged", udp_merged),
 	GRO_COUNTER("release_overflow", release_overflow),
-	{NULL, 0},
+	{.name = NULL},
 };
 
-/* on|off style keys: the index of the value in choices (off first). */
-static int gro_key_flag(const struct lrx_stage_init *init, const char *key,
-			const char *off, const char *on, uint8_t *out)
-{
-	const char *const choices[] = {off, on, NULL};
-	unsigned v = 0;
-	int rc = lrx_key_choice(init, key, choices, &v);
-	*out = (uint8_t)v;
-	return rc;
-}
-
-static int rte_gro_parse_mode(const struct lrx_stage_init *init, uint8_t *out)
-{
-	static const char *const names[] = {"heavy", "light", NULL};
-	unsigned v = 0;
-	int rc = lrx_key_choice(init, "mode", names, &v);
-	*out = v == 1 ? GRO_IMPL_RTE_LIGHT : GRO_IMPL_RTE_HEAVY;
-	return rc;
-}
-
 /* The keys both descriptors share; clock_polls: ages count polls. */
-static int gro_init_common(struct gro_ctx *ctx,
-			   const struct lrx_stage_init *init)
+static void gro_init_common(struct gro_ctx *ctx, const struct lrx_stage_init *init)
 {
-	unsigned long age_us, timeout_us, max_size;
-	int rc;
+	const struct gro_conf *conf = init->conf;
 	ctx->prefetch = init->prefetch;
-	if ((rc = lrx_key_uint(init, "flush_age_us", 0, 10000000, &age_us)) ||
-	    (rc = lrx_key_uint(init, "flush_timeout_us", 0, 10000000,
-			       &timeout_us)) ||
-	    (rc = lrx_key_uint(init, "max_size", 1, GRO_MAX_SIZE,
-			       &max_size)) ||
-	    (rc = gro_key_flag(init, "udp_gro", "off", "on", &ctx->udp_gro)) ||
-	    (rc = gro_key_flag(init, "csum_verify", "off", "on",
-			       &ctx->csum_verify)) ||
-	    (rc = gro_key_flag(init, "use_meta", "off", "auto",
-			       &ctx->use_meta)))
-		return rc;
+	ctx->udp_gro = conf->udp_gro;
+	ctx->csum_verify = conf->csum_verify;
+	ctx->use_meta = (uint8_t)conf->use_meta;
 	/* clock=polls: one poll counts as one microsecond */
 	uint64_t hz = ctx->clock_polls ? 1000000 : rte_get_tsc_hz();
-	ctx->age_cycles = age_us * hz / 1000000;
-	ctx->timeout_cycles = timeout_us * hz / 1000000;
+	ctx->age_cycles = conf->flush_age_us * hz / 1000000;
+	ctx->timeout_cycles = conf->flush_timeout_us * hz / 1000000;
 	/* a configured age must not round to "flush all" */
-	if (age_us && !ctx->age_cycles)
+	if (conf->flush_age_us && !ctx->age_cycles)
 		ctx->age_cycles = 1;
-	if (timeout_us && !ctx->timeout_cycles)
+	if (conf->flush_timeout_us && !ctx->timeout_cycles)
 		ctx->timeout_cycles = 1;
-	ctx->max_size = (uint32_t)max_size;
+	ctx->max_size = conf->max_size;
 	ctx->l4_candidates[1] = (uint8_t)(GRO_L4_TCP | (ctx->udp_gro ? GRO_L4_UDP : 0));
 	ctx->l4_candidates[0] = (uint8_t)(ctx->l4_candidates[1] | GRO_L4_EXT6);
-	return 0;
 }
 
 static int gro_init(void *vctx, const struct lrx_stage_init *init)
@@ -1344,21 +1346,22 @@ static int gro_init(void *vctx, const struct lrx_stage_init *init)
 	struct gro_ctx *ctx = vctx;
 	/* rte-gro has no clock key: rte_gro_timeout_flush reads the TSC
 	 * itself, so only the kernel rules can age by polls */
-	int rc = gro_key_flag(init, "clock", "tsc", "polls", &ctx->clock_polls);
-	rc = rc ?: gro_key_flag(init, "hash", "nic", "compute", &ctx->hash_compute);
-	rc = rc ?: gro_key_flag(init, "early_order", "kernel", "flow",
-				&ctx->early_in_order);
-	rc = rc ?: gro_init_common(ctx, init);
+	const struct gro_conf *conf = init->conf;
+	ctx->clock_polls = conf->clock == 1;
+	ctx->hash_compute = conf->hash == 1;
+	ctx->early_in_order = conf->early_order == 1;
+	gro_init_common(ctx, init);
 	ctx->impl = GRO_IMPL_KERNEL;
-	return rc;
+	return 0;
 }
 
 static int rte_gro_init(void *vctx, const struct lrx_stage_init *init)
 {
 	struct gro_ctx *ctx = vctx;
-	int rc = gro_init_common(ctx, init);
-	rc = rc ?: rte_gro_parse_mode(init, &ctx->impl);
-	return rc ?: gro_rte_init(ctx, init);
+	gro_init_common(ctx, init);
+	ctx->impl = ((const struct gro_conf *)init->conf)->mode == 1 ? GRO_IMPL_RTE_LIGHT
+								       : GRO_IMPL_RTE_HEAVY;
+	return gro_rte_init(ctx, init);
 }
 
 static void gro_fini(void *vctx)
@@ -1394,6 +1397,7 @@ static const struct lrx_stage gro = {
 		   "segments as Linux dev_gro_receive",
 	.ctx_size = sizeof(struct gro_ctx),
 	.keys = gro_keys,
+	.conf_size = sizeof(struct gro_conf),
 	.counters = gro_counters,
 	.provides = LRX_PROVIDES_SKB,
 	.init = gro_init,
@@ -1412,6 +1416,7 @@ static const struct lrx_stage rte_gro = {
 		   "stream, as the peer of gro (TCP/IPv4 only)",
 	.ctx_size = sizeof(struct gro_ctx),
 	.keys = rte_gro_keys,
+	.conf_size = sizeof(struct gro_conf),
 	.counters = gro_counters,
 	.provides = LRX_PROVIDES_SKB,
 	.init = rte_gro_init,

@@ -37,7 +37,6 @@
 #include <rte_udp.h>
 
 #include "listrx_build.h"
-#include "stage_keys.h"
 #include "exthdrs.h"
 #include "l3_demux.h"
 #include "reasm.h"
@@ -1524,135 +1523,78 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 
 /* ---- configuration ------------------------------------------------------- */
 
-static int l3_parse_ports(const struct lrx_stage_init *init, const char *key,
-			  uint64_t *bitmap, bool *any)
+/* A MAC, or "port": the ingress port's (arp_mac). */
+struct l3_mac_conf {
+	bool from_port;
+	uint8_t mac[6];
+};
+
+static int l3_parse_arp_mac(const char *text, void *out)
 {
-	static const char valid[] =
-		"valid values are any, none, or a comma list of ports and "
-		"ranges (53,8000-8100) in 0..65535";
-	const char *v = lrx_key_value(init, key);
-	*any = strcmp(v, "any") == 0;
-	if (*any || strcmp(v, "none") == 0)
-		return 0;
-	const char *p = v;
-	while (*p) {
-		unsigned lo, hi;
-		int used = 0;
-		if (sscanf(p, "%u-%u%n", &lo, &hi, &used) != 2) {
-			used = 0;
-			if (sscanf(p, "%u%n", &lo, &used) != 1)
-				return lrx_key_error(init, key, v, valid);
-			hi = lo;
-		}
-		if (lo > hi || hi > 65535)
-			return lrx_key_error(init, key, v, valid);
-		for (unsigned port = lo; port <= hi; port++)
-			bitmap[port >> 6] |= 1ull << (port & 63);
-		p += used;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return lrx_key_error(init, key, v, valid);
-	}
-	return 0;
+	struct l3_mac_conf *m = out;
+	m->from_port = strcmp(text, "port") == 0;
+	/* used when the port has no MAC (no ethdev) */
+	return lrx_value_mac(m->from_port ? "02:00:00:00:00:02" : text, m->mac);
 }
 
-/* local_ipv6: "any" or a comma list of addresses, each optionally /len,
- * the prefix of its on-link route (128 without: none). */
-static int l3_parse_local6(const struct lrx_stage_init *init, const char *key,
-			   uint8_t (*local6)[16], uint8_t *plen6, uint8_t *n_out)
+/* none (0: no ARP replies) or an IPv4 address other than 0.0.0.0 */
+static int l3_parse_arp_ip(const char *text, void *out)
 {
-	static const char valid[] =
-		"valid values are any, or a comma list of up to 16 IPv6 "
-		"addresses, each optionally with its prefix length "
-		"(2001:db8::2/64)";
-	const char *v = lrx_key_value(init, key);
-	*n_out = 0;
-	if (strcmp(v, "any") == 0)
+	*(uint32_t *)out = 0;
+	if (strcmp(text, "none") == 0)
 		return 0;
-	for (const char *p = v; *p;) {
-		char text[64];
-		size_t len = lrx_key_item(p, text, sizeof(text));
-		if (len == 0 || *n_out == L3_LOCAL_ADDR_MAX)
-			return lrx_key_error(init, key, v, valid);
-		long plen = 128;
-		char *slash = strchr(text, '/');
-		if (slash) {
-			*slash = '\0';
-			plen = lrx_key_decimal(slash + 1, 128);
-		}
-		if (plen < 0 || inet_pton(AF_INET6, text, local6[*n_out]) != 1)
-			return lrx_key_error(init, key, v, valid);
-		plen6[(*n_out)++] = (uint8_t)plen;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	return 0;
+	return lrx_value_addr(text, AF_INET, out, NULL) < 0 || *(uint32_t *)out == 0 ? -EINVAL
+										 : 0;
+}
+
+struct l3_conf {
+	unsigned dispatch, martians, list_split;
+	bool trust_ip_csum_hint, route_hint, ipv6_mip6;
+	struct l3_addrs local_ipv4, local_ipv6;
+	struct l3_groups mcast_groups;
+	struct lrx_port_set udp_ports, tcp_ports;
+	uint32_t arp_ip;
+	struct l3_mac_conf arp_mac;
+	struct l3_reasm_conf reasm;
+	struct l3_reply_conf reply;
+};
+
+static void l3_ports_copy(uint64_t *bitmap, bool *any, const struct lrx_port_set *set)
+{
+	*any = set->any;
+	memcpy(bitmap, set->bits, sizeof(set->bits));
 }
 
 static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 {
-	static const char *const dispatches[] = {"indirect", "direct", NULL};
-	static const char *const martians[] = {"drop", "accept", NULL};
-	static const char *const splits[] = {"auto", "gather", "runs", "none",
-					     NULL};
+	const struct l3_conf *conf = init->conf;
 	struct l3_ctx *c = ctx;
-	unsigned choice;
-	int rc;
 
 	c->prefetch = init->prefetch;
-	if ((rc = lrx_key_choice(init, "dispatch", dispatches, &choice)))
-		return rc;
-	c->direct = choice == 1;
-	if ((rc = lrx_key_choice(init, "martians", martians, &choice)))
-		return rc;
-	c->martians_drop = choice == 0;
-	if ((rc = lrx_key_choice(init, "list_split", splits, &choice)))
-		return rc;
+	c->direct = conf->dispatch == 1;
+	c->martians_drop = conf->martians == 0;
 	/* auto: sublists where the handler calls they save are indirect
 	 * calls through retpoline thunks; elsewhere the sublists' own
 	 * bookkeeping costs more than the calls (docs/engines.md) */
-	c->split = choice != 0 ? (enum l3_split)choice
+	c->split = conf->list_split != 0 ? (enum l3_split)conf->list_split
 		   : LISTRX_RETPOLINE && !c->direct ? L3_SPLIT_GATHER
 						    : L3_SPLIT_NONE;
-	if ((rc = lrx_key_bool(init, "trust_ip_csum_hint",
-			       &c->trust_ip_csum_hint)))
-		return rc;
-	if ((rc = lrx_key_bool(init, "route_hint", &c->route_hint)))
-		return rc;
-	if ((rc = lrx_key_bool(init, "ipv6_mip6", &c->mip6)))
-		return rc;
-	if ((rc = l3_mcast_parse_local4(init, "local_ipv4", c->local4, c->plen4,
-					&c->n_local4, &c->mc)))
-		return rc;
-	if ((rc = l3_parse_local6(init, "local_ipv6", c->local6, c->plen6,
-				  &c->n_local6)))
-		return rc;
-	if ((rc = l3_mcast_parse_groups(init, "mcast_groups",
-					(const uint8_t (*)[16])c->local6,
-					c->n_local6, &c->mc)))
-		return rc;
-	if ((rc = l3_parse_ports(init, "udp_ports", c->udp_ports, &c->udp_any)))
-		return rc;
-	if ((rc = l3_parse_ports(init, "tcp_ports", c->tcp_ports, &c->tcp_any)))
-		return rc;
-
-	const char *arp_ip = lrx_key_value(init, "arp_ip");
-	if (strcmp(arp_ip, "none") != 0 &&
-	    (inet_pton(AF_INET, arp_ip, &c->arp_ip) != 1 || c->arp_ip == 0))
-		return lrx_key_error(init, "arp_ip", arp_ip,
-				     "valid values are none or an IPv4 address");
-	const char *arp_mac = lrx_key_value(init, "arp_mac");
-	c->arp_mac_from_port = strcmp(arp_mac, "port") == 0;
-	if (c->arp_mac_from_port) {
-		/* used when the port has no MAC (no ethdev) */
-		rte_ether_unformat_addr("02:00:00:00:00:02", &c->arp_mac);
-	} else if (lrx_parse_mac(arp_mac, &c->arp_mac) != 0) {
-		return lrx_key_error(init, "arp_mac", arp_mac,
-				     "valid values are port or a MAC address "
-				     "aa:bb:cc:dd:ee:ff");
-	}
+	c->trust_ip_csum_hint = conf->trust_ip_csum_hint;
+	c->route_hint = conf->route_hint;
+	c->mip6 = conf->ipv6_mip6;
+	c->n_local4 = conf->local_ipv4.n;
+	for (unsigned i = 0; i < c->n_local4; i++)
+		memcpy(&c->local4[i], conf->local_ipv4.addr[i], 4);
+	memcpy(c->plen4, conf->local_ipv4.plen, sizeof(c->plen4));
+	c->n_local6 = conf->local_ipv6.n;
+	memcpy(c->local6, conf->local_ipv6.addr, sizeof(c->local6));
+	memcpy(c->plen6, conf->local_ipv6.plen, sizeof(c->plen6));
+	l3_mcast_setup(&c->mc, &conf->local_ipv4, &conf->local_ipv6, &conf->mcast_groups);
+	l3_ports_copy(c->udp_ports, &c->udp_any, &conf->udp_ports);
+	l3_ports_copy(c->tcp_ports, &c->tcp_any, &conf->tcp_ports);
+	c->arp_ip = conf->arp_ip;
+	c->arp_mac_from_port = conf->arp_mac.from_port;
+	memcpy(c->arp_mac.addr_bytes, conf->arp_mac.mac, sizeof(conf->arp_mac.mac));
 
 	if (lrx_meta_dynfield_offset < 0) {
 		snprintf(init->err, init->err_len,
@@ -1660,7 +1602,8 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 			 "it in the pipeline", init->instance);
 		return -EINVAL;
 	}
-	if ((rc = l3_reasm_init(&c->reasm, init)))
+	int rc = l3_reasm_init(&c->reasm, &conf->reasm, init);
+	if (rc)
 		return rc;
 	const struct l3_reply_addrs addrs = {
 		.n4 = c->n_local4, .n6 = c->n_local6,
@@ -1669,8 +1612,7 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 	};
 	c->reply.mac_from_port = c->arp_mac_from_port;
 	c->reply.mac = c->arp_mac;
-	if ((rc = l3_reply_init(&c->reply, init, &addrs)))
-		return rc;
+	l3_reply_init(&c->reply, &conf->reply, &addrs);
 
 	c->l3_table[L3_CLASS_IPV4] = &l3_ipv4_handler;
 	c->l3_table[L3_CLASS_IPV6] = &l3_ipv6_handler;
@@ -1684,111 +1626,120 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 	return 0;
 }
 
-static const struct lrx_stage_key l3_demux_keys[] = {
-	{"dispatch", "indirect",
-	 "protocol handler calls: indirect (function pointers) | direct "
-	 "(INDIRECT_CALL_2: IPv4/IPv6 and TCP/UDP called directly)"},
-	{"trust_ip_csum_hint", "yes",
-	 "yes: skip the IPv4 header checksum when the NIC says good | no: "
-	 "always verify it (the kernel's ip_fast_csum)"},
-	{"martians", "drop",
-	 "drop | accept martian sources/destinations (0/8, 127/8, multicast "
-	 "or broadcast source)"},
-	{"route_hint", "yes",
-	 "yes | no: in bursts, reuse the previous packet's route lookup when "
-	 "the destination is the same (ip_can_use_hint)"},
-	{"list_split", "auto",
-	 "sublists of a burst: gather (one per protocol handler, arrival "
-	 "order kept within it, as VPP's next-node frames) | runs (runs of "
-	 "consecutive packets of one handler, as "
-	 "__netif_receive_skb_list_core and ip_sublist_rcv) | none (one loop "
-	 "over the burst, each packet to its handlers, as a VPP node's loop) "
-	 "| auto (gather in a retpoline build with dispatch=indirect, "
-	 "else none: the fastest measured)"},
-	{"local_ipv4", "any",
-	 "addresses delivered locally: any | comma list of IPv4 addresses, "
-	 "each optionally /prefix-length for its subnet broadcast "
-	 "(others drop IP_INADDRERRORS: this host does not forward)"},
-	{"local_ipv6", "any", "same for IPv6: any | comma list"},
-	{"mcast_groups", "any",
-	 "multicast groups joined: any | none | comma list of IPv4/IPv6 "
-	 "groups, each optionally %port (224.0.0.1, ff02::1 and the "
-	 "solicited-node groups of local_ipv6 are implied; others drop)"},
-	{"udp_ports", "any",
-	 "UDP ports with a socket: any | none | list like 53,8000-8100 "
-	 "(others drop NO_SOCKET, UdpNoPorts)"},
-	{"tcp_ports", "any", "TCP ports with a socket, as udp_ports"},
-	{"ipv6_mip6", "yes",
-	 "yes | no: type 2 routing headers as a kernel with (yes, as "
-	 "distribution kernels) or without CONFIG_IPV6_MIP6 (no: unknown, "
-	 "like type 0)"},
-	{"arp_ip", "none",
-	 "none | IPv4 address this host answers ARP requests for"},
-	{"arp_mac", "port",
-	 "this host's MAC, the source of every reply (ARP, ICMP, TCP): port "
-	 "(the ingress port's) | aa:bb:cc:dd:ee:ff"},
+static const char *const l3_dispatches[] = {"indirect", "direct", NULL};
+static const char *const l3_martians[] = {"drop", "accept", NULL};
+static const char *const l3_echoes[] = {"reply", "deliver", NULL};
+static const char *const l3_sends[] = {"send", "none", NULL};
+static const char *const l3_splits[] = {"auto", "gather", "runs", "none", NULL};
+static const char *const l3_clocks[] = {"tsc", "polls", NULL};
+
+#define L3K(kind, field, ...) LRX_KEY_##kind(struct l3_conf, field, __VA_ARGS__)
+static const struct lrx_value_key l3_demux_keys[] = {
+	L3K(CHOICE, dispatch, "dispatch", "indirect", l3_dispatches,
+	    "protocol handler calls: indirect (function pointers) | direct "
+	    "(INDIRECT_CALL_2: IPv4/IPv6 and TCP/UDP called directly)"),
+	L3K(BOOL, trust_ip_csum_hint, "trust_ip_csum_hint", "yes",
+	    "yes: skip the IPv4 header checksum when the NIC says good | no: "
+	    "always verify it (the kernel's ip_fast_csum)"),
+	L3K(CHOICE, martians, "martians", "drop", l3_martians,
+	    "drop | accept martian sources/destinations (0/8, 127/8, multicast "
+	    "or broadcast source)"),
+	L3K(BOOL, route_hint, "route_hint", "yes",
+	    "in bursts, reuse the previous packet's route lookup when "
+	    "the destination is the same (ip_can_use_hint)"),
+	L3K(CHOICE, list_split, "list_split", "auto", l3_splits,
+	    "sublists of a burst: gather (one per protocol handler, arrival "
+	    "order kept within it, as VPP's next-node frames) | runs (runs of "
+	    "consecutive packets of one handler, as "
+	    "__netif_receive_skb_list_core and ip_sublist_rcv) | none (one loop "
+	    "over the burst, each packet to its handlers, as a VPP node's loop) "
+	    "| auto (gather in a retpoline build with dispatch=indirect, "
+	    "else none: the fastest measured)"),
+	L3K(CUSTOM, local_ipv4, "local_ipv4", "any", l3_parse_local4, l3_local4_valid,
+	    "addresses delivered locally: any | list of IPv4 addresses, "
+	    "each optionally /prefix-length for its subnet broadcast "
+	    "(others drop IP_INADDRERRORS: this host does not forward)"),
+	L3K(CUSTOM, local_ipv6, "local_ipv6", "any", l3_parse_local6, l3_local6_valid,
+	    "same for IPv6: any | list"),
+	L3K(CUSTOM, mcast_groups, "mcast_groups", "any", l3_parse_groups, l3_groups_valid,
+	    "multicast groups joined: any | none | list of IPv4/IPv6 "
+	    "groups, each optionally %port (224.0.0.1, ff02::1 and the "
+	    "solicited-node groups of local_ipv6 are implied; others drop)"),
+	L3K(PORTS, udp_ports, "udp_ports", "any",
+	    "UDP ports with a socket: any | none | list like 53,8000-8100 "
+	    "(others drop NO_SOCKET, UdpNoPorts)"),
+	L3K(PORTS, tcp_ports, "tcp_ports", "any", "TCP ports with a socket, as udp_ports"),
+	L3K(BOOL, ipv6_mip6, "ipv6_mip6", "yes",
+	    "type 2 routing headers as a kernel with (yes, as "
+	    "distribution kernels) or without CONFIG_IPV6_MIP6 (no: unknown, "
+	    "like type 0)"),
+	L3K(CUSTOM, arp_ip, "arp_ip", "none", l3_parse_arp_ip,
+	    "none or an IPv4 address",
+	    "none | IPv4 address this host answers ARP requests for"),
+	L3K(CUSTOM, arp_mac, "arp_mac", "port", l3_parse_arp_mac,
+	    "port or a MAC address aa:bb:cc:dd:ee:ff",
+	    "this host's MAC, the source of every reply (ARP, ICMP, TCP): port "
+	    "(the ingress port's) | aa:bb:cc:dd:ee:ff"),
 	/* replies (reply.c), each kind with its switch; they leave by the
 	 * ingress port */
-	{"icmp_echo", "reply",
-	 "reply | deliver: ICMP and ICMPv6 echo requests answered "
-	 "(icmp_echo, icmpv6_echo_reply) or only delivered"},
-	{"icmp_timestamp", "reply",
-	 "reply | deliver: ICMP timestamp requests (icmp_timestamp)"},
-	{"icmp_unreach", "send",
-	 "send | none: ICMP port unreachable for UDP without a socket (IPv4 "
-	 "and IPv6), protocol unreachable for an unknown IPv4 protocol"},
-	{"icmp_param_prob", "send",
-	 "send | none: ICMP parameter problems for bad IPv4 options and "
-	 "IPv6 headers, options or next headers"},
-	{"tcp_rst", "send",
-	 "send | none: a RST for a segment to a port without a socket "
-	 "(tcp_v4_send_reset)"},
-	{"tcp_synack", "send",
-	 "send | none: a SYN-ACK for a SYN to a port with a socket"},
-	{"icmp_ratelimit", "1000",
-	 "ms between ICMP messages of icmp_ratemask's types to one peer "
-	 "(net.ipv4.icmp_ratelimit; bursts of 6), 0..3600000"},
-	{"icmp_ratemask", "6168",
-	 "ICMP types rate limited, a bit each (net.ipv4.icmp_ratemask: "
-	 "destination unreachable, source quench, time exceeded, parameter "
-	 "problem)"},
-	{"icmp_msgs_per_sec", "1000",
-	 "limited ICMP(v6) messages per second, all peers together "
-	 "(net.ipv4.icmp_msgs_per_sec)"},
-	{"icmp_msgs_burst", "50",
-	 "their burst (net.ipv4.icmp_msgs_burst)"},
-	{"icmpv6_ratelimit", "100",
-	 "ms between limited ICMPv6 messages to one peer, shifted right by "
-	 "(128 - prefix length of its route) / 32 (net.ipv6.icmp.ratelimit), "
-	 "0..3600000"},
-	{"icmpv6_ratemask", "0-1,3-127",
-	 "ICMPv6 types rate limited (net.ipv6.icmp.ratemask): a list of "
-	 "types and ranges, or none"},
-	{"icmp_clock", "tsc",
-	 "tsc | polls: what the ICMP rate limits count (polls: one ms per "
-	 "end of poll, the same for every engine)"},
-	{"accept_source_route", "no",
-	 "no | yes: packets with a source route option (LSRR, SSRR) "
-	 "(net.ipv4.conf.all.accept_source_route); no drops them uncounted"},
-	{"ipfrag_time", "30",
-	 "seconds a reassembly queue lives after its first fragment "
-	 "(net.ipv4.ipfrag_time), 0..86400; polls at ipfrag_clock=polls"},
-	{"ipfrag_high_thresh", "4194304",
-	 "bytes of fragments held above which new fragments fail, for "
-	 "IPv4 and IPv6 apart (net.ipv4.ipfrag_high_thresh, "
-	 "net.ipv6.ip6frag_high_thresh; 0: every fragment fails)"},
-	{"ipfrag_max_dist", "64",
-	 "IPv4: fragments from one source between two of a datagram above "
-	 "which its queue starts again (net.ipv4.ipfrag_max_dist; 0: off)"},
-	{"ipfrag_clock", "tsc",
-	 "tsc | polls: what ipfrag_time counts (polls: ends of poll, the "
-	 "same for every engine)"},
-	{NULL, NULL, NULL},
+	L3K(CHOICE, reply.sw[L3_REPLY_SW_ECHO], "icmp_echo", "reply", l3_echoes,
+	    "ICMP and ICMPv6 echo requests answered (icmp_echo, "
+	    "icmpv6_echo_reply) or only delivered"),
+	L3K(CHOICE, reply.sw[L3_REPLY_SW_TIMESTAMP], "icmp_timestamp", "reply", l3_echoes,
+	    "ICMP timestamp requests (icmp_timestamp)"),
+	L3K(CHOICE, reply.sw[L3_REPLY_SW_UNREACH], "icmp_unreach", "send", l3_sends,
+	    "ICMP port unreachable for UDP without a socket (IPv4 and IPv6), "
+	    "protocol unreachable for an unknown IPv4 protocol"),
+	L3K(CHOICE, reply.sw[L3_REPLY_SW_PARAMPROB], "icmp_param_prob", "send", l3_sends,
+	    "ICMP parameter problems for bad IPv4 options and IPv6 headers, "
+	    "options or next headers"),
+	L3K(CHOICE, reply.sw[L3_REPLY_SW_RST], "tcp_rst", "send", l3_sends,
+	    "a RST for a segment to a port without a socket (tcp_v4_send_reset)"),
+	L3K(CHOICE, reply.sw[L3_REPLY_SW_SYNACK], "tcp_synack", "send", l3_sends,
+	    "a SYN-ACK for a SYN to a port with a socket"),
+	L3K(UINT, reply.ratelimit4_ms, "icmp_ratelimit", "1000", 0, 3600000,
+	    "ms between ICMP messages of icmp_ratemask's types to one peer "
+	    "(net.ipv4.icmp_ratelimit; bursts of 6)"),
+	L3K(UINT, reply.ratemask4, "icmp_ratemask", "6168", 0, UINT32_MAX,
+	    "ICMP types rate limited, a bit each (net.ipv4.icmp_ratemask: "
+	    "destination unreachable, source quench, time exceeded, parameter "
+	    "problem)"),
+	L3K(UINT, reply.msgs_per_sec, "icmp_msgs_per_sec", "1000", 0, INT32_MAX,
+	    "limited ICMP(v6) messages per second, all peers together "
+	    "(net.ipv4.icmp_msgs_per_sec)"),
+	L3K(UINT, reply.msgs_burst, "icmp_msgs_burst", "50", 0, INT32_MAX,
+	    "their burst (net.ipv4.icmp_msgs_burst)"),
+	L3K(UINT, reply.ratelimit6_ms, "icmpv6_ratelimit", "100", 0, 3600000,
+	    "ms between limited ICMPv6 messages to one peer, shifted right by "
+	    "(128 - prefix length of its route) / 32 (net.ipv6.icmp.ratelimit)"),
+	L3K(CUSTOM, reply.ratemask6, "icmpv6_ratemask", "0-1,3-127", l3_reply_parse_ratemask6,
+	    l3_reply_ratemask6_valid, "ICMPv6 types rate limited (net.ipv6.icmp.ratemask)"),
+	L3K(CHOICE, reply.clock, "icmp_clock", "tsc", l3_clocks,
+	    "what the ICMP rate limits count (polls: one ms per end of poll, the "
+	    "same for every engine)"),
+	L3K(BOOL, reply.accept_source_route, "accept_source_route", "no",
+	    "packets with a source route option (LSRR, SSRR) "
+	    "(net.ipv4.conf.all.accept_source_route); no drops them uncounted"),
+	L3K(UINT, reasm.time_s, "ipfrag_time", "30", 0, 86400,
+	    "seconds a reassembly queue lives after its first fragment "
+	    "(net.ipv4.ipfrag_time); polls at ipfrag_clock=polls"),
+	L3K(UINT, reasm.high_thresh, "ipfrag_high_thresh", "4194304", 0, 1ul << 31,
+	    "bytes of fragments held above which new fragments fail, for "
+	    "IPv4 and IPv6 apart (net.ipv4.ipfrag_high_thresh, "
+	    "net.ipv6.ip6frag_high_thresh; 0: every fragment fails)"),
+	L3K(UINT, reasm.max_dist, "ipfrag_max_dist", "64", 0, UINT32_MAX,
+	    "IPv4: fragments from one source between two of a datagram above "
+	    "which its queue starts again (net.ipv4.ipfrag_max_dist; 0: off)"),
+	L3K(CHOICE, reasm.clock, "ipfrag_clock", "tsc", l3_clocks,
+	    "what ipfrag_time counts (polls: ends of poll, the "
+	    "same for every engine)"),
+	{.name = NULL},
 };
+#undef L3K
 
 /* The reassembly timer runs at the end of each poll; the run's end
- * expires what is left; fini frees (uncounted) what a run without a
- * drain left. */
+ * expires what is left; what they discard goes to the sink (discard);
+ * fini frees (uncounted) what a run without a drain left. */
 static void l3_demux_flush(void *ctx, bool budget_used)
 {
 	(void)budget_used;
@@ -1799,6 +1750,11 @@ static void l3_demux_end_run(void *ctx)
 {
 	l3_reasm_expire_all(&((struct l3_ctx *)ctx)->reasm);
 }
+static uint16_t l3_demux_discard(void *ctx, struct rte_mbuf **pkts, lrx_next_t *nexts,
+				 uint16_t max)
+{
+	return l3_reasm_discard(&((struct l3_ctx *)ctx)->reasm, pkts, nexts, max);
+}
 static uint32_t l3_demux_held(const void *ctx)
 {
 	return l3_reasm_held(&((const struct l3_ctx *)ctx)->reasm);
@@ -1808,7 +1764,7 @@ static void l3_demux_fini(void *ctx)
 	l3_reasm_fini(&((struct l3_ctx *)ctx)->reasm);
 }
 
-#define L3C(name, field) {name, offsetof(struct l3_ctx, field)}
+#define L3C(n, field, ...) {.name = n, .offset = offsetof(struct l3_ctx, field), __VA_ARGS__}
 static const struct lrx_stage_counter l3_demux_counters[] = {
 	L3C("IpInReceives", ip[0].in_receives),
 	L3C("IpInHdrErrors", ip[0].in_hdr_errors),
@@ -1901,14 +1857,12 @@ static const struct lrx_stage_counter l3_demux_counters[] = {
 	L3C("arp_replies", arp_replies),
 	L3C("l3_sublists", l3_sublists),
 	L3C("l4_sublists", l4_sublists),
-	L3C("reasm_frags_joined", reasm.frags_joined),
-	L3C("reasm_frags_freed", reasm.frags_freed),
-	L3C("reasm_queues", reasm.queues_now),
-	L3C("reasm_mem", reasm.mem),
-	/* fragments that left without a verdict of their own: the
-	 * summary's "merged" (rx minus outputs minus these is held) */
-	L3C("merged", reasm.merged),
-	{NULL, 0},
+	L3C("reasm_frags_dropped", reasm.frags_dropped),
+	L3C("reasm_queues", reasm.queues_now, .role = LRX_COUNTER_GAUGE),
+	L3C("reasm_mem", reasm.mem, .role = LRX_COUNTER_GAUGE),
+	/* fragments chained into a datagram: they leave inside it */
+	L3C("merged", reasm.frags_joined, .role = LRX_COUNTER_MERGED),
+	{.name = NULL},
 };
 #undef L3C
 
@@ -1926,6 +1880,7 @@ static const struct lrx_stage l3_demux_stage = {
 		   "(kernel drop reasons, SNMP counters, sublists)",
 	.ctx_size = sizeof(struct l3_ctx),
 	.keys = l3_demux_keys,
+	.conf_size = sizeof(struct l3_conf),
 	.counters = l3_demux_counters,
 	.port_counters = l3_demux_port_counters,
 	.needs = LRX_PROVIDES_META,
@@ -1934,6 +1889,7 @@ static const struct lrx_stage l3_demux_stage = {
 	.process_one = lrx_l3_demux_process_one,
 	.process_burst = l3_demux_process_burst,
 	.flush = l3_demux_flush,
+	.discard = l3_demux_discard,
 	.held = l3_demux_held,
 	.end_run = l3_demux_end_run,
 };

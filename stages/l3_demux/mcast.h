@@ -18,6 +18,7 @@
 #include "drop_reason.h"
 #include "l3_demux.h"
 #include "stage.h"
+#include "value.h"
 
 /* Groups mcast_groups may list per family; the implied ones (all-hosts,
  * all-nodes, the solicited-node group of each local IPv6 address) come on
@@ -36,21 +37,41 @@ struct l3_mcast {
 	uint16_t port6[L3_MCAST_SLOTS];
 };
 
-/* local_ipv4: "any" or a comma list of A or A/len (plen4: len, 32
- * without); each A/len with len < 31 adds the subnet-directed broadcast
- * (as fib_add_ifaddr: "Add the network broadcast address, when it makes
- * sense"). */
-int l3_mcast_parse_local4(const struct lrx_stage_init *init, const char *key,
-			  uint32_t *local4, uint8_t *plen4, uint8_t *n_local4,
-			  struct l3_mcast *mc);
+/* The keys as parsed (the value layer's CUSTOM parsers below). */
+struct l3_addrs {                 /* local_ipv4, local_ipv6; n = 0: any */
+	uint8_t n;
+	uint8_t plen[L3_LOCAL_ADDR_MAX];  /* prefix length, the whole address if none */
+	uint8_t addr[L3_LOCAL_ADDR_MAX][16];
+};
+struct l3_groups {                /* mcast_groups */
+	bool any, none;
+	uint8_t n4, n6;
+	uint32_t group4[L3_MCAST_GROUPS_MAX];  /* network order */
+	uint16_t port4[L3_MCAST_GROUPS_MAX];
+	uint8_t group6[L3_MCAST_GROUPS_MAX][16];
+	uint16_t port6[L3_MCAST_GROUPS_MAX];
+};
 
-/* mcast_groups: "any", "none" or a comma list of IPv4/IPv6 groups, each
+/* local_ipv4: "any" or a list of A or A/len. */
+int l3_parse_local4(const char *text, void *out);
+extern const char l3_local4_valid[];
+/* local_ipv6: "any" or a list of addresses, each optionally /len (the
+ * prefix of its on-link route). */
+int l3_parse_local6(const char *text, void *out);
+extern const char l3_local6_valid[];
+/* mcast_groups: "any", "none" or a list of IPv4/IPv6 groups, each
  * optionally "%port" (joined on that port only, as a group is joined on
- * one device); the all-hosts/all-nodes groups and the solicited-node
- * group of each local6 address (addrconf_join_solict) are implied. */
-int l3_mcast_parse_groups(const struct lrx_stage_init *init, const char *key,
-			  const uint8_t (*local6)[16], uint8_t n_local6,
-			  struct l3_mcast *mc);
+ * one device). */
+int l3_parse_groups(const char *text, void *out);
+extern const char l3_groups_valid[];
+
+/* The groups and broadcasts of the config: each A/len of local4 with len
+ * < 31 adds the subnet-directed broadcast (as fib_add_ifaddr: "Add the
+ * network broadcast address, when it makes sense"); the all-hosts and
+ * all-nodes groups and the solicited-node group of each local6 address
+ * (addrconf_join_solict) are joined unless every group is. */
+void l3_mcast_setup(struct l3_mcast *mc, const struct l3_addrs *local4,
+		    const struct l3_addrs *local6, const struct l3_groups *groups);
 
 static inline bool l3_mcast_is_group4(uint32_t addr_be)
 {

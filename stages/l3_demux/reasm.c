@@ -35,9 +35,12 @@
 
 #include "drop_reason.h"
 #include "reasm.h"
-#include "stage_keys.h"
+#include "stage.h"
 
 enum { REASM_FIRST_IN = 1, REASM_LAST_IN = 2 };
+/* reasm_queue_free of a reassembled queue: its mbufs live on in the
+ * datagram, only the records go (not a drop reason) */
+enum { REASM_JOINED = LRX_DROP_MAX };
 enum { REASM_INSERT_OK, REASM_INSERT_DUP, REASM_INSERT_OVERLAP };
 
 /* IPFRAG_ECN_*: 1 << the ECN bits of a fragment (ip4_frag_ecn) */
@@ -91,6 +94,7 @@ struct l3_reasm_frag {
 	uint32_t truesize;
 	uint32_t next;
 	uint16_t hdr_len;         /* bytes before the fragment's data */
+	uint8_t drop;             /* discarded: its enum lrx_drop_reason */
 	uint16_t noff, mac_len;   /* its meta's, kept here: a metadata ring
 				   * (build-meta placement=pool) may reuse
 				   * a held packet's slot */
@@ -116,24 +120,14 @@ static inline uint64_t reasm_now(const struct l3_reasm *r)
 
 /* ---- init / fini ---------------------------------------------------------- */
 
-int l3_reasm_init(struct l3_reasm *r, const struct lrx_stage_init *init)
+int l3_reasm_init(struct l3_reasm *r, const struct l3_reasm_conf *conf,
+		  const struct lrx_stage_init *init)
 {
-	static const char *const clocks[] = {"tsc", "polls", NULL};
-	unsigned long seconds, thresh, max_dist;
-	unsigned clock;
-	int rc;
-
-	if ((rc = lrx_key_uint(init, "ipfrag_time", 0, 86400, &seconds)) ||
-	    (rc = lrx_key_uint(init, "ipfrag_high_thresh", 0, 1ul << 31,
-			       &thresh)) ||
-	    (rc = lrx_key_choice(init, "ipfrag_clock", clocks, &clock)) ||
-	    (rc = lrx_key_uint(init, "ipfrag_max_dist", 0, UINT32_MAX,
-			       &max_dist)))
-		return rc;
-	r->max_dist = (uint32_t)max_dist;
-	r->clock_polls = clock == 1;
+	const uint64_t thresh = conf->high_thresh;
+	r->max_dist = conf->max_dist;
+	r->clock_polls = conf->clock == 1;
 	/* ipfrag_clock=polls: one poll counts as one second */
-	r->timeout = r->clock_polls ? seconds : seconds * rte_get_tsc_hz();
+	r->timeout = r->clock_polls ? conf->time_s : conf->time_s * rte_get_tsc_hz();
 	r->high_thresh = thresh;
 
 	/* records for each family's ipfrag_high_thresh */
@@ -174,12 +168,16 @@ int l3_reasm_init(struct l3_reasm *r, const struct lrx_stage_init *init)
 	return 0;
 }
 
-static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, bool free_mbufs);
+static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, unsigned drop);
 
 void l3_reasm_fini(struct l3_reasm *r)
 {
+	struct rte_mbuf *m;
+	lrx_next_t next;
 	while (r->queues && r->lru_head)
-		reasm_queue_free(r, r->lru_head, true);
+		reasm_queue_free(r, r->lru_head, LRX_DROP_FRAG_REASM_TIMEOUT);
+	while (r->frags && l3_reasm_discard(r, &m, &next, 1))
+		rte_pktmbuf_free(m);
 	rte_free(r->hash);
 	rte_free(r->queues);
 	rte_free(r->frags);
@@ -282,28 +280,65 @@ static uint32_t reasm_find(struct l3_reasm *r, const struct l3_reasm_key *key)
 	return qi;
 }
 
-/* inet_frag_kill + inet_frag_destroy: unlink the queue and free its
- * fragments (free_mbufs: inet_frag_rbtree_purge) or only their records
- * (the mbufs went into a reassembled datagram). */
-static void reasm_frags_free(struct l3_reasm *r, struct l3_reasm_queue *q,
-			     bool free_mbufs)
+/* A fragment record back on the free list. */
+static inline void reasm_frag_put(struct l3_reasm *r, uint32_t fi)
 {
-	for (uint32_t i = q->first; i;) {
-		struct l3_reasm_frag *f = rf(r, i);
-		const uint32_t next = f->next;
-		if (free_mbufs) {
-			rte_pktmbuf_free(f->m);
-			r->frags_freed++;
-			r->merged++;
+	rf(r, fi)->m = NULL;
+	rf(r, fi)->next = r->free_frag;
+	r->free_frag = fi;
+}
+
+/* ... of a fragment the queue held (reasm_frag_added) */
+static void reasm_frag_unhold(struct l3_reasm *r, uint32_t fi)
+{
+	reasm_frag_put(r, fi);
+	r->frags_now--;
+}
+
+/* inet_frag_kill + inet_frag_destroy: the queue loses its fragments.
+ * drop (inet_frag_rbtree_purge's reason): they go to the discard list,
+ * in order; REASM_JOINED: only their records go (the mbufs went
+ * into a reassembled datagram). */
+static void reasm_frags_free(struct l3_reasm *r, struct l3_reasm_queue *q,
+			     unsigned drop)
+{
+	if (drop != REASM_JOINED && q->first) {
+		const unsigned fam = q->key.family == 6;
+		uint32_t last = q->first;
+		for (uint32_t i = q->first; i; last = i, i = rf(r, i)->next)
+			rf(r, i)->drop = (uint8_t)drop;
+		r->frags_dropped += q->n_frags;
+		if (r->discard_tail[fam])
+			rf(r, r->discard_tail[fam])->next = q->first;
+		else
+			r->discard_head[fam] = q->first;
+		r->discard_tail[fam] = last;
+	} else {
+		for (uint32_t i = q->first, next; i; i = next) {
+			next = rf(r, i)->next;
+			reasm_frag_unhold(r, i);
 		}
-		f->m = NULL;
-		f->next = r->free_frag;
-		r->free_frag = i;
-		r->frags_now--;
-		i = next;
 	}
 	q->first = q->tail = 0;
 	q->n_frags = 0;
+}
+
+uint16_t l3_reasm_discard(struct l3_reasm *r, struct rte_mbuf **pkts, lrx_next_t *nexts,
+			  uint16_t max)
+{
+	uint16_t n = 0;
+	for (unsigned fam = 0; fam < 2; fam++) {
+		while (n < max && r->discard_head[fam]) {
+			const uint32_t i = r->discard_head[fam];
+			pkts[n] = rf(r, i)->m;
+			nexts[n++] = lrx_next_drop((enum lrx_drop_reason)rf(r, i)->drop);
+			r->discard_head[fam] = rf(r, i)->next;
+			reasm_frag_unhold(r, i);
+		}
+		if (!r->discard_head[fam])
+			r->discard_tail[fam] = 0;
+	}
+	return n;
 }
 
 static void reasm_lru_unlink(struct l3_reasm *r, uint32_t qi)
@@ -331,10 +366,10 @@ static void reasm_lru_append(struct l3_reasm *r, uint32_t qi)
 	r->lru_tail = qi;
 }
 
-static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, bool free_mbufs)
+static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, unsigned drop)
 {
 	struct l3_reasm_queue *q = rq(r, qi);
-	reasm_frags_free(r, q, free_mbufs);
+	reasm_frags_free(r, q, drop);
 	if (q->peer)
 		reasm_peer_put(r, q->peer);
 	reasm_mem_add(r, q, -(int64_t)q->truesize);
@@ -354,7 +389,7 @@ static void reasm_expire(struct l3_reasm *r, uint32_t qi)
 	struct l3_reasm_mib *mib = &r->mib[rq(r, qi)->key.family == 6];
 	mib->fails++;
 	mib->timeout++;
-	reasm_queue_free(r, qi, true);
+	reasm_queue_free(r, qi, LRX_DROP_FRAG_REASM_TIMEOUT);
 }
 
 void l3_reasm_tick(struct l3_reasm *r)
@@ -536,8 +571,7 @@ static int reasm_glue(struct l3_reasm *r, uint32_t qi, uint32_t fi,
 		rte_pktmbuf_chain(m, f->m);
 	}
 	r->frags_joined += q->n_frags - 1;
-	r->merged += q->n_frags - 1;
-	reasm_queue_free(r, qi, false);
+	reasm_queue_free(r, qi, REASM_JOINED);
 	return 0;
 }
 
@@ -563,13 +597,6 @@ static uint32_t reasm_frag_new(struct l3_reasm *r, struct rte_mbuf *m,
 	return fi;
 }
 
-static inline void reasm_frag_put(struct l3_reasm *r, uint32_t fi)
-{
-	rf(r, fi)->m = NULL;
-	rf(r, fi)->next = r->free_frag;
-	r->free_frag = fi;
-}
-
 /* The fragment is in the queue: account it (the part of ip_frag_queue
  * after inet_frag_queue_insert). */
 static inline void reasm_frag_added(struct l3_reasm *r,
@@ -588,15 +615,13 @@ static inline void reasm_frag_added(struct l3_reasm *r,
 /* inet_frag_queue_insert with its accounting: m's fragment [offset, end)
  * into q. CONTINUE with *fi its record when it is queued; a drop when it
  * is not (no record left: IpReasmFails, NOMEM; inside a run of what is
- * held: DUP_FRAG); *overlap when it overlaps what is held, for the caller
- * to discard the whole queue (RFC 5722). */
+ * held: DUP_FRAG; overlapping what is held: FRAG_OVERLAP, for the caller
+ * to discard the whole queue, RFC 5722). */
 static lrx_next_t reasm_queue_frag(struct l3_reasm *r, struct l3_reasm_queue *q,
 				   struct l3_reasm_mib *mib, struct rte_mbuf *m,
 				   const struct lrx_meta *meta, uint32_t offset,
-				   uint32_t end, uint32_t hdr_len, uint32_t *fi,
-				   bool *overlap)
+				   uint32_t end, uint32_t hdr_len, uint32_t *fi)
 {
-	*overlap = false;
 	*fi = reasm_frag_new(r, m, meta, offset, end, hdr_len);
 	if (*fi == 0) {
 		mib->fails++;
@@ -609,7 +634,6 @@ static lrx_next_t reasm_queue_frag(struct l3_reasm *r, struct l3_reasm_queue *q,
 	case REASM_INSERT_OVERLAP:
 		reasm_frag_put(r, *fi);
 		mib->overlaps++;
-		*overlap = true;
 		return lrx_next_drop(LRX_DROP_FRAG_OVERLAP);
 	default:
 		break;
@@ -641,7 +665,7 @@ static inline bool reasm_too_far(struct l3_reasm *r, struct l3_reasm_queue *q)
 static void reasm_reinit(struct l3_reasm *r, uint32_t qi)
 {
 	struct l3_reasm_queue *q = rq(r, qi);
-	reasm_frags_free(r, q, true);
+	reasm_frags_free(r, q, LRX_DROP_FRAG_TOO_FAR);
 	reasm_mem_add(r, q, -(int64_t)(q->truesize - sizeof(*q)));
 	q->truesize = sizeof(*q);
 	q->flags = 0;
@@ -651,6 +675,63 @@ static void reasm_reinit(struct l3_reasm *r, uint32_t qi)
 	/* the timer moved: keep the list in expiry order */
 	reasm_lru_unlink(r, qi);
 	reasm_lru_append(r, qi);
+}
+
+/* ip_frag_queue / ip6_frag_queue: the datagram's length from a fragment
+ * that ends at end (last: no more fragments). False: corrupted, the queue
+ * goes. */
+static bool reasm_end_ok(struct l3_reasm_queue *q, uint32_t end, bool last)
+{
+	if (last) {
+		/* bits beyond the end, or a different end */
+		if (end < q->len || ((q->flags & REASM_LAST_IN) && end != q->len))
+			return false;
+		q->flags |= REASM_LAST_IN;
+		q->len = end;
+	} else if (end > q->len) {
+		if (q->flags & REASM_LAST_IN)
+			return false;
+		q->len = end;
+	}
+	return true;
+}
+
+/* ip_frag_reasm: fi (m) completed queue qi; m becomes the datagram.
+ * CONSUMED when gluing fails (the queue goes, m with it). */
+static lrx_next_t reasm_finish_ipv4(struct l3_reasm *r, uint32_t qi, uint32_t fi,
+				    struct rte_mbuf *m, struct lrx_meta *meta)
+{
+	struct l3_reasm_queue *q = rq(r, qi);
+	struct l3_reasm_mib *mib = &r->mib[0];
+	const struct l3_reasm_frag *head = rf(r, q->first);
+	const uint16_t hnoff = head->noff, hmac_len = head->mac_len;
+	const uint32_t hihl = head->hdr_len - hnoff;
+	const uint32_t len = hihl + q->len;
+	const int ecn = reasm_ecn(q->ecn);
+	const uint16_t df = q->max_df_size == q->max_size
+				    ? RTE_IPV4_HDR_DF_FLAG : 0;
+	if (len > REASM_MAXLEN || ecn < 0 || reasm_glue(r, qi, fi, m) != 0) {
+		reasm_queue_free(r, qi, LRX_DROP_FRAG_INVALID);
+		mib->fails++;
+		return LRX_NEXT_CONSUMED_V;
+	}
+	/* m holds the first fragment's bytes now */
+	meta->network_offset = hnoff;
+	meta->mac_len = hmac_len;
+	struct rte_ipv4_hdr *iph = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, hnoff);
+	iph->total_length = rte_cpu_to_be_16((uint16_t)len);
+	iph->type_of_service |= (uint8_t)ecn;
+	iph->fragment_offset = rte_cpu_to_be_16(df);
+	iph->hdr_checksum = 0;
+	iph->hdr_checksum = rte_ipv4_cksum(iph);
+	meta->len = len;
+	meta->transport_offset = (uint16_t)(hnoff + hihl);
+	meta->l4_proto = iph->next_proto_id;
+	/* a NIC checksum hint for a fragment says nothing of the datagram */
+	meta->ip_summed = LRX_CHECKSUM_NONE;
+	reasm_pull(m, meta->transport_offset + REASM_PULL_L4);
+	mib->oks++;
+	return LRX_NEXT_CONTINUE_V;
 }
 
 lrx_next_t l3_reasm_ipv4(struct l3_reasm *r, struct rte_mbuf *m,
@@ -687,31 +768,18 @@ lrx_next_t l3_reasm_ipv4(struct l3_reasm *r, struct rte_mbuf *m,
 				<< 3;
 	uint32_t end = offset + meta->len - ihl;
 	enum lrx_drop_reason reason = LRX_DROP_FRAG_INVALID;
-	if (!(frag_off & RTE_IPV4_HDR_MF_FLAG)) {
-		/* bits beyond the end, or a different end: corrupted */
-		if (end < q->len ||
-		    ((q->flags & REASM_LAST_IN) && end != q->len))
-			goto discard_qp;
-		q->flags |= REASM_LAST_IN;
-		q->len = end;
-	} else {
+	const bool last = !(frag_off & RTE_IPV4_HDR_MF_FLAG);
+	if (!last)
 		end &= ~7u; /* the kernel trims, not drops */
-		if (end > q->len) {
-			if (q->flags & REASM_LAST_IN)
-				goto discard_qp;
-			q->len = end;
-		}
-	}
-	if (end == offset)
+	if (!reasm_end_ok(q, end, last) || end == offset)
 		goto discard_qp;
 	if (m->pkt_len > noff + ihl + (end - offset))
 		l3_trim_to(m, noff + ihl + (end - offset));
 
 	uint32_t fi;
-	bool overlap;
 	const lrx_next_t queued = reasm_queue_frag(r, q, mib, m, meta, offset, end,
-						   noff + ihl, &fi, &overlap);
-	if (overlap) {
+						   noff + ihl, &fi);
+	if (queued == lrx_next_drop(LRX_DROP_FRAG_OVERLAP)) {
 		reason = LRX_DROP_FRAG_OVERLAP;
 		goto discard_qp;
 	}
@@ -726,38 +794,10 @@ lrx_next_t l3_reasm_ipv4(struct l3_reasm *r, struct rte_mbuf *m,
 		return LRX_NEXT_CONSUMED_V;
 
 	/* ip_frag_reasm; any failure kills the queue, m with it */
-	const struct l3_reasm_frag *head = rf(r, q->first);
-	const uint16_t hnoff = head->noff, hmac_len = head->mac_len;
-	const uint32_t hihl = head->hdr_len - hnoff;
-	const uint32_t len = hihl + q->len;
-	const int ecn = reasm_ecn(q->ecn);
-	const uint16_t df = q->max_df_size == q->max_size
-				    ? RTE_IPV4_HDR_DF_FLAG : 0;
-	if (len > REASM_MAXLEN || ecn < 0 || reasm_glue(r, qi, fi, m) != 0) {
-		reasm_queue_free(r, qi, true);
-		mib->fails++;
-		return LRX_NEXT_CONSUMED_V;
-	}
-	/* m holds the first fragment's bytes now */
-	meta->network_offset = hnoff;
-	meta->mac_len = hmac_len;
-	iph = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, hnoff);
-	iph->total_length = rte_cpu_to_be_16((uint16_t)len);
-	iph->type_of_service |= (uint8_t)ecn;
-	iph->fragment_offset = rte_cpu_to_be_16(df);
-	iph->hdr_checksum = 0;
-	iph->hdr_checksum = rte_ipv4_cksum(iph);
-	meta->len = len;
-	meta->transport_offset = (uint16_t)(hnoff + hihl);
-	meta->l4_proto = iph->next_proto_id;
-	/* a NIC checksum hint for a fragment says nothing of the datagram */
-	meta->ip_summed = LRX_CHECKSUM_NONE;
-	reasm_pull(m, meta->transport_offset + REASM_PULL_L4);
-	mib->oks++;
-	return LRX_NEXT_CONTINUE_V;
+	return reasm_finish_ipv4(r, qi, fi, m, meta);
 
 discard_qp:
-	reasm_queue_free(r, qi, true);
+	reasm_queue_free(r, qi, reason);
 	mib->fails++;
 	return lrx_next_drop(reason);
 }
@@ -823,6 +863,68 @@ static uint16_t reasm_ipv6_nhoff(const uint8_t *frame, uint32_t noff,
 	return (uint16_t)nhpos;
 }
 
+/* ip6_frag_reasm: fi (m) completed queue qi; m becomes the datagram, its
+ * fragment header removed; *toff and *nexthdr name the header after it.
+ * CONSUMED when gluing fails (the queue goes, m with it). */
+static lrx_next_t reasm_finish_ipv6(struct l3_reasm *r, uint32_t qi, uint32_t fi,
+				    struct rte_mbuf *m, struct lrx_meta *meta, uint32_t *toff,
+				    uint8_t *nexthdr)
+{
+	struct l3_reasm_queue *q = rq(r, qi);
+	struct l3_reasm_mib *mib = &r->mib[1];
+	const struct l3_reasm_frag *head = rf(r, q->first);
+	const uint32_t head_fh = head->hdr_len - 8u;
+	const uint16_t head_noff = head->noff, head_mac_len = head->mac_len;
+	const uint32_t payload_len =
+		head_fh - head_noff - (uint32_t)sizeof(struct rte_ipv6_hdr) + q->len;
+	const uint16_t nhoff = q->nhoff;
+	const int ecn = reasm_ecn(q->ecn);
+	if (payload_len > REASM_MAXLEN || ecn < 0 ||
+	    reasm_glue(r, qi, fi, m) != 0) {
+		reasm_queue_free(r, qi, LRX_DROP_FRAG_INVALID);
+		mib->fails++;
+		return LRX_NEXT_CONSUMED_V;
+	}
+	/* the fragment header goes: its next header moves to the header
+	 * before it, the headers before it move up 8 bytes */
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+	const uint8_t next = frame[head_fh];
+	frame[nhoff] = next;
+	memmove(frame + 8, frame, head_fh);
+	rte_pktmbuf_adj(m, 8);
+	frame = rte_pktmbuf_mtod(m, uint8_t *);
+	meta->network_offset = head_noff;
+	meta->mac_len = head_mac_len;
+	struct rte_ipv6_hdr *hdr = (struct rte_ipv6_hdr *)(frame + head_noff);
+	hdr->payload_len = rte_cpu_to_be_16((uint16_t)payload_len);
+	hdr->vtc_flow |= rte_cpu_to_be_32((uint32_t)ecn << 20);
+	meta->len = (uint32_t)sizeof(*hdr) + payload_len;
+	meta->ip_summed = LRX_CHECKSUM_NONE;
+	*toff = head_fh;
+	*nexthdr = next;
+	/* the extension headers after the fragment header too */
+	reasm_pull(m, head_fh + REASM_PULL_L4);
+	mib->oks++;
+	return LRX_NEXT_CONTINUE_V;
+}
+
+/* fq_find's key of an IPv6 fragment (header fhdr) that came in on port */
+static void reasm_key_ipv6(struct l3_reasm_key *key, const struct rte_ipv6_hdr *hdr,
+			   const uint8_t *fhdr, uint16_t port)
+{
+	memset(key, 0, sizeof(*key));
+	memcpy(key->saddr, hdr->src_addr, 16);
+	memcpy(key->daddr, hdr->dst_addr, 16);
+	memcpy(&key->id, fhdr + 4, 4);
+	key->family = 6;
+	const uint8_t tclass = (uint8_t)(rte_be_to_cpu_32(hdr->vtc_flow) >> 20);
+	key->proto_ecn = (uint8_t)(1u << (tclass & 3));
+	/* link-local (fe80::/10) and multicast destinations: per device */
+	if (hdr->dst_addr[0] == 0xff ||
+	    (hdr->dst_addr[0] == 0xfe && (hdr->dst_addr[1] & 0xc0) == 0x80))
+		key->iif = port;
+}
+
 lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 			 struct lrx_meta *meta, uint32_t *toff,
 			 uint8_t *nexthdr, enum l3_reasm_ip_mib *ip_mib)
@@ -832,7 +934,6 @@ lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 	const uint32_t pkt_end = noff + meta->len;
 	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
 	struct rte_ipv6_hdr *hdr = (struct rte_ipv6_hdr *)(frame + noff);
-
 	*ip_mib = L3_REASM_IP_MIB_NONE;
 	mib->reqds++;
 	/* fail_hdr: a jumbogram, or no room for the fragment header (in
@@ -858,21 +959,8 @@ lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 		*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
 		return lrx_next_drop(LRX_DROP_IP_INHDR);
 	}
-
-	/* fq_find */
 	struct l3_reasm_key key;
-	memset(&key, 0, sizeof(key));
-	memcpy(key.saddr, hdr->src_addr, 16);
-	memcpy(key.daddr, hdr->dst_addr, 16);
-	memcpy(&key.id, fhdr + 4, 4);
-	key.family = 6;
-	const uint8_t tclass =
-		(uint8_t)(rte_be_to_cpu_32(hdr->vtc_flow) >> 20);
-	key.proto_ecn = (uint8_t)(1u << (tclass & 3));
-	/* link-local (fe80::/10) and multicast destinations: per device */
-	if (hdr->dst_addr[0] == 0xff ||
-	    (hdr->dst_addr[0] == 0xfe && (hdr->dst_addr[1] & 0xc0) == 0x80))
-		key.iif = m->port;
+	reasm_key_ipv6(&key, hdr, fhdr, m->port);
 	const uint32_t qi = reasm_find(r, &key);
 	if (qi == 0) {
 		mib->fails++;
@@ -884,37 +972,19 @@ lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 	const uint32_t offset = frag_off & 0xfff8u;
 	const uint32_t end = offset + (pkt_end - (fh + 8));
 	enum lrx_drop_reason reason = LRX_DROP_FRAG_INVALID;
-	if (end > REASM_MAXLEN) {
-		/* parameter problem at frag_off; the queue stays */
+	const bool last = !(frag_off & 1);
+	if (end > REASM_MAXLEN || (!last && (end & 7))) {
+		/* a parameter problem at frag_off, or (RFC 2460) in the
+		 * payload length; the queue stays */
 		*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
 		return lrx_next_drop(LRX_DROP_IP_INHDR);
 	}
-	if (!(frag_off & 1)) {
-		if (end < q->len ||
-		    ((q->flags & REASM_LAST_IN) && end != q->len))
-			goto discard_fq;
-		q->flags |= REASM_LAST_IN;
-		q->len = end;
-	} else {
-		if (end & 7) {
-			/* RFC 2460: a parameter problem, always */
-			*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
-			return lrx_next_drop(LRX_DROP_IP_INHDR);
-		}
-		if (end > q->len) {
-			if (q->flags & REASM_LAST_IN)
-				goto discard_fq;
-			q->len = end;
-		}
-	}
-	if (end == offset)
+	if (!reasm_end_ok(q, end, last) || end == offset)
 		goto discard_fq;
-
 	uint32_t fi;
-	bool overlap;
 	const lrx_next_t queued = reasm_queue_frag(r, q, mib, m, meta, offset, end,
-						   fh + 8, &fi, &overlap);
-	if (overlap) {
+						   fh + 8, &fi);
+	if (queued == lrx_next_drop(LRX_DROP_FRAG_OVERLAP)) {
 		reason = LRX_DROP_FRAG_OVERLAP;
 		goto discard_fq;
 	}
@@ -927,44 +997,11 @@ lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 	if (!reasm_complete(q))
 		return LRX_NEXT_CONSUMED_V;
 
-	/* ip6_frag_reasm */
-	const struct l3_reasm_frag *head = rf(r, q->first);
-	const uint32_t head_fh = head->hdr_len - 8u;
-	const uint16_t head_noff = head->noff, head_mac_len = head->mac_len;
-	const uint32_t payload_len =
-		head_fh - head_noff - (uint32_t)sizeof(*hdr) + q->len;
-	const uint16_t nhoff = q->nhoff;
-	const int ecn = reasm_ecn(q->ecn);
-	if (payload_len > REASM_MAXLEN || ecn < 0 ||
-	    reasm_glue(r, qi, fi, m) != 0) {
-		reasm_queue_free(r, qi, true);
-		mib->fails++;
-		return LRX_NEXT_CONSUMED_V;
-	}
-	/* the fragment header goes: its next header moves to the header
-	 * before it, the headers before it move up 8 bytes */
-	frame = rte_pktmbuf_mtod(m, uint8_t *);
-	const uint8_t next = frame[head_fh];
-	frame[nhoff] = next;
-	memmove(frame + 8, frame, head_fh);
-	rte_pktmbuf_adj(m, 8);
-	frame = rte_pktmbuf_mtod(m, uint8_t *);
-	meta->network_offset = head_noff;
-	meta->mac_len = head_mac_len;
-	hdr = (struct rte_ipv6_hdr *)(frame + head_noff);
-	hdr->payload_len = rte_cpu_to_be_16((uint16_t)payload_len);
-	hdr->vtc_flow |= rte_cpu_to_be_32((uint32_t)ecn << 20);
-	meta->len = (uint32_t)sizeof(*hdr) + payload_len;
-	meta->ip_summed = LRX_CHECKSUM_NONE;
-	*toff = head_fh;
-	*nexthdr = next;
-	/* the extension headers after the fragment header too */
-	reasm_pull(m, head_fh + REASM_PULL_L4);
-	mib->oks++;
-	return LRX_NEXT_CONTINUE_V;
+	/* ip6_frag_reasm; any failure kills the queue, m with it */
+	return reasm_finish_ipv6(r, qi, fi, m, meta, toff, nexthdr);
 
 discard_fq:
-	reasm_queue_free(r, qi, true);
+	reasm_queue_free(r, qi, reason);
 	mib->fails++;
 	return lrx_next_drop(reason);
 }

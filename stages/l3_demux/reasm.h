@@ -30,8 +30,7 @@ struct l3_reasm_peer;
 struct l3_reasm {
 	struct l3_reasm_mib mib[2];   /* [0] IPv4, [1] IPv6 */
 	uint64_t frags_joined;        /* fragments appended to a datagram */
-	uint64_t frags_freed;         /* fragments freed with their queue */
-	uint64_t merged;              /* both: consumed for good ("merged") */
+	uint64_t frags_dropped;       /* fragments discarded with their queue */
 	uint64_t mem;                 /* bytes held, both families */
 	uint64_t fam_mem[2];          /* frag_mem_limit of each: [0] IPv4, [1] IPv6 */
 	uint64_t queues_now;          /* queues alive */
@@ -51,6 +50,11 @@ struct l3_reasm {
 	struct l3_reasm_queue *queues;
 	struct l3_reasm_frag *frags;
 	uint32_t free_queue, free_frag; /* free lists, index + 1 */
+	/* fragments of killed queues until l3_reasm_discard hands them to
+	 * the sink (their records stay in use until then); per family, IPv4
+	 * first, so that the order does not depend on how an engine's
+	 * sublists interleave the families */
+	uint32_t discard_head[2], discard_tail[2];
 	uint32_t lru_head, lru_tail;  /* queues by expiry, index + 1 */
 	/* inet_peer: per IPv4 source, the fragments seen (ip_frag_too_far);
 	 * kept while a queue of the source lives */
@@ -64,10 +68,24 @@ struct lrx_stage_init;
 /* Keys ipfrag_time, ipfrag_high_thresh, ipfrag_clock, ipfrag_max_dist.
  * 0 or -errno with
  * a message in init->err. */
-int l3_reasm_init(struct l3_reasm *r, const struct lrx_stage_init *init);
-/* Frees every queue (uncounted: the run's end was counted by
- * l3_reasm_expire_all). */
+/* The ipfrag_* keys of l3-demux. */
+struct l3_reasm_conf {
+	uint32_t time_s;       /* ipfrag_time */
+	uint32_t high_thresh;  /* ipfrag_high_thresh */
+	uint32_t max_dist;     /* ipfrag_max_dist */
+	unsigned clock;        /* ipfrag_clock: 0 tsc, 1 polls */
+};
+int l3_reasm_init(struct l3_reasm *r, const struct l3_reasm_conf *conf,
+		  const struct lrx_stage_init *init);
+/* Frees every queue and discard (uncounted: l3_reasm_expire_all and the
+ * engine's drain counted the run's end). */
 void l3_reasm_fini(struct l3_reasm *r);
+/* The fragments of killed queues, each with its drop: FRAG_REASM_TIMEOUT
+ * (ip_expire: inet_frag_destroy of a queue marked INET_FRAG_DROP),
+ * FRAG_TOO_FAR (ip_frag_reinit), or the reason of the fragment that broke
+ * the queue. At most max; returns how many. */
+uint16_t l3_reasm_discard(struct l3_reasm *r, struct rte_mbuf **pkts, lrx_next_t *nexts,
+			  uint16_t max);
 
 /* ip_local_deliver -> ip_defrag for an IPv4 fragment whose header checks
  * passed (meta->len trimmed, transport_offset set). Returns CONSUMED (the
@@ -91,7 +109,7 @@ lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 			 struct lrx_meta *meta, uint32_t *toff,
 			 uint8_t *nexthdr, enum l3_reasm_ip_mib *ip_mib);
 
-/* End of a poll: the clock moves and expired queues are freed
+/* End of a poll: the clock moves and expired queues are discarded
  * (ip_expire / ip6_frag_expire: ReasmFails + ReasmTimeout each). */
 void l3_reasm_tick(struct l3_reasm *r);
 /* End of the run: every queue left ends as its timer would. */

@@ -29,7 +29,7 @@
 #include "exthdrs.h"
 #include "reasm.h"
 #include "reply.h"
-#include "stage_keys.h"
+#include "value.h"
 
 #define L3_TCP_FIN 0x01
 #define L3_TCP_SYN 0x02
@@ -951,91 +951,49 @@ lrx_next_t l3_reply_send(struct l3_reply *r, struct rte_mbuf *m,
 
 /* ---- configuration ------------------------------------------------------------ */
 
+const char l3_reply_ratemask6_valid[] =
+	"none, or a list of ICMPv6 types and ranges in 0..255 (0-1,3-127)";
+
 /* icmpv6 ratemask: a list of types and ranges, as the sysctl
  * ("0-1,3-127"). */
-static int l3_parse_ratemask6(const struct lrx_stage_init *init, uint64_t *mask)
+int l3_reply_parse_ratemask6(const char *text, void *out)
 {
-	static const char valid[] =
-		"valid values are a comma list of ICMPv6 types and ranges in "
-		"0..255 (0-1,3-127), or none";
-	const char *v = lrx_key_value(init, "icmpv6_ratemask");
+	uint64_t *mask = out;
 	memset(mask, 0, 4 * sizeof(uint64_t));
-	if (strcmp(v, "none") == 0)
+	if (strcmp(text, "none") == 0)
 		return 0;
-	for (const char *p = v; *p;) {
-		char text[16];
-		size_t len = lrx_key_item(p, text, sizeof(text));
-		if (len == 0)
-			return lrx_key_error(init, "icmpv6_ratemask", v, valid);
-		char *dash = strchr(text, '-');
+	char item[16];
+	int more;
+	while ((more = lrx_value_list_next(&text, item, sizeof(item))) > 0) {
+		uint64_t lo, hi;
+		char *dash = strchr(item, '-');
 		if (dash)
-			*dash = '\0';
-		const long lo = lrx_key_decimal(text, 255);
-		const long hi = dash ? lrx_key_decimal(dash + 1, 255) : lo;
-		if (lo < 0 || hi < lo)
-			return lrx_key_error(init, "icmpv6_ratemask", v, valid);
-		for (long t = lo; t <= hi; t++)
+			*dash++ = '\0';
+		if (lrx_value_uint(item, 0, 255, &lo) ||
+		    lrx_value_uint(dash ? dash : item, lo, 255, &hi))
+			return -EINVAL;
+		for (uint64_t t = lo; t <= hi; t++)
 			mask[t >> 6] |= 1ull << (t & 63);
-		p += len;
-		if (*p == ',')
-			p++;
 	}
-	return 0;
+	return more;
 }
 
-int l3_reply_init(struct l3_reply *r, const struct lrx_stage_init *init,
-		  const struct l3_reply_addrs *addrs)
+void l3_reply_init(struct l3_reply *r, const struct l3_reply_conf *conf,
+		   const struct l3_reply_addrs *addrs)
 {
-	static const char *const echoes[] = {"reply", "deliver", NULL};
-	static const char *const sends[] = {"send", "none", NULL};
-	static const char *const clocks[] = {"tsc", "polls", NULL};
-	static const struct {
-		const char *key;
-		const char *const *choices;
-	} switches[L3_REPLY_SWITCHES] = {
-		[L3_REPLY_SW_ECHO] = {"icmp_echo", echoes},
-		[L3_REPLY_SW_TIMESTAMP] = {"icmp_timestamp", echoes},
-		[L3_REPLY_SW_UNREACH] = {"icmp_unreach", sends},
-		[L3_REPLY_SW_PARAMPROB] = {"icmp_param_prob", sends},
-		[L3_REPLY_SW_RST] = {"tcp_rst", sends},
-		[L3_REPLY_SW_SYNACK] = {"tcp_synack", sends},
-	};
-	unsigned choice;
-	unsigned long number;
-	int rc;
-	for (unsigned i = 0; i < L3_REPLY_SWITCHES; i++) {
-		if ((rc = lrx_key_choice(init, switches[i].key, switches[i].choices,
-					 &choice)))
-			return rc;
-		r->on[i] = choice == 0;
-	}
-	if ((rc = lrx_key_bool(init, "accept_source_route",
-			       &r->accept_source_route)))
-		return rc;
-	if ((rc = lrx_key_uint(init, "icmp_ratelimit", 0, 3600000, &number)))
-		return rc;
-	r->ratelimit4_ms = (uint32_t)number;
-	if ((rc = lrx_key_uint(init, "icmp_ratemask", 0, UINT32_MAX, &number)))
-		return rc;
-	r->ratemask4 = (uint32_t)number;
-	if ((rc = lrx_key_uint(init, "icmp_msgs_per_sec", 0, INT32_MAX, &number)))
-		return rc;
-	r->msgs_per_sec = (uint32_t)number;
-	if ((rc = lrx_key_uint(init, "icmp_msgs_burst", 0, INT32_MAX, &number)))
-		return rc;
-	r->msgs_burst = (uint32_t)number;
-	if ((rc = lrx_key_uint(init, "icmpv6_ratelimit", 0, 3600000, &number)))
-		return rc;
-	r->ratelimit6_ms = (uint32_t)number;
-	if ((rc = l3_parse_ratemask6(init, r->ratemask6)))
-		return rc;
-	if ((rc = lrx_key_choice(init, "icmp_clock", clocks, &choice)))
-		return rc;
-	r->clock_polls = choice == 1;
+	for (unsigned i = 0; i < L3_REPLY_SWITCHES; i++)
+		r->on[i] = conf->sw[i] == 0;
+	r->accept_source_route = conf->accept_source_route;
+	r->ratelimit4_ms = conf->ratelimit4_ms;
+	r->ratemask4 = conf->ratemask4;
+	r->msgs_per_sec = conf->msgs_per_sec;
+	r->msgs_burst = conf->msgs_burst;
+	r->ratelimit6_ms = conf->ratelimit6_ms;
+	memcpy(r->ratemask6, conf->ratemask6, sizeof(r->ratemask6));
+	r->clock_polls = conf->clock == 1;
 	r->tsc_per_ms = rte_get_tsc_hz() / 1000;
 	if (r->tsc_per_ms == 0)
 		r->tsc_per_ms = 1;
 	r->tsc_start = rte_rdtsc();
 	r->addrs = *addrs;
-	return 0;
 }

@@ -145,9 +145,20 @@ struct l3_reply {
 	uint64_t replies_asked;     /* asks of the list path not yet answered */
 };
 
-/* Reads the reply keys (l3_demux.c's table lists them). */
-int l3_reply_init(struct l3_reply *r, const struct lrx_stage_init *init,
-		  const struct l3_reply_addrs *addrs);
+/* The reply keys as parsed (l3_demux.c's table lists them). */
+struct l3_reply_conf {
+	unsigned sw[L3_REPLY_SWITCHES]; /* 0: on (reply, send) */
+	bool accept_source_route;
+	unsigned clock;                 /* tsc, polls */
+	uint32_t ratelimit4_ms, ratemask4, msgs_per_sec, msgs_burst;
+	uint32_t ratelimit6_ms;
+	uint64_t ratemask6[4];          /* icmpv6_ratemask: l3_reply_parse_ratemask6 */
+};
+int l3_reply_parse_ratemask6(const char *text, void *out);
+extern const char l3_reply_ratemask6_valid[];
+
+void l3_reply_init(struct l3_reply *r, const struct l3_reply_conf *conf,
+		   const struct l3_reply_addrs *addrs);
 
 /* Answers an ask: the packet's fate without the ask, or TX out of its
  * ingress port as the reply. */

@@ -205,56 +205,60 @@ void lrx_xdp_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
 }
 
 /* ---- Configuration ----------------------------------------------------- */
-static int parse_ports(const struct lrx_stage_init *init, const char *text,
-		       uint64_t *bitmap)
+
+/* prog: a built-in, with its argument parsed, or an eBPF object's path */
+struct xdp_prog_conf {
+	char text[256];               /* as given */
+	bool object;                  /* bpf:FILE.o or FILE.o */
+	uint8_t path_at;              /* the path: text + path_at */
+	lrx_xdp_builtin_fn builtin;
+	uint16_t redirect_port;       /* redirect:PORT */
+	struct lrx_port_set ports;    /* udp-port-drop:PORTS */
+};
+
+static const char xdp_prog_valid[] =
+	"a built-in (drop, pass, tx, redirect:PORT, read, touch, "
+	"udp-port-drop:PORTS, abort) or bpf:FILE.o / FILE.o; PORT is a DPDK port id, "
+	"PORTS a list of UDP ports and ranges (53,8000-8100)";
+
+static int xdp_parse_prog(const char *text, void *out)
 {
-	const char *prog = lrx_key_value(init, "prog");
-	char *copy = strdup(text), *save = NULL;
-	int rc = 0;
-	unsigned count = 0;
-
-	if (copy == NULL)
-		return -ENOMEM;
-	/* strtok skips empty entries: "1,,2" and a trailing comma are typing
-	 * mistakes, refused rather than read as "1,2" */
+	struct xdp_prog_conf *p = out;
 	size_t len = strlen(text);
-	if (len && (text[0] == ',' || strstr(text, ",,") || text[len - 1] == ',')) {
-		free(copy);
-		return lrx_key_error(init, "prog", prog,
-			"empty entry in the port list: udp-port-drop:P1,P2,... "
-			"takes ports 0..65535 separated by single commas");
+	memset(p, 0, sizeof(*p));
+	if (len >= sizeof(p->text))
+		return -EINVAL;
+	memcpy(p->text, text, len + 1);
+	p->object = strncmp(text, "bpf:", 4) == 0 || (len > 2 && strcmp(text + len - 2, ".o") == 0);
+	if (p->object) {
+		p->path_at = strncmp(text, "bpf:", 4) == 0 ? 4 : 0;
+		return text[p->path_at] ? 0 : -EINVAL;
 	}
-	for (char *tok = strtok_r(copy, ",", &save); tok != NULL;
-	     tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		unsigned long port = strtoul(tok, &end, 10);
-
-		if (*tok == '\0' || *end != '\0' || port > 65535) {
-			rc = lrx_key_error(init, "prog", prog,
-				"udp-port-drop:P1,P2,... takes UDP ports "
-				"0..65535 separated by commas");
-			break;
-		}
-		bitmap[port / 64] |= UINT64_C(1) << (port % 64);
-		count++;
-	}
-	if (rc == 0 && count == 0)
-		rc = lrx_key_error(init, "prog", prog,
-			"udp-port-drop:P1,P2,... needs at least one port");
-	free(copy);
+	char *arg = strchr(p->text, ':');
+	if (arg)
+		*arg++ = '\0';
+	p->builtin = lrx_xdp_builtin_find(p->text);
+	bool redirect = strcmp(p->text, "redirect") == 0;
+	bool port_drop = strcmp(p->text, "udp-port-drop") == 0;
+	uint64_t port = 0;
+	int rc = !p->builtin || (redirect || port_drop) != (arg != NULL) ? -EINVAL
+		 : redirect ? lrx_value_uint(arg, 0, RTE_MAX_ETHPORTS - 1, &port)
+		 : port_drop ? lrx_value_ports(arg, &p->ports) : 0;
+	/* udp-port-drop names its ports: not any, not none */
+	if (port_drop && rc == 0 && (p->ports.any || strcmp(arg, "none") == 0))
+		rc = -EINVAL;
+	p->redirect_port = (uint16_t)port;
+	memcpy(p->text, text, len + 1);
 	return rc;
 }
 
-static bool parse_u64(const char *text, uint64_t *out)
-{
-	char *end;
-
-	if (*text == '\0' || *text == '-')
-		return false;
-	errno = 0;
-	*out = strtoull(text, &end, 0);
-	return errno == 0 && *end == '\0';
-}
+struct xdp_conf {
+	struct xdp_prog_conf prog;
+	char section[64];
+	unsigned exec, mode;  /* xdp_execs[], xdp_modes[] */
+	uint32_t window;
+	char map_init[256];
+};
 
 /* Stores v in n bytes, host order (as a C integer of that size). */
 static bool store_uint(uint8_t *dst, uint32_t n, uint64_t v)
@@ -268,7 +272,8 @@ static bool store_uint(uint8_t *dst, uint32_t n, uint64_t v)
 	}
 }
 
-/* map_init = NAME:KEY=VALUE,KEY=VALUE;NAME2:KEY=VALUE */
+/* map_init = NAME:KEY=VALUE,KEY=VALUE;NAME2:KEY=VALUE (the maps exist
+ * once the program is loaded: read here, not at config load) */
 static int apply_map_init(struct xdp_ctx *xc, const struct lrx_stage_init *init,
 			  const char *text)
 {
@@ -283,7 +288,7 @@ static int apply_map_init(struct xdp_ctx *xc, const struct lrx_stage_init *init,
 		return -ENOMEM;
 	for (char *spec = strtok_r(copy, ";", &save_map); spec != NULL && rc == 0;
 	     spec = strtok_r(NULL, ";", &save_map)) {
-		char *colon = strchr(spec, ':'), *save = NULL;
+		char *colon = strchr(spec, ':');
 		struct lrx_xdp_map *map;
 
 		if (colon == NULL || xc->prog == NULL) {
@@ -297,135 +302,80 @@ static int apply_map_init(struct xdp_ctx *xc, const struct lrx_stage_init *init,
 				"the program has no map of that name");
 			break;
 		}
-		for (char *kv = strtok_r(colon + 1, ",", &save); kv != NULL;
-		     kv = strtok_r(NULL, ",", &save)) {
+		char kv[64];
+		const char *p = colon + 1;
+		while (rc == 0 && (rc = lrx_value_list_next(&p, kv, sizeof(kv))) > 0) {
 			char *eq = strchr(kv, '=');
 			uint8_t key[8] = {0}, value[8] = {0};
 			uint64_t k, v;
 
-			if (eq == NULL) {
-				rc = lrx_key_error(init, "map_init", text, valid);
-				break;
-			}
-			*eq = '\0';
-			if (!parse_u64(kv, &k) || !parse_u64(eq + 1, &v) ||
+			rc = 0;
+			if (eq)
+				*eq = '\0';
+			if (eq == NULL || lrx_value_uint(kv, 0, UINT64_MAX, &k) < 0 ||
+			    lrx_value_uint(eq + 1, 0, UINT64_MAX, &v) < 0 ||
 			    !store_uint(key, map->key_size, k) ||
 			    !store_uint(value, map->value_size, v) ||
-			    lrx_xdp_map_update(map, key, value, 0) != 0) {
-				rc = lrx_key_error(init, "map_init", text, valid);
-				break;
-			}
+			    lrx_xdp_map_update(map, key, value, 0) != 0)
+				rc = -EINVAL;
 		}
+		if (rc < 0)
+			rc = lrx_key_error(init, "map_init", text, valid);
 	}
 	free(copy);
 	return rc;
 }
 
-static int xdp_init(void *ctx, const struct lrx_stage_init *init)
+static int xdp_init_object(struct xdp_ctx *xc, const struct xdp_conf *conf,
+			   const struct lrx_stage_init *init)
 {
-	static const char *const execs[] = { "jit", "interp", NULL };
-	static const char *const modes[] = { "native", "generic", NULL };
-	struct xdp_ctx *xc = ctx;
-	const char *prog = lrx_key_value(init, "prog");
-	const char *arg = strchr(prog, ':');
-	xc->prefetch = init->prefetch;
-	unsigned exec, mode;
-	unsigned long window;
-	char name[32];
-	int rc;
-
-	rc = lrx_key_choice(init, "exec", execs, &exec);
-	if (rc == 0)
-		rc = lrx_key_choice(init, "mode", modes, &mode);
-	if (rc == 0)
-		rc = lrx_key_uint(init, "window", 64, 65535 - LRX_XDP_MD_SIZE,
-				  &window);
+	const char *path = conf->prog.text + conf->prog.path_at;
+	int rc = lrx_xdp_prog_load(path, conf->section, xc->window, init->socket_id,
+				   &xc->prog, init->err, init->err_len);
 	if (rc < 0)
 		return rc;
-	xc->generic = mode == 1;
-	xc->window = (uint32_t)window;
-	if (xc->generic) {
-		rc = lrx_meta_register();
-		if (rc < 0)
-			return rc;
+	xc->bpf = lrx_xdp_prog_bpf(xc->prog);
+	xc->jit = lrx_xdp_prog_jit(xc->prog);
+	xc->exec = conf->exec == 0 ? XDP_EXEC_JIT : XDP_EXEC_INTERP;
+	if (xc->exec == XDP_EXEC_JIT && xc->jit == NULL) {
+		snprintf(init->err, init->err_len,
+			 "%s: rte_bpf produced no JIT code for %s on "
+			 "this machine; use exec=interp",
+			 init->instance, path);
+		rc = -ENOTSUP;
+	} else {
+		rc = apply_map_init(xc, init, conf->map_init);
 	}
+	xc->burst_interp = xc->exec == XDP_EXEC_INTERP &&
+			   !lrx_xdp_prog_uses_redirect(xc->prog);
+	if (rc < 0) { /* a failed init is not followed by fini */
+		lrx_xdp_prog_free(xc->prog);
+		xc->prog = NULL;
+	}
+	return rc;
+}
 
-	size_t plen = strlen(prog);
-	bool is_object = strncmp(prog, "bpf:", 4) == 0 ||
-			 (plen > 2 && strcmp(prog + plen - 2, ".o") == 0);
+static int xdp_init(void *ctx, const struct lrx_stage_init *init)
+{
+	const struct xdp_conf *conf = init->conf;
+	struct xdp_ctx *xc = ctx;
+	int rc;
 
-	if (is_object) {
-		const char *path = strncmp(prog, "bpf:", 4) == 0 ? prog + 4 : prog;
-
-		rc = lrx_xdp_prog_load(path, lrx_key_value(init, "section"),
-				       xc->window, init->socket_id, &xc->prog,
-				       init->err, init->err_len);
-		if (rc < 0)
-			return rc;
-		xc->bpf = lrx_xdp_prog_bpf(xc->prog);
-		xc->jit = lrx_xdp_prog_jit(xc->prog);
-		xc->exec = exec == 0 ? XDP_EXEC_JIT : XDP_EXEC_INTERP;
-		if (xc->exec == XDP_EXEC_JIT && xc->jit == NULL) {
-			snprintf(init->err, init->err_len,
-				 "%s: rte_bpf produced no JIT code for %s on "
-				 "this machine; use exec=interp",
-				 init->instance, path);
-			rc = -ENOTSUP;
-		} else {
-			rc = apply_map_init(xc, init,
-					    lrx_key_value(init, "map_init"));
-		}
-		xc->burst_interp = xc->exec == XDP_EXEC_INTERP &&
-				   !lrx_xdp_prog_uses_redirect(xc->prog);
-		if (rc < 0) { /* a failed init is not followed by fini */
-			lrx_xdp_prog_free(xc->prog);
-			xc->prog = NULL;
-		}
+	xc->prefetch = init->prefetch;
+	xc->generic = conf->mode == 1;
+	xc->window = conf->window;
+	if (xc->generic && (rc = lrx_meta_register()) < 0)
 		return rc;
-	}
-
-	size_t nlen = arg ? (size_t)(arg - prog) : plen;
-
-	if (nlen >= sizeof(name))
-		nlen = sizeof(name) - 1;
-	memcpy(name, prog, nlen);
-	name[nlen] = '\0';
-	xc->exec = XDP_EXEC_BUILTIN;
-	xc->builtin = lrx_xdp_builtin_find(name);
-	xc->bconf.udp_ports = xc->udp_ports;
-	if (xc->builtin == NULL) {
-		char valid[256];
-
-		snprintf(valid, sizeof(valid),
-			 "a built-in (%s) or bpf:FILE.o / FILE.o",
-			 lrx_xdp_builtin_names);
-		return lrx_key_error(init, "prog", prog, valid);
-	}
-	bool needs_arg = strcmp(name, "redirect") == 0 ||
-			 strcmp(name, "udp-port-drop") == 0;
-
-	if (needs_arg != (arg != NULL))
-		return lrx_key_error(init, "prog", prog, needs_arg ?
-			"redirect:PORT and udp-port-drop:P1,P2,... need their "
-			"argument after ':'" :
-			"only redirect and udp-port-drop take an argument");
-	if (strcmp(name, "redirect") == 0) {
-		char *end;
-		unsigned long port = strtoul(arg + 1, &end, 10);
-
-		if (arg[1] == '\0' || *end != '\0' || port >= RTE_MAX_ETHPORTS)
-			return lrx_key_error(init, "prog", prog,
-				"redirect:PORT takes a DPDK port id");
-		xc->bconf.redirect_port = (uint16_t)port;
-	} else if (strcmp(name, "udp-port-drop") == 0) {
-		rc = parse_ports(init, arg + 1, xc->udp_ports);
-		if (rc < 0)
-			return rc;
-	}
-	if (lrx_key_value(init, "map_init")[0] != '\0')
-		return lrx_key_error(init, "map_init",
-				     lrx_key_value(init, "map_init"),
+	if (conf->prog.object)
+		return xdp_init_object(xc, conf, init);
+	if (conf->map_init[0] != '\0')
+		return lrx_key_error(init, "map_init", conf->map_init,
 				     "maps exist only for eBPF programs");
+	xc->exec = XDP_EXEC_BUILTIN;
+	xc->builtin = conf->prog.builtin;
+	xc->bconf.udp_ports = xc->udp_ports;
+	xc->bconf.redirect_port = conf->prog.redirect_port;
+	memcpy(xc->udp_ports, conf->prog.ports.bits, sizeof(xc->udp_ports));
 	return 0;
 }
 
@@ -437,25 +387,28 @@ static void xdp_fini(void *ctx)
 	xc->prog = NULL;
 }
 
-static const struct lrx_stage_key xdp_keys[] = {
-	{ .name = "prog", .def = "pass",
-	  .help = "built-in program (drop, pass, tx, redirect:PORT, read, "
-		  "touch, udp-port-drop:P1,P2,..., abort) or an eBPF object "
-		  "bpf:FILE.o (or FILE.o)" },
-	{ .name = "section", .def = "xdp",
-	  .help = "ELF section of the eBPF program" },
-	{ .name = "exec", .def = "jit",
-	  .help = "jit|interp: rte_bpf x86 JIT or interpreter (eBPF only)" },
-	{ .name = "mode", .def = "native",
-	  .help = "native (first stage, raw frame; ingress port from the "
-		  "mbuf) | generic (after build-meta; ingress from metadata)" },
-	{ .name = "window", .def = "1600",
-	  .help = "bytes past data an eBPF program may address (checked by "
-		  "rte_bpf; frames in mbufs with less room are aborted)" },
-	{ .name = "map_init", .def = "",
-	  .help = "NAME:KEY=VALUE,...;NAME2:... initial map entries" },
-	{ .name = NULL },
+static const char *const xdp_execs[] = {"jit", "interp", NULL};
+static const char *const xdp_modes[] = {"native", "generic", NULL};
+#define XK(kind, field, ...) LRX_KEY_##kind(struct xdp_conf, field, __VA_ARGS__)
+static const struct lrx_value_key xdp_keys[] = {
+	XK(CUSTOM, prog, "prog", "pass", xdp_parse_prog, xdp_prog_valid,
+	   "built-in program (drop, pass, tx, redirect:PORT, read, "
+	   "touch, udp-port-drop:P1,P2,..., abort) or an eBPF object "
+	   "bpf:FILE.o (or FILE.o)"),
+	XK(STRING, section, "section", "xdp", "ELF section of the eBPF program"),
+	XK(CHOICE, exec, "exec", "jit", xdp_execs,
+	   "rte_bpf x86 JIT or interpreter (eBPF only)"),
+	XK(CHOICE, mode, "mode", "native", xdp_modes,
+	   "native (first stage, raw frame; ingress port from the "
+	   "mbuf) | generic (after build-meta; ingress from metadata)"),
+	XK(UINT, window, "window", "1600", 64, 65535 - LRX_XDP_MD_SIZE,
+	   "bytes past data an eBPF program may address (checked by "
+	   "rte_bpf; frames in mbufs with less room are aborted)"),
+	XK(STRING, map_init, "map_init", "",
+	   "NAME:KEY=VALUE,...;NAME2:... initial map entries (decimal)"),
+	{.name = NULL},
 };
+#undef XK
 
 static const struct lrx_stage_counter xdp_counters[] = {
 	{ .name = "aborted", .offset = offsetof(struct xdp_ctx, n_aborted) },
@@ -474,11 +427,14 @@ static const struct lrx_stage_counter xdp_counters[] = {
  * on the raw frame (the driver hook); generic = after build-meta and GRO,
  * as xdpgeneric runs once the skb is built (netif_receive_generic_xdp). */
 static const struct lrx_stage_alias xdp_aliases[] = {
-	{ .key = "prog", .stage_key = "prog", .option = "--xdp-prog" },
-	{ .key = "section", .stage_key = "section", .option = "--xdp-section" },
-	{ .key = "mode", .stage_key = "mode", .option = "--xdp-mode" },
-	{ .key = "jit", .stage_key = "exec", .option = "--xdp-jit",
-	  .if_yes = "jit", .if_no = "interp" },
+	{ .key = "prog", .stage_key = "prog", .option = "--xdp-prog", .arg = "P",
+	  .help = "XDP program; adds the xdp stage where --xdp-mode says" },
+	{ .key = "section", .stage_key = "section", .option = "--xdp-section", .arg = "S",
+	  .help = "ELF section of the program (default xdp)" },
+	{ .key = "mode", .stage_key = "mode", .option = "--xdp-mode", .arg = "M",
+	  .help = "native (first stage, raw frame) | generic (after build-meta and gro)" },
+	{ .key = "jit", .stage_key = "exec", .option = "--xdp-jit", .arg = "1|0",
+	  .help = "rte_bpf x86 JIT or interpreter", .if_yes = "jit", .if_no = "interp" },
 	{ .key = NULL },
 };
 
@@ -498,14 +454,6 @@ static const struct lrx_stage_shortcut xdp_shortcut = {
 		     "ELF object FILE.o",
 	.place_key = "mode",
 	.places = xdp_places,
-	.usage =
-		"  --xdp-prog P         XDP program: drop, pass, tx, redirect:PORT, read, touch,\n"
-		"                       udp-port-drop:PORTS, abort, or an eBPF object FILE.o;\n"
-		"                       adds the xdp stage where --xdp-mode says [xdp] prog\n"
-		"  --xdp-mode M         native (first stage, raw frame) | generic (after\n"
-		"                       build-meta and gro) [xdp] mode\n"
-		"  --xdp-section S      ELF section of the program (default xdp) [xdp] section\n"
-		"  --xdp-jit 1|0        rte_bpf x86 JIT or interpreter [xdp] jit\n",
 };
 
 /* The program's maps for the report (bpftool map dump); a built-in
@@ -537,6 +485,7 @@ const struct lrx_stage lrx_stage_xdp = {
 		   "interpreter), DROP/PASS/TX/REDIRECT/ABORTED",
 	.ctx_size = sizeof(struct xdp_ctx),
 	.keys = xdp_keys,
+	.conf_size = sizeof(struct xdp_conf),
 	.counters = xdp_counters,
 	.init = xdp_init,
 	.fini = xdp_fini,

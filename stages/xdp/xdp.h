@@ -168,8 +168,6 @@ typedef uint32_t (*lrx_xdp_builtin_fn)(const struct lrx_xdp_builtin_conf *conf,
 /* "drop", "pass", "tx", "read", "touch", "abort", "redirect", 
  * "udp-port-drop" (the argument after ':' is parsed by the stage). */
 lrx_xdp_builtin_fn lrx_xdp_builtin_find(const char *name);
-/* Space-separated names, for messages. */
-extern const char lrx_xdp_builtin_names[];
 
 /* ---- The stage ----------------------------------------------------------- */
 extern const struct lrx_stage lrx_stage_xdp;

@@ -123,9 +123,6 @@ static const struct {
 	{ "abort", builtin_abort },
 };
 
-const char lrx_xdp_builtin_names[] =
-	"drop, pass, tx, redirect:PORT, read, touch, udp-port-drop:P1,P2,..., abort";
-
 lrx_xdp_builtin_fn lrx_xdp_builtin_find(const char *name)
 {
 	for (size_t i = 0; i < RTE_DIM(builtins); i++)

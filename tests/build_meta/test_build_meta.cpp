@@ -552,12 +552,12 @@ TEST_CASE("build-meta rejects bad keys with a message", "[build_meta]")
 		const char *key, *value, *expect;
 	};
 	const Bad bad = GENERATE(
-		Bad{"placement", "heap", "priv|pool"},
-		Bad{"alloc", "lots", "packet|bulk"},
-		Bad{"clear", "zero", "memset|bulk|none"},
+		Bad{"placement", "heap", "one of priv, pool, auto"},
+		Bad{"alloc", "lots", "one of packet, bulk"},
+		Bad{"clear", "zero", "one of memset, bulk, none"},
 		Bad{"meta_size", "8", "4096"},
-		Bad{"meta_size", "abc", "integers"},
-		Bad{"hints", "hash,bogus", "hash,csum,vlan,timestamp,ptype"},
+		Bad{"meta_size", "abc", "an integer in 56..4096"},
+		Bad{"hints", "hash,bogus", "a list of hash, csum, vlan, timestamp, ptype, all, none"},
 		Bad{"host_mac", "02:00", "aa:bb:cc:dd:ee:ff"},
 		Bad{"pool_slots", "10", "2048"});
 	StageInstance bm(BUILD_META_STAGE_NAME, {{bad.key, bad.value}});

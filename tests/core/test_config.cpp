@@ -8,6 +8,8 @@
 #include <cstring>
 #include <string>
 
+#include "stage_conf.h"
+
 extern "C" {
 #include "config.h"
 #include "stats.h"
@@ -130,9 +132,7 @@ TEST_CASE("a full config is read", "[config]")
 	CHECK(std::string(l.conf.pipeline.stages[0].stage->name) == "null");
 	const lrx_stage_conf &touch = l.conf.pipeline.stages[1];
 	CHECK(touch.footprint_kb == 8);
-	REQUIRE(touch.n_values == 1);
-	CHECK(std::string(touch.keys[0]) == "bytes");
-	CHECK(std::string(touch.values[0]) == "64");
+	CHECK(lrx_test::conf_holds(touch.stage, touch.conf, "bytes", "64"));
 	REQUIRE(l.conf.n_ports == 2);
 	CHECK(l.conf.ports[0].rx_queues == 2);
 	CHECK(l.conf.ports[0].rx_desc == 512);
@@ -190,21 +190,21 @@ TEST_CASE("bad values are rejected with file, line, key, value and what is valid
 		{"[pipeline]\nburst = 12x\n",
 		 ":2: [pipeline] burst = 12x: must be an integer in 1..512"},
 		{"[pipeline]\nengine = fast\n",
-		 ":2: [pipeline] engine = fast: valid engines: packet, burst, hybrid:K (K = stages run as bursts, 1..16), static, graph"},
+		 ":2: [pipeline] engine = fast: must be one of packet, burst, hybrid:K (K = stages run as bursts, 1..16), static, graph"},
 		{"[pipeline]\nstats_level = all\n",
-		 ":2: [pipeline] stats_level = all: valid levels: off, counters, cycles"},
+		 ":2: [pipeline] stats_level = all: must be one of off, counters, cycles"},
 		{"[run]\nduration = -1\n",
 		 ":2: [run] duration = -1: must be a number in 0..1e+09"},
 		{"[run]\nfoo = 1\n",
-		 ":2: [run] foo = 1: unknown key; valid keys in [run]: duration, packets, stats_period, json, measure_from, stats_view, capture_drops, capture_delivered, trace"},
+		 ":2: [run] foo = 1: unknown key; valid keys in [run]: duration, packets, measure_from, stats_period, stats_view, json, capture_drops, capture_delivered, trace"},
 		{"[run]\nstats_view = threads\n",
-		 ":2: [run] stats_view = threads: valid views: stages, ports, lcores"},
+		 ":2: [run] stats_view = threads: must be one of stages, ports, lcores"},
 		{"[ports]\ndevice = x\n",
-		 ":1: [ports]: unknown section; valid sections: [eal], [run], [pipeline], [mempool], [telemetry], [xdp], [pmu], [port.N], [lcore.N], [stage.NAME]"},
+		 ":1: [ports]: unknown section; valid sections: [eal], [run], [pipeline], [mempool], [telemetry], [pmu], [xdp], [port.N], [lcore.N], [stage.NAME]"},
 		{"[port.0]\nrx_queues = 2\n",
 		 ":1: [port.0]: key 'device' missing or empty: name the ethdev (e.g. net_synth0, net_null0) or a PCI address (0000:3b:00.0)"},
 		{"[port.0]\ndevice = net_null0\noffloads = rss,tso\n",
-		 ":3: [port.0] offloads = rss,tso: unknown offload 'tso'; valid: rss, rx-cksum, vlan-strip, timestamp, lro, scatter, none"},
+		 ":3: [port.0] offloads = rss,tso: must be a list of rss, rx-cksum, vlan-strip, timestamp, lro, scatter, none"},
 		{"[port.0]\ndevice = net_null0\nforward = 3\n",
 		 ":3: [port.0] forward = 3: no [port.3] section"},
 		{"[port.0]\ndevice = net_null0\n[lcore.1]\npoll = 0:1\n",
@@ -212,9 +212,9 @@ TEST_CASE("bad values are rejected with file, line, key, value and what is valid
 		{"[port.0]\ndevice = net_null0\n[lcore.1]\npoll = 0:0\n[lcore.2]\npoll = 0:0\n",
 		 ":6: [lcore.2] poll = 0:0: queue 0:0 is already polled by lcore 1"},
 		{"[port.0]\ndevice = net_null0\n[lcore.1]\npoll = zero\n",
-		 ":4: [lcore.1] poll = zero: bad entry 'zero': expected PORT:QUEUE with PORT < 16, QUEUE < 16"},
+		 ":4: [lcore.1] poll = zero: must be a list of PORT:QUEUE with PORT < 16, QUEUE < 16 (0:0,1:0)"},
 		{"[mempool]\npriv_size = 7\n",
-		 ":2: [mempool] priv_size = 7: must be a multiple of 8"},
+		 ":2: [mempool] priv_size = 7: must be auto, or bytes in 0..4096, a multiple of 8"},
 		{"[pipeline]\nprefetch = 17\n",
 		 ":2: [pipeline] prefetch = 17: must be an integer in 0..16"},
 		{"[telemetry]\nenabled = maybe\n",
@@ -222,7 +222,7 @@ TEST_CASE("bad values are rejected with file, line, key, value and what is valid
 		{"[pipeline]\nlatency = 2\n",
 		 ":2: [pipeline] latency = 2: must be yes/no, true/false, on/off or 1/0"},
 		{"[pipeline]\nstages = null\n[stage.null]\ncolour = red\n",
-		 ":4: [stage.null] colour = red: unknown key for stage null; valid keys: footprint_kb"},
+		 ":4: [stage.null] colour = red: unknown key; valid keys in [stage.null]: footprint_kb"},
 	};
 	check_refusals(cases);
 }
@@ -248,7 +248,7 @@ TEST_CASE("duplicates, non-decimal integers, empty list entries and mempool size
 		{"[pipeline]\nstages = none,gro\n",
 		 ":2: [pipeline] stages = none,gro: 'none' means an empty pipeline and cannot be combined with stages"},
 		{"[pipeline]\nengine = hybrid:0\n",
-		 ":2: [pipeline] engine = hybrid:0: valid engines: packet, burst, hybrid:K (K = stages run as bursts, 1..16), static, graph"},
+		 ":2: [pipeline] engine = hybrid:0: must be one of packet, burst, hybrid:K (K = stages run as bursts, 1..16), static, graph"},
 		{"[mempool]\nmbufs = 300\n",
 		 ":2: [mempool] mbufs = 300: a pool with a per-lcore cache of 256 needs at least 384 mbufs (1.5 x cache): raise mbufs to 384 or more, or lower [mempool] cache to 200 or less"},
 		{"[mempool]\nmbufs = 8\ncache = 0\n",
@@ -357,15 +357,10 @@ std::string stage_list(const lrx_pipeline_conf &pc)
 	return s;
 }
 
-// the last value of key in stage i's settings ("" if absent): what the
-// stage's init sees last wins
-std::string stage_value(const lrx_pipeline_conf &pc, unsigned i, const char *key)
+// whether stage i's config holds value for key
+bool stage_holds(const lrx_pipeline_conf &pc, unsigned i, const char *key, const char *value)
 {
-	std::string v;
-	for (unsigned k = 0; k < pc.stages[i].n_values; k++)
-		if (std::strcmp(pc.stages[i].keys[k], key) == 0)
-			v = pc.stages[i].values[k];
-	return v;
+	return lrx_test::conf_holds(pc.stages[i].stage, pc.stages[i].conf, key, value);
 }
 
 } // namespace
@@ -377,7 +372,7 @@ TEST_CASE("[xdp] places the xdp stage where its mode says", "[config][xdp]")
 		Loaded l("[pipeline]\nstages = build-meta,l3-demux\n[xdp]\nprog = drop\n");
 		REQUIRE(l.rc == 0);
 		CHECK(stage_list(l.conf.pipeline) == "xdp,build-meta,l3-demux");
-		CHECK(stage_value(l.conf.pipeline, 0, "prog") == "drop");
+		CHECK(stage_holds(l.conf.pipeline, 0, "prog", "drop"));
 	}
 	SECTION("generic: after build-meta and gro, keys mapped to the stage's")
 	{
@@ -386,11 +381,11 @@ TEST_CASE("[xdp] places the xdp stage where its mode says", "[config][xdp]")
 			 "[xdp]\nprog = x.o\nmode = generic\nsection = xdp/f\njit = no\n");
 		REQUIRE(l.rc == 0);
 		CHECK(stage_list(l.conf.pipeline) == "build-meta,gro,xdp,l3-demux");
-		CHECK(stage_value(l.conf.pipeline, 2, "prog") == "x.o"); // [xdp] wins
-		CHECK(stage_value(l.conf.pipeline, 2, "window") == "256");
-		CHECK(stage_value(l.conf.pipeline, 2, "section") == "xdp/f");
-		CHECK(stage_value(l.conf.pipeline, 2, "mode") == "generic");
-		CHECK(stage_value(l.conf.pipeline, 2, "exec") == "interp");
+		CHECK(stage_holds(l.conf.pipeline, 2, "prog", "x.o")); // [xdp] wins
+		CHECK(stage_holds(l.conf.pipeline, 2, "window", "256"));
+		CHECK(stage_holds(l.conf.pipeline, 2, "section", "xdp/f"));
+		CHECK(stage_holds(l.conf.pipeline, 2, "mode", "generic"));
+		CHECK(stage_holds(l.conf.pipeline, 2, "exec", "interp"));
 	}
 	SECTION("the command-line options, on an empty pipeline")
 	{
@@ -399,7 +394,7 @@ TEST_CASE("[xdp] places the xdp stage where its mode says", "[config][xdp]")
 		Loaded l("", ov, 2);
 		REQUIRE(l.rc == 0);
 		CHECK(stage_list(l.conf.pipeline) == "xdp");
-		CHECK(stage_value(l.conf.pipeline, 0, "exec") == "jit");
+		CHECK(stage_holds(l.conf.pipeline, 0, "exec", "jit"));
 	}
 	SECTION("a pipeline that names xdp keeps it where it is, if the mode agrees")
 	{
@@ -421,7 +416,7 @@ TEST_CASE("[xdp] mistakes are named", "[config][xdp]")
 		const char *text, *expect;
 	} cases[] = {
 		{"[xdp]\nprog = drop\nmode = driver\n",
-		 "[xdp] mode = driver: valid modes: native, generic"},
+		 "[xdp] mode = driver: must be one of native, generic"},
 		{"[xdp]\nprog = drop\nmode = generic\n",
 		 "the pipeline (none) has no build-meta; add it, or use mode native"},
 		{"[pipeline]\nstages = build-meta,xdp\n[xdp]\nprog = drop\n",

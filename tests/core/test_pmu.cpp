@@ -116,7 +116,7 @@ TEST_CASE("pmu: names outside perf's table resolve through libpfm4", "[pmu]")
 {
 	char why[256] = "";
 	if (!lrx_pmu_names_libpfm(why, sizeof(why))) {
-		WARN("skipped: " << why);
+		WARN("SKIPPED: " << why);
 		return;
 	}
 	// libpfm4's generic perf PMU: perf's PERF_COUNT_HW_* spelled out

@@ -35,6 +35,7 @@
 #include "engine_internal.h"
 #include "pipeline.h"
 #include "sink.h"
+#include "stage_keys.h"
 
 #define BENCH_FRAMES 1024 /* distinct mbufs cycled through */
 #define BENCH_MAX_ENGINES 8
@@ -167,6 +168,7 @@ int main(int argc, char **argv)
 	     tok = strtok_r(NULL, ",", &save))
 		names[n_names++] = tok;
 
+	void *touch_conf = lrx_stage_conf_new(lrx_stage_find("touch")); /* bytes=64 */
 	for (unsigned i = 0; i < n_names; i++) {
 		struct bench_engine *e = &engines[n_engines++];
 		struct lrx_pipeline_conf conf;
@@ -188,7 +190,13 @@ int main(int argc, char **argv)
 		conf.lcore_id = rte_lcore_id();
 		for (unsigned s = 0; s < stages; s++) {
 			conf.stages[s].stage = lrx_stage_find("touch");
+			conf.stages[s].conf = touch_conf;
 			conf.stages[s].footprint_kb = footprint_kb;
+			if (lrx_footprint_check(s, footprint_kb, err, sizeof(err)) < 0) {
+				fprintf(stderr, "engine_bench: --footprint-kb %u: %s\n",
+					footprint_kb, err);
+				return 2;
+			}
 		}
 		if (lrx_pipeline_create(&conf, &e->p, err, sizeof(err)) < 0) {
 			fprintf(stderr, "engine_bench: %s: %s\n", names[i], err);
@@ -260,6 +268,7 @@ int main(int argc, char **argv)
 	}
 	printf("ballast_checksum=%llu\n", (unsigned long long)check);
 	rte_pktmbuf_free_bulk(frames, BENCH_FRAMES);
+	free(touch_conf);
 	rte_eal_cleanup();
 	return 0;
 }

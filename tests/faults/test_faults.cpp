@@ -357,9 +357,9 @@ TEST_CASE("bad XDP programs and options: exit 2 naming the input, nothing starte
 		{"libbpf_crash", {"--xdp-prog", segv}, "libbpf crashed parsing it (signal 11)"},
 		{"section", {"--xdp-prog", drop, "--xdp-section", "nosuch"},
 		 "section 'nosuch': no such code section (the object has: xdp)"},
-		{"builtin", {"--xdp-prog", "nosuchprog"}, "'nosuchprog': a built-in (drop, pass"},
+		{"builtin", {"--xdp-prog", "nosuchprog"}, "--xdp-prog nosuchprog: [xdp] prog: must be a built-in (drop, pass"},
 		{"mode", {"--xdp-prog", "drop", "--xdp-mode", "driver"},
-		 "--xdp-mode driver: [xdp] mode: valid modes: native, generic"},
+		 "--xdp-mode driver: [xdp] mode: must be one of native, generic"},
 		{"jit", {"--xdp-prog", "drop", "--xdp-jit", "sometimes"}, "--xdp-jit sometimes"},
 	};
 	for (const Case &c : cases) {

@@ -33,6 +33,7 @@
 
 #include "fuzz_common.h"
 #include "frames.h"
+#include "stage_conf.h"
 
 extern "C" {
 #include "meta.h"
@@ -61,17 +62,6 @@ std::vector<Instance> instances = {
 };
 rte_mempool *mp;
 
-const char *get_key(const lrx_stage_init *init, const char *key)
-{
-	auto *inst = static_cast<const Instance *>(init->values);
-	auto it = inst->keys.find(key);
-	if (it != inst->keys.end())
-		return it->second.c_str();
-	for (const lrx_stage_key *k = gro->keys; k && k->name; k++)
-		if (std::strcmp(k->name, key) == 0)
-			return k->def;
-	return nullptr;
-}
 
 // Per flow: payload bytes and their sum. Parsed the same way on the way
 // in and out, so merging (which rewrites lengths, not payload) keeps it.
@@ -472,12 +462,14 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***)
 			lrx_fuzz::fail("stage %s missing", inst.stage);
 		inst.ctx = rte_zmalloc("fuzz_gro", gro->ctx_size, RTE_CACHE_LINE_SIZE);
 		char err[256] = "";
+		lrx_test::StageConf conf(gro, lrx_test::KeyValues(inst.keys.begin(), inst.keys.end()));
+		if (conf.rc)
+			lrx_fuzz::fail("gro keys %s: %s", inst.label, conf.error.c_str());
 		lrx_stage_init init = {};
 		init.instance = inst.stage;
 		init.socket_id = (int)rte_socket_id();
 		init.burst = 32;
-		init.get = get_key;
-		init.values = &inst;
+		init.conf = conf.conf;
 		init.err = err;
 		init.err_len = sizeof(err);
 		if (gro->init(inst.ctx, &init) != 0)

@@ -15,11 +15,11 @@
 // Invariants, checked after every poll and every input (abort otherwise):
 //  - every packet that enters leaves exactly once: each input packet's
 //    first mbuf reaches the sink exactly once, as a packet or as a segment
-//    of a packet GRO merged it into (or reassembly chained it into), or
-//    is one of the fragments reassembly freed with their queue (timeout,
-//    overlap: l3-demux's reasm_frags_freed) or chained into a datagram
-//    whose trim cut it off again (UDP's pskb_trim_rcsum to a UDP length
-//    shorter than the datagram: reasm_frags_joined bounds those), and no
+//    of a packet GRO merged it into (or reassembly chained it into: a
+//    fragment discarded with its queue comes as a drop), or is one of the
+//    fragments chained into a datagram whose trim cut it off again (UDP's
+//    pskb_trim_rcsum to a UDP length shorter than the datagram: l3-demux's
+//    merged bounds those), and no
 //    mbuf is twice in one sink
 //    (trailing segments of a chain may be freed by a trim, as pskb_trim
 //    does: the pool check covers them);
@@ -30,7 +30,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <list>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -38,6 +37,7 @@
 #include <rte_malloc.h>
 
 #include "fuzz_common.h"
+#include "stage_conf.h"
 
 extern "C" {
 #include "meta.h"
@@ -71,13 +71,7 @@ struct Built {
 std::vector<Built> pipelines;
 rte_mempool *mp;
 lrx_sink *sink;
-std::list<std::string> strings; // key/value text the stage confs point at
-
-const char *keep(const std::string &s)
-{
-	strings.push_back(s);
-	return strings.back().c_str();
-}
+lrx_test::StageConfs stage_confs; // the stage configs the pipelines were built from
 
 std::vector<PipelineSpec> pipeline_specs()
 {
@@ -136,16 +130,15 @@ void build_pipelines()
 		std::string label = ps.engine + ":";
 		for (const StageSpec &ss : ps.stages) {
 			lrx_stage_conf &sc = c.stages[c.n_stages++];
-			sc.stage = lrx_stage_find(ss.name);
-			if (!sc.stage)
+			if (!lrx_stage_find(ss.name))
 				lrx_fuzz::fail("stage %s not registered", ss.name);
 			label += std::string(" ") + ss.name;
+			lrx_test::KeyValues keys;
 			for (auto &kv : ss.keys) {
-				sc.keys[sc.n_values] = keep(kv.first);
-				sc.values[sc.n_values] = keep(kv.second);
-				sc.n_values++;
+				keys.emplace_back(kv.first, kv.second);
 				label += " " + kv.first + "=" + kv.second;
 			}
+			stage_confs.set(sc, lrx_stage_find(ss.name), keys);
 		}
 		lrx_pipeline *p = nullptr;
 		char err[512] = "";
@@ -251,21 +244,21 @@ void take_sink()
 	lrx_sink_discard(sink);
 }
 
-// Fragments the pipeline's reassembly freed with their queues or chained
-// into a datagram so far: the input packets that may not reach the sink
-// as themselves (above).
+// Fragments the pipeline's reassembly chained into a datagram so far (its
+// "merged"): the input packets that may not reach the sink as themselves
+// (above).
 uint64_t frags_absorbed(lrx_pipeline *p)
 {
 	uint64_t sum = 0;
 	for (unsigned s = 0; s < lrx_pipeline_stage_count(p); s++)
-		lrx_pipeline_stage_counters(
-			p, s,
-			[](void *arg, const char *name, uint64_t value) {
-				if (std::strcmp(name, "reasm_frags_freed") == 0 ||
-				    std::strcmp(name, "reasm_frags_joined") == 0)
-					*(uint64_t *)arg += value;
-			},
-			&sum);
+		if (std::strcmp(lrx_pipeline_stage_name(p, s), "l3-demux") == 0)
+			lrx_pipeline_stage_counters(
+				p, s,
+				[](void *arg, const lrx_stage_counter *c, uint64_t value) {
+					if (c->role == LRX_COUNTER_MERGED)
+						*(uint64_t *)arg += value;
+				},
+				&sum);
 	return sum;
 }
 

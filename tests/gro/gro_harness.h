@@ -43,7 +43,6 @@ struct Gro : lrx_test::StageInstance {
 	{
 		lrx_test::StageOptions o;
 		o.burst = 32;
-		o.on_unknown_key = lrx_test::StageOptions::UnknownKey::pass;
 		o.on_missing_counter = lrx_test::StageOptions::MissingCounter::max;
 		return o;
 	}

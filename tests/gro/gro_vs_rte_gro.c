@@ -42,6 +42,7 @@
 #include "../support/first_cpu.h"
 #include "../support/runtime_dir.h"
 #include "stage.h"
+#include "stage_keys.h"
 
 #define HDR_LEN (RTE_ETHER_HDR_LEN + 20 + 20)
 
@@ -202,16 +203,6 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static const char *get_default(const struct lrx_stage_init *init,
-			       const char *key)
-{
-	const struct lrx_stage *st = init->values;
-	for (const struct lrx_stage_key *k = st->keys; k && k->name; k++)
-		if (strcmp(k->name, key) == 0)
-			return k->def;
-	return NULL;
-}
-
 static void usage(const char *prog)
 {
 	fprintf(stderr,
@@ -292,10 +283,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	void *gro_ctx = rte_zmalloc("gro", st->ctx_size, RTE_CACHE_LINE_SIZE);
+	void *gro_conf = lrx_stage_conf_new(st); /* the defaults */
 	char err[256] = "";
 	struct lrx_stage_init init = {.instance = "gro", .burst = (uint16_t)o.burst,
-				      .get = get_default, .values = st,
-				      .err = err, .err_len = sizeof(err)};
+				      .conf = gro_conf, .err = err, .err_len = sizeof(err)};
 	if (!gro_ctx || st->init(gro_ctx, &init) != 0) {
 		fprintf(stderr, "gro_vs_rte_gro: gro init: %s\n", err);
 		return 1;
@@ -383,6 +374,7 @@ int main(int argc, char **argv)
 		       res[IMPL_RTE_LIGHT].mpps[o.rounds / 2]);
 	st->fini(gro_ctx);
 	rte_free(gro_ctx);
+	free(gro_conf);
 	rte_gro_ctx_destroy(rte_ctx);
 	for (int i = 0; i < IMPL_MAX; i++)
 		free(res[i].mpps);

@@ -17,6 +17,8 @@
 #include <thread>
 #include <unistd.h>
 
+#include "pcap_file.h"
+#include "reasm_frames.h"
 #include "run_binary.h"
 #include "telemetry_client.h"
 
@@ -84,6 +86,43 @@ TEST_CASE("the default (config [eal], emulated NIC) runs N packets and exits 0",
 	CHECK(s["delivered"] == 200000);
 	CHECK(s["dropped"] == 0);
 	CHECK(r.out.find("mbufs in use at exit: 0") != std::string::npos);
+}
+
+TEST_CASE("every packet ends in one counted fate with reassembly in play", "[binary][reasm]")
+{
+	using namespace lrx_test::reasm;
+	// a datagram that completes, a lonely fragment that times out, an
+	// overlapping pair (the held one goes with its queue), a duplicate;
+	// the pcap loops, so queues of every kind are made and killed again
+	const Frame w = whole4(1), lone = whole4(2), ovl = whole4(3);
+	const std::vector<Frame> frames = {frag4(w, 0, 80, true), frag4(w, 80, 128, false),
+					   frag4(lone, 0, 80, true), frag4(ovl, 0, 80, true),
+					   frag4(ovl, 40, 80, true), frag4(w, 0, 80, true)};
+	std::vector<lrx_test::Frame> bytes;
+	for (auto &f : frames)
+		bytes.push_back(f.data);
+	const std::string pcap = lrx_test::scratch_path("reasm.pcap");
+	REQUIRE(lrx_test::pcap_write(pcap, bytes));
+	std::string js = lrx_test::scratch_path("reasm.json");
+	auto r = run_program(cmd(eal("reasm", "net_synth0,profile=pcap,pcap=" + pcap),
+				 {"--pipeline", "build-meta,l3-demux", "--packets", "6000",
+				  "--burst", "4", "--json", js, "--stats-period", "0",
+				  "--set", "stage.build-meta.host_mac=any",
+				  "--set", "stage.l3-demux.ipfrag_clock=polls",
+				  "--set", "stage.l3-demux.ipfrag_time=3"}));
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	json s = load_json(js);
+	const uint64_t rx = s["rx_packets"], merged = s["merged_segments"];
+	// rx = delivered + dropped + tx + merged + held: nothing held at exit
+	CHECK(s["held"] == 0);
+	CHECK(rx == s["delivered"].get<uint64_t>() + s["dropped"].get<uint64_t>() +
+			    s["tx_packets"].get<uint64_t>() + merged);
+	CHECK(merged > 0);
+	CHECK(s["drops"]["FRAG_REASM_TIMEOUT"].get<uint64_t>() > 0);
+	CHECK(s["drops"]["FRAG_OVERLAP"].get<uint64_t>() > 0);
+	CHECK(s["drops"]["DUP_FRAG"].get<uint64_t>() > 0);
+	CHECK(s["mbufs_in_use_at_exit"] == 0);
 }
 
 TEST_CASE("the default config runs the kernel RX path and delivers what a host would",
@@ -262,7 +301,7 @@ TEST_CASE("bad option values: exit 2 naming the option", "[binary]")
 	CHECK(r.err.find("unknown option '--frobnicate'") != std::string::npos);
 	r = run_program({listrx_bin(), "--", "--engine", "warp"});
 	CHECK(r.status == 2);
-	CHECK(r.err.find("--engine warp: [pipeline] engine: valid engines: packet, burst") !=
+	CHECK(r.err.find("--engine warp: [pipeline] engine: must be one of packet, burst") !=
 	      std::string::npos);
 	r = run_program({listrx_bin(), "--", "--config", "/nonexistent.ini"});
 	CHECK(r.status == 2);
@@ -356,11 +395,11 @@ TEST_CASE("--list-stages --json: every stage's keys, counters and placement", "[
 		INFO("stage " << name);
 		// the text listing names the same stages and keys
 		CHECK(text.out.find(name + " ") != std::string::npos);
-		REQUIRE(st["keys"].size() > 0);
-		CHECK(st["keys"][0]["name"] == "footprint_kb");
-		for (const json &k : st["keys"])
+		for (const json &k : st["keys"]) {
 			CHECK(text.out.find("    " + k["name"].get<std::string>() + " ") !=
 			      std::string::npos);
+			CHECK(!k["valid"].get<std::string>().empty());
+		}
 		CHECK(st["counters"].is_array());
 		CHECK(st["provides"].is_array());
 		CHECK(st["needs"].is_array());
@@ -375,7 +414,10 @@ TEST_CASE("--list-stages --json: every stage's keys, counters and placement", "[
 	CHECK(stage("build-meta")["provides"] == json::array({"meta", "skb"}));
 	CHECK(stage("gro")["provides"] == json::array({"skb"}));
 	CHECK(stage("l3-demux")["needs"] == json::array({"meta"}));
-	CHECK(stage("gro")["counters"][2] == "merged");
+	CHECK(stage("gro")["counters"][2] == json({{"name", "merged"}, {"role", "merged"}}));
+	CHECK(stage("touch")["keys"][0]["valid"] == "an integer in 0..65535");
+	// the engine's key of every [stage.NAME]
+	CHECK(doc["engine_keys"][0]["name"] == "footprint_kb");
 	const json &xdp = stage("xdp");
 	if (!xdp.is_null()) {
 		CHECK(xdp["shortcut"]["place_key"] == "mode");
@@ -765,8 +807,8 @@ TEST_CASE("--pmu bad values: exit 2 naming what is valid", "[binary][pmu]")
 		{{"--pmu-stages", "--engine", "packet"}, "use engine burst, hybrid:K or graph"},
 		{{"--pmu-stages", "--engine", "burst", "--stats-level", "off"},
 		 "needs [pipeline] stats_level counters or cycles"},
-		{{"--pmu", "--set", "pmu.source=nosuch"}, "must be perf_event"},
-		{{"--set", "pmu.nosuch=1"}, "valid keys in [pmu]: events, stages, kernel, source"},
+		{{"--pmu", "--set", "pmu.source=nosuch"}, "must be one of perf_event, fake"},
+		{{"--set", "pmu.nosuch=1"}, "valid keys in [pmu]: stages, kernel, source, events"},
 	};
 	for (const Row &row : rows) {
 		std::vector<std::string> own = row.args;
@@ -865,7 +907,7 @@ TEST_CASE("--stats-view: the periodic line's view, and bad values exit 2", "[bin
 	CHECK(std::regex_search(r.out, std::regex("\n  port0 rx [0-9]+\\.[0-9]{3} Gb/s tx [0-9]+\\.[0-9]{3} Gb/s\n")));
 	r = run_program({listrx_bin(), "--", "--stats-view", "fast"});
 	CHECK(r.status == 2);
-	CHECK(r.err == "listrx: --stats-view fast: [run] stats_view: valid views: stages, ports, lcores\n");
+	CHECK(r.err == "listrx: --stats-view fast: [run] stats_view: must be one of stages, ports, lcores\n");
 }
 
 namespace {

@@ -214,7 +214,7 @@ TEST_CASE("--capture-drops: a path that cannot be written, or a bad N, exits 2 b
 	CHECK(r.out.find("listrx ") == std::string::npos); // no run announced
 	r = run_program({listrx_bin(), "--", "--packets", "10", "--capture-delivered", "x.pcapng,0"});
 	CHECK(r.status == 2);
-	CHECK(r.err.find("--capture-delivered x.pcapng,0: [run] capture_delivered: expected FILE or FILE,N") !=
+	CHECK(r.err.find("--capture-delivered x.pcapng,0: [run] capture_delivered: must be FILE or FILE,N") !=
 	      std::string::npos);
 	r = run_program({listrx_bin(), "--", "--packets", "10", "--capture-drops", "x.pcapng,abc"});
 	CHECK(r.status == 2);

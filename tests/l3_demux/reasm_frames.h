@@ -13,6 +13,7 @@ namespace lrx_test {
 namespace reasm {
 
 using namespace lrx_test::frames;
+using lrx_test::frames::Frame; // not the pcap writer's lrx_test::Frame
 
 inline std::vector<uint8_t> seq_payload(size_t n)
 {

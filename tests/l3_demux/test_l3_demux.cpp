@@ -950,29 +950,29 @@ TEST_CASE("l3-demux rejects bad keys with a message", "[l3_demux]")
 		const char *key, *value, *expect;
 	};
 	const Bad bad = GENERATE(
-		Bad{"dispatch", "fast", "indirect|direct"},
-		Bad{"list_split", "sorted", "gather|runs"},
-		Bad{"martians", "maybe", "drop|accept"},
-		Bad{"trust_ip_csum_hint", "perhaps", "yes|no"},
-		Bad{"route_hint", "2", "yes|no"},
+		Bad{"dispatch", "fast", "one of indirect, direct"},
+		Bad{"list_split", "sorted", "gather, runs"},
+		Bad{"martians", "maybe", "one of drop, accept"},
+		Bad{"trust_ip_csum_hint", "perhaps", "yes/no"},
+		Bad{"route_hint", "2", "yes/no"},
 		Bad{"local_ipv4", "10.0.0.300", "IPv4 addresses"},
 		Bad{"local_ipv6", "2001:db8::g", "IPv6 addresses"},
 		Bad{"udp_ports", "70000", "0..65535"},
 		Bad{"tcp_ports", "9-3", "ranges"},
-		Bad{"icmp_echo", "echo", "reply|deliver"},
-		Bad{"icmp_timestamp", "yes", "reply|deliver"},
-		Bad{"icmp_unreach", "off", "send|none"},
-		Bad{"icmp_param_prob", "1", "send|none"},
-		Bad{"tcp_rst", "no", "send|none"},
-		Bad{"tcp_synack", "", "send|none"},
+		Bad{"icmp_echo", "echo", "one of reply, deliver"},
+		Bad{"icmp_timestamp", "yes", "one of reply, deliver"},
+		Bad{"icmp_unreach", "off", "one of send, none"},
+		Bad{"icmp_param_prob", "1", "one of send, none"},
+		Bad{"tcp_rst", "no", "one of send, none"},
+		Bad{"tcp_synack", "", "one of send, none"},
 		Bad{"icmp_ratelimit", "-1", "0..3600000"},
-		Bad{"icmp_ratemask", "0x1818", "integers"},
-		Bad{"icmp_msgs_burst", "many", "integers"},
+		Bad{"icmp_ratemask", "0x1818", "an integer"},
+		Bad{"icmp_msgs_burst", "many", "an integer"},
 		Bad{"icmpv6_ratelimit", "3600001", "0..3600000"},
 		Bad{"icmpv6_ratemask", "0-256", "0..255"},
 		Bad{"icmpv6_ratemask", "5-3", "ranges"},
-		Bad{"icmp_clock", "jiffies", "tsc|polls"},
-		Bad{"accept_source_route", "2", "yes|no"},
+		Bad{"icmp_clock", "jiffies", "one of tsc, polls"},
+		Bad{"accept_source_route", "2", "yes/no"},
 		Bad{"local_ipv6", "2001:db8::2/129", "prefix length"},
 		Bad{"arp_ip", "ten", "IPv4 address"},
 		Bad{"arp_mac", "zz", "aa:bb:cc:dd:ee:ff"},
@@ -983,7 +983,7 @@ TEST_CASE("l3-demux rejects bad keys with a message", "[l3_demux]")
 		Bad{"mcast_groups", "239.1.1.1%x", "%port"},
 		Bad{"mcast_groups", "239.1.1.1%99999", "%port"},
 		Bad{"mcast_groups", "239.1.1.1,,ff05::1", "groups"},
-		Bad{"ipv6_mip6", "maybe", "yes|no"});
+		Bad{"ipv6_mip6", "maybe", "yes/no"});
 	StageInstance bm(BUILD_META_STAGE_NAME); // registers the metadata
 	StageInstance l3(L3_DEMUX_STAGE_NAME, {{bad.key, bad.value}});
 	CHECK(l3.rc() == -EINVAL);

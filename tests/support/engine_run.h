@@ -19,6 +19,7 @@
 #include <rte_mbuf.h>
 
 #include "frames.h"
+#include "stage_conf.h"
 
 extern "C" {
 #include "pipeline.h"
@@ -28,7 +29,7 @@ extern "C" {
 
 namespace lrx_test {
 
-using StageKeys = std::vector<std::pair<std::string, std::string>>;
+using StageKeys = KeyValues;
 
 struct PipelineStage {
 	std::string name;
@@ -58,6 +59,7 @@ inline EngineRun run_engine(lrx_engine_kind engine, unsigned k, uint16_t burst,
 			    const std::function<bool(uint16_t)> &budget_used = nullptr)
 {
 	lrx_pipeline_conf conf{};
+	StageConfs confs;
 	conf.engine = engine;
 	conf.hybrid_k = k;
 	conf.burst = burst;
@@ -67,14 +69,9 @@ inline EngineRun run_engine(lrx_engine_kind engine, unsigned k, uint16_t burst,
 	conf.socket_id = (int)rte_socket_id();
 	conf.lcore_id = rte_lcore_id();
 	for (size_t s = 0; s < stages.size(); s++) {
-		conf.stages[s].stage = lrx_stage_find(stages[s].name.c_str());
 		INFO("stage " << stages[s].name);
-		REQUIRE(conf.stages[s].stage != nullptr);
-		conf.stages[s].n_values = (unsigned)stages[s].keys.size();
-		for (size_t j = 0; j < stages[s].keys.size(); j++) {
-			conf.stages[s].keys[j] = stages[s].keys[j].first.c_str();
-			conf.stages[s].values[j] = stages[s].keys[j].second.c_str();
-		}
+		REQUIRE(lrx_stage_find(stages[s].name.c_str()) != nullptr);
+		confs.set(conf.stages[s], lrx_stage_find(stages[s].name.c_str()), stages[s].keys);
 	}
 	lrx_pipeline *p = nullptr;
 	char err[512] = "";
@@ -111,8 +108,8 @@ inline EngineRun run_engine(lrx_engine_kind engine, unsigned k, uint16_t burst,
 		std::map<std::string, uint64_t> c;
 		lrx_pipeline_stage_counters(
 			p, s,
-			[](void *arg, const char *name, uint64_t value) {
-				(*(std::map<std::string, uint64_t> *)arg)[name] = value;
+			[](void *arg, const lrx_stage_counter *c, uint64_t value) {
+				(*(std::map<std::string, uint64_t> *)arg)[c->name] = value;
 			},
 			&c);
 		r.counters.push_back(c);

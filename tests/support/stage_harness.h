@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -15,22 +16,16 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-extern "C" {
-#include "stage.h"
-}
+#include "stage_conf.h"
 
 namespace lrx_test {
 
 // How a test wants the instance built and read: the burst size passed to
-// init (the engine's burst), what a key the descriptor does not declare
-// does (reject: throw, as the pipeline rejects it; pass: hand it to init,
-// for stages that read keys outside their table) and what reading an
-// undeclared counter does (throw, return UINT64_MAX, or abort the test).
+// init (the engine's burst) and what reading an undeclared counter does
+// (throw, return UINT64_MAX, or abort the test).
 struct StageOptions {
-	enum class UnknownKey { reject, pass };
 	enum class MissingCounter { throw_error, max, abort };
 	uint16_t burst = 64;
-	UnknownKey on_unknown_key = UnknownKey::reject;
 	MissingCounter on_missing_counter = MissingCounter::throw_error;
 };
 
@@ -89,23 +84,17 @@ public:
 	}
 
 private:
-	static const char *get(const lrx_stage_init *init, const char *key)
-	{
-		auto *self = static_cast<const StageInstance *>(init->values);
-		auto it = self->values_.find(key);
-		return it == self->values_.end() ? nullptr : it->second.c_str();
-	}
-
+	// A key the stage does not have throws (a typo in the test); a bad
+	// value is rc -EINVAL with the config loader's message in error().
 	int create(const Keys &keys)
 	{
-		for (const lrx_stage_key *k = desc_->keys; k && k->name; k++)
-			values_[k->name] = k->def;
-		for (auto &kv : keys) {
-			if (!values_.count(kv.first) &&
-			    opts_.on_unknown_key ==
-				    StageOptions::UnknownKey::reject)
-				throw std::runtime_error("no key " + kv.first);
-			values_[kv.first] = kv.second;
+		KeyValues kv(keys.begin(), keys.end());
+		conf_ = std::make_unique<StageConf>(desc_, kv);
+		if (conf_->rc == -ENOENT)
+			throw std::runtime_error(conf_->error);
+		if (conf_->rc) {
+			snprintf(err_, sizeof(err_), "%s", conf_->error.c_str());
+			return conf_->rc;
 		}
 		ctx_ = rte_zmalloc("test_stage_ctx", desc_->ctx_size,
 				   RTE_CACHE_LINE_SIZE);
@@ -115,8 +104,7 @@ private:
 		init.instance = desc_->name;
 		init.socket_id = (int)rte_socket_id();
 		init.burst = opts_.burst;
-		init.get = get;
-		init.values = this;
+		init.conf = conf_->conf;
 		init.err = err_;
 		init.err_len = sizeof(err_);
 		int rc = desc_->init(ctx_, &init);
@@ -139,7 +127,7 @@ private:
 	void *ctx_ = nullptr;
 	int rc_ = 0;
 	char err_[1024] = "";
-	Keys values_;
+	std::unique_ptr<StageConf> conf_;
 };
 
 // Runs packets through a list of stages as the engines do: per packet

@@ -398,18 +398,12 @@ ListrxVerdicts listrx_verdicts(const std::string &obj, const std::string &map_in
 	conf.socket_id = (int)rte_socket_id();
 	conf.lcore_id = rte_lcore_id();
 	unsigned s = 0;
+	lrx_test::StageConfs stage_confs;
 	if (generic)
-		conf.stages[s++].stage = lrx_stage_find("build-meta");
-	lrx_stage_conf &x = conf.stages[s++];
-	x.stage = lrx_stage_find("xdp");
-	const char *keys[] = {"prog", "mode", "map_init"};
-	const char *values[] = {obj.c_str(), generic ? "generic" : "native",
-				map_init.c_str()};
-	for (unsigned i = 0; i < 3; i++) {
-		x.keys[i] = keys[i];
-		x.values[i] = values[i];
-	}
-	x.n_values = 3;
+		stage_confs.set(conf.stages[s++], lrx_stage_find("build-meta"), {});
+	stage_confs.set(conf.stages[s++], lrx_stage_find("xdp"),
+			{{"prog", obj}, {"mode", generic ? "generic" : "native"},
+			 {"map_init", map_init}});
 	conf.n_stages = s;
 	lrx_pipeline *p = nullptr;
 	char err[512] = "";
@@ -444,8 +438,8 @@ ListrxVerdicts listrx_verdicts(const std::string &obj, const std::string &map_in
 		flush();
 	lrx_pipeline_stage_counters(
 		p, s - 1,
-		[](void *arg, const char *name, uint64_t value) {
-			(*(std::map<std::string, uint64_t> *)arg)[name] = value;
+		[](void *arg, const lrx_stage_counter *c, uint64_t value) {
+			(*(std::map<std::string, uint64_t> *)arg)[c->name] = value;
 		},
 		&v.counters);
 	lrx_pipeline_destroy(p);

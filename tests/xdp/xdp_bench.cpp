@@ -179,19 +179,13 @@ void placement(rte_mempool *mp)
 		conf.socket_id = (int)rte_socket_id();
 		conf.lcore_id = rte_lcore_id();
 		unsigned s = 0;
-		if (c.generic) {
-			conf.stages[s].stage = lrx_stage_find("build-meta");
-			conf.stages[s].n_values = 0;
-			s++;
-		}
-		conf.stages[s].stage = lrx_stage_find("xdp");
-		conf.stages[s].keys[0] = "prog";
-		conf.stages[s].values[0] = c.exec ? obj.c_str() : "drop";
-		conf.stages[s].keys[1] = "mode";
-		conf.stages[s].values[1] = c.generic ? "generic" : "native";
-		conf.stages[s].keys[2] = "exec";
-		conf.stages[s].values[2] = c.exec ? c.exec : "jit";
-		conf.stages[s].n_values = 3;
+		lrx_test::StageConfs stage_confs;
+		if (c.generic)
+			stage_confs.set(conf.stages[s++], lrx_stage_find("build-meta"), {});
+		stage_confs.set(conf.stages[s], lrx_stage_find("xdp"),
+				{{"prog", c.exec ? obj : std::string("drop")},
+				 {"mode", c.generic ? "generic" : "native"},
+				 {"exec", c.exec ? c.exec : "jit"}});
 		conf.n_stages = s + 1;
 		lrx_pipeline *p = nullptr;
 		char err[512] = "";

@@ -37,7 +37,6 @@ struct Stage : lrx_test::StageInstance {
 	static lrx_test::StageOptions options()
 	{
 		lrx_test::StageOptions o;
-		o.on_unknown_key = lrx_test::StageOptions::UnknownKey::pass;
 		o.on_missing_counter =
 			lrx_test::StageOptions::MissingCounter::abort;
 		return o;
