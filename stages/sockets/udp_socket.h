@@ -72,9 +72,11 @@ struct lrx_udp_socks {
 };
 
 /* Parses the socket list: comma-separated ADDR:PORT, [ADDR6]:PORT,
- * *:PORT (IPv4 wildcard), [::]:PORT (IPv6 wildcard). rcvbuf is the value
- * an application passes to setsockopt(SO_RCVBUF) (0: none, the socket
- * keeps net.core.rmem_default); the kernel doubles it and bounds it. The
+ * *:PORT (IPv4 wildcard), [::]:PORT (IPv6 wildcard), each optionally
+ * followed by :RCVBUF. rcvbuf (an item's own, else this default) is the
+ * value an application passes to setsockopt(SO_RCVBUF) (0: none, the
+ * socket keeps net.core.rmem_default); the kernel doubles it and bounds
+ * it. The
  * queues are allocated on socket_id. Returns 0 or -EINVAL / -ENOMEM with
  * what is valid in err. */
 int lrx_udp_socks_init(struct lrx_udp_socks *t, const char *list,

@@ -62,7 +62,8 @@ TEST_CASE("udp sockets: the list's errors say what is valid", "[udp_socket]")
 	pool();
 	for (const char *bad : {"10.0.0.1", "10.0.0.1:0", "10.0.0.1:70000", "x:9",
 				"[2001:db8::1:9", "10.0.0.1:9,", ",10.0.0.1:9",
-				"*:9,*:9", "[::1]:abc"}) {
+				"*:9,*:9", "[::1]:abc", "10.0.0.1:9:0", "10.0.0.1:9:",
+				"10.0.0.1:9:x", "[::1]:9:2147483648", "*:9:1:2"}) {
 		INFO(bad);
 		Socks s(bad);
 		CHECK(s.rc == -EINVAL);
@@ -74,6 +75,15 @@ TEST_CASE("udp sockets: the list's errors say what is valid", "[udp_socket]")
 	Socks ok("10.0.0.2:9,*:9,[2001:db8::2]:53,[::]:53");
 	CHECK(ok.rc == 0);
 	CHECK(ok.t.n == 4);
+	// an item's own :RCVBUF beats the list's default (setsockopt's value,
+	// doubled)
+	Socks own("10.0.0.2:9:2048,*:9,[2001:db8::2]:53:1000000", 4096);
+	REQUIRE(own.rc == 0);
+	CHECK(own.t.socks[0].rcvbuf == 4096);
+	CHECK(own.t.socks[0].port == 9);
+	CHECK(own.t.socks[1].rcvbuf == 8192);
+	CHECK(own.t.socks[2].rcvbuf == 2 * 212992);
+	CHECK(own.t.socks[2].port == 53);
 }
 
 TEST_CASE("udp sockets: __udp4_lib_lookup prefers the bound address to the "
