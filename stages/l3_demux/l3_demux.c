@@ -2039,9 +2039,12 @@ static void l3_demux_end_run(void *ctx)
 	struct l3_ctx *c = ctx;
 
 	l3_reasm_expire_all(&c->reasm);
-	if (c->socks != NULL)
+	if (c->socks != NULL) {
+		/* what a full sink leaves unread the next drain reads (each
+		 * calls end_run) */
 		lrx_udp_read(c->socks, true, &c->udp[L3_FAMILY_V4].in_datagrams,
 			     &c->udp[L3_FAMILY_V6].in_datagrams);
+	}
 }
 static uint16_t l3_demux_discard(void *ctx, struct rte_mbuf **pkts, lrx_next_t *nexts,
 				 uint16_t max)

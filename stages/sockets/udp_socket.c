@@ -180,6 +180,9 @@ uint32_t lrx_udp_read(struct lrx_udp_socks *t, bool all, uint64_t *v4_read,
 		uint32_t n = sk->count;
 		if (!all && t->reader == LRX_UDP_READER_BATCH)
 			n = RTE_MIN(n, t->batch);
+		/* what was read and not yet released (a full sink) stays
+		 * there: the rest waits in its queue */
+		n = RTE_MIN(n, t->out_cap - t->n_out);
 		for (uint32_t k = 0; k < n; k++) {
 			const uint32_t at = sk->head;
 			t->out[(t->out_head + t->n_out) % t->out_cap] = sk->queue[at];

@@ -189,6 +189,31 @@ TEST_CASE("udp sockets: __udp_enqueue_schedule_skb's accounting, and the "
 		CHECK(lrx_udp_held(&s.t) == 1);
 		// fini gives back what is still queued
 	}
+	SECTION("what was read and not yet released (a full sink) bounds the "
+		"next read; nothing is overwritten, order is kept") {
+		Socks s("*:9", 2048, 832, LRX_UDP_READER_POLL); // 6 slots
+		REQUIRE(s.t.out_cap == 6);
+		lrx_udp_sock *sk = s.v4("10.0.0.2", 9);
+		auto v = mbufs(8);
+		uint64_t r4 = 0, r6 = 0;
+		for (int i = 0; i < 4; i++)
+			REQUIRE(lrx_udp_enqueue(&s.t, sk, v[i]) == 0);
+		CHECK(lrx_udp_read(&s.t, false, &r4, &r6) == 4);
+		for (int i = 4; i < 8; i++)
+			REQUIRE(lrx_udp_enqueue(&s.t, sk, v[i]) == 0);
+		CHECK(lrx_udp_read(&s.t, false, &r4, &r6) == 2); // 6 - 4 free
+		CHECK(lrx_udp_held(&s.t) == 8);
+		CHECK(r4 == 6);
+		rte_mbuf *out[8];
+		REQUIRE(lrx_udp_release(&s.t, out, 8) == 6);
+		CHECK(lrx_udp_read(&s.t, true, &r4, &r6) == 2);
+		REQUIRE(lrx_udp_release(&s.t, out + 6, 2) == 2);
+		for (int i = 0; i < 8; i++) {
+			CHECK(out[i] == v[i]);
+			rte_pktmbuf_free(out[i]);
+		}
+		CHECK(lrx_udp_held(&s.t) == 0);
+	}
 	SECTION("without truesize, a datagram costs its mbuf") {
 		Socks s("*:9");
 		auto v = mbufs(1);
