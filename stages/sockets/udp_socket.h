@@ -116,10 +116,13 @@ static inline struct lrx_udp_sock *lrx_udp_lookup(struct lrx_udp_socks *t,
 static inline int lrx_udp_enqueue(struct lrx_udp_socks *t,
 				  struct lrx_udp_sock *sk, struct rte_mbuf *m)
 {
-	const uint32_t size = t->truesize ? t->truesize
-					  : (uint32_t)(sizeof(struct rte_mbuf) +
-						       rte_pktmbuf_priv_size(m->pool) +
-						       m->buf_len);
+	/* a reassembled datagram (a chain) charges each fragment, as
+	 * ip_frag_reasm adds the fragments' truesize to the head's */
+	const uint32_t size = (t->truesize ? t->truesize
+					   : (uint32_t)(sizeof(struct rte_mbuf) +
+							rte_pktmbuf_priv_size(m->pool) +
+							m->buf_len)) *
+			      m->nb_segs;
 
 	/* the first packet of an empty queue is always taken; a buffer
 	 * above INT_MAX / 2 takes nothing past it */

@@ -219,8 +219,15 @@ TEST_CASE("udp sockets: __udp_enqueue_schedule_skb's accounting, and the "
 		auto v = mbufs(1);
 		lrx_udp_sock *sk = s.v4("10.0.0.2", 9);
 		REQUIRE(lrx_udp_enqueue(&s.t, sk, v[0]) == 0);
-		CHECK(sk->rmem == sizeof(rte_mbuf) + rte_pktmbuf_priv_size(mp) +
-					  v[0]->buf_len);
+		const uint32_t one = (uint32_t)(sizeof(rte_mbuf) +
+						rte_pktmbuf_priv_size(mp) +
+						v[0]->buf_len);
+		CHECK(sk->rmem == one);
+		// a reassembled datagram, a chain of 2, charges both
+		auto w = mbufs(2);
+		REQUIRE(rte_pktmbuf_chain(w[0], w[1]) == 0);
+		REQUIRE(lrx_udp_enqueue(&s.t, sk, w[0]) == 0);
+		CHECK(sk->rmem == 3 * one);
 	}
 	LRX_REQUIRE_POOL_FULL(mp);
 }
