@@ -70,7 +70,7 @@ struct l3_ip_mib {
 };
 struct l3_udp_mib {
 	uint64_t in_datagrams, no_ports, in_errors, in_csum_errors;
-	uint64_t ignored_multi, rcvbuf_errors;
+	uint64_t ignored_multi;
 };
 struct l3_tcp_mib {
 	uint64_t in_segs, in_errs, in_csum_errors;
@@ -175,6 +175,7 @@ struct l3_ctx {
 	/* UDP sockets (key udp_sockets, stages/sockets): NULL, none, is
 	 * udp_ports deciding and every datagram with a port delivered */
 	struct lrx_udp_socks *socks;
+	uint64_t udp_rcvbuf_errors[L3_FAMILIES]; /* UDP_MIB_RCVBUFERRORS */
 };
 
 /* 0, 1, 2, ...: the index list of a whole burst (filled once, read only) */
@@ -310,7 +311,7 @@ static struct lrx_udp_sock *l3_udp_sock_find(struct l3_ctx *c,
  * the poll, l3_demux_flush), or a full buffer drops it as
  * __udp_queue_rcv_skb does (UdpRcvbufErrors and UdpInErrors, the ENOMEM
  * charged twice). CONTINUE: no socket. Out of line: only with sockets. */
-static __rte_noinline lrx_next_t l3_udp_sock_rcv(struct l3_ctx *c,
+static __rte_noinline lrx_next_t l3_udp_sock_enqueue(struct l3_ctx *c,
 						 struct rte_mbuf *m,
 						 const struct lrx_meta *meta,
 						 uint16_t dport, int fam)
@@ -319,7 +320,7 @@ static __rte_noinline lrx_next_t l3_udp_sock_rcv(struct l3_ctx *c,
 	if (sk == NULL)
 		return LRX_NEXT_CONTINUE_V;
 	if (unlikely(lrx_udp_enqueue(c->socks, sk, m) != 0)) {
-		c->udp[fam].rcvbuf_errors++;
+		c->udp_rcvbuf_errors[fam]++;
 		c->udp[fam].in_errors++;
 		return lrx_next_drop(LRX_DROP_SOCKET_RCVBUFF);
 	}
@@ -341,9 +342,8 @@ static lrx_next_t l3_udp_multi(struct l3_ctx *c, struct rte_mbuf *m,
 {
 	struct l3_udp_mib *mib = &c->udp[fam];
 	const bool zero = uh->dgram_cksum == 0;
-	const uint16_t dport = rte_be_to_cpu_16(uh->dst_port);
-	if ((l3_port_bound(c->udp_ports, c->udp_any, dport) ||
-	     (c->socks != NULL && l3_udp_sock_find(c, m, meta, dport, fam))) &&
+	if (l3_port_bound(c->udp_ports, c->udp_any,
+			  rte_be_to_cpu_16(uh->dst_port)) &&
 	    !(zero && fam == L3_FAMILY_V6))
 		return LRX_NEXT_CONTINUE_V;
 	if (!zero && l4_len <= 76 && l3_l4_csum_needed(c, meta) &&
@@ -356,8 +356,26 @@ static lrx_next_t l3_udp_multi(struct l3_ctx *c, struct rte_mbuf *m,
 	return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
 }
 
-static __rte_always_inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_mbuf *m,
-				     struct lrx_meta *meta, const int fam)
+/* l3_udp_multi with udp_sockets: a socket on the port (a wildcard one,
+ * or one bound to the group's address) takes the datagram; the port map
+ * is empty, so l3_udp_multi takes the rest as without a socket. */
+static __rte_noinline lrx_next_t l3_udp_multi_sock(struct l3_ctx *c, struct rte_mbuf *m,
+						   struct lrx_meta *meta,
+						   const struct rte_udp_hdr *uh,
+						   uint32_t l4_len, int fam)
+{
+	if (l3_udp_sock_find(c, m, meta, rte_be_to_cpu_16(uh->dst_port), fam) &&
+	    !(uh->dgram_cksum == 0 && fam == L3_FAMILY_V6))
+		return LRX_NEXT_CONTINUE_V;
+	return l3_udp_multi(c, m, meta, uh, l4_len, fam);
+}
+
+/* socks: the handler of udp_sockets (l3_udp_sock_handler); a constant,
+ * so that the handler without sockets compiles as if they did not
+ * exist. */
+static __rte_always_inline lrx_next_t l3_udp_core_(struct l3_ctx *c, struct rte_mbuf *m,
+				      struct lrx_meta *meta, const int fam,
+				      const bool socks)
 {
 	struct l3_udp_mib *mib = &c->udp[fam];
 	uint32_t l4_len = l3_l4_len(meta);
@@ -383,7 +401,8 @@ static __rte_always_inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_m
 		c->udp_trimmed++;
 	}
 	if (unlikely(l3_route_is_multi(c, m, meta, fam))) {
-		lrx_next_t next = l3_udp_multi(c, m, meta, uh, l4_len, fam);
+		lrx_next_t next = socks ? l3_udp_multi_sock(c, m, meta, uh, l4_len, fam)
+					: l3_udp_multi(c, m, meta, uh, l4_len, fam);
 		if (next != LRX_NEXT_CONTINUE_V)
 			return next;
 	}
@@ -396,12 +415,10 @@ static __rte_always_inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_m
 		mib->in_errors++;
 		return lrx_next_drop(LRX_DROP_UDP_CSUM);
 	}
-	if (!l3_port_bound(c->udp_ports, c->udp_any,
-			   rte_be_to_cpu_16(uh->dst_port))) {
-		/* with sockets configured the port map is empty and every
-		 * datagram looks its socket up here */
-		if (c->socks != NULL) {
-			const lrx_next_t next = l3_udp_sock_rcv(
+	if (socks || !l3_port_bound(c->udp_ports, c->udp_any,
+				    rte_be_to_cpu_16(uh->dst_port))) {
+		if (socks) {
+			const lrx_next_t next = l3_udp_sock_enqueue(
 				c, m, meta, rte_be_to_cpu_16(uh->dst_port), fam);
 			if (next != LRX_NEXT_CONTINUE_V)
 				return next;
@@ -414,6 +431,16 @@ static __rte_always_inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_m
 	}
 	mib->in_datagrams++;
 	return LRX_NEXT_DELIVER_V;
+}
+static __rte_always_inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_mbuf *m,
+				     struct lrx_meta *meta, const int fam)
+{
+	return l3_udp_core_(c, m, meta, fam, false);
+}
+static __rte_always_inline lrx_next_t l3_udp_sock_core(struct l3_ctx *c, struct rte_mbuf *m,
+					  struct lrx_meta *meta, const int fam)
+{
+	return l3_udp_core_(c, m, meta, fam, true);
 }
 
 /* ---- TCP: tcp_v4_rcv / tcp_v6_rcv (up to the socket lookup) -------------- */
@@ -625,6 +652,7 @@ l3_l4_list_loop(struct l3_ctx *c, struct rte_mbuf **pkts,
 		.list_rcv = l3_##proto##_list_rcv,                            \
 	};
 L3_DEFINE_HANDLER(udp, l3_udp_core)
+L3_DEFINE_HANDLER(udp_sock, l3_udp_sock_core)
 L3_DEFINE_HANDLER(tcp, l3_tcp_core)
 L3_DEFINE_HANDLER(icmp, l3_icmp_core)
 
@@ -1784,6 +1812,7 @@ static int l3_socks_init(struct l3_ctx *c, const struct l3_conf *conf,
 		c->socks = NULL;
 		return rc;
 	}
+	/* an empty port map: l3_udp_multi asks the sockets */
 	c->udp_any = false;
 	memset(c->udp_ports, 0, sizeof(c->udp_ports));
 	return 0;
@@ -1877,7 +1906,8 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 	c->l3_table[L3_CLASS_IPV6] = &l3_ipv6_handler;
 	c->l3_table[L3_CLASS_ARP] = &l3_arp_handler;
 	for (int fam = 0; fam < L3_FAMILIES; fam++) {
-		c->l4_table[fam][IPPROTO_UDP] = &l3_udp_handler;
+		c->l4_table[fam][IPPROTO_UDP] =
+			c->socks != NULL ? &l3_udp_sock_handler : &l3_udp_handler;
 		c->l4_table[fam][IPPROTO_TCP] = &l3_tcp_handler;
 	}
 	c->l4_table[L3_FAMILY_V4][IPPROTO_ICMP] = &l3_icmp_handler;
@@ -2046,19 +2076,25 @@ static void l3_demux_end_run(void *ctx)
 			     &c->udp[L3_FAMILY_V6].in_datagrams);
 	}
 }
+static __rte_noinline uint16_t l3_demux_discard_socks(struct l3_ctx *c,
+						      struct rte_mbuf **pkts,
+						      lrx_next_t *nexts, uint16_t max)
+{
+	uint16_t n = l3_reasm_discard(&c->reasm, pkts, nexts, max);
+	const uint16_t r = lrx_udp_release(c->socks, pkts + n, max - n);
+
+	for (uint16_t i = 0; i < r; i++)
+		nexts[n + i] = LRX_NEXT_DELIVER_V;
+	return n + r;
+}
 static uint16_t l3_demux_discard(void *ctx, struct rte_mbuf **pkts, lrx_next_t *nexts,
 				 uint16_t max)
 {
 	struct l3_ctx *c = ctx;
-	uint16_t n = l3_reasm_discard(&c->reasm, pkts, nexts, max);
 
-	if (c->socks != NULL && n < max) {
-		const uint16_t r = lrx_udp_release(c->socks, pkts + n, max - n);
-		for (uint16_t i = 0; i < r; i++)
-			nexts[n + i] = LRX_NEXT_DELIVER_V;
-		n += r;
-	}
-	return n;
+	if (c->socks != NULL)
+		return l3_demux_discard_socks(c, pkts, nexts, max);
+	return l3_reasm_discard(&c->reasm, pkts, nexts, max);
 }
 static uint32_t l3_demux_held(const void *ctx)
 {
@@ -2136,13 +2172,13 @@ static const struct lrx_stage_counter l3_demux_counters[] = {
 	L3C("UdpInErrors", udp[0].in_errors),
 	L3C("UdpInCsumErrors", udp[0].in_csum_errors),
 	L3C("UdpIgnoredMulti", udp[0].ignored_multi),
-	L3C("UdpRcvbufErrors", udp[0].rcvbuf_errors),
+	L3C("UdpRcvbufErrors", udp_rcvbuf_errors[0]),
 	L3C("Udp6InDatagrams", udp[1].in_datagrams),
 	L3C("Udp6NoPorts", udp[1].no_ports),
 	L3C("Udp6InErrors", udp[1].in_errors),
 	L3C("Udp6InCsumErrors", udp[1].in_csum_errors),
 	L3C("Udp6IgnoredMulti", udp[1].ignored_multi),
-	L3C("Udp6RcvbufErrors", udp[1].rcvbuf_errors),
+	L3C("Udp6RcvbufErrors", udp_rcvbuf_errors[1]),
 	L3C("TcpInSegs", tcp.in_segs),
 	L3C("TcpInErrs", tcp.in_errs),
 	L3C("TcpInCsumErrors", tcp.in_csum_errors),
