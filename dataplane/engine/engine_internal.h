@@ -82,6 +82,8 @@ struct lrx_pipeline {
 	struct rte_mbuf **vec[2];         /* [LRX_BURST_MAX] each */
 	uint16_t *vec_slot[2];            /* [LRX_BURST_MAX] each */
 	struct rte_mbuf **released;       /* [LRX_BURST_MAX] */
+	struct rte_mbuf **released_spare; /* [LRX_BURST_MAX], swapped with
+					   * released by engine_vector_rebase */
 	struct rte_mbuf **rx_pkts;        /* [LRX_BURST_MAX] */
 	struct rte_mbuf **flushed;        /* [LRX_BURST_MAX] */
 };
