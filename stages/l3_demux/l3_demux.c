@@ -8,8 +8,10 @@
  *     IPv4, IPv6, ARP; anything else drops UNHANDLED_PROTO;
  *   by IP protocol (inet_protos / inet6_protos): UDP, TCP, ICMP, ICMPv6;
  *     anything else drops IP_NOPROTO (ip_protocol_deliver_rcu).
- * dispatch=direct turns the calls to the two common entries into direct
- * calls, as INDIRECT_CALL_2 / INDIRECT_CALL_INET do under retpolines.
+ * dispatch=direct (the default) turns the calls to the two common entries
+ * into direct calls, as INDIRECT_CALL_2 / INDIRECT_CALL_INET do in every
+ * kernel built with CONFIG_RETPOLINE (distributions' kernels, whether or
+ * not the mitigation is on at run time).
  *
  * The burst path is the kernel's list path: the burst is split into runs
  * of the same ethertype handler (__netif_receive_skb_list_core) and each
@@ -174,8 +176,8 @@ RTE_INIT(l3_identity_init)
 
 /* ---- dispatch -------------------------------------------------------------
  * INDIRECT_CALL_2: with dispatch=direct the two common targets are
- * compared and called directly; otherwise an indirect call, as without
- * retpolines. */
+ * compared and called directly; otherwise an indirect call, as a kernel
+ * built without CONFIG_RETPOLINE. */
 #define L3_CALL2(c, fn, f1, f2, ...)                                          \
 	((c)->direct && (fn) == (f1)   ? f1(__VA_ARGS__)                      \
 	 : (c)->direct && (fn) == (f2) ? f2(__VA_ARGS__)                      \
@@ -1635,9 +1637,11 @@ static const char *const l3_clocks[] = {"tsc", "polls", NULL};
 
 #define L3K(kind, field, ...) LRX_KEY_##kind(struct l3_conf, field, __VA_ARGS__)
 static const struct lrx_value_key l3_demux_keys[] = {
-	L3K(CHOICE, dispatch, "dispatch", "indirect", l3_dispatches,
-	    "protocol handler calls: indirect (function pointers) | direct "
-	    "(INDIRECT_CALL_2: IPv4/IPv6 and TCP/UDP called directly)"),
+	L3K(CHOICE, dispatch, "dispatch", "direct", l3_dispatches,
+	    "protocol handler calls: direct (INDIRECT_CALL_INET / "
+	    "INDIRECT_CALL_2, compiled into every kernel built with "
+	    "retpoline support: IPv4/IPv6 and TCP/UDP called directly) | "
+	    "indirect (function pointers only)"),
 	L3K(BOOL, trust_ip_csum_hint, "trust_ip_csum_hint", "yes",
 	    "yes: skip the IPv4 header checksum when the NIC says good | no: "
 	    "always verify it (the kernel's ip_fast_csum)"),
