@@ -1380,6 +1380,9 @@ static inline enum l3_class l3_classify(const struct lrx_meta *meta)
  * table. The agreement tests compare the two paths on every class. */
 static inline enum l3_class l3_classify_one(const struct lrx_meta *meta)
 {
+	/* IPv4 first: GCC orders the switch's compares by value */
+	if (likely(meta->protocol == RTE_ETHER_TYPE_IPV4))
+		return L3_CLASS_IPV4;
 	switch (meta->protocol) {
 	case RTE_ETHER_TYPE_IPV4: return L3_CLASS_IPV4;
 	case RTE_ETHER_TYPE_IPV6: return L3_CLASS_IPV6;
@@ -1427,6 +1430,39 @@ lrx_next_t lrx_l3_demux_process_one(void *ctx, struct rte_mbuf *pkt)
 	return l3_demux_core(ctx, pkt);
 }
 
+/* ip_rcv / ipv6_rcv of one packet with the handler calls that
+ * dispatch=direct makes direct (ip_rcv itself, udp_rcv) as their inline
+ * cores: the per-packet path without its two call frames, for the burst
+ * entry's loop (VPP's node loop over its frame). Same cores, counters
+ * and verdicts as l3_ipv4_rcv / l3_ipv6_rcv. */
+static __rte_always_inline lrx_next_t
+l3_ip_rcv_inline(struct l3_ctx *c, struct rte_mbuf *m, struct lrx_meta *meta, const int fam,
+		 lrx_next_t (*core)(struct l3_ctx *, struct rte_mbuf *, struct lrx_meta *,
+				    struct l3_route_hint *))
+{
+	lrx_next_t next = core(c, m, meta, NULL);
+	if (next != LRX_NEXT_CONTINUE_V)
+		return next;
+	const struct l3_handler *h = c->l4_table[fam][meta->l4_proto];
+	if (likely(h == &l3_udp_handler)) {
+		c->ip[fam].in_delivers++;
+		return l3_udp_core(c, m, meta, fam);
+	}
+	return l3_local_deliver_one(c, m, meta, fam);
+}
+
+/* The burst entry's packet (list_split=none). */
+static __rte_always_inline lrx_next_t l3_demux_core_inline(struct l3_ctx *c, struct rte_mbuf *m)
+{
+	struct lrx_meta *meta = lrx_meta(m);
+	const struct l3_handler *h = c->l3_table[l3_classify_one(meta)];
+	if (likely(c->direct && h == &l3_ipv4_handler))
+		return l3_ip_rcv_inline(c, m, meta, L3_FAMILY_V4, l3_ipv4_rcv_core);
+	if (c->direct && h == &l3_ipv6_handler)
+		return l3_ip_rcv_inline(c, m, meta, L3_FAMILY_V6, l3_ipv6_rcv_core);
+	return l3_demux_core(c, m);
+}
+
 /* One first-level sublist: the handler of class cls over pkts[idx[..n]]
  * (idx l3_identity with the arrays at the run's start, or the class's
  * indexes with the arrays at the burst's start). */
@@ -1472,7 +1508,7 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 		lrx_prefetch_start(pkts, n, c->prefetch);
 		for (uint16_t i = 0; i < n; i++) {
 			lrx_prefetch_ahead(pkts, i, n, c->prefetch);
-			nexts[i] = l3_demux_core(c, pkts[i]);
+			nexts[i] = l3_demux_core_inline(c, pkts[i]);
 		}
 		return;
 	}
