@@ -81,29 +81,16 @@ engine_vector_last(struct lrx_pipeline *p, struct engine_stage *st, const lrx_ne
 }
 
 /* The stage consumed the whole vector, and the vector holds every slot
- * of the run (nothing left before): every fate so far is CONSUMED, which
- * puts nothing into the sink, so the run starts afresh from the packets
- * the stage released: they are slots 0..released-1, backed by the
- * release buffer (swapped with its spare, so that a later release does
- * not overwrite them). The sink gets what it would have got (slot order
- * among the packets that reach it is kept); the compaction, the
- * consumed slots' fates and their pass in engine_slots_emit are saved.
- * As napi_gro_complete hands gro_normal_list a fresh list. */
+ * of the run: the run goes on from the released packets alone
+ * (engine_slots_rebase), with identity slots; the compaction is saved. */
 static __rte_always_inline uint16_t
 engine_vector_rebase(struct lrx_pipeline *p, struct engine_stage *st, struct rte_mbuf ***vec,
 		     const uint16_t **slots, int *own, uint16_t count, uint16_t released,
 		     bool stats)
 {
-	struct rte_mbuf **base = p->released;
-
 	if (stats)
 		st->stats.consumed += count;
-	p->released = p->released_spare;
-	p->released_spare = base;
-	p->base_pkts = base;
-	p->n_base = released;
-	p->n_slots = released;
-	*vec = base;
+	*vec = engine_slots_rebase(p, released);
 	*slots = engine_identity_slots;
 	*own = -1; /* the base: never compacted in place */
 	return released;
