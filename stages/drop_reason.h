@@ -37,7 +37,11 @@
 	X(ICMP_CSUM)        /* ICMP checksum bad (icmp_rcv) */                \
 	X(INVALID_PROTO)    /* icmp_rcv: echo etc. to broadcast/multicast */  \
 	X(IP_INVALID_SOURCE) /* martian source (ip_route_input_slow) */       \
-	X(IP_INVALID_DEST)  /* martian destination */
+	X(IP_INVALID_DEST)  /* martian destination */                        \
+	X(TC_INGRESS)       /* TC_ACT_SHOT at the ingress hook (sch_handle_ingress) */ \
+	X(NETFILTER_DROP)   /* NF_DROP from a hook (nf_hook_slow) */              \
+	X(CPU_BACKLOG)      /* RPS: the target's backlog is full (enqueue_to_backlog) */ \
+	X(SOCKET_RCVBUFF)   /* a UDP socket's receive buffer is full */
 
 enum lrx_drop_reason {
 #define LRX_DROP_ENUM(name) LRX_DROP_##name,

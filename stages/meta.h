@@ -64,6 +64,11 @@ struct lrx_meta {
 				  * (vlan_do_receive), 0 = the port itself */
 	uint32_t hash;           /* RSS hash (0 = none) */
 	uint32_t len;            /* L3 length after trimming */
+	/* check_vlan_id made pkt_type OTHERHOST (a tag for no VLAN device):
+	 * after sch_handle_ingress in __netif_receive_skb_core, so tc
+	 * ingress still sees eth_type_trans's pkt_type, kept here */
+	uint8_t vlan_otherhost;
+	uint8_t eth_pkt_type;
 	uint64_t rx_timestamp;   /* NIC timestamp or synth TSC stamp */
 	uint32_t ptype;          /* RTE_PTYPE_* from the NIC when hinted */
 	uint32_t mark;

@@ -88,6 +88,7 @@ struct lrx_stage_init {
 	uint16_t burst;         /* the engine's burst size */
 	uint16_t prefetch;      /* [pipeline] prefetch distance, 0 = off
 				 * (stages/prefetch.h) */
+	unsigned lcore_id;      /* the lcore that runs this instance */
 	const void *conf;       /* the typed config; init keeps no pointer
 				 * into it */
 	char *err;              /* init writes a message here when it fails */

@@ -25,6 +25,8 @@
 	X(lrx_gro_process_one) \
 	X(lrx_l3_demux_process_one) \
 	X(lrx_xdp_process_one) \
+	X(lrx_tc_ingress_process_one) \
+	X(lrx_rps_process_one) \
 	X(lrx_rte_gro_process_one) \
 	X(lrx_touch_process_one) \
 	X(lrx_null_process_one) \
@@ -34,6 +36,7 @@
 
 #define LRX_STATIC_RELEASES(X) \
 	X(lrx_gro_release) \
+	X(lrx_rps_release) \
 	X(lrx_hold_release)
 
 /* The prototypes, from the lists themselves. */

@@ -16,6 +16,7 @@ from .listrx import STOP_SIGNALS, BenchError
 
 EPILOG = """examples:
   listrx-bench headline --out headline/
+  listrx-bench cree --out cree/            (seed 001's table; the kernel's rows as root)
   listrx-bench sweep --out results/ --counters time,cachegrind
   listrx-bench report results/
   listrx-bench compare --peer testpmd-rxonly,testpmd-io,graph --reps 5
@@ -26,8 +27,8 @@ On a real NIC (as root, hugepages, NIC bound to vfio-pci, PCM's msr module):
 docs/measuring.md explains the method and each figure."""
 
 # the sub-commands, in the order --help lists them: modules of this package
-COMMANDS = ("headline", "sweep", "report", "compare", "latency", "kernel", "gro_synth",
-            "xdp_udp64", "synth_rx")
+COMMANDS = ("headline", "sweep", "report", "compare", "latency", "kernel", "cree",
+            "gro_synth", "xdp_udp64", "synth_rx")
 
 
 class Stopped(BaseException):

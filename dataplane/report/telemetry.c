@@ -408,12 +408,27 @@ int lrx_telemetry_register_trace(const struct lrx_trace *t)
 
 static lrx_telemetry_fill_fn telemetry_fill_maps;
 
+/* A stage's name in a command: DPDK takes letters, digits, '_' and '/'
+ * only (rte_telemetry_register_cmd), so '-' is written '_' */
+static void tel_cmd_name(char *out, size_t len, const char *stage)
+{
+	snprintf(out, len, "%s", stage);
+	for (char *c = out; *c; c++)
+		if (*c == '-')
+			*c = '_';
+}
+
 /* /listrx/STAGE/maps: the stage is the command's middle part */
 static int tel_maps(const char *cmd, const char *params __rte_unused, struct rte_tel_data *d)
 {
-	char stage[LRX_NAME_LEN];
+	char stage[LRX_NAME_LEN], name[LRX_NAME_LEN];
 	const char *at = cmd + strlen("/listrx/");
 	snprintf(stage, sizeof(stage), "%.*s", (int)strcspn(at, "/"), at);
+	for (unsigned i = 0; lrx_stage_at(i); i++) {
+		tel_cmd_name(name, sizeof(name), lrx_stage_at(i)->name);
+		if (!strcmp(name, stage))
+			snprintf(stage, sizeof(stage), "%s", lrx_stage_at(i)->name);
+	}
 	struct lrx_report *r = lrx_report_alloc();
 	if (!r)
 		return -ENOMEM;
@@ -433,7 +448,9 @@ int lrx_telemetry_register_maps(lrx_telemetry_fill_fn fill, const void *arg)
 		char cmd[RTE_TEL_MAX_STRING_LEN], help[RTE_TEL_MAX_STRING_LEN];
 		if (!s->map_at)
 			continue;
-		snprintf(cmd, sizeof(cmd), "/listrx/%s/maps", s->name);
+		char name[LRX_NAME_LEN];
+		tel_cmd_name(name, sizeof(name), s->name);
+		snprintf(cmd, sizeof(cmd), "/listrx/%s/maps", name);
 		snprintf(help, sizeof(help), "listrx: the %s stage's maps, as bpftool map dump. No parameters",
 			 s->name);
 		int rc = rte_telemetry_register_cmd(cmd, tel_maps, help);

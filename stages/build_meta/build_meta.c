@@ -261,6 +261,8 @@ static __rte_noinline lrx_next_t build_meta_vlan(struct build_meta_ctx *c,
 			continue;
 		}
 		if (vid != 0) {
+			meta->vlan_otherhost = 1;
+			meta->eth_pkt_type = meta->pkt_type;
 			meta->pkt_type = LRX_PACKET_OTHERHOST;
 			c->vlan_unknown++;
 			break;

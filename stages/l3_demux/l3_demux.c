@@ -23,6 +23,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,6 +34,7 @@
 #include <rte_ether.h>
 #include <rte_icmp.h>
 #include <rte_ip.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 #include <rte_tcp.h>
@@ -44,6 +46,7 @@
 #include "reasm.h"
 #include "mcast.h"
 #include "meta.h"
+#include "netfilter/netfilter.h"
 #include "reply.h"
 #include "prefetch.h"
 #include "static_entries.h"
@@ -163,6 +166,12 @@ struct l3_ctx {
 	struct l3_reasm reasm;         /* ip_defrag / ipv6_frag_rcv (reasm.c) */
 	struct l3_mcast mc;            /* joined groups, broadcasts */
 	struct l3_reply reply;         /* ICMP and TCP replies (reply.c) */
+
+	/* netfilter's IPv4 hooks (key netfilter): NULL, no rules, is the
+	 * kernel's nf_hooks_needed off (NF_HOOK calls okfn directly) */
+	struct lrx_nf *nf;
+	struct lrx_nf_counter *nf_ctr; /* this instance's rule counters */
+	uint64_t nf_drops[LRX_NF_HOOKS];
 };
 
 /* 0, 1, 2, ...: the index list of a whole burst (filled once, read only) */
@@ -984,12 +993,12 @@ static inline lrx_next_t l3_ip_rcv_prologue(struct l3_ctx *c,
 	return LRX_NEXT_CONTINUE_V;
 }
 
-/* Everything ip_rcv does to one packet before the L4 handler. Returns
- * CONTINUE when the packet is to be delivered locally. hint may be NULL
- * (per-packet path: no hint, as ip_rcv). */
-static __rte_always_inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
-					  struct lrx_meta *meta,
-					  struct l3_route_hint *hint)
+/* ip_rcv_core for one IPv4 packet: the header's checks, the trim to its
+ * total length. Returns CONTINUE when the packet goes on to the
+ * PREROUTING hook and ip_rcv_finish. */
+static __rte_always_inline lrx_next_t l3_ipv4_rcv_early(struct l3_ctx *c,
+							struct rte_mbuf *m,
+							struct lrx_meta *meta)
 {
 	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V4];
 	const uint8_t *hdr;
@@ -1037,6 +1046,49 @@ static __rte_always_inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct 
 	meta->len = len;
 	meta->transport_offset = (uint16_t)(noff + ihl);
 	meta->l4_proto = iph->next_proto_id;
+	return LRX_NEXT_CONTINUE_V;
+}
+
+/* One netfilter hook on one IPv4 packet (nf_hook_slow): CONTINUE, or the
+ * drop (SKB_DROP_REASON_NETFILTER_DROP). skb->len is the IP packet, after
+ * the trim (PREROUTING) or the reassembly (LOCAL_IN). */
+static __rte_always_inline lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c,
+						      const struct rte_mbuf *m,
+						      const struct lrx_meta *meta,
+						      unsigned hook)
+{
+	const uint32_t noff = meta->network_offset;
+	const uint8_t *iph = l3_frame(m) + noff;
+	const struct lrx_nf_pkt p = {
+		.iph = iph,
+		.len = m->pkt_len - noff,
+		.thoff = meta->transport_offset - noff,
+		.seg_len = m->data_len - noff,
+		.fragoff = (uint16_t)(((iph[6] << 8) | iph[7]) & 0x1fff),
+		/* the input device: the port, or the VLAN device the packet
+		 * came in on (vlan_do_receive) */
+		.in_port = meta->ingress_port,
+		.in_vid = meta->vlan_vid,
+	};
+	if (lrx_nf_hook_slow(c->nf, c->nf_ctr, hook, &p) == LRX_NF_ACCEPT)
+		return LRX_NEXT_CONTINUE_V;
+	c->nf_drops[hook]++;
+	return lrx_next_drop(LRX_DROP_NETFILTER_DROP);
+}
+
+/* ip_rcv_finish and ip_local_deliver for one IPv4 packet that passed
+ * PREROUTING: the route (or the previous packet's: hint may be NULL, as
+ * ip_rcv), the options, ip_defrag, then the LOCAL_IN hook. Returns
+ * CONTINUE when the packet is to be delivered locally. */
+static __rte_always_inline lrx_next_t l3_ipv4_rcv_finish(struct l3_ctx *c,
+							 struct rte_mbuf *m,
+							 struct lrx_meta *meta,
+							 struct l3_route_hint *hint)
+{
+	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V4];
+	const struct rte_ipv4_hdr *iph =
+		(const struct rte_ipv4_hdr *)(l3_frame(m) + meta->network_offset);
+	const uint32_t ihl = (iph->version_ihl & RTE_IPV4_HDR_IHL_MASK) * 4u;
 
 	/* ip_rcv_finish_core: route (or the previous packet's), options,
 	 * then the route's counters; ip_error's after all of them */
@@ -1057,10 +1109,10 @@ static __rte_always_inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct 
 		}
 		if (rt == L3_RT_MCAST) {
 			mib->in_mcast_pkts++;
-			mib->in_mcast_octets += len;
+			mib->in_mcast_octets += meta->len;
 		} else {
 			mib->in_bcast_pkts++;
-			mib->in_bcast_octets += len;
+			mib->in_bcast_octets += meta->len;
 		}
 	}
 	/* ip_local_deliver: fragments go to ip_defrag, which holds them
@@ -1068,9 +1120,34 @@ static __rte_always_inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct 
 	 * as the whole datagram (reasm.c) */
 	if (unlikely(iph->fragment_offset &
 		     rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
-				      RTE_IPV4_HDR_OFFSET_MASK)))
-		return l3_reasm_ipv4(&c->reasm, m, meta);
+				      RTE_IPV4_HDR_OFFSET_MASK))) {
+		verdict = l3_reasm_ipv4(&c->reasm, m, meta);
+		if (verdict != LRX_NEXT_CONTINUE_V)
+			return verdict;
+	}
+	/* NF_HOOK(NF_INET_LOCAL_IN, ..., ip_local_deliver_finish) */
+	if (c->nf != NULL)
+		return l3_ipv4_nf_hook(c, m, meta, LRX_NF_LOCAL_IN);
 	return LRX_NEXT_CONTINUE_V;
+}
+
+/* Everything ip_rcv does to one packet before the L4 handler: ip_rcv_core,
+ * NF_HOOK(NF_INET_PRE_ROUTING), ip_rcv_finish, ip_local_deliver. Returns
+ * CONTINUE when the packet is to be delivered locally. hint may be NULL
+ * (per-packet path: no hint, as ip_rcv). */
+static __rte_always_inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
+					  struct lrx_meta *meta,
+					  struct l3_route_hint *hint)
+{
+	lrx_next_t next = l3_ipv4_rcv_early(c, m, meta);
+	if (unlikely(next != LRX_NEXT_CONTINUE_V))
+		return next;
+	if (c->nf != NULL) {
+		next = l3_ipv4_nf_hook(c, m, meta, LRX_NF_PRE_ROUTING);
+		if (next != LRX_NEXT_CONTINUE_V)
+			return next;
+	}
+	return l3_ipv4_rcv_finish(c, m, meta, hint);
 }
 
 /* ---- IPv6: ip6_rcv_core (+ hop-by-hop) and the route ---------------------- */
@@ -1291,6 +1368,52 @@ l3_ip_list_rcv(struct l3_ctx *c, struct rte_mbuf **pkts,
 			      n_live, nexts, fam, protos_or == protos_and);
 }
 
+/* ip_list_rcv with netfilter's PREROUTING hook on the list, as the
+ * kernel runs it: ip_rcv_core over the sublist, NF_HOOK_LIST
+ * (nf_hook_slow_list: the hook on each packet, the survivors stay a list),
+ * then ip_list_rcv_finish over the survivors, whose ip_local_deliver runs
+ * the LOCAL_IN hook packet by packet. Same verdicts and counters as
+ * l3_ip_list_rcv; only the order of the work differs. */
+static void l3_ipv4_list_rcv_nf(struct l3_ctx *c, struct rte_mbuf **pkts,
+				struct lrx_meta *const *metas,
+				const uint16_t *idx, uint16_t n,
+				lrx_next_t *nexts)
+{
+	uint16_t live[LRX_BURST_MAX], passed[LRX_BURST_MAX];
+	uint16_t n_live = 0, n_passed = 0;
+	unsigned protos_or = 0, protos_and = 0xff;
+	struct l3_route_hint hint = {.valid = false};
+	struct l3_route_hint *hp = c->route_hint ? &hint : NULL;
+
+	for (uint16_t k = 0; k < n; k++) {
+		const uint16_t i = idx ? idx[k] : k;
+		nexts[i] = l3_ipv4_rcv_early(c, pkts[i], metas[i]);
+		live[n_live] = i;
+		n_live += nexts[i] == LRX_NEXT_CONTINUE_V;
+	}
+	for (uint16_t k = 0; k < n_live; k++) {
+		const uint16_t i = live[k];
+		nexts[i] = l3_ipv4_nf_hook(c, pkts[i], metas[i],
+					   LRX_NF_PRE_ROUTING);
+		passed[n_passed] = i;
+		n_passed += nexts[i] == LRX_NEXT_CONTINUE_V;
+	}
+	n_live = 0;
+	for (uint16_t k = 0; k < n_passed; k++) {
+		const uint16_t i = passed[k];
+		struct lrx_meta *meta = metas[i];
+		const lrx_next_t next = l3_ipv4_rcv_finish(c, pkts[i], meta, hp);
+		nexts[i] = next;
+		live[n_live] = i;
+		const bool ok = next == LRX_NEXT_CONTINUE_V;
+		protos_or |= ok ? meta->l4_proto : 0u;
+		protos_and &= ok ? meta->l4_proto : 0xffu;
+		n_live += ok;
+	}
+	l3_local_deliver_list(c, pkts, metas, live, n_live, nexts,
+			      L3_FAMILY_V4, protos_or == protos_and);
+}
+
 /* ip_rcv / ipv6_rcv (one packet) and ip_list_rcv / ipv6_list_rcv (a
  * sublist: l3_identity for a contiguous run, else the packets' indexes) */
 #define L3_DEFINE_IP_HANDLER(family, core, fam)                                 \
@@ -1309,6 +1432,12 @@ l3_ip_list_rcv(struct l3_ctx *c, struct rte_mbuf **pkts,
 					 const uint16_t *idx, uint16_t n,     \
 					 lrx_next_t *nexts)                   \
 	{                                                                     \
+		if (fam == L3_FAMILY_V4 && c->nf != NULL) {                   \
+			l3_ipv4_list_rcv_nf(c, pkts, metas,                   \
+					    idx == l3_identity ? NULL : idx,  \
+					    n, nexts);                        \
+			return;                                               \
+		}                                                             \
 		if (idx == l3_identity)                                       \
 			l3_ip_list_rcv(c, pkts, metas, NULL, n, nexts, fam,   \
 				       core);                                 \
@@ -1595,6 +1724,7 @@ struct l3_conf {
 	struct l3_mac_conf arp_mac;
 	struct l3_reasm_conf reasm;
 	struct l3_reply_conf reply;
+	char netfilter[PATH_MAX]; /* rule file; empty: no hooks */
 };
 
 static void l3_ports_copy(uint64_t *bitmap, bool *any, const struct lrx_port_set *set)
@@ -1651,6 +1781,29 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 	c->reply.mac_from_port = c->arp_mac_from_port;
 	c->reply.mac = c->arp_mac;
 	l3_reply_init(&c->reply, &conf->reply, &addrs);
+	if (conf->netfilter[0] != '\0') {
+		char why[512];
+		rc = lrx_nf_load(conf->netfilter, &c->nf, why, sizeof(why));
+		if (rc == 0) {
+			c->nf_ctr = rte_zmalloc_socket("l3_nf_counters",
+						       c->nf->n_entries *
+							       sizeof(*c->nf_ctr),
+						       RTE_CACHE_LINE_SIZE,
+						       init->socket_id);
+			if (c->nf_ctr == NULL) {
+				snprintf(why, sizeof(why), "out of memory");
+				rc = -ENOMEM;
+			}
+		}
+		if (rc < 0) {
+			snprintf(init->err, init->err_len,
+				 "%s: key 'netfilter': %s", init->instance, why);
+			lrx_nf_free(c->nf);
+			c->nf = NULL;
+			l3_reasm_fini(&c->reasm);
+			return rc;
+		}
+	}
 
 	c->l3_table[L3_CLASS_IPV4] = &l3_ipv4_handler;
 	c->l3_table[L3_CLASS_IPV6] = &l3_ipv6_handler;
@@ -1773,6 +1926,10 @@ static const struct lrx_value_key l3_demux_keys[] = {
 	L3K(CHOICE, reasm.clock, "ipfrag_clock", "tsc", l3_clocks,
 	    "what ipfrag_time counts (polls: ends of poll, the "
 	    "same for every engine)"),
+	L3K(STRING, netfilter, "netfilter", "",
+	    "iptables-save file of IPv4 rules (raw, mangle, filter; "
+	    "docs/netfilter.md) run at PREROUTING (after ip_rcv_core) and INPUT "
+	    "(after ip_defrag); empty: no hooks"),
 	{.name = NULL},
 };
 #undef L3K
@@ -1801,7 +1958,28 @@ static uint32_t l3_demux_held(const void *ctx)
 }
 static void l3_demux_fini(void *ctx)
 {
-	l3_reasm_fini(&((struct l3_ctx *)ctx)->reasm);
+	struct l3_ctx *c = ctx;
+
+	l3_reasm_fini(&c->reasm);
+	lrx_nf_free(c->nf);
+	rte_free(c->nf_ctr);
+	c->nf = NULL;
+	c->nf_ctr = NULL;
+}
+
+/* The rule counters of netfilter's chains, one map per chain
+ * (netfilter.h: as iptables -L -v -x). */
+static bool l3_demux_map_at(const void *ctx, unsigned i, struct lrx_stage_map *out)
+{
+	return lrx_nf_map_at(((const struct l3_ctx *)ctx)->nf, i, out);
+}
+
+static bool l3_demux_map_next(const void *ctx, unsigned i, uint32_t *cursor,
+			      void *key, void *value)
+{
+	const struct l3_ctx *c = ctx;
+
+	return lrx_nf_map_next(c->nf, c->nf_ctr, i, cursor, key, value);
 }
 
 #define L3C(n, field, ...) {.name = n, .offset = offsetof(struct l3_ctx, field), __VA_ARGS__}
@@ -1902,6 +2080,8 @@ static const struct lrx_stage_counter l3_demux_counters[] = {
 	L3C("reasm_mem", reasm.mem, .role = LRX_COUNTER_GAUGE),
 	/* fragments chained into a datagram: they leave inside it */
 	L3C("merged", reasm.frags_joined, .role = LRX_COUNTER_MERGED),
+	L3C("nf_prerouting_drops", nf_drops[LRX_NF_PRE_ROUTING]),
+	L3C("nf_local_in_drops", nf_drops[LRX_NF_LOCAL_IN]),
 	{.name = NULL},
 };
 #undef L3C
@@ -1932,6 +2112,8 @@ static const struct lrx_stage l3_demux_stage = {
 	.discard = l3_demux_discard,
 	.held = l3_demux_held,
 	.end_run = l3_demux_end_run,
+	.map_at = l3_demux_map_at,
+	.map_next = l3_demux_map_next,
 };
 
 LRX_STAGE_REGISTER(l3_demux_stage)

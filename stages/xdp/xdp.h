@@ -77,6 +77,86 @@ bool lrx_xdp_map_next(const struct lrx_xdp_map *map, uint32_t *cursor, void *key
 		      void *value);
 const char *lrx_xdp_map_type_name(const struct lrx_xdp_map *map);
 
+/* ---- Program types: what r1 points at ----------------------------------
+ * The loader serves every program type listrx runs (XDP here, cls_bpf in
+ * the tc-ingress stage): a type is a table of its uapi context's fields
+ * and where each lives in listrx's header in front of the frame, as the
+ * kernel's per-type convert_ctx_access (xdp_convert_ctx_access,
+ * tc_cls_act_convert_ctx_access) maps them onto xdp_buff / sk_buff. */
+enum lrx_bpf_ctx_kind {
+	LRX_BPF_CTX_FIELD,    /* a value in the header */
+	LRX_BPF_CTX_DATA,     /* data / data_meta: the frame's first byte */
+	LRX_BPF_CTX_DATA_END, /* data_end: a 64-bit address in the header */
+};
+
+struct lrx_bpf_ctx_field {
+	const char *name;
+	uint16_t off, size;   /* in the uapi struct (xdp_md, __sk_buff) */
+	uint16_t to;          /* offset in listrx's header */
+	uint8_t kind;         /* enum lrx_bpf_ctx_kind */
+	bool writable;        /* a program may store to it (skb->mark ...) */
+};
+
+struct lrx_bpf_ctx_type {
+	const char *name;          /* "xdp_md", "__sk_buff" */
+	uint32_t hdr_size;         /* header bytes before the frame */
+	const struct lrx_bpf_ctx_field *fields; /* NULL-name terminated */
+	bool narrow_loads;         /* 1/2-byte loads inside a field
+				    * (bpf_ctx_narrow_access_ok) */
+	/* bpf_redirect for this type (its verdicts differ: XDP_REDIRECT or
+	 * TC_ACT_REDIRECT, and what a bad call returns) */
+	uint64_t (*redirect)(uint64_t ifindex, uint64_t flags, uint64_t a3,
+			     uint64_t a4, uint64_t a5);
+};
+
+/* struct xdp_md onto struct lrx_xdp_md */
+extern const struct lrx_bpf_ctx_type lrx_bpf_ctx_xdp;
+
+/* What a cls_bpf program's r1 points at (struct __sk_buff, the fields
+ * tc_cls_act_convert_ctx_access serves that listrx models); the frame
+ * follows at +LRX_SKB_MD_SIZE. Written per packet by the tc-ingress
+ * stage; a program may write the fields marked writable. */
+struct lrx_skb_md {
+	uint64_t data_end;       /* absolute address */
+	uint32_t len;            /* skb->len: the frame (MAC header pushed) */
+	uint32_t pkt_type;       /* PACKET_HOST ... (enum lrx_pkt_type) */
+	uint32_t mark;           /* skb->mark, writable */
+	uint32_t queue_mapping;  /* skb_record_rx_queue: RX queue + 1 */
+	uint32_t protocol;       /* skb->protocol, network order */
+	uint32_t vlan_present;
+	uint32_t vlan_tci;
+	uint32_t vlan_proto;     /* network order */
+	uint32_t priority;       /* writable */
+	uint32_t ingress_ifindex; /* listrx: the DPDK port id */
+	uint32_t ifindex;
+	uint32_t tc_index;       /* writable */
+	uint32_t cb[5];          /* writable, zero at entry */
+	uint32_t hash;           /* skb->hash: the RSS hash */
+	uint32_t tc_classid;     /* writable */
+	uint32_t napi_id;        /* 0 */
+	uint32_t gso_segs, gso_size;
+	uint32_t reserved[3];
+};
+#define LRX_SKB_MD_SIZE 112
+static_assert(sizeof(struct lrx_skb_md) == LRX_SKB_MD_SIZE,
+	      "the __sk_buff header size");
+
+/* struct __sk_buff onto struct lrx_skb_md */
+extern const struct lrx_bpf_ctx_type lrx_bpf_ctx_skb;
+
+/* Places type's header in front of the frame of m: the header, or NULL
+ * when the mbuf lacks the headroom or the window (the caller counts it). */
+static inline void *lrx_bpf_ctx_at(struct rte_mbuf *m, uint32_t hdr_size,
+				   uint32_t window)
+{
+	uint8_t *data = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t room = (uint32_t)m->buf_len - m->data_off;
+
+	if (unlikely(m->data_off < hdr_size || room < window))
+		return NULL;
+	return data - hdr_size;
+}
+
 /* ---- Loaded eBPF programs ----------------------------------------------- */
 #define LRX_XDP_MAX_MAPS 16
 
@@ -106,6 +186,13 @@ int lrx_xdp_prog_load_maps(const char *path, const char *section,
 			   const struct lrx_xdp_map_def *maps, unsigned n_maps,
 			   struct lrx_xdp_prog **out, char *err,
 			   size_t err_len);
+/* Either of the above for a program of another type (maps NULL: from the
+ * object's BTF, in a child process). */
+int lrx_bpf_prog_load(const char *path, const char *section,
+		      const struct lrx_bpf_ctx_type *type, uint32_t window,
+		      int socket_id, const struct lrx_xdp_map_def *maps,
+		      unsigned n_maps, struct lrx_xdp_prog **out, char *err,
+		      size_t err_len);
 void lrx_xdp_prog_free(struct lrx_xdp_prog *prog);
 /* NULL when the object has no map of that name. */
 struct lrx_xdp_map *lrx_xdp_prog_map(struct lrx_xdp_prog *prog,
@@ -137,13 +224,13 @@ static inline struct lrx_xdp_md *lrx_xdp_md_prepare(struct rte_mbuf *m,
 						    uint16_t port,
 						    uint16_t queue)
 {
-	uint8_t *data = rte_pktmbuf_mtod(m, uint8_t *);
-	struct lrx_xdp_md *md = (struct lrx_xdp_md *)(data - LRX_XDP_MD_SIZE);
-	uint32_t room = (uint32_t)m->buf_len - m->data_off;
+	struct lrx_xdp_md *md =
+		(struct lrx_xdp_md *)lrx_bpf_ctx_at(m, LRX_XDP_MD_SIZE, window);
 
-	if (unlikely(m->data_off < LRX_XDP_MD_SIZE || room < window))
+	if (unlikely(md == NULL))
 		return NULL;
-	md->data_end = (uint64_t)(uintptr_t)(data + rte_pktmbuf_data_len(m));
+	md->data_end = (uint64_t)(uintptr_t)(rte_pktmbuf_mtod(m, uint8_t *) +
+					     rte_pktmbuf_data_len(m));
 	md->ingress_ifindex = port;
 	md->rx_queue_index = queue;
 	md->egress_ifindex = 0;

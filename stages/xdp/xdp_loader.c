@@ -8,8 +8,10 @@
  *    BTF through libbpf's bpf_object__open, no kernel involved);
  *  - helper calls `call N` become calls of rte_bpf external symbols
  *    (rte_bpf resolves `call` by index into the xsym table);
- *  - xdp_md context loads are rewritten as the kernel's
- *    xdp_convert_ctx_access does, onto struct lrx_xdp_md (xdp.h);
+ *  - context accesses are rewritten as the kernel's per-type
+ *    convert_ctx_access does (xdp_convert_ctx_access for xdp_md,
+ *    tc_cls_act_convert_ctx_access for __sk_buff), onto listrx's header
+ *    in front of the frame (struct lrx_xdp_md, struct lrx_skb_md: xdp.h);
  *  - anything the rewrite cannot translate is rejected here, naming the
  *    instruction, rather than left for rte_bpf to run on wrong memory.
  * Which register holds the context, a map or a possibly-NULL map value is
@@ -127,8 +129,8 @@ uint32_t lrx_xdp_redirect_take(void)
 
 /* bpf_redirect(ifindex, flags): ifindex is a DPDK port id here; as
  * bpf_xdp_redirect, flags other than 0 give XDP_ABORTED. */
-static uint64_t helper_redirect(uint64_t ifindex, uint64_t flags, uint64_t a3,
-				uint64_t a4, uint64_t a5)
+static uint64_t helper_redirect_xdp(uint64_t ifindex, uint64_t flags,
+				    uint64_t a3, uint64_t a4, uint64_t a5)
 {
 	RTE_SET_USED(a3); RTE_SET_USED(a4); RTE_SET_USED(a5);
 	if (flags != 0 || ifindex >= RTE_MAX_ETHPORTS)
@@ -136,6 +138,92 @@ static uint64_t helper_redirect(uint64_t ifindex, uint64_t flags, uint64_t a3,
 	xdp_redirect_target = (uint32_t)ifindex;
 	return LRX_XDP_REDIRECT;
 }
+
+/* bpf_redirect for cls_bpf (net/core/filter.c): TC_ACT_REDIRECT, or
+ * TC_ACT_SHOT for flags it refuses. BPF_F_INGRESS (to another device's
+ * receive path) is not modelled: TC_ACT_SHOT too. */
+#define TC_ACT_SHOT_V 2
+#define TC_ACT_REDIRECT_V 7
+static uint64_t helper_redirect_tc(uint64_t ifindex, uint64_t flags,
+				   uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	RTE_SET_USED(a3); RTE_SET_USED(a4); RTE_SET_USED(a5);
+	if (flags != 0 || ifindex >= RTE_MAX_ETHPORTS)
+		return TC_ACT_SHOT_V;
+	xdp_redirect_target = (uint32_t)ifindex;
+	return TC_ACT_REDIRECT_V;
+}
+
+/* ---- Program types ----------------------------------------------------------
+ * Each uapi field the loader translates (anything else is refused, naming
+ * the offset): xdp_is_valid_access allows 32-bit loads only, and no
+ * stores; tc_cls_act_is_valid_access allows narrow loads of the plain
+ * fields and stores to mark, priority, tc_index, cb[] and tc_classid. */
+#define XDP_FIELD(n, o, f)                                                    \
+	{ .name = n, .off = o, .size = 4,                                      \
+	  .to = offsetof(struct lrx_xdp_md, f), .kind = LRX_BPF_CTX_FIELD }
+static const struct lrx_bpf_ctx_field xdp_fields[] = {
+	{ .name = "data", .off = 0, .size = 4, .kind = LRX_BPF_CTX_DATA },
+	{ .name = "data_end", .off = 4, .size = 4,
+	  .to = offsetof(struct lrx_xdp_md, data_end),
+	  .kind = LRX_BPF_CTX_DATA_END },
+	{ .name = "data_meta", .off = 8, .size = 4, .kind = LRX_BPF_CTX_DATA },
+	XDP_FIELD("ingress_ifindex", 12, ingress_ifindex),
+	XDP_FIELD("rx_queue_index", 16, rx_queue_index),
+	XDP_FIELD("egress_ifindex", 20, egress_ifindex),
+	{ .name = NULL },
+};
+
+const struct lrx_bpf_ctx_type lrx_bpf_ctx_xdp = {
+	.name = "xdp_md",
+	.hdr_size = LRX_XDP_MD_SIZE,
+	.fields = xdp_fields,
+	.narrow_loads = false,
+	.redirect = helper_redirect_xdp,
+};
+
+#define SKB_FIELD(n, o, f, w)                                                 \
+	{ .name = n, .off = o, .size = 4,                                      \
+	  .to = offsetof(struct lrx_skb_md, f), .kind = LRX_BPF_CTX_FIELD,     \
+	  .writable = w }
+static const struct lrx_bpf_ctx_field skb_fields[] = {
+	SKB_FIELD("len", 0, len, false),
+	SKB_FIELD("pkt_type", 4, pkt_type, false),
+	SKB_FIELD("mark", 8, mark, true),
+	SKB_FIELD("queue_mapping", 12, queue_mapping, false),
+	SKB_FIELD("protocol", 16, protocol, false),
+	SKB_FIELD("vlan_present", 20, vlan_present, false),
+	SKB_FIELD("vlan_tci", 24, vlan_tci, false),
+	SKB_FIELD("vlan_proto", 28, vlan_proto, false),
+	SKB_FIELD("priority", 32, priority, true),
+	SKB_FIELD("ingress_ifindex", 36, ingress_ifindex, false),
+	SKB_FIELD("ifindex", 40, ifindex, false),
+	SKB_FIELD("tc_index", 44, tc_index, true),
+	SKB_FIELD("cb[0]", 48, cb[0], true),
+	SKB_FIELD("cb[1]", 52, cb[1], true),
+	SKB_FIELD("cb[2]", 56, cb[2], true),
+	SKB_FIELD("cb[3]", 60, cb[3], true),
+	SKB_FIELD("cb[4]", 64, cb[4], true),
+	SKB_FIELD("hash", 68, hash, false),
+	SKB_FIELD("tc_classid", 72, tc_classid, true),
+	{ .name = "data", .off = 76, .size = 4, .kind = LRX_BPF_CTX_DATA },
+	{ .name = "data_end", .off = 80, .size = 4,
+	  .to = offsetof(struct lrx_skb_md, data_end),
+	  .kind = LRX_BPF_CTX_DATA_END },
+	SKB_FIELD("napi_id", 84, napi_id, false),
+	{ .name = "data_meta", .off = 140, .size = 4, .kind = LRX_BPF_CTX_DATA },
+	SKB_FIELD("gso_segs", 164, gso_segs, false),
+	SKB_FIELD("gso_size", 176, gso_size, false),
+	{ .name = NULL },
+};
+
+const struct lrx_bpf_ctx_type lrx_bpf_ctx_skb = {
+	.name = "__sk_buff",
+	.hdr_size = LRX_SKB_MD_SIZE,
+	.fields = skb_fields,
+	.narrow_loads = true,
+	.redirect = helper_redirect_tc,
+};
 
 enum { H_LOOKUP, H_UPDATE, H_DELETE };
 
@@ -154,7 +242,8 @@ static const struct helper_info helpers[] = {
 	{ BPF_FUNC_get_prandom_u32, "bpf_get_prandom_u32", helper_get_prandom_u32, 0 },
 	{ BPF_FUNC_get_smp_processor_id, "bpf_get_smp_processor_id",
 	  helper_get_smp_processor_id, 0 },
-	{ BPF_FUNC_redirect, "bpf_redirect", helper_redirect, 2 },
+	/* the program type's (lrx_bpf_ctx_type.redirect) */
+	{ BPF_FUNC_redirect, "bpf_redirect", NULL, 2 },
 };
 
 /* Names of helpers XDP programs commonly call that listrx lacks, so that
@@ -182,6 +271,8 @@ static const char *helper_name(int id)
 }
 
 static int xsym_add(struct lrx_xdp_prog *prog, const struct helper_info *h,
+		    uint64_t (*fn)(uint64_t, uint64_t, uint64_t, uint64_t,
+				   uint64_t),
 		    const struct lrx_xdp_map *map)
 {
 	struct rte_bpf_xsym *x;
@@ -192,7 +283,7 @@ static int xsym_add(struct lrx_xdp_prog *prog, const struct helper_info *h,
 	memset(x, 0, sizeof(*x));
 	x->name = h->name;
 	x->type = RTE_BPF_XTYPE_FUNC;
-	x->func.val = h->fn;
+	x->func.val = fn;
 	x->func.nb_args = h->nb_args;
 	for (uint32_t a = 0; a < h->nb_args; a++)
 		x->func.args[a] = (struct rte_bpf_arg){
@@ -218,7 +309,7 @@ static int xsym_add(struct lrx_xdp_prog *prog, const struct helper_info *h,
 
 /* ---- Register tags for the data-flow pass -------------------------------- */
 enum {
-	TAG_CTX = 1,        /* the xdp_md pointer (r1 at entry) */
+	TAG_CTX = 1,        /* the context pointer (r1 at entry) */
 	TAG_MAP = 2,        /* &map, from a relocated ld_imm64 */
 	TAG_MAYBE_NULL = 4, /* bpf_map_lookup_elem result, not yet tested */
 	TAG_NULL = 8,       /* the same, known to be NULL */
@@ -276,6 +367,7 @@ static const struct reg_tag tag_other = { .kinds = TAG_OTHER };
 
 struct loader {
 	const char *path, *section;
+	const struct lrx_bpf_ctx_type *type;
 	char *err;
 	size_t err_len;
 	struct lrx_xdp_prog *prog;
@@ -496,24 +588,56 @@ static unsigned bpf_size_bytes(uint8_t code)
 	}
 }
 
-/* Rewrites one context load (xdp_convert_ctx_access); appends 1 or 2
- * instructions to out. */
+/* The field of the program type that holds [off, off + size), or NULL. */
+static const struct lrx_bpf_ctx_field *ctx_field(const struct lrx_bpf_ctx_type *t,
+						 int16_t off, unsigned size)
+{
+	for (const struct lrx_bpf_ctx_field *f = t->fields; f->name; f++)
+		if (off >= f->off && off + (int)size <= f->off + f->size)
+			return f;
+	return NULL;
+}
+
+/* "data@0, data_end@4, ..." for the messages. */
+static void ctx_field_list(const struct lrx_bpf_ctx_type *t, bool writable,
+			   char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (const struct lrx_bpf_ctx_field *f = t->fields; f->name; f++) {
+		if (writable && !f->writable)
+			continue;
+		int w = snprintf(buf + used, len - used, "%s%s@%u",
+				 used ? ", " : "", f->name, f->off);
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+	}
+}
+
+/* Rewrites one context load (the type's convert_ctx_access); appends 1 or
+ * 2 instructions to out. */
 static int rewrite_ctx_load(struct loader *ld, uint32_t i,
 			    const struct ebpf_insn *ins, struct ebpf_insn *out,
 			    uint32_t *n_out)
 {
 	const struct reg_tag *t = &ld->in[i].r[ins->src_reg];
+	const struct lrx_bpf_ctx_type *type = ld->type;
+	unsigned size = bpf_size_bytes(ins->code);
+	const struct lrx_bpf_ctx_field *f = ctx_field(type, ins->off, size);
 	struct ebpf_insn x = *ins;
 
 	if (t->kinds != TAG_CTX)
 		return load_error(ld, i,
-			"load through r%u, which holds the xdp_md context on "
-			"some paths only", ins->src_reg);
-	if (ins->code != (BPF_LDX | BPF_MEM | BPF_W))
+			"load through r%u, which holds the %s context on "
+			"some paths only", ins->src_reg, type->name);
+	if (BPF_MODE(ins->code) != BPF_MEM || f == NULL ||
+	    (size != f->size &&
+	     (!type->narrow_loads || f->kind != LRX_BPF_CTX_FIELD)))
 		goto unsupported;
-	switch (ins->off) {
-	case 0:  /* data */
-	case 8:  /* data_meta: no metadata, so it equals data */
+	switch (f->kind) {
+	case LRX_BPF_CTX_DATA:
 		if (ins->dst_reg != ins->src_reg)
 			out[(*n_out)++] = (struct ebpf_insn){
 				.code = EBPF_ALU64 | EBPF_MOV | BPF_X,
@@ -521,33 +645,51 @@ static int rewrite_ctx_load(struct loader *ld, uint32_t i,
 				.src_reg = ins->src_reg };
 		out[(*n_out)++] = (struct ebpf_insn){
 			.code = EBPF_ALU64 | BPF_ADD | BPF_K,
-			.dst_reg = ins->dst_reg, .imm = LRX_XDP_MD_SIZE };
+			.dst_reg = ins->dst_reg, .imm = (int32_t)type->hdr_size };
 		return 0;
-	case 4:  /* data_end */
+	case LRX_BPF_CTX_DATA_END:
 		x.code = BPF_LDX | BPF_MEM | EBPF_DW;
-		x.off = offsetof(struct lrx_xdp_md, data_end);
+		x.off = (int16_t)f->to;
 		break;
-	case 12:
-		x.off = offsetof(struct lrx_xdp_md, ingress_ifindex);
+	default: /* a narrow load reads the same bytes of listrx's field */
+		x.off = (int16_t)(f->to + (ins->off - f->off));
 		break;
-	case 16:
-		x.off = offsetof(struct lrx_xdp_md, rx_queue_index);
-		break;
-	case 20:
-		x.off = offsetof(struct lrx_xdp_md, egress_ifindex);
-		break;
-	default:
-		goto unsupported;
 	}
 	out[(*n_out)++] = x;
 	return 0;
-unsupported:
+unsupported: {
+	char fields[512];
+
+	ctx_field_list(type, false, fields, sizeof(fields));
 	return load_error(ld, i,
 		"context access at offset %d, size %u is not supported "
-		"(struct xdp_md: 32-bit loads of data@0, data_end@4, "
-		"data_meta@8, ingress_ifindex@12, rx_queue_index@16, "
-		"egress_ifindex@20)", ins->off,
-		bpf_size_bytes(ins->code));
+		"(struct %s: %s loads of %s)", ins->off, size, type->name,
+		type->narrow_loads ? "32-bit (or narrower)" : "32-bit",
+		fields);
+	}
+}
+
+/* Rewrites one store into the context (a writable field, whole). */
+static int rewrite_ctx_store(struct loader *ld, uint32_t i,
+			     struct ebpf_insn *x)
+{
+	const struct lrx_bpf_ctx_type *type = ld->type;
+	unsigned size = bpf_size_bytes(x->code);
+	const struct lrx_bpf_ctx_field *f = ctx_field(type, x->off, size);
+	char fields[256];
+
+	ctx_field_list(type, true, fields, sizeof(fields));
+	if (fields[0] == '\0')
+		return load_error(ld, i, "writes to the %s context (r%u)",
+				  type->name, x->dst_reg);
+	if (BPF_MODE(x->code) != BPF_MEM || f == NULL || !f->writable ||
+	    f->off != x->off || f->size != size)
+		return load_error(ld, i,
+			"store to the %s context at offset %d, size %u: only "
+			"whole 32-bit stores to %s are allowed", type->name,
+			x->off, size, fields);
+	x->off = (int16_t)f->to;
+	return 0;
 }
 
 static int rewrite_call(struct loader *ld, uint32_t i, struct ebpf_insn *x)
@@ -576,7 +718,8 @@ static int rewrite_call(struct loader *ld, uint32_t i, struct ebpf_insn *x)
 
 		if (t->kinds & TAG_CTX)
 			return load_error(ld, i,
-				"passes the xdp_md context to %s", h->name);
+				"passes the %s context to %s", ld->type->name,
+				h->name);
 		if (a > 0 && (t->kinds & (TAG_MAYBE_NULL | TAG_NULL | TAG_MAP)))
 			return load_error(ld, i,
 				"passes a map or a possibly-NULL pointer as "
@@ -596,16 +739,19 @@ static int rewrite_call(struct loader *ld, uint32_t i, struct ebpf_insn *x)
 				"map on every path", h->name);
 		idx = prog->map_xsym[t->map][which];
 		if (idx < 0) {
-			idx = xsym_add(prog, h, &prog->maps[t->map]);
+			idx = xsym_add(prog, h, h->fn, &prog->maps[t->map]);
 			prog->map_xsym[t->map][which] = (int16_t)idx;
 		}
 	} else {
+		uint64_t (*fn)(uint64_t, uint64_t, uint64_t, uint64_t,
+			       uint64_t) = h->fn ? h->fn : ld->type->redirect;
+
 		idx = -1;
 		for (uint32_t k = 0; k < prog->nb_xsym; k++)
-			if (prog->xsym[k].func.val == h->fn)
+			if (prog->xsym[k].func.val == fn)
 				idx = (int)k;
 		if (idx < 0)
-			idx = xsym_add(prog, h, NULL);
+			idx = xsym_add(prog, h, fn, NULL);
 		if (h->id == BPF_FUNC_redirect)
 			prog->uses_redirect = true;
 	}
@@ -654,10 +800,25 @@ static int rewrite(struct loader *ld, struct ebpf_insn *out, uint32_t *new_at,
 			break;
 		case BPF_ST:
 		case BPF_STX:
-			if (s->r[ins->dst_reg].kinds & TAG_CTX)
-				return load_error(ld, i,
-					"writes to the xdp_md context (r%u)",
-					ins->dst_reg);
+			if (s->r[ins->dst_reg].kinds & TAG_CTX) {
+				if (s->r[ins->dst_reg].kinds != TAG_CTX)
+					return load_error(ld, i,
+						"store through r%u, which holds "
+						"the %s context on some paths "
+						"only", ins->dst_reg,
+						ld->type->name);
+				if (cls == BPF_STX &&
+				    (s->r[ins->src_reg].kinds & BAD_PTR & ~TAG_NULL))
+					return load_error(ld, i,
+						"stores r%u (the context, a map "
+						"or a possibly-NULL value "
+						"pointer) to memory: spilling it "
+						"is not supported", ins->src_reg);
+				rc = rewrite_ctx_store(ld, i, &x);
+				if (rc < 0)
+					return rc;
+				break;
+			}
 			rc = check_deref(ld, i, ins->dst_reg,
 					 &s->r[ins->dst_reg], "store");
 			if (rc < 0)
@@ -724,7 +885,8 @@ static int rewrite(struct loader *ld, struct ebpf_insn *out, uint32_t *new_at,
 				    (BPF_SRC(ins->code) == BPF_X &&
 				     (s->r[ins->src_reg].kinds & TAG_CTX)))) {
 				return load_error(ld, i,
-					"compares the xdp_md context pointer");
+					"compares the %s context pointer",
+					ld->type->name);
 			}
 			break;
 		default:
@@ -1188,12 +1350,14 @@ static const struct reg_tag *mem_base(const struct loader *ld, uint32_t insn)
 	}
 }
 
-static int prog_load(const char *path, const char *section, uint32_t window,
+static int prog_load(const char *path, const char *section,
+		     const struct lrx_bpf_ctx_type *type, uint32_t window,
 		     int socket_id, const struct btf_maps_reply *maps_given,
 		     struct lrx_xdp_prog **out, char *err, size_t err_len)
 {
-	struct loader ld = { .path = path, .section = section, .err = err,
-			     .err_len = err_len, .maps_given = maps_given };
+	struct loader ld = { .path = path, .section = section, .type = type,
+			     .err = err, .err_len = err_len,
+			     .maps_given = maps_given };
 	struct ebpf_insn *rewritten = NULL;
 	uint32_t *new_at = NULL, n_new = 0;
 	struct lrx_xdp_prog *prog;
@@ -1260,7 +1424,7 @@ static int prog_load(const char *path, const char *section, uint32_t window,
 		.xsym = prog->xsym,
 		.nb_xsym = prog->nb_xsym,
 		.prog_arg = { .type = RTE_BPF_ARG_PTR,
-			      .size = LRX_XDP_MD_SIZE + window },
+			      .size = type->hdr_size + window },
 	};
 	char why[256];
 	uint64_t paths, steps;
@@ -1348,19 +1512,16 @@ fail:
 	return rc;
 }
 
-int lrx_xdp_prog_load(const char *path, const char *section, uint32_t window,
-		      int socket_id, struct lrx_xdp_prog **out, char *err,
+int lrx_bpf_prog_load(const char *path, const char *section,
+		      const struct lrx_bpf_ctx_type *type, uint32_t window,
+		      int socket_id, const struct lrx_xdp_map_def *maps,
+		      unsigned n_maps, struct lrx_xdp_prog **out, char *err,
 		      size_t err_len)
 {
-	return prog_load(path, section, window, socket_id, NULL, out, err,
-			 err_len);
-}
+	if (maps == NULL)
+		return prog_load(path, section, type, window, socket_id, NULL,
+				 out, err, err_len);
 
-int lrx_xdp_prog_load_maps(const char *path, const char *section,
-			   uint32_t window, int socket_id,
-			   const struct lrx_xdp_map_def *maps, unsigned n_maps,
-			   struct lrx_xdp_prog **out, char *err, size_t err_len)
-{
 	struct btf_maps_reply *r = calloc(1, sizeof(*r));
 	int rc;
 
@@ -1375,9 +1536,30 @@ int lrx_xdp_prog_load_maps(const char *path, const char *section,
 		r->maps[i] = maps[i];
 		r->maps[i].name[LRX_XDP_MAP_NAME_MAX - 1] = '\0';
 	}
-	rc = prog_load(path, section, window, socket_id, r, out, err, err_len);
+	rc = prog_load(path, section, type, window, socket_id, r, out, err,
+		       err_len);
 	free(r);
 	return rc;
+}
+
+int lrx_xdp_prog_load(const char *path, const char *section, uint32_t window,
+		      int socket_id, struct lrx_xdp_prog **out, char *err,
+		      size_t err_len)
+{
+	return lrx_bpf_prog_load(path, section, &lrx_bpf_ctx_xdp, window,
+				 socket_id, NULL, 0, out, err, err_len);
+}
+
+int lrx_xdp_prog_load_maps(const char *path, const char *section,
+			   uint32_t window, int socket_id,
+			   const struct lrx_xdp_map_def *maps, unsigned n_maps,
+			   struct lrx_xdp_prog **out, char *err, size_t err_len)
+{
+	static const struct lrx_xdp_map_def none;
+
+	return lrx_bpf_prog_load(path, section, &lrx_bpf_ctx_xdp, window,
+				 socket_id, maps ? maps : &none, n_maps, out,
+				 err, err_len);
 }
 
 void lrx_xdp_prog_free(struct lrx_xdp_prog *prog)

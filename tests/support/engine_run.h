@@ -40,6 +40,9 @@ struct EngineRun {
 	std::vector<std::pair<lrx_next_t, std::vector<uint8_t>>> out; // sink order
 	std::vector<lrx_stage_stats> stats;
 	std::vector<std::map<std::string, uint64_t>> counters;
+	// per stage: each map's entries (key bytes then value bytes, in
+	// order), by map name (stage.h: map_at / map_next)
+	std::vector<std::map<std::string, std::vector<std::vector<uint8_t>>>> maps;
 };
 
 // Software prefetch must not change a result: the equivalence tests run
@@ -113,9 +116,46 @@ inline EngineRun run_engine(lrx_engine_kind engine, unsigned k, uint16_t burst,
 			},
 			&c);
 		r.counters.push_back(c);
+		std::map<std::string, std::vector<std::vector<uint8_t>>> maps;
+		lrx_stage_map info;
+		for (unsigned m = 0; lrx_pipeline_stage_map_at(p, s, m, &info); m++) {
+			std::vector<uint8_t> kv(info.key_size + info.value_size);
+			auto &entries = maps[info.name];
+			uint32_t cursor = 0;
+			while (lrx_pipeline_stage_map_next(p, s, m, &cursor, kv.data(),
+							   kv.data() + info.key_size))
+				entries.push_back(kv);
+		}
+		r.maps.push_back(maps);
 	}
 	lrx_pipeline_destroy(p);
 	return r;
+}
+
+// An engine's run against the reference run: the same packets out in the
+// same order with the same bytes, and per stage the same stats, counters
+// and maps (callers erase the counters that describe how the work was
+// split, which legitimately differ).
+inline void require_same_run(const EngineRun &r, const EngineRun &ref)
+{
+	REQUIRE(r.out.size() == ref.out.size());
+	for (size_t i = 0; i < r.out.size(); i++) {
+		INFO("packet " << i);
+		REQUIRE(r.out[i] == ref.out[i]);
+	}
+	REQUIRE(r.stats.size() == ref.stats.size());
+	for (size_t s = 0; s < r.stats.size(); s++) {
+		INFO("stage " << s);
+		CHECK(r.stats[s].packets == ref.stats[s].packets);
+		CHECK(r.stats[s].delivered == ref.stats[s].delivered);
+		CHECK(r.stats[s].tx == ref.stats[s].tx);
+		CHECK(r.stats[s].redirected == ref.stats[s].redirected);
+		CHECK(r.stats[s].consumed == ref.stats[s].consumed);
+		for (unsigned d = 0; d < LRX_DROP_MAX; d++)
+			CHECK(r.stats[s].drops[d] == ref.stats[s].drops[d]);
+		CHECK(r.counters[s] == ref.counters[s]);
+		CHECK(r.maps[s] == ref.maps[s]);
+	}
 }
 
 } // namespace lrx_test

@@ -33,6 +33,21 @@ inline int sh(const std::string &cmd)
 	return std::system((cmd + " >/dev/null 2>&1").c_str());
 }
 
+// What a shell command prints on stdout.
+inline std::string sh_out(const std::string &cmd)
+{
+	std::string out;
+	FILE *f = popen(cmd.c_str(), "r");
+	if (!f)
+		return out;
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		out.append(buf, n);
+	pclose(f);
+	return out;
+}
+
 inline std::map<std::string, uint64_t> nstat(const std::string &ns)
 {
 	std::map<std::string, uint64_t> out;
@@ -91,6 +106,23 @@ struct RawSender {
 			      sizeof(to)) == (ssize_t)data.size();
 	}
 };
+
+// Frames (anything with .data bytes) sent `repeat` times out of dev, in
+// order; false when one did not go out whole. Waits for the receiving
+// namespace to take them.
+template <class Frames>
+bool replay(const std::string &dev, const Frames &frames, unsigned repeat)
+{
+	RawSender tx(dev);
+	if (!tx.ok())
+		return false;
+	for (unsigned r = 0; r < repeat; r++)
+		for (auto &f : frames)
+			if (!tx.send(f.data))
+				return false;
+	usleep(300 * 1000);
+	return true;
+}
 
 // A namespace with one end of a veth pair; removed on destruction.
 struct Netns {

@@ -1,0 +1,185 @@
+"""listrx-bench cree: the rows and their checks on recorded summaries, the
+table's cells, bad arguments, and a small real run of the binary whose
+cree.json and cree.md hold every requested row with the promised keys."""
+
+import contextlib
+import io
+import json
+import os
+import tempfile
+import unittest
+
+from listrx_bench import cli, cree
+from listrx_bench.listrx import BenchError, find_binary
+from listrx_bench.stats import is_unavailable
+
+ROW_KEYS = ("row", "what", "queues", "paper", "listrx", "kernel")
+FIGURE_KEYS = ("gain", "ci", "resolved", "resolution", "pairs", "min", "max",
+               "ns_per_packet", "runs", "check", "pipeline", "sets")
+
+
+def u64s(*vals):
+    return " ".join("%02x" % b for v in vals for b in v.to_bytes(8, "little"))
+
+
+def summary(queues=(10, 10), maps=(), stages=()):
+    return {"rx_packets": sum(queues),
+            "ports": [{"queues": [{"rx_packets": q} for q in queues]}],
+            "maps": list(maps), "stages": list(stages)}
+
+
+def a_map(stage, name, entries):
+    return {"stage": stage, "name": name, "lcore": 1,
+            "entries": [{"key_int": k, "value": u64s(*v)} for k, v in entries.items()]}
+
+
+class Rows(unittest.TestCase):
+    def test_the_papers_rows_in_order(self):
+        self.assertEqual(cree.ROW_NAMES, ["baseline", "single-rxq", "xdp-generic-jit",
+                                          "xdp-generic-interp", "nf-rule", "tc-flower",
+                                          "tc-bpf"])
+        gains = {r["row"]: r["paper"]["gain"] for r in cree.ROWS}
+        self.assertEqual(gains["baseline"], 1.266)
+        self.assertEqual(gains["xdp-generic-interp"], 1.395)
+        self.assertEqual(gains["xdp-generic-jit"], 1.270)
+        self.assertEqual(gains["tc-flower"], 1.057)
+        for r in cree.ROWS:
+            self.assertTrue(r.get("kernel") or r.get("kernel_none"), r["row"])
+
+    def test_worker_lcore(self):
+        self.assertEqual(cree.worker_lcore("0-1"), 1)
+        self.assertEqual(cree.worker_lcore("2,5"), 5)
+        self.assertEqual(cree.worker_lcore("3"), 3)
+
+    def test_row_files_put_each_stage_where_the_kernel_runs_it(self):
+        art = {"xdp_port_filter": "/x/xdp_port_filter.bpf.o",
+               "tc_port_drop": "/x/tc_port_drop.bpf.o"}
+        by = {r["row"]: r for r in cree.ROWS}
+        with tempfile.TemporaryDirectory() as tmp:
+            _, p = cree.row_files(by["xdp-generic-interp"], art, tmp)
+            self.assertEqual(p, "build-meta,gro,xdp,l3-demux")
+            sets, p = cree.row_files(by["tc-bpf"], art, tmp)
+            self.assertEqual(p, "build-meta,gro,tc-ingress,l3-demux")
+            path = [s for s in sets if s.startswith("stage.tc-ingress.filters=")][0]
+            with open(path.split("=", 1)[1]) as f:
+                self.assertIn("bpf da obj /x/tc_port_drop.bpf.o sec tc", f.read())
+            sets, p = cree.row_files(by["nf-rule"], art, tmp)
+            self.assertEqual(p, cree.BASE_PIPELINE)
+            path = [s for s in sets if s.startswith("stage.l3-demux.netfilter=")][0]
+            with open(path.split("=", 1)[1]) as f:
+                self.assertIn("--dport 10000:19999 -j DROP", f.read())
+            _, p = cree.row_files(by["tc-flower"], art, tmp)
+            self.assertEqual(cree.FLOWER.count("filter add"), cree.FLOWER_COUNT)
+
+
+class Checks(unittest.TestCase):
+    by = {r["row"]: r for r in cree.ROWS}
+
+    def test_every_queue_must_receive(self):
+        self.assertTrue(cree.row_check(self.by["baseline"], summary((5, 5, 5, 5)))["ok"])
+        self.assertFalse(cree.row_check(self.by["baseline"], summary((5, 0, 5, 5)))["ok"])
+        self.assertFalse(cree.row_check(self.by["baseline"], summary((5,)))["ok"])
+
+    def test_map_values_decode_u64_words_and_sum_lcores(self):
+        s = summary(maps=[a_map("tc-ingress", "filters", {0: (7, 0, 9)}),
+                          a_map("tc-ingress", "filters", {0: (1, 2, 3)})])
+        self.assertEqual(cree.map_values(s, "tc-ingress", "filters"), {0: [8, 2, 12]})
+
+    def test_xdp_program_must_pass_everything_it_saw(self):
+        row = self.by["xdp-generic-jit"]
+        st = [{"name": "xdp", "packets": 40}]
+        ok = summary((10,) * 4, [a_map("xdp", "filter_stats", {0: (40,), 1: (0,)})], st)
+        self.assertTrue(cree.row_check(row, ok)["ok"])
+        bad = summary((10,) * 4, [a_map("xdp", "filter_stats", {0: (39,), 1: (1,)})], st)
+        self.assertFalse(cree.row_check(row, bad)["ok"])
+
+    def test_nf_rule_must_see_every_packet_and_match_none(self):
+        row = self.by["nf-rule"]
+        st = [{"name": "l3-demux", "counters": {"IpInDelivers": 40}}]
+        ok = summary((10,) * 4, [a_map("l3-demux", "filter/INPUT",
+                                        {0: (40, 1840), 1: (0, 0)})], st)
+        self.assertTrue(cree.row_check(row, ok)["ok"])
+        hit = summary((10,) * 4, [a_map("l3-demux", "filter/INPUT",
+                                         {0: (39, 1794), 1: (1, 46)})], st)
+        self.assertFalse(cree.row_check(row, hit)["ok"])
+
+    def test_flower_filters_each_run_none_match(self):
+        row = self.by["tc-flower"]
+        st = [{"name": "tc-ingress", "counters": {"classified": 20}}]
+        ents = {i: (20, 0, 0) for i in range(cree.FLOWER_COUNT - 1)}
+        ents[cree.FLOWER_COUNT - 1] = (0, 0, 0)  # the 802.1q one: not for untagged
+        self.assertTrue(cree.row_check(row, summary((20,), [a_map(
+            "tc-ingress", "filters", ents)], st))["ok"])
+        ents[2] = (20, 1, 46)
+        self.assertFalse(cree.row_check(row, summary((20,), [a_map(
+            "tc-ingress", "filters", ents)], st))["ok"])
+
+
+class Cells(unittest.TestCase):
+    def test_gain_cells(self):
+        self.assertEqual(cree.cell({"gain": 1.266, "min": 1.2, "max": 1.3, "resolved": True}),
+                         "+26.6 % [+20.0 % - +30.0 %] resolved")
+        self.assertEqual(cree.cell({"gain": 0.9, "ci": [0.8, 1.05], "resolved": False}),
+                         "-10.0 % [-20.0 % - +5.0 %] not resolved")
+        self.assertEqual(cree.cell("unavailable: no flower"), "unavailable: no flower")
+        self.assertEqual(cree.cell({"gain": None}), "n/a")
+
+    def test_bad_arguments_exit_2(self):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            for bad in (["--rows", "baseline,nope"], ["--flavours", "fast"]):
+                # argparse's usage error: exit status 2
+                self.assertEqual(cli.main(["cree", "--out", tempfile.mkdtemp()] + bad), 2)
+            self.assertEqual(cli.main(["cree", "--out", tempfile.mkdtemp(),
+                                       "--reps", "1"]), 2)
+        text = err.getvalue()
+        self.assertIn("rows nope: want a comma list of baseline,single-rxq", text)
+        self.assertIn("--reps 1: want at least 2", text)
+        self.assertIn("flavours fast", text)
+
+
+class RealCree(unittest.TestCase):
+    """A small run of the real binary: three rows, the plain build, no
+    kernel: cree.json has them with every key, their checks passed, and
+    cree.md has a line per row."""
+
+    def test_small_run(self):
+        try:
+            find_binary()
+        except BenchError as e:
+            self.skipTest("SKIPPED: %s" % e)
+        rows = ["baseline", "nf-rule", "tc-flower"]
+        with tempfile.TemporaryDirectory() as out:
+            stdout, stderr = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+                rc = cli.main(["cree", "--out", out, "--rows", ",".join(rows),
+                               "--flavours", "plain", "--reps", "2", "--duration", "0.05",
+                               "--kernel", "off", "-q"])
+            self.assertEqual(rc, 0, stderr.getvalue())
+            with open(os.path.join(out, "cree.json")) as f:
+                doc = json.load(f)
+            self.assertEqual([r["row"] for r in doc["rows"]], rows)
+            for key in ("command", "date", "host", "load", "flavours", "rows", "kernel",
+                        "failed_checks"):
+                self.assertIn(key, doc)
+            self.assertEqual(doc["failed_checks"], [])
+            for r in doc["rows"]:
+                for k in ROW_KEYS:
+                    self.assertIn(k, r)
+                fig = r["listrx"]["plain"]
+                for k in FIGURE_KEYS:
+                    self.assertIn(k, fig)
+                self.assertTrue(fig["check"]["ok"], fig["check"])
+                self.assertEqual(fig["pairs"], 2)
+                self.assertGreater(fig["gain"], 0)
+                self.assertLessEqual(fig["min"], fig["max"])
+                self.assertTrue(is_unavailable(r["kernel"]), r["kernel"])
+            with open(os.path.join(out, "cree.md")) as f:
+                md = f.read()
+            for r in rows:
+                self.assertIn("| %s: " % r, md)
+            self.assertIn("+26.6 %", md)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Netfilter's IPv4 hooks on the receive path, as l3-demux calls them
+ * (docs/netfilter.md): NF_INET_PRE_ROUTING in ip_rcv after ip_rcv_core and
+ * NF_INET_LOCAL_IN in ip_local_deliver after ip_defrag, each running the
+ * iptables tables registered there in priority order (raw -300, mangle
+ * -150 at PREROUTING; mangle -150, filter 0 at INPUT), as nf_hook_slow
+ * runs its hook entries: NF_ACCEPT goes on to the next table, NF_DROP
+ * ends it (SKB_DROP_REASON_NETFILTER_DROP).
+ *
+ * A table is run as ipt_do_table runs it: entries laid out chain after
+ * chain, each built-in chain ending with its policy and each user chain
+ * with an implicit RETURN; a matching entry counts the packet (skb->len
+ * bytes) and takes its verdict: ACCEPT or DROP end the table, RETURN pops
+ * the jump stack (or goes to the chain's policy, the underflow), a jump
+ * pushes, a goto does not. ip_packet_match compares the addresses, the
+ * input device, the protocol and the fragment flag; the udp, tcp and
+ * multiport matches (xt_tcpudp, xt_multiport) never match a non-first
+ * fragment and drop a packet too short for their ports (hotdrop).
+ *
+ * The rules come from a file in iptables-save syntax (nf_rules.c); there
+ * is no connection tracking (docs/netfilter.md says what nf_conntrack_in
+ * would add).
+ */
+#ifndef LISTRX_NETFILTER_H
+#define LISTRX_NETFILTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_ethdev.h>
+
+#include "stage.h"
+
+/* The hooks on the receive path (enum nf_inet_hooks' first two, here
+ * 0 and 1). */
+enum lrx_nf_hook {
+	LRX_NF_PRE_ROUTING = 0,
+	LRX_NF_LOCAL_IN = 1,
+	LRX_NF_HOOKS,
+};
+
+/* nf_hook_slow's verdicts */
+enum { LRX_NF_DROP = 0, LRX_NF_ACCEPT = 1 };
+
+/* Standard targets, as the kernel encodes them in a standard target's
+ * verdict: -NF_DROP - 1, -NF_ACCEPT - 1, XT_RETURN (-NF_REPEAT - 1); a
+ * verdict >= 0 is the entry to jump to. */
+#define LRX_NF_V_DROP (-1)
+#define LRX_NF_V_ACCEPT (-2)
+#define LRX_NF_V_RETURN (-5)
+
+/* ip_packet_match's inversion flags (IPT_INV_*), and the matches' */
+enum {
+	LRX_NF_INV_IN = 0x01,
+	LRX_NF_INV_SRC = 0x08,
+	LRX_NF_INV_DST = 0x10,
+	LRX_NF_INV_FRAG = 0x20,
+	LRX_NF_INV_PROTO = 0x40,
+};
+enum { LRX_NF_M_UDP = 1, LRX_NF_M_TCP = 2, LRX_NF_M_MULTIPORT = 4 };
+enum { LRX_NF_TU_INV_SRC = 1, LRX_NF_TU_INV_DST = 2, LRX_NF_TU_INV_FLAGS = 4 };
+enum { LRX_NF_MP_SOURCE, LRX_NF_MP_DESTINATION, LRX_NF_MP_EITHER };
+#define LRX_NF_MULTI_PORTS 15 /* XT_MULTI_PORTS */
+
+static_assert(RTE_MAX_ETHPORTS <= 64, "a port bitmap is 64 bits");
+
+/* One entry (struct ipt_entry with its matches and target). */
+struct lrx_nf_rule {
+	/* struct ipt_ip, addresses network order */
+	uint32_t src, smsk, dst, dmsk;
+	uint8_t proto;        /* 0: any */
+	uint8_t inv;          /* LRX_NF_INV_* */
+	bool frag;            /* -f: non-first fragments only */
+	uint8_t matches;      /* LRX_NF_M_* */
+	/* -i, resolved to listrx's devices: portN (bit N of in_ports), all
+	 * VLAN devices of port N (bit N of in_vlan_ports), one VLAN device
+	 * portN.VID (in_vlan_vid != 0) */
+	bool in_any;
+	uint16_t in_vlan_port, in_vlan_vid;
+	uint64_t in_ports, in_vlan_ports;
+	/* xt_tcpudp: port ranges, inversions, TCP flags */
+	uint16_t spts[2], dpts[2];
+	uint8_t tu_inv;
+	uint8_t flg_mask, flg_cmp;
+	/* xt_multiport v1 */
+	uint8_t mp_flags, mp_count;
+	bool mp_invert;
+	uint16_t mp_ports[LRX_NF_MULTI_PORTS];
+	uint8_t mp_pflags[LRX_NF_MULTI_PORTS];
+	/* the standard target: LRX_NF_V_* or an entry index */
+	int32_t verdict;
+	bool is_goto;         /* -g: no return to this chain */
+	uint16_t line;        /* in the file; 0 for a policy / implicit return */
+};
+
+struct lrx_nf_counter {
+	uint64_t pkts, bytes;
+};
+
+#define LRX_NF_CHAIN_NAME_MAX 29 /* XT_EXTENSION_MAXNAMELEN */
+#define LRX_NF_CHAINS_MAX 64
+#define LRX_NF_ENTRIES_MAX 4096
+
+enum lrx_nf_table_id { LRX_NF_RAW, LRX_NF_MANGLE, LRX_NF_FILTER, LRX_NF_TABLES };
+
+struct lrx_nf_chain {
+	char name[LRX_NF_CHAIN_NAME_MAX];
+	uint8_t table;        /* enum lrx_nf_table_id */
+	bool builtin;
+	int8_t hook;          /* the hook of a built-in chain, -1 none (FORWARD,
+			       * OUTPUT, POSTROUTING: never reached on RX) */
+	uint16_t line;        /* where it was declared */
+	uint32_t first;       /* its first entry */
+	uint32_t n_rules;     /* its rules; the entry after them is the
+			       * policy (built-in) or the implicit RETURN */
+	char map_name[40];    /* "TABLE/CHAIN", its counters' map */
+};
+
+/* A loaded rule set. The rules are read-only once loaded and may be
+ * shared; the counters are per user (per stage instance). */
+struct lrx_nf {
+	uint32_t n_entries;
+	struct lrx_nf_rule *rules;
+	unsigned n_chains;
+	struct lrx_nf_chain chains[LRX_NF_CHAINS_MAX];
+	/* per hook, the tables registered there in priority order, and per
+	 * table the entry a hook starts at and its underflow (the policy) */
+	uint8_t n_hook_tables[LRX_NF_HOOKS];
+	uint8_t hook_tables[LRX_NF_HOOKS][LRX_NF_TABLES];
+	uint32_t hook_entry[LRX_NF_TABLES][LRX_NF_HOOKS];
+	uint32_t underflow[LRX_NF_TABLES][LRX_NF_HOOKS];
+	uint32_t stacksize;   /* user chains + 1 */
+};
+
+/* The packet as the hooks see it. */
+struct lrx_nf_pkt {
+	const uint8_t *iph;   /* the IPv4 header, in the first segment */
+	uint32_t len;         /* skb->len at the hook: the IP packet */
+	uint32_t thoff;       /* the transport header's offset from iph */
+	uint32_t seg_len;     /* bytes from iph in the first segment */
+	uint16_t fragoff;     /* ntohs(frag_off) & IP_OFFSET */
+	uint16_t in_port, in_vid; /* the input device: portN or portN.VID */
+};
+
+/* ---- loading ------------------------------------------------------------- */
+/* Parses an iptables-save text (nf_rules.c). name names it in messages.
+ * Returns 0, or -EINVAL with "name:line: ..." and what is valid in err;
+ * *out is freed with lrx_nf_free. */
+int lrx_nf_parse(const char *text, const char *name, struct lrx_nf **out,
+		 char *err, size_t err_len);
+/* Reads the file and parses it. */
+int lrx_nf_load(const char *path, struct lrx_nf **out, char *err,
+		size_t err_len);
+void lrx_nf_free(struct lrx_nf *nf);
+const char *lrx_nf_table_name(unsigned table);
+
+/* ---- the report ------------------------------------------------------------
+ * One map per chain, named "TABLE/CHAIN": key the rule's number (u32, 1
+ * first, as iptables -L --line-numbers), 0 for the policy (or a user
+ * chain's implicit return); value {pkts, bytes} (2 x u64), what
+ * iptables -L -v -x shows. */
+bool lrx_nf_map_at(const struct lrx_nf *nf, unsigned i,
+		   struct lrx_stage_map *out);
+bool lrx_nf_map_next(const struct lrx_nf *nf, const struct lrx_nf_counter *ctr,
+		     unsigned i, uint32_t *cursor, void *key, void *value);
+/* iptables -L -v -x -n of the hooked chains into buf (for messages and
+ * tests); returns the length it needed. */
+size_t lrx_nf_list(const struct lrx_nf *nf, const struct lrx_nf_counter *ctr,
+		   char *buf, size_t len);
+
+/* ---- running ------------------------------------------------------------- */
+static inline bool lrx_nf_port_match(uint16_t lo, uint16_t hi, uint16_t port,
+				     bool invert)
+{
+	return (port >= lo && port <= hi) ^ invert;
+}
+
+/* ports_match_v1 */
+static inline bool lrx_nf_multiport(const struct lrx_nf_rule *r, uint16_t src,
+				    uint16_t dst)
+{
+	for (unsigned i = 0; i < r->mp_count; i++) {
+		uint16_t s = r->mp_ports[i], e = s;
+		if (r->mp_pflags[i])
+			e = r->mp_ports[++i];
+		bool in_src = src >= s && src <= e, in_dst = dst >= s && dst <= e;
+		if ((r->mp_flags == LRX_NF_MP_SOURCE && in_src) ||
+		    (r->mp_flags == LRX_NF_MP_DESTINATION && in_dst) ||
+		    (r->mp_flags == LRX_NF_MP_EITHER && (in_src || in_dst)))
+			return !r->mp_invert;
+	}
+	return r->mp_invert;
+}
+
+static inline bool lrx_nf_iface(const struct lrx_nf_rule *r,
+				const struct lrx_nf_pkt *p)
+{
+	if (r->in_any)
+		return true;
+	if (p->in_port >= 64)
+		return false;
+	if (p->in_vid == 0)
+		return r->in_ports >> p->in_port & 1;
+	return (r->in_vlan_ports >> p->in_port & 1) ||
+	       (r->in_vlan_vid == p->in_vid && r->in_vlan_port == p->in_port);
+}
+
+/* ip_packet_match and the rule's matches; *hotdrop as par->hotdrop. */
+static inline bool lrx_nf_match(const struct lrx_nf_rule *r,
+				const struct lrx_nf_pkt *p, bool *hotdrop)
+{
+	uint32_t saddr, daddr;
+
+	memcpy(&saddr, p->iph + 12, 4);
+	memcpy(&daddr, p->iph + 16, 4);
+	if (((saddr & r->smsk) != r->src) ^ !!(r->inv & LRX_NF_INV_SRC) ||
+	    ((daddr & r->dmsk) != r->dst) ^ !!(r->inv & LRX_NF_INV_DST))
+		return false;
+	if (!lrx_nf_iface(r, p) ^ !!(r->inv & LRX_NF_INV_IN))
+		return false;
+	if (r->proto && (p->iph[9] != r->proto) ^ !!(r->inv & LRX_NF_INV_PROTO))
+		return false;
+	if (r->frag && (p->fragoff == 0) ^ !!(r->inv & LRX_NF_INV_FRAG))
+		return false;
+	if (likely(r->matches == 0))
+		return true;
+	/* xt_tcpudp and xt_multiport: a non-first fragment has no ports
+	 * (tcp_mt drops a fragment at offset 1, a flag overwrite) */
+	if (p->fragoff != 0) {
+		if (p->fragoff == 1 && (r->matches & LRX_NF_M_TCP))
+			*hotdrop = true;
+		return false;
+	}
+	/* skb_header_pointer: the header must be within skb->len */
+	const uint32_t need = (r->matches & LRX_NF_M_TCP) ? 20
+			      : (r->matches & LRX_NF_M_UDP) ? 8 : 4;
+	if (p->thoff + need > p->len) {
+		*hotdrop = true;
+		return false;
+	}
+	uint8_t th[20];
+	const uint8_t *t = p->iph + p->thoff;
+	if (unlikely(p->thoff + need > p->seg_len))
+		return false; /* not in the first segment: l3-demux pulls 60 */
+	memcpy(th, t, need);
+	const uint16_t sport = (uint16_t)(th[0] << 8 | th[1]);
+	const uint16_t dport = (uint16_t)(th[2] << 8 | th[3]);
+	if (r->matches & (LRX_NF_M_UDP | LRX_NF_M_TCP)) {
+		if (!lrx_nf_port_match(r->spts[0], r->spts[1], sport,
+				       r->tu_inv & LRX_NF_TU_INV_SRC) ||
+		    !lrx_nf_port_match(r->dpts[0], r->dpts[1], dport,
+				       r->tu_inv & LRX_NF_TU_INV_DST))
+			return false;
+		if ((r->matches & LRX_NF_M_TCP) &&
+		    ((th[13] & r->flg_mask) == r->flg_cmp) ==
+			    !!(r->tu_inv & LRX_NF_TU_INV_FLAGS))
+			return false;
+	}
+	if ((r->matches & LRX_NF_M_MULTIPORT) && !lrx_nf_multiport(r, sport, dport))
+		return false;
+	return true;
+}
+
+/* ipt_do_table: the table's chains from its hook entry. */
+static inline unsigned lrx_nf_do_table(const struct lrx_nf *nf,
+				       struct lrx_nf_counter *ctr,
+				       unsigned table, unsigned hook,
+				       const struct lrx_nf_pkt *p)
+{
+	uint32_t stack[LRX_NF_CHAINS_MAX + 1];
+	uint32_t sp = 0, e = nf->hook_entry[table][hook];
+	bool hotdrop = false;
+
+	for (;;) {
+		const struct lrx_nf_rule *r = &nf->rules[e];
+
+		if (!lrx_nf_match(r, p, &hotdrop)) {
+			if (unlikely(hotdrop))
+				return LRX_NF_DROP;
+			e++;
+			continue;
+		}
+		ctr[e].pkts++;
+		ctr[e].bytes += p->len;
+		const int32_t v = r->verdict;
+		if (v < 0) {
+			if (v != LRX_NF_V_RETURN)
+				return (unsigned)(-v) - 1;
+			e = sp == 0 ? nf->underflow[table][hook] : stack[--sp] + 1;
+			continue;
+		}
+		if ((uint32_t)v != e + 1 && !r->is_goto) {
+			if (unlikely(sp >= nf->stacksize))
+				return LRX_NF_DROP;
+			stack[sp++] = e;
+		}
+		e = (uint32_t)v;
+	}
+}
+
+/* nf_hook_slow: every table of the hook; LRX_NF_ACCEPT or LRX_NF_DROP. */
+static inline unsigned lrx_nf_hook_slow(const struct lrx_nf *nf,
+					struct lrx_nf_counter *ctr,
+					unsigned hook,
+					const struct lrx_nf_pkt *p)
+{
+	for (unsigned t = 0; t < nf->n_hook_tables[hook]; t++)
+		if (lrx_nf_do_table(nf, ctr, nf->hook_tables[hook][t], hook, p) ==
+		    LRX_NF_DROP)
+			return LRX_NF_DROP;
+	return LRX_NF_ACCEPT;
+}
+
+#endif

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rule_text.h"
+
+int lrx_rule_error(char *err, size_t err_len, const char *name, unsigned line,
+		   const char *word, const char *fmt, ...)
+{
+	va_list ap;
+	int pos = word ? snprintf(err, err_len, "%s:%u: '%s': ", name, line, word)
+		       : snprintf(err, err_len, "%s:%u: ", name, line);
+
+	if (pos >= 0 && (size_t)pos < err_len) {
+		va_start(ap, fmt);
+		vsnprintf(err + pos, err_len - (size_t)pos, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+int lrx_rule_split(char *line, char **words, int max)
+{
+	int n = 0;
+	char *p = line;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+			p++;
+		if (*p == '\0' || *p == '#')
+			return n;
+		if (n == max)
+			return -E2BIG;
+		if (*p == '"') {
+			char *end = strchr(p + 1, '"');
+			if (end == NULL)
+				return -EINVAL;
+			words[n++] = p + 1;
+			*end = '\0';
+			p = end + 1;
+			continue;
+		}
+		words[n++] = p;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n')
+			p++;
+		if (*p == '\0')
+			return n;
+		*p++ = '\0';
+	}
+}
+
+int lrx_rule_uint(const char *text, uint64_t max, bool hex, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned base = 10;
+	const char *p = text;
+
+	if (hex && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		base = 16;
+		p += 2;
+	}
+	if (*p == '\0')
+		return -EINVAL;
+	for (; *p; p++) {
+		unsigned d;
+
+		if (*p >= '0' && *p <= '9')
+			d = (unsigned)(*p - '0');
+		else if (base == 16 && *p >= 'a' && *p <= 'f')
+			d = (unsigned)(*p - 'a' + 10);
+		else if (base == 16 && *p >= 'A' && *p <= 'F')
+			d = (unsigned)(*p - 'A' + 10);
+		else
+			return -EINVAL;
+		if (v > (max - d) / base)
+			return -EINVAL;
+		v = v * base + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* A mask of len leading one bits over n bytes. */
+static void prefix_mask(unsigned len, unsigned n, uint8_t *mask)
+{
+	for (unsigned i = 0; i < n; i++) {
+		unsigned bits = len > 8 * i ? len - 8 * i : 0;
+		mask[i] = bits >= 8 ? 0xff : (uint8_t)(0xff00u >> bits);
+	}
+}
+
+int lrx_rule_addr(const char *text, int *af, uint8_t addr[16],
+		  uint8_t mask[16])
+{
+	char buf[64];
+	const char *slash = strchr(text, '/');
+	size_t len = slash ? (size_t)(slash - text) : strlen(text);
+	int fam;
+
+	if (len == 0 || len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	memset(addr, 0, 16);
+	memset(mask, 0, 16);
+	if (inet_pton(AF_INET, buf, addr) == 1)
+		fam = AF_INET;
+	else if (inet_pton(AF_INET6, buf, addr) == 1)
+		fam = AF_INET6;
+	else
+		return -EINVAL;
+	if (*af != AF_UNSPEC && *af != fam)
+		return -EINVAL;
+	const unsigned n = fam == AF_INET ? 4 : 16;
+	uint64_t plen = 8 * n;
+
+	if (slash != NULL) {
+		uint8_t m4[4];
+		if (lrx_rule_uint(slash + 1, 8 * n, false, &plen) != 0) {
+			/* iptables' dotted netmask: contiguous ones only */
+			if (fam != AF_INET || inet_pton(AF_INET, slash + 1, m4) != 1)
+				return -EINVAL;
+			uint32_t m = (uint32_t)m4[0] << 24 | (uint32_t)m4[1] << 16 |
+				     (uint32_t)m4[2] << 8 | m4[3];
+			if (m & (~m >> 1))
+				return -EINVAL;
+			plen = (uint64_t)__builtin_popcount(m);
+		}
+	}
+	prefix_mask((unsigned)plen, n, mask);
+	for (unsigned i = 0; i < n; i++)
+		addr[i] &= mask[i]; /* as iptables and tc: the host bits go */
+	*af = fam;
+	return 0;
+}
+
+int lrx_rule_port_range(const char *text, char sep, uint16_t *lo,
+			uint16_t *hi)
+{
+	const char *mid = strchr(text, sep);
+	char first[8];
+	uint64_t a = 0, b = 65535;
+
+	if (mid == NULL) {
+		if (lrx_rule_uint(text, 65535, false, &a) != 0)
+			return -EINVAL;
+		*lo = *hi = (uint16_t)a;
+		return 0;
+	}
+	size_t len = (size_t)(mid - text);
+	if (len >= sizeof(first))
+		return -EINVAL;
+	memcpy(first, text, len);
+	first[len] = '\0';
+	/* iptables: ":Q" and "P:" leave that end open; tc needs both */
+	if ((len || sep != ':') && lrx_rule_uint(first, 65535, false, &a) != 0)
+		return -EINVAL;
+	if ((mid[1] || sep != ':') && lrx_rule_uint(mid + 1, 65535, false, &b) != 0)
+		return -EINVAL;
+	if (a > b)
+		return -EINVAL;
+	*lo = (uint16_t)a;
+	*hi = (uint16_t)b;
+	return 0;
+}
+
+int lrx_rule_file_read(const char *path, size_t max, char **out, char *err,
+		       size_t err_len)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t got = 0;
+	int fd, rc = 0;
+
+	*out = NULL;
+	/* O_NONBLOCK: a FIFO must not hang the load; only a regular file is
+	 * read */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+		return rc;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, err_len, "%s: %s", path,
+			 S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+		rc = -EINVAL;
+		goto out;
+	}
+	if ((size_t)st.st_size > max) {
+		snprintf(err, err_len, "%s: %lld bytes: a rule file has at most %zu",
+			 path, (long long)st.st_size, max);
+		rc = -EFBIG;
+		goto out;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf == NULL) {
+		rc = -ENOMEM;
+		snprintf(err, err_len, "%s: out of memory", path);
+		goto out;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	if (memchr(buf, '\0', got) != NULL) {
+		snprintf(err, err_len, "%s: a NUL byte: a rule file is text", path);
+		rc = -EINVAL;
+		goto out;
+	}
+	*out = buf;
+	buf = NULL;
+out:
+	free(buf);
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The words of the rule files the filtering stages read (netfilter's
+ * iptables-save text, tc-ingress's `tc -batch` lines): a line split into
+ * words, and the values those words hold (integers, addresses with a
+ * prefix, port ranges). Each parser returns 0 or -EINVAL; the file parsers
+ * put the file, line and word in front of what is valid.
+ */
+#ifndef LISTRX_RULE_TEXT_H
+#define LISTRX_RULE_TEXT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The longest line of a rule file, and the most words in one. */
+#define LRX_RULE_LINE_MAX 1024
+#define LRX_RULE_WORDS_MAX 96
+
+/* Splits line in place at blanks into words[] (a "double-quoted" word
+ * keeps its blanks, without the quotes); a '#' outside quotes starts a
+ * comment. Returns the number of words, or -E2BIG (too many words) or
+ * -EINVAL (an unterminated quote). */
+int lrx_rule_split(char *line, char **words, int max);
+
+/* Decimal digits (or 0x and hex digits when hex is true) in 0..max. */
+int lrx_rule_uint(const char *text, uint64_t max, bool hex, uint64_t *out);
+
+/* An IPv4 or IPv6 address, optionally "/N" (a prefix length) or, for
+ * IPv4, "/a.b.c.d" (a contiguous netmask, as iptables takes it). *af is
+ * AF_INET or AF_INET6 when the family is fixed, AF_UNSPEC to take either
+ * (and it is set). addr and mask get 4 or 16 bytes, network order. */
+int lrx_rule_addr(const char *text, int *af, uint8_t addr[16],
+		  uint8_t mask[16]);
+
+/* "P" or "P<sep>Q" with P <= Q (ports 0..65535); iptables writes
+ * ranges with ':', tc flower with '-'. An omitted end of an iptables
+ * range (":Q", "P:") is 0 or 65535. */
+int lrx_rule_port_range(const char *text, char sep, uint16_t *lo,
+			uint16_t *hi);
+
+/* Writes "name:line: 'word': <fmt ...>" (without the word part when word
+ * is NULL) into err; returns -EINVAL, for `return lrx_rule_error(...)`. */
+int lrx_rule_error(char *err, size_t err_len, const char *name, unsigned line,
+		   const char *word, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+/* Reads a whole rule file (a regular file of at most max bytes) into a
+ * NUL-terminated buffer the caller frees. Returns 0 or -errno, with why
+ * (naming the file) in err. */
+int lrx_rule_file_read(const char *path, size_t max, char **out, char *err,
+		       size_t err_len);
+
+#endif

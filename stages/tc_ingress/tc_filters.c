@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The filter file of the tc-ingress stage: `tc -batch` lines, the subset
+ * listrx models, so that one file configures listrx and (with the device
+ * name replaced) a kernel:
+ *
+ *   qdisc add dev DEV clsact                      (taken, nothing to do)
+ *   filter add dev DEV ingress [protocol P] [pref|prio N] [handle H]
+ *          bpf [da|direct-action] obj FILE [sec S] [classid X]
+ *              [action A]                         (action: without da)
+ *          flower [vlan_id N] [vlan_prio N] [vlan_ethtype P]
+ *                 [dst_mac M] [src_mac M] [ip_proto tcp|udp|icmp|icmpv6|N]
+ *                 [src_ip A[/N]] [dst_ip A[/N]]
+ *                 [src_port P[-Q]] [dst_port P[-Q]] [action A]
+ *   A: drop|shot|pass|ok|continue|pipe | mirred egress redirect dev DEV
+ *
+ * DEV is portN (the DPDK port N) or `all` (every port; a listrx
+ * extension). The checks tc and the kernel make (fl_set_key: ip_proto
+ * needs an IP ethertype, ports need TCP/UDP/SCTP, vlan keys need
+ * protocol 802.1Q/802.1ad) are made here, naming the line.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_ethdev.h>
+
+#include "rule_text.h"
+#include "value.h"
+#include "tc_ingress.h"
+
+#define ETH_P_ALL_V LRX_TC_ETH_P_ALL
+
+struct tc_parse {
+	const char *name;
+	unsigned line;
+	char *err;
+	size_t err_len;
+};
+
+/* "name:line: 'word': ..." */
+#define tc_error(ps, word, ...)                                               \
+	lrx_rule_error((ps)->err, (ps)->err_len, (ps)->name, (ps)->line, word, \
+		       __VA_ARGS__)
+
+/* portN (N < RTE_MAX_ETHPORTS) or all */
+static int tc_dev(struct tc_parse *ps, const char *word, uint16_t *dev)
+{
+	uint64_t n;
+
+	if (word == NULL)
+		return tc_error(ps, "dev", "needs a device: portN (the DPDK port N) or all");
+	if (strcmp(word, "all") == 0) {
+		*dev = LRX_TC_DEV_ALL;
+		return 0;
+	}
+	if (strncmp(word, "port", 4) != 0 ||
+	    lrx_rule_uint(word + 4, RTE_MAX_ETHPORTS - 1, false, &n) != 0)
+		return tc_error(ps, word, "a device is portN (N a DPDK port id "
+				"below %d) or all", RTE_MAX_ETHPORTS);
+	*dev = (uint16_t)n;
+	return 0;
+}
+
+/* tc's ethertype names (ll_proto_a2n), or a number; network order */
+static int tc_proto(struct tc_parse *ps, const char *word, uint16_t *proto)
+{
+	static const struct { const char *name; uint16_t v; } names[] = {
+		{ "ip", 0x0800 }, { "ipv6", 0x86dd }, { "all", ETH_P_ALL_V },
+		{ "arp", 0x0806 }, { "802.1q", 0x8100 }, { "802.1Q", 0x8100 },
+		{ "802_1Q", 0x8100 }, { "802.1ad", 0x88a8 }, { "802_1AD", 0x88a8 },
+	};
+	uint64_t n;
+
+	if (word == NULL)
+		return tc_error(ps, "protocol", "needs an ethertype");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(word, names[i].name) == 0) {
+			*proto = htons(names[i].v);
+			return 0;
+		}
+	if (lrx_rule_uint(word, 0xffff, true, &n) != 0)
+		return tc_error(ps, word, "an ethertype is ip, ipv6, arp, "
+				"802.1q, 802.1ad, all or a number (0x0800)");
+	*proto = htons((uint16_t)n);
+	return 0;
+}
+
+static bool proto_is_vlan(uint16_t proto_be)
+{
+	return proto_be == htons(0x8100) || proto_be == htons(0x88a8);
+}
+
+/* One action (tcf_action_exec with one action): gact's verdicts, or
+ * mirred's redirect. *w is the word after "action"; moves past it. */
+static int tc_action(struct tc_parse *ps, char **w, int n, int *at,
+		     struct lrx_tc_filter *f)
+{
+	static const struct { const char *name; int8_t act; } gact[] = {
+		{ "drop", LRX_TC_ACT_SHOT }, { "shot", LRX_TC_ACT_SHOT },
+		{ "pass", LRX_TC_ACT_OK }, { "ok", LRX_TC_ACT_OK },
+		{ "continue", LRX_TC_ACT_UNSPEC }, { "pipe", LRX_TC_ACT_PIPE },
+	};
+	const char *a = *at < n ? w[(*at)++] : NULL;
+
+	if (a != NULL && strcmp(a, "gact") == 0)
+		a = *at < n ? w[(*at)++] : NULL;
+	if (a == NULL)
+		return tc_error(ps, "action", "needs a verdict: drop, pass, "
+				"continue, pipe or mirred egress redirect dev DEV");
+	for (size_t i = 0; i < sizeof(gact) / sizeof(gact[0]); i++)
+		if (strcmp(a, gact[i].name) == 0) {
+			f->action = gact[i].act;
+			return 0;
+		}
+	if (strcmp(a, "mirred") == 0) {
+		/* act_mirred: the packet leaves by DEV; its own verdict is
+		 * TC_ACT_STOLEN, listrx sends it as a redirect */
+		if (*at + 3 >= n || strcmp(w[*at], "egress") != 0 ||
+		    strcmp(w[*at + 1], "redirect") != 0 ||
+		    strcmp(w[*at + 2], "dev") != 0)
+			return tc_error(ps, "mirred", "listrx models 'mirred egress "
+					"redirect dev portN' only");
+		uint16_t dev;
+		int rc = tc_dev(ps, w[*at + 3], &dev);
+		if (rc < 0)
+			return rc;
+		if (dev == LRX_TC_DEV_ALL)
+			return tc_error(ps, "all", "a redirect goes to one port");
+		*at += 4;
+		f->action = LRX_TC_ACT_REDIRECT;
+		f->redirect_port = dev;
+		return 0;
+	}
+	return tc_error(ps, a, "valid actions: drop (shot), pass (ok), "
+			"continue, pipe, mirred egress redirect dev DEV "
+			"(this models gact and mirred)");
+}
+
+static int tc_bpf(struct tc_parse *ps, char **w, int n, int at,
+		  struct lrx_tc_filter *f, const char *dir)
+{
+	const char *obj = NULL;
+
+	f->kind = LRX_TC_KIND_BPF;
+	f->action = LRX_TC_ACT_OK; /* tcf_exts_exec with no action */
+	snprintf(f->sec, sizeof(f->sec), "%s", "classifier");
+	bool has_action = false;
+	while (at < n) {
+		const char *k = w[at++];
+		const char *v = at < n ? w[at] : NULL;
+
+		if (strcmp(k, "da") == 0 || strcmp(k, "direct-action") == 0) {
+			f->direct_action = true;
+		} else if (strcmp(k, "obj") == 0 || strcmp(k, "object-file") == 0) {
+			if (v == NULL)
+				return tc_error(ps, k, "needs an eBPF object file");
+			obj = v;
+			at++;
+		} else if (strcmp(k, "sec") == 0 || strcmp(k, "section") == 0) {
+			if (v == NULL || strlen(v) >= sizeof(f->sec))
+				return tc_error(ps, k, "needs an ELF section name "
+						"shorter than %zu", sizeof(f->sec));
+			snprintf(f->sec, sizeof(f->sec), "%s", v);
+			at++;
+		} else if (strcmp(k, "classid") == 0 || strcmp(k, "flowid") == 0) {
+			if (v == NULL)
+				return tc_error(ps, k, "needs a class (1:1)");
+			at++; /* no qdisc classes at ingress: taken, unused */
+		} else if (strcmp(k, "skip_hw") == 0 || strcmp(k, "verbose") == 0) {
+			/* nothing to offload to */
+		} else if (strcmp(k, "action") == 0 || strcmp(k, "actions") == 0) {
+			int rc = tc_action(ps, w, n, &at, f);
+			if (rc < 0)
+				return rc;
+			has_action = true;
+		} else if (strcmp(k, "skip_sw") == 0) {
+			return tc_error(ps, k, "a hardware-only filter: listrx runs "
+					"filters in software");
+		} else {
+			return tc_error(ps, k, "bpf takes da (direct-action), obj "
+					"FILE, sec NAME, classid X, skip_hw, verbose, "
+					"action A");
+		}
+	}
+	if (obj == NULL)
+		return tc_error(ps, "bpf", "needs obj FILE (an eBPF object)");
+	if (f->direct_action && has_action)
+		return tc_error(ps, "action", "a direct-action program returns "
+				"its own verdict (cls_bpf refuses actions with da)");
+	int len = obj[0] == '/' || dir == NULL
+			  ? snprintf(f->obj, sizeof(f->obj), "%s", obj)
+			  : snprintf(f->obj, sizeof(f->obj), "%s/%s", dir, obj);
+	if (len < 0 || (size_t)len >= sizeof(f->obj))
+		return tc_error(ps, obj, "path longer than %d bytes",
+				LRX_TC_PATH_MAX - 1);
+	return 0;
+}
+
+/* fl_set_key's order of checks, for the keys listrx matches */
+static int tc_flower(struct tc_parse *ps, char **w, int n, int at,
+		     struct lrx_tc_filter *f)
+{
+	struct lrx_tc_flow_key *key = &f->key, *mask = &f->mask;
+	uint16_t eth_type = f->protocol;
+	bool has_ip_proto = false;
+	int af = AF_UNSPEC;
+
+	f->kind = LRX_TC_KIND_FLOWER;
+	f->action = LRX_TC_ACT_OK; /* tcf_exts_exec with no action */
+	/* the vlan keys come with protocol 802.1Q; vlan_ethtype then names
+	 * the ethertype inside (it goes to n_proto, as fl_set_key does) */
+	for (int k = at; k + 1 < n; k += 1)
+		if (strcmp(w[k], "vlan_ethtype") == 0) {
+			int rc = tc_proto(ps, w[k + 1], &eth_type);
+			if (rc < 0)
+				return rc;
+			if (!proto_is_vlan(f->protocol))
+				return tc_error(ps, "vlan_ethtype", "needs protocol "
+						"802.1q or 802.1ad (fl_set_key)");
+		}
+	if (eth_type != htons(ETH_P_ALL_V) && !proto_is_vlan(eth_type)) {
+		key->n_proto = eth_type;
+		mask->n_proto = 0xffff;
+	}
+	while (at < n) {
+		const char *k = w[at++];
+		const char *v = at < n ? w[at] : NULL;
+		uint64_t u;
+		int rc;
+
+		if (strcmp(k, "skip_hw") == 0 || strcmp(k, "verbose") == 0)
+			continue;
+		if (strcmp(k, "skip_sw") == 0)
+			return tc_error(ps, k, "a hardware-only filter: listrx runs "
+					"filters in software");
+		if (strcmp(k, "action") == 0 || strcmp(k, "actions") == 0) {
+			rc = tc_action(ps, w, n, &at, f);
+			if (rc < 0)
+				return rc;
+			if (at < n)
+				return tc_error(ps, w[at], "one action per filter "
+						"(after it, nothing)");
+			continue;
+		}
+		if (v == NULL)
+			return tc_error(ps, k, "needs a value");
+		at++;
+		if (strcmp(k, "vlan_ethtype") == 0)
+			continue; /* above */
+		if (strcmp(k, "vlan_id") == 0 || strcmp(k, "vlan_prio") == 0) {
+			bool id = k[5] == 'i';
+			if (!proto_is_vlan(f->protocol))
+				return tc_error(ps, k, "needs protocol 802.1q or "
+						"802.1ad (fl_set_key)");
+			if (lrx_rule_uint(v, id ? 4095 : 7, false, &u) != 0)
+				return tc_error(ps, v, "%s is 0..%u", k, id ? 4095 : 7);
+			if (id) {
+				key->vlan_id = (uint16_t)u;
+				mask->vlan_id = 0xfff;
+			} else {
+				key->vlan_prio = (uint8_t)u;
+				mask->vlan_prio = 0x7;
+			}
+		} else if (strcmp(k, "dst_mac") == 0 || strcmp(k, "src_mac") == 0) {
+			uint8_t mac[6];
+			if (lrx_value_mac(v, mac) != 0)
+				return tc_error(ps, v, "a MAC is aa:bb:cc:dd:ee:ff");
+			memcpy(k[0] == 'd' ? key->dst_mac : key->src_mac, mac, 6);
+			memset(k[0] == 'd' ? mask->dst_mac : mask->src_mac, 0xff, 6);
+		} else if (strcmp(k, "ip_proto") == 0) {
+			if (eth_type != htons(0x0800) && eth_type != htons(0x86dd))
+				return tc_error(ps, k, "needs the ethertype ip or "
+						"ipv6 (protocol, or vlan_ethtype)");
+			if (strcmp(v, "tcp") == 0)
+				u = 6;
+			else if (strcmp(v, "udp") == 0)
+				u = 17;
+			else if (strcmp(v, "sctp") == 0)
+				u = 132;
+			else if (strcmp(v, "icmp") == 0 && eth_type == htons(0x0800))
+				u = 1;
+			else if (strcmp(v, "icmpv6") == 0 && eth_type == htons(0x86dd))
+				u = 58;
+			else if (lrx_rule_uint(v, 255, true, &u) != 0)
+				return tc_error(ps, v, "ip_proto is tcp, udp, sctp, "
+						"icmp (ip), icmpv6 (ipv6) or 0..255");
+			key->ip_proto = (uint8_t)u;
+			mask->ip_proto = 0xff;
+			has_ip_proto = true;
+		} else if (strcmp(k, "src_ip") == 0 || strcmp(k, "dst_ip") == 0) {
+			uint8_t addr[16], m[16];
+			int fam = eth_type == htons(0x0800) ? AF_INET
+				  : eth_type == htons(0x86dd) ? AF_INET6 : -1;
+			if (fam < 0)
+				return tc_error(ps, k, "needs the ethertype ip or ipv6");
+			if (af == AF_UNSPEC)
+				af = fam;
+			if (lrx_rule_addr(v, &af, addr, m) != 0)
+				return tc_error(ps, v, "an %s address, optionally "
+						"/prefix-length",
+						fam == AF_INET ? "IPv4" : "IPv6");
+			memcpy(k[0] == 'd' ? key->dst_ip : key->src_ip, addr, 16);
+			memcpy(k[0] == 'd' ? mask->dst_ip : mask->src_ip, m, 16);
+		} else if (strcmp(k, "src_port") == 0 || strcmp(k, "dst_port") == 0) {
+			uint16_t lo, hi;
+			if (!has_ip_proto || (key->ip_proto != 6 && key->ip_proto != 17 &&
+					      key->ip_proto != 132))
+				return tc_error(ps, k, "needs ip_proto tcp, udp or "
+						"sctp before it");
+			if (lrx_rule_port_range(v, '-', &lo, &hi) != 0)
+				return tc_error(ps, v, "a port 0..65535 or a range "
+						"MIN-MAX");
+			bool dst = k[0] == 'd';
+			if (lo != hi) { /* fl_set_key_port_range */
+				*(dst ? &f->dport_range : &f->sport_range) = true;
+				*(dst ? &f->dport_min : &f->sport_min) = lo;
+				*(dst ? &f->dport_max : &f->sport_max) = hi;
+			} else {
+				*(dst ? &key->dst_port : &key->src_port) = lo;
+				*(dst ? &mask->dst_port : &mask->src_port) = 0xffff;
+			}
+		} else {
+			return tc_error(ps, k, "flower takes vlan_id, vlan_prio, "
+					"vlan_ethtype, dst_mac, src_mac, ip_proto, "
+					"src_ip, dst_ip, src_port, dst_port, skip_hw, "
+					"action A");
+		}
+	}
+	return 0;
+}
+
+static int tc_line(struct tc_parse *ps, char **w, int n,
+		   struct lrx_tc_filter *f, const char *dir)
+{
+	int at = 0;
+
+	if (n > 0 && strcmp(w[0], "tc") == 0)
+		at = 1; /* a shell line, as written */
+	if (at + 2 > n || (strcmp(w[at], "qdisc") != 0 && strcmp(w[at], "filter") != 0))
+		return tc_error(ps, w[at < n ? at : 0], "a line is 'qdisc add dev "
+				"DEV clsact' or 'filter add dev DEV ingress ...'");
+	bool qdisc = strcmp(w[at], "qdisc") == 0;
+	if (strcmp(w[at + 1], "add") != 0 && strcmp(w[at + 1], "replace") != 0)
+		return tc_error(ps, w[at + 1], "only add (and replace) build a "
+				"filter list; this reads a list, it has nothing to "
+				"delete or show");
+	at += 2;
+	memset(f, 0, sizeof(*f));
+	f->line = (uint16_t)ps->line;
+	f->protocol = htons(ETH_P_ALL_V); /* tc's default protocol */
+	bool has_dev = false, has_ingress = false, has_pref = false;
+	while (at < n) {
+		const char *k = w[at++];
+		const char *v = at < n ? w[at] : NULL;
+		uint64_t u;
+		int rc;
+
+		if (strcmp(k, "dev") == 0) {
+			rc = tc_dev(ps, v, &f->dev);
+			if (rc < 0)
+				return rc;
+			has_dev = true;
+			at++;
+		} else if (qdisc) {
+			if (strcmp(k, "clsact") == 0 || strcmp(k, "ingress") == 0)
+				continue;
+			if (strcmp(k, "handle") == 0 && v && strcmp(v, "ffff:") == 0) {
+				at++;
+				continue;
+			}
+			return tc_error(ps, k, "the qdiscs of the ingress hook are "
+					"clsact and ingress");
+		} else if (strcmp(k, "ingress") == 0) {
+			has_ingress = true;
+		} else if (strcmp(k, "parent") == 0) {
+			if (v == NULL || (strcmp(v, "ffff:") != 0 &&
+					  strcmp(v, "ffff:fff2") != 0))
+				return tc_error(ps, v ? v : k, "the ingress hook's "
+						"parent is ffff: (or ffff:fff2)");
+			has_ingress = true;
+			at++;
+		} else if (strcmp(k, "egress") == 0) {
+			return tc_error(ps, k, "listrx models the ingress hook only");
+		} else if (strcmp(k, "protocol") == 0) {
+			rc = tc_proto(ps, v, &f->protocol);
+			if (rc < 0)
+				return rc;
+			at++;
+		} else if (strcmp(k, "pref") == 0 || strcmp(k, "prio") == 0 ||
+			   strcmp(k, "priority") == 0) {
+			if (v == NULL || lrx_rule_uint(v, 0xffff, false, &u) != 0 || u == 0)
+				return tc_error(ps, v ? v : k, "a priority is 1..65535");
+			f->pref = (uint32_t)u;
+			has_pref = true;
+			at++;
+		} else if (strcmp(k, "handle") == 0) {
+			if (v == NULL || lrx_rule_uint(v, UINT32_MAX, true, &u) != 0)
+				return tc_error(ps, v ? v : k, "a handle is a number");
+			at++; /* names the filter to tc; nothing here */
+		} else if (strcmp(k, "chain") == 0) {
+			if (v == NULL || strcmp(v, "0") != 0)
+				return tc_error(ps, v ? v : k, "listrx models chain 0 "
+						"only (no goto chain actions)");
+			at++;
+		} else if (strcmp(k, "bpf") == 0 || strcmp(k, "flower") == 0) {
+			if (!has_dev || !has_ingress)
+				return tc_error(ps, k, "a filter needs dev DEV and "
+						"ingress (or parent ffff:) before "
+						"its kind");
+			f->pref = has_pref ? f->pref : 0; /* 0: tcf_auto_prio */
+			return k[0] == 'b' ? tc_bpf(ps, w, n, at, f, dir)
+					   : tc_flower(ps, w, n, at, f);
+		} else {
+			return tc_error(ps, k, "expected dev, ingress, parent, "
+					"protocol, pref, handle, chain, or the kind "
+					"(bpf, flower; this kernel's u32 and others are "
+					"not modelled)");
+		}
+	}
+	if (qdisc) {
+		if (!has_dev)
+			return tc_error(ps, NULL, "a qdisc line needs dev DEV");
+		return 1; /* nothing to add */
+	}
+	return tc_error(ps, NULL, "a filter line needs its kind (bpf or flower)");
+}
+
+int lrx_tc_parse(const char *text, const char *name, const char *dir,
+		 struct lrx_tc_filter *out, unsigned max, char *err,
+		 size_t err_len)
+{
+	struct tc_parse ps = { .name = name, .err = err, .err_len = err_len };
+	unsigned n_out = 0;
+	const char *p = text;
+
+	while (*p) {
+		const char *end = strchr(p, '\n');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char line[LRX_RULE_LINE_MAX];
+		char *w[LRX_RULE_WORDS_MAX];
+
+		ps.line++;
+		if (len >= sizeof(line))
+			return tc_error(&ps, NULL, "line longer than %d bytes",
+					LRX_RULE_LINE_MAX - 1);
+		memcpy(line, p, len);
+		line[len] = '\0';
+		p += len + (end ? 1 : 0);
+		int n = lrx_rule_split(line, w, LRX_RULE_WORDS_MAX);
+		if (n == -E2BIG)
+			return tc_error(&ps, NULL, "more than %d words",
+					LRX_RULE_WORDS_MAX);
+		if (n < 0)
+			return tc_error(&ps, NULL, "a quote is not closed");
+		if (n == 0)
+			continue;
+		if (n_out == max)
+			return tc_error(&ps, NULL, "more than %u filters", max);
+		int rc = tc_line(&ps, w, n, &out[n_out], dir);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			n_out++;
+	}
+	return (int)n_out;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The tc-ingress stage (docs/tc.md): the clsact ingress hook of
+ * __netif_receive_skb_core (sch_handle_ingress -> tc_run -> tcf_classify),
+ * with two classifiers: cls_bpf running real eBPF objects through the xdp
+ * stage's loader and rte_bpf, with a struct __sk_buff context, and a
+ * flower-like exact/mask matcher. Filters come from a file of `tc -batch`
+ * lines (`filter add dev port0 ingress prio 1 bpf da obj F.o sec tc`).
+ */
+#ifndef LISTRX_TC_INGRESS_H
+#define LISTRX_TC_INGRESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#include "stage.h"
+
+#define TC_INGRESS_STAGE_NAME "tc-ingress"
+
+/* include/uapi/linux/pkt_cls.h */
+enum lrx_tc_act {
+	LRX_TC_ACT_UNSPEC = -1,
+	LRX_TC_ACT_OK = 0,
+	LRX_TC_ACT_RECLASSIFY = 1,
+	LRX_TC_ACT_SHOT = 2,
+	LRX_TC_ACT_PIPE = 3,
+	LRX_TC_ACT_STOLEN = 4,
+	LRX_TC_ACT_QUEUED = 5,
+	LRX_TC_ACT_REPEAT = 6,
+	LRX_TC_ACT_REDIRECT = 7,
+	LRX_TC_ACT_TRAP = 8,
+};
+
+/* ETH_P_ALL: a filter of every protocol (host order) */
+#define LRX_TC_ETH_P_ALL 0x0003
+
+/* Most filters in one file (the kernel has no such limit). */
+#define LRX_TC_FILTERS_MAX 256
+/* "dev all": a listrx extension, every port (tc names one device) */
+#define LRX_TC_DEV_ALL UINT16_MAX
+#define LRX_TC_PATH_MAX 512
+
+enum lrx_tc_kind { LRX_TC_KIND_BPF, LRX_TC_KIND_FLOWER };
+
+/* What flower compares (fl_flow_key, the fields listrx matches): the
+ * dissected packet, a filter's key and its mask have this layout, and a
+ * filter matches when (packet & mask) == key word by word. */
+struct lrx_tc_flow_key {
+	uint8_t dst_mac[6], src_mac[6];
+	uint16_t n_proto;     /* network order: the ethertype after the tags */
+	uint16_t vlan_id;     /* outer tag's VID */
+	uint8_t vlan_prio;    /* outer tag's PCP */
+	uint8_t ip_proto;
+	uint16_t src_port, dst_port; /* host order; 0 for a fragment */
+	uint8_t pad[2];
+	uint8_t src_ip[16], dst_ip[16]; /* IPv4 in the first 4 bytes */
+} __rte_aligned(8); /* compared as 64-bit words */
+#define LRX_TC_KEY_WORDS (sizeof(struct lrx_tc_flow_key) / 8)
+static_assert(sizeof(struct lrx_tc_flow_key) % 8 == 0, "key in words");
+
+struct lrx_tc_filter {
+	uint16_t line;        /* in the file, for messages */
+	uint16_t dev;         /* DPDK port id or LRX_TC_DEV_ALL */
+	uint32_t pref;        /* prio: the tcf_proto's place in the chain */
+	uint16_t protocol;    /* network order; ETH_P_ALL (0x0003) = every */
+	uint8_t kind;         /* enum lrx_tc_kind */
+	/* the action of a flower filter or of a cls_bpf filter without
+	 * direct-action (enum lrx_tc_act), and a mirred target */
+	int8_t action;
+	uint16_t redirect_port;
+	/* flower */
+	struct lrx_tc_flow_key key, mask;
+	bool sport_range, dport_range;  /* fl_range_port_dst_cmp */
+	uint16_t sport_min, sport_max, dport_min, dport_max;
+	/* bpf */
+	bool direct_action;
+	char obj[LRX_TC_PATH_MAX];
+	char sec[64];
+};
+
+/* Parses a `tc -batch` text (qdisc lines for clsact / ingress are taken
+ * and ignored). Relative object paths are resolved against dir (the
+ * file's directory; NULL: as written). Returns the number of filters in
+ * out[] (at most max), or -EINVAL with a message naming name:line, the
+ * word and what is valid. */
+int lrx_tc_parse(const char *text, const char *name, const char *dir,
+		 struct lrx_tc_filter *out, unsigned max, char *err,
+		 size_t err_len);
+
+extern const struct lrx_stage lrx_stage_tc_ingress;
+lrx_next_t lrx_tc_ingress_process_one(void *ctx, struct rte_mbuf *pkt);
+
+#endif

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// build-meta,l3-demux with netfilter rules under every engine (packet,
+// burst, hybrid:K, static, graph), list_split none/gather/runs, on random
+// polls of good, malformed, fragmented and filtered frames: identical sink
+// contents (fate and bytes, in order), stage stats, counters and every
+// rule's counters (the list path runs PREROUTING over the list, as
+// nf_hook_slow_list).
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine_run.h"
+#include "stage_harness.h"
+#include "temp_file.h"
+#include "frames.h"
+#include "test_eal.h"
+
+extern "C" {
+#include "pipeline.h"
+}
+
+using namespace lrx_test::frames;
+
+namespace {
+
+rte_mempool *pool()
+{
+	lrx_test::eal_init();
+	return lrx_test::mbuf_pool("nfeng_pool", 16383);
+}
+
+Frame with(void (*f)(Spec &))
+{
+	Spec s;
+	f(s);
+	return build(s);
+}
+
+} // namespace
+
+TEST_CASE("build-meta,l3-demux with netfilter give identical results under "
+	  "every engine", "[netfilter][equivalence]")
+{
+	pool();
+	const lrx_test::TempFile file(
+		"*raw\n:PREROUTING ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+		"-A PREROUTING -p udp -m udp --dport 7 -j DROP\n"
+		"-A PREROUTING -f\n"
+		"COMMIT\n"
+		"*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+		":u - [0:0]\n"
+		"-A INPUT -p udp -j u\n"
+		"-A INPUT -p tcp -m tcp --syn -j DROP\n"
+		"-A INPUT -p udp -m multiport --dports 100:200,300 -j DROP\n"
+		"-A u -p udp -m udp --dport 53 -j RETURN\n"
+		"-A u -s 10.0.0.9 -j DROP\n"
+		"COMMIT\n");
+	const char *path = file.path.c_str();
+	const std::vector<Frame> frames = {
+		udp4(1, 7), udp4(1, 9), udp4(1, 53), udp4(1, 150), udp4(1, 300),
+		tcp4(TCP_SYN), tcp4(), udp6(),
+		with([](Spec &s) { s.ip4_src = lrx_test::frames::ip4(10, 0, 0, 9); }),
+		udp4(1, 7).ip4_total_length(24).ip4_fix_csum(),
+		udp4().ip4_corrupt_csum(), udp4().ip4_dst(ip4(10, 0, 0, 99)),
+		udp4(1, 53).ip4_frag(0x2000), udp4(1, 53).ip4_frag(0x0004),
+		with([](Spec &s) { s.vlans = {5}; s.dport = 7; }),
+		arp_request(ip4(10, 0, 0, 1), ip4(10, 0, 0, 2)),
+	};
+	std::mt19937 rng(360);
+	for (const char *split : {"none", "gather", "runs"}) {
+		const uint16_t burst = 32;
+		std::vector<uint16_t> polls;
+		size_t total = 0;
+		while (total < 2000) {
+			uint16_t n = (uint16_t)(1 + rng() % burst);
+			polls.push_back(n);
+			total += n;
+		}
+		std::vector<uint16_t> ids(total);
+		for (auto &id : ids)
+			id = (uint16_t)(rng() % frames.size());
+		const std::vector<lrx_test::PipelineStage> stages = {
+			{"build-meta", {}},
+			{"l3-demux", {{"local_ipv4", "10.0.0.2/24"}, {"netfilter", path},
+				      {"list_split", split}, {"ipfrag_clock", "polls"}}},
+		};
+		auto make = [&](size_t at) { return frames[ids[at]].to_mbuf(pool()); };
+		auto clean = [](lrx_test::EngineRun &r) {
+			for (auto &c : r.counters)
+				for (const char *how : {"l3_sublists", "l4_sublists",
+							"route_hint_hits", "route_lookups",
+							"pool_wraps"})
+					c.erase(how);
+		};
+		lrx_test::engine_prefetch = 0;
+		auto ref = lrx_test::run_engine(LRX_ENGINE_PACKET, 0, burst, stages, make,
+						polls);
+		clean(ref);
+		REQUIRE(ref.counters[1].at("nf_prerouting_drops") > 0);
+		REQUIRE(ref.counters[1].at("nf_local_in_drops") > 0);
+		REQUIRE(ref.maps[1].count("filter/u") == 1);
+		for (uint16_t pf : lrx_test::prefetch_settings) {
+			lrx_test::engine_prefetch = pf;
+			for (auto kind : {LRX_ENGINE_PACKET, LRX_ENGINE_BURST,
+					  LRX_ENGINE_HYBRID, LRX_ENGINE_STATIC,
+					  LRX_ENGINE_GRAPH}) {
+				INFO(split << " prefetch " << pf << " engine "
+					   << lrx_engine_name(kind));
+				auto r = lrx_test::run_engine(kind, 1, burst, stages, make,
+							      polls);
+				clean(r);
+				lrx_test::require_same_run(r, ref);
+			}
+		}
+	}
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
+TEST_CASE("l3-demux: a netfilter file that does not load fails init, naming "
+	  "the key, the file and line and what is valid", "[netfilter]")
+{
+	pool();
+	const lrx_test::TempFile file("*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -j REJECT\nCOMMIT\n");
+	const std::string path = file.path;
+	lrx_test::StageInstance bm("build-meta");
+	lrx_test::StageInstance l3("l3-demux", {{"netfilter", path}});
+	CHECK_FALSE(l3.ok());
+	const std::string err = l3.error();
+	INFO(err);
+	CHECK(err.find(std::string("l3-demux: key 'netfilter': ") + path +
+		       ":3: 'REJECT': no such chain") != std::string::npos);
+	lrx_test::StageInstance missing("l3-demux", {{"netfilter", "/nonexistent"}});
+	CHECK(std::string(missing.error()).find("/nonexistent: cannot open") !=
+	      std::string::npos);
+}
