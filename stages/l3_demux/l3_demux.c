@@ -1051,8 +1051,11 @@ static __rte_always_inline lrx_next_t l3_ipv4_rcv_early(struct l3_ctx *c,
 
 /* One netfilter hook on one IPv4 packet (nf_hook_slow): CONTINUE, or the
  * drop (SKB_DROP_REASON_NETFILTER_DROP). skb->len is the IP packet, after
- * the trim (PREROUTING) or the reassembly (LOCAL_IN). */
-static __rte_always_inline lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c,
+ * the trim (PREROUTING) or the reassembly (LOCAL_IN). Out of line, as the
+ * kernel's nf_hook_slow: only with rules (c->nf), and inlined into the
+ * receive cores it cost their loops registers (stack spills per packet
+ * with no rules at all). */
+static __rte_noinline lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c,
 						      const struct rte_mbuf *m,
 						      const struct lrx_meta *meta,
 						      unsigned hook)
