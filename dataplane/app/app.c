@@ -212,7 +212,7 @@ static int captures_prepare(const struct lrx_config *conf, const struct lrx_opti
 		if (rc < 0)
 			return rc;
 		if (!(*caps[i] = lrx_capture_alloc(paths[i], limits[i]))) {
-			snprintf(err, err_len, "%s %s: no memory for the capture", capture_origin[i],
+			snprintf(err, err_len, "%s %.1024s: no memory for the capture", capture_origin[i],
 				 paths[i]);
 			return -ENOMEM;
 		}

@@ -11,6 +11,7 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_pool_ops.h>
 
+#include "mbuf_pool.h"
 #include "ports.h"
 #include "sink.h"
 
@@ -351,42 +352,6 @@ void lrx_ports_link_check(struct lrx_ports *ports, double now, bool final)
 	}
 }
 
-/* rte_pktmbuf_pool_create, packed when there are no hugepages: with 4 KB
- * pages an IOVA-contiguous 2.3 KB mbuf may not cross a page, so DPDK puts
- * one per page and every mbuf header lands in the same few L1d sets (the
- * set index is the page offset); a burst of 64 then evicts itself. Nothing
- * DMAs into memory without hugepages, so RTE_MEMPOOL_F_NO_IOVA_CONTIG
- * costs nothing there (net_synth's pre-built pool does the same). */
-static struct rte_mempool *pool_create(const char *name, unsigned n,
-				       unsigned cache, uint16_t priv,
-				       uint16_t room, int socket)
-{
-	if (rte_eal_has_hugepages())
-		return rte_pktmbuf_pool_create(name, n, cache, priv, room, socket);
-	struct rte_pktmbuf_pool_private mbp = {
-		.mbuf_data_room_size = room,
-		.mbuf_priv_size = priv,
-	};
-	struct rte_mempool *mp = rte_mempool_create_empty(
-		name, n, sizeof(struct rte_mbuf) + priv + room, cache,
-		sizeof(mbp), socket, RTE_MEMPOOL_F_NO_IOVA_CONTIG);
-	if (!mp)
-		return NULL;
-	if (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL)) {
-		rte_mempool_free(mp);
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	rte_pktmbuf_pool_init(mp, &mbp);
-	if (rte_mempool_populate_default(mp) < 0) {
-		rte_mempool_free(mp);
-		rte_errno = ENOMEM;
-		return NULL;
-	}
-	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
-	return mp;
-}
-
 static int pools_create(const struct lrx_config *conf, const struct lrx_port_conf *pcs,
 			unsigned n_ports, unsigned extra_mbufs, struct lrx_ports *ports,
 			char *err, size_t err_len)
@@ -413,7 +378,7 @@ static int pools_create(const struct lrx_config *conf, const struct lrx_port_con
 			continue;
 		char name[RTE_MEMPOOL_NAMESIZE];
 		snprintf(name, sizeof(name), "listrx_mbuf_%u", s);
-		ports->pools[s] = pool_create(name, n, conf->mempool_cache,
+		ports->pools[s] = lrx_mbuf_pool_create(name, n, conf->mempool_cache,
 							  (uint16_t)conf->priv_size,
 							  (uint16_t)conf->data_room, (int)s);
 		if (!ports->pools[s]) {

@@ -36,6 +36,7 @@
 #include <immintrin.h>
 #endif
 
+#include "mbuf_pool.h"
 #include "synth.h"
 #include "synth_abi.h"
 
@@ -373,43 +374,6 @@ static void synth_rx_queue_release(struct rte_eth_dev *eth_dev, uint16_t qid)
 	eth_dev->data->rx_queues[qid] = NULL;
 }
 
-/* rte_pktmbuf_pool_create, but without hugepages the objects are packed:
- * with IOVA-contiguous objects (the default) and 4 KB pages DPDK places one
- * 2.3 KB mbuf per page (rte_mempool_op_calc_mem_size_helper keeps an object
- * inside a page), so every mbuf header and frame head falls into the same
- * few L1d sets (the set index is the page offset) and any burst of more
- * than 8 packets evicts itself. Without hugepages nothing DMAs into these
- * buffers, so IOVA contiguity buys nothing (RTE_MEMPOOL_F_NO_IOVA_CONTIG). */
-static struct rte_mempool *synth_pool_create(const char *name, unsigned n,
-					     unsigned cache, uint16_t priv,
-					     uint16_t room, int socket)
-{
-	if (rte_eal_has_hugepages())
-		return rte_pktmbuf_pool_create(name, n, cache, priv, room, socket);
-	struct rte_pktmbuf_pool_private mbp = {
-		.mbuf_data_room_size = room,
-		.mbuf_priv_size = priv,
-	};
-	struct rte_mempool *mp = rte_mempool_create_empty(
-		name, n, sizeof(struct rte_mbuf) + priv + room, cache,
-		sizeof(mbp), socket, RTE_MEMPOOL_F_NO_IOVA_CONTIG);
-	if (!mp)
-		return NULL;
-	if (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL)) {
-		rte_mempool_free(mp);
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	rte_pktmbuf_pool_init(mp, &mbp);
-	if (rte_mempool_populate_default(mp) < 0) {
-		rte_mempool_free(mp);
-		rte_errno = ENOMEM;
-		return NULL;
-	}
-	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
-	return mp;
-}
-
 static int synth_create_prebuilt(struct synth_device *dev,
 				 struct synth_rx_queue *q, unsigned socket)
 {
@@ -428,7 +392,7 @@ static int synth_create_prebuilt(struct synth_device *dev,
 	}
 	snprintf(name, sizeof(name), "synth%u_q%u_%u", dev->port_id, q->queue_id,
 		 __atomic_fetch_add(&generation, 1, __ATOMIC_RELAXED));
-	q->prebuilt = synth_pool_create(name, n, cache, priv, room, (int)socket);
+	q->prebuilt = lrx_mbuf_pool_create(name, n, cache, priv, room, (int)socket);
 	if (!q->prebuilt) {
 		RTE_LOG(ERR, PMD,
 			"%s: rx queue %u: cannot create the pre-built pool of "

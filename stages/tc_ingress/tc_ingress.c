@@ -446,7 +446,7 @@ static int tc_build_port(struct tc_ctx *c, uint16_t port, const char *file,
 			} else if (f->kind != head->kind ||
 				   f->protocol != head->protocol) {
 				snprintf(err, err_len,
-					 "%s:%u: pref %u on port%u is already a "
+					 "%.256s:%u: pref %u on port%u is already a "
 					 "%s filter of protocol 0x%04x (line %u): "
 					 "one pref is one classifier of one "
 					 "protocol; use another pref", file,
