@@ -8,8 +8,10 @@
  *     IPv4, IPv6, ARP; anything else drops UNHANDLED_PROTO;
  *   by IP protocol (inet_protos / inet6_protos): UDP, TCP, ICMP, ICMPv6;
  *     anything else drops IP_NOPROTO (ip_protocol_deliver_rcu).
- * dispatch=direct turns the calls to the two common entries into direct
- * calls, as INDIRECT_CALL_2 / INDIRECT_CALL_INET do under retpolines.
+ * dispatch=direct (the default) turns the calls to the two common entries
+ * into direct calls, as INDIRECT_CALL_2 / INDIRECT_CALL_INET do in every
+ * kernel built with CONFIG_RETPOLINE (distributions' kernels, whether or
+ * not the mitigation is on at run time).
  *
  * The burst path is the kernel's list path: the burst is split into runs
  * of the same ethertype handler (__netif_receive_skb_list_core) and each
@@ -189,8 +191,8 @@ RTE_INIT(l3_identity_init)
 
 /* ---- dispatch -------------------------------------------------------------
  * INDIRECT_CALL_2: with dispatch=direct the two common targets are
- * compared and called directly; otherwise an indirect call, as without
- * retpolines. */
+ * compared and called directly; otherwise an indirect call, as a kernel
+ * built without CONFIG_RETPOLINE. */
 #define L3_CALL2(c, fn, f1, f2, ...)                                          \
 	((c)->direct && (fn) == (f1)   ? f1(__VA_ARGS__)                      \
 	 : (c)->direct && (fn) == (f2) ? f2(__VA_ARGS__)                      \
@@ -1124,8 +1126,11 @@ static __rte_always_inline lrx_next_t l3_ipv4_rcv_early(struct l3_ctx *c,
 
 /* One netfilter hook on one IPv4 packet (nf_hook_slow): CONTINUE, or the
  * drop (SKB_DROP_REASON_NETFILTER_DROP). skb->len is the IP packet, after
- * the trim (PREROUTING) or the reassembly (LOCAL_IN). */
-static __rte_always_inline lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c,
+ * the trim (PREROUTING) or the reassembly (LOCAL_IN). Out of line, as the
+ * kernel's nf_hook_slow: only with rules (c->nf), and inlined into the
+ * receive cores it cost their loops registers (stack spills per packet
+ * with no rules at all). */
+static __rte_noinline lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c,
 						      const struct rte_mbuf *m,
 						      const struct lrx_meta *meta,
 						      unsigned hook)
@@ -1582,6 +1587,9 @@ static inline enum l3_class l3_classify(const struct lrx_meta *meta)
  * table. The agreement tests compare the two paths on every class. */
 static inline enum l3_class l3_classify_one(const struct lrx_meta *meta)
 {
+	/* IPv4 first: GCC orders the switch's compares by value */
+	if (likely(meta->protocol == RTE_ETHER_TYPE_IPV4))
+		return L3_CLASS_IPV4;
 	switch (meta->protocol) {
 	case RTE_ETHER_TYPE_IPV4: return L3_CLASS_IPV4;
 	case RTE_ETHER_TYPE_IPV6: return L3_CLASS_IPV6;
@@ -1629,6 +1637,39 @@ lrx_next_t lrx_l3_demux_process_one(void *ctx, struct rte_mbuf *pkt)
 	return l3_demux_core(ctx, pkt);
 }
 
+/* ip_rcv / ipv6_rcv of one packet with the handler calls that
+ * dispatch=direct makes direct (ip_rcv itself, udp_rcv) as their inline
+ * cores: the per-packet path without its two call frames, for the burst
+ * entry's loop (VPP's node loop over its frame). Same cores, counters
+ * and verdicts as l3_ipv4_rcv / l3_ipv6_rcv. */
+static __rte_always_inline lrx_next_t
+l3_ip_rcv_inline(struct l3_ctx *c, struct rte_mbuf *m, struct lrx_meta *meta, const int fam,
+		 lrx_next_t (*core)(struct l3_ctx *, struct rte_mbuf *, struct lrx_meta *,
+				    struct l3_route_hint *))
+{
+	lrx_next_t next = core(c, m, meta, NULL);
+	if (next != LRX_NEXT_CONTINUE_V)
+		return next;
+	const struct l3_handler *h = c->l4_table[fam][meta->l4_proto];
+	if (likely(h == &l3_udp_handler)) {
+		c->ip[fam].in_delivers++;
+		return l3_udp_core(c, m, meta, fam);
+	}
+	return l3_local_deliver_one(c, m, meta, fam);
+}
+
+/* The burst entry's packet (list_split=none). */
+static __rte_always_inline lrx_next_t l3_demux_core_inline(struct l3_ctx *c, struct rte_mbuf *m)
+{
+	struct lrx_meta *meta = lrx_meta(m);
+	const struct l3_handler *h = c->l3_table[l3_classify_one(meta)];
+	if (likely(c->direct && h == &l3_ipv4_handler))
+		return l3_ip_rcv_inline(c, m, meta, L3_FAMILY_V4, l3_ipv4_rcv_core);
+	if (c->direct && h == &l3_ipv6_handler)
+		return l3_ip_rcv_inline(c, m, meta, L3_FAMILY_V6, l3_ipv6_rcv_core);
+	return l3_demux_core(c, m);
+}
+
 /* One first-level sublist: the handler of class cls over pkts[idx[..n]]
  * (idx l3_identity with the arrays at the run's start, or the class's
  * indexes with the arrays at the burst's start). */
@@ -1674,7 +1715,7 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 		lrx_prefetch_start(pkts, n, c->prefetch);
 		for (uint16_t i = 0; i < n; i++) {
 			lrx_prefetch_ahead(pkts, i, n, c->prefetch);
-			nexts[i] = l3_demux_core(c, pkts[i]);
+			nexts[i] = l3_demux_core_inline(c, pkts[i]);
 		}
 		return;
 	}
@@ -1925,9 +1966,11 @@ static const char *const l3_readers[] = {"poll", "none", NULL};
 
 #define L3K(kind, field, ...) LRX_KEY_##kind(struct l3_conf, field, __VA_ARGS__)
 static const struct lrx_value_key l3_demux_keys[] = {
-	L3K(CHOICE, dispatch, "dispatch", "indirect", l3_dispatches,
-	    "protocol handler calls: indirect (function pointers) | direct "
-	    "(INDIRECT_CALL_2: IPv4/IPv6 and TCP/UDP called directly)"),
+	L3K(CHOICE, dispatch, "dispatch", "direct", l3_dispatches,
+	    "protocol handler calls: direct (INDIRECT_CALL_INET / "
+	    "INDIRECT_CALL_2, compiled into every kernel built with "
+	    "retpoline support: IPv4/IPv6 and TCP/UDP called directly) | "
+	    "indirect (function pointers only)"),
 	L3K(BOOL, trust_ip_csum_hint, "trust_ip_csum_hint", "yes",
 	    "yes: skip the IPv4 header checksum when the NIC says good | no: "
 	    "always verify it (the kernel's ip_fast_csum)"),
