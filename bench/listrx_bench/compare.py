@@ -4,6 +4,10 @@ Peers: dpdk-testpmd in rxonly and io forwarding (the I/O ceiling of the
 port), and listrx's own graph engine (rte_graph). Runs alternate listrx and
 each peer rep by rep, so slow drifts (other load, frequency) hit both; the
 ratio listrx / peer is taken per rep and reported as median [min–max].
+
+testpmd runs on the mbuf pool listrx reports it made (like for like: the
+same count, cache, element size and layout) and, by default, also on its
+own default pool, so that both ratios are on the table.
 """
 
 import json
@@ -26,6 +30,70 @@ TESTPMD_MODES = {"testpmd-rxonly": "rxonly", "testpmd-io": "io"}
 # peers that are listrx itself with one setting changed: the graph engine,
 # and stats level off (what the counting costs)
 LISTRX_PEERS = {"graph": {"engine": "graph"}, "listrx-off": {"stats_level": "off"}}
+# which pool testpmd runs on: listrx's (like for like), its own default, or
+# both (one run each per rep)
+TESTPMD_POOLS = ("both", "listrx", "own")
+# the name of a testpmd run on its own default pool (the like-for-like run
+# keeps the peer's name)
+OWN_POOL = "/own-pool"
+
+
+def testpmd_pool_args(pool):
+    """testpmd options that give it the pool listrx reports (its summary's
+    `mbufs_per_pool` and `mempool`): the same number of mbufs, per-lcore
+    cache, element size and layout. A packed pool (objects may cross 4 KB
+    pages, RTE_MEMPOOL_F_NO_IOVA_CONTIG) is testpmd's `--mp-alloc anon
+    --no-iova-contig` (its mbuf_pool_create: rte_mempool_create_empty with
+    that flag, rte_mempool_populate_anon), an IOVA-contiguous one its
+    `--mp-alloc native` (rte_pktmbuf_pool_create). testpmd's mbufs have no
+    private area: its data room takes listrx's private area too, so that
+    the elements are the same size and lie at the same strides."""
+    alloc = {"packed": ["--mp-alloc", "anon", "--no-iova-contig"],
+             "iova-contig": ["--mp-alloc", "native"]}[pool["layout"]]
+    return alloc + ["--total-num-mbufs", str(pool["mbufs"]), "--mbcache", str(pool["cache"]),
+                    "--mbuf-size", str(pool["data_room"] + pool["priv_size"])]
+
+
+def listrx_pool(summary_):
+    """The pool a listrx run reports it made, as testpmd_pool_args reads
+    it, or None when its summary does not say (a failed run)."""
+    if not isinstance(summary_, dict):
+        return None
+    mp = summary_.get("mempool")
+    if not isinstance(mp, dict) or not isinstance(summary_.get("mbufs_per_pool"), int):
+        return None
+    if mp.get("layout") not in ("packed", "iova-contig") or not all(
+            isinstance(mp.get(k), int) for k in ("cache", "data_room", "priv_size")):
+        return None
+    return {"mbufs": summary_["mbufs_per_pool"], "cache": mp["cache"],
+            "data_room": mp["data_room"], "priv_size": mp["priv_size"],
+            "layout": mp["layout"]}
+
+
+def peer_runs(peers, testpmd_pool):
+    """The runs of a rep after listrx's, as (name, peer, pool): a testpmd
+    peer on listrx's pool keeps its name, on its own pool it is
+    PEER/own-pool; listrx's own peers have no pool choice (None)."""
+    runs = []
+    for p in peers:
+        if p not in TESTPMD_MODES:
+            runs.append((p, p, None))
+            continue
+        if testpmd_pool in ("both", "listrx"):
+            runs.append((p, p, "listrx"))
+        if testpmd_pool in ("both", "own"):
+            runs.append((p + OWN_POOL, p, "own"))
+    return runs
+
+
+def own_pool_args(args):
+    """testpmd's own default pool: only the data room --data-room asks for."""
+    return ["--mbuf-size", str(args.data_room)] if args.data_room else []
+
+
+def pool_text(pool):
+    return "%d mbufs, cache %d, data room %d + private area %d, %s" % (
+        pool["mbufs"], pool["cache"], pool["data_room"], pool["priv_size"], pool["layout"])
 
 
 def parse_testpmd(text):
@@ -71,15 +139,15 @@ def run_listrx_steady(cmd, who, seconds):
     return median(readings), proc.stdout
 
 
-def run_testpmd(args, mode, lcores, prefix, duration, burst):
+def run_testpmd(args, mode, lcores, prefix, duration, burst, pool_args):
+    """One testpmd run (pool_args: its mbuf pool options) -> (Mpps or
+    unavailable reason, command, output)."""
     cmd = [args.testpmd, "-l", lcores] + args.eal_list + ["--file-prefix", prefix]
     if args.driver_so:
         cmd += ["-d", args.driver_so]
     cmd += profile_eal(args.profile)
     cmd += ["--", "--forward-mode=" + mode, "--stats-period", "1", "--no-mlockall",
-            "--burst", str(burst), "--rxq", "1", "--txq", "1"]
-    if args.data_room:
-        cmd += ["--mbuf-size", str(args.data_room)]
+            "--burst", str(burst), "--rxq", "1", "--txq", "1"] + pool_args
     try:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, text=True)
@@ -141,7 +209,8 @@ def listrx_accounting(summary_):
 
 def run_listrx_once(lx, args, spec, who, rep, out_dir):
     """One listrx run of the comparison -> (Mpps or unavailable reason,
-    whole-run Mpps or None, accounting problem or None, command)."""
+    whole-run Mpps or None, accounting problem or None, command, the pool
+    it reports or None)."""
     json_path = os.path.join(out_dir or "/tmp", "compare-%d-%s-b%d-%d.json"
                              % (os.getpid(), who, spec["burst"], rep))
     extra = ["--set", "mempool.data_room=%d" % args.data_room] if args.data_room else []
@@ -161,7 +230,7 @@ def run_listrx_once(lx, args, spec, who, rep, out_dir):
         problem = listrx_accounting(summary_)
     if not out_dir and os.path.exists(json_path):
         os.unlink(json_path)
-    return mpps, whole, problem, info["command"]
+    return mpps, whole, problem, info["command"], None if err else listrx_pool(summary_)
 
 
 def run_compare(lx, args, argv):
@@ -172,42 +241,55 @@ def run_compare(lx, args, argv):
     peers = args.peer
     out_dir = args.out or None
     listrx_runs = ["listrx"] + [p for p in peers if p in LISTRX_PEERS]
-    runs = {b: {"listrx": [], **{p: [] for p in peers}} for b in bursts}
+    others = peer_runs(peers, args.testpmd_pool)
+    runs = {b: {"listrx": [], **{name: [] for name, _, _ in others}} for b in bursts}
     whole_run = {b: {w: [] for w in listrx_runs} for b in bursts}
     accounting = {b: {w: [] for w in listrx_runs} for b in bursts}
     commands = {}
+    # the pool the last listrx run reported: testpmd's like-for-like pool
+    pool = None
     load_before = os.getloadavg()
     # rep by rep, each burst in turn, listrx then each peer: a slow drift
     # (other load, frequency) hits every column alike
-    progress = Progress(args.reps * len(bursts) * (1 + len(peers)), enabled=not args.quiet)
+    progress = Progress(args.reps * len(bursts) * (1 + len(others)), enabled=not args.quiet)
     for rep in range(args.reps):
         for burst in bursts:
-            for who in ["listrx"] + peers:
+            for who, peer, pool_choice in [("listrx", "listrx", None)] + others:
                 progress.show("rep %d/%d: burst %d: %s" % (rep + 1, args.reps, burst, who))
-                if who in TESTPMD_MODES:
-                    mpps, cmd, _ = run_testpmd(args, TESTPMD_MODES[who], lcores,
-                                               "lrxcmp%d_%d_%s" % (os.getpid(), rep, who),
-                                               args.duration, burst)
+                if peer in TESTPMD_MODES and pool_choice == "listrx" and pool is None:
+                    mpps, cmd = unavailable("listrx reported no pool to give testpmd (its run "
+                                            "failed)"), None
+                elif peer in TESTPMD_MODES:
+                    pool_args = testpmd_pool_args(pool) if pool_choice == "listrx" else \
+                        own_pool_args(args)
+                    mpps, cmd, _ = run_testpmd(args, TESTPMD_MODES[peer], lcores,
+                                               "lrxcmp%d_%d_%s" % (os.getpid(), rep, peer),
+                                               args.duration, burst, pool_args)
                 else:
                     spec = {"profile": args.profile, "engine": args.engine, "burst": burst,
                             "pipeline_arg": args.pipeline, "footprint_kb": 0,
                             "stats_level": args.stats_level}
                     spec.update(LISTRX_PEERS.get(who, {}))
-                    mpps, whole, problem, cmd = run_listrx_once(lx, args, spec, who, rep,
-                                                                out_dir)
+                    mpps, whole, problem, cmd, reported = run_listrx_once(lx, args, spec, who,
+                                                                          rep, out_dir)
+                    pool = reported or pool
                     if whole is not None:
                         whole_run[burst][who].append(whole)
                     if isinstance(mpps, float):
                         accounting[burst][who].append(problem)
                 runs[burst][who].append(mpps)
-                commands["%s burst %d" % (who, burst)] = cmd
+                if cmd:
+                    commands["%s burst %d" % (who, burst)] = cmd
                 progress.update("rep %d/%d: burst %d: %s %s Mpps"
                                 % (rep + 1, args.reps, burst, who, fmt(mpps)))
     progress.close()
     result = {"command": "listrx-bench " + " ".join(shlex.quote(a) for a in argv),
               "profile": args.profile, "pipeline": args.pipeline, "engine": args.engine,
               "bursts": bursts, "stats_level": args.stats_level, "duration_s": args.duration,
-              "data_room": args.data_room,
+              "data_room": args.data_room, "testpmd_pool": args.testpmd_pool,
+              "listrx_pool": pool,
+              "testpmd_pool_args": {"listrx": testpmd_pool_args(pool) if pool else None,
+                                    "own": own_pool_args(args)},
               "reps": args.reps, "load_before": load_before,
               "mpps": {str(b): runs[b] for b in bursts},
               "mpps_whole_run": {str(b): whole_run[b] for b in bursts},
@@ -229,7 +311,7 @@ def run_compare(lx, args, argv):
             accounting_cell(accounting[burst]["listrx"])])
         failed |= any(accounting[burst]["listrx"])
         result["ratios"][str(burst)] = {}
-        for p in peers:
+        for p, peer, pool_choice in others:
             ratios = [a / b for a, b in zip(base, runs[burst][p])
                       if isinstance(a, float) and isinstance(b, float) and b > 0]
             sp, sr = summary(runs[burst][p]), summary(ratios)
@@ -237,14 +319,16 @@ def run_compare(lx, args, argv):
             reason = empty_reason(runs[burst][p])
             check = accounting_cell(accounting[burst][p]) if p in LISTRX_PEERS else "-"
             failed |= p in LISTRX_PEERS and any(accounting[burst][p])
+            label = "%s, burst %d%s" % (peer, burst, {
+                None: "", "listrx": ", listrx's pool", "own": ", testpmd's own pool"}[pool_choice])
             if sp["n"]:
                 ratio = "%s [%s–%s]" % (fmt(sr["median"]), fmt(sr["min"]), fmt(sr["max"])) \
                     if sr["n"] else "no pair: listrx has no figure"
-                rows.append(["%s, burst %d" % (p, burst),
+                rows.append([label,
                              "%s [%s–%s]" % (fmt(sp["median"]), fmt(sp["min"]), fmt(sp["max"])),
                              ratio, sr["n"], check])
             else:
-                rows.append(["%s, burst %d" % (p, burst), reason, "-", 0, check])
+                rows.append([label, reason, "-", 0, check])
     # the burst question (which burst is fastest) asked the same way: each
     # listrx burst against the first, paired by rep
     for burst in bursts[1:]:
@@ -264,6 +348,9 @@ def run_compare(lx, args, argv):
                "rx = freed, pool full"], rows)
     table = doc.markdown().strip()
     print(table)
+    pools = pools_note(result, others)
+    if pools:
+        print(pools)
     print("load average before %s, after %s" % (
         " ".join("%.2f" % v for v in result["load_before"]),
         " ".join("%.2f" % v for v in result["load_after"])))
@@ -271,15 +358,33 @@ def run_compare(lx, args, argv):
         with open(os.path.join(out_dir, "compare.json"), "w") as f:
             json.dump(result, f, indent=1)
         with open(os.path.join(out_dir, "compare.md"), "w") as f:
-            f.write("# listrx vs peers\n\n%s\n\nMpps: %s.\n\nCommand: `%s`\n\n"
+            f.write("# listrx vs peers\n\n%s\n\n%sMpps: %s.\n\nCommand: `%s`\n\n"
                     "Runs:\n\n```\n%s\n```\n" % (
-                        table, result["method"], result["command"],
+                        table, pools + "\n\n" if pools else "", result["method"],
+                        result["command"],
                         "\n".join(commands.values())))
     if failed:
         print("listrx-bench compare: a listrx run did not free every packet it received "
               "or left mbufs in use (see the table)", file=sys.stderr)
         return 1
     return 0
+
+
+def pools_note(result, others):
+    """The lines under the table that say which pool each testpmd row ran
+    on, or "" without a testpmd peer."""
+    choices = {c for _, peer, c in others if peer in TESTPMD_MODES}
+    lines = []
+    if "listrx" in choices:
+        pool = result["listrx_pool"]
+        lines.append("listrx's pool: %s; testpmd given %s." % (
+            pool_text(pool), " ".join(result["testpmd_pool_args"]["listrx"]))
+            if pool else "listrx's pool: not reported (no listrx run succeeded).")
+    if "own" in choices:
+        own = result["testpmd_pool_args"]["own"]
+        lines.append("testpmd's own pool: its defaults (%s; without hugepages one mbuf per "
+                     "4 KB page)." % (" ".join(own) if own else "no pool option"))
+    return "\n".join(lines)
 
 
 def empty_reason(values):
@@ -324,8 +429,12 @@ def add_parser(sub):
                    "per-stream counters) (default: %(default)s)")
     p.add_argument("--data-room", type=convert(data_room), default=None,
                    help="mbuf data room for both sides (listrx [mempool] data_room, testpmd "
-                   "--mbuf-size); without hugepages testpmd's default 2176 puts one mbuf "
-                   "per 4 KB page (default: each tool's own)")
+                   "--mbuf-size) (default: each tool's own)")
+    p.add_argument("--testpmd-pool", choices=TESTPMD_POOLS, default="both",
+                   help="testpmd's mbuf pool: listrx's (like for like: the count, cache, "
+                   "element size and layout listrx reports; --mp-alloc anon --no-iova-contig "
+                   "for its packed pool), own (testpmd's defaults: without hugepages one mbuf "
+                   "per 4 KB page), or both, one run each (default: %(default)s)")
     p.add_argument("--duration", type=convert(positive_float), default=5.0, help="seconds per run (default: %(default)s)")
     p.add_argument("--reps", type=convert(positive_int), default=5, help="alternating repetitions (default: %(default)s)")
     p.add_argument("--testpmd", default="dpdk-testpmd", help="testpmd binary (default: %(default)s)")

@@ -398,6 +398,9 @@ static int pools_create(const struct lrx_config *conf, const struct lrx_port_con
 	if (!conf->mbufs)
 		n = pow2 - 1;
 	ports->mbufs_per_pool = n;
+	ports->pool_cache = conf->mempool_cache;
+	ports->pool_data_room = conf->data_room;
+	ports->pool_priv_size = conf->priv_size;
 	bool any = false;
 	for (unsigned s = 0; s < RTE_MAX_NUMA_NODES; s++) {
 		bool used = s == rte_socket_id();
@@ -416,6 +419,7 @@ static int pools_create(const struct lrx_config *conf, const struct lrx_port_con
 				 n, conf->data_room, s, rte_strerror(rte_errno));
 			return -ENOMEM;
 		}
+		ports->pool_packed = ports->pools[s]->flags & RTE_MEMPOOL_F_NO_IOVA_CONTIG;
 		any = true;
 	}
 	return any ? 0 : -ENOMEM;

@@ -38,6 +38,11 @@ struct lrx_ports {
 	struct lrx_port ports[LRX_MAX_PORTS];
 	struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
 	unsigned mbufs_per_pool;
+	/* what every pool was made with: per-lcore cache, mbuf data room and
+	 * private area, and packed (RTE_MEMPOOL_F_NO_IOVA_CONTIG: objects
+	 * may cross 4 KB pages) or IOVA-contiguous (rte_pktmbuf_pool_create) */
+	unsigned pool_cache, pool_data_room, pool_priv_size;
+	bool pool_packed;
 	unsigned tx_lcores;          /* polling lcores, each transmits */
 };
 

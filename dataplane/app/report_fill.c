@@ -445,6 +445,10 @@ static void setup_fill(struct lrx_report *r, const struct lrx_app *app)
 	r->mbufs_in_use_at_exit = app->mbufs_in_use_at_exit;
 	r->driver_held_mbufs_at_exit = app->driver_held_mbufs_at_exit;
 	r->mbufs_per_pool = app->ports.mbufs_per_pool;
+	r->pool_cache = app->ports.pool_cache;
+	r->pool_data_room = app->ports.pool_data_room;
+	r->pool_priv_size = app->ports.pool_priv_size;
+	r->pool_packed = app->ports.pool_packed;
 	r->config_path = app->conf.path;
 	r->config = app->conf.cfg;
 	_Static_assert(LRX_MAX_PORTS <= LRX_REPORT_MAX_PORTS, "the report holds every port");

@@ -152,6 +152,8 @@ struct lrx_report {
 	unsigned footprint_bytes;
 	struct lrx_topology topo;
 	unsigned mbufs_in_use_at_exit, driver_held_mbufs_at_exit, mbufs_per_pool;
+	unsigned pool_cache, pool_data_room, pool_priv_size;
+	bool pool_packed;
 	/* the config echo: the effective configuration and its file */
 	const char *config_path;
 	struct rte_cfgfile *config;

@@ -871,6 +871,12 @@ static void json_exit(const struct lrx_report *r, struct lrx_json *j)
 	lrx_json_u64(j, "mbufs_in_use_at_exit", r->mbufs_in_use_at_exit);
 	lrx_json_u64(j, "driver_held_mbufs_at_exit", r->driver_held_mbufs_at_exit);
 	lrx_json_u64(j, "mbufs_per_pool", r->mbufs_per_pool);
+	lrx_json_object_begin(j, "mempool");
+	lrx_json_u64(j, "cache", r->pool_cache);
+	lrx_json_u64(j, "data_room", r->pool_data_room);
+	lrx_json_u64(j, "priv_size", r->pool_priv_size);
+	lrx_json_string(j, "layout", r->pool_packed ? "packed" : "iova-contig");
+	lrx_json_object_end(j);
 	lrx_json_string(j, "config_file", r->config_path);
 	lrx_json_object_begin(j, "config");
 	lrx_cfgfile_foreach(r->config, json_config_entry, j);

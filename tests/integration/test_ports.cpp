@@ -163,6 +163,27 @@ TEST_CASE("forwarding: port 0 forwards to port 1 (net_null pair)", "[ports]")
 	CHECK(s["mbufs_in_use_at_exit"] == 0);
 }
 
+TEST_CASE("the summary says what the mempool was made with", "[ports]")
+{
+	// without hugepages the pool is packed (objects may cross 4 KB pages),
+	// with the cache, data room and private area the config asked for
+	std::string js = lrx_test::scratch_path("pool.json");
+	auto argv = eal_base("pool");
+	argv.insert(argv.end(), {"--vdev", "net_null0,copy=0", "--", "--packets", "1000",
+				 "--set", "mempool.cache=128", "--set", "mempool.data_room=1024",
+				 "--set", "mempool.priv_size=16", "--json", js});
+	auto r = run_program(argv);
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	json s = load_json(js);
+	REQUIRE(s.contains("mempool"));
+	CHECK(s["mempool"]["cache"] == 128);
+	CHECK(s["mempool"]["data_room"] == 1024);
+	CHECK(s["mempool"]["priv_size"] == 16);
+	CHECK(s["mempool"]["layout"] == "packed");
+	CHECK(s["mbufs_in_use_at_exit"] == 0);
+}
+
 TEST_CASE("net_memif between two listrx processes, --no-huge --no-shconf", "[ports][memif]")
 {
 	// the server forwards net_synth's frames into memif; the client
