@@ -587,10 +587,9 @@ static const struct nf_rule_opt {
 static const struct nf_rule_opt *nf_rule_opt_find(const char *k)
 {
 	for (size_t i = 0; i < RTE_DIM(nf_rule_opts); i++)
-		for (size_t j = 0; j < RTE_DIM(nf_rule_opts[i].names) &&
-				   nf_rule_opts[i].names[j]; j++)
-			if (strcmp(k, nf_rule_opts[i].names[j]) == 0)
-				return &nf_rule_opts[i];
+		if (lrx_rule_word_in(k, nf_rule_opts[i].names,
+				     RTE_DIM(nf_rule_opts[i].names)))
+			return &nf_rule_opts[i];
 	return NULL;
 }
 

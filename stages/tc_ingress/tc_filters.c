@@ -340,10 +340,9 @@ static const struct tc_flower_opt {
 static const struct tc_flower_opt *tc_flower_opt_find(const char *k)
 {
 	for (size_t i = 0; i < RTE_DIM(tc_flower_opts); i++)
-		for (size_t j = 0; j < RTE_DIM(tc_flower_opts[i].names) &&
-				   tc_flower_opts[i].names[j]; j++)
-			if (strcmp(k, tc_flower_opts[i].names[j]) == 0)
-				return &tc_flower_opts[i];
+		if (lrx_rule_word_in(k, tc_flower_opts[i].names,
+				     RTE_DIM(tc_flower_opts[i].names)))
+			return &tc_flower_opts[i];
 	return NULL;
 }
 
