@@ -21,6 +21,7 @@ EPILOG = """examples:
   listrx-bench report results/
   listrx-bench compare --peer testpmd-rxonly,testpmd-io,graph --reps 5
   listrx-bench latency --bursts 1,32,256 --engines packet,burst
+  listrx-bench scale --out scale/ (or --from DIR: bench/scale.sh's runs elsewhere)
 On a real NIC (as root, hugepages, NIC bound to vfio-pci, PCM's msr module):
   listrx-bench sweep --eal "-a 0000:3b:00.0" --profiles none --lcores 2,3 \\
       --counters time,perf,pcm,rapl --out results-nic/
@@ -28,7 +29,7 @@ docs/measuring.md explains the method and each figure."""
 
 # the sub-commands, in the order --help lists them: modules of this package
 COMMANDS = ("headline", "sweep", "report", "compare", "latency", "kernel", "cree",
-            "gro_synth", "xdp_udp64", "synth_rx")
+            "gro_synth", "xdp_udp64", "synth_rx", "scale")
 
 
 class Stopped(BaseException):

@@ -802,7 +802,7 @@ static int setup(struct lrx_app *app)
 	if (rc == 0)
 		warn_busy_lcores(lcore_ids, n_lcores);
 	if (rc == 0)
-		rc = lrx_ports_open(&app->conf, (uint16_t)n_lcores,
+		rc = lrx_ports_open(&app->conf, n_lcores,
 				    n_lcores * LRX_SINK_MAX, &app->ports, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "listrx: %s\n", err);

@@ -48,21 +48,25 @@ struct lrx_worker {
 	bool done;
 } __rte_cache_aligned;
 
-/* Shared by the workers of one run. */
+/* Shared by the workers of one run. What every poll reads sits apart from
+ * what polls write, so that no write invalidates the line all lcores read
+ * (a false-sharing miss per poll per lcore): `stop` and the settings on
+ * one line, the --packets quota (written by every poll) on its own, the
+ * start gate (written once per lcore) on its own. */
 struct lrx_run {
 	atomic_bool stop;
 	uint64_t packet_limit;            /* 0 = none */
 	uint64_t measure_from;            /* [run] measure_from; 0 = no window */
-	atomic_int_fast64_t quota;        /* packets left to receive */
-	atomic_uint_fast64_t received;    /* received under the limit */
 	uint16_t burst;
 	bool busy_cycles;                 /* TSC per poll (stats level != off) */
 	/* start gate: every polling lcore waits until `lcores` have arrived,
 	 * so that a quota or a duration is shared from the same start (0 =
 	 * no gate) */
 	unsigned lcores;
-	atomic_uint arrived;
-};
+	atomic_int_fast64_t quota __rte_cache_aligned; /* packets left to receive */
+	atomic_uint_fast64_t received;    /* received under the limit */
+	atomic_uint arrived __rte_cache_aligned;
+} __rte_cache_aligned;
 
 /* The worker body (rte_eal_remote_launch argument: struct lrx_worker_arg). */
 struct lrx_worker_arg {

@@ -167,6 +167,34 @@ static bool driver_keeps_buffers(const char *driver)
 	return strcmp(driver, "net_af_xdp") == 0;
 }
 
+/* The device's queue limits against what the config asks: RX queues as
+ * configured; TX queues as configured, raised to one per polling lcore
+ * where the device has them. An lcore beyond the device's TX queues shares
+ * one under a lock (the sink), as VPP does when a device has fewer TX
+ * queues than threads, so a receive-only run needs no more TX queues than
+ * the device offers. 0, or -EINVAL with one message. */
+static int port_queue_counts(const struct lrx_port_conf *pc, unsigned tx_lcores,
+			     struct lrx_port *port, const struct rte_eth_dev_info *info,
+			     char *err, size_t err_len)
+{
+	const bool synth = strcmp(info->driver_name, "net_synth") == 0;
+	const bool rx = pc->rx_queues > info->max_rx_queues;
+	if (rx || pc->tx_queues > info->max_tx_queues) {
+		snprintf(err, err_len,
+			 "[port.%u] %s = %u: %s (driver %s) has at most %u %s queues%s",
+			 pc->index, rx ? "rx_queues" : "tx_queues", rx ? pc->rx_queues : pc->tx_queues,
+			 port->name, info->driver_name,
+			 rx ? info->max_rx_queues : info->max_tx_queues, rx ? "RX" : "TX",
+			 !synth ? "" : rx ? "; net_synth advertises more with its devarg rxq=N (up to 64)"
+					  : "; net_synth advertises more with its devarg txq=N (up to 64)");
+		return -EINVAL;
+	}
+	port->rx_queues = pc->rx_queues;
+	port->tx_queues = (uint16_t)RTE_MAX((unsigned)pc->tx_queues,
+					    RTE_MIN(tx_lcores, (unsigned)info->max_tx_queues));
+	return 0;
+}
+
 /* The RX pool of the port (*pool): its socket's, or one of its own for a
  * driver that keeps buffers after close. 0, or -errno with a message. */
 static int port_rx_pool(const struct lrx_port_conf *pc, struct lrx_ports *ports,
@@ -243,8 +271,8 @@ static int port_queues_setup(const struct lrx_port_conf *pc, struct lrx_port *po
 }
 
 /* Promiscuous as configured, started, its link read (no wait). */
-static int port_start(const struct lrx_port_conf *pc, struct lrx_port *port, char *err,
-		      size_t err_len)
+static int port_start(const struct lrx_port_conf *pc, const struct lrx_ports *ports,
+		      struct lrx_port *port, char *err, size_t err_len)
 {
 	int rc;
 	if (pc->promiscuous) {
@@ -260,7 +288,12 @@ static int port_start(const struct lrx_port_conf *pc, struct lrx_port *port, cha
 		return rc;
 	}
 	port->started = true;
-	lrx_sink_port_ready(port->port_id, true);
+	rc = lrx_sink_port_ready(port->port_id, port->tx_queues, ports->tx_lcores);
+	if (rc < 0) {
+		snprintf(err, err_len, "port %u (%s): no memory for its TX queue locks", pc->index,
+			 port->name);
+		return rc;
+	}
 	struct rte_eth_link link;
 	port->link_up = true; /* a driver that cannot say: assumed up */
 	if (rte_eth_link_get_nowait(port->port_id, &link) == 0) {
@@ -285,13 +318,9 @@ static int port_setup(const struct lrx_port_conf *pc, struct lrx_ports *ports,
 		return rc;
 	}
 	snprintf(port->driver, sizeof(port->driver), "%s", info.driver_name);
-	if (port->rx_queues > info.max_rx_queues || port->tx_queues > info.max_tx_queues) {
-		snprintf(err, err_len,
-			 "[port.%u] %s (driver %s) has at most %u RX and %u TX queues; asked for %u RX, %u TX (TX queues: one per polling lcore at least)",
-			 pc->index, port->name, info.driver_name, info.max_rx_queues,
-			 info.max_tx_queues, port->rx_queues, port->tx_queues);
-		return -EINVAL;
-	}
+	rc = port_queue_counts(pc, ports->tx_lcores, port, &info, err, err_len);
+	if (rc < 0)
+		return rc;
 	struct rte_eth_conf eth_conf;
 	rc = port_negotiate(pc, port, &info, &eth_conf, err, err_len);
 	if (rc < 0)
@@ -320,7 +349,7 @@ static int port_setup(const struct lrx_port_conf *pc, struct lrx_ports *ports,
 	struct rte_mempool *mp = NULL;
 	rc = port_rx_pool(pc, ports, port, &info, &mp, err, err_len);
 	rc = rc ?: port_queues_setup(pc, port, &info, &eth_conf, mp, err, err_len);
-	return rc ?: port_start(pc, port, err, err_len);
+	return rc ?: port_start(pc, ports, port, err, err_len);
 }
 
 void lrx_ports_link_check(struct lrx_ports *ports, double now, bool final)
@@ -359,7 +388,7 @@ static int pools_create(const struct lrx_config *conf, const struct lrx_port_con
 	unsigned need = extra_mbufs;
 	for (unsigned i = 0; i < n_ports; i++)
 		need += (unsigned)pcs[i].rx_queues * pcs[i].rx_desc +
-			(unsigned)pcs[i].tx_queues * pcs[i].tx_desc;
+			RTE_MAX((unsigned)pcs[i].tx_queues, ports->tx_lcores) * pcs[i].tx_desc;
 	need += rte_lcore_count() * (conf->mempool_cache * 2 + 4 * LRX_BURST_MAX);
 	unsigned n = conf->mbufs ? conf->mbufs : need + 4096;
 	/* mempools are most efficient at 2^k - 1 elements */
@@ -392,11 +421,12 @@ static int pools_create(const struct lrx_config *conf, const struct lrx_port_con
 	return any ? 0 : -ENOMEM;
 }
 
-int lrx_ports_open(const struct lrx_config *conf, uint16_t tx_queues_min,
+int lrx_ports_open(const struct lrx_config *conf, unsigned tx_lcores,
 		   unsigned extra_mbufs, struct lrx_ports *ports, char *err,
 		   size_t err_len)
 {
 	memset(ports, 0, sizeof(*ports));
+	ports->tx_lcores = tx_lcores;
 	struct lrx_port_conf auto_confs[LRX_MAX_PORTS];
 	const struct lrx_port_conf *pcs = conf->ports;
 	unsigned n_ports = conf->n_ports;
@@ -431,7 +461,7 @@ int lrx_ports_open(const struct lrx_config *conf, uint16_t tx_queues_min,
 		struct lrx_port *port = &ports->ports[ports->n];
 		*port = (struct lrx_port){.index = pcs[i].index, .forward_port_id = -1,
 					  .rx_queues = pcs[i].rx_queues,
-					  .tx_queues = RTE_MAX(pcs[i].tx_queues, tx_queues_min),
+					  .tx_queues = pcs[i].tx_queues,
 					  .rx_desc = pcs[i].rx_desc, .tx_desc = pcs[i].tx_desc};
 		int rc = port_find(&pcs[i], port, err, err_len);
 		if (rc < 0)
@@ -468,7 +498,7 @@ void lrx_ports_close(struct lrx_ports *ports)
 {
 	for (unsigned i = 0; i < ports->n; i++) {
 		struct lrx_port *port = &ports->ports[i];
-		lrx_sink_port_ready(port->port_id, false);
+		lrx_sink_port_ready(port->port_id, 0, 0);
 		if (port->started)
 			rte_eth_dev_stop(port->port_id);
 		port->started = false;

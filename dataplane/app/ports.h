@@ -38,13 +38,15 @@ struct lrx_ports {
 	struct lrx_port ports[LRX_MAX_PORTS];
 	struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
 	unsigned mbufs_per_pool;
+	unsigned tx_lcores;          /* polling lcores, each transmits */
 };
 
 /* Finds or probes every port, creates the mempools, configures, sets up
- * queues (tx_queues_min: at least one TX queue per polling lcore) and
- * starts. Returns 0; -ENODEV/-EINVAL with a message (bad configuration:
- * the caller exits 2), or another -errno (run-time failure). */
-int lrx_ports_open(const struct lrx_config *conf, uint16_t tx_queues_min,
+ * queues (a TX queue per polling lcore of the tx_lcores where the device
+ * has them; beyond, lcores share them: lrx_sink_port_ready) and starts.
+ * Returns 0; -ENODEV/-EINVAL with a message (bad configuration: the caller
+ * exits 2), or another -errno (run-time failure). */
+int lrx_ports_open(const struct lrx_config *conf, unsigned tx_lcores,
 		   unsigned extra_mbufs, struct lrx_ports *ports, char *err,
 		   size_t err_len);
 /* The monitor's link watch: reads each port's link (no wait) and counts

@@ -20,23 +20,38 @@ RTE_INIT(engine_identity_slots_init)
 		engine_identity_slots[i] = i;
 }
 
+/* One range of slots into the sink. A CONSUMED slot is written and not
+ * counted (branch-free); a range without one (the common case: nothing
+ * held, or the held packets' slots dropped by engine_vector_rebase) is
+ * two copies, found by one OR the compiler vectorises. */
+static __rte_always_inline uint32_t
+engine_slots_emit_range(struct lrx_sink *sink, uint32_t n, struct rte_mbuf *const *pkts,
+			const lrx_next_t *fate, uint32_t count)
+{
+	uint32_t consumed = 0;
+
+	for (uint32_t i = 0; i < count; i++)
+		consumed |= fate[i] == LRX_NEXT_CONSUMED_V;
+	if (likely(consumed == 0)) {
+		memcpy(&sink->pkts[n], pkts, count * sizeof(*pkts));
+		memcpy(&sink->nexts[n], fate, count * sizeof(*fate));
+		return n + count;
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		lrx_next_t next = fate[i];
+		sink->pkts[n] = pkts[i];
+		sink->nexts[n] = next;
+		n += next != LRX_NEXT_CONSUMED_V;
+	}
+	return n;
+}
+
 void engine_slots_emit(struct lrx_pipeline *p, struct lrx_sink *sink)
 {
-	uint32_t n = sink->n;
-	/* branch-free: a CONSUMED slot is written and not counted */
-	for (uint32_t i = 0; i < p->n_base; i++) {
-		lrx_next_t next = p->fate[i];
-		sink->pkts[n] = p->base_pkts[i];
-		sink->nexts[n] = next;
-		n += next != LRX_NEXT_CONSUMED_V;
-	}
-	for (uint32_t i = p->n_base; i < p->n_slots; i++) {
-		lrx_next_t next = p->fate[i];
-		sink->pkts[n] = p->slot_extra[i - p->n_base];
-		sink->nexts[n] = next;
-		n += next != LRX_NEXT_CONSUMED_V;
-	}
-	sink->n = n;
+	uint32_t n = engine_slots_emit_range(sink, sink->n, p->base_pkts, p->fate, p->n_base);
+
+	sink->n = engine_slots_emit_range(sink, n, p->slot_extra, p->fate + p->n_base,
+					  p->n_slots - p->n_base);
 }
 
 /* The last stage: nothing to compact, each packet's fate is its verdict
@@ -45,15 +60,40 @@ static __rte_always_inline void
 engine_vector_last(struct lrx_pipeline *p, struct engine_stage *st, const lrx_next_t *nexts,
 		   const uint16_t *slots, uint16_t count, bool stats)
 {
+	/* CONTINUE (0) becomes DELIVER, without a branch */
+#define ENGINE_FATE(next) \
+	((next) | (LRX_NEXT_DELIVER_V & -(lrx_next_t)((next) == LRX_NEXT_CONTINUE_V)))
+	if (slots == engine_identity_slots && !stats) {
+		/* slot k is k (the run's input, or what a rebase left):
+		 * contiguous, so the compiler vectorises it */
+		for (uint16_t k = 0; k < count; k++)
+			p->fate[k] = ENGINE_FATE(nexts[k]);
+		return;
+	}
 	for (uint16_t k = 0; k < count; k++) {
-		lrx_next_t next = nexts[k];
-		/* CONTINUE (0) becomes DELIVER, without a branch */
-		lrx_next_t fate = next | (LRX_NEXT_DELIVER_V &
-					  -(lrx_next_t)(next == LRX_NEXT_CONTINUE_V));
+		lrx_next_t fate = ENGINE_FATE(nexts[k]);
+
 		p->fate[slots[k]] = fate;
 		if (stats)
 			engine_account_exit(st, fate);
 	}
+#undef ENGINE_FATE
+}
+
+/* The stage consumed the whole vector, and the vector holds every slot
+ * of the run: the run goes on from the released packets alone
+ * (engine_slots_rebase), with identity slots; the compaction is saved. */
+static __rte_always_inline uint16_t
+engine_vector_rebase(struct lrx_pipeline *p, struct engine_stage *st, struct rte_mbuf ***vec,
+		     const uint16_t **slots, int *own, uint16_t count, uint16_t released,
+		     bool stats)
+{
+	if (stats)
+		st->stats.consumed += count;
+	*vec = engine_slots_rebase(p, released);
+	*slots = engine_identity_slots;
+	*own = -1; /* the base: never compacted in place */
+	return released;
 }
 
 /* The vector after stage st: the released packets first (stage.h), then
@@ -141,6 +181,16 @@ void engine_vector_run(struct lrx_pipeline *p, unsigned first,
 			any |= nexts[k];
 		if (likely(any == LRX_NEXT_CONTINUE_V && released == 0))
 			continue;
+		if (any == LRX_NEXT_CONSUMED_V && count == p->n_slots) {
+			lrx_next_t all = LRX_NEXT_CONSUMED_V;
+			for (uint16_t k = 0; k < count; k++)
+				all &= nexts[k];
+			if (all == LRX_NEXT_CONSUMED_V) {
+				count = engine_vector_rebase(p, st, &vec, &slots, &own, count,
+							     released, stats);
+				continue;
+			}
+		}
 		count = engine_vector_compact(p, st, nexts, &vec, &slots, &own, count, released,
 					      stats);
 	}

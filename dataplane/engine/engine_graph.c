@@ -129,6 +129,39 @@ static uint16_t graph_source_process(struct rte_graph *graph,
 	return n;
 }
 
+static inline bool graph_all_consumed(const lrx_next_t *nexts, uint16_t from, uint16_t nb)
+{
+	lrx_next_t all = LRX_NEXT_CONSUMED_V;
+
+	if (from != 0)
+		return false;
+	for (uint16_t k = 0; k < nb; k++)
+		all &= nexts[k] == LRX_NEXT_CONSUMED_V ? LRX_NEXT_CONSUMED_V : 0;
+	return all == LRX_NEXT_CONSUMED_V;
+}
+
+/* The stage consumed every slot of the run and releases: the run goes on
+ * from the released packets alone (engine_slots_rebase), tagged with
+ * their new slots; no consumed fate is written. */
+static uint16_t graph_stage_rebase(struct rte_graph *graph, struct rte_node *node,
+				   struct lrx_pipeline *p, struct engine_stage *st,
+				   uint16_t nb, bool stats, bool last)
+{
+	if (stats)
+		st->stats.consumed += nb;
+	uint16_t max = engine_release_max(p, LRX_BURST_MAX);
+	uint16_t released = max ? st->release(st->ctx, p->released, max) : 0;
+	p->release_room -= released;
+	struct rte_mbuf **base = engine_slots_rebase(p, released);
+	for (uint16_t r = 0; r < released; r++)
+		*graph_tag(base[r]) = (struct graph_tag){.slot = r, .next = LRX_NEXT_DELIVER_V};
+	if (stats && last)
+		st->stats.delivered += released;
+	if (released != 0)
+		rte_node_enqueue(graph, node, GRAPH_STAGE_EDGE_NEXT, (void **)base, released);
+	return nb;
+}
+
 static uint16_t graph_stage_process(struct rte_graph *graph,
 				    struct rte_node *node, void **objs,
 				    uint16_t nb)
@@ -153,6 +186,8 @@ static uint16_t graph_stage_process(struct rte_graph *graph,
 		rte_node_next_stream_move(graph, node, GRAPH_STAGE_EDGE_NEXT);
 		return nb;
 	}
+	if (st->release != NULL && nb == p->n_slots && graph_all_consumed(nexts, i, nb))
+		return graph_stage_rebase(graph, node, p, st, nb, stats, last);
 	/* the leaving packets first: a packet the stage consumed may come
 	 * straight back through release() below, with a new slot and tag */
 	for (w = i; i < nb; i++) {

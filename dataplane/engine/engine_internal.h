@@ -82,6 +82,8 @@ struct lrx_pipeline {
 	struct rte_mbuf **vec[2];         /* [LRX_BURST_MAX] each */
 	uint16_t *vec_slot[2];            /* [LRX_BURST_MAX] each */
 	struct rte_mbuf **released;       /* [LRX_BURST_MAX] */
+	struct rte_mbuf **released_spare; /* [LRX_BURST_MAX], swapped with
+					   * released by engine_vector_rebase */
 	struct rte_mbuf **rx_pkts;        /* [LRX_BURST_MAX] */
 	struct rte_mbuf **flushed;        /* [LRX_BURST_MAX] */
 };
@@ -245,6 +247,27 @@ static inline void engine_slots_begin(struct lrx_pipeline *p,
 	p->n_base = n;
 	p->n_slots = n;
 	p->release_room = engine_release_room(sink, n);
+}
+
+/* Every slot of the run was consumed by one stage call (the vector held
+ * them all: nothing left before), which puts nothing into the sink, and
+ * the stage released `released` packets into p->released: the run starts
+ * afresh from those, as slots 0..released-1 backed by the release buffer
+ * (swapped with its spare, so that a later release does not overwrite
+ * them). The sink gets what it would have got; the consumed slots' fates
+ * and their pass in engine_slots_emit are saved. As napi_gro_complete
+ * hands gro_normal_list a fresh list. Returns the new base. */
+static inline struct rte_mbuf **engine_slots_rebase(struct lrx_pipeline *p,
+						    uint16_t released)
+{
+	struct rte_mbuf **base = p->released;
+
+	p->released = p->released_spare;
+	p->released_spare = base;
+	p->base_pkts = base;
+	p->n_base = released;
+	p->n_slots = released;
+	return base;
 }
 
 /* How many packets a stage may release now (sink capacity bound). */

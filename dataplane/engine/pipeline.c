@@ -176,6 +176,8 @@ static size_t engine_scratch_layout(struct lrx_pipeline *p, uintptr_t base,
 	}
 	p->released = scratch_take(&cur, &color, LRX_BURST_MAX * sizeof(void *),
 				   b * sizeof(void *));
+	p->released_spare = scratch_take(&cur, &color, LRX_BURST_MAX * sizeof(void *),
+					 b * sizeof(void *));
 	p->flushed = scratch_take(&cur, &color, LRX_BURST_MAX * sizeof(void *),
 				  b * sizeof(void *));
 	return cur - base;

@@ -3,26 +3,59 @@
  * port kept), one bulk free for everything delivered, dropped or refused,
  * counters by reason.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_spinlock.h>
 
 #include "capture.h"
 #include "pipeline.h"
 #include "sink.h"
 
-/* Ports listrx opened and started: they have a TX queue for every
- * polling lcore. A port that DPDK knows but listrx did not open (or has
- * stopped) has none, and rte_eth_tx_burst on it is undefined. */
-static bool sink_port_ready[RTE_MAX_ETHPORTS];
+/* Ports listrx opened and started, with their TX queues. A port that
+ * DPDK knows but listrx did not open (or has stopped) has none of ours,
+ * and rte_eth_tx_burst on it is undefined. A port with fewer TX queues
+ * than polling lcores has a lock per queue, taken around each transmit:
+ * lcore i sends on queue i % tx_queues, as VPP shares a device's queues
+ * among more threads (the kernel's HARD_TX_LOCK). */
+struct sink_tx_lock {
+	rte_spinlock_t lock;
+} __rte_cache_aligned;
 
-void lrx_sink_port_ready(uint16_t port, bool ready)
+struct sink_port {
+	uint16_t tx_queues;            /* 0: not ready */
+	struct sink_tx_lock *locks;    /* NULL: one queue per lcore, no lock */
+};
+
+static struct sink_port sink_ports[RTE_MAX_ETHPORTS];
+
+int lrx_sink_port_ready(uint16_t port, uint16_t tx_queues, unsigned lcores)
 {
-	if (port < RTE_MAX_ETHPORTS)
-		sink_port_ready[port] = ready;
+	if (port >= RTE_MAX_ETHPORTS)
+		return -EINVAL;
+	struct sink_port *sp = &sink_ports[port];
+	rte_free(sp->locks);
+	*sp = (struct sink_port){0};
+	if (tx_queues != 0 && lcores > tx_queues) {
+		sp->locks = rte_zmalloc("listrx_tx_locks", sizeof(*sp->locks) * tx_queues,
+					RTE_CACHE_LINE_SIZE);
+		if (!sp->locks)
+			return -ENOMEM;
+		for (uint16_t q = 0; q < tx_queues; q++)
+			rte_spinlock_init(&sp->locks[q].lock);
+	}
+	sp->tx_queues = tx_queues;
+	return 0;
+}
+
+static inline bool sink_port_ready(uint32_t port)
+{
+	return port < RTE_MAX_ETHPORTS && sink_ports[port].tx_queues != 0;
 }
 
 static inline void sink_count_drop(struct lrx_sink_counters *c,
@@ -56,8 +89,7 @@ static void sink_capture(struct lrx_sink *sink)
 		switch (lrx_next_kind(next)) {
 		case LRX_NEXT_TX:
 		case LRX_NEXT_REDIRECT:
-			if (sink->capture_drops &&
-			    !(arg < RTE_MAX_ETHPORTS && sink_port_ready[arg]))
+			if (sink->capture_drops && !sink_port_ready(arg))
 				sink_capture_drop(sink, m, LRX_DROP_TC_EGRESS, "tx");
 			break;
 		case LRX_NEXT_DROP:
@@ -125,7 +157,7 @@ static uint32_t sink_sort(struct lrx_sink *sink, struct rte_mbuf **to_send, uint
 		switch (lrx_next_kind(next)) {
 		case LRX_NEXT_TX:
 		case LRX_NEXT_REDIRECT:
-			if (arg < RTE_MAX_ETHPORTS && sink_port_ready[arg]) {
+			if (sink_port_ready(arg)) {
 				send_port[*n_send] = (uint16_t)arg;
 				to_send[(*n_send)++] = m;
 				continue;
@@ -172,14 +204,21 @@ static uint32_t sink_transmit(struct lrx_sink *sink, struct rte_mbuf **to_send,
 				to_send[keep++] = to_send[i];
 			}
 		}
+		const struct sink_port *sp = &sink_ports[port];
+		const uint16_t queue = tx_queue < sp->tx_queues ? tx_queue
+								: tx_queue % sp->tx_queues;
+		if (sp->locks)
+			rte_spinlock_lock(&sp->locks[queue].lock);
 		uint32_t sent = 0;
 		while (sent < n) {
 			uint16_t chunk = (uint16_t)RTE_MIN(n - sent, (uint32_t)UINT16_MAX);
-			uint16_t ok = rte_eth_tx_burst(port, tx_queue, burst + sent, chunk);
+			uint16_t ok = rte_eth_tx_burst(port, queue, burst + sent, chunk);
 			sent += ok;
 			if (ok < chunk)
 				break;
 		}
+		if (sp->locks)
+			rte_spinlock_unlock(&sp->locks[queue].lock);
 		counters->tx += sent;
 		for (uint32_t i = sent; i < n; i++) {
 			counters->tx_failed++;

@@ -86,14 +86,16 @@ static inline void lrx_mbuf_free_burst(struct rte_mbuf **pkts, unsigned n)
 
 /* Sends, frees and counts everything in the sink, then empties it.
  * TX to a port that is not started/does not exist is a drop (TC_EGRESS).
- * tx_queue: the queue this lcore transmits on. */
+ * tx_queue: this lcore's TX queue (its index among the polling lcores). */
 void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
 		       struct lrx_sink_counters *counters);
 
-/* Marks a port as started by listrx with a TX queue per polling lcore
- * (the port layer sets it after rte_eth_dev_start, clears it before
- * stopping); TX and REDIRECT to any other port are TC_EGRESS drops. */
-void lrx_sink_port_ready(uint16_t port, bool ready);
+/* Marks a port as started by listrx with tx_queues TX queues for `lcores`
+ * polling lcores (the port layer calls it after rte_eth_dev_start, and
+ * with 0 queues before stopping); TX and REDIRECT to any other port are
+ * TC_EGRESS drops. Lcore i sends on queue i % tx_queues; with fewer queues
+ * than lcores each queue gets a lock. 0, or -ENOMEM (the locks). */
+int lrx_sink_port_ready(uint16_t port, uint16_t tx_queues, unsigned lcores);
 
 /* Frees everything in the sink without sending (tests, teardown). */
 void lrx_sink_discard(struct lrx_sink *sink);

@@ -291,9 +291,14 @@ static inline lrx_next_t build_meta_core(struct build_meta_ctx *c,
 		c->too_short++;
 		return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
 	}
-	if (c->clear == BM_CLEAR_MEMSET)
-		memset(meta, 0, c->meta_size);
-	else
+	if (c->clear == BM_CLEAR_MEMSET) {
+		/* as __build_skb's memset of a constant size: a cache line
+		 * (the default) inline, no call into libc */
+		if (likely(c->meta_size == RTE_CACHE_LINE_SIZE))
+			memset(meta, 0, RTE_CACHE_LINE_SIZE);
+		else
+			memset(meta, 0, c->meta_size);
+	} else
 		*meta = (struct lrx_meta){0};
 	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)frame;
 	const uint16_t proto = rte_be_to_cpu_16(eth->ether_type);

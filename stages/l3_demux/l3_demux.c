@@ -8,8 +8,10 @@
  *     IPv4, IPv6, ARP; anything else drops UNHANDLED_PROTO;
  *   by IP protocol (inet_protos / inet6_protos): UDP, TCP, ICMP, ICMPv6;
  *     anything else drops IP_NOPROTO (ip_protocol_deliver_rcu).
- * dispatch=direct turns the calls to the two common entries into direct
- * calls, as INDIRECT_CALL_2 / INDIRECT_CALL_INET do under retpolines.
+ * dispatch=direct (the default) turns the calls to the two common entries
+ * into direct calls, as INDIRECT_CALL_2 / INDIRECT_CALL_INET do in every
+ * kernel built with CONFIG_RETPOLINE (distributions' kernels, whether or
+ * not the mitigation is on at run time).
  *
  * The burst path is the kernel's list path: the burst is split into runs
  * of the same ethertype handler (__netif_receive_skb_list_core) and each
@@ -46,6 +48,7 @@
 #include "meta.h"
 #include "netfilter/netfilter.h"
 #include "reply.h"
+#include "sockets/udp_socket.h"
 #include "prefetch.h"
 #include "static_entries.h"
 #include "stage.h"
@@ -170,6 +173,11 @@ struct l3_ctx {
 	struct lrx_nf *nf;
 	struct lrx_nf_counter *nf_ctr; /* this instance's rule counters */
 	uint64_t nf_drops[LRX_NF_HOOKS];
+
+	/* UDP sockets (key udp_sockets, stages/sockets): NULL, none, is
+	 * udp_ports deciding and every datagram with a port delivered */
+	struct lrx_udp_socks *socks;
+	uint64_t udp_rcvbuf_errors[L3_FAMILIES]; /* UDP_MIB_RCVBUFERRORS */
 };
 
 /* 0, 1, 2, ...: the index list of a whole burst (filled once, read only) */
@@ -183,8 +191,8 @@ RTE_INIT(l3_identity_init)
 
 /* ---- dispatch -------------------------------------------------------------
  * INDIRECT_CALL_2: with dispatch=direct the two common targets are
- * compared and called directly; otherwise an indirect call, as without
- * retpolines. */
+ * compared and called directly; otherwise an indirect call, as a kernel
+ * built without CONFIG_RETPOLINE. */
 #define L3_CALL2(c, fn, f1, f2, ...)                                          \
 	((c)->direct && (fn) == (f1)   ? f1(__VA_ARGS__)                      \
 	 : (c)->direct && (fn) == (f2) ? f2(__VA_ARGS__)                      \
@@ -288,6 +296,39 @@ static inline bool l3_route_is_multi(const struct l3_ctx *c,
 	return l3_mcast_is_group4(d) || l3_ipv4_is_bcast(c, d, s);
 }
 
+/* __udp4_lib_lookup_skb / __udp6_lib_lookup_skb on the configured
+ * sockets: the best one for the datagram's destination, or NULL. */
+static struct lrx_udp_sock *l3_udp_sock_find(struct l3_ctx *c,
+					     const struct rte_mbuf *m,
+					     const struct lrx_meta *meta,
+					     uint16_t dport, int fam)
+{
+	const uint8_t *l3 = l3_frame(m) + meta->network_offset;
+	return lrx_udp_lookup(c->socks, fam == L3_FAMILY_V6,
+			      l3 + (fam == L3_FAMILY_V6 ? 24 : 16), dport);
+}
+
+/* udp_unicast_rcv_skb → udp_queue_rcv_skb: the datagram joins its
+ * socket's receive queue (CONSUMED: the reader hands it on at the end of
+ * the poll, l3_demux_flush), or a full buffer drops it as
+ * __udp_queue_rcv_skb does (UdpRcvbufErrors and UdpInErrors, the ENOMEM
+ * charged twice). CONTINUE: no socket. Out of line: only with sockets. */
+static __rte_noinline lrx_next_t l3_udp_sock_enqueue(struct l3_ctx *c,
+						 struct rte_mbuf *m,
+						 const struct lrx_meta *meta,
+						 uint16_t dport, int fam)
+{
+	struct lrx_udp_sock *sk = l3_udp_sock_find(c, m, meta, dport, fam);
+	if (sk == NULL)
+		return LRX_NEXT_CONTINUE_V;
+	if (unlikely(lrx_udp_enqueue(c->socks, sk, m) != 0)) {
+		c->udp_rcvbuf_errors[fam]++;
+		c->udp[fam].in_errors++;
+		return lrx_next_drop(LRX_DROP_SOCKET_RCVBUFF);
+	}
+	return LRX_NEXT_CONSUMED_V;
+}
+
 /* The broadcast/multicast branch of __udp4_lib_rcv / __udp6_lib_rcv.
  * A socket on the port takes the datagram (its checks follow as for
  * unicast), except that __udp6_lib_mcast_deliver skips sockets for a zero
@@ -317,8 +358,26 @@ static lrx_next_t l3_udp_multi(struct l3_ctx *c, struct rte_mbuf *m,
 	return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
 }
 
-static __rte_always_inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_mbuf *m,
-				     struct lrx_meta *meta, const int fam)
+/* l3_udp_multi with udp_sockets: a socket on the port (a wildcard one,
+ * or one bound to the group's address) takes the datagram; the port map
+ * is empty, so l3_udp_multi takes the rest as without a socket. */
+static __rte_noinline lrx_next_t l3_udp_multi_sock(struct l3_ctx *c, struct rte_mbuf *m,
+						   struct lrx_meta *meta,
+						   const struct rte_udp_hdr *uh,
+						   uint32_t l4_len, int fam)
+{
+	if (l3_udp_sock_find(c, m, meta, rte_be_to_cpu_16(uh->dst_port), fam) &&
+	    !(uh->dgram_cksum == 0 && fam == L3_FAMILY_V6))
+		return LRX_NEXT_CONTINUE_V;
+	return l3_udp_multi(c, m, meta, uh, l4_len, fam);
+}
+
+/* socks: the handler of udp_sockets (l3_udp_sock_handler); a constant,
+ * so that the handler without sockets compiles as if they did not
+ * exist. */
+static __rte_always_inline lrx_next_t l3_udp_core_(struct l3_ctx *c, struct rte_mbuf *m,
+				      struct lrx_meta *meta, const int fam,
+				      const bool socks)
 {
 	struct l3_udp_mib *mib = &c->udp[fam];
 	uint32_t l4_len = l3_l4_len(meta);
@@ -344,7 +403,8 @@ static __rte_always_inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_m
 		c->udp_trimmed++;
 	}
 	if (unlikely(l3_route_is_multi(c, m, meta, fam))) {
-		lrx_next_t next = l3_udp_multi(c, m, meta, uh, l4_len, fam);
+		lrx_next_t next = socks ? l3_udp_multi_sock(c, m, meta, uh, l4_len, fam)
+					: l3_udp_multi(c, m, meta, uh, l4_len, fam);
 		if (next != LRX_NEXT_CONTINUE_V)
 			return next;
 	}
@@ -357,8 +417,14 @@ static __rte_always_inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_m
 		mib->in_errors++;
 		return lrx_next_drop(LRX_DROP_UDP_CSUM);
 	}
-	if (!l3_port_bound(c->udp_ports, c->udp_any,
-			   rte_be_to_cpu_16(uh->dst_port))) {
+	if (socks || !l3_port_bound(c->udp_ports, c->udp_any,
+				    rte_be_to_cpu_16(uh->dst_port))) {
+		if (socks) {
+			const lrx_next_t next = l3_udp_sock_enqueue(
+				c, m, meta, rte_be_to_cpu_16(uh->dst_port), fam);
+			if (next != LRX_NEXT_CONTINUE_V)
+				return next;
+		}
 		/* a unicast route here: l3_udp_multi took the others */
 		mib->no_ports++;
 		return l3_ask(c, m, lrx_next_drop(LRX_DROP_NO_SOCKET),
@@ -367,6 +433,16 @@ static __rte_always_inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_m
 	}
 	mib->in_datagrams++;
 	return LRX_NEXT_DELIVER_V;
+}
+static __rte_always_inline lrx_next_t l3_udp_core(struct l3_ctx *c, struct rte_mbuf *m,
+				     struct lrx_meta *meta, const int fam)
+{
+	return l3_udp_core_(c, m, meta, fam, false);
+}
+static __rte_always_inline lrx_next_t l3_udp_sock_core(struct l3_ctx *c, struct rte_mbuf *m,
+					  struct lrx_meta *meta, const int fam)
+{
+	return l3_udp_core_(c, m, meta, fam, true);
 }
 
 /* ---- TCP: tcp_v4_rcv / tcp_v6_rcv (up to the socket lookup) -------------- */
@@ -578,6 +654,7 @@ l3_l4_list_loop(struct l3_ctx *c, struct rte_mbuf **pkts,
 		.list_rcv = l3_##proto##_list_rcv,                            \
 	};
 L3_DEFINE_HANDLER(udp, l3_udp_core)
+L3_DEFINE_HANDLER(udp_sock, l3_udp_sock_core)
 L3_DEFINE_HANDLER(tcp, l3_tcp_core)
 L3_DEFINE_HANDLER(icmp, l3_icmp_core)
 
@@ -1049,8 +1126,11 @@ static __rte_always_inline lrx_next_t l3_ipv4_rcv_early(struct l3_ctx *c,
 
 /* One netfilter hook on one IPv4 packet (nf_hook_slow): CONTINUE, or the
  * drop (SKB_DROP_REASON_NETFILTER_DROP). skb->len is the IP packet, after
- * the trim (PREROUTING) or the reassembly (LOCAL_IN). */
-static __rte_always_inline lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c,
+ * the trim (PREROUTING) or the reassembly (LOCAL_IN). Out of line, as the
+ * kernel's nf_hook_slow: only with rules (c->nf), and inlined into the
+ * receive cores it cost their loops registers (stack spills per packet
+ * with no rules at all). */
+static __rte_noinline lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c,
 						      const struct rte_mbuf *m,
 						      const struct lrx_meta *meta,
 						      unsigned hook)
@@ -1507,6 +1587,9 @@ static inline enum l3_class l3_classify(const struct lrx_meta *meta)
  * table. The agreement tests compare the two paths on every class. */
 static inline enum l3_class l3_classify_one(const struct lrx_meta *meta)
 {
+	/* IPv4 first: GCC orders the switch's compares by value */
+	if (likely(meta->protocol == RTE_ETHER_TYPE_IPV4))
+		return L3_CLASS_IPV4;
 	switch (meta->protocol) {
 	case RTE_ETHER_TYPE_IPV4: return L3_CLASS_IPV4;
 	case RTE_ETHER_TYPE_IPV6: return L3_CLASS_IPV6;
@@ -1554,6 +1637,39 @@ lrx_next_t lrx_l3_demux_process_one(void *ctx, struct rte_mbuf *pkt)
 	return l3_demux_core(ctx, pkt);
 }
 
+/* ip_rcv / ipv6_rcv of one packet with the handler calls that
+ * dispatch=direct makes direct (ip_rcv itself, udp_rcv) as their inline
+ * cores: the per-packet path without its two call frames, for the burst
+ * entry's loop (VPP's node loop over its frame). Same cores, counters
+ * and verdicts as l3_ipv4_rcv / l3_ipv6_rcv. */
+static __rte_always_inline lrx_next_t
+l3_ip_rcv_inline(struct l3_ctx *c, struct rte_mbuf *m, struct lrx_meta *meta, const int fam,
+		 lrx_next_t (*core)(struct l3_ctx *, struct rte_mbuf *, struct lrx_meta *,
+				    struct l3_route_hint *))
+{
+	lrx_next_t next = core(c, m, meta, NULL);
+	if (next != LRX_NEXT_CONTINUE_V)
+		return next;
+	const struct l3_handler *h = c->l4_table[fam][meta->l4_proto];
+	if (likely(h == &l3_udp_handler)) {
+		c->ip[fam].in_delivers++;
+		return l3_udp_core(c, m, meta, fam);
+	}
+	return l3_local_deliver_one(c, m, meta, fam);
+}
+
+/* The burst entry's packet (list_split=none). */
+static __rte_always_inline lrx_next_t l3_demux_core_inline(struct l3_ctx *c, struct rte_mbuf *m)
+{
+	struct lrx_meta *meta = lrx_meta(m);
+	const struct l3_handler *h = c->l3_table[l3_classify_one(meta)];
+	if (likely(c->direct && h == &l3_ipv4_handler))
+		return l3_ip_rcv_inline(c, m, meta, L3_FAMILY_V4, l3_ipv4_rcv_core);
+	if (c->direct && h == &l3_ipv6_handler)
+		return l3_ip_rcv_inline(c, m, meta, L3_FAMILY_V6, l3_ipv6_rcv_core);
+	return l3_demux_core(c, m);
+}
+
 /* One first-level sublist: the handler of class cls over pkts[idx[..n]]
  * (idx l3_identity with the arrays at the run's start, or the class's
  * indexes with the arrays at the burst's start). */
@@ -1599,7 +1715,7 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 		lrx_prefetch_start(pkts, n, c->prefetch);
 		for (uint16_t i = 0; i < n; i++) {
 			lrx_prefetch_ahead(pkts, i, n, c->prefetch);
-			nexts[i] = l3_demux_core(c, pkts[i]);
+			nexts[i] = l3_demux_core_inline(c, pkts[i]);
 		}
 		return;
 	}
@@ -1687,12 +1803,60 @@ struct l3_conf {
 	struct l3_reasm_conf reasm;
 	struct l3_reply_conf reply;
 	char netfilter[PATH_MAX]; /* rule file; empty: no hooks */
+	char udp_sockets[1024];   /* empty: udp_ports decides */
+	uint32_t udp_rcvbuf, udp_truesize, udp_read_batch;
+	unsigned udp_reader;
 };
 
 static void l3_ports_copy(uint64_t *bitmap, bool *any, const struct lrx_port_set *set)
 {
 	*any = set->any;
 	memcpy(bitmap, set->bits, sizeof(set->bits));
+}
+
+/* The sockets of key udp_sockets: they replace udp_ports (an empty port
+ * map sends every datagram to the lookup). */
+static int l3_socks_init(struct l3_ctx *c, const struct l3_conf *conf,
+			 const struct lrx_stage_init *init)
+{
+	static const enum lrx_udp_reader readers[] = {LRX_UDP_READER_POLL,
+						      LRX_UDP_READER_NONE};
+	char why[512];
+	int rc;
+
+	if (!conf->udp_ports.any) {
+		snprintf(init->err, init->err_len,
+			 "%s: keys 'udp_sockets' and 'udp_ports' both say which "
+			 "ports have a socket: set one of them", init->instance);
+		return -EINVAL;
+	}
+	c->socks = rte_zmalloc_socket("l3_udp_socks", sizeof(*c->socks),
+				      RTE_CACHE_LINE_SIZE, init->socket_id);
+	if (c->socks == NULL) {
+		snprintf(init->err, init->err_len, "%s: out of memory",
+			 init->instance);
+		return -ENOMEM;
+	}
+	c->socks->truesize = conf->udp_truesize;
+	c->socks->reader = readers[conf->udp_reader];
+	if (c->socks->reader == LRX_UDP_READER_POLL && conf->udp_read_batch) {
+		c->socks->reader = LRX_UDP_READER_BATCH;
+		c->socks->batch = conf->udp_read_batch;
+	}
+	rc = lrx_udp_socks_init(c->socks, conf->udp_sockets, conf->udp_rcvbuf,
+				init->socket_id, why, sizeof(why));
+	if (rc < 0) {
+		snprintf(init->err, init->err_len, "%s: key 'udp_sockets': %s",
+			 init->instance, why);
+		lrx_udp_socks_fini(c->socks);
+		rte_free(c->socks);
+		c->socks = NULL;
+		return rc;
+	}
+	/* an empty port map: l3_udp_multi asks the sockets */
+	c->udp_any = false;
+	memset(c->udp_ports, 0, sizeof(c->udp_ports));
+	return 0;
 }
 
 static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
@@ -1767,11 +1931,24 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 		}
 	}
 
+	if (conf->udp_sockets[0] != '\0') {
+		rc = l3_socks_init(c, conf, init);
+		if (rc < 0) {
+			lrx_nf_free(c->nf);
+			rte_free(c->nf_ctr);
+			c->nf = NULL;
+			c->nf_ctr = NULL;
+			l3_reasm_fini(&c->reasm);
+			return rc;
+		}
+	}
+
 	c->l3_table[L3_CLASS_IPV4] = &l3_ipv4_handler;
 	c->l3_table[L3_CLASS_IPV6] = &l3_ipv6_handler;
 	c->l3_table[L3_CLASS_ARP] = &l3_arp_handler;
 	for (int fam = 0; fam < L3_FAMILIES; fam++) {
-		c->l4_table[fam][IPPROTO_UDP] = &l3_udp_handler;
+		c->l4_table[fam][IPPROTO_UDP] =
+			c->socks != NULL ? &l3_udp_sock_handler : &l3_udp_handler;
 		c->l4_table[fam][IPPROTO_TCP] = &l3_tcp_handler;
 	}
 	c->l4_table[L3_FAMILY_V4][IPPROTO_ICMP] = &l3_icmp_handler;
@@ -1785,12 +1962,15 @@ static const char *const l3_echoes[] = {"reply", "deliver", NULL};
 static const char *const l3_sends[] = {"send", "none", NULL};
 static const char *const l3_splits[] = {"auto", "gather", "runs", "none", NULL};
 static const char *const l3_clocks[] = {"tsc", "polls", NULL};
+static const char *const l3_readers[] = {"poll", "none", NULL};
 
 #define L3K(kind, field, ...) LRX_KEY_##kind(struct l3_conf, field, __VA_ARGS__)
 static const struct lrx_value_key l3_demux_keys[] = {
-	L3K(CHOICE, dispatch, "dispatch", "indirect", l3_dispatches,
-	    "protocol handler calls: indirect (function pointers) | direct "
-	    "(INDIRECT_CALL_2: IPv4/IPv6 and TCP/UDP called directly)"),
+	L3K(CHOICE, dispatch, "dispatch", "direct", l3_dispatches,
+	    "protocol handler calls: direct (INDIRECT_CALL_INET / "
+	    "INDIRECT_CALL_2, compiled into every kernel built with "
+	    "retpoline support: IPv4/IPv6 and TCP/UDP called directly) | "
+	    "indirect (function pointers only)"),
 	L3K(BOOL, trust_ip_csum_hint, "trust_ip_csum_hint", "yes",
 	    "yes: skip the IPv4 header checksum when the NIC says good | no: "
 	    "always verify it (the kernel's ip_fast_csum)"),
@@ -1890,6 +2070,22 @@ static const struct lrx_value_key l3_demux_keys[] = {
 	    "iptables-save file of IPv4 rules (raw, mangle, filter; "
 	    "docs/netfilter.md) run at PREROUTING (after ip_rcv_core) and INPUT "
 	    "(after ip_defrag); empty: no hooks"),
+	L3K(STRING, udp_sockets, "udp_sockets", "",
+	    "UDP sockets with receive queues (docs/sockets.md): a comma list of "
+	    "ADDR:PORT, [ADDR6]:PORT, *:PORT, [::]:PORT, each optionally :RCVBUF "
+	    "(SO_RCVBUF); empty: udp_ports decides, datagrams are delivered"),
+	L3K(UINT, udp_rcvbuf, "udp_rcvbuf", "0", 0, INT32_MAX,
+	    "SO_RCVBUF of the sockets without their own :RCVBUF (doubled, as "
+	    "setsockopt; 0: net.core.rmem_default, 212992)"),
+	L3K(UINT, udp_truesize, "udp_truesize", "0", 0, 1u << 20,
+	    "bytes a queued datagram charges to its socket (skb->truesize); 0: "
+	    "its mbuf (struct, private area and buffer)"),
+	L3K(CHOICE, udp_reader, "udp_reader", "poll", l3_readers,
+	    "poll: the application reads its sockets at the end of each poll "
+	    "(recvmmsg) | none: it reads nothing until the run ends"),
+	L3K(UINT, udp_read_batch, "udp_read_batch", "0", 0, 65535,
+	    "datagrams the reader takes per socket per poll (recvmmsg's vlen); "
+	    "0: all queued"),
 	{.name = NULL},
 };
 #undef L3K
@@ -1897,24 +2093,58 @@ static const struct lrx_value_key l3_demux_keys[] = {
 /* The reassembly timer runs at the end of each poll; the run's end
  * expires what is left; what they discard goes to the sink (discard);
  * fini frees (uncounted) what a run without a drain left. */
+/* The sockets' reader also runs at the end of each poll (udp_recvmsg:
+ * UdpInDatagrams when read) and at the run's end reads everything; what
+ * it read leaves with the discards, delivered (the application has it). */
 static void l3_demux_flush(void *ctx, bool budget_used)
 {
+	struct l3_ctx *c = ctx;
+
 	(void)budget_used;
-	l3_reasm_tick(&((struct l3_ctx *)ctx)->reasm);
-	l3_reply_tick(&((struct l3_ctx *)ctx)->reply);
+	l3_reasm_tick(&c->reasm);
+	l3_reply_tick(&c->reply);
+	if (c->socks != NULL)
+		lrx_udp_read(c->socks, false, &c->udp[L3_FAMILY_V4].in_datagrams,
+			     &c->udp[L3_FAMILY_V6].in_datagrams);
 }
 static void l3_demux_end_run(void *ctx)
 {
-	l3_reasm_expire_all(&((struct l3_ctx *)ctx)->reasm);
+	struct l3_ctx *c = ctx;
+
+	l3_reasm_expire_all(&c->reasm);
+	if (c->socks != NULL) {
+		/* what a full sink leaves unread the next drain reads (each
+		 * calls end_run) */
+		lrx_udp_read(c->socks, true, &c->udp[L3_FAMILY_V4].in_datagrams,
+			     &c->udp[L3_FAMILY_V6].in_datagrams);
+	}
+}
+static __rte_noinline uint16_t l3_demux_discard_socks(struct l3_ctx *c,
+						      struct rte_mbuf **pkts,
+						      lrx_next_t *nexts, uint16_t max)
+{
+	uint16_t n = l3_reasm_discard(&c->reasm, pkts, nexts, max);
+	const uint16_t r = lrx_udp_release(c->socks, pkts + n, max - n);
+
+	for (uint16_t i = 0; i < r; i++)
+		nexts[n + i] = LRX_NEXT_DELIVER_V;
+	return n + r;
 }
 static uint16_t l3_demux_discard(void *ctx, struct rte_mbuf **pkts, lrx_next_t *nexts,
 				 uint16_t max)
 {
-	return l3_reasm_discard(&((struct l3_ctx *)ctx)->reasm, pkts, nexts, max);
+	struct l3_ctx *c = ctx;
+
+	if (c->socks != NULL)
+		return l3_demux_discard_socks(c, pkts, nexts, max);
+	return l3_reasm_discard(&c->reasm, pkts, nexts, max);
 }
 static uint32_t l3_demux_held(const void *ctx)
 {
-	return l3_reasm_held(&((const struct l3_ctx *)ctx)->reasm);
+	const struct l3_ctx *c = ctx;
+
+	return l3_reasm_held(&c->reasm) +
+	       (c->socks != NULL ? lrx_udp_held(c->socks) : 0);
 }
 static void l3_demux_fini(void *ctx)
 {
@@ -1925,6 +2155,11 @@ static void l3_demux_fini(void *ctx)
 	rte_free(c->nf_ctr);
 	c->nf = NULL;
 	c->nf_ctr = NULL;
+	if (c->socks != NULL) {
+		lrx_udp_socks_fini(c->socks);
+		rte_free(c->socks);
+		c->socks = NULL;
+	}
 }
 
 /* The rule counters of netfilter's chains, one map per chain
@@ -1980,11 +2215,13 @@ static const struct lrx_stage_counter l3_demux_counters[] = {
 	L3C("UdpInErrors", udp[0].in_errors),
 	L3C("UdpInCsumErrors", udp[0].in_csum_errors),
 	L3C("UdpIgnoredMulti", udp[0].ignored_multi),
+	L3C("UdpRcvbufErrors", udp_rcvbuf_errors[0]),
 	L3C("Udp6InDatagrams", udp[1].in_datagrams),
 	L3C("Udp6NoPorts", udp[1].no_ports),
 	L3C("Udp6InErrors", udp[1].in_errors),
 	L3C("Udp6InCsumErrors", udp[1].in_csum_errors),
 	L3C("Udp6IgnoredMulti", udp[1].ignored_multi),
+	L3C("Udp6RcvbufErrors", udp_rcvbuf_errors[1]),
 	L3C("TcpInSegs", tcp.in_segs),
 	L3C("TcpInErrs", tcp.in_errs),
 	L3C("TcpInCsumErrors", tcp.in_csum_errors),

@@ -22,12 +22,13 @@ uint32_t lrx_udp_rcvbuf(uint32_t val)
 	return RTE_MAX(val * 2, LRX_UDP_MIN_RCVBUF);
 }
 
-/* One ADDR:PORT item. */
-static int udp_sock_parse(const char *item, struct lrx_udp_sock *sk)
+/* One ADDR:PORT[:RCVBUF] item; *rcvbuf is left alone without one. */
+static int udp_sock_parse(const char *item, struct lrx_udp_sock *sk,
+			  uint32_t *rcvbuf)
 {
-	char addr[64];
-	const char *colon;
-	uint64_t port;
+	char addr[64], port_text[32];
+	const char *colon, *end;
+	uint64_t port, val;
 
 	memset(sk, 0, sizeof(*sk));
 	if (item[0] == '[') {
@@ -41,7 +42,7 @@ static int udp_sock_parse(const char *item, struct lrx_udp_sock *sk)
 		sk->v6 = 1;
 		colon = close + 1;
 	} else {
-		colon = strrchr(item, ':');
+		colon = strchr(item, ':');
 		if (colon == NULL || (size_t)(colon - item) >= sizeof(addr))
 			return -EINVAL;
 		snprintf(addr, sizeof(addr), "%.*s", (int)(colon - item), item);
@@ -50,8 +51,21 @@ static int udp_sock_parse(const char *item, struct lrx_udp_sock *sk)
 		if (inet_pton(AF_INET, addr, sk->addr) != 1)
 			return -EINVAL;
 	}
-	if (lrx_rule_uint(colon + 1, 65535, false, &port) != 0 || port == 0)
+	/* PORT, then an optional :RCVBUF (the setsockopt value, 1..INT_MAX) */
+	end = strchr(colon + 1, ':');
+	if (end == NULL)
+		end = colon + 1 + strlen(colon + 1);
+	if ((size_t)(end - colon - 1) >= sizeof(port_text))
 		return -EINVAL;
+	snprintf(port_text, sizeof(port_text), "%.*s", (int)(end - colon - 1),
+		 colon + 1);
+	if (lrx_rule_uint(port_text, 65535, false, &port) != 0 || port == 0)
+		return -EINVAL;
+	if (*end == ':') {
+		if (lrx_rule_uint(end + 1, INT32_MAX, false, &val) != 0 || val == 0)
+			return -EINVAL;
+		*rcvbuf = (uint32_t)val;
+	}
 	static const uint8_t zero[16];
 	sk->any = memcmp(sk->addr, zero, sk->v6 ? 16 : 4) == 0;
 	sk->port = (uint16_t)port;
@@ -63,9 +77,9 @@ int lrx_udp_socks_init(struct lrx_udp_socks *t, const char *list,
 		       size_t err_len)
 {
 	static const char valid[] =
-		"a comma list of ADDR:PORT, [ADDR6]:PORT, *:PORT or [::]:PORT "
-		"(ports 1..65535, each address and port once)";
-	const uint32_t eff = lrx_udp_rcvbuf(rcvbuf);
+		"a comma list of ADDR:PORT, [ADDR6]:PORT, *:PORT or [::]:PORT, "
+		"each optionally :RCVBUF (SO_RCVBUF, 1..2147483647; ports "
+		"1..65535, each address and port once)";
 	const char *p = list;
 
 	memset(t->bucket, 0xff, sizeof(t->bucket));
@@ -88,7 +102,8 @@ int lrx_udp_socks_init(struct lrx_udp_socks *t, const char *list,
 			return -EINVAL;
 		}
 		struct lrx_udp_sock *sk = &t->socks[t->n];
-		if (udp_sock_parse(item, sk) != 0) {
+		uint32_t item_rcvbuf = rcvbuf;
+		if (udp_sock_parse(item, sk, &item_rcvbuf) != 0) {
 			snprintf(err, err_len, "'%s': %s", item, valid);
 			return -EINVAL;
 		}
@@ -99,6 +114,7 @@ int lrx_udp_socks_init(struct lrx_udp_socks *t, const char *list,
 					 "EADDRINUSE)", item);
 				return -EINVAL;
 			}
+		const uint32_t eff = lrx_udp_rcvbuf(item_rcvbuf);
 		sk->rcvbuf = eff;
 		const uint32_t min = t->truesize ? t->truesize : UDP_MIN_TRUESIZE;
 		sk->cap = eff / min + 2;
@@ -164,6 +180,9 @@ uint32_t lrx_udp_read(struct lrx_udp_socks *t, bool all, uint64_t *v4_read,
 		uint32_t n = sk->count;
 		if (!all && t->reader == LRX_UDP_READER_BATCH)
 			n = RTE_MIN(n, t->batch);
+		/* what was read and not yet released (a full sink) stays
+		 * there: the rest waits in its queue */
+		n = RTE_MIN(n, t->out_cap - t->n_out);
 		for (uint32_t k = 0; k < n; k++) {
 			const uint32_t at = sk->head;
 			t->out[(t->out_head + t->n_out) % t->out_cap] = sk->queue[at];

@@ -72,9 +72,11 @@ struct lrx_udp_socks {
 };
 
 /* Parses the socket list: comma-separated ADDR:PORT, [ADDR6]:PORT,
- * *:PORT (IPv4 wildcard), [::]:PORT (IPv6 wildcard). rcvbuf is the value
- * an application passes to setsockopt(SO_RCVBUF) (0: none, the socket
- * keeps net.core.rmem_default); the kernel doubles it and bounds it. The
+ * *:PORT (IPv4 wildcard), [::]:PORT (IPv6 wildcard), each optionally
+ * followed by :RCVBUF. rcvbuf (an item's own, else this default) is the
+ * value an application passes to setsockopt(SO_RCVBUF) (0: none, the
+ * socket keeps net.core.rmem_default); the kernel doubles it and bounds
+ * it. The
  * queues are allocated on socket_id. Returns 0 or -EINVAL / -ENOMEM with
  * what is valid in err. */
 int lrx_udp_socks_init(struct lrx_udp_socks *t, const char *list,
@@ -114,10 +116,13 @@ static inline struct lrx_udp_sock *lrx_udp_lookup(struct lrx_udp_socks *t,
 static inline int lrx_udp_enqueue(struct lrx_udp_socks *t,
 				  struct lrx_udp_sock *sk, struct rte_mbuf *m)
 {
-	const uint32_t size = t->truesize ? t->truesize
-					  : (uint32_t)(sizeof(struct rte_mbuf) +
-						       rte_pktmbuf_priv_size(m->pool) +
-						       m->buf_len);
+	/* a reassembled datagram (a chain) charges each fragment, as
+	 * ip_frag_reasm adds the fragments' truesize to the head's */
+	const uint32_t size = (t->truesize ? t->truesize
+					   : (uint32_t)(sizeof(struct rte_mbuf) +
+							rte_pktmbuf_priv_size(m->pool) +
+							m->buf_len)) *
+			      m->nb_segs;
 
 	/* the first packet of an empty queue is always taken; a buffer
 	 * above INT_MAX / 2 takes nothing past it */

@@ -24,6 +24,7 @@
 #include "prefetch.h"
 #include "static_entries.h"
 #include "xdp.h"
+#include "xdp_builtin.h"
 
 
 enum xdp_exec { XDP_EXEC_BUILTIN, XDP_EXEC_JIT, XDP_EXEC_INTERP };
@@ -70,29 +71,49 @@ static inline void xdp_ingress(const struct xdp_ctx *xc,
 	}
 }
 
+/* One built-in program on one frame. */
+static __rte_always_inline uint64_t
+xdp_builtin_call(struct xdp_ctx *xc, struct rte_mbuf *m, uint32_t *target,
+		 lrx_xdp_builtin_fn fn)
+{
+	uint16_t port, queue;
+	uint8_t *data = rte_pktmbuf_mtod(m, uint8_t *);
+
+	xdp_ingress(xc, m, &port, &queue);
+	struct lrx_xdp_buff buff = {
+		.data = data,
+		.data_end = data + rte_pktmbuf_data_len(m),
+		.ingress_port = port,
+		.rx_queue = queue,
+		.redirect_port = LRX_XDP_REDIRECT_NONE,
+	};
+	uint64_t action = fn(&xc->bconf, &buff);
+
+	*target = buff.redirect_port;
+	return action;
+}
+
 /* Runs the program on one frame: its action, or XDP_RUN_NO_WINDOW; a
- * redirect's target in *target. */
-static inline uint64_t xdp_run(struct xdp_ctx *xc, struct rte_mbuf *m,
-			       uint32_t *target)
+ * redirect's target in *target. A built-in's entry is compared with the
+ * known ones and the match's body runs inline (xdp_builtin.h), as the
+ * kernel's BPF dispatcher calls an attached program directly. */
+static __rte_always_inline uint64_t xdp_run(struct xdp_ctx *xc, struct rte_mbuf *m,
+					    uint32_t *target)
 {
 	uint16_t port, queue;
 	struct lrx_xdp_md *md;
 	uint64_t action;
 
-	xdp_ingress(xc, m, &port, &queue);
 	if (xc->exec == XDP_EXEC_BUILTIN) {
-		uint8_t *data = rte_pktmbuf_mtod(m, uint8_t *);
-		struct lrx_xdp_buff buff = {
-			.data = data,
-			.data_end = data + rte_pktmbuf_data_len(m),
-			.ingress_port = port,
-			.rx_queue = queue,
-			.redirect_port = LRX_XDP_REDIRECT_NONE,
-		};
-		action = xc->builtin(&xc->bconf, &buff);
-		*target = buff.redirect_port;
-		return action;
+		lrx_xdp_builtin_fn fn = xc->builtin;
+#define XDP_BUILTIN_CALL(entry, name) \
+		if (fn == lrx_xdp_builtin_##entry) \
+			return xdp_builtin_call(xc, m, target, lrx_xdp_builtin_##entry##_body);
+		LRX_XDP_BUILTINS(XDP_BUILTIN_CALL)
+#undef XDP_BUILTIN_CALL
+		return xdp_builtin_call(xc, m, target, fn);
 	}
+	xdp_ingress(xc, m, &port, &queue);
 	*target = LRX_XDP_REDIRECT_NONE;
 	md = lrx_xdp_md_prepare(m, xc->window, port, queue);
 	if (unlikely(md == NULL))
@@ -112,10 +133,13 @@ static inline lrx_next_t xdp_verdict(struct xdp_ctx *xc,
 {
 	uint16_t port, queue;
 
-	switch (action) {
-	case LRX_XDP_PASS:
+	/* PASS first, by a compare: the common action, and no jump table
+	 * (an indirect branch per packet) for it */
+	if (likely(action == LRX_XDP_PASS)) {
 		xc->n_pass++;
 		return LRX_NEXT_CONTINUE_V;
+	}
+	switch (action) {
 	case LRX_XDP_DROP:
 		xc->n_drop++;
 		return lrx_next_drop(LRX_DROP_XDP);

@@ -446,3 +446,17 @@ TEST_CASE("a stage that reads the metadata needs its provider before it", "[conf
 	Loaded good("[pipeline]\nstages = build-meta,gro,l3-demux\n");
 	CHECK(good.rc == 0);
 }
+
+TEST_CASE("every stage's counters fit the report", "[config][report]")
+{
+	// the report keeps LRX_REPORT_MAX_COUNTERS of a stage's counters and
+	// reads the accounting's (merged) among them
+	for (unsigned i = 0; lrx_stage_at(i); i++) {
+		const lrx_stage *s = lrx_stage_at(i);
+		unsigned n = 0;
+		for (const lrx_stage_counter *c = s->counters; c && c->name; c++)
+			n++;
+		INFO(s->name << ": " << n << " counters");
+		CHECK(n <= LRX_REPORT_MAX_COUNTERS);
+	}
+}

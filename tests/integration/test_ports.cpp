@@ -320,3 +320,51 @@ TEST_CASE("kernel-fed: veth frames counted exactly through net_af_xdp", "[ports]
 {
 	veth_counts_exactly("af_xdp");
 }
+
+TEST_CASE("queues: polling lcores beyond the device's TX queues share them; too many RX queues "
+	  "is one message", "[ports]")
+{
+	std::string js = lrx_test::scratch_path("txshare.json");
+	auto command = [&](const std::string &txq, const std::string &rx_queues,
+			   const std::string &pipeline) {
+		std::vector<std::string> argv = {listrx_bin()};
+		for (const std::string &a : lrx_test::lcores_args(5))
+			argv.push_back(a);
+		argv.insert(argv.end(),
+			    {"--no-huge", "--no-pci", "--no-shconf", "-m", "512", "--file-prefix",
+			     lrx_test::file_prefix("txshare"), "--vdev",
+			     "net_synth0,profile=udp-flows,flows=256,rxq=4,txq=" + txq, "--", "--set",
+			     "port.0.device=net_synth0", "--set", "port.0.rx_queues=" + rx_queues,
+			     "--pipeline", pipeline, "--packets", "60000", "--stats-period", "0",
+			     "--json", js});
+		return argv;
+	};
+	// four polling lcores, four RX queues, a device with two TX queues,
+	// a pipeline that transmits every third packet: the run starts, lcores
+	// 2 and 3 send on queues 0 and 1 under their locks, every packet is
+	// accounted for and the pool is full at exit
+	auto r = run_program(command("2", "4", "tx-every"));
+	INFO(r.out << r.err);
+	REQUIRE(r.status == 0);
+	json s = load_json(js);
+	CHECK(s["rx_packets"] == 60000);
+	REQUIRE(s["lcores"].size() == 4);
+	CHECK(s["tx_packets"].get<uint64_t>() >= 60000 / 3 - 4);
+	CHECK(s["tx_failed"] == 0);
+	CHECK(s["delivered"].get<uint64_t>() + s["tx_packets"].get<uint64_t>() == 60000);
+	CHECK(s["ports"][0]["opackets"] == s["tx_packets"]);
+	CHECK(s["mbufs_in_use_at_exit"] == 0);
+
+	// a receive-only run on a device with one TX queue needs no more
+	r = run_program(command("1", "4", "none"));
+	INFO(r.out << r.err);
+	CHECK(r.status == 0);
+
+	// more RX queues than the device has: one message naming the key, the
+	// limit and how net_synth raises it
+	r = run_program(command("1", "12", "none"));
+	CHECK(r.status == 2);
+	CHECK(r.err.find("listrx: [port.0] rx_queues = 12: net_synth0 (driver net_synth) has at most "
+			 "4 RX queues; net_synth advertises more with its devarg rxq=N (up to 64)\n") !=
+	      std::string::npos);
+}

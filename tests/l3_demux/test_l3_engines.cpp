@@ -171,9 +171,22 @@ TEST_CASE("build-meta,l3-demux give identical results under every engine",
 		  {"icmp_clock", "polls"}}},
 		{{}, {{"list_split", "gather"}, {"local_ipv4", "10.0.0.2/24"},
 		      {"icmp_clock", "polls"}, {"tcp_ports", "2000"}}},
+		// UDP sockets (docs/sockets.md): small receive buffers, so
+		// that some datagrams drop SOCKET_RCVBUFF; a reader of 3 per
+		// socket per poll, then one that reads only at the run's end
+		{{{"host_mac", "02:00:00:00:00:02"}, {"vlans", "9"}},
+		 {{"local_ipv4", "10.0.0.2/24"}, {"local_ipv6", "2001:db8::2/64"},
+		  {"mcast_groups", "239.1.1.1,ff05::1,239.2.2.2%1"},
+		  {"udp_sockets", "10.0.0.2:2000:1,*:3000,[::]:2000:2000,"
+				  "[2001:db8::2]:3000"},
+		  {"udp_truesize", "1000"}, {"udp_read_batch", "3"},
+		  {"icmp_clock", "polls"}}},
+		{{}, {{"list_split", "gather"}, {"udp_sockets", "*:2000,[::]:3000"},
+		      {"udp_rcvbuf", "20000"}, {"udp_reader", "none"},
+		      {"icmp_clock", "polls"}}},
 	};
 	for (size_t ci = 0; ci < configs.size(); ci++) {
-		const uint16_t burst = ci ? 7 : 32;
+		const uint16_t burst = ci == 0 || ci == 3 ? 32 : 7;
 		std::vector<uint16_t> polls;
 		size_t total = 0;
 		while (total < 3000) {
@@ -233,6 +246,19 @@ TEST_CASE("build-meta,l3-demux give identical results under every engine",
 		if (ci == 0) { // some ports without a socket
 			CHECK(ref.counters[1]["UdpIgnoredMulti"] > 0);
 			CHECK(ref.counters[1]["Udp6IgnoredMulti"] > 0);
+		}
+		if (ci >= 3) { // sockets: read, full, and none on the port
+			CHECK(ref.counters[1]["UdpInDatagrams"] > 0);
+			CHECK(ref.counters[1]["Udp6InDatagrams"] > 0);
+			CHECK(ref.counters[1]["UdpRcvbufErrors"] > 0);
+			CHECK(ref.counters[1]["UdpNoPorts"] > 0);
+			CHECK(ref.stats[1].drops[LRX_DROP_SOCKET_RCVBUFF] ==
+			      ref.counters[1]["UdpRcvbufErrors"] +
+				      ref.counters[1]["Udp6RcvbufErrors"]);
+			// what the sockets queued left delivered, when read
+			CHECK(ref.stats[1].consumed - ref.counters[1]["merged"] >=
+			      ref.counters[1]["UdpInDatagrams"] +
+				      ref.counters[1]["Udp6InDatagrams"]);
 		}
 	}
 	LRX_REQUIRE_POOL_FULL(pool());

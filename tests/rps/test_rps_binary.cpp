@@ -13,7 +13,10 @@ TEST_CASE("rps: two workers steer to each other's backlogs and account for "
 	  "every packet", "[rps][integration]")
 {
 	const std::string json = lrx_test::scratch_path("rps.json");
-	// lcore 2 shares CPU 1 with lcore 1: two workers on a 2-CPU machine
+	// lcore 2 shares CPU 1 with lcore 1: two workers on a 2-CPU machine.
+	// A run of a fixed duration, not a packet count: 100 000 packets
+	// took less than one scheduler time slice, and the worker that ran
+	// first could take them all before the other was ever scheduled
 	auto r = lrx_test::run_program(
 		{lrx_test::listrx_bin(), "--lcores", "0@0,1@1,2@1", "--no-huge",
 		 "--no-pci", "--no-shconf", "-m", "512", "--file-prefix",
@@ -21,7 +24,7 @@ TEST_CASE("rps: two workers steer to each other's backlogs and account for "
 		 "net_synth0,profile=udp-flows,flows=64", "--", "--set",
 		 "port.0.device=net_synth0", "--set", "port.0.rx_queues=2", "--set",
 		 "lcore.1.poll=0:0", "--set", "lcore.2.poll=0:1", "--pipeline",
-		 "build-meta,gro,rps,l3-demux", "--packets", "100000",
+		 "build-meta,gro,rps,l3-demux", "--duration", "0.3",
 		 "--stats-period", "0", "--json", json});
 	INFO(r.out << r.err);
 	REQUIRE(r.status == 0);

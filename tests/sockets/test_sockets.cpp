@@ -62,7 +62,8 @@ TEST_CASE("udp sockets: the list's errors say what is valid", "[udp_socket]")
 	pool();
 	for (const char *bad : {"10.0.0.1", "10.0.0.1:0", "10.0.0.1:70000", "x:9",
 				"[2001:db8::1:9", "10.0.0.1:9,", ",10.0.0.1:9",
-				"*:9,*:9", "[::1]:abc"}) {
+				"*:9,*:9", "[::1]:abc", "10.0.0.1:9:0", "10.0.0.1:9:",
+				"10.0.0.1:9:x", "[::1]:9:2147483648", "*:9:1:2"}) {
 		INFO(bad);
 		Socks s(bad);
 		CHECK(s.rc == -EINVAL);
@@ -74,6 +75,15 @@ TEST_CASE("udp sockets: the list's errors say what is valid", "[udp_socket]")
 	Socks ok("10.0.0.2:9,*:9,[2001:db8::2]:53,[::]:53");
 	CHECK(ok.rc == 0);
 	CHECK(ok.t.n == 4);
+	// an item's own :RCVBUF beats the list's default (setsockopt's value,
+	// doubled)
+	Socks own("10.0.0.2:9:2048,*:9,[2001:db8::2]:53:1000000", 4096);
+	REQUIRE(own.rc == 0);
+	CHECK(own.t.socks[0].rcvbuf == 4096);
+	CHECK(own.t.socks[0].port == 9);
+	CHECK(own.t.socks[1].rcvbuf == 8192);
+	CHECK(own.t.socks[2].rcvbuf == 2 * 212992);
+	CHECK(own.t.socks[2].port == 53);
 }
 
 TEST_CASE("udp sockets: __udp4_lib_lookup prefers the bound address to the "
@@ -179,13 +189,45 @@ TEST_CASE("udp sockets: __udp_enqueue_schedule_skb's accounting, and the "
 		CHECK(lrx_udp_held(&s.t) == 1);
 		// fini gives back what is still queued
 	}
+	SECTION("what was read and not yet released (a full sink) bounds the "
+		"next read; nothing is overwritten, order is kept") {
+		Socks s("*:9", 2048, 832, LRX_UDP_READER_POLL); // 6 slots
+		REQUIRE(s.t.out_cap == 6);
+		lrx_udp_sock *sk = s.v4("10.0.0.2", 9);
+		auto v = mbufs(8);
+		uint64_t r4 = 0, r6 = 0;
+		for (int i = 0; i < 4; i++)
+			REQUIRE(lrx_udp_enqueue(&s.t, sk, v[i]) == 0);
+		CHECK(lrx_udp_read(&s.t, false, &r4, &r6) == 4);
+		for (int i = 4; i < 8; i++)
+			REQUIRE(lrx_udp_enqueue(&s.t, sk, v[i]) == 0);
+		CHECK(lrx_udp_read(&s.t, false, &r4, &r6) == 2); // 6 - 4 free
+		CHECK(lrx_udp_held(&s.t) == 8);
+		CHECK(r4 == 6);
+		rte_mbuf *out[8];
+		REQUIRE(lrx_udp_release(&s.t, out, 8) == 6);
+		CHECK(lrx_udp_read(&s.t, true, &r4, &r6) == 2);
+		REQUIRE(lrx_udp_release(&s.t, out + 6, 2) == 2);
+		for (int i = 0; i < 8; i++) {
+			CHECK(out[i] == v[i]);
+			rte_pktmbuf_free(out[i]);
+		}
+		CHECK(lrx_udp_held(&s.t) == 0);
+	}
 	SECTION("without truesize, a datagram costs its mbuf") {
 		Socks s("*:9");
 		auto v = mbufs(1);
 		lrx_udp_sock *sk = s.v4("10.0.0.2", 9);
 		REQUIRE(lrx_udp_enqueue(&s.t, sk, v[0]) == 0);
-		CHECK(sk->rmem == sizeof(rte_mbuf) + rte_pktmbuf_priv_size(mp) +
-					  v[0]->buf_len);
+		const uint32_t one = (uint32_t)(sizeof(rte_mbuf) +
+						rte_pktmbuf_priv_size(mp) +
+						v[0]->buf_len);
+		CHECK(sk->rmem == one);
+		// a reassembled datagram, a chain of 2, charges both
+		auto w = mbufs(2);
+		REQUIRE(rte_pktmbuf_chain(w[0], w[1]) == 0);
+		REQUIRE(lrx_udp_enqueue(&s.t, sk, w[0]) == 0);
+		CHECK(sk->rmem == 3 * one);
 	}
 	LRX_REQUIRE_POOL_FULL(mp);
 }
