@@ -57,6 +57,14 @@ int lrx_rule_split(char *line, char **words, int max)
 	}
 }
 
+bool lrx_rule_word_in(const char *word, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n && names[i] != NULL; i++)
+		if (strcmp(word, names[i]) == 0)
+			return true;
+	return false;
+}
+
 int lrx_rule_uint(const char *text, uint64_t max, bool hex, uint64_t *out)
 {
 	uint64_t v = 0;

@@ -25,6 +25,9 @@ int lrx_rule_split(char *line, char **words, int max);
 
 /* Decimal digits (or 0x and hex digits when hex is true) in 0..max. */
 int lrx_rule_uint(const char *text, uint64_t max, bool hex, uint64_t *out);
+/* Whether word is one of names[0..n) (a NULL ends the list early): the
+ * spellings of one option in a keyword table. */
+bool lrx_rule_word_in(const char *word, const char *const *names, size_t n);
 
 /* An IPv4 or IPv6 address, optionally "/N" (a prefix length) or, for
  * IPv4, "/a.b.c.d" (a contiguous netmask, as iptables takes it). *af is

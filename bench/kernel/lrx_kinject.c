@@ -594,19 +594,22 @@ static int kinj_parse_list(const char *arg, unsigned long max, unsigned long *ou
 	}
 }
 
-static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
+/* kinj_parse's option table (getopt_long) */
+static const struct option kinj_longs[] = {
+	{"dev", 1, 0, 'd'}, {"method", 1, 0, 'm'}, {"kind", 1, 0, 'k'},
+	{"dst-mac", 1, 0, 'M'}, {"src-mac", 1, 0, 'S'},
+	{"src-ip", 1, 0, 's'}, {"dst-ip", 1, 0, 't'},
+	{"sport", 1, 0, 'p'}, {"dport", 1, 0, 'q'}, {"mss", 1, 0, 'z'},
+	{"psh", 0, 0, 'H'},
+	{"packets", 1, 0, 'n'}, {"round", 1, 0, 'r'}, {"cpu", 1, 0, 'c'},
+	{"fifo", 1, 0, 'f'}, {"napi-pid", 1, 0, 'P'},
+	{"idle-poll-us", 1, 0, 'i'}, {"wait", 1, 0, 'W'}, {"queues", 1, 0, 'Q'},
+	{"help", 0, 0, 'h'},
+	{0, 0, 0, 0}};
+
+/* the defaults: one UDP flow 198.18.0.1:9 -> 198.18.0.42:9 by sendmmsg */
+static void kinj_defaults(struct kinj_opts *o)
 {
-	static const struct option longs[] = {
-		{"dev", 1, 0, 'd'}, {"method", 1, 0, 'm'}, {"kind", 1, 0, 'k'},
-		{"dst-mac", 1, 0, 'M'}, {"src-mac", 1, 0, 'S'},
-		{"src-ip", 1, 0, 's'}, {"dst-ip", 1, 0, 't'},
-		{"sport", 1, 0, 'p'}, {"dport", 1, 0, 'q'}, {"mss", 1, 0, 'z'},
-		{"psh", 0, 0, 'H'},
-		{"packets", 1, 0, 'n'}, {"round", 1, 0, 'r'}, {"cpu", 1, 0, 'c'},
-		{"fifo", 1, 0, 'f'}, {"napi-pid", 1, 0, 'P'},
-		{"idle-poll-us", 1, 0, 'i'}, {"wait", 1, 0, 'W'}, {"queues", 1, 0, 'Q'},
-		{"help", 0, 0, 'h'},
-		{0, 0, 0, 0}};
 	*o = (struct kinj_opts){.method = KINJ_MMSG, .kind = KINJ_UDP,
 				.src_mac = {0x02, 0, 0, 0, 0, 1},
 				.sports = {9}, .nsports = 1, .dport = 9, .frame_len = 60,
@@ -614,125 +617,141 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 				.fifo_prio = 10, .idle_poll_us = 20};
 	inet_pton(AF_INET, "198.18.0.1", &o->src_ip);
 	inet_pton(AF_INET, "198.18.0.42", &o->dst_ip);
-	bool have_mac = false;
-	int c;
-	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
-		char *end = NULL;
-		unsigned long long v = 0;
-		if (strchr("qznrcfiQ", c)) {
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (errno || *end || end == optarg) {
-				fprintf(stderr, "lrx-kinject: %s: want a non-negative integer\n",
-					optarg);
-				return -EINVAL;
-			}
+}
+
+/* --dev, --method, --kind, --psh, --wait: 0, -EINVAL, or 1 if not one */
+static int kinj_opt_mode(int c, const char *arg, struct kinj_opts *o)
+{
+	switch (c) {
+	case 'd': o->dev = arg; return 0;
+	case 'm':
+		if (!strcmp(arg, "mmsg"))
+			o->method = KINJ_MMSG;
+		else if (!strcmp(arg, "txring"))
+			o->method = KINJ_TXRING;
+		else if (!strcmp(arg, "xdp"))
+			o->method = KINJ_XSK;
+		else {
+			fprintf(stderr, "lrx-kinject: --method %s: want mmsg, txring or xdp\n", arg);
+			return -EINVAL;
 		}
-		switch (c) {
-		case 'd': o->dev = optarg; break;
-		case 'm':
-			if (!strcmp(optarg, "mmsg"))
-				o->method = KINJ_MMSG;
-			else if (!strcmp(optarg, "txring"))
-				o->method = KINJ_TXRING;
-			else if (!strcmp(optarg, "xdp"))
-				o->method = KINJ_XSK;
-			else {
-				fprintf(stderr, "lrx-kinject: --method %s: want mmsg, txring or xdp\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'k':
-			if (!strcmp(optarg, "udp"))
-				o->kind = KINJ_UDP;
-			else if (!strcmp(optarg, "tcp"))
-				o->kind = KINJ_TCP;
-			else {
-				fprintf(stderr, "lrx-kinject: --kind %s: want udp or tcp\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'M': case 'S':
-			if (kinj_mac(optarg, c == 'M' ? o->dst_mac : o->src_mac) != 0) {
-				fprintf(stderr, "lrx-kinject: %s: want a MAC aa:bb:cc:dd:ee:ff\n", optarg);
-				return -EINVAL;
-			}
-			have_mac |= c == 'M';
-			break;
-		case 's': case 't':
-			if (inet_pton(AF_INET, optarg, c == 's' ? &o->src_ip : &o->dst_ip) != 1) {
-				fprintf(stderr, "lrx-kinject: %s: want an IPv4 address\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'p': {
-			unsigned long ports[KINJ_MAX_FLOWS];
-			int n = kinj_parse_list(optarg, 65535, ports, KINJ_MAX_FLOWS);
-			if (n < 1) {
-				fprintf(stderr, "lrx-kinject: --sport %s: want 1..%d ports 0..65535, "
-					"comma-separated\n", optarg, KINJ_MAX_FLOWS);
-				return -EINVAL;
-			}
-			for (int i = 0; i < n; i++)
-				o->sports[i] = (uint16_t)ports[i];
-			o->nsports = (unsigned)n;
-			break;
+		return 0;
+	case 'k':
+		if (!strcmp(arg, "udp"))
+			o->kind = KINJ_UDP;
+		else if (!strcmp(arg, "tcp"))
+			o->kind = KINJ_TCP;
+		else {
+			fprintf(stderr, "lrx-kinject: --kind %s: want udp or tcp\n", arg);
+			return -EINVAL;
 		}
-		case 'q':
-			if (!kinj_in_range("dport", v, 0, 65535))
-				return -EINVAL;
-			o->dport = (uint16_t)v;
-			break;
-		case 'z':
-			if (!kinj_in_range("mss", v, 64, 1448))
-				return -EINVAL;
-			o->mss = (unsigned)v;
-			break;
-		case 'n': o->packets = v; break;
-		case 'r':
-			if (!kinj_in_range("round", v, 1, KINJ_MAX_ROUND))
-				return -EINVAL;
-			o->round = (unsigned)v;
-			break;
-		case 'c': o->cpu = (int)v; break;
-		case 'f':
-			if (!kinj_in_range("fifo", v, 0, 99))
-				return -EINVAL;
-			o->fifo_prio = (int)v;
-			break;
-		case 'P': {
-			unsigned long pids[KINJ_MAX_NAPI];
-			int n = kinj_parse_list(optarg, INT_MAX, pids, KINJ_MAX_NAPI);
-			if (n < 1) {
-				fprintf(stderr, "lrx-kinject: --napi-pid %s: want up to %d "
-					"process ids, comma-separated\n", optarg, KINJ_MAX_NAPI);
-				return -EINVAL;
-			}
-			o->n_napi = 0;
-			for (int i = 0; i < n; i++)
-				if (pids[i] > 0)
-					o->napi_pids[o->n_napi++] = (int)pids[i];
-			o->napi_pid = o->n_napi ? o->napi_pids[0] : 0;
-			break;
+		return 0;
+	case 'H': o->psh = true; return 0;
+	case 'W':
+		if (strcmp(arg, "adaptive") && strcmp(arg, "fixed")) {
+			fprintf(stderr, "lrx-kinject: --wait %s: want adaptive or fixed\n", arg);
+			return -EINVAL;
 		}
-		case 'H': o->psh = true; break;
-		case 'W':
-			if (strcmp(optarg, "adaptive") && strcmp(optarg, "fixed")) {
-				fprintf(stderr, "lrx-kinject: --wait %s: want adaptive or fixed\n", optarg);
-				return -EINVAL;
-			}
-			o->fixed_wait = optarg[0] == 'f';
-			break;
-		case 'i': o->idle_poll_us = (unsigned)v; break;
-		case 'Q':
-			if (!kinj_in_range("queues", v, 1, KINJ_MAX_QUEUES))
-				return -EINVAL;
-			o->queues = (unsigned)v;
-			break;
-		case 'h': kinj_usage(stdout); exit(0);
-		default: kinj_usage(stderr); return -EINVAL;
-		}
+		o->fixed_wait = arg[0] == 'f';
+		return 0;
 	}
+	return 1;
+}
+
+/* --dst-mac, --src-mac, --src-ip, --dst-ip: 0, -EINVAL, or 1 if not one */
+static int kinj_opt_addr(int c, const char *arg, struct kinj_opts *o, bool *have_mac)
+{
+	switch (c) {
+	case 'M': case 'S':
+		if (kinj_mac(arg, c == 'M' ? o->dst_mac : o->src_mac) != 0) {
+			fprintf(stderr, "lrx-kinject: %s: want a MAC aa:bb:cc:dd:ee:ff\n", arg);
+			return -EINVAL;
+		}
+		*have_mac |= c == 'M';
+		return 0;
+	case 's': case 't':
+		if (inet_pton(AF_INET, arg, c == 's' ? &o->src_ip : &o->dst_ip) != 1) {
+			fprintf(stderr, "lrx-kinject: %s: want an IPv4 address\n", arg);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	return 1;
+}
+
+/* --sport and --napi-pid lists: 0, -EINVAL, or 1 if not one */
+static int kinj_opt_list(int c, const char *arg, struct kinj_opts *o)
+{
+	if (c == 'p') {
+		unsigned long ports[KINJ_MAX_FLOWS];
+		int n = kinj_parse_list(arg, 65535, ports, KINJ_MAX_FLOWS);
+		if (n < 1) {
+			fprintf(stderr, "lrx-kinject: --sport %s: want 1..%d ports 0..65535, "
+				"comma-separated\n", arg, KINJ_MAX_FLOWS);
+			return -EINVAL;
+		}
+		for (int i = 0; i < n; i++)
+			o->sports[i] = (uint16_t)ports[i];
+		o->nsports = (unsigned)n;
+		return 0;
+	}
+	if (c == 'P') {
+		unsigned long pids[KINJ_MAX_NAPI];
+		int n = kinj_parse_list(arg, INT_MAX, pids, KINJ_MAX_NAPI);
+		if (n < 1) {
+			fprintf(stderr, "lrx-kinject: --napi-pid %s: want up to %d "
+				"process ids, comma-separated\n", arg, KINJ_MAX_NAPI);
+			return -EINVAL;
+		}
+		o->n_napi = 0;
+		for (int i = 0; i < n; i++)
+			if (pids[i] > 0)
+				o->napi_pids[o->n_napi++] = (int)pids[i];
+		o->napi_pid = o->n_napi ? o->napi_pids[0] : 0;
+		return 0;
+	}
+	return 1;
+}
+
+/* the integer options, v already read: 0, -EINVAL, or 1 if not one */
+static int kinj_opt_num(int c, unsigned long long v, struct kinj_opts *o)
+{
+	switch (c) {
+	case 'q':
+		if (!kinj_in_range("dport", v, 0, 65535))
+			return -EINVAL;
+		o->dport = (uint16_t)v;
+		return 0;
+	case 'z':
+		if (!kinj_in_range("mss", v, 64, 1448))
+			return -EINVAL;
+		o->mss = (unsigned)v;
+		return 0;
+	case 'n': o->packets = v; return 0;
+	case 'r':
+		if (!kinj_in_range("round", v, 1, KINJ_MAX_ROUND))
+			return -EINVAL;
+		o->round = (unsigned)v;
+		return 0;
+	case 'c': o->cpu = (int)v; return 0;
+	case 'f':
+		if (!kinj_in_range("fifo", v, 0, 99))
+			return -EINVAL;
+		o->fifo_prio = (int)v;
+		return 0;
+	case 'i': o->idle_poll_us = (unsigned)v; return 0;
+	case 'Q':
+		if (!kinj_in_range("queues", v, 1, KINJ_MAX_QUEUES))
+			return -EINVAL;
+		o->queues = (unsigned)v;
+		return 0;
+	}
+	return 1;
+}
+
+/* the checks across options, once all are read */
+static int kinj_check(int argc, const struct kinj_opts *o, bool have_mac)
+{
 	if (o->queues > 1 && o->method != KINJ_XSK) {
 		fprintf(stderr, "lrx-kinject: --queues is for --method xdp (AF_PACKET picks the "
 			"queue from the sending CPU)\n");
@@ -749,6 +768,46 @@ static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* the command line into o; -EINVAL after a message on a bad one */
+static int kinj_parse(int argc, char **argv, struct kinj_opts *o)
+{
+	bool have_mac = false;
+	int c;
+
+	kinj_defaults(o);
+	while ((c = getopt_long(argc, argv, "h", kinj_longs, NULL)) != -1) {
+		char *end = NULL;
+		unsigned long long v = 0;
+		if (strchr("qznrcfiQ", c)) {
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg) {
+				fprintf(stderr, "lrx-kinject: %s: want a non-negative integer\n",
+					optarg);
+				return -EINVAL;
+			}
+		}
+		if (c == 'h') {
+			kinj_usage(stdout);
+			exit(0);
+		}
+		int rc = kinj_opt_mode(c, optarg, o);
+		if (rc == 1)
+			rc = kinj_opt_addr(c, optarg, o, &have_mac);
+		if (rc == 1)
+			rc = kinj_opt_list(c, optarg, o);
+		if (rc == 1)
+			rc = kinj_opt_num(c, v, o);
+		if (rc == 1) {
+			kinj_usage(stderr);
+			return -EINVAL;
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return kinj_check(argc, o, have_mac);
 }
 
 /* What kinj_open allocated (the mmaps go with the process). */

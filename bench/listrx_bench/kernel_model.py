@@ -702,10 +702,10 @@ def _load_text(load):
     return "-" if not load else "%.1f-%.1f" % (load["min"], load["max"])
 
 
-def write_report(result, path):
-    k, lx = result["kernel"], result["listrx"]
+def _report_kernel(d, result):
+    """The kernel gain per traffic kind (tracepoint probes), with its notes."""
+    k = result["kernel"]
     run = result.get("run", {})
-    d = Doc()
     d.h(1, "Kernel listification gain vs listrx")
     d.p("Kernel %s, gro_normal_batch 1 vs 64. Primary method: %s. Interval: %s." % (
         run.get("kernel", "?"), k["method"], k["interval_method"]))
@@ -745,6 +745,11 @@ def write_report(result, path):
                 _f(o["kthread_ns_without_probes"]["1"]),
                 _f(o["kthread_ns_without_probes"]["64"]),
                 _f(o["kthread_gain"]["gain"], "%.3f"), _ci(o["kthread_gain"]["ci"])))
+
+
+def _report_listrx(d, result):
+    """The kernel gain by perf callchains, listrx's gain and their agreement."""
+    k, lx = result["kernel"], result["listrx"]
     if k["perf"]:
         d.h(2, "Second method: perf cpu-clock callchains (no probes)")
         rows = []
@@ -767,6 +772,10 @@ def write_report(result, path):
             result["agreement"], "inside" if result["agreement_in_range"] else "outside"))
     else:
         d.p("**agreement**: none: %s" % result["agreement_unavailable"])
+
+
+def _report_calibration(d, result):
+    """Kernel layers against listrx stages, Cree's rows and the subtraction."""
     cal = result["calibration"]
     d.h(2, "Calibration: kernel layers (perf, ns per frame) and listrx stages "
         "(--stats-level cycles, kernel-calibrated preset)")
@@ -799,6 +808,11 @@ def write_report(result, path):
                   "%s / %s" % (_f(c["stack_ns"]["1"]), _f(c["stack_ns"]["64"])),
                   "%s %s" % (_f(c["gain"]["gain"], "%.3f"), _ci(c["gain"]["ci"]))]
                  for wait, r in result["subtraction"].items() for clock, c in r.items()])
+
+
+def _report_footprint(d, result):
+    """The stages' code footprint, and the executed lower bound."""
+    k = result["kernel"]
     fp = result["footprint"]
     d.h(2, "Footprint (%s)" % fp["source"])
     d.table(["group", "stage", "bytes (whole functions)", "functions found"],
@@ -809,6 +823,14 @@ def write_report(result, path):
         d.p("Executed footprint, lower bound (distinct 64-byte lines with a perf sample, "
             "batch 1): " + ", ".join("%s %s B" % (n, v.get("sampled_bytes"))
                                      for n, v in p1.items()))
+
+
+def write_report(result, path):
+    d = Doc()
+    _report_kernel(d, result)
+    _report_listrx(d, result)
+    _report_calibration(d, result)
+    _report_footprint(d, result)
     with open(path, "w") as f:
         f.write(d.markdown(os.path.dirname(path)))
     return path

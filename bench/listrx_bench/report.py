@@ -531,18 +531,8 @@ def flavour_of(meta):
     return "retpoline" if (meta.get("machine") or {}).get("retpoline") else "plain"
 
 
-def write_report(directory, title="listrx results", zoom_burst=None):
-    meta, rows = results.load(directory)
-    tree = group_rows(rows)
-    plot_dir = os.path.join(directory, "plots")
-    os.makedirs(plot_dir, exist_ok=True)
-    plt, plt_error = matplotlib_pyplot()
-    machine = meta.get("machine", {})
-    doc = Doc()
-    doc.h(1, title)
-    ok = [r for r in rows if r.get("status") == "ok"]
-    skipped = [r for r in rows if str(r.get("status", "")).startswith("skipped")]
-    failed = [r for r in rows if str(r.get("status", "")).startswith("failed")]
+def _report_summary(doc, meta, rows, ok, skipped, failed):
+    """The run counts, and warnings on cells that dropped or idled."""
     doc.p("%d runs (%d ok, %d skipped, %d failed), sweep of %s to %s. Every figure is the "
           "median over repetitions with [min–max]; the spread column of the speedup table "
           "is (max-min)/median." % (len(rows), len(ok), len(skipped), len(failed),
@@ -565,6 +555,10 @@ def write_report(directory, title="listrx results", zoom_burst=None):
         doc.p("ns/packet is wall time per packet: every source kept the polls busy (listrx's "
               "ns_per_packet_headline is wall in every run that says).")
 
+
+def _report_machine(doc, meta):
+    """The machine, build and counter backends the sweep ran on."""
+    machine = meta.get("machine", {})
     doc.h(2, "Machine and build")
     doc.table(["what", "value"], [
         ["CPU", machine.get("cpu_model") or machine.get("cpu") or "?"],
@@ -591,6 +585,9 @@ def write_report(directory, title="listrx results", zoom_burst=None):
     doc.h(3, "Counter backends")
     doc.table(["backend", "status"], [[k, v] for k, v in meta.get("backends", {}).items()])
 
+
+def _report_plots(doc, meta, tree, plt, plt_error, plot_dir):
+    """A plot per measure and profile, or why there is none."""
     doc.h(2, "Plots")
     if plt is None:
         doc.p("plots unavailable: " + plt_error)
@@ -611,6 +608,9 @@ def write_report(directory, title="listrx results", zoom_burst=None):
                 doc.img(path, "%s, %s build: vs burst size, an engine per colour, a panel "
                         "per footprint" % (caption, flavour_of(meta)))
 
+
+def _report_speedup(doc, tree):
+    """The paired speedup over the per-packet engine, with its verdict."""
     doc.h(2, "Speedup over the per-packet engine")
     doc.p("packet ns/pkt ÷ engine ns/pkt, paired by repetition (same cell, same rep), a "
           "pair with a stalled side left out (docs/measuring.md, \"Pairs, stalls and the "
@@ -629,6 +629,9 @@ def write_report(directory, title="listrx results", zoom_burst=None):
     else:
         doc.p("No speedup: the sweep has no packet engine or no time figures.")
 
+
+def _report_stages(doc, tree, ok, zoom_burst):
+    """The per-stage zoom-in and the per-stage perf counters."""
     doc.h(2, "Per-stage zoom-in (per-packet vs burst)")
     zoom_tables(doc, tree, zoom_burst)
 
@@ -642,6 +645,9 @@ def write_report(directory, title="listrx results", zoom_burst=None):
             if "fake" in sources else ""))
     perf_stage_tables(doc, tree, zoom_burst)
 
+
+def _report_cells(doc, tree, skipped, failed):
+    """Every cell's figures, then the skipped and failed runs."""
     doc.h(2, "All cells")
     for key, fps in tree.items():
         doc.h(3, "profile %s, pipeline %s, xdp %s" % key)
@@ -664,6 +670,9 @@ def write_report(directory, title="listrx results", zoom_burst=None):
                                                            " ..." if len(c) > 3 else "")]
                                         for s, c in seen.items()])
 
+
+def _report_reproduce(doc, meta, ok):
+    """The sweep command and one run of each kind, as it ran."""
     doc.h(2, "Reproduce")
     doc.p("The sweep (run from the repository root after scripts/setup):")
     doc.pre(meta.get("command", "?"))
@@ -675,6 +684,26 @@ def write_report(directory, title="listrx results", zoom_burst=None):
                 examples.append(r[k])
                 break
     doc.pre("\n".join(examples) or "-")
+
+
+def write_report(directory, title="listrx results", zoom_burst=None):
+    meta, rows = results.load(directory)
+    tree = group_rows(rows)
+    plot_dir = os.path.join(directory, "plots")
+    os.makedirs(plot_dir, exist_ok=True)
+    plt, plt_error = matplotlib_pyplot()
+    doc = Doc()
+    doc.h(1, title)
+    ok = [r for r in rows if r.get("status") == "ok"]
+    skipped = [r for r in rows if str(r.get("status", "")).startswith("skipped")]
+    failed = [r for r in rows if str(r.get("status", "")).startswith("failed")]
+    _report_summary(doc, meta, rows, ok, skipped, failed)
+    _report_machine(doc, meta)
+    _report_plots(doc, meta, tree, plt, plt_error, plot_dir)
+    _report_speedup(doc, tree)
+    _report_stages(doc, tree, ok, zoom_burst)
+    _report_cells(doc, tree, skipped, failed)
+    _report_reproduce(doc, meta, ok)
 
     md_path = os.path.join(directory, "report.md")
     html_path = os.path.join(directory, "report.html")

@@ -217,22 +217,13 @@ static int write_json(const char *path, unsigned reps, unsigned done, double v[]
 	return rc;
 }
 
-int lrx_reps_run(const struct lrx_reps_args *a)
+/* the child's arguments: the same ones, without --reps, with the JSON
+ * summary into json_tmp and no progress lines; NULL when out of memory */
+static char **reps_child_argv(const struct lrx_reps_args *a, char *json_tmp)
 {
-	/* the child's arguments: the same ones, without --reps, with the
-	 * JSON summary into a scratch file and no progress lines */
-	char json_tmp[] = "/tmp/listrx-rep-XXXXXX";
-	int fd = mkstemp(json_tmp);
-	if (fd < 0) {
-		fprintf(stderr, "listrx: --reps: no scratch file in /tmp: %s\n", strerror(errno));
-		return 1;
-	}
-	close(fd);
 	char **argv = calloc((size_t)a->argc + 8, sizeof(*argv));
-	if (!argv) {
-		unlink(json_tmp);
-		return 1;
-	}
+	if (!argv)
+		return NULL;
 	int n = 0;
 	for (int i = 0; i < a->argc; i++)
 		if (!a->skip[i])
@@ -242,89 +233,132 @@ int lrx_reps_run(const struct lrx_reps_args *a)
 	argv[n++] = (char *)"--stats-period";
 	argv[n++] = (char *)"0";
 	argv[n] = NULL;
+	return argv;
+}
+
+/* the reps measured so far, and where the human lines go */
+struct reps_state {
+	FILE *human;
+	double (*v)[LRX_REPS_MAX];
+	char *texts[LRX_REPS_MAX];
+	unsigned done;
+	int status;
+};
+
+/* one rep's line: Mpps, ns/packet, rx, delivered, dropped */
+static void reps_print_rep(FILE *human, unsigned r, unsigned reps, const double *got)
+{
+	fprintf(human, "rep %u/%u: %.3f Mpps, ", r + 1, reps, got[F_MPPS]);
+	if (isnan(got[F_NS]))
+		fputs("- ns/packet (nothing received)", human);
+	else
+		fprintf(human, "%.2f ns/packet", got[F_NS]);
+	fprintf(human, ", rx %.0f, delivered %.0f (%.1f %%), dropped %.0f\n",
+		got[F_RX], got[F_DELIVERED],
+		got[F_RX] > 0 ? 100 * got[F_DELIVERED] / got[F_RX] : 0.0, got[F_DROPPED]);
+}
+
+/* runs rep r in a child and keeps its figures; false: stop the reps */
+static bool reps_one(const struct lrx_reps_args *a, char **argv, const char *json_tmp,
+		     unsigned r, struct reps_state *st)
+{
+	int rc = run_child(argv);
+	/* a signal passed on before the child installed its handler
+	 * (app.c: from its start a signal only asks the run to stop) */
+	if (stop_requested && (rc == 128 + SIGINT || rc == 128 + SIGTERM)) {
+		fprintf(st->human, "rep %u/%u: stopped by a signal: not measured\n", r + 1,
+			a->reps);
+		return false;
+	}
+	char *text = rc == 0 ? read_all(json_tmp) : NULL;
+	if (rc != 0 || !text) {
+		fprintf(stderr, "listrx: --reps: rep %u/%u failed (exit %d)%s\n", r + 1,
+			a->reps, rc, rc == 0 ? ": no JSON summary" : "");
+		free(text);
+		st->status = rc ? rc : 1;
+		return false;
+	}
+	if (stop_requested || top_level_true(text, "stopped_by_signal")) {
+		fprintf(st->human, "rep %u/%u: stopped by a signal: not measured\n", r + 1, a->reps);
+		free(text);
+		return false;
+	}
+	double got[N_FIGURES];
+	bool all = true;
+	for (unsigned f = 0; f < N_FIGURES; f++)
+		all &= top_level_number(text, figures[f].key, &got[f]) == 0;
+	if (!all) {
+		fprintf(stderr, "listrx: --reps: rep %u/%u: the JSON summary lacks a figure\n",
+			r + 1, a->reps);
+		free(text);
+		st->status = 1;
+		return false;
+	}
+	for (unsigned f = 0; f < N_FIGURES; f++)
+		st->v[f][st->done] = got[f];
+	st->texts[st->done++] = text;
+	reps_print_rep(st->human, r, a->reps, got);
+	/* stdout closed (listrx --reps ... | head; SIGPIPE ignored): the
+	 * current rep is the last, the rest goes to stderr, as on SIGINT */
+	if (fflush(st->human) != 0 && errno == EPIPE && st->human == stdout) {
+		fprintf(stderr, "listrx: --reps: stdout: %s: stopping after rep %u/%u; the rest goes to stderr\n",
+			strerror(errno), r + 1, a->reps);
+		st->human = stderr;
+		return false;
+	}
+	return true;
+}
+
+/* the summary over the reps done, and --json's file */
+static void reps_finish(const struct lrx_reps_args *a, struct reps_state *st)
+{
+	if (st->done) {
+		print_summary(st->human, st->done, a->reps, st->v);
+		if (a->json_path && a->json_path[0]) {
+			int rc = write_json(a->json_path, a->reps, st->done, st->v, st->texts);
+			if (rc < 0) {
+				fprintf(stderr, "listrx: --json %s: %s\n", a->json_path, strerror(-rc));
+				st->status = st->status ? st->status : 1;
+			}
+		}
+	}
+	for (unsigned r = 0; r < st->done; r++)
+		free(st->texts[r]);
+}
+
+int lrx_reps_run(const struct lrx_reps_args *a)
+{
+	char json_tmp[] = "/tmp/listrx-rep-XXXXXX";
+	int fd = mkstemp(json_tmp);
+	if (fd < 0) {
+		fprintf(stderr, "listrx: --reps: no scratch file in /tmp: %s\n", strerror(errno));
+		return 1;
+	}
+	close(fd);
+	char **argv = reps_child_argv(a, json_tmp);
+	if (!argv) {
+		unlink(json_tmp);
+		return 1;
+	}
 
 	struct sigaction sa = {.sa_handler = on_stop_signal}, old_int, old_term;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 
-	/* stdout closed (listrx --reps ... | head; SIGPIPE ignored): the
-	 * current rep is the last, the rest goes to stderr, as on SIGINT */
-	FILE *human = a->human;
 	static double v[N_FIGURES][LRX_REPS_MAX];
-	char *texts[LRX_REPS_MAX] = {0};
-	unsigned done = 0;
-	int status = 0;
-	fprintf(human, "listrx --reps %u: each rep a fresh process; its output is summarised "
+	struct reps_state st = {.human = a->human, .v = v};
+	fprintf(st.human, "listrx --reps %u: each rep a fresh process; its output is summarised "
 			  "per rep (Ctrl-C stops after the current one)\n",
 		a->reps);
-	fflush(human);
-	for (unsigned r = 0; r < a->reps && !stop_requested; r++) {
-		int rc = run_child(argv);
-		/* a signal passed on before the child installed its handler
-		 * (app.c: from its start a signal only asks the run to stop) */
-		if (stop_requested && (rc == 128 + SIGINT || rc == 128 + SIGTERM)) {
-			fprintf(human, "rep %u/%u: stopped by a signal: not measured\n", r + 1,
-				a->reps);
+	fflush(st.human);
+	for (unsigned r = 0; r < a->reps && !stop_requested; r++)
+		if (!reps_one(a, argv, json_tmp, r, &st))
 			break;
-		}
-		char *text = rc == 0 ? read_all(json_tmp) : NULL;
-		if (rc != 0 || !text) {
-			fprintf(stderr, "listrx: --reps: rep %u/%u failed (exit %d)%s\n", r + 1,
-				a->reps, rc, rc == 0 ? ": no JSON summary" : "");
-			free(text);
-			status = rc ? rc : 1;
-			break;
-		}
-		if (stop_requested || top_level_true(text, "stopped_by_signal")) {
-			fprintf(human, "rep %u/%u: stopped by a signal: not measured\n", r + 1, a->reps);
-			free(text);
-			break;
-		}
-		double got[N_FIGURES];
-		bool all = true;
-		for (unsigned f = 0; f < N_FIGURES; f++)
-			all &= top_level_number(text, figures[f].key, &got[f]) == 0;
-		if (!all) {
-			fprintf(stderr, "listrx: --reps: rep %u/%u: the JSON summary lacks a figure\n",
-				r + 1, a->reps);
-			free(text);
-			status = 1;
-			break;
-		}
-		for (unsigned f = 0; f < N_FIGURES; f++)
-			v[f][done] = got[f];
-		texts[done++] = text;
-		fprintf(human, "rep %u/%u: %.3f Mpps, ", r + 1, a->reps, got[F_MPPS]);
-		if (isnan(got[F_NS]))
-			fputs("- ns/packet (nothing received)", human);
-		else
-			fprintf(human, "%.2f ns/packet", got[F_NS]);
-		fprintf(human, ", rx %.0f, delivered %.0f (%.1f %%), dropped %.0f\n",
-			got[F_RX], got[F_DELIVERED],
-			got[F_RX] > 0 ? 100 * got[F_DELIVERED] / got[F_RX] : 0.0, got[F_DROPPED]);
-		if (fflush(human) != 0 && errno == EPIPE && human == stdout) {
-			fprintf(stderr, "listrx: --reps: stdout: %s: stopping after rep %u/%u; the rest goes to stderr\n",
-				strerror(errno), r + 1, a->reps);
-			human = stderr;
-			break;
-		}
-	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	unlink(json_tmp);
-	if (done) {
-		print_summary(human, done, a->reps, v);
-		if (a->json_path && a->json_path[0]) {
-			int rc = write_json(a->json_path, a->reps, done, v, texts);
-			if (rc < 0) {
-				fprintf(stderr, "listrx: --json %s: %s\n", a->json_path, strerror(-rc));
-				status = status ? status : 1;
-			}
-		}
-	}
-	for (unsigned r = 0; r < done; r++)
-		free(texts[r]);
+	reps_finish(a, &st);
 	free(argv);
-	return status;
+	return st.status;
 }

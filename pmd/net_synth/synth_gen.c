@@ -180,71 +180,65 @@ static void put_eth(uint8_t *p, const struct synth_device *dev, uint16_t type)
 	eth->ether_type = rte_cpu_to_be_16(type);
 }
 
-/* Builds frame k into buf (pattern already in it). Returns the length and
- * the header length via *hdr_end. With strip, a VLAN tag is left out and
- * returned in *tci, as a NIC with VLAN strip delivers it. */
-static uint32_t build_frame(const struct synth_device *dev,
-			    const struct synth_spec *s, uint32_t k, bool strip,
-			    uint8_t *buf, uint32_t *hdr_end, uint16_t *tci)
+/* an ARP request from the flow's source to its destination (arp_send's
+ * frame); minimum-size whatever size= says */
+static uint32_t build_arp(const struct synth_device *dev,
+			  const struct synth_tuple *t, uint8_t *buf,
+			  uint32_t *hdr_end)
 {
-	struct synth_tuple t = flow_tuple(dev, s->flow);
-	uint32_t off = ETH_LEN, len = s->len;
-	*tci = 0;
-	if (s->kind == SYNTH_KIND_arp) {
-		put_eth(buf, dev, RTE_ETHER_TYPE_ARP);
-		struct rte_arp_hdr *arp = (struct rte_arp_hdr *)(buf + off);
-		arp->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
-		arp->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-		arp->arp_hlen = RTE_ETHER_ADDR_LEN;
-		arp->arp_plen = 4;
-		arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
-		rte_ether_addr_copy(&synth_src_mac, &arp->arp_data.arp_sha);
-		arp->arp_data.arp_sip = rte_cpu_to_be_32(t.saddr);
-		memset(&arp->arp_data.arp_tha, 0, RTE_ETHER_ADDR_LEN);
-		arp->arp_data.arp_tip = rte_cpu_to_be_32(t.daddr);
-		*hdr_end = off + (uint32_t)sizeof(*arp);
-		/* ARP frames are minimum-size frames whatever size= says */
-		return RTE_ETHER_MIN_LEN - RTE_ETHER_CRC_LEN;
-	}
-	if (s->kind == SYNTH_KIND_vlan) {
-		uint16_t vid = (uint16_t)(100 + s->flow % 16);
-		if (strip) {
-			*tci = vid;
-		} else {
-			put_eth(buf, dev, RTE_ETHER_TYPE_VLAN);
-			struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(buf + off);
-			vh->vlan_tci = rte_cpu_to_be_16(vid);
-			vh->eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-			off += VLAN_LEN;
-		}
-	}
-	if (s->kind == SYNTH_KIND_ipv6) {
-		put_eth(buf, dev, RTE_ETHER_TYPE_IPV6);
-		uint32_t min = off + 40 + 8;
-		len = RTE_MAX(len, min);
-		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(buf + off);
-		ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
-		ip6->payload_len = rte_cpu_to_be_16((uint16_t)(len - off - 40));
-		ip6->proto = IPPROTO_UDP;
-		ip6->hop_limits = 64;
-		static const uint8_t prefix[8] = {0xfd, 0, 0, 0, 0, 0, 0, 0};
-		memcpy(ip6->src_addr, prefix, 8);
-		memcpy(ip6->dst_addr, prefix, 8);
-		uint64_t s64 = rte_cpu_to_be_64((uint64_t)t.saddr);
-		uint64_t d64 = rte_cpu_to_be_64((uint64_t)t.daddr);
-		memcpy(ip6->src_addr + 8, &s64, 8);
-		memcpy(ip6->dst_addr + 8, &d64, 8);
-		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip6 + 1);
-		udp->src_port = rte_cpu_to_be_16(t.sport);
-		udp->dst_port = rte_cpu_to_be_16(t.dport);
-		udp->dgram_len = ip6->payload_len;
-		udp->dgram_cksum = 0;
-		udp->dgram_cksum = rte_ipv6_udptcp_cksum(ip6, udp);
-		*hdr_end = off + 48;
-		return len;
-	}
-	if (s->kind != SYNTH_KIND_vlan || strip)
-		put_eth(buf, dev, RTE_ETHER_TYPE_IPV4);
+	uint32_t off = ETH_LEN;
+
+	put_eth(buf, dev, RTE_ETHER_TYPE_ARP);
+	struct rte_arp_hdr *arp = (struct rte_arp_hdr *)(buf + off);
+	arp->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	arp->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	arp->arp_hlen = RTE_ETHER_ADDR_LEN;
+	arp->arp_plen = 4;
+	arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
+	rte_ether_addr_copy(&synth_src_mac, &arp->arp_data.arp_sha);
+	arp->arp_data.arp_sip = rte_cpu_to_be_32(t->saddr);
+	memset(&arp->arp_data.arp_tha, 0, RTE_ETHER_ADDR_LEN);
+	arp->arp_data.arp_tip = rte_cpu_to_be_32(t->daddr);
+	*hdr_end = off + (uint32_t)sizeof(*arp);
+	/* ARP frames are minimum-size frames whatever size= says */
+	return RTE_ETHER_MIN_LEN - RTE_ETHER_CRC_LEN;
+}
+
+/* IPv6/UDP from fd00::saddr to fd00::daddr, at off; returns the length */
+static uint32_t build_ipv6_udp(const struct synth_device *dev,
+			       const struct synth_tuple *t, uint32_t off,
+			       uint32_t len, uint8_t *buf, uint32_t *hdr_end)
+{
+	put_eth(buf, dev, RTE_ETHER_TYPE_IPV6);
+	uint32_t min = off + 40 + 8;
+	len = RTE_MAX(len, min);
+	struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(buf + off);
+	ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	ip6->payload_len = rte_cpu_to_be_16((uint16_t)(len - off - 40));
+	ip6->proto = IPPROTO_UDP;
+	ip6->hop_limits = 64;
+	static const uint8_t prefix[8] = {0xfd, 0, 0, 0, 0, 0, 0, 0};
+	memcpy(ip6->src_addr, prefix, 8);
+	memcpy(ip6->dst_addr, prefix, 8);
+	uint64_t s64 = rte_cpu_to_be_64((uint64_t)t->saddr);
+	uint64_t d64 = rte_cpu_to_be_64((uint64_t)t->daddr);
+	memcpy(ip6->src_addr + 8, &s64, 8);
+	memcpy(ip6->dst_addr + 8, &d64, 8);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip6 + 1);
+	udp->src_port = rte_cpu_to_be_16(t->sport);
+	udp->dst_port = rte_cpu_to_be_16(t->dport);
+	udp->dgram_len = ip6->payload_len;
+	udp->dgram_cksum = 0;
+	udp->dgram_cksum = rte_ipv6_udptcp_cksum(ip6, udp);
+	*hdr_end = off + 48;
+	return len;
+}
+
+/* IPv4/UDP (DF, id k) with valid checksums at off; returns the length */
+static uint32_t build_ipv4_udp(const struct synth_tuple *t, uint32_t k,
+			       uint32_t off, uint32_t len, uint8_t *buf,
+			       uint32_t *hdr_end)
+{
 	uint32_t min = off + 20 + 8;
 	len = RTE_MAX(len, min);
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + off);
@@ -255,20 +249,28 @@ static uint32_t build_frame(const struct synth_device *dev,
 	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
 	ip->time_to_live = 64;
 	ip->next_proto_id = IPPROTO_UDP;
-	ip->src_addr = rte_cpu_to_be_32(t.saddr);
-	ip->dst_addr = rte_cpu_to_be_32(t.daddr);
+	ip->src_addr = rte_cpu_to_be_32(t->saddr);
+	ip->dst_addr = rte_cpu_to_be_32(t->daddr);
 	ip->hdr_checksum = 0;
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
-	udp->src_port = rte_cpu_to_be_16(t.sport);
-	udp->dst_port = rte_cpu_to_be_16(t.dport);
+	udp->src_port = rte_cpu_to_be_16(t->sport);
+	udp->dst_port = rte_cpu_to_be_16(t->dport);
 	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(len - off - 20));
 	udp->dgram_cksum = 0;
 	udp->dgram_cksum = rte_ipv4_udptcp_cksum(ip, udp);
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	*hdr_end = off + 28;
+	return len;
+}
 
-	/* the ip_rcv_core() checks each malformed kind trips */
-	switch (s->kind) {
+/* breaks the IPv4 header at off as malformed kind asks (the ip_rcv_core()
+ * check each one trips); returns the frame's length */
+static uint32_t malform_ipv4(enum synth_kind kind, uint32_t off, uint32_t len,
+			     uint8_t *buf)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + off);
+
+	switch (kind) {
 	case SYNTH_KIND_malformed_bad_csum:
 		ip->hdr_checksum = (uint16_t)~ip->hdr_checksum;
 		if (ip->hdr_checksum == rte_ipv4_cksum(ip))
@@ -291,14 +293,46 @@ static uint32_t build_frame(const struct synth_device *dev,
 	default:
 		break;
 	}
-	if (s->kind == SYNTH_KIND_malformed_bad_ihl ||
-	    s->kind == SYNTH_KIND_malformed_bad_version ||
-	    s->kind == SYNTH_KIND_malformed_bad_total_len) {
+	if (kind == SYNTH_KIND_malformed_bad_ihl ||
+	    kind == SYNTH_KIND_malformed_bad_version ||
+	    kind == SYNTH_KIND_malformed_bad_total_len) {
 		/* only the named field is wrong: the checksum matches it */
 		ip->hdr_checksum = 0;
 		ip->hdr_checksum = (uint16_t)~rte_raw_cksum(ip, 20);
 	}
 	return len;
+}
+
+/* Builds frame k into buf (pattern already in it). Returns the length and
+ * the header length via *hdr_end. With strip, a VLAN tag is left out and
+ * returned in *tci, as a NIC with VLAN strip delivers it. */
+static uint32_t build_frame(const struct synth_device *dev,
+			    const struct synth_spec *s, uint32_t k, bool strip,
+			    uint8_t *buf, uint32_t *hdr_end, uint16_t *tci)
+{
+	struct synth_tuple t = flow_tuple(dev, s->flow);
+	uint32_t off = ETH_LEN, len = s->len;
+	*tci = 0;
+	if (s->kind == SYNTH_KIND_arp)
+		return build_arp(dev, &t, buf, hdr_end);
+	if (s->kind == SYNTH_KIND_vlan) {
+		uint16_t vid = (uint16_t)(100 + s->flow % 16);
+		if (strip) {
+			*tci = vid;
+		} else {
+			put_eth(buf, dev, RTE_ETHER_TYPE_VLAN);
+			struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(buf + off);
+			vh->vlan_tci = rte_cpu_to_be_16(vid);
+			vh->eth_proto = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+			off += VLAN_LEN;
+		}
+	}
+	if (s->kind == SYNTH_KIND_ipv6)
+		return build_ipv6_udp(dev, &t, off, len, buf, hdr_end);
+	if (s->kind != SYNTH_KIND_vlan || strip)
+		put_eth(buf, dev, RTE_ETHER_TYPE_IPV4);
+	len = build_ipv4_udp(&t, k, off, len, buf, hdr_end);
+	return malform_ipv4(s->kind, off, len, buf);
 }
 
 struct synth_class {

@@ -348,10 +348,257 @@ static int nf_addr(struct nf_parse *ps, const char *v, uint32_t *addr,
 	return 0;
 }
 
-/* -A CHAIN ... */
-static int nf_rule_line(struct nf_parse *ps, char **w, int n)
+/* one -A line's parse state: the rule, the words, the matches loaded */
+struct nf_rule_ctx {
+	struct nf_parse *ps;
+	struct nf_pending *pd;
+	struct lrx_nf_rule *r;
+	char **w;
+	int n;
+	int at; /* the option's value word */
+	bool neg, has_udp, has_tcp, has_mp, has_target;
+};
+
+/* -p/--protocol: a name from /etc/protocols or 0..255 */
+static int nf_opt_proto(struct nf_rule_ctx *c, const char *k, const char *v)
 {
-	int at = 0;
+	static const struct { const char *name; uint8_t p; } protos[] = {
+		{ "tcp", 6 }, { "udp", 17 }, { "icmp", 1 }, { "all", 0 },
+		{ "udplite", 136 }, { "sctp", 132 }, { "dccp", 33 },
+		{ "gre", 47 }, { "esp", 50 }, { "ah", 51 },
+	};
+	struct lrx_nf_rule *r = c->r;
+	uint64_t u;
+	size_t i = 0;
+
+	while (v && i < RTE_DIM(protos) && strcmp(v, protos[i].name) != 0)
+		i++;
+	if (v && i < RTE_DIM(protos))
+		r->proto = protos[i].p;
+	else if (v && lrx_rule_uint(v, 255, false, &u) == 0)
+		r->proto = (uint8_t)u;
+	else
+		return nf_error(c->ps, v ? v : k, "a protocol is tcp, udp, "
+				"icmp, udplite, sctp, dccp, gre, esp, "
+				"ah, all or 0..255");
+	if (r->proto == 0 && c->neg)
+		return nf_error(c->ps, v, "! -p all matches nothing "
+				"(iptables refuses it)");
+	r->inv |= c->neg ? LRX_NF_INV_PROTO : 0;
+	c->at++;
+	return 0;
+}
+
+/* -s/-d: an IPv4 address and mask */
+static int nf_opt_addr(struct nf_rule_ctx *c, const char *k, const char *v)
+{
+	struct lrx_nf_rule *r = c->r;
+	bool src = k[1] == 's' || k[2] == 's';
+	int rc = nf_addr(c->ps, v, src ? &r->src : &r->dst,
+			 src ? &r->smsk : &r->dmsk);
+
+	r->inv |= c->neg ? (src ? LRX_NF_INV_SRC : LRX_NF_INV_DST) : 0;
+	c->at++;
+	return rc;
+}
+
+/* -i/--in-interface: the input device */
+static int nf_opt_iface(struct nf_rule_ctx *c, const char *k, const char *v)
+{
+	(void)k;
+	c->r->in_any = false;
+	int rc = nf_iface(c->ps, v, c->r);
+	c->r->inv |= c->neg ? LRX_NF_INV_IN : 0;
+	c->at++;
+	return rc;
+}
+
+/* -o/--out-interface: refused on the receive path */
+static int nf_opt_oface(struct nf_rule_ctx *c, const char *k, const char *v)
+{
+	(void)v;
+	return nf_error(c->ps, k, "no output device on the receive path "
+			"(iptables refuses -o in PREROUTING and INPUT)");
+}
+
+/* -f/--fragment: non-first fragments */
+static int nf_opt_frag(struct nf_rule_ctx *c, const char *k, const char *v)
+{
+	(void)k;
+	(void)v;
+	c->r->frag = true;
+	c->r->inv |= c->neg ? LRX_NF_INV_FRAG : 0;
+	return 0;
+}
+
+/* -m/--match: load a match extension (udp, tcp, multiport, comment) */
+static int nf_opt_match(struct nf_rule_ctx *c, const char *k, const char *v)
+{
+	if (v == NULL)
+		return nf_error(c->ps, k, "needs a match name");
+	c->at++;
+	if (c->neg)
+		return nf_error(c->ps, "!", "a match cannot be inverted");
+	if (strcmp(v, "udp") == 0)
+		c->has_udp = true;
+	else if (strcmp(v, "tcp") == 0)
+		c->has_tcp = true;
+	else if (strcmp(v, "multiport") == 0)
+		c->has_mp = true;
+	else if (strcmp(v, "comment") == 0)
+		;
+	else if (strcmp(v, "conntrack") == 0 || strcmp(v, "state") == 0)
+		return nf_error(c->ps, v, "needs connection tracking "
+				"(nf_conntrack_in), which listrx does not model");
+	else
+		return nf_error(c->ps, v, "matches: udp, tcp, multiport, "
+				"comment (others are not modelled)");
+	return 0;
+}
+
+/* --sport/--dport: xt_tcpudp's port range */
+static int nf_opt_port(struct nf_rule_ctx *c, const char *k, const char *v)
+{
+	struct lrx_nf_rule *r = c->r;
+	bool src = strcmp(k, "--sport") == 0 || strcmp(k, "--source-port") == 0;
+
+	/* iptables loads the protocol's match for a port option after -p
+	 * (libxt's implicit match) */
+	if (!c->has_udp && !c->has_tcp) {
+		c->has_udp = r->proto == 17;
+		c->has_tcp = r->proto == 6;
+	}
+	if (!c->has_udp && !c->has_tcp)
+		return nf_error(c->ps, k, "needs -p udp or -p tcp (and "
+				"-m udp / -m tcp) before it");
+	int rc = nf_ports(c->ps, v, src ? r->spts : r->dpts);
+	r->tu_inv |= c->neg ? (src ? LRX_NF_TU_INV_SRC : LRX_NF_TU_INV_DST) : 0;
+	c->at++;
+	return rc;
+}
+
+/* --tcp-flags MASK CMP / --syn: xt_tcpudp's flag test */
+static int nf_opt_tcp_flags(struct nf_rule_ctx *c, const char *k, const char *v)
+{
+	struct lrx_nf_rule *r = c->r;
+	int rc = 0;
+
+	if (!c->has_tcp && r->proto == 6)
+		c->has_tcp = true;
+	if (!c->has_tcp)
+		return nf_error(c->ps, k, "needs -p tcp -m tcp before it");
+	if (k[2] == 's') { /* --syn: SYN,RST,ACK,FIN SYN */
+		r->flg_mask = 0x17;
+		r->flg_cmp = 0x02;
+	} else {
+		rc = nf_tcp_flags(c->ps, v, &r->flg_mask);
+		if (rc == 0)
+			rc = nf_tcp_flags(c->ps, c->at + 1 < c->n ? c->w[c->at + 1]
+					  : NULL, &r->flg_cmp);
+		c->at += 2;
+	}
+	r->tu_inv |= c->neg ? LRX_NF_TU_INV_FLAGS : 0;
+	return rc;
+}
+
+/* --sports/--dports/--ports: xt_multiport's port list */
+static int nf_opt_multiport(struct nf_rule_ctx *c, const char *k, const char *v)
+{
+	struct lrx_nf_rule *r = c->r;
+
+	if (!c->has_mp)
+		return nf_error(c->ps, k, "needs -m multiport before it");
+	r->mp_flags = k[2] == 's' ? LRX_NF_MP_SOURCE
+		      : k[2] == 'd' ? LRX_NF_MP_DESTINATION
+		      : LRX_NF_MP_EITHER;
+	r->mp_invert = c->neg;
+	c->at++;
+	return nf_multiport(c->ps, v, r);
+}
+
+/* --comment TEXT: xt_comment, no effect */
+static int nf_opt_comment(struct nf_rule_ctx *c, const char *k, const char *v)
+{
+	if (v == NULL)
+		return nf_error(c->ps, k, "needs a text");
+	c->at++;
+	return 0;
+}
+
+/* -j/-g: the target, a verdict or a user chain resolved later */
+static int nf_opt_target(struct nf_rule_ctx *c, const char *k, const char *v)
+{
+	struct lrx_nf_rule *r = c->r;
+
+	if (v == NULL || c->has_target)
+		return nf_error(c->ps, k, v ? "one target per rule"
+				: "needs a target");
+	c->has_target = true;
+	r->is_goto = k[1] == 'g' || k[2] == 'g';
+	c->at++;
+	if (strcmp(v, "ACCEPT") == 0 || strcmp(v, "DROP") == 0 ||
+	    strcmp(v, "RETURN") == 0) {
+		if (r->is_goto)
+			return nf_error(c->ps, v, "-g goes to a user chain");
+		r->verdict = v[0] == 'A' ? LRX_NF_V_ACCEPT
+			     : v[0] == 'D' ? LRX_NF_V_DROP
+			     : LRX_NF_V_RETURN;
+	} else if (strlen(v) < sizeof(c->pd->target)) {
+		/* a chain: resolved when the table is read */
+		snprintf(c->pd->target, sizeof(c->pd->target), "%s", v);
+	} else {
+		return nf_error(c->ps, v, "a chain name has at most %d "
+				"characters", LRX_NF_CHAIN_NAME_MAX - 1);
+	}
+	return 0;
+}
+
+/* -c PKTS BYTES: iptables -c's counters, skipped */
+static int nf_opt_counters(struct nf_rule_ctx *c, const char *k, const char *v)
+{
+	(void)k;
+	(void)v;
+	c->at += 2;
+	return 0;
+}
+
+/* the rule options read, as iptables-save writes them */
+static const struct nf_rule_opt {
+	const char *names[5];
+	int (*fn)(struct nf_rule_ctx *c, const char *k, const char *v);
+} nf_rule_opts[] = {
+	{ { "-p", "--protocol" }, nf_opt_proto },
+	{ { "-s", "--source", "-d", "--destination" }, nf_opt_addr },
+	{ { "-i", "--in-interface" }, nf_opt_iface },
+	{ { "-o", "--out-interface" }, nf_opt_oface },
+	{ { "-f", "--fragment" }, nf_opt_frag },
+	{ { "-m", "--match" }, nf_opt_match },
+	{ { "--sport", "--source-port", "--dport", "--destination-port" },
+	  nf_opt_port },
+	{ { "--tcp-flags", "--syn" }, nf_opt_tcp_flags },
+	{ { "--sports", "--dports", "--ports", "--source-ports",
+	    "--destination-ports" }, nf_opt_multiport },
+	{ { "--comment" }, nf_opt_comment },
+	{ { "-j", "--jump", "-g", "--goto" }, nf_opt_target },
+	{ { "-c" }, nf_opt_counters },
+};
+
+/* the handler of option k, NULL when it is not modelled */
+static const struct nf_rule_opt *nf_rule_opt_find(const char *k)
+{
+	for (size_t i = 0; i < RTE_DIM(nf_rule_opts); i++)
+		if (lrx_rule_word_in(k, nf_rule_opts[i].names,
+				     RTE_DIM(nf_rule_opts[i].names)))
+			return &nf_rule_opts[i];
+	return NULL;
+}
+
+/* "-A CHAIN": checks the head and opens a pending rule in ps */
+static int nf_rule_open(struct nf_rule_ctx *c)
+{
+	struct nf_parse *ps = c->ps;
+	char **w = c->w;
+	int n = c->n, at = 0;
 
 	if (w[0][0] == '[')
 		at = 1; /* iptables-save -c: [packets:bytes] */
@@ -370,173 +617,25 @@ static int nf_rule_line(struct nf_parse *ps, char **w, int n)
 	if (ps->n_pending == ps->max_pending)
 		return nf_error(ps, NULL, "more than %d rules",
 				LRX_NF_ENTRIES_MAX - 2 * LRX_NF_CHAINS_MAX);
-	struct nf_pending *pd = &ps->pending[ps->n_pending];
-	struct lrx_nf_rule *r = &pd->r;
-	memset(pd, 0, sizeof(*pd));
-	pd->chain = (uint16_t)chain;
-	r->in_any = true;
-	r->line = (uint16_t)ps->line;
-	r->verdict = INT32_MAX; /* no target: counts and goes on */
-	r->spts[1] = r->dpts[1] = 65535;
-	bool has_udp = false, has_tcp = false, has_mp = false, has_target = false;
-	at += 2;
-	while (at < n) {
-		bool neg = false;
-		if (strcmp(w[at], "!") == 0) {
-			neg = true;
-			at++;
-		}
-		if (at >= n)
-			return nf_error(ps, "!", "a ! comes before an option");
-		const char *k = w[at++];
-		const char *v = at < n ? w[at] : NULL;
-		uint64_t u;
-		int rc = 0;
+	c->pd = &ps->pending[ps->n_pending];
+	c->r = &c->pd->r;
+	memset(c->pd, 0, sizeof(*c->pd));
+	c->pd->chain = (uint16_t)chain;
+	c->r->in_any = true;
+	c->r->line = (uint16_t)ps->line;
+	c->r->verdict = INT32_MAX; /* no target: counts and goes on */
+	c->r->spts[1] = c->r->dpts[1] = 65535;
+	c->at = at + 2;
+	return 0;
+}
 
-		if (strcmp(k, "-p") == 0 || strcmp(k, "--protocol") == 0) {
-			static const struct { const char *name; uint8_t p; } protos[] = {
-				{ "tcp", 6 }, { "udp", 17 }, { "icmp", 1 }, { "all", 0 },
-				{ "udplite", 136 }, { "sctp", 132 }, { "dccp", 33 },
-				{ "gre", 47 }, { "esp", 50 }, { "ah", 51 },
-			};
-			size_t i = 0;
-			while (v && i < RTE_DIM(protos) && strcmp(v, protos[i].name) != 0)
-				i++;
-			if (v && i < RTE_DIM(protos))
-				r->proto = protos[i].p;
-			else if (v && lrx_rule_uint(v, 255, false, &u) == 0)
-				r->proto = (uint8_t)u;
-			else
-				return nf_error(ps, v ? v : k, "a protocol is tcp, udp, "
-						"icmp, udplite, sctp, dccp, gre, esp, "
-						"ah, all or 0..255");
-			if (r->proto == 0 && neg)
-				return nf_error(ps, v, "! -p all matches nothing "
-						"(iptables refuses it)");
-			r->inv |= neg ? LRX_NF_INV_PROTO : 0;
-			at++;
-		} else if (strcmp(k, "-s") == 0 || strcmp(k, "--source") == 0 ||
-			   strcmp(k, "-d") == 0 || strcmp(k, "--destination") == 0) {
-			bool src = k[1] == 's' || k[2] == 's';
-			rc = nf_addr(ps, v, src ? &r->src : &r->dst,
-				     src ? &r->smsk : &r->dmsk);
-			r->inv |= neg ? (src ? LRX_NF_INV_SRC : LRX_NF_INV_DST) : 0;
-			at++;
-		} else if (strcmp(k, "-i") == 0 || strcmp(k, "--in-interface") == 0) {
-			r->in_any = false;
-			rc = nf_iface(ps, v, r);
-			r->inv |= neg ? LRX_NF_INV_IN : 0;
-			at++;
-		} else if (strcmp(k, "-o") == 0 || strcmp(k, "--out-interface") == 0) {
-			return nf_error(ps, k, "no output device on the receive path "
-					"(iptables refuses -o in PREROUTING and "
-					"INPUT)");
-		} else if (strcmp(k, "-f") == 0 || strcmp(k, "--fragment") == 0) {
-			r->frag = true;
-			r->inv |= neg ? LRX_NF_INV_FRAG : 0;
-		} else if (strcmp(k, "-m") == 0 || strcmp(k, "--match") == 0) {
-			if (v == NULL)
-				return nf_error(ps, k, "needs a match name");
-			at++;
-			if (neg)
-				return nf_error(ps, "!", "a match cannot be inverted");
-			if (strcmp(v, "udp") == 0)
-				has_udp = true;
-			else if (strcmp(v, "tcp") == 0)
-				has_tcp = true;
-			else if (strcmp(v, "multiport") == 0)
-				has_mp = true;
-			else if (strcmp(v, "comment") == 0)
-				;
-			else if (strcmp(v, "conntrack") == 0 || strcmp(v, "state") == 0)
-				return nf_error(ps, v, "needs connection tracking "
-						"(nf_conntrack_in), which listrx "
-						"does not model");
-			else
-				return nf_error(ps, v, "matches: udp, tcp, multiport, "
-						"comment (others are not modelled)");
-		} else if (strcmp(k, "--sport") == 0 || strcmp(k, "--source-port") == 0 ||
-			   strcmp(k, "--dport") == 0 ||
-			   strcmp(k, "--destination-port") == 0) {
-			bool src = strcmp(k, "--sport") == 0 ||
-				   strcmp(k, "--source-port") == 0;
-			/* iptables loads the protocol's match for a port
-			 * option after -p (libxt's implicit match) */
-			if (!has_udp && !has_tcp) {
-				has_udp = r->proto == 17;
-				has_tcp = r->proto == 6;
-			}
-			if (!has_udp && !has_tcp)
-				return nf_error(ps, k, "needs -p udp or -p tcp (and "
-						"-m udp / -m tcp) before it");
-			rc = nf_ports(ps, v, src ? r->spts : r->dpts);
-			r->tu_inv |= neg ? (src ? LRX_NF_TU_INV_SRC : LRX_NF_TU_INV_DST) : 0;
-			at++;
-		} else if (strcmp(k, "--tcp-flags") == 0 || strcmp(k, "--syn") == 0) {
-			if (!has_tcp && r->proto == 6)
-				has_tcp = true;
-			if (!has_tcp)
-				return nf_error(ps, k, "needs -p tcp -m tcp before it");
-			if (k[2] == 's') { /* --syn: SYN,RST,ACK,FIN SYN */
-				r->flg_mask = 0x17;
-				r->flg_cmp = 0x02;
-			} else {
-				rc = nf_tcp_flags(ps, v, &r->flg_mask);
-				if (rc == 0)
-					rc = nf_tcp_flags(ps, at + 1 < n ? w[at + 1] : NULL,
-							  &r->flg_cmp);
-				at += 2;
-			}
-			r->tu_inv |= neg ? LRX_NF_TU_INV_FLAGS : 0;
-		} else if (strcmp(k, "--sports") == 0 || strcmp(k, "--dports") == 0 ||
-			   strcmp(k, "--ports") == 0 ||
-			   strcmp(k, "--source-ports") == 0 ||
-			   strcmp(k, "--destination-ports") == 0) {
-			if (!has_mp)
-				return nf_error(ps, k, "needs -m multiport before it");
-			r->mp_flags = k[2] == 's' ? LRX_NF_MP_SOURCE
-				      : k[2] == 'd' ? LRX_NF_MP_DESTINATION
-				      : LRX_NF_MP_EITHER;
-			r->mp_invert = neg;
-			rc = nf_multiport(ps, v, r);
-			at++;
-		} else if (strcmp(k, "--comment") == 0) {
-			if (v == NULL)
-				return nf_error(ps, k, "needs a text");
-			at++;
-		} else if (strcmp(k, "-j") == 0 || strcmp(k, "--jump") == 0 ||
-			   strcmp(k, "-g") == 0 || strcmp(k, "--goto") == 0) {
-			if (v == NULL || has_target)
-				return nf_error(ps, k, v ? "one target per rule"
-						: "needs a target");
-			has_target = true;
-			r->is_goto = k[1] == 'g' || k[2] == 'g';
-			at++;
-			if (strcmp(v, "ACCEPT") == 0 || strcmp(v, "DROP") == 0 ||
-			    strcmp(v, "RETURN") == 0) {
-				if (r->is_goto)
-					return nf_error(ps, v, "-g goes to a user chain");
-				r->verdict = v[0] == 'A' ? LRX_NF_V_ACCEPT
-					     : v[0] == 'D' ? LRX_NF_V_DROP
-					     : LRX_NF_V_RETURN;
-			} else if (strlen(v) < sizeof(pd->target)) {
-				/* a chain: resolved when the table is read */
-				snprintf(pd->target, sizeof(pd->target), "%s", v);
-			} else {
-				return nf_error(ps, v, "a chain name has at most %d "
-						"characters", LRX_NF_CHAIN_NAME_MAX - 1);
-			}
-		} else if (strcmp(k, "-c") == 0) {
-			at += 2; /* iptables -c's counters */
-		} else {
-			return nf_error(ps, k, "options: -p, -s, -d, -i, -f, -m udp|tcp "
-					"(--sport, --dport, --tcp-flags, --syn), -m "
-					"multiport (--sports, --dports, --ports), -m "
-					"comment, -j, -g");
-		}
-		if (rc < 0)
-			return rc;
-	}
+/* the matches' protocol checks (xt_check_match), then keeps the rule */
+static int nf_rule_close(struct nf_rule_ctx *c)
+{
+	struct nf_parse *ps = c->ps;
+	struct lrx_nf_rule *r = c->r;
+	bool has_udp = c->has_udp, has_tcp = c->has_tcp, has_mp = c->has_mp;
+
 	if ((has_udp && (r->proto != 17 || (r->inv & LRX_NF_INV_PROTO))) ||
 	    (has_tcp && (r->proto != 6 || (r->inv & LRX_NF_INV_PROTO))))
 		return nf_error(ps, has_udp ? "udp" : "tcp", "the %s match needs "
@@ -553,9 +652,39 @@ static int nf_rule_line(struct nf_parse *ps, char **w, int n)
 	r->matches = (uint8_t)((has_udp ? LRX_NF_M_UDP : 0) |
 			       (has_tcp ? LRX_NF_M_TCP : 0) |
 			       (has_mp ? LRX_NF_M_MULTIPORT : 0));
-	ps->chains[chain].n_rules++;
+	ps->chains[c->pd->chain].n_rules++;
 	ps->n_pending++;
 	return 0;
+}
+
+/* -A CHAIN ...: one rule, its options dispatched through nf_rule_opts */
+static int nf_rule_line(struct nf_parse *ps, char **w, int n)
+{
+	struct nf_rule_ctx c = { .ps = ps, .w = w, .n = n };
+	int rc = nf_rule_open(&c);
+
+	if (rc < 0)
+		return rc;
+	while (c.at < n) {
+		c.neg = false;
+		if (strcmp(w[c.at], "!") == 0) {
+			c.neg = true;
+			c.at++;
+		}
+		if (c.at >= n)
+			return nf_error(ps, "!", "a ! comes before an option");
+		const char *k = w[c.at++];
+		const struct nf_rule_opt *o = nf_rule_opt_find(k);
+		if (o == NULL)
+			return nf_error(ps, k, "options: -p, -s, -d, -i, -f, -m "
+					"udp|tcp (--sport, --dport, --tcp-flags, "
+					"--syn), -m multiport (--sports, --dports, "
+					"--ports), -m comment, -j, -g");
+		rc = o->fn(&c, k, c.at < n ? w[c.at] : NULL);
+		if (rc < 0)
+			return rc;
+	}
+	return nf_rule_close(&c);
 }
 
 /* A jump into a chain that (through others) jumps back is a loop:

@@ -199,37 +199,193 @@ static int tc_bpf(struct tc_parse *ps, char **w, int n, int at,
 	return 0;
 }
 
-/* fl_set_key's order of checks, for the keys listrx matches */
-static int tc_flower(struct tc_parse *ps, char **w, int n, int at,
-		     struct lrx_tc_filter *f)
-{
-	struct lrx_tc_flow_key *key = &f->key, *mask = &f->mask;
-	uint16_t eth_type = f->protocol;
-	bool has_ip_proto = false;
-	int af = AF_UNSPEC;
+/* one flower filter's parse state: the key and mask being filled */
+struct tc_flower_ctx {
+	struct tc_parse *ps;
+	struct lrx_tc_filter *f;
+	struct lrx_tc_flow_key *key, *mask;
+	uint16_t eth_type; /* the ethertype the L3 keys apply to */
+	bool has_ip_proto;
+	int af;
+};
 
-	f->kind = LRX_TC_KIND_FLOWER;
-	f->action = LRX_TC_ACT_OK; /* tcf_exts_exec with no action */
+/* vlan_ethtype: read before the loop, nothing more to do */
+static int tc_fl_skip(struct tc_flower_ctx *c, const char *k, const char *v)
+{
+	(void)c;
+	(void)k;
+	(void)v;
+	return 0;
+}
+
+/* vlan_id / vlan_prio: fl_set_key_vlan */
+static int tc_fl_vlan(struct tc_flower_ctx *c, const char *k, const char *v)
+{
+	bool id = k[5] == 'i';
+	uint64_t u;
+
+	if (!proto_is_vlan(c->f->protocol))
+		return tc_error(c->ps, k, "needs protocol 802.1q or "
+				"802.1ad (fl_set_key)");
+	if (lrx_rule_uint(v, id ? 4095 : 7, false, &u) != 0)
+		return tc_error(c->ps, v, "%s is 0..%u", k, id ? 4095 : 7);
+	if (id) {
+		c->key->vlan_id = (uint16_t)u;
+		c->mask->vlan_id = 0xfff;
+	} else {
+		c->key->vlan_prio = (uint8_t)u;
+		c->mask->vlan_prio = 0x7;
+	}
+	return 0;
+}
+
+/* dst_mac / src_mac: FLOW_DISSECTOR_KEY_ETH_ADDRS */
+static int tc_fl_mac(struct tc_flower_ctx *c, const char *k, const char *v)
+{
+	uint8_t mac[6];
+
+	if (lrx_value_mac(v, mac) != 0)
+		return tc_error(c->ps, v, "a MAC is aa:bb:cc:dd:ee:ff");
+	memcpy(k[0] == 'd' ? c->key->dst_mac : c->key->src_mac, mac, 6);
+	memset(k[0] == 'd' ? c->mask->dst_mac : c->mask->src_mac, 0xff, 6);
+	return 0;
+}
+
+/* ip_proto: a name or 0..255, only under ip or ipv6 */
+static int tc_fl_ip_proto(struct tc_flower_ctx *c, const char *k, const char *v)
+{
+	uint16_t eth_type = c->eth_type;
+	uint64_t u;
+
+	if (eth_type != htons(0x0800) && eth_type != htons(0x86dd))
+		return tc_error(c->ps, k, "needs the ethertype ip or "
+				"ipv6 (protocol, or vlan_ethtype)");
+	if (strcmp(v, "tcp") == 0)
+		u = 6;
+	else if (strcmp(v, "udp") == 0)
+		u = 17;
+	else if (strcmp(v, "sctp") == 0)
+		u = 132;
+	else if (strcmp(v, "icmp") == 0 && eth_type == htons(0x0800))
+		u = 1;
+	else if (strcmp(v, "icmpv6") == 0 && eth_type == htons(0x86dd))
+		u = 58;
+	else if (lrx_rule_uint(v, 255, true, &u) != 0)
+		return tc_error(c->ps, v, "ip_proto is tcp, udp, sctp, "
+				"icmp (ip), icmpv6 (ipv6) or 0..255");
+	c->key->ip_proto = (uint8_t)u;
+	c->mask->ip_proto = 0xff;
+	c->has_ip_proto = true;
+	return 0;
+}
+
+/* src_ip / dst_ip: an address of the filter's one family, with a prefix */
+static int tc_fl_ip(struct tc_flower_ctx *c, const char *k, const char *v)
+{
+	uint8_t addr[16], m[16];
+	int fam = c->eth_type == htons(0x0800) ? AF_INET
+		  : c->eth_type == htons(0x86dd) ? AF_INET6 : -1;
+
+	if (fam < 0)
+		return tc_error(c->ps, k, "needs the ethertype ip or ipv6");
+	if (c->af == AF_UNSPEC)
+		c->af = fam;
+	if (lrx_rule_addr(v, &c->af, addr, m) != 0)
+		return tc_error(c->ps, v, "an %s address, optionally "
+				"/prefix-length", fam == AF_INET ? "IPv4" : "IPv6");
+	memcpy(k[0] == 'd' ? c->key->dst_ip : c->key->src_ip, addr, 16);
+	memcpy(k[0] == 'd' ? c->mask->dst_ip : c->mask->src_ip, m, 16);
+	return 0;
+}
+
+/* src_port / dst_port: one port, or a range (fl_set_key_port_range) */
+static int tc_fl_port(struct tc_flower_ctx *c, const char *k, const char *v)
+{
+	struct lrx_tc_filter *f = c->f;
+	struct lrx_tc_flow_key *key = c->key, *mask = c->mask;
+	uint16_t lo, hi;
+
+	if (!c->has_ip_proto || (key->ip_proto != 6 && key->ip_proto != 17 &&
+				 key->ip_proto != 132))
+		return tc_error(c->ps, k, "needs ip_proto tcp, udp or "
+				"sctp before it");
+	if (lrx_rule_port_range(v, '-', &lo, &hi) != 0)
+		return tc_error(c->ps, v, "a port 0..65535 or a range MIN-MAX");
+	bool dst = k[0] == 'd';
+	if (lo != hi) { /* fl_set_key_port_range */
+		*(dst ? &f->dport_range : &f->sport_range) = true;
+		*(dst ? &f->dport_min : &f->sport_min) = lo;
+		*(dst ? &f->dport_max : &f->sport_max) = hi;
+	} else {
+		*(dst ? &key->dst_port : &key->src_port) = lo;
+		*(dst ? &mask->dst_port : &mask->src_port) = 0xffff;
+	}
+	return 0;
+}
+
+/* the flower keys that take a value, each with its parser */
+static const struct tc_flower_opt {
+	const char *names[2];
+	int (*fn)(struct tc_flower_ctx *c, const char *k, const char *v);
+} tc_flower_opts[] = {
+	{ { "vlan_ethtype" }, tc_fl_skip },
+	{ { "vlan_id", "vlan_prio" }, tc_fl_vlan },
+	{ { "dst_mac", "src_mac" }, tc_fl_mac },
+	{ { "ip_proto" }, tc_fl_ip_proto },
+	{ { "src_ip", "dst_ip" }, tc_fl_ip },
+	{ { "src_port", "dst_port" }, tc_fl_port },
+};
+
+/* the parser of flower key k, NULL when it is not modelled */
+static const struct tc_flower_opt *tc_flower_opt_find(const char *k)
+{
+	for (size_t i = 0; i < RTE_DIM(tc_flower_opts); i++)
+		if (lrx_rule_word_in(k, tc_flower_opts[i].names,
+				     RTE_DIM(tc_flower_opts[i].names)))
+			return &tc_flower_opts[i];
+	return NULL;
+}
+
+/* the ethertype the L3 keys see: protocol, or vlan_ethtype under 802.1Q */
+static int tc_flower_ethtype(struct tc_flower_ctx *c, char **w, int n, int at)
+{
+	struct lrx_tc_filter *f = c->f;
+
 	/* the vlan keys come with protocol 802.1Q; vlan_ethtype then names
 	 * the ethertype inside (it goes to n_proto, as fl_set_key does) */
 	for (int k = at; k + 1 < n; k += 1)
 		if (strcmp(w[k], "vlan_ethtype") == 0) {
-			int rc = tc_proto(ps, w[k + 1], &eth_type);
+			int rc = tc_proto(c->ps, w[k + 1], &c->eth_type);
 			if (rc < 0)
 				return rc;
 			if (!proto_is_vlan(f->protocol))
-				return tc_error(ps, "vlan_ethtype", "needs protocol "
+				return tc_error(c->ps, "vlan_ethtype", "needs protocol "
 						"802.1q or 802.1ad (fl_set_key)");
 		}
-	if (eth_type != htons(ETH_P_ALL_V) && !proto_is_vlan(eth_type)) {
-		key->n_proto = eth_type;
-		mask->n_proto = 0xffff;
+	if (c->eth_type != htons(ETH_P_ALL_V) && !proto_is_vlan(c->eth_type)) {
+		c->key->n_proto = c->eth_type;
+		c->mask->n_proto = 0xffff;
 	}
+	return 0;
+}
+
+/* fl_set_key's order of checks, for the keys listrx matches */
+static int tc_flower(struct tc_parse *ps, char **w, int n, int at,
+		     struct lrx_tc_filter *f)
+{
+	struct tc_flower_ctx c = {
+		.ps = ps, .f = f, .key = &f->key, .mask = &f->mask,
+		.eth_type = f->protocol, .af = AF_UNSPEC,
+	};
+
+	f->kind = LRX_TC_KIND_FLOWER;
+	f->action = LRX_TC_ACT_OK; /* tcf_exts_exec with no action */
+	int rc = tc_flower_ethtype(&c, w, n, at);
+	if (rc < 0)
+		return rc;
 	while (at < n) {
 		const char *k = w[at++];
 		const char *v = at < n ? w[at] : NULL;
-		uint64_t u;
-		int rc;
 
 		if (strcmp(k, "skip_hw") == 0 || strcmp(k, "verbose") == 0)
 			continue;
@@ -248,86 +404,15 @@ static int tc_flower(struct tc_parse *ps, char **w, int n, int at,
 		if (v == NULL)
 			return tc_error(ps, k, "needs a value");
 		at++;
-		if (strcmp(k, "vlan_ethtype") == 0)
-			continue; /* above */
-		if (strcmp(k, "vlan_id") == 0 || strcmp(k, "vlan_prio") == 0) {
-			bool id = k[5] == 'i';
-			if (!proto_is_vlan(f->protocol))
-				return tc_error(ps, k, "needs protocol 802.1q or "
-						"802.1ad (fl_set_key)");
-			if (lrx_rule_uint(v, id ? 4095 : 7, false, &u) != 0)
-				return tc_error(ps, v, "%s is 0..%u", k, id ? 4095 : 7);
-			if (id) {
-				key->vlan_id = (uint16_t)u;
-				mask->vlan_id = 0xfff;
-			} else {
-				key->vlan_prio = (uint8_t)u;
-				mask->vlan_prio = 0x7;
-			}
-		} else if (strcmp(k, "dst_mac") == 0 || strcmp(k, "src_mac") == 0) {
-			uint8_t mac[6];
-			if (lrx_value_mac(v, mac) != 0)
-				return tc_error(ps, v, "a MAC is aa:bb:cc:dd:ee:ff");
-			memcpy(k[0] == 'd' ? key->dst_mac : key->src_mac, mac, 6);
-			memset(k[0] == 'd' ? mask->dst_mac : mask->src_mac, 0xff, 6);
-		} else if (strcmp(k, "ip_proto") == 0) {
-			if (eth_type != htons(0x0800) && eth_type != htons(0x86dd))
-				return tc_error(ps, k, "needs the ethertype ip or "
-						"ipv6 (protocol, or vlan_ethtype)");
-			if (strcmp(v, "tcp") == 0)
-				u = 6;
-			else if (strcmp(v, "udp") == 0)
-				u = 17;
-			else if (strcmp(v, "sctp") == 0)
-				u = 132;
-			else if (strcmp(v, "icmp") == 0 && eth_type == htons(0x0800))
-				u = 1;
-			else if (strcmp(v, "icmpv6") == 0 && eth_type == htons(0x86dd))
-				u = 58;
-			else if (lrx_rule_uint(v, 255, true, &u) != 0)
-				return tc_error(ps, v, "ip_proto is tcp, udp, sctp, "
-						"icmp (ip), icmpv6 (ipv6) or 0..255");
-			key->ip_proto = (uint8_t)u;
-			mask->ip_proto = 0xff;
-			has_ip_proto = true;
-		} else if (strcmp(k, "src_ip") == 0 || strcmp(k, "dst_ip") == 0) {
-			uint8_t addr[16], m[16];
-			int fam = eth_type == htons(0x0800) ? AF_INET
-				  : eth_type == htons(0x86dd) ? AF_INET6 : -1;
-			if (fam < 0)
-				return tc_error(ps, k, "needs the ethertype ip or ipv6");
-			if (af == AF_UNSPEC)
-				af = fam;
-			if (lrx_rule_addr(v, &af, addr, m) != 0)
-				return tc_error(ps, v, "an %s address, optionally "
-						"/prefix-length",
-						fam == AF_INET ? "IPv4" : "IPv6");
-			memcpy(k[0] == 'd' ? key->dst_ip : key->src_ip, addr, 16);
-			memcpy(k[0] == 'd' ? mask->dst_ip : mask->src_ip, m, 16);
-		} else if (strcmp(k, "src_port") == 0 || strcmp(k, "dst_port") == 0) {
-			uint16_t lo, hi;
-			if (!has_ip_proto || (key->ip_proto != 6 && key->ip_proto != 17 &&
-					      key->ip_proto != 132))
-				return tc_error(ps, k, "needs ip_proto tcp, udp or "
-						"sctp before it");
-			if (lrx_rule_port_range(v, '-', &lo, &hi) != 0)
-				return tc_error(ps, v, "a port 0..65535 or a range "
-						"MIN-MAX");
-			bool dst = k[0] == 'd';
-			if (lo != hi) { /* fl_set_key_port_range */
-				*(dst ? &f->dport_range : &f->sport_range) = true;
-				*(dst ? &f->dport_min : &f->sport_min) = lo;
-				*(dst ? &f->dport_max : &f->sport_max) = hi;
-			} else {
-				*(dst ? &key->dst_port : &key->src_port) = lo;
-				*(dst ? &mask->dst_port : &mask->src_port) = 0xffff;
-			}
-		} else {
+		const struct tc_flower_opt *o = tc_flower_opt_find(k);
+		if (o == NULL)
 			return tc_error(ps, k, "flower takes vlan_id, vlan_prio, "
 					"vlan_ethtype, dst_mac, src_mac, ip_proto, "
 					"src_ip, dst_ip, src_port, dst_port, skip_hw, "
 					"action A");
-		}
+		rc = o->fn(&c, k, v);
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
 }

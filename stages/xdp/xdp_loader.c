@@ -761,6 +761,158 @@ static int rewrite_call(struct loader *ld, uint32_t i, struct ebpf_insn *x)
 	return 0;
 }
 
+/* LDX: a context load rewritten into out (1), or a checked load (0) */
+static int rewrite_ldx(struct loader *ld, uint32_t i, const struct ebpf_insn *ins,
+		       const struct flow_state *s, struct ebpf_insn *out,
+		       uint32_t *o)
+{
+	int rc;
+
+	if (s->r[ins->src_reg].kinds & TAG_CTX) {
+		rc = rewrite_ctx_load(ld, i, ins, out, o);
+		return rc < 0 ? rc : 1;
+	}
+	rc = check_deref(ld, i, ins->src_reg, &s->r[ins->src_reg], "load");
+	return rc < 0 ? rc : 0;
+}
+
+/* ST/STX: a context store rewritten in x, else a checked store; no
+ * pointer the verifier tracks is spilled to memory */
+static int rewrite_store(struct loader *ld, uint32_t i,
+			 const struct ebpf_insn *ins,
+			 const struct flow_state *s, struct ebpf_insn *x)
+{
+	uint8_t cls = BPF_CLASS(ins->code);
+	int rc;
+
+	if (s->r[ins->dst_reg].kinds & TAG_CTX) {
+		if (s->r[ins->dst_reg].kinds != TAG_CTX)
+			return load_error(ld, i,
+				"store through r%u, which holds "
+				"the %s context on some paths "
+				"only", ins->dst_reg,
+				ld->type->name);
+		if (cls == BPF_STX &&
+		    (s->r[ins->src_reg].kinds & BAD_PTR & ~TAG_NULL))
+			return load_error(ld, i,
+				"stores r%u (the context, a map "
+				"or a possibly-NULL value "
+				"pointer) to memory: spilling it "
+				"is not supported", ins->src_reg);
+		rc = rewrite_ctx_store(ld, i, x);
+		return rc < 0 ? rc : 0;
+	}
+	rc = check_deref(ld, i, ins->dst_reg, &s->r[ins->dst_reg], "store");
+	if (rc < 0)
+		return rc;
+	if (cls == BPF_STX &&
+	    (s->r[ins->src_reg].kinds & BAD_PTR & ~TAG_NULL))
+		return load_error(ld, i,
+			"stores r%u (the context, a map or a "
+			"possibly-NULL value pointer) to memory: "
+			"spilling it is not supported",
+			ins->src_reg);
+	return 0;
+}
+
+/* ALU/ALU64: no arithmetic on the context, a map or a maybe-NULL value */
+static int rewrite_alu(struct loader *ld, uint32_t i, const struct ebpf_insn *ins,
+		       const struct flow_state *s)
+{
+	uint8_t op = BPF_OP(ins->code);
+	bool mov64 = ins->code == (EBPF_ALU64 | EBPF_MOV | BPF_X);
+	bool uses_dst = op != EBPF_MOV;
+
+	if (!mov64 && BPF_SRC(ins->code) == BPF_X &&
+	    (s->r[ins->src_reg].kinds & BAD_PTR & ~TAG_NULL))
+		return load_error(ld, i,
+			"arithmetic with r%u, which holds the "
+			"context, a map or a possibly-NULL "
+			"value pointer", ins->src_reg);
+	if (uses_dst &&
+	    (s->r[ins->dst_reg].kinds & BAD_PTR & ~TAG_NULL))
+		return load_error(ld, i,
+			"arithmetic on r%u, which holds the "
+			"context, a map or a possibly-NULL "
+			"value pointer", ins->dst_reg);
+	return 0;
+}
+
+/* LD: ld_imm64 copied into out (1), a map relocation resolved to the
+ * map's address (as the kernel's resolve_pseudo_ldimm64) */
+static int rewrite_ld_imm64(struct loader *ld, uint32_t *pi, bool wide,
+			    struct ebpf_insn *out, uint32_t *po)
+{
+	uint32_t i = *pi, o = *po;
+	const struct ebpf_insn x = ld->insns[i];
+
+	if (!wide)
+		return load_error(ld, i,
+			"legacy packet access (LD_ABS/LD_IND) "
+			"is not supported for XDP");
+	if (i + 1 >= ld->n)
+		return load_error(ld, i, "truncated ld_imm64");
+	out[o++] = x;
+	out[o] = ld->insns[++i];
+	*pi = i;
+	if (ld->insn_map[i - 1] >= 0) {
+		uint64_t addr = (uintptr_t)&ld->prog->maps[ld->insn_map[i - 1]];
+
+		out[o - 1].src_reg = 0;
+		out[o - 1].imm = (int32_t)(uint32_t)addr;
+		out[o].imm = (int32_t)(uint32_t)(addr >> 32);
+	} else if (x.src_reg != 0) {
+		return load_error(ld, i - 1,
+			"ld_imm64 with src_reg %u and no map "
+			"relocation", x.src_reg);
+	}
+	*po = o + 1;
+	return 1;
+}
+
+/* JMP: a helper call resolved in x; no compare of the context pointer */
+static int rewrite_jmp(struct loader *ld, uint32_t i, const struct ebpf_insn *ins,
+		       const struct flow_state *s, struct ebpf_insn *x)
+{
+	if (BPF_OP(ins->code) == EBPF_CALL) {
+		int rc = rewrite_call(ld, i, x);
+		return rc < 0 ? rc : 0;
+	}
+	if (BPF_OP(ins->code) != EBPF_EXIT &&
+	    ((s->r[ins->dst_reg].kinds & TAG_CTX) ||
+	     (BPF_SRC(ins->code) == BPF_X &&
+	      (s->r[ins->src_reg].kinds & TAG_CTX))))
+		return load_error(ld, i,
+			"compares the %s context pointer",
+			ld->type->name);
+	return 0;
+}
+
+/* jump offsets over the (possibly longer) rewritten program */
+static int rewrite_jumps(struct loader *ld, struct ebpf_insn *out,
+			 const uint32_t *new_at)
+{
+	for (uint32_t i = 0; i < ld->n; i++) {
+		const struct ebpf_insn *ins = &ld->insns[i];
+		uint8_t op = BPF_OP(ins->code);
+		uint32_t target;
+
+		if (ins->code == (BPF_LD | BPF_IMM | EBPF_DW)) {
+			i++;
+			continue;
+		}
+		if (BPF_CLASS(ins->code) != BPF_JMP || op == EBPF_CALL ||
+		    op == EBPF_EXIT)
+			continue;
+		target = i + 1 + ins->off;
+		if (target >= ld->n)
+			return load_error(ld, i, "jump out of the program");
+		out[new_at[i]].off = (int16_t)((int64_t)new_at[target] -
+					       new_at[i] - 1);
+	}
+	return 0;
+}
+
 /* Produces the rewritten program into out (capacity 2n); new_at[i] is
  * where old instruction i starts in it. */
 static int rewrite(struct loader *ld, struct ebpf_insn *out, uint32_t *new_at,
@@ -787,107 +939,21 @@ static int rewrite(struct loader *ld, struct ebpf_insn *out, uint32_t *new_at,
 		}
 		switch (cls) {
 		case BPF_LDX:
-			if (s->r[ins->src_reg].kinds & TAG_CTX) {
-				rc = rewrite_ctx_load(ld, i, ins, out, &o);
-				if (rc < 0)
-					return rc;
-				continue;
-			}
-			rc = check_deref(ld, i, ins->src_reg,
-					 &s->r[ins->src_reg], "load");
-			if (rc < 0)
-				return rc;
+			rc = rewrite_ldx(ld, i, ins, s, out, &o);
 			break;
 		case BPF_ST:
 		case BPF_STX:
-			if (s->r[ins->dst_reg].kinds & TAG_CTX) {
-				if (s->r[ins->dst_reg].kinds != TAG_CTX)
-					return load_error(ld, i,
-						"store through r%u, which holds "
-						"the %s context on some paths "
-						"only", ins->dst_reg,
-						ld->type->name);
-				if (cls == BPF_STX &&
-				    (s->r[ins->src_reg].kinds & BAD_PTR & ~TAG_NULL))
-					return load_error(ld, i,
-						"stores r%u (the context, a map "
-						"or a possibly-NULL value "
-						"pointer) to memory: spilling it "
-						"is not supported", ins->src_reg);
-				rc = rewrite_ctx_store(ld, i, &x);
-				if (rc < 0)
-					return rc;
-				break;
-			}
-			rc = check_deref(ld, i, ins->dst_reg,
-					 &s->r[ins->dst_reg], "store");
-			if (rc < 0)
-				return rc;
-			if (cls == BPF_STX &&
-			    (s->r[ins->src_reg].kinds & BAD_PTR & ~TAG_NULL))
-				return load_error(ld, i,
-					"stores r%u (the context, a map or a "
-					"possibly-NULL value pointer) to memory: "
-					"spilling it is not supported",
-					ins->src_reg);
+			rc = rewrite_store(ld, i, ins, s, &x);
 			break;
 		case BPF_ALU:
-		case EBPF_ALU64: {
-			uint8_t op = BPF_OP(ins->code);
-			bool mov64 = ins->code ==
-				(EBPF_ALU64 | EBPF_MOV | BPF_X);
-			bool uses_dst = op != EBPF_MOV;
-
-			if (!mov64 && BPF_SRC(ins->code) == BPF_X &&
-			    (s->r[ins->src_reg].kinds & BAD_PTR & ~TAG_NULL))
-				return load_error(ld, i,
-					"arithmetic with r%u, which holds the "
-					"context, a map or a possibly-NULL "
-					"value pointer", ins->src_reg);
-			if (uses_dst &&
-			    (s->r[ins->dst_reg].kinds & BAD_PTR & ~TAG_NULL))
-				return load_error(ld, i,
-					"arithmetic on r%u, which holds the "
-					"context, a map or a possibly-NULL "
-					"value pointer", ins->dst_reg);
+		case EBPF_ALU64:
+			rc = rewrite_alu(ld, i, ins, s);
 			break;
-		}
 		case BPF_LD:
-			if (!wide)
-				return load_error(ld, i,
-					"legacy packet access (LD_ABS/LD_IND) "
-					"is not supported for XDP");
-			if (i + 1 >= ld->n)
-				return load_error(ld, i, "truncated ld_imm64");
-			out[o++] = x;
-			out[o] = ld->insns[++i];
-			if (ld->insn_map[i - 1] >= 0) {
-				uint64_t addr = (uintptr_t)
-					&ld->prog->maps[ld->insn_map[i - 1]];
-
-				out[o - 1].src_reg = 0;
-				out[o - 1].imm = (int32_t)(uint32_t)addr;
-				out[o].imm = (int32_t)(uint32_t)(addr >> 32);
-			} else if (x.src_reg != 0) {
-				return load_error(ld, i - 1,
-					"ld_imm64 with src_reg %u and no map "
-					"relocation", x.src_reg);
-			}
-			o++;
-			continue;
+			rc = rewrite_ld_imm64(ld, &i, wide, out, &o);
+			break;
 		case BPF_JMP:
-			if (BPF_OP(ins->code) == EBPF_CALL) {
-				rc = rewrite_call(ld, i, &x);
-				if (rc < 0)
-					return rc;
-			} else if (BPF_OP(ins->code) != EBPF_EXIT &&
-				   ((s->r[ins->dst_reg].kinds & TAG_CTX) ||
-				    (BPF_SRC(ins->code) == BPF_X &&
-				     (s->r[ins->src_reg].kinds & TAG_CTX)))) {
-				return load_error(ld, i,
-					"compares the %s context pointer",
-					ld->type->name);
-			}
+			rc = rewrite_jmp(ld, i, ins, s, &x);
 			break;
 		default:
 			return load_error(ld, i,
@@ -895,29 +961,15 @@ static int rewrite(struct loader *ld, struct ebpf_insn *out, uint32_t *new_at,
 				"supported by rte_bpf (JMP32/ALU32 jumps: "
 				"compile with -mcpu=v2)", cls, ins->code);
 		}
-		out[o++] = x;
+		if (rc < 0)
+			return rc;
+		if (rc == 0) /* 1: the helper wrote out[] itself */
+			out[o++] = x;
 	}
 	new_at[ld->n] = o;
-
-	/* jump offsets over the (possibly longer) program */
-	for (uint32_t i = 0; i < ld->n; i++) {
-		const struct ebpf_insn *ins = &ld->insns[i];
-		uint8_t op = BPF_OP(ins->code);
-		uint32_t target;
-
-		if (ins->code == (BPF_LD | BPF_IMM | EBPF_DW)) {
-			i++;
-			continue;
-		}
-		if (BPF_CLASS(ins->code) != BPF_JMP || op == EBPF_CALL ||
-		    op == EBPF_EXIT)
-			continue;
-		target = i + 1 + ins->off;
-		if (target >= ld->n)
-			return load_error(ld, i, "jump out of the program");
-		out[new_at[i]].off = (int16_t)((int64_t)new_at[target] -
-					       new_at[i] - 1);
-	}
+	rc = rewrite_jumps(ld, out, new_at);
+	if (rc < 0)
+		return rc;
 	*n_out = o;
 	return 0;
 }
@@ -1108,38 +1160,31 @@ static int map_index(const struct lrx_xdp_prog *prog, const char *name)
 	return -1;
 }
 
-/* Finds the section, copies its instructions and applies the map
- * relocations (records which ld_imm64 loads which map). */
-static int elf_read(struct loader *ld, Elf *elf)
-{
-	size_t shstrndx, prog_idx = 0, maps_idx = 0;
-	Elf_Scn *scn = NULL, *symtab = NULL, *rel = NULL, *code = NULL;
-	char sections[512] = "";
-	GElf_Ehdr ehdr;
-	GElf_Shdr sh;
-	Elf_Data *data;
-	unsigned funcs = 0;
+/* the sections elf_read uses, found by elf_find_sections */
+struct elf_secs {
+	size_t shstrndx, prog_idx, maps_idx;
+	Elf_Scn *symtab, *rel, *code;
+};
 
-	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &ehdr) == NULL)
-		return load_error(ld, UINT32_MAX, "not an ELF object");
-	if (ehdr.e_machine != EM_BPF)
-		return load_error(ld, UINT32_MAX,
-			"not an eBPF object (ELF machine %u; compile with "
-			"clang -target bpf)", ehdr.e_machine);
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return load_error(ld, UINT32_MAX, "no section name table");
+/* the symbol table, .maps, the code section ld->section and its SHT_REL */
+static int elf_find_sections(struct loader *ld, Elf *elf, struct elf_secs *es)
+{
+	Elf_Scn *scn = NULL;
+	char sections[512] = "";
+	GElf_Shdr sh;
+
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		const char *name;
 
 		if (gelf_getshdr(scn, &sh) == NULL)
 			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		name = elf_strptr(elf, es->shstrndx, sh.sh_name);
 		if (name == NULL)
 			continue;
 		if (sh.sh_type == SHT_SYMTAB)
-			symtab = scn;
+			es->symtab = scn;
 		if (strcmp(name, ".maps") == 0)
-			maps_idx = elf_ndxscn(scn);
+			es->maps_idx = elf_ndxscn(scn);
 		if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) &&
 		    sh.sh_size > 0) {
 			size_t len = strlen(sections);
@@ -1147,22 +1192,28 @@ static int elf_read(struct loader *ld, Elf *elf)
 			snprintf(sections + len, sizeof(sections) - len, "%s%s",
 				 len ? ", " : "", name);
 			if (strcmp(name, ld->section) == 0) {
-				code = scn;
-				prog_idx = elf_ndxscn(scn);
+				es->code = scn;
+				es->prog_idx = elf_ndxscn(scn);
 			}
 		}
 	}
-	if (code == NULL)
+	if (es->code == NULL)
 		return load_error(ld, UINT32_MAX,
 			"no such code section (the object has: %s)",
 			sections[0] ? sections : "none");
 	scn = NULL;
 	while ((scn = elf_nextscn(elf, scn)) != NULL)
 		if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == SHT_REL &&
-		    sh.sh_info == prog_idx)
-			rel = scn;
+		    sh.sh_info == es->prog_idx)
+			es->rel = scn;
+	return 0;
+}
 
-	data = elf_getdata(code, NULL);
+/* the code section's instructions into ld->insns, no map references yet */
+static int elf_read_code(struct loader *ld, Elf_Scn *code)
+{
+	Elf_Data *data = elf_getdata(code, NULL);
+
 	if (data == NULL || data->d_size == 0 ||
 	    data->d_size % sizeof(struct ebpf_insn) != 0 ||
 	    data->d_size / sizeof(struct ebpf_insn) > XDP_MAX_INSNS)
@@ -1175,20 +1226,22 @@ static int elf_read(struct loader *ld, Elf *elf)
 		return -ENOMEM;
 	memcpy(ld->insns, data->d_buf, data->d_size);
 	memset(ld->insn_map, 0xff, ld->n * sizeof(*ld->insn_map));
+	return 0;
+}
 
-	if (symtab == NULL)
-		return load_error(ld, UINT32_MAX, "no symbol table");
-	Elf_Data *syms = elf_getdata(symtab, NULL);
-	GElf_Shdr symsh;
+/* one function per code section (no bpf-to-bpf subprograms) */
+static int elf_check_funcs(struct loader *ld, const struct elf_secs *es)
+{
+	Elf_Data *syms = elf_getdata(es->symtab, NULL);
+	unsigned funcs = 0;
 
-	gelf_getshdr(symtab, &symsh);
 	for (size_t k = 0; syms != NULL && k < syms->d_size / sizeof(Elf64_Sym);
 	     k++) {
 		GElf_Sym sym;
 
 		if (gelf_getsym(syms, (int)k, &sym) != NULL &&
 		    GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
-		    sym.st_shndx == prog_idx)
+		    sym.st_shndx == es->prog_idx)
 			funcs++;
 	}
 	if (funcs > 1)
@@ -1196,50 +1249,90 @@ static int elf_read(struct loader *ld, Elf *elf)
 			"%u functions in one section (one program per section "
 			"is supported; subprograms must be __always_inline)",
 			funcs);
+	return 0;
+}
 
-	if (rel == NULL)
-		return 0;
-	Elf_Data *rels = elf_getdata(rel, NULL);
+/* one relocation: an ld_imm64 of a .maps symbol, noted in ld->insn_map
+ * (as libbpf's bpf_program__record_reloc, maps only) */
+static int elf_reloc(struct loader *ld, Elf *elf, const struct elf_secs *es,
+		     Elf_Data *rels, Elf_Data *syms, size_t symstr, size_t k)
+{
+	GElf_Rel r;
+	GElf_Sym sym;
+	GElf_Shdr tsh;
+	const char *sym_name, *sec_name = "?";
+	uint32_t at;
+	Elf_Scn *tscn;
+	int m;
 
+	if (gelf_getrel(rels, (int)k, &r) == NULL ||
+	    gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) == NULL)
+		return load_error(ld, UINT32_MAX, "bad relocation %zu", k);
+	at = (uint32_t)(r.r_offset / sizeof(struct ebpf_insn));
+	sym_name = elf_strptr(elf, symstr, sym.st_name);
+	tscn = elf_getscn(elf, sym.st_shndx);
+	if (tscn != NULL && gelf_getshdr(tscn, &tsh) != NULL)
+		sec_name = elf_strptr(elf, es->shstrndx, tsh.sh_name);
+	if (at >= ld->n)
+		return load_error(ld, UINT32_MAX,
+			"relocation %zu outside the section", k);
+	if (ld->insns[at].code == (BPF_JMP | EBPF_CALL))
+		return load_error(ld, at,
+			"bpf-to-bpf call (subprograms are not "
+			"supported: make the function __always_inline)");
+	if (ld->insns[at].code != (BPF_LD | BPF_IMM | EBPF_DW) ||
+	    es->maps_idx == 0 || sym.st_shndx != es->maps_idx)
+		return load_error(ld, at,
+			"refers to '%s' in section '%s' (global "
+			"variables and data sections are not supported; "
+			"maps must be BTF-defined in .maps)",
+			sym_name ? sym_name : "?",
+			sec_name ? sec_name : "?");
+	m = map_index(ld->prog, sym_name ? sym_name : "");
+	if (m < 0)
+		return load_error(ld, at, "unknown map '%s'",
+				  sym_name ? sym_name : "?");
+	ld->insn_map[at] = (int16_t)m;
+	return 0;
+}
+
+/* Finds the section, copies its instructions and applies the map
+ * relocations (records which ld_imm64 loads which map). */
+static int elf_read(struct loader *ld, Elf *elf)
+{
+	struct elf_secs es = { 0 };
+	GElf_Ehdr ehdr;
+	int rc;
+
+	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &ehdr) == NULL)
+		return load_error(ld, UINT32_MAX, "not an ELF object");
+	if (ehdr.e_machine != EM_BPF)
+		return load_error(ld, UINT32_MAX,
+			"not an eBPF object (ELF machine %u; compile with "
+			"clang -target bpf)", ehdr.e_machine);
+	if (elf_getshdrstrndx(elf, &es.shstrndx) != 0)
+		return load_error(ld, UINT32_MAX, "no section name table");
+	rc = elf_find_sections(ld, elf, &es);
+	if (rc == 0)
+		rc = elf_read_code(ld, es.code);
+	if (rc < 0)
+		return rc;
+	if (es.symtab == NULL)
+		return load_error(ld, UINT32_MAX, "no symbol table");
+	rc = elf_check_funcs(ld, &es);
+	if (rc < 0 || es.rel == NULL)
+		return rc;
+
+	Elf_Data *syms = elf_getdata(es.symtab, NULL);
+	Elf_Data *rels = elf_getdata(es.rel, NULL);
+	GElf_Shdr symsh;
+
+	gelf_getshdr(es.symtab, &symsh);
 	for (size_t k = 0; rels != NULL && k < rels->d_size / sizeof(Elf64_Rel);
 	     k++) {
-		GElf_Rel r;
-		GElf_Sym sym;
-		GElf_Shdr tsh;
-		const char *sym_name, *sec_name = "?";
-		uint32_t at;
-		Elf_Scn *tscn;
-		int m;
-
-		if (gelf_getrel(rels, (int)k, &r) == NULL ||
-		    gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) == NULL)
-			return load_error(ld, UINT32_MAX, "bad relocation %zu",
-					  k);
-		at = (uint32_t)(r.r_offset / sizeof(struct ebpf_insn));
-		sym_name = elf_strptr(elf, symsh.sh_link, sym.st_name);
-		tscn = elf_getscn(elf, sym.st_shndx);
-		if (tscn != NULL && gelf_getshdr(tscn, &tsh) != NULL)
-			sec_name = elf_strptr(elf, shstrndx, tsh.sh_name);
-		if (at >= ld->n)
-			return load_error(ld, UINT32_MAX,
-				"relocation %zu outside the section", k);
-		if (ld->insns[at].code == (BPF_JMP | EBPF_CALL))
-			return load_error(ld, at,
-				"bpf-to-bpf call (subprograms are not "
-				"supported: make the function __always_inline)");
-		if (ld->insns[at].code != (BPF_LD | BPF_IMM | EBPF_DW) ||
-		    maps_idx == 0 || sym.st_shndx != maps_idx)
-			return load_error(ld, at,
-				"refers to '%s' in section '%s' (global "
-				"variables and data sections are not supported; "
-				"maps must be BTF-defined in .maps)",
-				sym_name ? sym_name : "?",
-				sec_name ? sec_name : "?");
-		m = map_index(ld->prog, sym_name ? sym_name : "");
-		if (m < 0)
-			return load_error(ld, at, "unknown map '%s'",
-					  sym_name ? sym_name : "?");
-		ld->insn_map[at] = (int16_t)m;
+		rc = elf_reloc(ld, elf, &es, rels, syms, symsh.sh_link, k);
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
 }
@@ -1350,6 +1443,131 @@ static const struct reg_tag *mem_base(const struct loader *ld, uint32_t insn)
 	}
 }
 
+/* opens the object without blocking on a FIFO; only a regular file is
+ * accepted. *fd is the descriptor (or < 0) even on an error */
+static int prog_open_file(const char *path, char *err, size_t err_len, int *fd)
+{
+	/* O_NONBLOCK: a FIFO must not block the open (and the signals that
+	 * would stop it); only a regular file is an object, and libbpf
+	 * opens the path again below */
+	*fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (*fd < 0) {
+		int rc = -errno;
+		snprintf(err, err_len, "%s: cannot open: %s", path,
+			 strerror(errno));
+		return rc;
+	}
+	struct stat st = { 0 };
+	if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, err_len, "%s: %s: an eBPF object is an ELF file",
+			 path, S_ISDIR(st.st_mode) ? "is a directory"
+						   : "not a regular file");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* refuses a program whose path walk would stall rte_bpf_validate */
+static int prog_walk_check(struct loader *ld, const struct ebpf_insn *ins,
+			   uint32_t n)
+{
+	uint64_t paths, steps;
+	int rc = walk_cost(ins, n, &paths, &steps);
+
+	if (rc < 0)
+		return rc;
+	if (steps > XDP_WALK_BUDGET) {
+		char n_paths[24] = "over 2^64", n_steps[24] = "over 2^64";
+
+		if (paths != UINT64_MAX)
+			snprintf(n_paths, sizeof(n_paths), "%" PRIu64, paths);
+		if (steps != UINT64_MAX)
+			snprintf(n_steps, sizeof(n_steps), "%" PRIu64, steps);
+		return load_error(ld, UINT32_MAX,
+			"%s paths from the entry to an exit (%s instruction "
+			"visits): DPDK 22.11's rte_bpf verifier walks every path "
+			"(no state pruning), which would take seconds to hours; at most %llu "
+			"visits are accepted [fewer independent branches: merge "
+			"conditions, or look per-packet choices up in a map]",
+			n_paths, n_steps, XDP_WALK_BUDGET);
+	}
+	return 0;
+}
+
+/* rte_bpf_load's refusal, at the object's instruction, with a hint */
+static int prog_rejected(struct loader *ld, const char *why,
+			 const uint32_t *new_at, uint32_t window)
+{
+	const struct lrx_xdp_prog *prog = ld->prog;
+	/* rte_bpf names the rewritten pc; map it back to the object */
+	const char *pc = strstr(why, "pc: ");
+	uint32_t at = UINT32_MAX;
+
+	if (pc != NULL) {
+		uint32_t n = (uint32_t)strtoul(pc + 4, NULL, 10);
+
+		for (uint32_t i = 0; i < ld->n; i++)
+			if (new_at[i] <= n && n < new_at[i + 1])
+				at = i;
+	}
+	/* a hint only for the cause it is about: the window for a
+	 * memory bound (rte_bpf_validate's "boundary violation"),
+	 * the loop rule for "loop at pc" */
+	char hint[160] = "";
+	const struct reg_tag *base = mem_base(ld, at);
+
+	if ((strstr(why, "memory boundary") != NULL ||
+	     strstr(why, "mbuf boundary") != NULL) && base != NULL &&
+	    base->kinds == TAG_VALUE && base->map < prog->n_maps)
+		snprintf(hint, sizeof(hint),
+			 " [an access to a value of map '%s': values are "
+			 "%u bytes]", prog->maps[base->map].name,
+			 prog->maps[base->map].value_size);
+	else if (strstr(why, "memory boundary") != NULL ||
+		 strstr(why, "mbuf boundary") != NULL)
+		snprintf(hint, sizeof(hint),
+			 " [frame accesses must stay within window=%u "
+			 "bytes of data]", window);
+	else if (strstr(why, "loop") != NULL)
+		snprintf(hint, sizeof(hint),
+			 " [rte_bpf accepts no backward jumps: unroll "
+			 "the loop]");
+	return load_error(ld, at,
+		"rte_bpf rejected the program (rte_errno %d: %s)%s%s%s",
+		rte_errno, rte_strerror(rte_errno),
+		why[0] ? ": " : "", why, hint);
+}
+
+/* the rewritten program through rte_bpf_load, then rte_bpf_get_jit */
+static int prog_rte_load(struct loader *ld, struct ebpf_insn *rewritten,
+			 uint32_t n_new, const uint32_t *new_at, uint32_t window)
+{
+	struct lrx_xdp_prog *prog = ld->prog;
+	struct rte_bpf_prm prm = {
+		.ins = rewritten,
+		.nb_ins = n_new,
+		.xsym = prog->xsym,
+		.nb_xsym = prog->nb_xsym,
+		.prog_arg = { .type = RTE_BPF_ARG_PTR,
+			      .size = ld->type->hdr_size + window },
+	};
+	char why[256];
+	int rc = prog_walk_check(ld, rewritten, n_new);
+
+	if (rc < 0)
+		return rc;
+	prog->bpf = bpf_load_logged(&prm, why, sizeof(why));
+	if (prog->bpf == NULL)
+		return prog_rejected(ld, why, new_at, window);
+	struct rte_bpf_jit jit;
+
+	if (rte_bpf_get_jit(prog->bpf, &jit) == 0)
+		prog->jit = jit.func;
+	prog->n_insns_orig = ld->n;
+	prog->n_insns = n_new;
+	return 0;
+}
+
 static int prog_load(const char *path, const char *section,
 		     const struct lrx_bpf_ctx_type *type, uint32_t window,
 		     int socket_id, const struct btf_maps_reply *maps_given,
@@ -1374,24 +1592,9 @@ static int prog_load(const char *path, const char *section,
 	memset(prog->map_xsym, 0xff, sizeof(prog->map_xsym));
 	ld.prog = prog;
 
-	/* O_NONBLOCK: a FIFO must not block the open (and the signals that
-	 * would stop it); only a regular file is an object, and libbpf
-	 * opens the path again below */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(err, err_len, "%s: cannot open: %s", path,
-			 strerror(errno));
+	rc = prog_open_file(path, err, err_len, &fd);
+	if (rc < 0)
 		goto fail;
-	}
-	struct stat st = { 0 };
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		rc = -EINVAL;
-		snprintf(err, err_len, "%s: %s: an eBPF object is an ELF file",
-			 path, S_ISDIR(st.st_mode) ? "is a directory"
-						   : "not a regular file");
-		goto fail;
-	}
 	rc = maps_from_btf(&ld, socket_id);
 	if (rc < 0)
 		goto fail;
@@ -1417,84 +1620,9 @@ static int prog_load(const char *path, const char *section,
 	rc = rewrite(&ld, rewritten, new_at, &n_new);
 	if (rc < 0)
 		goto fail;
-
-	struct rte_bpf_prm prm = {
-		.ins = rewritten,
-		.nb_ins = n_new,
-		.xsym = prog->xsym,
-		.nb_xsym = prog->nb_xsym,
-		.prog_arg = { .type = RTE_BPF_ARG_PTR,
-			      .size = type->hdr_size + window },
-	};
-	char why[256];
-	uint64_t paths, steps;
-
-	rc = walk_cost(rewritten, n_new, &paths, &steps);
+	rc = prog_rte_load(&ld, rewritten, n_new, new_at, window);
 	if (rc < 0)
 		goto fail;
-	if (steps > XDP_WALK_BUDGET) {
-		char n_paths[24] = "over 2^64", n_steps[24] = "over 2^64";
-
-		if (paths != UINT64_MAX)
-			snprintf(n_paths, sizeof(n_paths), "%" PRIu64, paths);
-		if (steps != UINT64_MAX)
-			snprintf(n_steps, sizeof(n_steps), "%" PRIu64, steps);
-		rc = load_error(&ld, UINT32_MAX,
-			"%s paths from the entry to an exit (%s instruction "
-			"visits): DPDK 22.11's rte_bpf verifier walks every path "
-			"(no state pruning), which would take seconds to hours; at most %llu "
-			"visits are accepted [fewer independent branches: merge "
-			"conditions, or look per-packet choices up in a map]",
-			n_paths, n_steps, XDP_WALK_BUDGET);
-		goto fail;
-	}
-	prog->bpf = bpf_load_logged(&prm, why, sizeof(why));
-	if (prog->bpf == NULL) {
-		/* rte_bpf names the rewritten pc; map it back to the object */
-		const char *pc = strstr(why, "pc: ");
-		uint32_t at = UINT32_MAX;
-
-		if (pc != NULL) {
-			uint32_t n = (uint32_t)strtoul(pc + 4, NULL, 10);
-
-			for (uint32_t i = 0; i < ld.n; i++)
-				if (new_at[i] <= n && n < new_at[i + 1])
-					at = i;
-		}
-		/* a hint only for the cause it is about: the window for a
-		 * memory bound (rte_bpf_validate's "boundary violation"),
-		 * the loop rule for "loop at pc" */
-		char hint[160] = "";
-		const struct reg_tag *base = mem_base(&ld, at);
-
-		if ((strstr(why, "memory boundary") != NULL ||
-		     strstr(why, "mbuf boundary") != NULL) && base != NULL &&
-		    base->kinds == TAG_VALUE && base->map < prog->n_maps)
-			snprintf(hint, sizeof(hint),
-				 " [an access to a value of map '%s': values are "
-				 "%u bytes]", prog->maps[base->map].name,
-				 prog->maps[base->map].value_size);
-		else if (strstr(why, "memory boundary") != NULL ||
-			 strstr(why, "mbuf boundary") != NULL)
-			snprintf(hint, sizeof(hint),
-				 " [frame accesses must stay within window=%u "
-				 "bytes of data]", window);
-		else if (strstr(why, "loop") != NULL)
-			snprintf(hint, sizeof(hint),
-				 " [rte_bpf accepts no backward jumps: unroll "
-				 "the loop]");
-		rc = load_error(&ld, at,
-			"rte_bpf rejected the program (rte_errno %d: %s)%s%s%s",
-			rte_errno, rte_strerror(rte_errno),
-			why[0] ? ": " : "", why, hint);
-		goto fail;
-	}
-	struct rte_bpf_jit jit;
-
-	if (rte_bpf_get_jit(prog->bpf, &jit) == 0)
-		prog->jit = jit.func;
-	prog->n_insns_orig = ld.n;
-	prog->n_insns = n_new;
 	*out = prog;
 	rc = 0;
 fail:
