@@ -233,24 +233,18 @@ def run_listrx_once(lx, args, spec, who, rep, out_dir):
     return mpps, whole, problem, info["command"], None if err else listrx_pool(summary_)
 
 
-def run_compare(lx, args, argv):
-    import shlex
-    args.eal_list = shlex.split(args.eal)
-    lcores = lx.lcores
+def measure_all(lx, args, others, listrx_runs):
+    """Every rep: each burst in turn, listrx then each peer, so that a slow
+    drift (other load, frequency) hits every column alike. Returns the
+    figures per burst and run, the whole-run figures and accounting of the
+    listrx runs, the commands, and the pool the last listrx run reported
+    (testpmd's like-for-like pool)."""
     bursts = args.burst
-    peers = args.peer
-    out_dir = args.out or None
-    listrx_runs = ["listrx"] + [p for p in peers if p in LISTRX_PEERS]
-    others = peer_runs(peers, args.testpmd_pool)
     runs = {b: {"listrx": [], **{name: [] for name, _, _ in others}} for b in bursts}
     whole_run = {b: {w: [] for w in listrx_runs} for b in bursts}
     accounting = {b: {w: [] for w in listrx_runs} for b in bursts}
     commands = {}
-    # the pool the last listrx run reported: testpmd's like-for-like pool
     pool = None
-    load_before = os.getloadavg()
-    # rep by rep, each burst in turn, listrx then each peer: a slow drift
-    # (other load, frequency) hits every column alike
     progress = Progress(args.reps * len(bursts) * (1 + len(others)), enabled=not args.quiet)
     for rep in range(args.reps):
         for burst in bursts:
@@ -262,7 +256,7 @@ def run_compare(lx, args, argv):
                 elif peer in TESTPMD_MODES:
                     pool_args = testpmd_pool_args(pool) if pool_choice == "listrx" else \
                         own_pool_args(args)
-                    mpps, cmd, _ = run_testpmd(args, TESTPMD_MODES[peer], lcores,
+                    mpps, cmd, _ = run_testpmd(args, TESTPMD_MODES[peer], lx.lcores,
                                                "lrxcmp%d_%d_%s" % (os.getpid(), rep, peer),
                                                args.duration, burst, pool_args)
                 else:
@@ -271,7 +265,7 @@ def run_compare(lx, args, argv):
                             "stats_level": args.stats_level}
                     spec.update(LISTRX_PEERS.get(who, {}))
                     mpps, whole, problem, cmd, reported = run_listrx_once(lx, args, spec, who,
-                                                                          rep, out_dir)
+                                                                          rep, args.out or None)
                     pool = reported or pool
                     if whole is not None:
                         whole_run[burst][who].append(whole)
@@ -283,23 +277,16 @@ def run_compare(lx, args, argv):
                 progress.update("rep %d/%d: burst %d: %s %s Mpps"
                                 % (rep + 1, args.reps, burst, who, fmt(mpps)))
     progress.close()
-    result = {"command": "listrx-bench " + " ".join(shlex.quote(a) for a in argv),
-              "profile": args.profile, "pipeline": args.pipeline, "engine": args.engine,
-              "bursts": bursts, "stats_level": args.stats_level, "duration_s": args.duration,
-              "data_room": args.data_room, "testpmd_pool": args.testpmd_pool,
-              "listrx_pool": pool,
-              "testpmd_pool_args": {"listrx": testpmd_pool_args(pool) if pool else None,
-                                    "own": own_pool_args(args)},
-              "reps": args.reps, "load_before": load_before,
-              "mpps": {str(b): runs[b] for b in bursts},
-              "mpps_whole_run": {str(b): whole_run[b] for b in bursts},
-              "accounting": {str(b): accounting[b] for b in bursts},
-              "method": "median of the per-second readings after the first, for listrx "
-                        "(--stats-period 1) and testpmd (--stats-period 1) alike",
-              "commands": commands, "ratios": {}}
+    return runs, whole_run, accounting, commands, pool
+
+
+def peer_rows(args, runs, accounting, others, result):
+    """The table's rows per burst: listrx, then each peer with its ratio
+    paired by rep (result["ratios"] gets them). Returns the rows and
+    whether a listrx run failed its accounting."""
     rows = []
     failed = False
-    for burst in bursts:
+    for burst in args.burst:
         base = runs[burst]["listrx"]
         s = summary(base)
         # a row without a figure says why (e.g. --duration 1: no reading
@@ -329,8 +316,13 @@ def run_compare(lx, args, argv):
                              ratio, sr["n"], check])
             else:
                 rows.append([label, reason, "-", 0, check])
-    # the burst question (which burst is fastest) asked the same way: each
-    # listrx burst against the first, paired by rep
+    return rows, failed
+
+
+def burst_rows(bursts, runs, result):
+    """The burst question (which burst is fastest) asked the same way: each
+    listrx burst against the first, paired by rep."""
+    rows = []
     for burst in bursts[1:]:
         ratios = [a / b for a, b in zip(runs[burst]["listrx"], runs[bursts[0]]["listrx"])
                   if isinstance(a, float) and isinstance(b, float) and b > 0]
@@ -342,6 +334,45 @@ def run_compare(lx, args, argv):
                                 or "no figure")
         rows.append(["listrx burst %d ÷ listrx burst %d" % (burst, bursts[0]), "-", cell,
                      sr["n"], "-"])
+    return rows
+
+
+def write_compare(out_dir, result, table, pools, commands):
+    """compare.json and compare.md in out_dir."""
+    with open(os.path.join(out_dir, "compare.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    with open(os.path.join(out_dir, "compare.md"), "w") as f:
+        f.write("# listrx vs peers\n\n%s\n\n%sMpps: %s.\n\nCommand: `%s`\n\n"
+                "Runs:\n\n```\n%s\n```\n" % (
+                    table, pools + "\n\n" if pools else "", result["method"],
+                    result["command"],
+                    "\n".join(commands.values())))
+
+
+def run_compare(lx, args, argv):
+    import shlex
+    args.eal_list = shlex.split(args.eal)
+    bursts = args.burst
+    listrx_runs = ["listrx"] + [p for p in args.peer if p in LISTRX_PEERS]
+    others = peer_runs(args.peer, args.testpmd_pool)
+    load_before = os.getloadavg()
+    runs, whole_run, accounting, commands, pool = measure_all(lx, args, others, listrx_runs)
+    result = {"command": "listrx-bench " + " ".join(shlex.quote(a) for a in argv),
+              "profile": args.profile, "pipeline": args.pipeline, "engine": args.engine,
+              "bursts": bursts, "stats_level": args.stats_level, "duration_s": args.duration,
+              "data_room": args.data_room, "testpmd_pool": args.testpmd_pool,
+              "listrx_pool": pool,
+              "testpmd_pool_args": {"listrx": testpmd_pool_args(pool) if pool else None,
+                                    "own": own_pool_args(args)},
+              "reps": args.reps, "load_before": load_before,
+              "mpps": {str(b): runs[b] for b in bursts},
+              "mpps_whole_run": {str(b): whole_run[b] for b in bursts},
+              "accounting": {str(b): accounting[b] for b in bursts},
+              "method": "median of the per-second readings after the first, for listrx "
+                        "(--stats-period 1) and testpmd (--stats-period 1) alike",
+              "commands": commands, "ratios": {}}
+    rows, failed = peer_rows(args, runs, accounting, others, result)
+    rows += burst_rows(bursts, runs, result)
     result["load_after"] = os.getloadavg()
     doc = Doc()
     doc.table(["run", "Mpps median [min–max]", "listrx ÷ peer, per rep, median [min–max]", "n",
@@ -354,15 +385,8 @@ def run_compare(lx, args, argv):
     print("load average before %s, after %s" % (
         " ".join("%.2f" % v for v in result["load_before"]),
         " ".join("%.2f" % v for v in result["load_after"])))
-    if out_dir:
-        with open(os.path.join(out_dir, "compare.json"), "w") as f:
-            json.dump(result, f, indent=1)
-        with open(os.path.join(out_dir, "compare.md"), "w") as f:
-            f.write("# listrx vs peers\n\n%s\n\n%sMpps: %s.\n\nCommand: `%s`\n\n"
-                    "Runs:\n\n```\n%s\n```\n" % (
-                        table, pools + "\n\n" if pools else "", result["method"],
-                        result["command"],
-                        "\n".join(commands.values())))
+    if args.out:
+        write_compare(args.out, result, table, pools, commands)
     if failed:
         print("listrx-bench compare: a listrx run did not free every packet it received "
               "or left mbufs in use (see the table)", file=sys.stderr)
