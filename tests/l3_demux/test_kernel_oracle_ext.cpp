@@ -48,13 +48,6 @@ struct Named {
 	Frame frame;
 };
 
-Frame with(const std::function<void(Spec &)> &f)
-{
-	Spec s;
-	f(s);
-	return build(s);
-}
-
 // udp6() to port 3000 (no socket) with extension headers after the fixed
 // header.
 Frame ext6(uint8_t first, const std::vector<uint8_t> &ext)

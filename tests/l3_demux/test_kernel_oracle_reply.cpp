@@ -50,13 +50,6 @@ struct Named {
 	Frame frame;
 };
 
-Frame with(const std::function<void(Spec &)> &f)
-{
-	Spec s;
-	f(s);
-	return build(s);
-}
-
 Frame v4opt(const std::vector<uint8_t> &opts, uint32_t dst = ip4(10, 0, 0, 2),
 	    L4 l4 = L4::udp, uint8_t icmp_type = 0)
 {

@@ -57,13 +57,6 @@ struct Row {
 
 lrx_next_t drop(lrx_drop_reason r) { return lrx_next_drop(r); }
 
-Frame with(std::function<void(Spec &)> f)
-{
-	Spec s;
-	f(s);
-	return build(s);
-}
-
 const std::map<std::string, uint64_t> v6_udp_ok = {
 	{"Ip6InReceives", 1}, {"Ip6InDelivers", 1}, {"Udp6InDatagrams", 1}};
 

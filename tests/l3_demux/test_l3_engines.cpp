@@ -31,13 +31,6 @@ rte_mempool *pool()
 	return lrx_test::mbuf_pool("l3eng_pool", 16383);
 }
 
-Frame with(void (*f)(Spec &))
-{
-	Spec s;
-	f(s);
-	return build(s);
-}
-
 Frame mc4(uint32_t group, uint16_t dport)
 {
 	Spec s;

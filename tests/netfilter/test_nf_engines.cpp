@@ -33,13 +33,6 @@ rte_mempool *pool()
 	return lrx_test::mbuf_pool("nfeng_pool", 16383);
 }
 
-Frame with(void (*f)(Spec &))
-{
-	Spec s;
-	f(s);
-	return build(s);
-}
-
 } // namespace
 
 TEST_CASE("build-meta,l3-demux with netfilter give identical results under "

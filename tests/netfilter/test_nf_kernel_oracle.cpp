@@ -116,13 +116,6 @@ Counts listrx_counts(const EngineRun &r, size_t stage)
 	return out;
 }
 
-Frame with(void (*f)(Spec &))
-{
-	Spec s;
-	f(s);
-	return build(s);
-}
-
 // A UDP datagram of 64 payload bytes in two fragments (offset 0 with MF,
 // offset 32): reassembled before INPUT.
 std::vector<Frame> fragment_pair(uint16_t id)

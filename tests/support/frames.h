@@ -20,6 +20,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include <rte_mbuf.h>
@@ -154,6 +155,14 @@ struct Frame {
 };
 
 Frame build(const Spec &spec);
+// A frame from a Spec that f changes from the defaults:
+// with([](Spec &s) { s.dport = 53; })
+inline Frame with(const std::function<void(Spec &)> &f)
+{
+	Spec s;
+	f(s);
+	return build(s);
+}
 
 // Shorthands for the common cases (all other fields default).
 Frame udp4(uint16_t sport = 1000, uint16_t dport = 2000);

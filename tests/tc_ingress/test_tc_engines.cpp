@@ -31,13 +31,6 @@ rte_mempool *pool()
 	return lrx_test::mbuf_pool("tceng_pool", 16383);
 }
 
-Frame with(void (*f)(Spec &))
-{
-	Spec s;
-	f(s);
-	return build(s);
-}
-
 } // namespace
 
 TEST_CASE("build-meta,tc-ingress,l3-demux give identical results under every "

@@ -37,13 +37,6 @@ rte_mempool *pool()
 	return lrx_test::mbuf_pool("tc_pool", 4095);
 }
 
-Frame with(void (*f)(Spec &))
-{
-	Spec s;
-	f(s);
-	return build(s);
-}
-
 Frame udp_from(uint32_t src, uint16_t dport)
 {
 	Spec s;

@@ -33,13 +33,6 @@ rte_mempool *pool()
 	return lrx_test::mbuf_pool("xdp_pool", 4095);
 }
 
-Frame with(void (*f)(Spec &))
-{
-	Spec s;
-	f(s);
-	return build(s);
-}
-
 // Good and malformed frames; index comments are used by the models.
 std::vector<Frame> test_frames()
 {

@@ -58,13 +58,6 @@ rte_mempool *pool()
 	return lrx_test::mbuf_pool("xdpk_pool", 2047);
 }
 
-Frame with(void (*f)(Spec &))
-{
-	Spec s;
-	f(s);
-	return build(s);
-}
-
 // BPF_PROG_TEST_RUN refuses frames shorter than an Ethernet header, so the
 // oracle frames start at 14 bytes.
 std::vector<Frame> oracle_frames()
