@@ -33,8 +33,10 @@ engine_slots_emit_range(struct lrx_sink *sink, uint32_t n, struct rte_mbuf *cons
 	for (uint32_t i = 0; i < count; i++)
 		consumed |= fate[i] == LRX_NEXT_CONSUMED_V;
 	if (likely(consumed == 0)) {
-		memcpy(&sink->pkts[n], pkts, count * sizeof(*pkts));
-		memcpy(&sink->nexts[n], fate, count * sizeof(*fate));
+		if (count != 0) { /* an empty range may have no array (memcpy's NULL) */
+			memcpy(&sink->pkts[n], pkts, count * sizeof(*pkts));
+			memcpy(&sink->nexts[n], fate, count * sizeof(*fate));
+		}
 		return n + count;
 	}
 	for (uint32_t i = 0; i < count; i++) {
