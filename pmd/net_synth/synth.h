@@ -227,6 +227,17 @@ struct synth_device {
 /* synth_devargs.c */
 int synth_parse_devargs(const char *name, const char *args,
 			struct synth_options *opt);
+/* The devargs, as RTE_PMD_REGISTER_PARAM_STRING exports them and the
+ * unknown-key message lists them (a literal: the macro needs one) */
+#define SYNTH_PARAM_STRING \
+	"profile=udp64|udp-flows|tcp-stream|imix|pcap|mixed flows=<int> " \
+	"size=<int> seed=<int> rxq=<int> txq=<int> rate=<pps> " \
+	"hints=<hash+csum+vlan+timestamp+ptype|all|none> cold=0|1 " \
+	"cold_mb=<int> copy=0|1 recycle=bulk|single mss=<int> " \
+	"psh_rate=<f> reorder_rate=<f> retrans_rate=<f> opt_change_rate=<f> " \
+	"tos_change_rate=<f> ttl_change_rate=<f> ipv6_share=<f> " \
+	"arp_share=<f> vlan_share=<f> malformed_share=<f> pcap=<path> " \
+	"tx_pcap=<path> link_down_ms=<ms> link_down_for_ms=<ms>"
 extern const char synth_param_string[];
 
 /* synth_gen.c */

@@ -76,15 +76,7 @@ static const struct lrx_value_key synth_args[] = {
 #undef RATE
 #undef SK
 
-const char synth_param_string[] =
-	"profile=udp64|udp-flows|tcp-stream|imix|pcap|mixed flows=<int> "
-	"size=<int> seed=<int> rxq=<int> txq=<int> rate=<pps> "
-	"hints=<hash+csum+vlan+timestamp+ptype|all|none> cold=0|1 "
-	"cold_mb=<int> copy=0|1 recycle=bulk|single mss=<int> "
-	"psh_rate=<f> reorder_rate=<f> retrans_rate=<f> opt_change_rate=<f> "
-	"tos_change_rate=<f> ttl_change_rate=<f> ipv6_share=<f> "
-	"arp_share=<f> vlan_share=<f> malformed_share=<f> pcap=<path> "
-	"tx_pcap=<path> link_down_ms=<ms> link_down_for_ms=<ms>";
+const char synth_param_string[] = SYNTH_PARAM_STRING;
 
 
 /* One devarg into opt; a bad value names device, key, value and what is

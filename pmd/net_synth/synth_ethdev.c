@@ -972,12 +972,4 @@ static struct rte_vdev_driver synth_driver = {
 };
 
 SYNTH_REGISTER_VDEV(net_synth, synth_driver);
-RTE_PMD_REGISTER_PARAM_STRING(net_synth,
-	"profile=udp64|udp-flows|tcp-stream|imix|pcap|mixed flows=<int> "
-	"size=<int> seed=<int> rxq=<int> txq=<int> rate=<pps> "
-	"hints=<hash+csum+vlan+timestamp+ptype|all|none> cold=0|1 "
-	"cold_mb=<int> copy=0|1 recycle=bulk|single mss=<int> "
-	"psh_rate=<f> reorder_rate=<f> retrans_rate=<f> opt_change_rate=<f> "
-	"tos_change_rate=<f> ttl_change_rate=<f> ipv6_share=<f> "
-	"arp_share=<f> vlan_share=<f> malformed_share=<f> pcap=<path> "
-	"tx_pcap=<path>");
+RTE_PMD_REGISTER_PARAM_STRING(net_synth, SYNTH_PARAM_STRING);
