@@ -624,7 +624,10 @@ static inline uint32_t gro_network_flush(struct gro_held *p,
 				    rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG));
 		uint16_t ipid_offset = (uint16_t)(s->ip_id -
 				rte_be_to_cpu_16(iph2->packet_id));
-		p->ip_fixedid |= (uint8_t)(p->count == 1 && ipid_offset == 0);
+		/* decided once, at the second segment (p->count is 1 only
+		 * there: a held packet that does not merge it is flushed) */
+		if (p->count == 1)
+			p->ip_fixedid = ipid_offset == 0;
 		flush |= (uint16_t)(ipid_offset ^
 				    (uint16_t)(p->count * !p->ip_fixedid));
 	} else {
@@ -802,6 +805,26 @@ static inline bool gro_append(struct gro_ctx *ctx, struct gro_held *p,
 	return true;
 }
 
+/* tcp_gro_receive: the options must be identical. The kernel compares
+ * them 4 bytes at a time over the segment's header length (doff is in the
+ * flag word, so a held packet with another length is flushed anyway). The
+ * block a Linux sender puts in every data segment, NOP,NOP,timestamp (12
+ * bytes), takes one 8-byte and one 4-byte compare; other lengths the
+ * kernel's loop. Non-zero: they differ. */
+static inline uint32_t gro_tcp_options_diff(const uint8_t *th,
+					    const uint8_t *th2, uint32_t thlen)
+{
+	if (thlen == sizeof(struct rte_tcp_hdr) + 12) {
+		const uint64_t d = gro_load64(th + 20) ^ gro_load64(th2 + 20);
+		return (uint32_t)(d | d >> 32) |
+		       (gro_load32(th + 28) ^ gro_load32(th2 + 28));
+	}
+	uint32_t diff = 0;
+	for (uint32_t i = sizeof(struct rte_tcp_hdr); i < thlen; i += 4)
+		diff |= gro_load32(th + i) ^ gro_load32(th2 + i);
+	return diff;
+}
+
 /* tcp_gro_receive for a segment whose flow has a held packet p (at pos).
  * Returns the result; on failure p has been flushed and the caller decides
  * for s as for a packet without a held flow. */
@@ -820,21 +843,21 @@ static inline enum gro_result gro_tcp_receive(struct gro_ctx *ctx,
 	/* doff, flags and window must match except CWR/FIN/PSH */
 	flush |= (s->flag_word ^ flags2) & ~GRO_TCP_WORD_MAY_DIFFER;
 	flush |= gro_load32(th + 8) ^ gro_load32(th2 + 8); /* ack_seq */
-	for (unsigned i = sizeof(struct rte_tcp_hdr); i < s->l4_len; i += 4)
-		flush |= gro_load32(th + i) ^ gro_load32(th2 + i); /* options */
+	flush |= gro_tcp_options_diff(th, th2, s->l4_len);
 	/* a single frame larger than mss is not merged; len 0 (pure ACK)
 	 * wraps and is never merged */
 	flush |= (s->payload_len - 1) >= p->mss;
 	flush |= p->next_seq ^ s->seq;
 
 	if (!flush && gro_append(ctx, p, s)) {
-		/* tcp_flag_word(th2) |= flags & (FIN | PSH) */
-		((uint8_t *)th2)[13] |= s->tcp_flags &
-					 (GRO_TCP_FLAG_FIN | GRO_TCP_FLAG_PSH);
 		/* out_check_final: a short segment or PSH/FIN/... ends it */
-		if (s->tcp_flags & GRO_TCP_FLUSH_FLAGS)
+		if (s->tcp_flags & GRO_TCP_FLUSH_FLAGS) {
+			/* tcp_flag_word(th2) |= flags & (FIN | PSH): only a
+			 * segment with one of those has bits to add */
+			((uint8_t *)th2)[13] |= s->tcp_flags &
+						 (GRO_TCP_FLAG_FIN | GRO_TCP_FLAG_PSH);
 			gro_flush_at(ctx, bucket, pos, GRO_FLUSH_FLAGS);
-		else if (s->payload_len < p->mss)
+		} else if (s->payload_len < p->mss)
 			gro_flush_at(ctx, bucket, pos, GRO_FLUSH_SHORT);
 		return GRO_MERGED;
 	}

@@ -247,6 +247,7 @@ TEST_CASE("gro: flush rules (table)", "[gro]")
 {
 	const std::vector<uint8_t> ts1 = {1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2};
 	const std::vector<uint8_t> ts2 = {1, 1, 8, 10, 0, 0, 0, 9, 0, 0, 0, 2};
+	const std::vector<uint8_t> ts1_16 = {1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2, 1, 1, 1, 1};
 	auto shift_from = [](std::vector<Spec> &v, size_t from, int delta) {
 		for (size_t i = from; i < v.size(); i++) {
 			v[i].seq = (uint32_t)((int64_t)v[i].seq + delta);
@@ -295,6 +296,30 @@ TEST_CASE("gro: flush rules (table)", "[gro]")
 		 {2, 1, 3}, {2052, 1052, 3052}, split_2_1_3_seqs, "flush_mismatch"},
 		{"same timestamps merge", [&](auto &v) { for (auto &s : v) s.tcp_options = ts1; },
 		 {6}, {6052}, {1000}, nullptr},
+		// each 4-byte word of the 12-byte block counts (the first: kind
+		// and length, the last: the echo reply)
+		{"option change (first word)",
+		 [&](auto &v) {
+			 for (auto &s : v) s.tcp_options = ts1;
+			 v[2].tcp_options = {1, 1, 9, 10, 0, 0, 0, 1, 0, 0, 0, 2};
+		 },
+		 {2, 1, 3}, {2052, 1052, 3052}, split_2_1_3_seqs, "flush_mismatch"},
+		{"option change (timestamp echo reply)",
+		 [&](auto &v) {
+			 for (auto &s : v) s.tcp_options = ts1;
+			 v[2].tcp_options = {1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 3};
+		 },
+		 {2, 1, 3}, {2052, 1052, 3052}, split_2_1_3_seqs, "flush_mismatch"},
+		// a block of another length: 16 bytes (timestamp + 4 NOPs), the
+		// last word differs in s2; the same block merges
+		{"16-byte options, change in the last word",
+		 [&](auto &v) {
+			 for (auto &s : v) s.tcp_options = ts1_16;
+			 v[2].tcp_options.back() = 0;
+		 },
+		 {2, 1, 3}, {2056, 1056, 3056}, split_2_1_3_seqs, "flush_mismatch"},
+		{"16-byte options merge", [&](auto &v) { for (auto &s : v) s.tcp_options = ts1_16; },
+		 {6}, {6056}, {1000}, nullptr},
 		{"TTL change", [](auto &v) { v[2].ttl = 5; }, {2, 1, 3},
 		 split_2_1_3_lens, split_2_1_3_seqs, "flush_mismatch"},
 		{"TOS change", [](auto &v) { v[2].tos = 4; }, {2, 1, 3},
