@@ -899,12 +899,96 @@ static inline enum gro_result gro_udp_receive(struct gro_ctx *ctx,
 	return GRO_NORMAL;
 }
 
+/* ---- the in-order fast path -------------------------------------------
+ * A TCP/IPv4 segment whose checksums the NIC verified and whose NIC hash
+ * leads to a held packet whose first 66 bytes (Ethernet, IPv4 without
+ * options, TCP with the 12-byte timestamp block) it repeats, except where
+ * consecutive segments of a stream differ (IP ID and checksum, TCP seq and
+ * checksum): every test of gro_list_prepare, inet_gro_receive and
+ * tcp_gro_receive then passes but the IP ID step, the seq and the size
+ * limit, and its length is the first segment's (the frame's, so no
+ * padding). Those are checked here and the segment is appended; any other
+ * segment (another header or flag, a short or long one, a checksum the
+ * NIC did not verify) goes the whole way below, which decides as the
+ * kernel does. The held packet is the first of the bucket with the
+ * segment's hash, the one gro_bucket_find would take: a flow has at most
+ * one held packet (a segment that does not merge flushes it), and the
+ * same flow needs the same hash. */
+#define GRO_FAST_HDR_LEN (RTE_ETHER_HDR_LEN + 20 + 32)
+
+/* the header bytes consecutive segments repeat (0xff) and those they
+ * change (0: IP ID, IP header checksum, TCP seq, TCP checksum) */
+static const uint8_t gro_fast_same[GRO_FAST_HDR_LEN] = {
+	[0 ... 17] = 0xff,  /* Ethernet; IPv4 version..total length */
+	[20 ... 23] = 0xff, /* fragment offset, TTL, protocol */
+	[26 ... 37] = 0xff, /* addresses, ports */
+	[42 ... 49] = 0xff, /* ack, offset, flags, window */
+	[52 ... 65] = 0xff, /* urgent pointer, options */
+};
+
+static inline bool gro_fast_merge(struct gro_ctx *ctx, struct rte_mbuf *m)
+{
+	if (!ctx->bitmask || unlikely(m->nb_segs != 1))
+		return false;
+	const struct lrx_meta *meta = gro_meta_of(ctx, m);
+	uint32_t hash;
+	if (meta) {
+		if (meta->network_offset != RTE_ETHER_HDR_LEN ||
+		    meta->protocol != RTE_ETHER_TYPE_IPV4 ||
+		    meta->ip_summed != LRX_CHECKSUM_UNNECESSARY ||
+		    meta->l3_csum_state != LRX_CHECKSUM_UNNECESSARY)
+			return false;
+		hash = meta->hash;
+	} else {
+		if ((m->ol_flags & (RTE_MBUF_F_RX_RSS_HASH | RTE_MBUF_F_RX_IP_CKSUM_MASK |
+				    RTE_MBUF_F_RX_L4_CKSUM_MASK)) !=
+		    (RTE_MBUF_F_RX_RSS_HASH | RTE_MBUF_F_RX_IP_CKSUM_GOOD |
+		     RTE_MBUF_F_RX_L4_CKSUM_GOOD))
+			return false;
+		hash = m->hash.rss;
+	}
+	const unsigned bucket = hash & (GRO_HASH_BUCKETS - 1);
+	if ((!hash && ctx->hash_compute) || !(ctx->bitmask & (1u << bucket)))
+		return false;
+	struct gro_bucket *b = &ctx->buckets[bucket];
+	int pos = 0;
+	while (b->slot[b->order[pos]].hash != hash)
+		if (++pos == b->count)
+			return false;
+	struct gro_held *p = &b->slot[b->order[pos]];
+	if (p->kind != GRO_KIND_TCP4 || p->l2_len != RTE_ETHER_HDR_LEN || p->l3_len != 20 ||
+	    p->l4_len != 32 || m->data_len != GRO_FAST_HDR_LEN + (uint32_t)p->mss ||
+	    m->port != p->head->port)
+		return false;
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *h = rte_pktmbuf_mtod(p->head, const uint8_t *);
+	uint64_t diff = (gro_load16(f + 64) ^ gro_load16(h + 64)) & gro_load16(gro_fast_same + 64);
+	for (unsigned i = 0; i < 64; i += 8)
+		diff |= (gro_load64(f + i) ^ gro_load64(h + i)) & gro_load64(gro_fast_same + i);
+	/* inet_gro_flush's ID rule (gro_network_flush) and the seq */
+	const uint16_t ipid_offset = (uint16_t)(rte_be_to_cpu_16(gro_load16(f + 18)) -
+						rte_be_to_cpu_16(gro_load16(h + 18)));
+	const uint8_t fixedid = p->count == 1 ? ipid_offset == 0 : p->ip_fixedid;
+	diff |= (uint16_t)(ipid_offset ^ (uint16_t)(p->count * !fixedid));
+	diff |= rte_be_to_cpu_32(gro_load32(f + 38)) ^ p->next_seq;
+	if (diff)
+		return false;
+	const struct gro_pkt s = {.m = m, .payload_len = p->mss, .l2_len = RTE_ETHER_HDR_LEN,
+				  .l3_len = 20, .l4_len = 32};
+	if (!gro_append(ctx, p, &s))
+		return false; /* the size limit: the full path flushes */
+	p->ip_fixedid = fixedid;
+	return true;
+}
+
 /* The core: dev_gro_receive for one packet. */
 static inline enum gro_result gro_receive(struct gro_ctx *ctx,
 					  struct rte_mbuf *m)
 {
 	struct gro_pkt s;
 	ctx->c.segments_in++;
+	if (gro_fast_merge(ctx, m))
+		return GRO_MERGED;
 	if (!gro_parse(ctx, &s, m)) {
 		ctx->c.not_eligible++;
 		gro_release_push(ctx, m);
