@@ -177,6 +177,20 @@ TEST_CASE("gro: merged packet is an mbuf chain with checksum state and gso",
 	LRX_REQUIRE_POOL_FULL(pool());
 }
 
+// build-meta's metadata of an untagged IPv4 frame whose checksums the NIC
+// verified, with the NIC's hash
+static struct lrx_meta verified_ipv4_meta(uint32_t hash)
+{
+	struct lrx_meta m = {};
+	m.protocol = 0x0800;
+	m.mac_len = 14;
+	m.network_offset = 14;
+	m.ip_summed = LRX_CHECKSUM_UNNECESSARY;
+	m.l3_csum_state = LRX_CHECKSUM_UNNECESSARY;
+	m.hash = hash;
+	return m;
+}
+
 TEST_CASE("gro: metadata from build-meta is read and gso fields written",
 	  "[gro]")
 {
@@ -187,13 +201,7 @@ TEST_CASE("gro: metadata from build-meta is read and gso fields written",
 		auto frames = build_all(tcp_stream(4, 1200));
 		auto mbufs = to_mbufs(frames, pool());
 		for (size_t i = 0; i < mbufs.size(); i++) {
-			metas[i] = {};
-			metas[i].protocol = 0x0800;
-			metas[i].mac_len = 14;
-			metas[i].network_offset = 14;
-			metas[i].ip_summed = LRX_CHECKSUM_UNNECESSARY;
-			metas[i].l3_csum_state = LRX_CHECKSUM_UNNECESSARY;
-			metas[i].hash = 0x1234;
+			metas[i] = verified_ipv4_meta(0x1234);
 			lrx_meta_set(mbufs[i], &metas[i]);
 		}
 		// the NIC said good: a corrupt checksum is then not looked at
@@ -994,13 +1002,7 @@ TEST_CASE("gro: a verified in-order segment merges (fast path) exactly as "
 		std::vector<struct lrx_meta> metas(frames.size());
 		Gro meta(keys);
 		run_hinted(meta, frames, [&](rte_mbuf *m, const Frame &f, size_t i) {
-			metas[i] = {};
-			metas[i].protocol = 0x0800;
-			metas[i].mac_len = 14;
-			metas[i].network_offset = 14;
-			metas[i].ip_summed = LRX_CHECKSUM_UNNECESSARY;
-			metas[i].l3_csum_state = LRX_CHECKSUM_UNNECESSARY;
-			metas[i].hash = hash_of(f);
+			metas[i] = verified_ipv4_meta(hash_of(f));
 			lrx_meta_set(m, &metas[i]);
 		});
 		for (rte_mbuf *m : meta.out)
