@@ -606,10 +606,19 @@ static __rte_always_inline lrx_next_t l3_tcp_core(struct l3_ctx *c, struct rte_m
 {
 	return l3_tcp_core_(c, m, meta, fam, false);
 }
+/* The core with the table, one out-of-line copy that the handler's
+ * entries call: an inline copy in each of L3_DEFINE_HANDLER's five loops
+ * would take GCC's inlining budget for this file, and the handlers
+ * without the table would stop inlining their helpers. */
+static __rte_noinline lrx_next_t l3_tcp_est_one(struct l3_ctx *c, struct rte_mbuf *m,
+						struct lrx_meta *meta, int fam)
+{
+	return l3_tcp_core_(c, m, meta, fam, true);
+}
 static __rte_always_inline lrx_next_t l3_tcp_est_core(struct l3_ctx *c, struct rte_mbuf *m,
 					 struct lrx_meta *meta, const int fam)
 {
-	return l3_tcp_core_(c, m, meta, fam, true);
+	return l3_tcp_est_one(c, m, meta, fam);
 }
 
 /* ---- ICMP: icmp_rcv / icmpv6_rcv ----------------------------------------- */

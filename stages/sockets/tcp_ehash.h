@@ -69,6 +69,23 @@ static inline uint32_t lrx_tcp_ehashfn(const struct lrx_tcp_ehash *t, const bool
 	return rte_be_to_cpu_16(lport) + rte_jhash_3words(l, r, rport, t->secret);
 }
 
+/* One address of the family, compared in whole words (inet_match's
+ * addrpair, ipv6_addr_equal): a memcmp whose length is not a constant is
+ * a call. */
+static inline bool lrx_tcp_addr_eq(const bool v6, const uint8_t *a, const uint8_t *b)
+{
+	if (!v6) {
+		uint32_t x, y;
+		memcpy(&x, a, 4);
+		memcpy(&y, b, 4);
+		return x == y;
+	}
+	uint64_t x[2], y[2];
+	memcpy(x, a, 16);
+	memcpy(y, b, 16);
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
+}
+
 /* __inet_lookup_established: is (laddr, lport, raddr, rport), whose hash
  * is hash, in the table? */
 static inline bool lrx_tcp_ehash_lookup(const struct lrx_tcp_ehash *t, const bool v6,
@@ -76,13 +93,11 @@ static inline bool lrx_tcp_ehash_lookup(const struct lrx_tcp_ehash *t, const boo
 					const uint8_t *raddr, uint16_t lport,
 					uint16_t rport)
 {
-	const size_t alen = v6 ? 16 : 4;
-
 	for (int32_t i = t->bucket[hash & t->mask]; i >= 0; i = t->ent[i].next) {
 		const struct lrx_tcp_est *e = &t->ent[i];
 		if (e->hash == hash && e->lport == lport && e->rport == rport &&
-		    memcmp(e->laddr, laddr, alen) == 0 &&
-		    memcmp(e->raddr, raddr, alen) == 0)
+		    lrx_tcp_addr_eq(v6, e->laddr, laddr) &&
+		    lrx_tcp_addr_eq(v6, e->raddr, raddr))
 			return true;
 	}
 	return false;
