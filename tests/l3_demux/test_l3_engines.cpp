@@ -173,23 +173,8 @@ Run same_in_every_engine(const std::vector<Keys> &config,
 				if (kind != LRX_ENGINE_HYBRID && k == 2)
 					continue;
 				INFO("engine " << lrx_engine_name(kind) << " k " << k);
-				Run r = run(kind, k, burst, config, ids, frames, polls);
-				REQUIRE(r.out.size() == ref.out.size());
-				for (size_t i = 0; i < r.out.size(); i++) {
-					INFO("packet " << i);
-					REQUIRE(r.out[i].first == ref.out[i].first);
-					REQUIRE(r.out[i].second == ref.out[i].second);
-				}
-				for (size_t s = 0; s < 2; s++) {
-					INFO("stage " << s);
-					CHECK(r.stats[s].packets == ref.stats[s].packets);
-					CHECK(r.stats[s].delivered == ref.stats[s].delivered);
-					CHECK(r.stats[s].tx == ref.stats[s].tx);
-					CHECK(r.stats[s].consumed == ref.stats[s].consumed);
-					for (unsigned d = 0; d < LRX_DROP_MAX; d++)
-						CHECK(r.stats[s].drops[d] == ref.stats[s].drops[d]);
-					CHECK(r.counters[s] == ref.counters[s]);
-				}
+				lrx_test::require_same_run(
+					run(kind, k, burst, config, ids, frames, polls), ref);
 			}
 		}
 	}
