@@ -49,13 +49,23 @@ def read_plan(text):
     its "smt N CPU+CPU..." lines (a count whose polling lcores share
     physical cores) as the list smt_lines ("N CPU+CPU...")."""
     plan = {"smt_lines": []}
-    for line in text.splitlines():
-        key, _, value = line.partition(" ")
+    for key, value in read_keyed(text):
         if key == "smt":
-            plan["smt_lines"].append(value.strip())
-        elif key:
-            plan[key] = value.strip()
+            plan["smt_lines"].append(value)
+        else:
+            plan[key] = value
     return plan if len(plan) > 1 else {}
+
+
+def read_keyed(text):
+    """"key value..." lines -> [(key, value)] in order (host/cpus repeats
+    keys: one numa_node and cache line each)."""
+    out = []
+    for line in text.splitlines():
+        key, _, value = line.strip().partition(" ")
+        if key:
+            out.append((key, value.strip()))
+    return out
 
 
 def read_topology(text):
@@ -78,17 +88,6 @@ def read_nodes(text):
         if len(f) >= 5 and f[0].isdigit() and f[4] != "-":
             nodes[int(f[0])] = f[4]
     return nodes
-
-
-def read_keyed(text):
-    """"key value..." lines -> [(key, value)] in order (host/cpus repeats
-    keys: one numa_node and cache line each)."""
-    out = []
-    for line in text.splitlines():
-        key, _, value = line.strip().partition(" ")
-        if key:
-            out.append((key, value.strip()))
-    return out
 
 
 def read_mhz(text):
@@ -425,7 +424,8 @@ def limit_sentence(r, rows, cpu_spread):
             "running alone does not (the dataplane's shared state, or the machine's shared "
             "resources: last-level cache, memory, the hypervisor)%s%s" % (
                 "; the empty pipeline, which shares nothing but the machine, reaches %s of its "
-                "CPUs' own rates" % fmt(e0) if e0 is not None else "",
+                "CPUs' own rates (a machine-wide slowdown, such as a lower all-core turbo, "
+                "shows there too)" % fmt(e0) if e0 is not None else "",
                 "; the hypervisor took up to %s %% of a polling CPU's time (steal)" % fmt(steal, 2)
                 if steal is not None and steal >= 1 else ""))
 
@@ -684,7 +684,8 @@ def calibration_section(doc, data, rows, cal):
               "; (fastest − slowest CPU) ÷ median CPU: " + ", ".join(spreads) if spreads else ""))
     first = next((r for r in rows if r["engine"] == EMPTY and r["lcores"] == 1), None)
     header = ["CPU", "core", "node"] + ["%s Mpps" % engine_label(e) for e in engines] + \
-        ["÷ median CPU (%s)" % engine_label(engines[0]) if engines else "÷ median CPU",
+        ["%s ÷ median CPU" % (engines[0] if engines[0] != EMPTY else "empty pipeline")
+         if engines else "÷ median CPU",
          "steal %", "irq %", "MHz before/after"]
     table = []
     for r in cal:
