@@ -446,13 +446,21 @@ def verdicts(rows, plan, cal_rows=()):
                " (%d lcores on %d physical cores: SMT siblings share a core)" % (
                    r["lcores"], r["cores"]))
         own = ""
-        if r.get("own_efficiency"):
+        one = next((x for x in rows if x["engine"] == engine and x["lcores"] == 1), None)
+        if r["lcores"] == 1 and r.get("own_efficiency"):
+            # one CPU, in the curve's runs and alone: the same setting twice
+            own = ("; against its CPU alone (calibration): %s, the runs' own noise, as "
+                   "nothing runs together at one lcore" % fmt(_med(r["own_efficiency"])))
+        elif r.get("own_efficiency"):
             own = "; against the CPUs' own speeds (each alone): efficiency %s%s" % (
                 fmt(_med(r["own_efficiency"])),
                 ", the dataplane's share %s" % fmt(_med(r["own_dataplane_efficiency"]))
                 if r.get("own_dataplane_efficiency") else "")
             why = limit_sentence(r, rows, cpu_speed_spread(cal_rows, engine))
             own += ": " + why if why else ""
+            if one and one.get("own_efficiency"):
+                own += ("; at one lcore the curve's runs against the same CPU alone give %s "
+                        "(the runs' own noise)" % cell(one["own_efficiency"]))
         if r["lcores"] == r.get("efficiency_base_lcores", r["lcores"]):
             out.append(head + "; one lcore count only: no scaling measured" + own)
         elif dpe is None:

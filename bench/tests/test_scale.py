@@ -256,6 +256,21 @@ class Calibration(unittest.TestCase):
         self.assertIn("span 0.5", burst)
         self.assertIn("below the target against the CPUs' own speeds too", packet)
         self.assertIn("reaches 1.000 of its CPUs' own rates", packet)
+        self.assertIn("at one lcore the curve's runs against the same CPU alone give 1.000",
+                      burst)
+
+    def test_one_lcore_against_its_cpu_alone_is_noise_not_a_limit(self):
+        with tempfile.TemporaryDirectory() as d:
+            write_raw(d, {k: v for k, v in CAL_CELLS.items() if k[1] == 1},
+                      topology=CAL_TOPOLOGY,
+                      calibration={("none", 0): [100.0], ("burst", 0): [25.0],
+                                   ("packet", 0): [16.0]})
+            data = scale.load(d)
+        v = scale.verdicts(scale.analyse(data), data["plan"], scale.calibration_rows(data))
+        burst = next(x for x in v if x.startswith("burst"))
+        self.assertIn("one lcore count only", burst)
+        self.assertIn("against its CPU alone (calibration): 0.800, the runs' own noise", burst)
+        self.assertNotIn("below the target", burst)
 
     def test_without_calibration_the_report_says_so(self):
         with tempfile.TemporaryDirectory() as d:
