@@ -307,30 +307,29 @@ start=$(date +%s)
 longest_s=0 n_done=0
 stopped=
 rounds=$((reps > calibrate ? reps : calibrate))
+# Every pipeline at each of $3 (lcore counts, or CPUs alone) with $1 (run_one,
+# calibrate_one), round $2 ($4 names it): in the given order on odd rounds,
+# reversed on even ones, so that a drift in the host's speed does not line
+# up with the count or the CPU. False once the budget stops it.
+sweep() {
+	local fn=$1 k=$2 list=$3 x engine
+	[ $((k % 2)) -eq 0 ] && list=$(echo $list | tr ' ' '\n' | tac | tr '\n' ' ')
+	for x in $list; do
+		for engine in $engine_list; do
+			within_budget "$4 $k" || return 1
+			$fn "$k" "$x" "$engine"
+		done
+	done
+}
+
+# calibration pass k after the curve's rep k: the CPUs' own rates are taken
+# amid the curve's
 for ((k = 1; k <= rounds; k++)); do
 	if [ "$k" -le "$reps" ]; then
-		# odd reps climb, even reps descend: a drift in the host's speed
-		# does not line up with the lcore count
-		list=$lcores
-		[ $((k % 2)) -eq 0 ] && list=$(echo $lcores | tr ' ' '\n' | sort -rn | tr '\n' ' ')
-		for n in $list; do
-			for engine in $engine_list; do
-				within_budget "rep $k" || break 3
-				run_one "$k" "$n" "$engine"
-			done
-		done
+		sweep run_one "$k" "$lcores" rep || break
 	fi
 	if [ "$k" -le "$calibrate" ]; then
-		# after rep k, so that the CPUs' own rates are taken amid the
-		# curve's; odd passes climb the CPU order, even ones descend
-		list=${cal_cpus[*]}
-		[ $((k % 2)) -eq 0 ] && list=$(echo $list | tr ' ' '\n' | tac | tr '\n' ' ')
-		for c in $list; do
-			for engine in $engine_list; do
-				within_budget "calibration pass $k" || break 3
-				calibrate_one "$k" "$c" "$engine"
-			done
-		done
+		sweep calibrate_one "$k" "${cal_cpus[*]}" "calibration pass" || break
 	fi
 done
 cat /proc/loadavg >"$out/host/loadavg_after"
