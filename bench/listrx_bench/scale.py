@@ -552,7 +552,7 @@ def plot(rows, cal, path, title):
         axes[2].legend(fontsize=8)
     axes[1].axhline(TARGET_EFFICIENCY, color="grey", lw=0.8, ls=":")
     axes[0].set_ylabel("Mpps (all lcores), pipeline")
-    axes[1].set_ylabel("efficiency: Mpps(n) / (n x Mpps(1))")
+    axes[1].set_ylabel("efficiency: vs n x Mpps(1), or vs the CPUs alone")
     for ax, vals in ((axes[0], values_a), (axes[1], values_b + [1.0])):
         zero_based(ax, vals)
         ax.set_xlabel("polling lcores")
