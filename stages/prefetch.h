@@ -20,6 +20,7 @@
 #include <rte_prefetch.h>
 
 #include "meta.h"
+#include "stage.h"
 
 /* the largest distance [pipeline] prefetch accepts, and its default: off,
  * because every frame listrx's devices give is already in the L1d (the
@@ -72,6 +73,54 @@ lrx_prefetch_ahead(struct rte_mbuf *const *pkts, uint16_t i, uint16_t n,
 		lrx_prefetch_header(pkts[i + 2u * k]);
 	if (i + k < n)
 		lrx_prefetch_body(pkts[i + k]);
+}
+
+/* One packet of a list entry: the stage's inline per-packet core, the
+ * one its process_one calls too. */
+typedef lrx_next_t (*lrx_list_one_fn)(void *ctx, struct rte_mbuf *pkt);
+
+/* A list entry's loop over pkts[0..n-1], as VPP's nodes run theirs
+ * (ip4_input_inline, ethernet_input_inline): while at least `unroll` (4
+ * or 2) packets are left, one round asks for the prefetches of those
+ * packets (k > 0: lrx_prefetch_ahead for each, one test of k per round)
+ * and runs `one` on each of them, written out `unroll` times; the rest,
+ * one at a time. `one` is the stage's inline per-packet core, passed as a
+ * constant: each call becomes a copy of it (check with objdump that no
+ * call through a register is left). The loop adds nothing to what a
+ * packet sees, so verdicts, counters and their order are those of a
+ * plain loop. unroll = 1 is the plain loop. */
+static __rte_always_inline void
+lrx_list_loop(void *ctx, struct rte_mbuf **pkts, uint16_t n,
+	      lrx_next_t *nexts, uint16_t k, unsigned unroll,
+	      lrx_list_one_fn one)
+{
+	uint16_t i = 0;
+
+	lrx_prefetch_start(pkts, n, k);
+	if (unroll == 4) {
+		for (; i + 4 <= n; i += 4) {
+			if (k)
+				for (uint16_t j = 0; j < 4; j++)
+					lrx_prefetch_ahead(pkts, i + j, n, k);
+			nexts[i] = one(ctx, pkts[i]);
+			nexts[i + 1] = one(ctx, pkts[i + 1]);
+			nexts[i + 2] = one(ctx, pkts[i + 2]);
+			nexts[i + 3] = one(ctx, pkts[i + 3]);
+		}
+	} else if (unroll == 2) {
+		for (; i + 2 <= n; i += 2) {
+			if (k) {
+				lrx_prefetch_ahead(pkts, i, n, k);
+				lrx_prefetch_ahead(pkts, i + 1, n, k);
+			}
+			nexts[i] = one(ctx, pkts[i]);
+			nexts[i + 1] = one(ctx, pkts[i + 1]);
+		}
+	}
+	for (; i < n; i++) {
+		lrx_prefetch_ahead(pkts, i, n, k);
+		nexts[i] = one(ctx, pkts[i]);
+	}
 }
 
 #endif
