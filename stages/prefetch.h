@@ -79,45 +79,22 @@ lrx_prefetch_ahead(struct rte_mbuf *const *pkts, uint16_t i, uint16_t n,
  * one its process_one calls too. */
 typedef lrx_next_t (*lrx_list_one_fn)(void *ctx, struct rte_mbuf *pkt);
 
-/* A list entry's loop over pkts[0..n-1], as VPP's nodes run theirs
- * (ip4_input_inline, ethernet_input_inline): while at least `unroll` (4
- * or 2) packets are left, one round asks for the prefetches of those
- * packets (k > 0: lrx_prefetch_ahead for each, one test of k per round)
- * and runs `one` on each of them, written out `unroll` times; the rest,
- * one at a time. `one` is the stage's inline per-packet core, passed as a
- * constant: each call becomes a copy of it (check with objdump that no
- * call through a register is left). The loop adds nothing to what a
- * packet sees, so verdicts, counters and their order are those of a
- * plain loop. unroll = 1 is the plain loop. */
+/* A list entry's loop over pkts[0..n-1]: the stage's inline per-packet
+ * core `one` (the one its process_one calls), passed as a constant so that
+ * the call becomes a copy of it, on each packet in order, with the
+ * prefetch of [pipeline] prefetch = k (k held in a register, not reloaded
+ * from the stage's context at every packet). VPP's nodes unroll such a
+ * loop four times (ip4_input_inline's quad loop, prefetching packets 4..7
+ * while 0..3 are processed); with these cores, whose branches differ per
+ * packet kind, four copies measured slower than one (more mispredicted
+ * branches and I-cache lines for the same work; docs/engines.md, "How the
+ * list entries are written"), so there is one copy. */
 static __rte_always_inline void
 lrx_list_loop(void *ctx, struct rte_mbuf **pkts, uint16_t n,
-	      lrx_next_t *nexts, uint16_t k, unsigned unroll,
-	      lrx_list_one_fn one)
+	      lrx_next_t *nexts, uint16_t k, lrx_list_one_fn one)
 {
-	uint16_t i = 0;
-
 	lrx_prefetch_start(pkts, n, k);
-	if (unroll == 4) {
-		for (; i + 4 <= n; i += 4) {
-			if (k)
-				for (uint16_t j = 0; j < 4; j++)
-					lrx_prefetch_ahead(pkts, i + j, n, k);
-			nexts[i] = one(ctx, pkts[i]);
-			nexts[i + 1] = one(ctx, pkts[i + 1]);
-			nexts[i + 2] = one(ctx, pkts[i + 2]);
-			nexts[i + 3] = one(ctx, pkts[i + 3]);
-		}
-	} else if (unroll == 2) {
-		for (; i + 2 <= n; i += 2) {
-			if (k) {
-				lrx_prefetch_ahead(pkts, i, n, k);
-				lrx_prefetch_ahead(pkts, i + 1, n, k);
-			}
-			nexts[i] = one(ctx, pkts[i]);
-			nexts[i + 1] = one(ctx, pkts[i + 1]);
-		}
-	}
-	for (; i < n; i++) {
+	for (uint16_t i = 0; i < n; i++) {
 		lrx_prefetch_ahead(pkts, i, n, k);
 		nexts[i] = one(ctx, pkts[i]);
 	}

@@ -386,9 +386,6 @@ lrx_next_t lrx_build_meta_process_one(void *ctx, struct rte_mbuf *pkt)
 	return build_meta_one(ctx, pkt);
 }
 
-/* the list entry's loop (lrx_list_loop) */
-#define BUILD_META_LIST_UNROLL 4
-
 static void build_meta_process_burst(void *ctx, struct rte_mbuf **pkts,
 				     uint16_t n, lrx_next_t *nexts)
 {
@@ -407,8 +404,7 @@ static void build_meta_process_burst(void *ctx, struct rte_mbuf **pkts,
 		}
 		return;
 	}
-	lrx_list_loop(c, pkts, n, nexts, c->prefetch, BUILD_META_LIST_UNROLL,
-		      build_meta_one);
+	lrx_list_loop(c, pkts, n, nexts, c->prefetch, build_meta_one);
 }
 
 /* ---- configuration ------------------------------------------------------ */

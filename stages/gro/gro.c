@@ -1227,15 +1227,11 @@ static void rte_gro_process_burst(void *vctx, struct rte_mbuf **pkts,
 		nexts[i] = LRX_NEXT_CONSUMED_V;
 }
 
-/* the list entry's loop (lrx_list_loop) */
-#define GRO_LIST_UNROLL 4
-
 static void gro_process_burst(void *vctx, struct rte_mbuf **pkts, uint16_t n,
 			      lrx_next_t *nexts)
 {
 	const struct gro_ctx *ctx = vctx;
-	lrx_list_loop(vctx, pkts, n, nexts, ctx->prefetch, GRO_LIST_UNROLL,
-		      gro_one);
+	lrx_list_loop(vctx, pkts, n, nexts, ctx->prefetch, gro_one);
 }
 
 /* ---- configuration ----------------------------------------------------- */

@@ -1675,9 +1675,6 @@ static __rte_always_inline lrx_next_t l3_demux_one(void *ctx, struct rte_mbuf *m
 	return l3_demux_core_inline(ctx, m);
 }
 
-/* the list entry's loop (lrx_list_loop, list_split=none) */
-#define L3_LIST_UNROLL 4
-
 /* One first-level sublist: the handler of class cls over pkts[idx[..n]]
  * (idx l3_identity with the arrays at the run's start, or the class's
  * indexes with the arrays at the burst's start). */
@@ -1720,8 +1717,7 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 	if (c->split == L3_SPLIT_NONE) {
 		/* no sublists: the per-packet path over the burst, in one
 		 * call (the engine's saving), with its prefetch */
-		lrx_list_loop(c, pkts, n, nexts, c->prefetch,
-			      L3_LIST_UNROLL, l3_demux_one);
+		lrx_list_loop(c, pkts, n, nexts, c->prefetch, l3_demux_one);
 		return;
 	}
 	c->reply_later = true;

@@ -214,9 +214,6 @@ static void xdp_burst_interp(struct xdp_ctx *xc, struct rte_mbuf **pkts,
 						  : LRX_XDP_REDIRECT_NONE);
 }
 
-/* the list entry's loop (lrx_list_loop) */
-#define XDP_LIST_UNROLL 4
-
 void lrx_xdp_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
 			   lrx_next_t *nexts)
 {
@@ -226,7 +223,7 @@ void lrx_xdp_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
 		xdp_burst_interp(xc, pkts, n, nexts);
 		return;
 	}
-	lrx_list_loop(xc, pkts, n, nexts, xc->prefetch, XDP_LIST_UNROLL, xdp_one);
+	lrx_list_loop(xc, pkts, n, nexts, xc->prefetch, xdp_one);
 }
 
 /* ---- Configuration ----------------------------------------------------- */

@@ -258,9 +258,10 @@ TEST_CASE("build-meta,l3-demux give identical results under every engine",
 	LRX_REQUIRE_POOL_FULL(pool());
 }
 
-// The list entries run their packets four (or two) at a time, then the
-// rest one by one (stages/prefetch.h, lrx_list_loop): lists of every
-// length modulo 4, through the whole kernel pipeline (xdp, build-meta,
+// The list entries' loop (stages/prefetch.h, lrx_list_loop) at lists of
+// every length modulo 4, what an unrolled loop (VPP's quad loop: four
+// packets per round, then the rest one by one) gets wrong first: lists of
+// each length, through the whole kernel pipeline (xdp, build-meta,
 // gro, l3-demux), give what the per-packet engine gives, in the same sink
 // order. The input mixes the malformed and special frames above with
 // segments of three TCP flows that GRO merges and holds across polls.
