@@ -31,6 +31,12 @@ def positive_int(text):
     return int(text)
 
 
+def non_negative_int(text):
+    if not text.strip().isdigit():
+        raise ValueError("%r: want an integer >= 0" % text)
+    return int(text)
+
+
 def positive_float(text):
     try:
         value = float(text)

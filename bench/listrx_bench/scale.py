@@ -16,7 +16,15 @@ elsewhere (--from DIR or DIR.tar.gz), and makes the report:
   ns(1) / ns(n), so that the figure says how the stages and engines
   scale, not how the generator does;
 - which counts put two lcores on one physical core (SMT), from the
-  machine's topology.
+  machine's topology;
+- the CPUs' own speeds: scale.sh's calibration runs each CPU the curve uses
+  alone (one polling lcore there, every pipeline), and a count's rate is
+  held against the sum of its CPUs' solo rates ("efficiency vs the CPUs'
+  own speeds"), each lcore against its CPU's (the spread left once the
+  CPUs' speeds are taken out), so that a machine whose CPUs run at
+  different speeds is told apart from a dataplane that loses when its
+  lcores run together; and what /proc/stat says the polling CPUs did
+  besides (steal: time the hypervisor gave to others; interrupts).
 """
 
 import json
@@ -27,7 +35,7 @@ import tarfile
 
 from . import grid
 from .listrx import BenchError, find_binary
-from .options import convert, positive_float, positive_int
+from .options import convert, non_negative_int, positive_float, positive_int
 from .report import Doc, matplotlib_pyplot, zero_based
 from .stats import fmt, median, summary
 
@@ -37,13 +45,27 @@ TARGET_EFFICIENCY = 0.9  # the dataplane's share at N lcores (docs/measuring.md)
 
 
 def read_plan(text):
-    """scale.sh's `plan` (one "key value" per line) -> dict of strings."""
-    plan = {}
+    """scale.sh's `plan` (one "key value" per line) -> dict of strings;
+    its "smt N CPU+CPU..." lines (a count whose polling lcores share
+    physical cores) as the list smt_lines ("N CPU+CPU...")."""
+    plan = {"smt_lines": []}
+    for key, value in read_keyed(text):
+        if key == "smt":
+            plan["smt_lines"].append(value)
+        else:
+            plan[key] = value
+    return plan if len(plan) > 1 else {}
+
+
+def read_keyed(text):
+    """"key value..." lines -> [(key, value)] in order (host/cpus repeats
+    keys: one numa_node and cache line each)."""
+    out = []
     for line in text.splitlines():
-        key, _, value = line.partition(" ")
+        key, _, value = line.strip().partition(" ")
         if key:
-            plan[key] = value.strip()
-    return plan
+            out.append((key, value.strip()))
+    return out
 
 
 def read_topology(text):
@@ -57,6 +79,66 @@ def read_topology(text):
     return topo
 
 
+def read_nodes(text):
+    """host/topology's fifth column (the NUMA node, scale.sh since it has
+    one) -> {cpu: node string}; absent in older output."""
+    nodes = {}
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) >= 5 and f[0].isdigit() and f[4] != "-":
+            nodes[int(f[0])] = f[4]
+    return nodes
+
+
+def read_mhz(text):
+    """host/mhz_* ("cpu cpuinfo-MHz cpufreq-MHz") -> {cpu: MHz}: cpufreq's
+    current frequency where the kernel has one, else /proc/cpuinfo's."""
+    mhz = {}
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) >= 2 and f[0].isdigit():
+            for v in reversed(f[1:3]):
+                try:
+                    mhz[int(f[0])] = float(v)
+                    break
+                except ValueError:
+                    continue
+    return mhz
+
+
+# /proc/stat's CPU columns (proc(5)), in USER_HZ ticks
+STAT_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+
+def read_cpu_time(text):
+    """runs/NAME.stat (the cpuN lines of /proc/stat, "--", the same after)
+    -> {cpu: {"steal", "irq", "busy"}: shares of the CPU's ticks in the
+    run}; {} when absent or unreadable."""
+    before, _, after = text.partition("--")
+
+    def ticks(block):
+        out = {}
+        for line in block.splitlines():
+            f = line.split()
+            if len(f) >= 9 and f[0].startswith("cpu") and f[0][3:].isdigit():
+                try:
+                    out[int(f[0][3:])] = dict(zip(STAT_FIELDS, (int(v) for v in f[1:9])))
+                except ValueError:
+                    continue
+        return out
+    b, a = ticks(before), ticks(after)
+    shares = {}
+    for cpu in b.keys() & a.keys():
+        d = {k: a[cpu][k] - b[cpu][k] for k in STAT_FIELDS}
+        total = sum(d.values())
+        if total <= 0:
+            continue
+        shares[cpu] = {"steal": d["steal"] / total,
+                       "irq": (d["irq"] + d["softirq"]) / total,
+                       "busy": (total - d["idle"] - d["iowait"]) / total}
+    return shares
+
+
 def cores_used(order, topo, n):
     """How many physical cores the first n CPUs of scale.sh's order use
     (each worker lcore on its own CPU)."""
@@ -67,12 +149,14 @@ def cores_used(order, topo, n):
 
 
 def run_figures(summary_):
-    """One run's JSON summary -> (total Mpps, [Mpps per lcore], accounting
-    problem or None)."""
+    """One run's JSON summary -> (total Mpps, [Mpps per lcore], [lcore
+    ids], accounting problem or None)."""
     dur = summary_.get("duration_s") or 0
     if not dur or not isinstance(summary_.get("mpps"), (int, float)):
-        return None, [], "no duration or rate in the summary"
-    per = [l.get("packets", 0) / dur / 1e6 for l in summary_.get("lcores", [])]
+        return None, [], [], "no duration or rate in the summary"
+    lcores = summary_.get("lcores", [])
+    per = [l.get("packets", 0) / dur / 1e6 for l in lcores]
+    ids = [l.get("lcore") for l in lcores]
     rx = summary_.get("rx_packets", 0)
     out = summary_.get("delivered", 0) + summary_.get("tx_packets", 0) + summary_.get("dropped", 0)
     problem = None
@@ -80,12 +164,54 @@ def run_figures(summary_):
         problem = "rx %d != delivered + tx + dropped + held %d" % (rx, out + summary_.get("held", 0))
     elif summary_.get("mbufs_in_use_at_exit"):
         problem = "%d mbufs in use at exit" % summary_["mbufs_in_use_at_exit"]
-    return float(summary_["mpps"]), per, problem
+    return float(summary_["mpps"]), per, ids, problem
+
+
+def read_runs(raw, tsv, text):
+    """One of scale.sh's run lists (runs.tsv: rep, lcores; calibration.tsv:
+    pass, cpu; then engine, status, load1, seconds, json) -> [run dicts]
+    with the rate, the per-lcore rates and the CPUs' time (runs/NAME.stat)."""
+    lines = text(tsv).splitlines()
+    if not lines:
+        return []
+    header = lines[0].split("\t")
+    runs = []
+    for line in lines[1:]:
+        f = line.split("\t")
+        if len(f) < 7:
+            continue
+        run = {header[0]: int(f[0]), header[1]: int(f[1]), "engine": f[2],
+               "status": int(f[3]), "load1": float(f[4]), "seconds": float(f[5]),
+               "mpps": None, "per_lcore": [], "lcore_ids": [], "problem": None}
+        if run["status"] != 0:
+            run["problem"] = "exit %d" % run["status"]
+        else:
+            try:
+                with open(os.path.join(raw, f[6])) as jf:
+                    s = json.load(jf)
+                run["mpps"], run["per_lcore"], run["lcore_ids"], run["problem"] = run_figures(s)
+            except (OSError, ValueError) as e:
+                run["problem"] = "no summary: %s" % e
+        base = f[6][:-len(".json")] if f[6].endswith(".json") else f[6]
+        run["cpu_time"] = read_cpu_time(text(base + ".stat"))
+        if run["problem"]:
+            run["mpps"] = None
+            log = text(base + ".log").strip().splitlines()
+            run["log"] = " | ".join(log[-2:])
+        runs.append(run)
+    return runs
+
+
+HOST_FILES = ("model", "nproc", "uname", "lscpu", "topology", "cpus", "mhz_before",
+              "mhz_after", "vulnerabilities", "listrx_version", "loadavg_before",
+              "loadavg_after")
 
 
 def load(raw):
     """scale.sh's output directory -> {plan, host, runs: [{rep, lcores,
-    engine, status, load1, mpps, per_lcore, problem, log}]}."""
+    engine, status, load1, mpps, per_lcore, lcore_ids, cpu_time, problem,
+    log}], calibration: [{pass, cpu, ...the same}] (empty when scale.sh ran
+    none, or predates it)}."""
     def text(*parts):
         try:
             with open(os.path.join(raw, *parts), errors="replace") as f:
@@ -95,39 +221,61 @@ def load(raw):
     plan = read_plan(text("plan"))
     if not plan:
         raise BenchError("%s: no plan (not a directory scale.sh wrote)" % raw)
-    runs = []
-    for line in text("runs.tsv").splitlines()[1:]:
-        f = line.split("\t")
-        if len(f) < 7:
-            continue
-        run = {"rep": int(f[0]), "lcores": int(f[1]), "engine": f[2], "status": int(f[3]),
-               "load1": float(f[4]), "seconds": float(f[5]), "mpps": None, "per_lcore": [],
-               "problem": None}
-        if run["status"] != 0:
-            run["problem"] = "exit %d" % run["status"]
-        else:
-            try:
-                with open(os.path.join(raw, f[6])) as jf:
-                    s = json.load(jf)
-                run["mpps"], run["per_lcore"], run["problem"] = run_figures(s)
-            except (OSError, ValueError) as e:
-                run["problem"] = "no summary: %s" % e
-        if run["problem"]:
-            run["mpps"] = None
-            log = text(f[6][:-len(".json")] + ".log").strip().splitlines()
-            run["log"] = " | ".join(log[-2:])
-        runs.append(run)
-    host = {k: text("host", k).strip() for k in
-            ("model", "nproc", "uname", "lscpu", "topology", "vulnerabilities", "listrx_version",
-             "loadavg_before", "loadavg_after")}
-    return {"plan": plan, "host": host, "runs": runs}
+    host = {k: text("host", k).strip() for k in HOST_FILES}
+    return {"plan": plan, "host": host, "runs": read_runs(raw, "runs.tsv", text),
+            "calibration": read_runs(raw, "calibration.tsv", text)}
+
+
+def solo_rates(data):
+    """The calibration runs -> {engine: {cpu: summary of its Mpps alone,
+    over the passes}}."""
+    solo = {}
+    for r in data.get("calibration", []):
+        if r["mpps"]:
+            solo.setdefault(r["engine"], {}).setdefault(r["cpu"], []).append(r["mpps"])
+    return {e: {c: summary(v) for c, v in cpus.items()} for e, cpus in solo.items()}
+
+
+def own_sum(solo, engine, cpus):
+    """The sum of these CPUs' solo rates (medians), or None when one is
+    missing."""
+    rates = solo.get(engine, {})
+    if not cpus or not all(c in rates for c in cpus):
+        return None
+    return sum(rates[c]["median"] for c in cpus)
+
+
+def lcores_vs_own(run, order, rates):
+    """Each lcore's rate ÷ its CPU's own (lcore i polls on order[i-1]), or
+    None when a CPU has no solo rate."""
+    out = []
+    for mpps, lcore in zip(run["per_lcore"], run["lcore_ids"]):
+        cpu = order[lcore - 1] if isinstance(lcore, int) and 0 < lcore <= len(order) else None
+        if cpu not in rates or not rates[cpu]["median"]:
+            return None
+        out.append(mpps / rates[cpu]["median"])
+    return out or None
+
+
+def cpu_time_figure(runs, cpus, key, pick=max):
+    """Per run, pick() over the given CPUs of their share of `key` time
+    (/proc/stat), in % -> summary over the runs."""
+    vals = []
+    for r in runs:
+        got = [r["cpu_time"][c][key] for c in cpus if c in r.get("cpu_time", {})]
+        if got:
+            vals.append(100.0 * pick(got))
+    return summary(vals)
 
 
 def analyse(data):
     """Rows per (engine, lcores) with the figures the report shows."""
     plan, runs = data["plan"], data["runs"]
     order = [int(c) for c in plan.get("order", "").split()]
+    main_cpu = int(plan["main_cpu"]) if plan.get("main_cpu", "").isdigit() else None
     topo = read_topology(data["host"].get("topology", ""))
+    nodes = read_nodes(data["host"].get("topology", ""))
+    solo = solo_rates(data)
     engines = plan.get("engines", EMPTY).split(",")
     counts = sorted({r["lcores"] for r in runs})
     by = {}
@@ -146,8 +294,10 @@ def analyse(data):
         for n in counts:
             cell = by.get((engine, n), {})
             ok = {rep: r for rep, r in cell.items() if r["mpps"]}
+            cpus = order[:n]
             row = {"engine": engine, "lcores": n, "runs": len(cell), "ok": len(ok),
-                   "cores": cores_used(order, topo, n),
+                   "cpus": cpus, "cores": cores_used(order, topo, n),
+                   "numa_nodes": sorted({nodes[c] for c in cpus if c in nodes}),
                    "problems": sorted({r["problem"] + (" (%s)" % r.get("log") if r.get("log") else "")
                                        for r in cell.values() if r["problem"]})}
             row["mpps"] = summary(r["mpps"] for r in ok.values())
@@ -162,6 +312,23 @@ def analyse(data):
                                     and median(r["per_lcore"]))
             row["slowest_lcore_mpps"] = summary(min(r["per_lcore"]) for r in ok.values()
                                                 if r["per_lcore"])
+            # what the polling CPUs did besides, and the others' load
+            row["steal_pct"] = cpu_time_figure(ok.values(), cpus, "steal")
+            row["irq_pct"] = cpu_time_figure(ok.values(), cpus, "irq")
+            others = [c for r in ok.values() for c in r.get("cpu_time", {})
+                      if c not in cpus and c != main_cpu]
+            row["others_busy_pct"] = cpu_time_figure(
+                ok.values(), sorted(set(others)), "busy", pick=lambda v: sum(v) / len(v))
+            # against the CPUs' own speeds (each alone, calibration)
+            own = own_sum(solo, engine, cpus)
+            row["own_mpps"] = own
+            if own:
+                row["own_efficiency"] = summary(r["mpps"] / own for r in ok.values())
+                norm = [v for v in (lcores_vs_own(r, order, solo.get(engine, {}))
+                                    for r in ok.values()) if v]
+                row["own_spread"] = summary((max(v) - min(v)) / median(v)
+                                            for v in norm if len(v) > 1 and median(v))
+                row["slowest_lcore_vs_own"] = summary(min(v) for v in norm)
             # the dataplane's ns per packet per lcore: this run's minus the
             # empty pipeline's of the same rep on the same queues
             if engine != EMPTY:
@@ -173,8 +340,54 @@ def analyse(data):
                     dp_base[engine] = row["dataplane_ns"]["median"]
                 if engine in dp_base:
                     row["dataplane_efficiency"] = summary(dp_base[engine] / v for v in dp if v > 0)
+                # the same cost had each lcore run at its CPU's own speed,
+                # engine and empty pipeline alike
+                own_empty = own_sum(solo, EMPTY, cpus)
+                if own and own_empty and 1e3 * n / own > 1e3 * n / own_empty:
+                    row["own_dataplane_ns"] = 1e3 * n / own - 1e3 * n / own_empty
+                    row["own_dataplane_efficiency"] = summary(
+                        row["own_dataplane_ns"] / v for v in dp if v > 0)
             rows.append(row)
     return rows
+
+
+def calibration_rows(data):
+    """One row per calibrated CPU: its core and node, each pipeline's solo
+    Mpps (summary over the passes) and ÷ the median CPU's, the steal and
+    interrupt time of its runs, the CPU MHz before and after."""
+    solo = solo_rates(data)
+    if not solo:
+        return []
+    plan, host = data["plan"], data["host"]
+    topo = read_topology(host.get("topology", ""))
+    nodes = read_nodes(host.get("topology", ""))
+    mhz0, mhz1 = read_mhz(host.get("mhz_before", "")), read_mhz(host.get("mhz_after", ""))
+    engines = [e for e in plan.get("engines", EMPTY).split(",") if e in solo]
+    cpus = [int(c) for c in plan.get("calibration_cpus", "").split()] or \
+        sorted({c for e in solo.values() for c in e})
+    mid = {e: median(solo[e][c]["median"] for c in solo[e]) for e in engines}
+    rows = []
+    for cpu in cpus:
+        runs = [r for r in data["calibration"] if r["cpu"] == cpu and r["mpps"]]
+        row = {"cpu": cpu, "core": ":".join(topo[cpu]) if cpu in topo else None,
+               "numa_node": nodes.get(cpu), "mhz_before": mhz0.get(cpu),
+               "mhz_after": mhz1.get(cpu), "mpps": {}, "vs_median_cpu": {},
+               "steal_pct": cpu_time_figure(runs, [cpu], "steal"),
+               "irq_pct": cpu_time_figure(runs, [cpu], "irq")}
+        for e in engines:
+            st = solo[e].get(cpu)
+            row["mpps"][e] = st
+            row["vs_median_cpu"][e] = st["median"] / mid[e] if st and mid[e] else None
+        rows.append(row)
+    return rows
+
+
+def cpu_speed_spread(cal_rows, engine):
+    """(fastest - slowest CPU alone) ÷ the median CPU, for one pipeline."""
+    vals = [r["mpps"][engine]["median"] for r in cal_rows if r["mpps"].get(engine)]
+    if len(vals) < 2 or not median(vals):
+        return None
+    return (max(vals) - min(vals)) / median(vals)
 
 
 def cell(st, digits=3):
@@ -186,7 +399,38 @@ def cell(st, digits=3):
                            fmt(st["max"], digits))
 
 
-def verdicts(rows, plan):
+def _med(st):
+    return (st or {}).get("median")
+
+
+def limit_sentence(r, rows, cpu_spread):
+    """Which limit applies at this row, from the calibration: the
+    machine's CPUs' own speeds, or a loss of running together."""
+    dpe, dpo = _med(r.get("dataplane_efficiency")), _med(r.get("own_dataplane_efficiency"))
+    if dpo is None:
+        return None
+    spread = (" (alone, the CPUs' rates span %s of the median CPU's)" % fmt(cpu_spread)
+              if cpu_spread is not None else "")
+    if dpo >= TARGET_EFFICIENCY and (dpe is None or dpe >= TARGET_EFFICIENCY):
+        return "the target is met against n × lcore 1 and against the CPUs' own speeds"
+    if dpo >= TARGET_EFFICIENCY:
+        return ("the limit is the machine's: its CPUs run at different speeds%s, and against "
+                "their own speeds the dataplane's share meets the %.2f target" % (
+                    spread, TARGET_EFFICIENCY))
+    empty = next((x for x in rows if x["engine"] == EMPTY and x["lcores"] == r["lcores"]), None)
+    e0 = _med((empty or {}).get("own_efficiency"))
+    steal = (r.get("steal_pct") or {}).get("max")
+    return ("below the target against the CPUs' own speeds too: running together costs what "
+            "running alone does not (the dataplane's shared state, or the machine's shared "
+            "resources: last-level cache, memory, the hypervisor)%s%s" % (
+                "; the empty pipeline, which shares nothing but the machine, reaches %s of its "
+                "CPUs' own rates (a machine-wide slowdown, such as a lower all-core turbo, "
+                "shows there too)" % fmt(e0) if e0 is not None else "",
+                "; the hypervisor took up to %s %% of a polling CPU's time (steal)" % fmt(steal, 2)
+                if steal is not None and steal >= 1 else ""))
+
+
+def verdicts(rows, plan, cal_rows=()):
     """One sentence per engine at its largest lcore count."""
     out = []
     top = {}
@@ -194,23 +438,39 @@ def verdicts(rows, plan):
         if r["engine"] != EMPTY and r["ok"]:
             top[r["engine"]] = r
     for engine, r in top.items():
-        eff = (r.get("efficiency") or {}).get("median")
-        dpe = (r.get("dataplane_efficiency") or {}).get("median")
+        eff = _med(r.get("efficiency"))
+        dpe = _med(r.get("dataplane_efficiency"))
         head = "%s, %d lcore(s): %s Mpps (%s per lcore)" % (
             engine, r["lcores"], fmt(r["mpps"]["median"]), fmt(r["mpps_per_lcore"]["median"]))
+        smt = ("" if r["cores"] in (None, r["lcores"]) else
+               " (%d lcores on %d physical cores: SMT siblings share a core)" % (
+                   r["lcores"], r["cores"]))
+        own = ""
+        one = next((x for x in rows if x["engine"] == engine and x["lcores"] == 1), None)
+        if r["lcores"] == 1 and r.get("own_efficiency"):
+            # one CPU, in the curve's runs and alone: the same setting twice
+            own = ("; against its CPU alone (calibration): %s, the runs' own noise, as "
+                   "nothing runs together at one lcore" % fmt(_med(r["own_efficiency"])))
+        elif r.get("own_efficiency"):
+            own = "; against the CPUs' own speeds (each alone): efficiency %s%s" % (
+                fmt(_med(r["own_efficiency"])),
+                ", the dataplane's share %s" % fmt(_med(r["own_dataplane_efficiency"]))
+                if r.get("own_dataplane_efficiency") else "")
+            why = limit_sentence(r, rows, cpu_speed_spread(cal_rows, engine))
+            own += ": " + why if why else ""
+            if one and one.get("own_efficiency"):
+                own += ("; at one lcore the curve's runs against the same CPU alone give %s "
+                        "(the runs' own noise)" % cell(one["own_efficiency"]))
         if r["lcores"] == r.get("efficiency_base_lcores", r["lcores"]):
-            out.append(head + "; one lcore count only: no scaling measured")
+            out.append(head + "; one lcore count only: no scaling measured" + own)
         elif dpe is None:
             out.append(head + ", efficiency %s (no empty-pipeline runs to take the NIC's "
-                       "share apart)" % fmt(eff))
+                       "share apart)%s%s" % (fmt(eff), smt, own))
         else:
             out.append(head + ", efficiency %s; the dataplane's share %s: %s the %.2f "
-                       "target%s" % (fmt(eff), fmt(dpe),
-                                     "meets" if dpe >= TARGET_EFFICIENCY else "below",
-                                     TARGET_EFFICIENCY,
-                                     "" if r["cores"] in (None, r["lcores"]) else
-                                     " (%d lcores on %d physical cores: SMT siblings share "
-                                     "a core)" % (r["lcores"], r["cores"])))
+                       "target%s%s" % (fmt(eff), fmt(dpe),
+                                       "meets" if dpe >= TARGET_EFFICIENCY else "below",
+                                       TARGET_EFFICIENCY, smt, own))
     return out
 
 
@@ -225,7 +485,7 @@ def limits_note(plan):
                 "`listrx-bench scale --from DIR`)" if max_l < 2 else ""))
 
 
-def plot(rows, path, title):
+def plot(rows, cal, path, title):
     plt, why = matplotlib_pyplot()
     if not plt:
         return why
@@ -234,7 +494,7 @@ def plot(rows, path, title):
         if r["engine"] not in engines:
             engines.append(r["engine"])
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, axes = plt.subplots(1, 3 if cal else 2, figsize=(16 if cal else 11, 4.2))
     values_a, values_b = [], []
     for i, e in enumerate(engines):
         pts = [r for r in rows if r["engine"] == e and r["mpps"]["n"]]
@@ -265,9 +525,34 @@ def plot(rows, path, title):
                          [r["dataplane_efficiency"]["median"] for r in dp], marker="s", ms=3,
                          ls="--", color=colors[i % len(colors)], label=e + ", dataplane share")
             values_b += [r["dataplane_efficiency"]["median"] for r in dp]
+        own = [r for r in pts if (r.get("own_dataplane_efficiency" if e != EMPTY
+                                        else "own_efficiency") or {}).get("n")]
+        if own:
+            key = "own_dataplane_efficiency" if e != EMPTY else "own_efficiency"
+            axes[1].plot([r["lcores"] for r in own], [r[key]["median"] for r in own],
+                         marker="^", ms=3, ls="-.", color=colors[i % len(colors)],
+                         label=label + (", dataplane share" if e != EMPTY else "") +
+                         " vs the CPUs' own speeds")
+            values_b += [r[key]["median"] for r in own]
+    if cal:
+        # each CPU alone, against the median CPU: the machine's own spread
+        xs = list(range(len(cal)))
+        for i, e in enumerate(engines):
+            ys = [r["vs_median_cpu"].get(e) for r in cal]
+            if any(y is not None for y in ys):
+                axes[2].plot(xs, ys, marker="o", ms=3, ls="none", color=colors[i % len(colors)],
+                             label="empty pipeline (NIC)" if e == EMPTY else e)
+        axes[2].axhline(1.0, color="grey", lw=0.8, ls=":")
+        axes[2].set_xticks(xs)
+        axes[2].set_xticklabels([str(r["cpu"]) for r in cal], fontsize=7)
+        axes[2].set_xlabel("CPU (one polling lcore, alone)")
+        axes[2].set_ylabel("Mpps alone ÷ the median CPU's")
+        zero_based(axes[2], [y for r in cal for y in r["vs_median_cpu"].values()] + [1.0])
+        axes[2].grid(True, alpha=0.3)
+        axes[2].legend(fontsize=8)
     axes[1].axhline(TARGET_EFFICIENCY, color="grey", lw=0.8, ls=":")
     axes[0].set_ylabel("Mpps (all lcores), pipeline")
-    axes[1].set_ylabel("efficiency: Mpps(n) / (n x Mpps(1))")
+    axes[1].set_ylabel("efficiency: vs n x Mpps(1), or vs the CPUs alone")
     for ax, vals in ((axes[0], values_a), (axes[1], values_b + [1.0])):
         zero_based(ax, vals)
         ax.set_xlabel("polling lcores")
@@ -285,8 +570,41 @@ def loadavg(text):
     return " ".join((text or "?").split()[:3])
 
 
+def machine_note(host, plan):
+    """The machine as scale.sh saw it (host/cpus: sysfs and /proc, no
+    lscpu needed), one sentence; None for older output."""
+    kv = read_keyed(host.get("cpus", ""))
+    if not kv:
+        return None
+    d = dict(kv)
+    nodes = ["node %s: CPUs %s" % tuple(v.split(None, 1)) for k, v in kv
+             if k == "numa_node" and len(v.split()) == 2]
+    caches = [v.replace(" shared_with ", " shared by CPUs ") for k, v in kv if k == "cache"]
+    mhz = []
+    for key, label in (("mhz_before", "before"), ("mhz_after", "after")):
+        vals = [v for c, v in read_mhz(host.get(key, "")).items()]
+        if vals:
+            mhz.append("%s %s [%s–%s]" % (label, fmt(median(vals), 4), fmt(min(vals), 4),
+                                           fmt(max(vals), 4)))
+    text = ("Machine (sysfs, /proc): %s socket(s), %s core(s), %s thread(s) per core (SMT "
+            "control %s), %s; hypervisor: %s" % (
+                d.get("sockets", "?"), d.get("cores", "?"), d.get("threads_per_core", "?"),
+                d.get("smt_control", "-"), "; ".join(nodes) or "no NUMA information",
+                d.get("hypervisor", "?")))
+    if caches:
+        text += "; caches of CPU %s: %s" % (plan.get("order", "?").split()[0]
+                                            if plan.get("order") else "?", ", ".join(caches))
+    text += "; cpufreq %s/%s, no_turbo %s" % (d.get("cpufreq_driver", "-"),
+                                               d.get("cpufreq_governor", "-"),
+                                               d.get("no_turbo", "-"))
+    if mhz:
+        text += "; CPU MHz (median [min–max] over the CPUs) %s" % ", ".join(mhz)
+    return text + "."
+
+
 def report(data, out_dir, command):
     rows = analyse(data)
+    cal = calibration_rows(data)
     plan, host = data["plan"], data["host"]
     doc = Doc()
     doc.h(1, "listrx over polling lcores")
@@ -294,6 +612,12 @@ def report(data, out_dir, command):
         host.get("model", "").replace("model name", "").strip(" :\t") or "unknown CPU",
         host.get("nproc") or "?", host.get("listrx_version", "").splitlines()[0]
         if host.get("listrx_version") else "unknown"))
+    note = machine_note(host, plan)
+    if note:
+        doc.p(note)
+    for line in plan.get("smt_lines", []):
+        doc.p("Warning: at %s lcores, polling lcores share physical cores (SMT siblings: %s)."
+              % tuple(line.split(None, 1)))
     doc.p("Pipeline `%s` on net_synth `%s,copy=0`, one RX queue per polling lcore (RSS), "
           "burst %s, stats level off, %s s per run, %s alternating repetitions planned (%s); "
           "the empty pipeline on the same queues is the NIC's own cost (generation, "
@@ -303,14 +627,14 @@ def report(data, out_dir, command):
               loadavg(host.get("loadavg_before")), loadavg(host.get("loadavg_after"))))
     if len({r["lcores"] for r in rows}) < 2:
         doc.p(limits_note(plan) + ".")
-    for v in verdicts(rows, plan):
+    for v in verdicts(rows, plan, cal):
         doc.p(v)
     header = ["engine", "lcores", "cores", "Mpps", "Mpps/lcore", "efficiency",
               "dataplane ns/pkt/lcore", "dataplane efficiency", "lcore spread",
               "slowest lcore Mpps", "runs ok"]
     table = []
     for r in rows:
-        table.append([r["engine"] if r["engine"] != EMPTY else "none (NIC)", r["lcores"],
+        table.append([engine_label(r["engine"]), r["lcores"],
                       r["cores"] if r["cores"] is not None else "-",
                       cell(r["mpps"]), cell(r["mpps_per_lcore"]), cell(r.get("efficiency")),
                       cell(r.get("dataplane_ns"), 2), cell(r.get("dataplane_efficiency")),
@@ -324,21 +648,89 @@ def report(data, out_dir, command):
           "the smallest count ÷ it; lcore spread = (fastest − slowest lcore) ÷ median lcore "
           "of a run; cores = physical cores under the polling lcores (fewer than lcores: SMT "
           "siblings share one). Medians [min–max] over the repetitions.")
+    if cal:
+        calibration_section(doc, data, rows, cal)
+    else:
+        doc.p("No calibration runs (scale.sh --calibrate 0, or older output): the CPUs' own "
+              "speeds are not known, so a loss cannot be told apart from CPUs that run at "
+              "different speeds.")
     png = os.path.join(out_dir, "scale.png")
-    why = plot(rows, png, "listrx over polling lcores (%s)" % (
+    why = plot(rows, cal, png, "listrx over polling lcores (%s)" % (
         host.get("model", "").replace("model name", "").strip(" :\t") or "host"))
     if why:
         doc.p("plots unavailable: %s" % why)
     else:
-        doc.img(png, "Mpps and efficiency over polling lcores")
+        doc.img(png, "Mpps and efficiency over polling lcores, and each CPU alone")
     doc.p("Command: `%s`" % command)
     with open(os.path.join(out_dir, "scale.md"), "w") as f:
         f.write(doc.markdown(out_dir))
     with open(os.path.join(out_dir, "scale.json"), "w") as f:
         json.dump({"command": command, "plan": plan, "host": host, "rows": rows,
-                   "verdicts": verdicts(rows, plan), "runs": data["runs"]}, f, indent=1)
+                   "calibration_rows": cal, "verdicts": verdicts(rows, plan, cal),
+                   "runs": data["runs"], "calibration": data["calibration"]}, f, indent=1)
     print(doc.text(), end="")
     return rows
+
+
+def engine_label(engine):
+    return "none (NIC)" if engine == EMPTY else engine
+
+
+def calibration_section(doc, data, rows, cal):
+    """The CPUs alone, and the curve against their own speeds."""
+    plan = data["plan"]
+    engines = [e for e in plan.get("engines", EMPTY).split(",") if any(
+        r["mpps"].get(e) for r in cal)]
+    doc.h(2, "Each CPU alone (calibration)")
+    spreads = ["%s %s" % (engine_label(e), fmt(cpu_speed_spread(cal, e))) for e in engines
+               if cpu_speed_spread(cal, e) is not None]
+    doc.p("One polling lcore on each CPU the curve uses, alone, every pipeline, %s pass(es) "
+          "(pass k after the curve's rep k)%s. A CPU's solo rate is what it does with no "
+          "other polling lcore running: the CPUs' own speeds, which a guest's vCPUs (host "
+          "cores, SMT neighbours, frequency) need not share." % (
+              plan.get("calibrate", "?"),
+              "; (fastest − slowest CPU) ÷ median CPU: " + ", ".join(spreads) if spreads else ""))
+    first = next((r for r in rows if r["engine"] == EMPTY and r["lcores"] == 1), None)
+    header = ["CPU", "core", "node"] + ["%s Mpps" % engine_label(e) for e in engines] + \
+        ["%s ÷ median CPU" % (engines[0] if engines[0] != EMPTY else "empty pipeline")
+         if engines else "÷ median CPU",
+         "steal %", "irq %", "MHz before/after"]
+    table = []
+    for r in cal:
+        table.append([r["cpu"], r["core"] or "-", r["numa_node"] or "-"] +
+                     [cell(r["mpps"].get(e)) for e in engines] +
+                     [fmt(r["vs_median_cpu"].get(engines[0])) if engines else "-",
+                      cell(r["steal_pct"], 2), cell(r["irq_pct"], 2),
+                      "%s/%s" % (fmt(r["mhz_before"], 4), fmt(r["mhz_after"], 4))])
+    doc.table(header, table)
+    if first and first["mpps"]["n"] and plan.get("order"):
+        c0 = int(plan["order"].split()[0])
+        r0 = next((r for r in cal if r["cpu"] == c0), None)
+        if r0 and r0["mpps"].get(EMPTY):
+            doc.p("CPU %d is also the curve's one lcore: alone in calibration it gave %s "
+                  "Mpps (empty pipeline), in the curve's 1-lcore runs %s: how far one CPU's "
+                  "rate moves between runs of the same setting." % (
+                      c0, cell(r0["mpps"][EMPTY]), cell(first["mpps"])))
+    doc.h(2, "The curve against the CPUs' own speeds")
+    header = ["engine", "lcores", "Σ CPUs alone Mpps", "efficiency vs own",
+              "dataplane efficiency vs own", "lcore spread vs own", "slowest lcore ÷ own",
+              "steal % (max CPU)", "irq % (max CPU)", "others busy %", "NUMA nodes"]
+    table = []
+    for r in rows:
+        table.append([engine_label(r["engine"]), r["lcores"], fmt(r.get("own_mpps")),
+                      cell(r.get("own_efficiency")), cell(r.get("own_dataplane_efficiency")),
+                      cell(r.get("own_spread")), cell(r.get("slowest_lcore_vs_own")),
+                      cell(r.get("steal_pct"), 2), cell(r.get("irq_pct"), 2),
+                      cell(r.get("others_busy_pct"), 2), ",".join(r["numa_nodes"]) or "-"])
+    doc.table(header, table)
+    doc.p("efficiency vs own = Mpps(n) ÷ the sum of its n CPUs' solo rates (each alone, "
+          "median over the passes); dataplane efficiency vs own = the dataplane ns/pkt/lcore "
+          "those solo rates give (1000 n ÷ Σ engine − 1000 n ÷ Σ empty pipeline) ÷ the "
+          "run's; lcore spread vs own = the spread of each lcore's rate ÷ its CPU's solo "
+          "rate (what is left once the CPUs' speeds are taken out); steal, irq = the polling "
+          "CPUs' share of time the hypervisor gave elsewhere and spent in interrupts "
+          "(/proc/stat, the busiest CPU of a run); others busy = the mean load of the CPUs "
+          "that neither poll nor run the main lcore.")
 
 
 def unpack(source, out_dir):
@@ -379,6 +771,8 @@ def cmd_scale(args, argv):
                "--budget", str(args.budget)]
         if args.lcores:
             cmd += ["--lcores", args.lcores]
+        if args.calibrate is not None:
+            cmd += ["--calibrate", str(args.calibrate)]
         if not args.quiet:
             print(" ".join(cmd), file=sys.stderr)
         proc = subprocess.run(cmd, stderr=subprocess.DEVNULL if args.quiet else None)
@@ -426,6 +820,9 @@ def add_parser(sub):
                    help="seconds per run (default: %(default)s)")
     p.add_argument("--reps", type=convert(positive_int), default=3,
                    help="alternating repetitions of the curve (default: %(default)s)")
+    p.add_argument("--calibrate", type=convert(non_negative_int), default=None,
+                   help="passes over the CPUs the curve uses, each alone (their own speeds; "
+                   "0 = none; default: 1 when a count is above 1)")
     p.add_argument("--budget", type=convert(positive_int), default=540,
                    help="seconds: no run starts that would end past it (default: %(default)s)")
     p.add_argument("-q", "--quiet", action="store_true", help="no per-run lines")
