@@ -88,7 +88,9 @@ typedef lrx_next_t (*lrx_list_one_fn)(void *ctx, struct rte_mbuf *pkt);
  * while 0..3 are processed); with these cores, whose branches differ per
  * packet kind, four copies measured slower than one (more mispredicted
  * branches and I-cache lines for the same work; docs/engines.md, "How the
- * list entries are written"), so there is one copy. */
+ * list entries are written"), so there is one copy. gro and l3-demux use
+ * it; build-meta's and xdp's own loops, the same loop written out,
+ * executed fewer instructions than through it. */
 static __rte_always_inline void
 lrx_list_loop(void *ctx, struct rte_mbuf **pkts, uint16_t n,
 	      lrx_next_t *nexts, uint16_t k, lrx_list_one_fn one)

@@ -375,15 +375,9 @@ static inline lrx_next_t build_meta_one_core(struct build_meta_ctx *c,
 	return build_meta_core(c, m, meta);
 }
 
-static __rte_always_inline lrx_next_t build_meta_one(void *ctx,
-						    struct rte_mbuf *pkt)
-{
-	return build_meta_one_core(ctx, pkt);
-}
-
 lrx_next_t lrx_build_meta_process_one(void *ctx, struct rte_mbuf *pkt)
 {
-	return build_meta_one(ctx, pkt);
+	return build_meta_one_core(ctx, pkt);
 }
 
 static void build_meta_process_burst(void *ctx, struct rte_mbuf **pkts,
@@ -404,7 +398,11 @@ static void build_meta_process_burst(void *ctx, struct rte_mbuf **pkts,
 		}
 		return;
 	}
-	lrx_list_loop(c, pkts, n, nexts, c->prefetch, build_meta_one);
+	lrx_prefetch_start(pkts, n, c->prefetch);
+	for (uint16_t i = 0; i < n; i++) {
+		lrx_prefetch_ahead(pkts, i, n, c->prefetch);
+		nexts[i] = build_meta_one_core(c, pkts[i]);
+	}
 }
 
 /* ---- configuration ------------------------------------------------------ */

@@ -168,18 +168,13 @@ static inline lrx_next_t xdp_verdict(struct xdp_ctx *xc,
 	return lrx_next_drop(LRX_DROP_XDP_ABORTED);
 }
 
-static __rte_always_inline lrx_next_t xdp_one(void *ctx, struct rte_mbuf *pkt)
+lrx_next_t lrx_xdp_process_one(void *ctx, struct rte_mbuf *pkt)
 {
 	struct xdp_ctx *xc = ctx;
 	uint32_t target;
 	uint64_t action = xdp_run(xc, pkt, &target);
 
 	return xdp_verdict(xc, pkt, action, target);
-}
-
-lrx_next_t lrx_xdp_process_one(void *ctx, struct rte_mbuf *pkt)
-{
-	return xdp_one(ctx, pkt);
 }
 
 /* The interpreter's burst entry (rte_bpf_exec_burst) over the frames that
@@ -223,7 +218,14 @@ void lrx_xdp_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
 		xdp_burst_interp(xc, pkts, n, nexts);
 		return;
 	}
-	lrx_list_loop(xc, pkts, n, nexts, xc->prefetch, xdp_one);
+	lrx_prefetch_start(pkts, n, xc->prefetch);
+	for (uint16_t i = 0; i < n; i++) {
+		uint32_t target;
+		lrx_prefetch_ahead(pkts, i, n, xc->prefetch);
+		uint64_t action = xdp_run(xc, pkts[i], &target);
+
+		nexts[i] = xdp_verdict(xc, pkts[i], action, target);
+	}
 }
 
 /* ---- Configuration ----------------------------------------------------- */
