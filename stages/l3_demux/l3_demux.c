@@ -48,6 +48,7 @@
 #include "meta.h"
 #include "netfilter/netfilter.h"
 #include "reply.h"
+#include "sockets/tcp_ehash.h"
 #include "sockets/udp_socket.h"
 #include "prefetch.h"
 #include "static_entries.h"
@@ -178,6 +179,14 @@ struct l3_ctx {
 	 * udp_ports deciding and every datagram with a port delivered */
 	struct lrx_udp_socks *socks;
 	uint64_t udp_rcvbuf_errors[L3_FAMILIES]; /* UDP_MIB_RCVBUFERRORS */
+
+	/* TCP's established sockets (key tcp_ehash, stages/sockets): one
+	 * table per family; without the key none (no buckets) and the TCP
+	 * handler without the lookup */
+	struct lrx_tcp_ehash ehash[L3_FAMILIES];
+	uint64_t tcp_ehash_hits, tcp_ehash_inserted, tcp_ehash_full;
+	uint64_t tcp_reqq_full_do_cookies; /* LINUX_MIB_TCPREQQFULLDOCOOKIES */
+	uint64_t tcp_listen_overflows;     /* LINUX_MIB_LISTENOVERFLOWS */
 };
 
 /* 0, 1, 2, ...: the index list of a whole burst (filled once, read only) */
@@ -447,8 +456,81 @@ static __rte_always_inline lrx_next_t l3_udp_sock_core(struct l3_ctx *c, struct 
 
 /* ---- TCP: tcp_v4_rcv / tcp_v6_rcv (up to the socket lookup) -------------- */
 
-static __rte_always_inline lrx_next_t l3_tcp_core(struct l3_ctx *c, struct rte_mbuf *m,
-				     struct lrx_meta *meta, const int fam)
+/* The segment's tuple as __inet_lookup_skb passes it: its destination is
+ * the local end. */
+struct l3_tcp_tuple {
+	const uint8_t *laddr, *raddr;
+	uint16_t lport, rport;  /* network order */
+	uint32_t hash;
+};
+
+static __rte_always_inline void l3_tcp_tuple(const struct l3_ctx *c,
+					     const struct rte_mbuf *m,
+					     const struct lrx_meta *meta,
+					     const struct rte_tcp_hdr *th,
+					     const int fam, struct l3_tcp_tuple *tu)
+{
+	const uint8_t *l3 = l3_frame(m) + meta->network_offset;
+	tu->raddr = l3 + (fam == L3_FAMILY_V6 ? 8 : 12);
+	tu->laddr = l3 + (fam == L3_FAMILY_V6 ? 24 : 16);
+	tu->lport = th->dst_port;
+	tu->rport = th->src_port;
+	tu->hash = lrx_tcp_ehashfn(&c->ehash[fam], fam == L3_FAMILY_V6, tu->laddr,
+				   tu->raddr, tu->lport, tu->rport);
+}
+
+/* A SYN alone: what a listener answers with a SYN-ACK
+ * (tcp_rcv_state_process, LISTEN: conn_request) */
+static inline bool l3_tcp_syn_alone(const struct rte_tcp_hdr *th)
+{
+	return (th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG |
+				 RTE_TCP_RST_FLAG | RTE_TCP_FIN_FLAG)) ==
+	       RTE_TCP_SYN_FLAG;
+}
+
+/* A listener opens a socket for a segment the established table did not
+ * have (key tcp_ehash): inet_ehash_insert of
+ *  - syn: the request socket of tcp_conn_request
+ *    (inet_csk_reqsk_queue_hash_add); a full table is its full SYN queue,
+ *    answered with a syncookie and nothing inserted
+ *    (tcp_syn_flood_action: TCPReqQFullDoCookies), the SYN-ACK still
+ *    going out;
+ *  - any other segment: the child that cookie_v4_check makes of an ACK
+ *    (tcp_get_cookie_sock → inet_csk_complete_hashdance), every such
+ *    segment taken as a valid cookie or a connection older than the run;
+ *    a full table is its full accept queue: tcp_v4_syn_recv_sock counts
+ *    ListenOverflows and cookie_v4_check drops it NO_SOCKET.
+ * Nothing is opened for a broadcast or multicast route (tcp_v4_conn_request
+ * never answers those). CONTINUE, or the drop. Out of line: once per
+ * connection. */
+static __rte_noinline lrx_next_t l3_tcp_open(struct l3_ctx *c,
+					     const struct rte_mbuf *m,
+					     const struct lrx_meta *meta,
+					     const struct l3_tcp_tuple *tu,
+					     int fam, bool syn)
+{
+	if (l3_route_is_multi(c, m, meta, fam))
+		return LRX_NEXT_CONTINUE_V;
+	if (lrx_tcp_ehash_insert(&c->ehash[fam], fam == L3_FAMILY_V6, tu->hash,
+				 tu->laddr, tu->raddr, tu->lport,
+				 tu->rport) == 0) {
+		c->tcp_ehash_inserted++;
+		return LRX_NEXT_CONTINUE_V;
+	}
+	c->tcp_ehash_full++;
+	if (syn) {
+		c->tcp_reqq_full_do_cookies++;
+		return LRX_NEXT_CONTINUE_V;
+	}
+	c->tcp_listen_overflows++;
+	return lrx_next_drop(LRX_DROP_NO_SOCKET);
+}
+
+/* est: the handler of tcp_ehash (l3_tcp_est_handler); a constant, so that
+ * the handler without the table compiles as if it did not exist. */
+static __rte_always_inline lrx_next_t l3_tcp_core_(struct l3_ctx *c, struct rte_mbuf *m,
+				      struct lrx_meta *meta, const int fam,
+				      const bool est)
 {
 	struct l3_tcp_mib *mib = &c->tcp;
 	const uint32_t l4_len = l3_l4_len(meta);
@@ -475,6 +557,24 @@ static __rte_always_inline lrx_next_t l3_tcp_core(struct l3_ctx *c, struct rte_m
 		mib->in_errs++;
 		return lrx_next_drop(LRX_DROP_TCP_CSUM);
 	}
+	struct l3_tcp_tuple tu;
+	if (est) {
+		/* __inet_lookup_skb: the established sockets first
+		 * (__inet_lookup_established), the listener after. A request
+		 * socket's own SYN again is a retransmission, answered with
+		 * the SYN-ACK again (tcp_check_req → inet_rtx_syn_ack); any
+		 * other segment is the socket's. */
+		l3_tcp_tuple(c, m, meta, th, fam, &tu);
+		if (lrx_tcp_ehash_lookup(&c->ehash[fam], fam == L3_FAMILY_V6,
+					 tu.hash, tu.laddr, tu.raddr, tu.lport,
+					 tu.rport)) {
+			c->tcp_ehash_hits++;
+			return unlikely(l3_tcp_syn_alone(th))
+				       ? l3_ask(c, m, LRX_NEXT_DELIVER_V,
+						L3_REPLY_SYNACK, 0)
+				       : LRX_NEXT_DELIVER_V;
+		}
+	}
 	if (!l3_port_bound(c->tcp_ports, c->tcp_any,
 			   rte_be_to_cpu_16(th->dst_port))) {
 		/* no_tcp_socket: tcp_v4_send_reset, whose route must be
@@ -484,18 +584,41 @@ static __rte_always_inline lrx_next_t l3_tcp_core(struct l3_ctx *c, struct rte_m
 		return l3_route_is_multi(c, m, meta, fam)
 			       ? fate : l3_ask(c, m, fate, L3_REPLY_RST, 0);
 	}
-	/* A socket on the port is a listener that also holds an
-	 * established connection for every peer: a SYN alone opens one
-	 * (tcp_rcv_state_process, LISTEN: conn_request sends a SYN-ACK;
-	 * never for a broadcast or multicast route, tcp_v4_conn_request),
-	 * every other segment is delivered */
-	if (unlikely((th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG |
-				       RTE_TCP_RST_FLAG | RTE_TCP_FIN_FLAG)) ==
-		     RTE_TCP_SYN_FLAG))
+	/* A socket on the port is a listener. Without tcp_ehash it also
+	 * holds an established connection for every peer; with it, it opens
+	 * one (l3_tcp_open). A SYN alone gets a SYN-ACK (never for a
+	 * broadcast or multicast route, tcp_v4_conn_request), every other
+	 * segment is delivered */
+	if (est) {
+		const lrx_next_t next = l3_tcp_open(c, m, meta, &tu, fam,
+						    l3_tcp_syn_alone(th));
+		if (unlikely(next != LRX_NEXT_CONTINUE_V))
+			return next;
+	}
+	if (unlikely(l3_tcp_syn_alone(th)))
 		return l3_route_is_multi(c, m, meta, fam)
 			       ? lrx_next_drop(LRX_DROP_NOT_SPECIFIED)
 			       : l3_ask(c, m, LRX_NEXT_DELIVER_V, L3_REPLY_SYNACK, 0);
 	return LRX_NEXT_DELIVER_V;
+}
+static __rte_always_inline lrx_next_t l3_tcp_core(struct l3_ctx *c, struct rte_mbuf *m,
+				     struct lrx_meta *meta, const int fam)
+{
+	return l3_tcp_core_(c, m, meta, fam, false);
+}
+/* The core with the table, one out-of-line copy that the handler's
+ * entries call: an inline copy in each of L3_DEFINE_HANDLER's five loops
+ * would take GCC's inlining budget for this file, and the handlers
+ * without the table would stop inlining their helpers. */
+static __rte_noinline lrx_next_t l3_tcp_est_one(struct l3_ctx *c, struct rte_mbuf *m,
+						struct lrx_meta *meta, int fam)
+{
+	return l3_tcp_core_(c, m, meta, fam, true);
+}
+static __rte_always_inline lrx_next_t l3_tcp_est_core(struct l3_ctx *c, struct rte_mbuf *m,
+					 struct lrx_meta *meta, const int fam)
+{
+	return l3_tcp_est_one(c, m, meta, fam);
 }
 
 /* ---- ICMP: icmp_rcv / icmpv6_rcv ----------------------------------------- */
@@ -656,6 +779,7 @@ l3_l4_list_loop(struct l3_ctx *c, struct rte_mbuf **pkts,
 L3_DEFINE_HANDLER(udp, l3_udp_core)
 L3_DEFINE_HANDLER(udp_sock, l3_udp_sock_core)
 L3_DEFINE_HANDLER(tcp, l3_tcp_core)
+L3_DEFINE_HANDLER(tcp_est, l3_tcp_est_core)
 L3_DEFINE_HANDLER(icmp, l3_icmp_core)
 
 /* No handler for the protocol (ip_protocol_deliver_rcu: ICMP protocol
@@ -1807,7 +1931,21 @@ struct l3_conf {
 	char udp_sockets[1024];   /* empty: udp_ports decides */
 	uint32_t udp_rcvbuf, udp_truesize, udp_read_batch;
 	unsigned udp_reader;
+	uint32_t tcp_ehash;       /* buckets of each family's table; 0: none */
 };
+
+/* tcp_ehash: 0 (off) or a power of two, as the kernel sizes its ehash
+ * (alloc_large_system_hash rounds to one) */
+static int l3_parse_ehash(const char *text, void *out)
+{
+	uint64_t v;
+	if (lrx_value_uint(text, 0, LRX_TCP_EHASH_MAX, &v) < 0 || (v & (v - 1)) != 0)
+		return -EINVAL;
+	*(uint32_t *)out = (uint32_t)v;
+	return 0;
+}
+#define L3_EHASH_VALID "0 or a power of two in 1..1048576"
+_Static_assert(LRX_TCP_EHASH_MAX == 1048576, "L3_EHASH_VALID says the maximum");
 
 static void l3_ports_copy(uint64_t *bitmap, bool *any, const struct lrx_port_set *set)
 {
@@ -1859,6 +1997,8 @@ static int l3_socks_init(struct l3_ctx *c, const struct l3_conf *conf,
 	memset(c->udp_ports, 0, sizeof(c->udp_ports));
 	return 0;
 }
+
+static void l3_demux_fini(void *ctx);
 
 static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 {
@@ -1944,13 +2084,26 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 		}
 	}
 
+	for (int fam = 0; fam < L3_FAMILIES && conf->tcp_ehash; fam++) {
+		rc = lrx_tcp_ehash_init(&c->ehash[fam], conf->tcp_ehash,
+					init->socket_id);
+		if (rc < 0) {
+			snprintf(init->err, init->err_len,
+				 "%s: key 'tcp_ehash': out of memory for %u "
+				 "buckets", init->instance, conf->tcp_ehash);
+			l3_demux_fini(c);
+			return rc;
+		}
+	}
+
 	c->l3_table[L3_CLASS_IPV4] = &l3_ipv4_handler;
 	c->l3_table[L3_CLASS_IPV6] = &l3_ipv6_handler;
 	c->l3_table[L3_CLASS_ARP] = &l3_arp_handler;
 	for (int fam = 0; fam < L3_FAMILIES; fam++) {
 		c->l4_table[fam][IPPROTO_UDP] =
 			c->socks != NULL ? &l3_udp_sock_handler : &l3_udp_handler;
-		c->l4_table[fam][IPPROTO_TCP] = &l3_tcp_handler;
+		c->l4_table[fam][IPPROTO_TCP] =
+			conf->tcp_ehash ? &l3_tcp_est_handler : &l3_tcp_handler;
 	}
 	c->l4_table[L3_FAMILY_V4][IPPROTO_ICMP] = &l3_icmp_handler;
 	c->l4_table[L3_FAMILY_V6][IPPROTO_ICMPV6] = &l3_icmp_handler;
@@ -2087,6 +2240,11 @@ static const struct lrx_value_key l3_demux_keys[] = {
 	L3K(UINT, udp_read_batch, "udp_read_batch", "0", 0, 65535,
 	    "datagrams the reader takes per socket per poll (recvmmsg's vlen); "
 	    "0: all queued"),
+	L3K(CUSTOM, tcp_ehash, "tcp_ehash", "0", l3_parse_ehash, L3_EHASH_VALID,
+	    "buckets of TCP's established-socket table per family "
+	    "(docs/sockets.md): every segment is looked up first "
+	    "(__inet_lookup_established), a listener's new connections are "
+	    "inserted, one per bucket at most; 0: no table, tcp_ports decides"),
 	{.name = NULL},
 };
 #undef L3K
@@ -2161,6 +2319,8 @@ static void l3_demux_fini(void *ctx)
 		rte_free(c->socks);
 		c->socks = NULL;
 	}
+	for (int fam = 0; fam < L3_FAMILIES; fam++)
+		lrx_tcp_ehash_fini(&c->ehash[fam]);
 }
 
 /* The rule counters of netfilter's chains, one map per chain
@@ -2257,6 +2417,11 @@ static const struct lrx_stage_counter l3_demux_counters[] = {
 	L3C("Ip6OutRequests", reply.ip_out_requests[1]),
 	L3C("reply_no_room", reply.reply_no_room),
 	L3C("tcp_no_socket", tcp_no_socket),
+	L3C("TcpExtTCPReqQFullDoCookies", tcp_reqq_full_do_cookies),
+	L3C("TcpExtListenOverflows", tcp_listen_overflows),
+	L3C("tcp_ehash_hits", tcp_ehash_hits),
+	L3C("tcp_ehash_inserted", tcp_ehash_inserted),
+	L3C("tcp_ehash_full", tcp_ehash_full),
 	L3C("rx_otherhost_dropped", rx_otherhost_dropped),
 	L3C("rx_dropped", rx_dropped),
 	L3C("in_martian_src", in_martian_src),

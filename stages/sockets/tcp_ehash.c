@@ -10,10 +10,13 @@ int lrx_tcp_ehash_init(struct lrx_tcp_ehash *t, uint32_t buckets,
 		       int socket_id)
 {
 	memset(t, 0, sizeof(*t));
+	if (buckets == 0 || buckets > LRX_TCP_EHASH_MAX ||
+	    (buckets & (buckets - 1)) != 0)
+		return -EINVAL;
 	t->mask = buckets - 1;
 	t->max = buckets;
 	/* a fixed secret: every engine's run hashes alike (the kernel draws
-	 * inet_ehash_secret once at boot) */
+	 * inet_ehash_secret once, net_get_random_once) */
 	t->secret = 0x5eed1e5u;
 	t->bucket = rte_malloc_socket("tcp_ehash", buckets * sizeof(*t->bucket),
 				      0, socket_id);
@@ -33,4 +36,5 @@ void lrx_tcp_ehash_fini(struct lrx_tcp_ehash *t)
 	rte_free(t->ent);
 	t->bucket = NULL;
 	t->ent = NULL;
+	t->n = 0;
 }

@@ -6,7 +6,10 @@
 // configuration errors.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <functional>
+#include <string>
+#include <vector>
 #include <random>
 
 #include "frames.h"
@@ -976,7 +979,10 @@ TEST_CASE("l3-demux rejects bad keys with a message", "[l3_demux]")
 		Bad{"mcast_groups", "239.1.1.1%x", "%port"},
 		Bad{"mcast_groups", "239.1.1.1%99999", "%port"},
 		Bad{"mcast_groups", "239.1.1.1,,ff05::1", "groups"},
-		Bad{"ipv6_mip6", "maybe", "yes/no"});
+		Bad{"ipv6_mip6", "maybe", "yes/no"},
+		Bad{"tcp_ehash", "3", "power of two"},
+		Bad{"tcp_ehash", "2097152", "power of two"},
+		Bad{"tcp_ehash", "-1", "power of two"});
 	StageInstance bm(BUILD_META_STAGE_NAME); // registers the metadata
 	StageInstance l3(L3_DEMUX_STAGE_NAME, {{bad.key, bad.value}});
 	CHECK(l3.rc() == -EINVAL);
@@ -985,4 +991,109 @@ TEST_CASE("l3-demux rejects bad keys with a message", "[l3_demux]")
 	CHECK(msg.find(bad.key) != std::string::npos);
 	CHECK(msg.find(bad.value) != std::string::npos);
 	CHECK(msg.find(bad.expect) != std::string::npos);
+}
+
+TEST_CASE("l3-demux tcp_ehash: established lookup first, a listener's new "
+	  "connections inserted, a full table counted", "[l3_demux][sockets]")
+{
+	eal_init();
+	struct Step {
+		const char *what;
+		Frame frame;
+		const char *verdict;
+		// tcp_ehash_hits, tcp_ehash_inserted, tcp_ehash_full,
+		// TcpExtTCPReqQFullDoCookies, TcpExtListenOverflows after it
+		std::array<uint64_t, 5> after;
+	};
+	auto tcp6 = [](uint8_t flags, uint16_t sport) {
+		return with([&](Spec &s) {
+			s.l3 = L3::ipv6;
+			s.l4 = L4::tcp;
+			s.tcp_flags = flags;
+			s.sport = sport;
+		});
+	};
+	const std::vector<Step> steps = {
+		{"an ACK opens (a cookie's child)", tcp4(TCP_ACK, 1001), "DELIVER", {0, 1, 0, 0, 0}},
+		{"and finds it after", tcp4(TCP_ACK, 1001), "DELIVER", {1, 1, 0, 0, 0}},
+		{"a SYN: a request socket and the SYN-ACK", tcp4(TCP_SYN, 1002), "TX(0)", {1, 2, 0, 0, 0}},
+		{"the SYN again: found, the SYN-ACK again", tcp4(TCP_SYN, 1002), "TX(0)", {2, 2, 0, 0, 0}},
+		{"the handshake's ACK: found", tcp4(TCP_ACK, 1002), "DELIVER", {3, 2, 0, 0, 0}},
+		{"no listener: looked up, a RST, nothing opened", tcp4(TCP_ACK, 1003, 22), "TX(0)", {3, 2, 0, 0, 0}},
+		{"a bad checksum is not looked up", tcp4(TCP_ACK, 1001).l4_corrupt_csum(),
+		 "DROP(TCP_CSUM)", {3, 2, 0, 0, 0}},
+		{"a broadcast route opens nothing",
+		 with([](Spec &s) { s.l4 = L4::tcp; s.ip4_dst = ip4(10, 0, 0, 255); }),
+		 "DELIVER", {3, 2, 0, 0, 0}},
+		{"third", tcp4(TCP_ACK | TCP_PSH, 1004), "DELIVER", {3, 3, 0, 0, 0}},
+		{"fourth: the IPv4 table is full", tcp4(TCP_ACK, 1005), "DELIVER", {3, 4, 0, 0, 0}},
+		{"a SYN finds it full: a syncookie SYN-ACK", tcp4(TCP_SYN, 1006), "TX(0)", {3, 4, 1, 1, 0}},
+		{"an ACK finds it full: ListenOverflows", tcp4(TCP_ACK, 1006), "DROP(NO_SOCKET)", {3, 4, 2, 1, 1}},
+		{"the connections in it still found", tcp4(TCP_FIN | TCP_ACK, 1005), "DELIVER", {4, 4, 2, 1, 1}},
+		{"IPv6 has its own table", tcp6(TCP_ACK, 1001), "DELIVER", {4, 5, 2, 1, 1}},
+		{"IPv6 found", tcp6(TCP_ACK, 1001), "DELIVER", {5, 5, 2, 1, 1}},
+		{"IPv6 SYN", tcp6(TCP_SYN, 1002), "TX(0)", {5, 6, 2, 1, 1}},
+		{"IPv6 SYN again", tcp6(TCP_SYN, 1002), "TX(0)", {6, 6, 2, 1, 1}},
+	};
+	const char *const names[] = {"tcp_ehash_hits", "tcp_ehash_inserted",
+				     "tcp_ehash_full", "TcpExtTCPReqQFullDoCookies",
+				     "TcpExtListenOverflows"};
+	StageInstance::Keys keys = l3_keys;
+	keys["local_ipv4"] = "10.0.0.2/24";
+	keys["tcp_rst"] = keys["tcp_synack"] = "send";
+	keys["tcp_ehash"] = "4";
+	for (const char *split : {"none", "gather", "runs"}) {
+		keys["list_split"] = split;
+		// one at a time (per packet, and bursts of one), then the whole
+		// sequence as one burst: the same verdicts in order
+		for (int how = 0; how < 3; how++) {
+			INFO("list_split " << split << " how " << how);
+			StageInstance bm(BUILD_META_STAGE_NAME, bm_keys);
+			StageInstance l3(L3_DEMUX_STAGE_NAME, keys);
+			INFO(l3.error());
+			REQUIRE(l3.ok());
+			std::vector<rte_mbuf *> ms;
+			for (auto &st : steps)
+				ms.push_back(st.frame.to_mbuf(pool()));
+			std::vector<lrx_next_t> nexts(ms.size());
+			if (how == 2)
+				run_burst({&bm, &l3}, ms.data(), (uint16_t)ms.size(), nexts.data());
+			for (size_t i = 0; i < steps.size(); i++) {
+				INFO("step " << i << ": " << steps[i].what);
+				if (how == 0)
+					run_packet({&bm, &l3}, &ms[i], 1, &nexts[i]);
+				else if (how == 1)
+					run_burst({&bm, &l3}, &ms[i], 1, &nexts[i]);
+				CHECK(next_name(nexts[i]) == steps[i].verdict);
+				if (how < 2)
+					for (size_t k = 0; k < 5; k++) {
+						INFO(names[k]);
+						CHECK(l3.counter(names[k]) == steps[i].after[k]);
+					}
+			}
+			for (size_t k = 0; k < 5; k++)
+				CHECK(l3.counter(names[k]) == steps.back().after[k]);
+			CHECK(l3.counter("tcp_no_socket") == 1);
+			for (rte_mbuf *m : ms)
+				rte_pktmbuf_free(m);
+		}
+	}
+	// without the key: no lookup, the same verdicts as before it existed
+	keys.erase("tcp_ehash");
+	keys["list_split"] = "none";
+	StageInstance bm(BUILD_META_STAGE_NAME, bm_keys);
+	StageInstance l3(L3_DEMUX_STAGE_NAME, keys);
+	REQUIRE(l3.ok());
+	for (auto &st : steps) {
+		INFO(st.what);
+		rte_mbuf *m = st.frame.to_mbuf(pool());
+		lrx_next_t next;
+		run_packet({&bm, &l3}, &m, 1, &next);
+		CHECK(next_name(next) ==
+		      (std::string(st.verdict) == "DROP(NO_SOCKET)" ? "DELIVER" : st.verdict));
+		rte_pktmbuf_free(m);
+	}
+	for (const char *n : names)
+		CHECK(l3.counter(n) == 0);
+	LRX_REQUIRE_POOL_FULL(pool());
 }

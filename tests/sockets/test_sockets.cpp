@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "frames.h"
@@ -236,22 +237,53 @@ extern "C" {
 #include "sockets/tcp_ehash.h"
 }
 
-TEST_CASE("tcp established lookup: a new tuple is inserted once, its later "
-	  "segments hit, a full table stops inserting", "[sockets]")
+TEST_CASE("tcp established lookup: a tuple inserted once is found, a full "
+	  "table refuses, the tuple's every field counts", "[sockets]")
 {
 	pool();
 	lrx_tcp_ehash t;
+	CHECK(lrx_tcp_ehash_init(&t, 3, (int)rte_socket_id()) == -EINVAL);
+	CHECK(lrx_tcp_ehash_init(&t, 0, (int)rte_socket_id()) == -EINVAL);
 	REQUIRE(lrx_tcp_ehash_init(&t, 4, (int)rte_socket_id()) == 0);
 	uint8_t l[16] = {10, 0, 0, 2}, r[16] = {10, 0, 0, 1};
+	// find, else insert: what l3-demux does for a segment that opens one
+	auto seen = [&](bool v6, const uint8_t *la, const uint8_t *ra, uint16_t lp,
+			uint16_t rp) {
+		const uint32_t h = lrx_tcp_ehashfn(&t, v6, la, ra, lp, rp);
+		if (lrx_tcp_ehash_lookup(&t, v6, h, la, ra, lp, rp))
+			return 1;
+		return lrx_tcp_ehash_insert(&t, v6, h, la, ra, lp, rp) == 0 ? 0 : -1;
+	};
+	int hits = 0, inserted = 0, full = 0;
 	for (int round = 0; round < 3; round++)
-		for (uint16_t p = 1; p <= 6; p++)
-			lrx_tcp_established(&t, false, l, r, htons(80), htons(p));
-	CHECK(t.inserted == 4);
+		for (uint16_t p = 1; p <= 6; p++) {
+			const int k = seen(false, l, r, htons(80), htons(p));
+			hits += k == 1;
+			inserted += k == 0;
+			full += k == -1;
+		}
+	CHECK(inserted == 4);
 	CHECK(t.n == 4);
-	CHECK(t.full == 2 * 3);     // ports 5 and 6 never fit
-	CHECK(t.hits == 4 * 2);     // ports 1-4 in rounds 2 and 3
-	uint8_t l6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
-	lrx_tcp_established(&t, true, l6, r, htons(80), htons(1));
-	CHECK(t.full == 7);         // another family is another tuple
+	CHECK(full == 2 * 3);     // ports 5 and 6 never fit
+	CHECK(hits == 4 * 2);     // ports 1-4 in rounds 2 and 3
+	// each field of the tuple tells two connections apart
+	uint8_t l2[16] = {10, 0, 0, 3}, r2[16] = {10, 0, 0, 4};
+	const uint32_t h = lrx_tcp_ehashfn(&t, false, l, r, htons(80), htons(1));
+	CHECK(lrx_tcp_ehash_lookup(&t, false, h, l, r, htons(80), htons(1)));
+	for (auto [la, ra, lp, rp] :
+	     {std::tuple{l2, r, 80, 1}, std::tuple{l, r2, 80, 1},
+	      std::tuple{l, r, 81, 1}, std::tuple{l, r, 80, 2 + 256}}) {
+		const uint32_t h2 = lrx_tcp_ehashfn(&t, false, la, ra, htons(lp), htons(rp));
+		CHECK_FALSE(lrx_tcp_ehash_lookup(&t, false, h2, la, ra, htons(lp), htons(rp)));
+	}
 	lrx_tcp_ehash_fini(&t);
+	// IPv6: the whole addresses count, not only the words hashed
+	REQUIRE(lrx_tcp_ehash_init(&t, 1, (int)rte_socket_id()) == 0);
+	uint8_t l6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+	uint8_t o6[16] = {0x20, 0x01, 0x0d, 0xb9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+	CHECK(seen(true, l6, l6, htons(80), htons(1)) == 0);
+	CHECK(seen(true, l6, l6, htons(80), htons(1)) == 1);
+	CHECK(seen(true, o6, l6, htons(80), htons(1)) == -1); // one bucket, full
+	lrx_tcp_ehash_fini(&t);
+	lrx_tcp_ehash_fini(&t); // twice is fine
 }
