@@ -20,6 +20,7 @@
 #include <rte_prefetch.h>
 
 #include "meta.h"
+#include "stage.h"
 
 /* the largest distance [pipeline] prefetch accepts, and its default: off,
  * because every frame listrx's devices give is already in the L1d (the
@@ -72,6 +73,33 @@ lrx_prefetch_ahead(struct rte_mbuf *const *pkts, uint16_t i, uint16_t n,
 		lrx_prefetch_header(pkts[i + 2u * k]);
 	if (i + k < n)
 		lrx_prefetch_body(pkts[i + k]);
+}
+
+/* One packet of a list entry: the stage's inline per-packet core, the
+ * one its process_one calls too. */
+typedef lrx_next_t (*lrx_list_one_fn)(void *ctx, struct rte_mbuf *pkt);
+
+/* A list entry's loop over pkts[0..n-1]: the stage's inline per-packet
+ * core `one` (the one its process_one calls), passed as a constant so that
+ * the call becomes a copy of it, on each packet in order, with the
+ * prefetch of [pipeline] prefetch = k (k held in a register, not reloaded
+ * from the stage's context at every packet). VPP's nodes unroll such a
+ * loop four times (ip4_input_inline's quad loop, prefetching packets 4..7
+ * while 0..3 are processed); with these cores, whose branches differ per
+ * packet kind, four copies measured slower than one (more mispredicted
+ * branches and I-cache lines for the same work; docs/engines.md, "How the
+ * list entries are written"), so there is one copy. gro and l3-demux use
+ * it; build-meta's and xdp's own loops, the same loop written out,
+ * executed fewer instructions than through it. */
+static __rte_always_inline void
+lrx_list_loop(void *ctx, struct rte_mbuf **pkts, uint16_t n,
+	      lrx_next_t *nexts, uint16_t k, lrx_list_one_fn one)
+{
+	lrx_prefetch_start(pkts, n, k);
+	for (uint16_t i = 0; i < n; i++) {
+		lrx_prefetch_ahead(pkts, i, n, k);
+		nexts[i] = one(ctx, pkts[i]);
+	}
 }
 
 #endif

@@ -1307,10 +1307,17 @@ static uint32_t rte_gro_held_count(const void *vctx)
 
 /* ---- the two thin loops ------------------------------------------------- */
 
-lrx_next_t lrx_gro_process_one(void *vctx, struct rte_mbuf *pkt)
+/* napi_gro_receive: every packet is consumed (held, merged, or on the
+ * release list, gro_normal_list's) */
+static __rte_always_inline lrx_next_t gro_one(void *vctx, struct rte_mbuf *pkt)
 {
 	gro_receive(vctx, pkt);
 	return LRX_NEXT_CONSUMED_V;
+}
+
+lrx_next_t lrx_gro_process_one(void *vctx, struct rte_mbuf *pkt)
+{
+	return gro_one(vctx, pkt);
 }
 
 lrx_next_t lrx_rte_gro_process_one(void *vctx, struct rte_mbuf *pkt)
@@ -1331,12 +1338,7 @@ static void gro_process_burst(void *vctx, struct rte_mbuf **pkts, uint16_t n,
 			      lrx_next_t *nexts)
 {
 	const struct gro_ctx *ctx = vctx;
-	lrx_prefetch_start(pkts, n, ctx->prefetch);
-	for (uint16_t i = 0; i < n; i++) {
-		lrx_prefetch_ahead(pkts, i, n, ctx->prefetch);
-		gro_receive(vctx, pkts[i]);
-		nexts[i] = LRX_NEXT_CONSUMED_V;
-	}
+	lrx_list_loop(vctx, pkts, n, nexts, ctx->prefetch, gro_one);
 }
 
 /* ---- configuration ----------------------------------------------------- */

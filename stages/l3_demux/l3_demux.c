@@ -1794,6 +1794,11 @@ static __rte_always_inline lrx_next_t l3_demux_core_inline(struct l3_ctx *c, str
 	return l3_demux_core(c, m);
 }
 
+static __rte_always_inline lrx_next_t l3_demux_one(void *ctx, struct rte_mbuf *m)
+{
+	return l3_demux_core_inline(ctx, m);
+}
+
 /* One first-level sublist: the handler of class cls over pkts[idx[..n]]
  * (idx l3_identity with the arrays at the run's start, or the class's
  * indexes with the arrays at the burst's start). */
@@ -1836,11 +1841,7 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 	if (c->split == L3_SPLIT_NONE) {
 		/* no sublists: the per-packet path over the burst, in one
 		 * call (the engine's saving), with its prefetch */
-		lrx_prefetch_start(pkts, n, c->prefetch);
-		for (uint16_t i = 0; i < n; i++) {
-			lrx_prefetch_ahead(pkts, i, n, c->prefetch);
-			nexts[i] = l3_demux_core_inline(c, pkts[i]);
-		}
+		lrx_list_loop(c, pkts, n, nexts, c->prefetch, l3_demux_one);
 		return;
 	}
 	c->reply_later = true;

@@ -58,10 +58,7 @@ Run run_one(lrx_engine_kind engine, unsigned k, const std::vector<Frame> &in,
 				   : in.at(at).to_mbuf(pool());
 		},
 		polls);
-	for (auto &c : r.counters)
-		for (const char *how : {"l3_sublists", "l4_sublists",
-					"route_hint_hits", "route_lookups"})
-			c.erase(how);
+	lrx_test::erase_l3_split_counters(r);
 	return r;
 }
 
