@@ -14,6 +14,14 @@ this MSS (the kernel: L3 length < 65536, 44 x 1460 with timestamps).
 The table gives the median over reps, min..max, ns/segment, and the ratios
 listrx / rte_gro taken per rep (median [min..max]).
 
+The empty pipeline runs in the same rotation, at each burst: the emulated
+NIC (tcp-stream writes 66 header bytes and two checksums per segment) and
+the sink alone, a cost every configuration pays. Its ns/segment taken from
+a configuration's, rep by rep, is what GRO (and what it makes the NIC and
+the sink do: chains to free, mbufs held across polls) costs per segment;
+the ratio of those is printed as well ("GRO's own time"), beside the ratio
+of whole-binary rates, which the NIC's share pulls towards 1.
+
   listrx-bench gro-synth                       # build/ in this checkout
   listrx-bench gro-synth --reps 7 --seconds 5 --json out.json
 """
@@ -38,6 +46,8 @@ IMPLS = [
     ("rte_gro heavy", "rte"),
     ("rte_gro light", "rte-light"),
 ]
+# the reference: the same device and sink with no stage
+EMPTY = ("empty pipeline", "none")
 
 # net_synth tcp-stream headers: IPv4 20 + TCP 20 + NOP,NOP,timestamp 12
 TCP_STREAM_L3_HEADERS = 52
@@ -70,7 +80,9 @@ def gro_counters(summary, name="gro"):
 def impl_stage(impl):
     """The stage and its keys for one configuration: the kernel's rules
     (gro) or DPDK rte_gro (rte-gro) in heavy (rte) or light (rte-light)
-    mode."""
+    mode; none: the empty pipeline."""
+    if impl == "none":
+        return "none", []
     if impl == "kernel":
         return "gro", []
     return "rte-gro", ["--set", "stage.rte-gro.mode=" + ("light" if impl == "rte-light" else "heavy")]
@@ -85,6 +97,25 @@ def merge_ratio(counters):
     return (counters.get("merged", 0) + out) / out
 
 
+def own_ns(mseg, empty_mseg):
+    """ns per segment over the empty pipeline's (None when a rate is
+    missing)."""
+    if not mseg or not empty_mseg:
+        return None
+    return 1e3 / mseg - 1e3 / empty_mseg
+
+
+def own_time_ratios(ours, theirs, empty):
+    """Per rep: their GRO's own ns/segment over ours (both net of the empty
+    pipeline of the same rep); a rep where ours is not above the empty
+    pipeline's cost (noise) gives no ratio."""
+    out = []
+    for a, b, e in zip(ours, theirs, empty):
+        na, nb = own_ns(a, e), own_ns(b, e)
+        out.append(nb / na if na and nb is not None and na > 0 else None)
+    return out
+
+
 def run_once(args, impl, burst, json_path):
     stage, sets = impl_stage(impl)
     cmd = [args.listrx, "-l", args.lcores, "--no-huge", "--no-pci", "--no-shconf",
@@ -94,6 +125,8 @@ def run_once(args, impl, burst, json_path):
            "--engine", args.engine, "--burst", str(burst), "--pipeline", stage,
            "--json", json_path] + sets
     mseg, _ = run_listrx_steady(cmd, "gro_synth", args.seconds)
+    if impl == "none":
+        return mseg, None, {}, " ".join(cmd)
     with open(json_path) as f:
         counters = gro_counters(json.load(f), stage)
     if counters.get("segments_in") != counters.get("merged", 0) + counters.get("packets_out", 0):
@@ -137,7 +170,7 @@ def run(args, argv):
         raise BenchError("gro-synth: %s not found (build first: bash scripts/setup)" % args.listrx)
     bursts = args.bursts
 
-    cells = [(name, impl, burst) for burst in bursts for name, impl in IMPLS]
+    cells = [(name, impl, burst) for burst in bursts for name, impl in IMPLS + [EMPTY]]
     label = {cell: "%s (impl=%s), burst %d" % cell for cell in cells}
     mpps = {cell: [] for cell in cells}
     merge = {cell: [] for cell in cells}
@@ -163,24 +196,32 @@ def run(args, argv):
                  "segments per output, median [min..max]", "rules' expectation"],
                 [[label[cell], "%.2f" % med[cell],
                   "%.2f..%.2f" % (min(mpps[cell]), max(mpps[cell])), "%.1f" % (1e3 / med[cell]),
-                  fmt_ratio(merge[cell]),
-                  expected_segments_per_packet(cell[1], args.mss, cell[2], args.flows)]
+                  fmt_ratio(merge[cell]) if cell[1] != "none" else "-",
+                  expected_segments_per_packet(cell[1], args.mss, cell[2], args.flows)
+                  if cell[1] != "none" else "-"]
                  for cell in cells])
     print(table.markdown(), end="")
-    ratios = {}
+    ratios, own = {}, {}
     for burst in bursts:
         ours = mpps[("listrx gro", "kernel", burst)]
+        empty = mpps[EMPTY + (burst,)]
         for name, impl in IMPLS[1:]:
             per_rep = [a / b for a, b in zip(ours, mpps[(name, impl, burst)]) if b]
             ratios["listrx / %s, burst %d" % (name, burst)] = per_rep
             print("listrx gro / %s, burst %d, per rep: %s" % (name, burst, fmt_ratio(per_rep)))
+        for name, impl in IMPLS[1:]:
+            per_rep = own_time_ratios(ours, mpps[(name, impl, burst)], empty)
+            own["%s / listrx, burst %d" % (name, burst)] = per_rep
+            print("GRO's own time (ns/segment over the empty pipeline's), %s / listrx gro, "
+                  "burst %d, per rep: %s" % (name, burst, fmt_ratio(per_rep)))
     if args.json:
         def keyed(d):
             return {label[cell]: v for cell, v in d.items()}
         with open(args.json, "w") as f:
             json.dump({"mseg_per_s": keyed(mpps), "median": keyed(med),
                        "segments_per_output": keyed(merge), "gro_counters": keyed(counters),
-                       "ratios": ratios, "commands": commands, "reps": args.reps,
+                       "ratios": ratios, "own_time_ratios": own,
+                       "commands": commands, "reps": args.reps,
                        "seconds": args.seconds, "bursts": bursts, "vdev": args.vdev,
                        "engine": args.engine, "stats_level": args.stats_level}, f, indent=1)
     return 0

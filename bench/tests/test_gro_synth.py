@@ -53,6 +53,18 @@ class GroSynth(unittest.TestCase):
         self.assertEqual(self.g.expected_segments_per_packet("rte-light", 1460, 32, 4), 8)
         self.assertEqual(self.g.expected_segments_per_packet("rte-light", 1460, 64, 1), 44)
 
+    def test_own_time_ratios(self):
+        # 10 Mseg/s = 100 ns, empty 20 Mseg/s = 50 ns: 50 ns of GRO; theirs
+        # 8 Mseg/s = 125 ns: 75 ns; 75 / 50 = 1.5
+        self.assertAlmostEqual(self.g.own_ns(10.0, 20.0), 50.0)
+        r = self.g.own_time_ratios([10.0, 10.0, 25.0], [8.0, 0.0, 8.0], [20.0, 20.0, 20.0])
+        self.assertAlmostEqual(r[0], 1.5)
+        # a missing rate, or ours not above the empty pipeline's: no ratio
+        self.assertIsNone(r[1])
+        self.assertIsNone(r[2])
+        self.assertIsNone(self.g.own_ns(None, 20.0))
+        self.assertEqual(self.g.impl_stage("none"), ("none", []))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -624,7 +624,10 @@ static inline uint32_t gro_network_flush(struct gro_held *p,
 				    rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG));
 		uint16_t ipid_offset = (uint16_t)(s->ip_id -
 				rte_be_to_cpu_16(iph2->packet_id));
-		p->ip_fixedid |= (uint8_t)(p->count == 1 && ipid_offset == 0);
+		/* decided once, at the second segment (p->count is 1 only
+		 * there: a held packet that does not merge it is flushed) */
+		if (p->count == 1)
+			p->ip_fixedid = ipid_offset == 0;
 		flush |= (uint16_t)(ipid_offset ^
 				    (uint16_t)(p->count * !p->ip_fixedid));
 	} else {
@@ -802,6 +805,26 @@ static inline bool gro_append(struct gro_ctx *ctx, struct gro_held *p,
 	return true;
 }
 
+/* tcp_gro_receive: the options must be identical. The kernel compares
+ * them 4 bytes at a time over the segment's header length (doff is in the
+ * flag word, so a held packet with another length is flushed anyway). The
+ * block a Linux sender puts in every data segment, NOP,NOP,timestamp (12
+ * bytes), takes one 8-byte and one 4-byte compare; other lengths the
+ * kernel's loop. Non-zero: they differ. */
+static inline uint32_t gro_tcp_options_diff(const uint8_t *th,
+					    const uint8_t *th2, uint32_t thlen)
+{
+	if (thlen == sizeof(struct rte_tcp_hdr) + 12) {
+		const uint64_t d = gro_load64(th + 20) ^ gro_load64(th2 + 20);
+		return (uint32_t)(d | d >> 32) |
+		       (gro_load32(th + 28) ^ gro_load32(th2 + 28));
+	}
+	uint32_t diff = 0;
+	for (uint32_t i = sizeof(struct rte_tcp_hdr); i < thlen; i += 4)
+		diff |= gro_load32(th + i) ^ gro_load32(th2 + i);
+	return diff;
+}
+
 /* tcp_gro_receive for a segment whose flow has a held packet p (at pos).
  * Returns the result; on failure p has been flushed and the caller decides
  * for s as for a packet without a held flow. */
@@ -820,21 +843,21 @@ static inline enum gro_result gro_tcp_receive(struct gro_ctx *ctx,
 	/* doff, flags and window must match except CWR/FIN/PSH */
 	flush |= (s->flag_word ^ flags2) & ~GRO_TCP_WORD_MAY_DIFFER;
 	flush |= gro_load32(th + 8) ^ gro_load32(th2 + 8); /* ack_seq */
-	for (unsigned i = sizeof(struct rte_tcp_hdr); i < s->l4_len; i += 4)
-		flush |= gro_load32(th + i) ^ gro_load32(th2 + i); /* options */
+	flush |= gro_tcp_options_diff(th, th2, s->l4_len);
 	/* a single frame larger than mss is not merged; len 0 (pure ACK)
 	 * wraps and is never merged */
 	flush |= (s->payload_len - 1) >= p->mss;
 	flush |= p->next_seq ^ s->seq;
 
 	if (!flush && gro_append(ctx, p, s)) {
-		/* tcp_flag_word(th2) |= flags & (FIN | PSH) */
-		((uint8_t *)th2)[13] |= s->tcp_flags &
-					 (GRO_TCP_FLAG_FIN | GRO_TCP_FLAG_PSH);
 		/* out_check_final: a short segment or PSH/FIN/... ends it */
-		if (s->tcp_flags & GRO_TCP_FLUSH_FLAGS)
+		if (s->tcp_flags & GRO_TCP_FLUSH_FLAGS) {
+			/* tcp_flag_word(th2) |= flags & (FIN | PSH): only a
+			 * segment with one of those has bits to add */
+			((uint8_t *)th2)[13] |= s->tcp_flags &
+						 (GRO_TCP_FLAG_FIN | GRO_TCP_FLAG_PSH);
 			gro_flush_at(ctx, bucket, pos, GRO_FLUSH_FLAGS);
-		else if (s->payload_len < p->mss)
+		} else if (s->payload_len < p->mss)
 			gro_flush_at(ctx, bucket, pos, GRO_FLUSH_SHORT);
 		return GRO_MERGED;
 	}
@@ -876,12 +899,96 @@ static inline enum gro_result gro_udp_receive(struct gro_ctx *ctx,
 	return GRO_NORMAL;
 }
 
+/* ---- the in-order fast path -------------------------------------------
+ * A TCP/IPv4 segment whose checksums the NIC verified and whose NIC hash
+ * leads to a held packet whose first 66 bytes (Ethernet, IPv4 without
+ * options, TCP with the 12-byte timestamp block) it repeats, except where
+ * consecutive segments of a stream differ (IP ID and checksum, TCP seq and
+ * checksum): every test of gro_list_prepare, inet_gro_receive and
+ * tcp_gro_receive then passes but the IP ID step, the seq and the size
+ * limit, and its length is the first segment's (the frame's, so no
+ * padding). Those are checked here and the segment is appended; any other
+ * segment (another header or flag, a short or long one, a checksum the
+ * NIC did not verify) goes the whole way below, which decides as the
+ * kernel does. The held packet is the first of the bucket with the
+ * segment's hash, the one gro_bucket_find would take: a flow has at most
+ * one held packet (a segment that does not merge flushes it), and the
+ * same flow needs the same hash. */
+#define GRO_FAST_HDR_LEN (RTE_ETHER_HDR_LEN + 20 + 32)
+
+/* the header bytes consecutive segments repeat (0xff) and those they
+ * change (0: IP ID, IP header checksum, TCP seq, TCP checksum) */
+static const uint8_t gro_fast_same[GRO_FAST_HDR_LEN] = {
+	[0 ... 17] = 0xff,  /* Ethernet; IPv4 version..total length */
+	[20 ... 23] = 0xff, /* fragment offset, TTL, protocol */
+	[26 ... 37] = 0xff, /* addresses, ports */
+	[42 ... 49] = 0xff, /* ack, offset, flags, window */
+	[52 ... 65] = 0xff, /* urgent pointer, options */
+};
+
+static inline bool gro_fast_merge(struct gro_ctx *ctx, struct rte_mbuf *m)
+{
+	if (!ctx->bitmask || unlikely(m->nb_segs != 1))
+		return false;
+	const struct lrx_meta *meta = gro_meta_of(ctx, m);
+	uint32_t hash;
+	if (meta) {
+		if (meta->network_offset != RTE_ETHER_HDR_LEN ||
+		    meta->protocol != RTE_ETHER_TYPE_IPV4 ||
+		    meta->ip_summed != LRX_CHECKSUM_UNNECESSARY ||
+		    meta->l3_csum_state != LRX_CHECKSUM_UNNECESSARY)
+			return false;
+		hash = meta->hash;
+	} else {
+		if ((m->ol_flags & (RTE_MBUF_F_RX_RSS_HASH | RTE_MBUF_F_RX_IP_CKSUM_MASK |
+				    RTE_MBUF_F_RX_L4_CKSUM_MASK)) !=
+		    (RTE_MBUF_F_RX_RSS_HASH | RTE_MBUF_F_RX_IP_CKSUM_GOOD |
+		     RTE_MBUF_F_RX_L4_CKSUM_GOOD))
+			return false;
+		hash = m->hash.rss;
+	}
+	const unsigned bucket = hash & (GRO_HASH_BUCKETS - 1);
+	if ((!hash && ctx->hash_compute) || !(ctx->bitmask & (1u << bucket)))
+		return false;
+	struct gro_bucket *b = &ctx->buckets[bucket];
+	int pos = 0;
+	while (b->slot[b->order[pos]].hash != hash)
+		if (++pos == b->count)
+			return false;
+	struct gro_held *p = &b->slot[b->order[pos]];
+	if (p->kind != GRO_KIND_TCP4 || p->l2_len != RTE_ETHER_HDR_LEN || p->l3_len != 20 ||
+	    p->l4_len != 32 || m->data_len != GRO_FAST_HDR_LEN + (uint32_t)p->mss ||
+	    m->port != p->head->port)
+		return false;
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *h = rte_pktmbuf_mtod(p->head, const uint8_t *);
+	uint64_t diff = (gro_load16(f + 64) ^ gro_load16(h + 64)) & gro_load16(gro_fast_same + 64);
+	for (unsigned i = 0; i < 64; i += 8)
+		diff |= (gro_load64(f + i) ^ gro_load64(h + i)) & gro_load64(gro_fast_same + i);
+	/* inet_gro_flush's ID rule (gro_network_flush) and the seq */
+	const uint16_t ipid_offset = (uint16_t)(rte_be_to_cpu_16(gro_load16(f + 18)) -
+						rte_be_to_cpu_16(gro_load16(h + 18)));
+	const uint8_t fixedid = p->count == 1 ? ipid_offset == 0 : p->ip_fixedid;
+	diff |= (uint16_t)(ipid_offset ^ (uint16_t)(p->count * !fixedid));
+	diff |= rte_be_to_cpu_32(gro_load32(f + 38)) ^ p->next_seq;
+	if (diff)
+		return false;
+	const struct gro_pkt s = {.m = m, .payload_len = p->mss, .l2_len = RTE_ETHER_HDR_LEN,
+				  .l3_len = 20, .l4_len = 32};
+	if (!gro_append(ctx, p, &s))
+		return false; /* the size limit: the full path flushes */
+	p->ip_fixedid = fixedid;
+	return true;
+}
+
 /* The core: dev_gro_receive for one packet. */
 static inline enum gro_result gro_receive(struct gro_ctx *ctx,
 					  struct rte_mbuf *m)
 {
 	struct gro_pkt s;
 	ctx->c.segments_in++;
+	if (gro_fast_merge(ctx, m))
+		return GRO_MERGED;
 	if (!gro_parse(ctx, &s, m)) {
 		ctx->c.not_eligible++;
 		gro_release_push(ctx, m);
