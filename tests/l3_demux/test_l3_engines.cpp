@@ -161,21 +161,10 @@ Run same_in_every_engine(const std::vector<Keys> &config,
 	// discarded with its queue as a drop), or chained into a
 	// reassembled datagram (l3-demux's merged); none held at the end
 	REQUIRE(ref.out.size() + ref.counters[1]["merged"] == total);
-	for (uint16_t pf : lrx_test::prefetch_settings) {
-		lrx_test::engine_prefetch = pf;
-		INFO("prefetch " << pf);
-		for (auto kind : {LRX_ENGINE_PACKET, LRX_ENGINE_BURST,
-				  LRX_ENGINE_HYBRID, LRX_ENGINE_STATIC,
-				  LRX_ENGINE_GRAPH}) {
-			for (unsigned k : {1u, 2u}) {
-				if (kind != LRX_ENGINE_HYBRID && k == 2)
-					continue;
-				INFO("engine " << lrx_engine_name(kind) << " k " << k);
-				lrx_test::require_same_run(
-					run(kind, k, burst, config, ids, frames, polls), ref);
-			}
-		}
-	}
+	lrx_test::for_each_engine(2, [&](lrx_engine_kind kind, unsigned k) {
+		lrx_test::require_same_run(
+			run(kind, k, burst, config, ids, frames, polls), ref);
+	});
 	return ref;
 }
 
@@ -321,20 +310,9 @@ TEST_CASE("the kernel pipeline gives identical results for lists of any "
 	CHECK(ref.out.size() < total);
 	CHECK(ref.stats[3].delivered > 0);
 	CHECK(ref.counters[3].at("IpInHdrErrors") > 0);
-	for (uint16_t pf : lrx_test::prefetch_settings) {
-		lrx_test::engine_prefetch = pf;
-		for (auto kind : {LRX_ENGINE_PACKET, LRX_ENGINE_BURST,
-				  LRX_ENGINE_HYBRID, LRX_ENGINE_STATIC,
-				  LRX_ENGINE_GRAPH})
-			for (unsigned k : {1u, 2u, 3u}) {
-				if (kind != LRX_ENGINE_HYBRID && k > 1)
-					continue;
-				INFO("prefetch " << pf << " engine "
-						 << lrx_engine_name(kind) << " k " << k);
-				lrx_test::require_same_run(run_kernel(kind, k), ref);
-			}
-	}
-	lrx_test::engine_prefetch = LRX_PREFETCH_DEFAULT;
+	lrx_test::for_each_engine(3, [&](lrx_engine_kind kind, unsigned k) {
+		lrx_test::require_same_run(run_kernel(kind, k), ref);
+	});
 	LRX_REQUIRE_POOL_FULL(pool());
 }
 

@@ -52,6 +52,29 @@ struct EngineRun {
 inline const uint16_t prefetch_settings[] = {0, LRX_PREFETCH_TESTED};
 inline uint16_t engine_prefetch = LRX_PREFETCH_DEFAULT;
 
+// Every engine setting an equivalence test compares with its reference:
+// each prefetch setting, each engine, the hybrid engine at k = 1 ..
+// hybrid_max_k and the others at k = 1; f(kind, k) runs under an INFO
+// that names the setting. Leaves engine_prefetch at its default.
+template <typename F>
+inline void for_each_engine(unsigned hybrid_max_k, F &&f)
+{
+	for (uint16_t pf : prefetch_settings) {
+		engine_prefetch = pf;
+		for (auto kind : {LRX_ENGINE_PACKET, LRX_ENGINE_BURST,
+				  LRX_ENGINE_HYBRID, LRX_ENGINE_STATIC,
+				  LRX_ENGINE_GRAPH}) {
+			const unsigned ks = kind == LRX_ENGINE_HYBRID ? hybrid_max_k : 1;
+			for (unsigned k = 1; k <= ks; k++) {
+				INFO("prefetch " << pf << " engine "
+						 << lrx_engine_name(kind) << " k " << k);
+				f(kind, k);
+			}
+		}
+	}
+	engine_prefetch = LRX_PREFETCH_DEFAULT;
+}
+
 // make(i): the i-th packet of the run (0, 1, ... over all polls).
 // budget_used(n): what the end of a poll of n packets reports (default:
 // n == burst, as napi_poll's work == weight).

@@ -106,31 +106,25 @@ TEST_CASE("xdp gives identical results under every engine", "[xdp][engines]")
 		for (auto &o : ref.out)
 			not_delivered += lrx_next_kind(o.first) != LRX_NEXT_DELIVER;
 		CHECK(not_delivered > 0);
-		for (uint16_t pf : lrx_test::prefetch_settings) {
-			lrx_test::engine_prefetch = pf;
-			INFO("prefetch " << pf);
-			for (auto kind : {LRX_ENGINE_PACKET, LRX_ENGINE_BURST,
-					  LRX_ENGINE_HYBRID, LRX_ENGINE_STATIC,
-					  LRX_ENGINE_GRAPH}) {
-				INFO("config " << ci << " engine " << lrx_engine_name(kind));
-				Run r = run(kind, 1, burst, configs[ci], ids, frames, polls);
-				REQUIRE(r.out.size() == ref.out.size());
-				for (size_t i = 0; i < r.out.size(); i++) {
-					INFO("packet " << i);
-					REQUIRE(r.out[i].first == ref.out[i].first);
-					REQUIRE(r.out[i].second == ref.out[i].second);
-				}
-				for (size_t s = 0; s < r.stats.size(); s++) {
-					INFO("stage " << s);
-					CHECK(r.stats[s].packets == ref.stats[s].packets);
-					CHECK(r.stats[s].tx == ref.stats[s].tx);
-					CHECK(r.stats[s].redirected == ref.stats[s].redirected);
-					for (unsigned d = 0; d < LRX_DROP_MAX; d++)
-						CHECK(r.stats[s].drops[d] == ref.stats[s].drops[d]);
-					CHECK(r.counters[s] == ref.counters[s]);
-				}
+		INFO("config " << ci);
+		lrx_test::for_each_engine(1, [&](lrx_engine_kind kind, unsigned k) {
+			Run r = run(kind, k, burst, configs[ci], ids, frames, polls);
+			REQUIRE(r.out.size() == ref.out.size());
+			for (size_t i = 0; i < r.out.size(); i++) {
+				INFO("packet " << i);
+				REQUIRE(r.out[i].first == ref.out[i].first);
+				REQUIRE(r.out[i].second == ref.out[i].second);
 			}
-		}
+			for (size_t s = 0; s < r.stats.size(); s++) {
+				INFO("stage " << s);
+				CHECK(r.stats[s].packets == ref.stats[s].packets);
+				CHECK(r.stats[s].tx == ref.stats[s].tx);
+				CHECK(r.stats[s].redirected == ref.stats[s].redirected);
+				for (unsigned d = 0; d < LRX_DROP_MAX; d++)
+					CHECK(r.stats[s].drops[d] == ref.stats[s].drops[d]);
+				CHECK(r.counters[s] == ref.counters[s]);
+			}
+		});
 	}
 	LRX_REQUIRE_POOL_FULL(mp);
 }
