@@ -23,8 +23,9 @@ from .listrx import BenchError, Listrx, caches_source, find_binary, machine_info
 from .options import (add_cg_caches, add_common, add_out, convert, positive_float,
                       positive_int)
 from .progress import Progress, _clock
-from .stats import (MIN_PAIRS, fmt, is_unavailable, median, number, resolution, speedup,
-                    stalled, summary, unavailable)
+from .stats import REP_MIN_PAIRS as MIN_PAIRS
+from .stats import (fmt, is_unavailable, median, number, resolution, speedup, stalled, summary,
+                    unavailable)
 from .sweep import (LOW_DELIVERY, RUN_KIND, Sweep, default_options, low_delivery, meta_for)
 
 FLAVOURS = ("plain", "retpoline")
