@@ -270,8 +270,6 @@ def caveat(c, digits=2, figure=None, unit="×"):
 # outlier rule of docs/measuring.md, "Pairs, stalls and the verdict"; the
 # factor from the A/A measurement there).
 STALL_FACTOR = 1.5
-# fewer clean pairs than this resolve nothing (resolution())
-REP_MIN_PAIRS = 3
 
 
 def stalled(values, factor=STALL_FACTOR):
@@ -285,78 +283,19 @@ def stalled(values, factor=STALL_FACTOR):
     return {k for k, v in nums.items() if v > factor * med}
 
 
-def median_ci(values, confidence=CONFIDENCE):
-    """(low, high): the distribution-free confidence interval of a median
-    from order statistics (the sign test's): the k-th smallest and k-th
-    largest value, k the largest for which the binomial tail stays within
-    (1 - confidence) / 2. Up to 8 values that is [min, max] itself."""
-    vals = sorted(v for v in (number(x) for x in values) if v is not None)
-    n = len(vals)
-    if not n:
-        return None, None
-    k, tail = 1, 0.0
-    while True:
-        tail += math.comb(n, k - 1) / 2 ** n  # P(X <= k - 1), X ~ Bin(n, 1/2)
-        if tail > (1 - confidence) / 2 or k >= (n + 1) // 2:
-            break
-        k += 1
-    k = max(k - 1, 1)
-    return vals[k - 1], vals[n - k]
-
-
-def paired(base, other, base_stalled=(), other_stalled=(), names=("base", "engine")):
-    """Pairs of one rep each of two cells measured side by side: base and
-    other are {rep: ns/packet}. Returns {"pairs": [(rep, base, other)],
-    "clean": the pairs whose sides both ran normally, "left_out":
-    [(rep, why)] for the pairs where a side stalled}."""
-    out = {"pairs": [], "clean": [], "left_out": []}
-    for rep in sorted(set(base) & set(other)):
-        b, o = number(base[rep]), number(other[rep])
-        if not b or not o:
-            continue
-        out["pairs"].append((rep, b, o))
-        why = [side for side, bad in ((names[0], rep in base_stalled),
-                                      (names[1], rep in other_stalled)) if bad]
-        if why:
-            out["left_out"].append((rep, " and ".join(why) + " stalled"))
-        else:
-            out["clean"].append((rep, b, o))
-    return out
-
-
-def speedup(base, other, names=("base", "engine")):
+def speedup(base, other, names=("base", "engine"), shared=None):
     """The speedup of a cell over its base (the packet engine's cell of
     the same burst and footprint), paired by repetition: base and other
-    are {rep: ns/packet}. Pairs with a stalled side are left out (their
-    reps and why in "left_out"); the rest give the median of base ÷ other
-    with [min, max], the confidence interval of that median, its width in %
-    of the median ("spread_pct"), the ns/packet saved (median of the
-    differences) and the reps used ("reps"), from which the per-engine
-    figures beside the speedup are taken."""
-    p = paired(base, other, stalled(base), stalled(other), names)
-    ratios = [b / o for _, b, o in p["clean"]]
-    s = summary(ratios)
-    lo, hi = median_ci(ratios)
-    base_med = median(b for _, b, _ in p["clean"])
-    other_med = median(o for _, _, o in p["clean"])
-    return {"n": s["n"], "pairs": len(p["pairs"]), "median": s["median"], "min": s["min"],
-            "max": s["max"], "ci_low": lo, "ci_high": hi,
-            "spread_pct": (hi - lo) / s["median"] * 100 if s["median"] else None,
-            "saved_ns": median(b - o for _, b, o in p["clean"]),
-            "ratio_of_medians": base_med / other_med if base_med and other_med else None,
-            "reps": [rep for rep, _, _ in p["clean"]],
-            "left_out": [{"rep": rep, "why": why} for rep, why in p["left_out"]]}
-
-
-def resolution(sp):
-    """(resolved, why) of a speedup(): resolved when at least MIN_PAIRS
-    clean pairs agree on the side of 1.0 ([min, max] does not span it) and
-    the median ratio and the ratio of the median ns/packet agree too."""
-    if sp["n"] < REP_MIN_PAIRS:
-        return False, "%d clean pair(s), %d needed" % (sp["n"], REP_MIN_PAIRS)
-    if sp["min"] <= 1.0 <= sp["max"]:
-        return False, "[min–max] spans 1.0"
-    rom = sp["ratio_of_medians"]
-    if rom is not None and (sp["median"] - 1.0) * (rom - 1.0) < 0:
-        return False, "the median of the ratios and the ratio of the medians disagree"
-    return True, "resolved"
+    are {rep: ns/packet}, names the two sides' names. A pair with a
+    stalled side is left out ("rep 2: burst stalled"); the rest are one
+    compare(). shared: the reps in which a side shared its CPU (None: not
+    recorded)."""
+    gone, pairs = [], []
+    stalls = (stalled(base), stalled(other))
+    for rep in sorted(set(base) & set(other)):
+        why = [name for name, reps in zip(names, stalls) if rep in reps]
+        if why:
+            gone.append((rep, " and ".join(why) + " stalled"))
+        else:
+            pairs.append((rep, base[rep], other[rep]))
+    return compare(pairs, shared=shared, left_out=gone)
