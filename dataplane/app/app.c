@@ -883,14 +883,14 @@ static void announce(const struct lrx_app *app)
 				    lrx_telemetry_register_maps(report_fill_maps, app) < 0 ||
 				    (trace && lrx_telemetry_register_trace(trace) < 0)))
 		fprintf(stderr, "listrx: telemetry commands not registered (telemetry disabled in EAL?)\n");
-	char engine[256];
+	char engine[320];
 	unsigned lcores = 0;
 	for (unsigned i = 0; i < app->n_workers; i++)
 		lcores += !app->workers[i]->follower;
 	if (app->conf.interleave.n) {
 		char list[200];
 		lrx_engine_list_name(&app->conf.interleave, list, sizeof(list));
-		snprintf(engine, sizeof(engine), "engines %s interleaved (windows of %u polls, A B B A)",
+		snprintf(engine, sizeof(engine), "engines %s interleaved (windows of %u polls, A B B A B A A B)",
 			 list, app->conf.window_polls);
 	} else {
 		snprintf(engine, sizeof(engine), "engine %s", app->workers[0]->engine);

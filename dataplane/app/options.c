@@ -45,7 +45,7 @@ static const struct app_option app_options[] = {
 	KEY("engine", "E", "pipeline", "engine", "packet | burst | hybrid:K | static | graph"),
 	KEY("interleave", "E,E,...", "run", "interleave",
 	    "poll with these engines in turn, each with its own pipeline, timed per window of "
-	    "--window-polls polls (order A B B A); e.g. packet,packet,burst: an A/A and an A/B "
+	    "--window-polls polls (order A B B A B A A B); e.g. packet,packet,burst: an A/A and an A/B "
 	    "in one run"),
 	KEY("window-polls", "N", "run", "window_polls", "polls per window of --interleave"),
 	KEY("pipeline", "S,S,...", "pipeline", "stages",

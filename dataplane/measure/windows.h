@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Interleaved windows ([run] interleave): one lcore polls its queues with
  * several engines in turn, each for a window of W polls, in the order
- * A B B A (a block of one window per engine, every other block
- * reversed, so that a drift over time weighs on every engine alike).
+ * A B B A B A A B (blocks of one window per engine, every other block
+ * reversed, the start rotated every two blocks: lrx_window_engine), so
+ * that a drift over time weighs on every engine alike.
  * Each window records its TSC cycles and packets, and what the operating
  * system did to the polling thread meanwhile: involuntary context
  * switches (getrusage RUSAGE_THREAD), time waiting on a run queue
@@ -18,12 +19,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The engine of window k of n engines: blocks of n windows, the odd
- * blocks in reverse order (n = 2: A B B A A B B A ...). */
+/* The engine of window k of n engines: blocks of n windows, one window
+ * of each engine; block 2r in the order r, r+1, ... (mod n), block 2r+1
+ * the same reversed (n = 2: A B B A B A A B ...). Over 2n blocks every
+ * engine holds every position twice and follows every engine alike: the
+ * schedule is the same seen from any engine, so none is favoured by its
+ * place (reversing alone would keep the first and last engines at the
+ * blocks' edges, each run twice in a row, for n > 2). */
 static inline unsigned lrx_window_engine(uint64_t k, unsigned n)
 {
-	const unsigned pos = (unsigned)(k % n);
-	return (k / n) % 2 ? n - 1 - pos : pos;
+	const uint64_t block = k / n;
+	unsigned pos = (unsigned)(k % n);
+	if (block % 2)
+		pos = n - 1 - pos;
+	return (unsigned)((pos + block / 2) % n);
 }
 
 /* What the OS says of the calling thread at one moment; a source that

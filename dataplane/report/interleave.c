@@ -209,7 +209,9 @@ static void json_lcore(const struct lrx_report *r, unsigned first, struct lrx_js
 void lrx_interleave_json(const struct lrx_report *r, struct lrx_json *j)
 {
 	lrx_json_object_begin(j, "interleave");
-	lrx_json_string(j, "order", "blocks of one window per engine, every other block reversed (A B B A)");
+	lrx_json_string(j, "order",
+			"blocks of one window per engine, every other block reversed, the start "
+			"rotated every two blocks (A B B A B A A B)");
 	lrx_json_array_begin(j, "lcores");
 	for (unsigned w = 0; w < r->n_lcores; w++)
 		if (r->lcores[w].windows)

@@ -1,0 +1,260 @@
+"""Interleaved windows (listrx --interleave): the engines of one process
+compared window by window.
+
+One lcore polls the same queue with each engine in turn, a window of W
+polls each, in blocks of one window per engine, every other block
+reversed (A B B A). A pair is one block's windows of the two engines
+compared: the same traffic, a fraction of a millisecond apart. Each
+window's cost is its TSC cycles per packet. A window the operating system
+disturbed (the thread was switched out, waited on a run queue, or was
+off its CPU for part of the window: steal time under a hypervisor) is
+left out, and counted; so are the first blocks (warm-up) and a window cut
+short by the end of the run. The ratio of the two engines is the median
+of the pairs' ratios with its 95 % interval (stats.compare, the one
+definition of "resolved"); an A/A control (the same engine twice in the
+same interleaving) is read the same way and must come out 1.00.
+docs/measuring.md, "Interleaved windows".
+"""
+
+from . import grid
+from .stats import caveat, compare, number
+
+# The disturbance rules. A window is disturbed when over its span (the
+# window and the bookkeeping after it) the thread made an involuntary
+# context switch, waited on a run queue, or was off its CPU for more than
+# OFF_CPU_SHARE of the span and at least OFF_CPU_MIN_NS (the bookkeeping's
+# own time is on the CPU: its syscalls are the thread's). The thresholds
+# from the A/A measurement in docs/measuring.md.
+OFF_CPU_SHARE = 0.01
+OFF_CPU_MIN_NS = 2000.0
+# blocks at the start of a run left out: cold caches, first page touches
+WARMUP_BLOCKS = 2
+SIGNALS = ("nivcsw", "run_delay_ns", "cpu_ns")
+
+
+def engine_labels(names):
+    """The engines of an interleave, each named once: a repeated engine
+    is ENGINE-aa (the A/A control), as the sweep names it."""
+    seen, out = set(), []
+    for name in names:
+        out.append(name + grid.AA_SUFFIX if name in seen else name)
+        seen.add(name)
+    return out
+
+
+def window_engine(k, n):
+    """The engine of window k of n (listrx's lrx_window_engine): block 2r
+    in the order r, r+1, ... (mod n), block 2r+1 the same reversed."""
+    block, pos = divmod(k, n)
+    if block % 2:
+        pos = n - 1 - pos
+    return (pos + block // 2) % n
+
+
+def lcore_windows(lcore):
+    """One lcore of a summary's "interleave" section -> its windows as
+    dicts (signals None where listrx says they are unavailable)."""
+    cols = lcore["windows"]
+    n = len(cols["engine"])
+    out = []
+    for k in range(n):
+        w = {f: (cols[f][k] if isinstance(cols.get(f), list) else None)
+             for f in ("engine", "polls", "packets", "cycles", "span_cycles", "gap_cycles",
+                       "cpu_ns", "run_delay_ns", "nivcsw")}
+        w["k"] = k
+        out.append(w)
+    return out
+
+
+def disturbance(w, tsc_hz):
+    """The reasons window w counts as disturbed ([] when it does not)."""
+    why = []
+    if w.get("nivcsw"):
+        why.append("switched out")
+    if w.get("run_delay_ns"):
+        why.append("run-queue wait")
+    cpu, span = w.get("cpu_ns"), w.get("span_cycles")
+    if cpu is not None and span and tsc_hz:
+        off = span / tsc_hz * 1e9 - cpu
+        if off > max(OFF_CPU_MIN_NS, OFF_CPU_SHARE * span / tsc_hz * 1e9):
+            why.append("off CPU")
+    return why
+
+
+def signals_unavailable(lcore):
+    """{signal: reason} of the signals listrx could not read."""
+    return {f: v for f, v in lcore["windows"].items()
+            if f in SIGNALS and isinstance(v, str)}
+
+
+def ns_per_packet(w, tsc_hz):
+    return w["cycles"] / tsc_hz * 1e9 / w["packets"] if w["packets"] and tsc_hz else None
+
+
+def window_pairs(summary, base, other):
+    """The pairs of one interleaved run for engines base and other
+    (labels of engine_labels): ([(key, base ns/pkt, other ns/pkt)],
+    [(key, why)] left out, counts). key = (lcore, block)."""
+    tsc = number(summary.get("tsc_hz"))
+    pairs, left_out = [], []
+    counts = {"windows": 0, "disturbed": 0, "warmup": 0, "partial": 0, "reasons": {}}
+    for lc in (summary.get("interleave") or {}).get("lcores", []):
+        labels = engine_labels([e["engine"] for e in lc["engines"]])
+        if base not in labels or other not in labels:
+            raise ValueError("engines %s: no %s or %s" % (",".join(labels), base, other))
+        n, ia, ib = len(labels), labels.index(base), labels.index(other)
+        wins = lcore_windows(lc)
+        bad = {}
+        for w in wins:
+            if w["engine"] != window_engine(w["k"], n):
+                raise ValueError("lcore %s window %d: engine %s, the order A B B A wants %d"
+                                 % (lc["lcore"], w["k"], w["engine"], window_engine(w["k"], n)))
+            why = disturbance(w, tsc)
+            counts["windows"] += 1
+            if why:
+                counts["disturbed"] += 1
+                bad[w["k"]] = why
+                for r in why:
+                    counts["reasons"][r] = counts["reasons"].get(r, 0) + 1
+        for block in range(len(wins) // n):
+            ks = [block * n + pos for pos in range(n)]
+            wa = next(wins[k] for k in ks if wins[k]["engine"] == ia)
+            wb = next(wins[k] for k in ks if wins[k]["engine"] == ib)
+            key = (lc["lcore"], block)
+            if block < WARMUP_BLOCKS:
+                counts["warmup"] += 1
+                left_out.append((key, "warm-up"))
+                continue
+            if any(w["polls"] != lc["window_polls"] or not w["packets"] for w in (wa, wb)):
+                counts["partial"] += 1
+                left_out.append((key, "window cut short"))
+                continue
+            why = bad.get(wa["k"], []) + bad.get(wb["k"], [])
+            if why:
+                left_out.append((key, "disturbed: " + ", ".join(sorted(set(why)))))
+                continue
+            pairs.append((key, ns_per_packet(wa, tsc), ns_per_packet(wb, tsc)))
+    return pairs, left_out, counts
+
+
+def comparison(summaries, base, other):
+    """stats.compare() of other against base over the window pairs of one
+    or more interleaved runs (summaries: listrx JSON summaries), with
+    "windows": the counts (windows, disturbed, warm-up, partial, reasons)
+    and "windows_text" ("312 of 4000 windows disturbed, left out")."""
+    pairs, left_out = [], []
+    counts = {"windows": 0, "disturbed": 0, "warmup": 0, "partial": 0, "reasons": {}}
+    for run, s in enumerate(summaries):
+        p, lo, c = window_pairs(s, base, other)
+        pairs += [((run,) + key, a, b) for key, a, b in p]
+        left_out += [((run,) + key, why) for key, why in lo]
+        for k in ("windows", "disturbed", "warmup", "partial"):
+            counts[k] += c[k]
+        for r, v in c["reasons"].items():
+            counts["reasons"][r] = counts["reasons"].get(r, 0) + v
+    # the pairs left are undisturbed: none shared the CPU as far as the
+    # thread's signals can tell (docs/measuring.md: what they cannot see)
+    c = compare(pairs, shared=[], left_out=left_out)
+    c["windows"] = counts
+    c["windows_text"] = windows_text(counts)
+    c["base_engine"], c["other_engine"] = base, other
+    return c
+
+
+def windows_text(counts):
+    text = "%d of %d windows disturbed, left out" % (counts["disturbed"], counts["windows"])
+    if counts["reasons"]:
+        text += " (%s)" % ", ".join("%s %d" % kv for kv in sorted(counts["reasons"].items()))
+    return text
+
+
+def aa_caveat(c, aa):
+    """What the A/A control says of comparison c: None when it is narrow
+    enough, else the sentence the verdict carries."""
+    if aa is None or aa.get("ratio") is None:
+        return "no A/A control"
+    lo, hi = aa["ci"]
+    if lo is None:
+        return "the A/A control has no interval"
+    notes = []
+    if aa["resolved"]:
+        notes.append("the A/A control resolved away from 1 (%.3f [%.3f–%.3f]): the method "
+                     "is biased here" % (aa["ratio"], lo, hi))
+    if c.get("ratio") is not None:
+        effect = abs(c["ratio"] - 1.0)
+        reach = max(abs(lo - 1.0), abs(hi - 1.0))
+        if reach >= effect:
+            notes.append("the A/A control's interval [%.3f–%.3f] reaches as far from 1 as "
+                         "the effect: noise alone could give it" % (lo, hi))
+    return "; ".join(notes) or None
+
+
+def verdict_text(c, aa):
+    """One line: other ÷ base with its caveat, the A/A control, the
+    windows left out."""
+    what = "%s ÷ %s: %s" % (c["other_engine"], c["base_engine"], caveat(c))
+    what += "; A/A %s" % (caveat(aa) if aa else "not run")
+    note = aa_caveat(c, aa)
+    if note:
+        what += "; " + note
+    return what + "; " + c["windows_text"]
+
+
+# ---- running it ----------------------------------------------------------------
+
+# polls per window (listrx --window-polls): ~0.1-0.3 ms at burst 64 on the
+# kernel pipeline; chosen in docs/measuring.md ("Interleaved windows")
+WINDOW_POLLS = 64
+# seconds per interleaved run
+DURATION = 3.0
+
+
+def interleave_arg(engines, aa=True):
+    """listrx's --interleave for engines (packet first), with the A/A
+    control (packet again, second) unless aa is off: the labels in the
+    order of listrx's engines, and the argument."""
+    labels = list(engines)
+    if aa and "packet" in labels and "packet" + grid.AA_SUFFIX not in labels:
+        labels.insert(labels.index("packet") + 1, "packet" + grid.AA_SUFFIX)
+    return labels, ",".join(grid.engine_arg(e) for e in labels)
+
+
+def run_interleaved(lx, spec, engines, json_path, duration=DURATION,
+                    window_polls=WINDOW_POLLS, aa=True, timeout=120, extra=()):
+    """One listrx process polling with every engine of spec in turn:
+    (summary, error, info) as Listrx.run gives them. spec is a sweep cell
+    (profile, burst, pipeline_arg, footprint_kb); its engine is unused."""
+    labels, arg = interleave_arg(engines, aa)
+    cell = dict(spec, engine=grid.engine_arg(labels[0]))
+    cmd = lx.command(cell, json_path, duration=duration,
+                     extra=["--interleave", arg, "--window-polls", str(window_polls)]
+                     + list(extra))
+    return lx.run(cmd, json_path, timeout=timeout)
+
+
+def compare_engines(summaries, engines, base="packet"):
+    """{engine: comparison against base} for every other engine of the
+    interleave, the A/A control (packet-aa) among them when it ran, and
+    each one's verdict line."""
+    out = {}
+    aa_label = base + grid.AA_SUFFIX
+    labels = engine_labels([e["engine"] for e in
+                            summaries[0]["interleave"]["lcores"][0]["engines"]])
+    aa = comparison(summaries, base, aa_label) if aa_label in labels else None
+    for e in labels:
+        if e == base:
+            continue
+        c = aa if e == aa_label else comparison(summaries, base, e)
+        c["aa_caveat"] = None if e == aa_label else aa_caveat(c, aa)
+        c["text"] = verdict_text(c, aa) if e != aa_label else "A/A %s: %s; %s" % (
+            e, caveat(c), c["windows_text"])
+        out[e] = c
+    return out
+
+
+def loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "unknown"
