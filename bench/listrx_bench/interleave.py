@@ -202,9 +202,17 @@ def verdict_text(c, aa):
 
 # ---- running it ----------------------------------------------------------------
 
-# polls per window (listrx --window-polls): ~0.1-0.3 ms at burst 64 on the
-# kernel pipeline; chosen in docs/measuring.md ("Interleaved windows")
-WINDOW_POLLS = 64
+# packets per window: a window is WINDOW_PACKETS / burst polls (listrx
+# --window-polls), 0.2 ms at 50 ns/packet, 1 ms at 240; the bookkeeping
+# between two windows (~1.2 us) is then about 0.6 % of a window
+# (docs/measuring.md, "Interleaved windows": how it was chosen)
+WINDOW_PACKETS = 4096
+
+
+def window_polls(burst):
+    """Polls per window at this burst size (at least one)."""
+    return max(1, WINDOW_PACKETS // int(burst))
+
 # seconds per interleaved run
 DURATION = 3.0
 
@@ -219,16 +227,22 @@ def interleave_arg(engines, aa=True):
     return labels, ",".join(grid.engine_arg(e) for e in labels)
 
 
-def run_interleaved(lx, spec, engines, json_path, duration=DURATION,
-                    window_polls=WINDOW_POLLS, aa=True, timeout=120, extra=()):
+def run_interleaved(lx, spec, engines, json_path, duration=DURATION, polls=None, aa=True,
+                    timeout=120, rotate=0, extra=()):
     """One listrx process polling with every engine of spec in turn:
     (summary, error, info) as Listrx.run gives them. spec is a sweep cell
-    (profile, burst, pipeline_arg, footprint_kb); its engine is unused."""
-    labels, arg = interleave_arg(engines, aa)
+    (profile, burst, pipeline_arg, footprint_kb); its engine is unused.
+    polls: per window (default window_polls(burst)). rotate: the engines
+    listed from the rotate-th on, so that repetitions give each engine's
+    pipeline another place in memory (an instance's placement moved an
+    A/A by up to 2.5 %: docs/measuring.md)."""
+    labels, _ = interleave_arg(engines, aa)
+    r = rotate % len(labels)
+    arg = ",".join(grid.engine_arg(e) for e in labels[r:] + labels[:r])
     cell = dict(spec, engine=grid.engine_arg(labels[0]))
+    polls = polls or window_polls(spec["burst"])
     cmd = lx.command(cell, json_path, duration=duration,
-                     extra=["--interleave", arg, "--window-polls", str(window_polls)]
-                     + list(extra))
+                     extra=["--interleave", arg, "--window-polls", str(polls)] + list(extra))
     return lx.run(cmd, json_path, timeout=timeout)
 
 

@@ -37,9 +37,8 @@ def add_parser(sub):
     p.add_argument("--profile", default="udp64", help="traffic (default: %(default)s)")
     p.add_argument("--duration", type=convert(positive_float), default=interleave.DURATION,
                    help="seconds per run (default: %(default)s)")
-    p.add_argument("--window-polls", type=convert(positive_int),
-                   default=interleave.WINDOW_POLLS,
-                   help="polls per window (default: %(default)s)")
+    p.add_argument("--window-polls", type=convert(positive_int), default=None,
+                   help="polls per window (default: %d / burst)" % interleave.WINDOW_PACKETS)
     p.add_argument("--reps", type=convert(positive_int), default=1,
                    help="runs, their pairs pooled (default: %(default)s)")
     p.add_argument("--set", action="append", default=[], metavar="SEC.KEY=VALUE",
@@ -63,7 +62,7 @@ def cmd_paired(args, argv):
             path = os.path.join(tmp, "run%d.json" % rep)
             s, err, info = interleave.run_interleaved(
                 lx, spec, args.engines, path, args.duration, args.window_polls,
-                aa=not args.no_aa, timeout=args.timeout + args.duration)
+                aa=not args.no_aa, timeout=args.timeout + args.duration, rotate=rep)
             if err:
                 raise BenchError("%s\n  %s" % (err, info["command"]))
             summaries.append(s)
@@ -75,7 +74,8 @@ def cmd_paired(args, argv):
     print("listrx paired: %s, %s, burst %d, %d KB ballast, %d run(s) of %.1f s, windows of "
           "%d polls; host %s; load average %s before, %s after" % (
               args.pipeline, args.profile, args.burst, args.footprint, args.reps,
-              args.duration, args.window_polls, host.get("cpu_model") or host.get("cpu"),
+              args.duration, args.window_polls or interleave.window_polls(args.burst),
+              host.get("cpu_model") or host.get("cpu"),
               load["before"], load["after"]))
     for c in result.values():
         print(c["text"])
