@@ -16,6 +16,8 @@ same interleaving) is read the same way and must come out 1.00.
 docs/measuring.md, "Interleaved windows".
 """
 
+import os
+
 from . import grid
 from .stats import caveat, compare, number
 
@@ -272,3 +274,62 @@ def loadavg():
             return " ".join(f.read().split()[:3])
     except OSError:
         return "unknown"
+
+
+PAIRED_KIND = "interleaved run"
+
+
+def plan_cells(progress, cells, reps, duration):
+    """Tells progress about measure_cells' runs."""
+    progress.plan(PAIRED_KIND, len(cells) * reps, duration + 1.0)
+
+
+def measure_cells(lx, cells, engines, out_dir, duration=DURATION, reps=2, timeout=120,
+                  progress=None, label_prefix=""):
+    """For each cell (a sweep cell: profile, burst, pipeline_arg,
+    footprint_kb; its engine unused) `reps` interleaved runs of every
+    engine and the A/A control, the engines listed rotated from one run to
+    the next: {(burst, footprint_kb): {"comparisons": compare_engines,
+    "runs": [json path], "commands": [...], "load": [...]}}. Raises
+    ValueError naming the run that failed."""
+    os.makedirs(out_dir, exist_ok=True)
+    out = {}
+    if progress:
+        progress.begin(PAIRED_KIND)
+    for cell in cells:
+        key = (int(cell["burst"]), int(cell["footprint_kb"]))
+        summaries, paths, commands, loads = [], [], [], []
+        for rep in range(reps):
+            path = os.path.join(out_dir, "interleave-b%d-fp%d-r%d.json" % (key + (rep,)))
+            loads.append(loadavg())
+            s, err, info = run_interleaved(lx, cell, engines, path, duration, aa=True,
+                                           timeout=timeout + duration, rotate=rep)
+            if err:
+                raise ValueError("interleaved run, burst %d, %d KB: %s\n  %s"
+                                 % (key + (err, info["command"])))
+            summaries.append(s)
+            paths.append(path)
+            commands.append(info["command"])
+            if progress:
+                progress.update("%sinterleaved b%d fp%d r%d" % ((label_prefix,) + key + (rep,)),
+                                kind=PAIRED_KIND)
+        out[key] = {"comparisons": compare_engines(summaries, engines), "runs": paths,
+                    "commands": commands, "load": loads,
+                    "rx": [engine_totals(s) for s in summaries]}
+    if progress:
+        progress.end(PAIRED_KIND)
+    return out
+
+
+def engine_totals(summary):
+    """{label: {rx_packets, delivered, dropped, ...}} of one interleaved run,
+    over its lcores."""
+    out = {}
+    for lc in (summary.get("interleave") or {}).get("lcores", []):
+        labels = engine_labels([e["engine"] for e in lc["engines"]])
+        for label, e in zip(labels, lc["engines"]):
+            t = out.setdefault(label, {})
+            for k in ("rx_packets", "delivered", "dropped", "tx_packets", "merged_segments",
+                      "held"):
+                t[k] = t.get(k, 0) + (e.get(k) or 0)
+    return out
