@@ -24,9 +24,10 @@ import struct
 import sys
 import tempfile
 
-from . import headline, kernel, kernel_model
+from . import headline, interleave, kernel, kernel_model
 from .listrx import BenchError, Listrx, machine_info
 from .options import add_common, add_out, convert
+from .stats import caveat as stats_caveat
 from .stats import is_unavailable, median, unavailable
 
 DROP_LO, DROP_HI = kernel.DROP_PORTS
@@ -210,9 +211,51 @@ def row_check(row, summary):
     return {"ok": rx > 0, "text": "%d packets over %d RX queues %s" % (rx, row["queues"], q)}
 
 
+def measure_row_interleaved(lx, row, art, args, tmp, log):
+    """The packet and burst engines and the A/A control interleaved in one
+    process (interleave.py), --paired-reps runs (the engines listed rotated),
+    pairs pooled: the gain of each pair of adjacent windows, disturbed
+    windows left out; the check of the first run."""
+    sets, pipeline = row_files(row, art, tmp)
+    engines = ["packet", "burst"]
+    labels, _ = interleave.interleave_arg(engines)
+    polls = max(1, interleave.window_polls(64) // row["queues"])
+    summaries, runs, check = [], [], None
+    for rep in range(args.paired_reps):
+        path = os.path.join(tmp, "%s-interleave-%d.json" % (row["row"], rep))
+        order = labels[rep % len(labels):] + labels[:rep % len(labels)]
+        cmd = row_command(lx, row, "packet", sets, pipeline, args.paired_duration, path,
+                          args.eal)
+        cmd += ["--interleave", ",".join(headline.grid.engine_arg(e) for e in order),
+                "--window-polls", str(polls)]
+        summary, err, info = lx.run(cmd, path, timeout=args.timeout + args.paired_duration)
+        if err:
+            raise BenchError("%s, interleaved: %s\n  %s" % (row["row"], err, info["command"]))
+        summaries.append(summary)
+        runs.append({"rep": rep, "command": info["command"],
+                     "rx_packets": summary.get("rx_packets"), "load": interleave.loadavg()})
+        if check is None:
+            check = row_check(row, summary)
+            check["command"] = info["command"]
+    res = interleave.compare_engines(summaries, engines)
+    c, aa = res["burst"], res["packet" + headline.grid.AA_SUFFIX]
+    log("  %-18s %s" % (row["row"], c["text"]))
+    return {"gain": c["ratio"], "ci": c["ci"], "resolved": c["resolved"],
+            "resolution": c["resolution"], "pairs": c["pairs"], "min": None, "max": None,
+            "caveat": stats_caveat(c), "aa": {"gain": aa["ratio"], "ci": aa["ci"],
+                                              "resolved": aa["resolved"],
+                                              "caveat": stats_caveat(aa)},
+            "aa_note": c.get("aa_caveat"), "windows_text": c["windows_text"],
+            "ns_per_packet": {"packet": c["base"], "burst": c["other"]},
+            "runs": runs, "check": check, "pipeline": pipeline, "sets": sets,
+            "method": "interleave"}
+
+
 def measure_row(lx, row, art, args, tmp, log):
     """Alternating repetitions of the packet and burst engines; the paired
     gain and the check of the first run."""
+    if getattr(args, "method", "processes") == "interleave":
+        return measure_row_interleaved(lx, row, art, args, tmp, log)
     sets, pipeline = row_files(row, art, tmp)
     pairs, runs, check = {}, [], None
     for rep in range(args.reps):
@@ -273,8 +316,14 @@ def cell(fig):
     rng = " [%s - %s]" % (pct(lo), pct(hi)) if lo is not None else ""
     if fig.get("ci") and fig["ci"][0] is not None and lo is None:
         rng = " [%s - %s]" % (pct(fig["ci"][0]), pct(fig["ci"][1]))
-    return "%s%s %s" % (pct(fig["gain"]), rng,
+    text = "%s%s %s" % (pct(fig["gain"]), rng,
                         "resolved" if fig.get("resolved") else "not resolved")
+    aa = fig.get("aa")
+    if aa and aa.get("gain") is not None and aa["ci"][0] is not None:
+        text += " (A/A %.3f [%.3f - %.3f]%s)" % (aa["gain"], aa["ci"][0], aa["ci"][1],
+                                                 "; " + fig["aa_note"] if fig.get("aa_note")
+                                                 else "")
+    return text
 
 
 def markdown(doc):
@@ -282,11 +331,7 @@ def markdown(doc):
              "%s, host %s (%s), load average %s before, %s after." % (
                  doc["date"], doc["host"].get("hostname"), doc["host"].get("cpu_model"),
                  doc["load"]["before"], doc["load"]["after"]),
-             "", "Gain: per-packet ns/packet over listified ns/packet, median of %d paired "
-             "repetitions [min - max]; resolved when the 95 %% bootstrap interval of the "
-             "median excludes 1. listrx: packet vs burst engine, burst 64, %.2f s per run. "
-             "Kernel: gro_normal_batch 1 vs 64 (listrx-bench kernel)." % (
-                 doc["reps"], doc["duration"]), "",
+             "", method_line(doc), "",
              "| row | Cree 2018 | listrx retpoline | listrx plain | kernel (this host) | "
              "checks |", "|---|---|---|---|---|---|"]
     for r in doc["rows"]:
@@ -306,6 +351,23 @@ def markdown(doc):
     if doc.get("notes"):
         lines += ["Notes:", ""] + ["- " + n for n in doc["notes"]] + [""]
     return "\n".join(lines)
+
+
+def method_line(doc):
+    """How the listrx columns were timed."""
+    if doc.get("method") == "interleave":
+        return ("Gain: per-packet ns/packet over listified ns/packet. listrx: the packet and "
+                "burst engines (burst 64) and the A/A control (packet against itself) "
+                "interleaved in one process, %d run(s) of %.1f s per row and flavour; the "
+                "median of the per-window-pair ratios [95 %% interval], the windows the OS "
+                "disturbed left out (docs/measuring.md, \"Interleaved windows\"); resolved "
+                "when the interval excludes 1. Kernel: gro_normal_batch 1 vs 64 "
+                "(listrx-bench kernel)." % (doc["paired_reps"], doc["paired_duration"]))
+    return ("Gain: per-packet ns/packet over listified ns/packet, median of %d paired "
+            "repetitions [min - max]; resolved when the 95 %% bootstrap interval of the "
+            "median excludes 1. listrx: packet vs burst engine, burst 64, %.2f s per run. "
+            "Kernel: gro_normal_batch 1 vs 64 (listrx-bench kernel)." % (
+                doc["reps"], doc["duration"]))
 
 
 def loadavg():
@@ -331,7 +393,8 @@ def run_cree(args, argv):
     log = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
     doc = {"command": shlex.join(["listrx-bench"] + list(argv)),
            "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
-           "reps": args.reps, "duration": args.duration,
+           "reps": args.reps, "duration": args.duration, "method": args.method,
+           "paired_reps": args.paired_reps, "paired_duration": args.paired_duration,
            "load": {"before": loadavg()},
            "flavours": bins, "mitigations": headline.kernel_mitigations(),
            "notes": [
@@ -429,6 +492,15 @@ def add_parser(sub):
                     help="alternating repetitions per engine (default: %(default)s)")
     cp.add_argument("--duration", type=float, default=0.3,
                     help="seconds per listrx run (default: %(default)s)")
+    cp.add_argument("--method", choices=("interleave", "processes"), default="interleave",
+                    help="how listrx's gain is timed: interleave (packet, burst and the A/A "
+                    "control polled in turn in one process, adjacent windows paired) or "
+                    "processes (alternating processes, --reps x --duration) "
+                    "(default: %(default)s)")
+    cp.add_argument("--paired-duration", type=float, default=2.0,
+                    help="interleave: seconds per run (default: %(default)s)")
+    cp.add_argument("--paired-reps", type=int, default=2,
+                    help="interleave: runs per row and flavour (default: %(default)s)")
     cp.add_argument("--kernel", choices=("auto", "on", "off"), default="auto",
                     help="the kernel's rows: auto (when root and possible, else the "
                     "reason), on (fail when not possible), off (default: %(default)s)")
@@ -443,6 +515,9 @@ def cmd_cree(args, argv):
         raise BenchError("--reps %d: want at least 2 (a gain needs pairs)" % args.reps)
     if not args.duration > 0:
         raise BenchError("--duration %s: want seconds > 0" % args.duration)
+    if args.paired_reps < 1 or not args.paired_duration > 0:
+        raise BenchError("--paired-reps %d --paired-duration %s: want at least 1 run of "
+                         "more than 0 s" % (args.paired_reps, args.paired_duration))
     if args.kernel_pairs < 2:
         raise BenchError("--kernel-pairs %d: want at least 2" % args.kernel_pairs)
     return run_cree(args, argv)
