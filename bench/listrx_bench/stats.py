@@ -210,7 +210,7 @@ def resolve(c, confidence=CONFIDENCE):
         return False, "not resolved: %d pair(s), a %s interval needs %d" % (
             c["pairs"], pct, _min_pairs(confidence))
     lo, hi = c["ci"]
-    span = "[%s–%s]" % (significant(lo, 4), significant(hi, 4))
+    span = "[%.3f–%.3f]" % (lo, hi)
     if lo <= c["reference"] <= hi:
         return False, "not resolved: the %s interval %s spans %g" % (pct, span, c["reference"])
     return True, "resolved: the %s interval %s excludes %g" % (pct, span, c["reference"])

@@ -141,7 +141,7 @@ class Windows(unittest.TestCase):
         noisy = {p: {1: 100.0 + (15 if p % 2 else -15), 64: 100.0} for p in range(10)}
         n = km.paired_gain(noisy)
         self.assertFalse(n["resolved"])
-        self.assertIn("interval [0.8500–1.150] spans 1", n["text"])
+        self.assertIn("interval [0.850–1.150] spans 1", n["text"])
         few = km.paired_gain({p: {1: 150.0, 64: 100.0} for p in range(5)})
         self.assertFalse(few["resolved"])
         self.assertEqual(few["text"], "not resolved: 5 pair(s), a 95 % interval needs 6")
