@@ -543,9 +543,10 @@ def flavour_of(meta):
 def _report_summary(doc, meta, rows, ok, skipped, failed):
     """The run counts, and warnings on cells that dropped or idled."""
     doc.p("%d runs (%d ok, %d skipped, %d failed), sweep of %s to %s. Every figure is the "
-          "median over repetitions with [min–max]; the spread column of the speedup table "
-          "is (max-min)/median." % (len(rows), len(ok), len(skipped), len(failed),
-                                     meta.get("created", "?"), meta.get("finished", "?")))
+          "median over repetitions with [min–max], but the speedups: paired comparisons "
+          "with their 95 %% interval (below)." % (
+              len(rows), len(ok), len(skipped), len(failed), meta.get("created", "?"),
+              meta.get("finished", "?")))
 
     low = sorted({r["cell"] for r in ok if number(r.get("delivered_share")) is not None
                   and number(r["delivered_share"]) < 0.5})

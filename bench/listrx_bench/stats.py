@@ -2,7 +2,6 @@
 start with "unavailable:" (never zeros)."""
 
 import math
-import random
 import statistics
 from fractions import Fraction
 
@@ -47,22 +46,6 @@ def quantile(sorted_vals, q):
     cuts = statistics.quantiles(sorted_vals, n=frac.denominator,
                                 method="inclusive")
     return cuts[frac.numerator - 1]
-
-
-def bootstrap_interval(values, statistic=None, reps=2000, level=0.95, seed=1):
-    """Percentile bootstrap interval of statistic(values) (default: the
-    median): `reps` resamples with replacement, the (1-level)/2 and
-    1-(1-level)/2 quantiles of their statistic. The seed is fixed, so the
-    same data give the same interval. (None, None) under two values."""
-    vals = [v for v in (number(x) for x in values) if v is not None]
-    if len(vals) < 2:
-        return None, None
-    stat = statistic or median
-    rng = random.Random(seed)
-    n = len(vals)
-    boot = sorted(stat([vals[rng.randrange(n)] for _ in range(n)]) for _ in range(reps))
-    tail = (1.0 - level) / 2.0
-    return quantile(boot, tail), quantile(boot, 1.0 - tail)
 
 
 def summary(values):
@@ -227,7 +210,7 @@ def resolve(c, confidence=CONFIDENCE):
         return False, "not resolved: %d pair(s), a %s interval needs %d" % (
             c["pairs"], pct, _min_pairs(confidence))
     lo, hi = c["ci"]
-    span = "[%s–%s]" % (significant(lo, 4), significant(hi, 4))
+    span = "[%.3f–%.3f]" % (lo, hi)
     if lo <= c["reference"] <= hi:
         return False, "not resolved: the %s interval %s spans %g" % (pct, span, c["reference"])
     return True, "resolved: the %s interval %s excludes %g" % (pct, span, c["reference"])
