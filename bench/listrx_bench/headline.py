@@ -308,6 +308,10 @@ def paired_figures(c, side="other"):
             "mpps_min": None, "mpps_max": None, "ns_per_packet": ns}
     if side == "base":
         return figs
+    if c["ratio"] is None:  # no clean pair: said, not computed
+        figs.update(pairs=len(c["left_out"]), clean_pairs=0, resolved=False,
+                    resolution=c["resolution"], windows_text=c["windows_text"])
+        return figs
     figs.update({
         "base_mpps": 1e3 / c["base"], "base_ns_per_packet": c["base"], "speedup": c["ratio"],
         "speedup_min": c["min"], "speedup_max": c["max"], "speedup_ci": c["ci"],

@@ -362,7 +362,7 @@ class RealHeadline(unittest.TestCase):
                 rc = cli.main(["headline", "--out", out, "--reps", "1", "--duration", "0.05",
                                "--bursts", "1,64", "--footprints", "0",
                                "--engines", "packet,burst", "--max-reps", "1", "-q",
-                               "--paired-duration", "0.4", "--paired-reps", "1"])
+                               "--paired-duration", "1", "--paired-reps", "1"])
             self.assertEqual(rc, 0, stderr.getvalue())
             with open(os.path.join(out, "headline.json")) as f:
                 doc = json.load(f)
