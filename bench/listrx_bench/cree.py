@@ -227,7 +227,7 @@ def measure_row_interleaved(lx, row, art, args, tmp, log):
         cmd = row_command(lx, row, "packet", sets, pipeline, args.paired_duration, path,
                           args.eal)
         cmd += ["--interleave", ",".join(headline.grid.engine_arg(e) for e in order),
-                "--window-polls", str(polls)]
+                "--window-polls", str(polls), "--window-us", str(interleave.WINDOW_US)]
         summary, err, info = lx.run(cmd, path, timeout=args.timeout + args.paired_duration)
         if err:
             raise BenchError("%s, interleaved: %s\n  %s" % (row["row"], err, info["command"]))

@@ -533,11 +533,11 @@ def method_text(doc):
     p = doc["paired"]
     return ("Speedups from %d interleaved run(s) of %.1f s per burst and footprint: every "
             "engine and the A/A control (packet against itself) polled in turn in one process, "
-            "a window of %d packets each, the engine ÷ packet ratio of each pair of adjacent "
+            "a window of about %d us each, the engine ÷ packet ratio of each pair of adjacent "
             "windows, the windows the OS disturbed left out (docs/measuring.md, \"Interleaved "
             "windows\"); the median ratio with its 95 %% interval, the Mpps and ns/pkt beside "
             "it the median pair's; the other columns from one run per cell." % (
-                p["reps"], p["duration_s"], p["window_packets"]))
+                p["reps"], p["duration_s"], p["window_us"]))
 
 
 def added_text(a):
@@ -824,7 +824,7 @@ def run_headline(args, argv, stream=None):
            "machine": machine_info(plan[0][1]), "adaptive": adaptive,
            "method": args.method, "load_average": {"start": load0, "end": loadavg()},
            "paired": {"duration_s": args.paired_duration, "reps": args.paired_reps,
-                      "window_packets": interleave.WINDOW_PACKETS,
+                      "window_us": interleave.WINDOW_US,
                       "runs": {f: {"b%d fp%d" % k: {kk: v[kk] for kk in ("runs", "commands",
                                                                           "load", "rx")}
                                    for k, v in cells_.items()}

@@ -38,7 +38,11 @@ def add_parser(sub):
     p.add_argument("--duration", type=convert(positive_float), default=interleave.DURATION,
                    help="seconds per run (default: %(default)s)")
     p.add_argument("--window-polls", type=convert(positive_int), default=None,
-                   help="polls per window (default: %d / burst)" % interleave.WINDOW_PACKETS)
+                   help="polls per window of the two calibration blocks, or of every window "
+                   "with --window-us 0 (default: %d / burst)" % interleave.WINDOW_PACKETS)
+    p.add_argument("--window-us", type=convert(non_negative_int), default=interleave.WINDOW_US,
+                   help="windows of about this many microseconds (0: of --window-polls) "
+                   "(default: %(default)s)")
     p.add_argument("--reps", type=convert(positive_int), default=1,
                    help="runs, their pairs pooled (default: %(default)s)")
     p.add_argument("--set", action="append", default=[], metavar="SEC.KEY=VALUE",
@@ -62,7 +66,8 @@ def cmd_paired(args, argv):
             path = os.path.join(tmp, "run%d.json" % rep)
             s, err, info = interleave.run_interleaved(
                 lx, spec, args.engines, path, args.duration, args.window_polls,
-                aa=not args.no_aa, timeout=args.timeout + args.duration, rotate=rep)
+                aa=not args.no_aa, timeout=args.timeout + args.duration, rotate=rep,
+                window_us=args.window_us)
             if err:
                 raise BenchError("%s\n  %s" % (err, info["command"]))
             summaries.append(s)
@@ -71,11 +76,14 @@ def cmd_paired(args, argv):
     load["after"] = interleave.loadavg()
     result = interleave.compare_engines(summaries, args.engines)
     host = machine_info(lx)
+    window = ("about %d us (%s polls)" % (args.window_us, ",".join(
+        str(lc["window_polls"]) for s in summaries for lc in s["interleave"]["lcores"]))
+        if args.window_us else "%d polls" % (args.window_polls
+                                             or interleave.window_polls(args.burst)))
     print("listrx paired: %s, %s, burst %d, %d KB ballast, %d run(s) of %.1f s, windows of "
-          "%d polls; host %s; load average %s before, %s after" % (
+          "%s; host %s; load average %s before, %s after" % (
               args.pipeline, args.profile, args.burst, args.footprint, args.reps,
-              args.duration, args.window_polls or interleave.window_polls(args.burst),
-              host.get("cpu_model") or host.get("cpu"),
+              args.duration, window, host.get("cpu_model") or host.get("cpu"),
               load["before"], load["after"]))
     for c in result.values():
         print(c["text"])

@@ -169,10 +169,15 @@ class AAControl(unittest.TestCase):
                                     self.fake(1.0, (0.96, 1.05)))
         self.assertIn("reaches as far from 1 as the effect", note)
 
-    def test_an_aa_away_from_1_is_a_bias(self):
+    def test_an_aa_off_1_is_said_with_whether_the_effect_holds_beyond_it(self):
         note = interleave.aa_caveat(self.fake(1.38, (1.37, 1.39), True),
                                     self.fake(1.025, (1.018, 1.029), True))
-        self.assertIn("resolved away from 1", note)
+        self.assertIn("the A/A control reads 1.025 [1.018–1.029]", note)
+        self.assertIn("the effect holds beyond it", note)
+        # 1.04 [1.03-1.05] against an A/A of 1.025 [1.018-1.035]: 1.03/1.035 < 1
+        note = interleave.aa_caveat(self.fake(1.04, (1.03, 1.05), True),
+                                    self.fake(1.025, (1.018, 1.035), True))
+        self.assertIn("the effect does not hold beyond it", note)
 
     def test_the_verdict_line_carries_the_aa_and_the_windows(self):
         r = interleave.compare_engines([recorded()], ["packet", "burst"])

@@ -845,7 +845,7 @@ static int setup(struct lrx_app *app)
 	rc = workers_assign(app, n_lcores, err, sizeof(err));
 	if (rc == 0 && app->conf.interleave.n)
 		rc = lrx_interleave_setup(app->workers, n_lcores, per, app->conf.window_polls,
-					  app->conf.windows_max, err, sizeof(err));
+					  app->conf.window_us, app->conf.windows_max, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "listrx: %s\n", err);
 		return rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
@@ -890,8 +890,13 @@ static void announce(const struct lrx_app *app)
 	if (app->conf.interleave.n) {
 		char list[200];
 		lrx_engine_list_name(&app->conf.interleave, list, sizeof(list));
-		snprintf(engine, sizeof(engine), "engines %s interleaved (windows of %u polls, A B B A B A A B)",
-			 list, app->conf.window_polls);
+		char window[64];
+		if (app->conf.window_us)
+			snprintf(window, sizeof(window), "about %u us", app->conf.window_us);
+		else
+			snprintf(window, sizeof(window), "%u polls", app->conf.window_polls);
+		snprintf(engine, sizeof(engine), "engines %s interleaved (windows of %s, A B B A B A A B)",
+			 list, window);
 	} else {
 		snprintf(engine, sizeof(engine), "engine %s", app->workers[0]->engine);
 	}

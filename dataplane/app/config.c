@@ -217,6 +217,9 @@ static const struct lrx_value_key run_keys[] = {
 	   "a window of window_polls polls each, timed per window ([pipeline] engine unused)"),
 	CK(UINT, window_polls, "window_polls", "64", 1, 1u << 20,
 	   "polls per window of an interleaved run"),
+	CK(UINT, window_us, "window_us", "0", 0, 1000000,
+	   "0, or windows of about this many microseconds: after two blocks of window_polls, "
+	   "the polls the slowest engine ran in this time"),
 	CK(UINT, windows_max, "windows_max", "65536", 16, 1u << 24,
 	   "windows recorded per lcore of an interleaved run (56 bytes each); later ones "
 	   "run unrecorded"),

@@ -73,6 +73,7 @@ struct lrx_config {
 	/* interleaved engines (windows.h): n = 0 off */
 	struct lrx_engine_list interleave;
 	unsigned window_polls;          /* polls per window */
+	unsigned window_us;             /* 0, or windows of about this long */
 	unsigned windows_max;           /* windows recorded per lcore */
 
 	/* [pipeline] + [stage.NAME] */

@@ -208,6 +208,8 @@ static int interleave_main(struct lrx_worker *lead, struct lrx_run *run)
 	enum window_end end = WINDOW_FULL;
 	for (uint64_t k = 0; end == WINDOW_FULL; k++) {
 		const unsigned e = lrx_window_engine(k, il->n);
+		if (k && k == log->calibration_windows)
+			lrx_window_log_calibrate(log);
 		struct lrx_worker *w = il->engines[e];
 		struct lrx_window win = {.engine = (uint8_t)e};
 		const uint64_t start = rte_rdtsc();
@@ -316,7 +318,8 @@ void lrx_worker_drain(struct lrx_worker *w)
 }
 
 int lrx_interleave_setup(struct lrx_worker **workers, unsigned n_lcores, unsigned per,
-			 unsigned window_polls, unsigned windows_max, char *err, size_t err_len)
+			 unsigned window_polls, unsigned window_us, unsigned windows_max, char *err,
+			 size_t err_len)
 {
 	for (unsigned i = 0; i < n_lcores; i++) {
 		struct lrx_worker *lead = workers[i * per];
@@ -331,6 +334,10 @@ int lrx_interleave_setup(struct lrx_worker **workers, unsigned n_lcores, unsigne
 		}
 		lead->interleave = il;
 		il->n = per;
+		if (window_us) {
+			il->log.target_cycles = (uint64_t)window_us * rte_get_tsc_hz() / 1000000;
+			il->log.calibration_windows = 2ull * per;
+		}
 		for (unsigned e = 0; e < per; e++) {
 			struct lrx_worker *w = workers[i * per + e];
 			il->engines[e] = w;

@@ -93,10 +93,13 @@ int lrx_worker_main(void *arg);
 
 /* [run] interleave: workers holds n_lcores x per workers, an lcore's
  * engines together (e = 0 first); the first of each lcore gets the
- * others' polls (they poll the same queues) and the window log.
+ * others' polls (they poll the same queues) and the window log (windows
+ * of window_polls polls; with window_us, of about that many
+ * microseconds after two blocks of window_polls).
  * Returns 0 or -ENOMEM with err. */
 int lrx_interleave_setup(struct lrx_worker **workers, unsigned n_lcores, unsigned per,
-			 unsigned window_polls, unsigned windows_max, char *err, size_t err_len);
+			 unsigned window_polls, unsigned window_us, unsigned windows_max, char *err,
+			 size_t err_len);
 void lrx_interleave_free(struct lrx_worker *w);
 
 /* After the loop: releases what stages hold and completes the sink (not

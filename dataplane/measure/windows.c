@@ -95,6 +95,26 @@ int lrx_window_log_init(struct lrx_window_log *log, unsigned n_engines, unsigned
 	return 0;
 }
 
+void lrx_window_log_calibrate(struct lrx_window_log *log)
+{
+	/* each engine's fastest calibration window: the others ran cold
+	 * (first touches of a pipeline's memory and ballast code cost up to
+	 * 17x a warm window), and cold only ever slows a window */
+	double fastest[256] = {0}, slowest = 0;
+	for (uint64_t k = 0; k < log->n && k < log->calibration_windows; k++) {
+		const struct lrx_window *w = &log->windows[k];
+		double per_poll = w->polls ? (double)w->cycles / (double)w->polls : 0;
+		if (per_poll > 0 && (fastest[w->engine] == 0 || per_poll < fastest[w->engine]))
+			fastest[w->engine] = per_poll;
+	}
+	for (unsigned e = 0; e < log->n_engines; e++)
+		slowest = fastest[e] > slowest ? fastest[e] : slowest;
+	if (slowest > 0) {
+		double w = (double)log->target_cycles / slowest + 0.5;
+		log->window_polls = w < 1 ? 1 : w > (1u << 20) ? 1u << 20 : (unsigned)w;
+	}
+}
+
 void lrx_window_log_free(struct lrx_window_log *log)
 {
 	lrx_thread_probe_close(&log->probe);

@@ -74,7 +74,12 @@ struct lrx_window {
 
 struct lrx_window_log {
 	unsigned n_engines;
-	unsigned window_polls;
+	unsigned window_polls;  /* polls per window (after the calibration) */
+	/* windows of a length in time ([run] window_us): the first two
+	 * blocks run window_polls polls, then lrx_window_log_calibrate sets
+	 * the polls that the slowest engine ran in target_cycles; 0 = off */
+	uint64_t target_cycles;
+	uint64_t calibration_windows; /* 2 x n_engines, or 0 */
 	uint64_t capacity;      /* windows[] entries */
 	uint64_t n;             /* recorded */
 	uint64_t unrecorded;    /* run after the log was full */
@@ -86,6 +91,13 @@ struct lrx_window_log {
 int lrx_window_log_init(struct lrx_window_log *log, unsigned n_engines, unsigned window_polls,
 			uint64_t capacity, int socket);
 void lrx_window_log_free(struct lrx_window_log *log);
+
+/* With target_cycles: after the calibration windows, window_polls =
+ * target_cycles over the cycles per poll of the slowest engine (each
+ * engine's fastest calibration window: the others ran cold), at least 1,
+ * so that no engine's window runs much longer than the target (a long
+ * window is more often disturbed). */
+void lrx_window_log_calibrate(struct lrx_window_log *log);
 
 /* Records window w (its signals: after - before); false when the log is
  * full (counted as unrecorded). */

@@ -81,9 +81,13 @@ static void text_lcore(const struct lrx_report *r, unsigned first, FILE *out)
 	const unsigned n = lcore_engines(r, first);
 	struct engine_windows ew[LRX_ENGINE_LIST_MAX];
 	windows_per_engine(log, ew);
-	fprintf(out, "\ninterleaved on lcore %u: %lu windows of %u polls recorded%s",
-		r->lcores[first].lcore, (unsigned long)log->n, log->window_polls,
-		log->unrecorded ? "" : "\n");
+	fprintf(out, "\ninterleaved on lcore %u: %lu windows of %u polls recorded", r->lcores[first].lcore,
+		(unsigned long)log->n, log->window_polls);
+	if (log->calibration_windows)
+		fprintf(out, " (the first %lu to find the polls of about %.0f us)",
+			(unsigned long)log->calibration_windows,
+			r->tsc_hz ? (double)log->target_cycles * 1e6 / (double)r->tsc_hz : 0.0);
+	fprintf(out, "%s", log->unrecorded ? "" : "\n");
 	if (log->unrecorded)
 		fprintf(out, ", %lu more run unrecorded (windows_max)\n",
 			(unsigned long)log->unrecorded);
@@ -182,6 +186,9 @@ static void json_lcore(const struct lrx_report *r, unsigned first, struct lrx_js
 	lrx_json_object_begin(j, NULL);
 	lrx_json_u64(j, "lcore", r->lcores[first].lcore);
 	lrx_json_u64(j, "window_polls", log->window_polls);
+	lrx_json_u64(j, "calibration_windows", log->calibration_windows);
+	if (log->target_cycles && r->tsc_hz)
+		lrx_json_double(j, "window_us", (double)log->target_cycles * 1e6 / (double)r->tsc_hz);
 	lrx_json_u64(j, "windows_recorded", log->n);
 	lrx_json_u64(j, "windows_unrecorded", log->unrecorded);
 	lrx_json_array_begin(j, "engines");

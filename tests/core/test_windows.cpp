@@ -92,6 +92,37 @@ TEST_CASE("the window log records the span's deltas and counts what it cannot ho
 	CHECK(log.unrecorded == 1);
 }
 
+TEST_CASE("a window of a length in time: the polls the slowest engine ran in it", "[windows]")
+{
+	std::vector<lrx_window> slots(8);
+	lrx_window_log log{};
+	log.n_engines = 2;
+	log.window_polls = 4;
+	log.capacity = slots.size();
+	log.windows = slots.data();
+	log.target_cycles = 40000;
+	log.calibration_windows = 4;
+	lrx_thread_sample t{};
+	// engine 1 cold in one window (50000 a poll), 4500 in the other;
+	// engine 0 1000 a poll
+	const uint64_t cycles[4] = {4000, 200000, 18000, 4000};
+	for (unsigned k = 0; k < 4; k++) {
+		lrx_window w{};
+		w.engine = (uint8_t)lrx_window_engine(k, 2);
+		w.polls = 4;
+		w.cycles = cycles[k];
+		REQUIRE(w.engine == (k == 1 || k == 2 ? 1 : 0));
+		lrx_window_log_add(&log, &w, &t, &t);
+	}
+	lrx_window_log_calibrate(&log);
+	// the slowest engine's fastest window: 4500 a poll: 40000 / 4500 = 8.9
+	CHECK(log.window_polls == 9);
+	// a target below one poll still polls once
+	log.target_cycles = 100;
+	lrx_window_log_calibrate(&log);
+	CHECK(log.window_polls == 1);
+}
+
 TEST_CASE("the thread probe reads this thread's clocks, or says why not", "[windows]")
 {
 	lrx_thread_probe p;
