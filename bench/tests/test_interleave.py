@@ -191,3 +191,24 @@ class AAControl(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Users(unittest.TestCase):
+    """kernel's listrx gain from interleaved runs: the same comparison, its
+    caveat with the windows and the A/A."""
+
+    def test_kernel_listrx_gain_from_interleaved_runs(self):
+        from listrx_bench import kernel_model
+        lruns = [{"level": "interleave", "rep": 0, "summary": recorded(),
+                  "shared_cpu_pct": None}]
+        fig = kernel_model.listrx_figures(lruns)
+        c = interleave.comparison([recorded()], "packet", "burst")
+        self.assertEqual(fig["method"], "interleave")
+        self.assertAlmostEqual(fig["gain"], c["ratio"])
+        self.assertEqual(fig["ci"], c["ci"])
+        self.assertEqual(fig["reps"], c["pairs"])
+        self.assertNotIn("ratios", fig["comparison"])
+        text = kernel_model.gain_text(fig)
+        self.assertIn("%d left out" % len(c["left_out"]), text)
+        self.assertIn("; A/A 1.", text)
+        self.assertIn("windows disturbed, left out", text)
