@@ -17,6 +17,7 @@ docs/measuring.md, "Interleaved windows".
 """
 
 import os
+import statistics
 
 from . import grid
 from .stats import caveat, compare, number
@@ -131,7 +132,10 @@ def window_pairs(summary, base, other):
                 counts["warmup"] += 1
                 left_out.append((key, "warm-up"))
                 continue
-            if any(w["polls"] != lc["window_polls"] or not w["packets"] for w in (wa, wb)):
+            # a block's windows run the same polls (listrx calibrates the
+            # windows' length between blocks): fewer is the run's end
+            whole = max(wins[k]["polls"] for k in ks)
+            if any(w["polls"] != whole or not w["packets"] for w in (wa, wb)):
                 counts["partial"] += 1
                 left_out.append((key, "window cut short"))
                 continue
@@ -161,6 +165,15 @@ def comparison(summaries, base, other):
     # the pairs left are undisturbed: none shared the CPU as far as the
     # thread's signals can tell (docs/measuring.md: what they cannot see)
     c = compare(pairs, shared=[], left_out=left_out)
+    if c["ratio"] is not None:
+        # the sides printed beside the ratio: the base engine's median
+        # window over the pairs, and the other's as that over the ratio.
+        # The median pair's own sides (stats.compare's) are one window
+        # pair's level, which the other hyperthread or a slower phase can
+        # move by 80 % in pairs no signal flags (their ratio holds)
+        level = statistics.median(b for _, b, _ in pairs)
+        c.update(base=level, other=level / c["ratio"], saving=level - level / c["ratio"],
+                 sides="the base engine's median window; the other's = that / the ratio")
     c["windows"] = counts
     c["windows_text"] = windows_text(counts)
     c["base_engine"], c["other_engine"] = base, other

@@ -146,6 +146,11 @@ class Interval(unittest.TestCase):
         self.assertEqual(len(c["left_out"]) + c["pairs"], len(s["interleave"]["lcores"][0]
                                                              ["windows"]["engine"]) // 3)
         self.assertRegex(c["windows_text"], r"^\d+ of 300 windows disturbed, left out \(")
+        # the sides: packet's median window over the pairs, burst's that
+        # over the ratio, so that the two agree with the ratio exactly
+        self.assertAlmostEqual(c["base"], statistics.median(a for _, a, _ in pairs))
+        self.assertAlmostEqual(c["base"] / c["other"], c["ratio"])
+        self.assertAlmostEqual(c["saving"], c["base"] - c["other"])
 
     def test_two_runs_pool_their_pairs(self):
         s = recorded()

@@ -208,8 +208,10 @@ static int interleave_main(struct lrx_worker *lead, struct lrx_run *run)
 	enum window_end end = WINDOW_FULL;
 	for (uint64_t k = 0; end == WINDOW_FULL; k++) {
 		const unsigned e = lrx_window_engine(k, il->n);
-		if (k && k == log->calibration_windows)
-			lrx_window_log_calibrate(log);
+		if (log->target_cycles && k == 2ull * il->n)
+			lrx_window_log_calibrate(log, 0, k);
+		if (log->target_cycles && k == log->calibration_windows)
+			lrx_window_log_calibrate(log, k / 2, k);
 		struct lrx_worker *w = il->engines[e];
 		struct lrx_window win = {.engine = (uint8_t)e};
 		const uint64_t start = rte_rdtsc();
@@ -336,7 +338,7 @@ int lrx_interleave_setup(struct lrx_worker **workers, unsigned n_lcores, unsigne
 		il->n = per;
 		if (window_us) {
 			il->log.target_cycles = (uint64_t)window_us * rte_get_tsc_hz() / 1000000;
-			il->log.calibration_windows = 2ull * per;
+			il->log.calibration_windows = 16ull * per;
 		}
 		for (unsigned e = 0; e < per; e++) {
 			struct lrx_worker *w = workers[i * per + e];

@@ -95,13 +95,13 @@ int lrx_window_log_init(struct lrx_window_log *log, unsigned n_engines, unsigned
 	return 0;
 }
 
-void lrx_window_log_calibrate(struct lrx_window_log *log)
+void lrx_window_log_calibrate(struct lrx_window_log *log, uint64_t from, uint64_t to)
 {
-	/* each engine's fastest calibration window: the others ran cold
-	 * (first touches of a pipeline's memory and ballast code cost up to
-	 * 17x a warm window), and cold only ever slows a window */
+	/* each engine's fastest window: the others ran cold (first touches
+	 * of a pipeline's memory and ballast code cost up to 15x a warm
+	 * window) or were disturbed, and both only ever slow a window */
 	double fastest[256] = {0}, slowest = 0;
-	for (uint64_t k = 0; k < log->n && k < log->calibration_windows; k++) {
+	for (uint64_t k = from; k < log->n && k < to; k++) {
 		const struct lrx_window *w = &log->windows[k];
 		double per_poll = w->polls ? (double)w->cycles / (double)w->polls : 0;
 		if (per_poll > 0 && (fastest[w->engine] == 0 || per_poll < fastest[w->engine]))

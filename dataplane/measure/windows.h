@@ -77,9 +77,11 @@ struct lrx_window_log {
 	unsigned window_polls;  /* polls per window (after the calibration) */
 	/* windows of a length in time ([run] window_us): the first two
 	 * blocks run window_polls polls, then lrx_window_log_calibrate sets
-	 * the polls that the slowest engine ran in target_cycles; 0 = off */
+	 * the polls that the slowest engine ran in target_cycles, and again
+	 * after 16 blocks (a pipeline's first thousands of packets can run
+	 * 10x slower: first touches of its memory and code); 0 = off */
 	uint64_t target_cycles;
-	uint64_t calibration_windows; /* 2 x n_engines, or 0 */
+	uint64_t calibration_windows; /* the last calibration's window: 16 x n_engines, or 0 */
 	uint64_t capacity;      /* windows[] entries */
 	uint64_t n;             /* recorded */
 	uint64_t unrecorded;    /* run after the log was full */
@@ -92,12 +94,13 @@ int lrx_window_log_init(struct lrx_window_log *log, unsigned n_engines, unsigned
 			uint64_t capacity, int socket);
 void lrx_window_log_free(struct lrx_window_log *log);
 
-/* With target_cycles: after the calibration windows, window_polls =
- * target_cycles over the cycles per poll of the slowest engine (each
- * engine's fastest calibration window: the others ran cold), at least 1,
- * so that no engine's window runs much longer than the target (a long
- * window is more often disturbed). */
-void lrx_window_log_calibrate(struct lrx_window_log *log);
+/* With target_cycles: window_polls = target_cycles over the cycles per
+ * poll of the slowest engine in windows [from, to) (each engine's fastest
+ * window there: the others ran cold or disturbed), at least 1, so that no
+ * engine's window runs much longer than the target (a long window is more
+ * often disturbed). Called at a block boundary: a block's windows all
+ * have the same polls. */
+void lrx_window_log_calibrate(struct lrx_window_log *log, uint64_t from, uint64_t to);
 
 /* Records window w (its signals: after - before); false when the log is
  * full (counted as unrecorded). */

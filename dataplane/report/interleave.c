@@ -84,7 +84,7 @@ static void text_lcore(const struct lrx_report *r, unsigned first, FILE *out)
 	fprintf(out, "\ninterleaved on lcore %u: %lu windows of %u polls recorded", r->lcores[first].lcore,
 		(unsigned long)log->n, log->window_polls);
 	if (log->calibration_windows)
-		fprintf(out, " (the first %lu to find the polls of about %.0f us)",
+		fprintf(out, " (from window %lu on the polls of about %.0f us)",
 			(unsigned long)log->calibration_windows,
 			r->tsc_hz ? (double)log->target_cycles * 1e6 / (double)r->tsc_hz : 0.0);
 	fprintf(out, "%s", log->unrecorded ? "" : "\n");

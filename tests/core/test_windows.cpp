@@ -114,12 +114,18 @@ TEST_CASE("a window of a length in time: the polls the slowest engine ran in it"
 		REQUIRE(w.engine == (k == 1 || k == 2 ? 1 : 0));
 		lrx_window_log_add(&log, &w, &t, &t);
 	}
-	lrx_window_log_calibrate(&log);
+	lrx_window_log_calibrate(&log, 0, 4);
 	// the slowest engine's fastest window: 4500 a poll: 40000 / 4500 = 8.9
 	CHECK(log.window_polls == 9);
+	// from the second block on only: engine 1 at 4500, engine 0 at 1000
+	lrx_window_log_calibrate(&log, 2, 4);
+	CHECK(log.window_polls == 9);
+	// the cold window alone: 50000 a poll, 40000 / 50000 rounds to 1
+	lrx_window_log_calibrate(&log, 1, 2);
+	CHECK(log.window_polls == 1);
 	// a target below one poll still polls once
 	log.target_cycles = 100;
-	lrx_window_log_calibrate(&log);
+	lrx_window_log_calibrate(&log, 0, 4);
 	CHECK(log.window_polls == 1);
 }
 

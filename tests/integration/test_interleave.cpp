@@ -135,24 +135,29 @@ TEST_CASE("--interleave: every packet in one engine's window, accounted for by t
 	}
 }
 
-TEST_CASE("--interleave --window-us: two blocks to calibrate, then windows of one length",
+TEST_CASE("--interleave --window-us: calibrated after 2 and 16 blocks, a block's windows alike",
 	  "[binary][interleave]")
 {
 	json s = run_json("interleave-us", "net_synth0,profile=udp64",
-			  {"--packets", "400000", "--pipeline", "build-meta,l3-demux", "--interleave",
-			   "packet,burst", "--window-polls", "1", "--window-us", "200"});
+			  {"--packets", "1000000", "--pipeline", "build-meta,l3-demux", "--interleave",
+			   "packet,burst", "--window-polls", "1", "--window-us", "100"});
 	const json &l = s["interleave"]["lcores"][0];
-	CHECK(l["calibration_windows"] == 4);
-	CHECK(l["window_us"].get<double>() == Approx(200).epsilon(0.01));
+	CHECK(l["calibration_windows"] == 32);
+	CHECK(l["window_us"].get<double>() == Approx(100).epsilon(0.01));
 	const unsigned w = l["window_polls"];
-	CHECK(w > 1); // a poll of 64 packets takes well under 200 us
+	CHECK(w > 1); // a poll of 64 packets takes well under 100 us
 	const json &polls = l["windows"]["polls"];
-	REQUIRE(polls.size() > 8);
+	REQUIRE(polls.size() > 40);
 	for (size_t k = 0; k < 4; k++)
 		CHECK(polls[k] == 1);
-	for (size_t k = 4; k + 1 < polls.size(); k++)
-		CHECK(polls[k] == w);
-	CHECK(s["rx_packets"] == 400000);
+	for (size_t k = 4; k + 1 < polls.size(); k++) {
+		INFO("window " << k);
+		if (k % 2)
+			CHECK(polls[k] == polls[k - 1]); // the two windows of a block
+		if (k >= 32)
+			CHECK(polls[k] == w);
+	}
+	CHECK(s["rx_packets"] == 1000000);
 	CHECK(s["rx_packets"].get<uint64_t>() == fates(s));
 }
 
