@@ -238,17 +238,14 @@ def measure_row_interleaved(lx, row, art, args, tmp, log):
         if check is None:
             check = row_check(row, summary)
             check["command"] = info["command"]
-    res = interleave.compare_engines(summaries, engines)
+    res = interleave.compare_engines(summaries, engines, shared_runs=[
+        r["rep"] for r in runs if r["shared_cpu_pct"] is not None])
     c, aa = res["burst"], res["packet" + headline.grid.AA_SUFFIX]
     log("  %-18s %s" % (row["row"], c["text"]))
     shared = sum(1 for r in runs if r["shared_cpu_pct"] is not None)
-    # without the per-pair lists (thousands of windows); the caveat below
-    # is the whole comparison's
-    trimmed = {k: v for k, v in c.items() if k not in ("ratios", "keys", "left_out")}
-    trimmed.update(left_out=[], left_out_count=len(c["left_out"]))
     return {"gain": c["ratio"], "ci": c["ci"], "level": c["level"], "resolved": c["resolved"],
             "resolution": c["resolution"], "pairs": c["pairs"], "min": c["min"],
-            "max": c["max"], "shared": c["shared"], "comparison": trimmed,
+            "max": c["max"], "shared": c["shared"], "comparison": c,
             "shared_cpu_runs": shared,
             "caveat": caveat(c, figure=pct, unit=""),
             "aa": {"gain": aa["ratio"], "ci": aa["ci"],
@@ -368,8 +365,8 @@ def method_line(doc):
                 "at least, else why not (docs/measuring.md, \"One comparison\"). listrx: "
                 "the packet and burst engines (burst 64) and the A/A control (packet against "
                 "itself, as a ratio) interleaved in one process, %d run(s) of %.1f s per row "
-                "and flavour, a pair per two adjacent windows, the windows the OS disturbed "
-                "left out and counted (docs/measuring.md, \"Interleaved windows\"). Kernel: "
+                "and flavour, a pair per run (the median of its pairs of adjacent windows, the "
+                "windows the OS disturbed left out and counted) (docs/measuring.md, \"Interleaved windows\"). Kernel: "
                 "gro_normal_batch 1 vs 64, a pair per two adjacent windows (listrx-bench "
                 "kernel)." % (MIN_PAIRS, doc["paired_reps"], doc["paired_duration"]))
     return ("Gain: per-packet ns/packet over listified ns/packet, the median of the "
@@ -511,10 +508,11 @@ def add_parser(sub):
                     "control polled in turn in one process, adjacent windows paired) or "
                     "processes (alternating processes, --reps x --duration) "
                     "(default: %(default)s)")
-    cp.add_argument("--paired-duration", type=float, default=2.0,
+    cp.add_argument("--paired-duration", type=float, default=interleave.DURATION,
                     help="interleave: seconds per run (default: %(default)s)")
-    cp.add_argument("--paired-reps", type=int, default=2,
-                    help="interleave: runs per row and flavour (default: %(default)s)")
+    cp.add_argument("--paired-reps", type=int, default=interleave.RUNS,
+                    help="interleave: runs per row and flavour, a pair each; 6 give a 95 %% "
+                    "interval (default: %(default)s)")
     cp.add_argument("--kernel", choices=("auto", "on", "off"), default="auto",
                     help="the kernel's rows: auto (when root and possible, else the "
                     "reason), on (fail when not possible), off (default: %(default)s)")

@@ -45,10 +45,11 @@ FULL = {"engines": "packet,burst,hybrid:2,static,graph", "bursts": "1,8,32,64,12
         "footprints": "0,L1i,2xL1i,4xL1i", "reps": MIN_PAIRS, "duration": 0.25}
 ADAPTIVE = {"max_reps": 15, "spread": 10.0, "max_time": 420.0}
 # --method interleave: per burst and footprint, REPS interleaved runs of
-# DURATION seconds (every engine and the A/A control in each), pairs pooled;
+# DURATION seconds (every engine and the A/A control in each), a pair per
+# run (the median of its window pairs), the cells' runs in rounds;
 # the sweep then runs each cell once (its Mpps column is not used, its
 # zoom-in, delivery check and cachegrind are)
-PAIRED = {"duration": 2.0, "reps": 2}
+PAIRED = {"duration": interleave.DURATION, "reps": interleave.RUNS}
 # the columns of the one headline table (stdout, headline.md, report)
 INDIRECT = "indirect/pkt (Bi + thunks)"
 HEADER = ["engine", "burst", "footprint KB", "Mpps", "ns/pkt", "packet ns/pkt, same pairs",
@@ -85,8 +86,9 @@ def add_parser(sub):
                    default=PAIRED["duration"],
                    help="interleave: seconds per interleaved run (default: %(default)s)")
     p.add_argument("--paired-reps", type=convert(positive_int), default=PAIRED["reps"],
-                   help="interleave: interleaved runs per burst and footprint, their pairs "
-                   "pooled (default: %(default)s)")
+                   help="interleave: interleaved runs per burst and footprint, in rounds "
+                   "over the cells, a pair per run; 6 give a 95 %% interval "
+                   "(default: %(default)s)")
     p.add_argument("--bursts", type=convert(grid.parse_bursts, "burst size"), default=None,
                    help="burst sizes (default %s)" % QUICK["bursts"])
     p.add_argument("--footprints", default=None, type=convert(grid.split_list, "footprint"),
@@ -299,10 +301,10 @@ NO_COMPARISON = {"base_mpps": None, "base_ns_per_packet": None, "speedup": None,
 
 
 def paired_figures(c, side="other"):
-    """A row's figures from an interleaved comparison (interleave.comparison):
-    the median pair's sides, as comparison_figures takes them from paired
-    repetitions. side="base": the packet row's own, from the A/A control's
-    packet side. The comparison is kept without its per-pair lists."""
+    """A row's figures from an interleaved comparison (interleave.comparison,
+    a pair per run): the median run's sides, as comparison_figures takes
+    them from paired repetitions. side="base": the packet row's own, from
+    the A/A control's packet side."""
     ns = c[side]
     figs = {"reps": c["pairs"], "stalled_reps": [], "mpps": 1e3 / ns if ns else None,
             "mpps_min": None, "mpps_max": None, "ns_per_packet": ns}
@@ -320,9 +322,7 @@ def paired_figures(c, side="other"):
         "clean_pairs": c["pairs"], "shared_cpu_pairs": c["shared"], "left_out": [],
         "resolved": c["resolved"], "resolution": c["resolution"],
         "caveat": caveat(c), "windows_text": c["windows_text"],
-        "aa_caveat": c.get("aa_caveat"),
-        "comparison": {k: v for k, v in c.items() if k not in ("ratios", "keys", "left_out")}})
-    figs["comparison"]["left_out_count"] = len(c["left_out"])
+        "aa_caveat": c.get("aa_caveat"), "comparison": c})
     return figs
 
 
@@ -531,12 +531,13 @@ def add_tables(d, doc, per_flavour=None):
 def method_text(doc):
     """How an interleaved headline timed its speedups."""
     p = doc["paired"]
-    return ("Speedups from %d interleaved run(s) of %.1f s per burst and footprint: every "
-            "engine and the A/A control (packet against itself) polled in turn in one process, "
-            "a window of about %d us each, the engine ÷ packet ratio of each pair of adjacent "
-            "windows, the windows the OS disturbed left out (docs/measuring.md, \"Interleaved "
-            "windows\"); the median ratio with its 95 %% interval, the Mpps and ns/pkt beside "
-            "it the median pair's; the other columns from one run per cell." % (
+    return ("Speedups from %d interleaved run(s) of %.1f s per burst and footprint, in "
+            "rounds over the cells: every engine and the A/A control (packet against itself) "
+            "polled in turn in one process, a window of about %d us each; a run's figure is "
+            "the median engine ÷ packet ratio of its pairs of adjacent windows, the windows "
+            "the OS disturbed left out (docs/measuring.md, \"Interleaved windows\"); the "
+            "speedup is the median over the runs with its 95 %% interval, the Mpps and ns/pkt "
+            "beside it the median run's; the other columns from one run per cell." % (
                 p["reps"], p["duration_s"], p["window_us"]))
 
 

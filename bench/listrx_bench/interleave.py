@@ -20,6 +20,7 @@ import os
 import statistics
 
 from . import grid
+from .listrx import shared_cpu_pct
 from .stats import caveat, compare, number
 
 # The disturbance rules. A window is disturbed when over its span (the
@@ -147,43 +148,72 @@ def window_pairs(summary, base, other):
     return pairs, left_out, counts
 
 
-def comparison(summaries, base, other):
+def run_comparison(summary, base, other):
     """stats.compare() of other against base over the window pairs of one
-    or more interleaved runs (summaries: listrx JSON summaries), with
-    "windows": the counts (windows, disturbed, warm-up, partial, reasons)
-    and "windows_text" ("312 of 4000 windows disturbed, left out")."""
-    pairs, left_out = [], []
-    counts = {"windows": 0, "disturbed": 0, "warmup": 0, "partial": 0, "reasons": {}}
-    for run, s in enumerate(summaries):
-        p, lo, c = window_pairs(s, base, other)
-        pairs += [((run,) + key, a, b) for key, a, b in p]
-        left_out += [((run,) + key, why) for key, why in lo]
-        for k in ("windows", "disturbed", "warmup", "partial"):
-            counts[k] += c[k]
-        for r, v in c["reasons"].items():
-            counts["reasons"][r] = counts["reasons"].get(r, 0) + v
+    interleaved run, with "windows": the counts (windows, disturbed,
+    warm-up, partial, reasons) and the sides beside the ratio: the base
+    engine's median window over the pairs, and the other's as that over
+    the ratio (the median pair's own sides are one window pair's level,
+    which the other hyperthread or a slower phase can move by 80 % in
+    pairs no signal flags; their ratio holds)."""
+    pairs, left_out, counts = window_pairs(summary, base, other)
     # the pairs left are undisturbed: none shared the CPU as far as the
     # thread's signals can tell (docs/measuring.md: what they cannot see)
     c = compare(pairs, shared=[], left_out=left_out)
     if c["ratio"] is not None:
-        # the sides printed beside the ratio: the base engine's median
-        # window over the pairs, and the other's as that over the ratio.
-        # The median pair's own sides (stats.compare's) are one window
-        # pair's level, which the other hyperthread or a slower phase can
-        # move by 80 % in pairs no signal flags (their ratio holds)
         level = statistics.median(b for _, b, _ in pairs)
-        c.update(base=level, other=level / c["ratio"], saving=level - level / c["ratio"],
-                 sides="the base engine's median window; the other's = that / the ratio")
+        c.update(base=level, other=level / c["ratio"], saving=level - level / c["ratio"])
     c["windows"] = counts
-    c["windows_text"] = windows_text(counts)
+    return c
+
+
+def comparison(summaries, base, other, shared_runs=None):
+    """One comparison of other against base over interleaved runs
+    (summaries: listrx JSON summaries), **a pair per run**: each run's
+    figure is the median of its window pairs' ratios (run_comparison),
+    and stats.compare takes the runs as its pairs, so that the interval
+    is the runs' spread. Within a run the window pairs share the host's
+    state (another guest on the core's other hyperthread, where the
+    process's memory and code landed); between runs they do not: two
+    headlines back to back gave retpoline burst ÷ packet 3.28 [3.27–3.29]
+    and 4.11 [4.11–4.12] from window pairs alone (docs/measuring.md).
+    shared_runs: indices of the runs whose polling CPU was busy before
+    the start (listrx warned), None when not recorded. The result has
+    "runs" (each run's ratio, interval, window pairs), "window_pairs",
+    "windows" (the counts over every run) and "windows_text"."""
+    runs, pairs, left_out = [], [], []
+    counts = {"windows": 0, "disturbed": 0, "warmup": 0, "partial": 0, "reasons": {}}
+    for i, s in enumerate(summaries):
+        rc = run_comparison(s, base, other)
+        for k in ("windows", "disturbed", "warmup", "partial"):
+            counts[k] += rc["windows"][k]
+        for r, v in rc["windows"]["reasons"].items():
+            counts["reasons"][r] = counts["reasons"].get(r, 0) + v
+        runs.append({"ratio": rc["ratio"], "ci": rc["ci"], "pairs": rc["pairs"],
+                     "left_out": len(rc["left_out"]), "base": rc["base"],
+                     "other": rc["other"]})
+        if rc["ratio"] is None:
+            left_out.append((i, "no window pair"))
+        else:
+            pairs.append((i, rc["base"], rc["other"]))
+    c = compare(pairs, shared=shared_runs, left_out=left_out)
+    c["runs"] = runs
+    c["window_pairs"] = sum(r["pairs"] for r in runs)
+    c["windows"] = counts
+    c["windows_text"] = windows_text(counts, c["window_pairs"], len(summaries))
     c["base_engine"], c["other_engine"] = base, other
     return c
 
 
-def windows_text(counts):
+def windows_text(counts, window_pairs=None, runs=None):
+    """"a pair per run, 9000 window pairs in all; 312 of 4000 windows
+    disturbed, left out (off CPU 300, ...)"."""
     text = "%d of %d windows disturbed, left out" % (counts["disturbed"], counts["windows"])
     if counts["reasons"]:
         text += " (%s)" % ", ".join("%s %d" % kv for kv in sorted(counts["reasons"].items()))
+    if window_pairs is not None:
+        text = "a pair per run (the median of its window pairs), %d window pairs in %d " \
+               "run(s); %s" % (window_pairs, runs, text)
     return text
 
 
@@ -247,7 +277,10 @@ def window_polls(burst):
     return max(1, WINDOW_PACKETS // int(burst))
 
 # seconds per interleaved run
-DURATION = 3.0
+# runs per comparison, and seconds each: a comparison's pairs are its runs
+# (comparison), and 6 is the fewest with a 95 % interval (stats.MIN_PAIRS)
+RUNS = 6
+DURATION = 1.0
 
 
 def interleave_arg(engines, aa=True):
@@ -282,7 +315,7 @@ def run_interleaved(lx, spec, engines, json_path, duration=DURATION, polls=None,
     return lx.run(cmd, json_path, timeout=timeout)
 
 
-def compare_engines(summaries, engines, base="packet"):
+def compare_engines(summaries, engines, base="packet", shared_runs=None):
     """{engine: comparison against base} for every other engine of the
     interleave, the A/A control (packet-aa) among them when it ran, and
     each one's verdict line."""
@@ -290,11 +323,11 @@ def compare_engines(summaries, engines, base="packet"):
     aa_label = base + grid.AA_SUFFIX
     labels = engine_labels([e["engine"] for e in
                             summaries[0]["interleave"]["lcores"][0]["engines"]])
-    aa = comparison(summaries, base, aa_label) if aa_label in labels else None
+    aa = comparison(summaries, base, aa_label, shared_runs) if aa_label in labels else None
     for e in labels:
         if e == base:
             continue
-        c = aa if e == aa_label else comparison(summaries, base, e)
+        c = aa if e == aa_label else comparison(summaries, base, e, shared_runs)
         c["aa_caveat"] = None if e == aa_label else aa_caveat(c, aa)
         c["text"] = verdict_text(c, aa) if e != aa_label else "A/A %s: %s; %s" % (
             e, caveat(c), c["windows_text"])
@@ -318,40 +351,49 @@ def plan_cells(progress, cells, reps, duration):
     progress.plan(PAIRED_KIND, len(cells) * reps, duration + 1.0)
 
 
-def measure_cells(lx, cells, engines, out_dir, duration=DURATION, reps=2, timeout=120,
+def measure_cells(lx, cells, engines, out_dir, duration=DURATION, reps=RUNS, timeout=120,
                   progress=None, label_prefix=""):
     """For each cell (a sweep cell: profile, burst, pipeline_arg,
     footprint_kb; its engine unused) `reps` interleaved runs of every
-    engine and the A/A control, the engines listed rotated from one run to
-    the next: {(burst, footprint_kb): {"comparisons": compare_engines,
-    "runs": [json path], "commands": [...], "load": [...]}}. Raises
-    ValueError naming the run that failed."""
+    engine and the A/A control, in rounds (every cell once, then again:
+    a cell's runs spread over the whole measurement, as the host's state
+    changes), the engines listed rotated from one round to the next:
+    {(burst, footprint_kb): {"comparisons": compare_engines, "runs":
+    [json path], "commands": [...], "load": [...], "shared": [run...],
+    "rx": [...]}}. Raises ValueError naming the run that failed."""
     os.makedirs(out_dir, exist_ok=True)
-    out = {}
+    got = {(int(c["burst"]), int(c["footprint_kb"])): {"summaries": [], "runs": [],
+                                                        "commands": [], "load": [],
+                                                        "shared": []} for c in cells}
     if progress:
         progress.begin(PAIRED_KIND)
-    for cell in cells:
-        key = (int(cell["burst"]), int(cell["footprint_kb"]))
-        summaries, paths, commands, loads = [], [], [], []
-        for rep in range(reps):
+    for rep in range(reps):
+        for cell in cells:
+            key = (int(cell["burst"]), int(cell["footprint_kb"]))
+            g = got[key]
             path = os.path.join(out_dir, "interleave-b%d-fp%d-r%d.json" % (key + (rep,)))
-            loads.append(loadavg())
+            g["load"].append(loadavg())
             s, err, info = run_interleaved(lx, cell, engines, path, duration, aa=True,
                                            timeout=timeout + duration, rotate=rep)
             if err:
                 raise ValueError("interleaved run, burst %d, %d KB: %s\n  %s"
                                  % (key + (err, info["command"])))
-            summaries.append(s)
-            paths.append(path)
-            commands.append(info["command"])
+            if shared_cpu_pct(info["output"]) is not None:
+                g["shared"].append(rep)
+            g["summaries"].append(s)
+            g["runs"].append(path)
+            g["commands"].append(info["command"])
             if progress:
                 progress.update("%sinterleaved b%d fp%d r%d" % ((label_prefix,) + key + (rep,)),
                                 kind=PAIRED_KIND)
-        out[key] = {"comparisons": compare_engines(summaries, engines), "runs": paths,
-                    "commands": commands, "load": loads,
-                    "rx": [engine_totals(s) for s in summaries]}
     if progress:
         progress.end(PAIRED_KIND)
+    out = {}
+    for key, g in got.items():
+        out[key] = {"comparisons": compare_engines(g["summaries"], engines,
+                                                   shared_runs=g["shared"]),
+                    "runs": g["runs"], "commands": g["commands"], "load": g["load"],
+                    "shared": g["shared"], "rx": [engine_totals(s) for s in g["summaries"]]}
     return out
 
 

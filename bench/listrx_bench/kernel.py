@@ -1092,10 +1092,11 @@ def add_parser(sub):
                     "control polled in turn in one process, adjacent windows paired, "
                     "disturbed windows left out) or processes (alternating processes, --reps) "
                     "(default: %(default)s)")
-    kp.add_argument("--listrx-paired-duration", type=float, default=2.0,
+    kp.add_argument("--listrx-paired-duration", type=float, default=interleave.DURATION,
                     help="interleave: seconds per run (default: %(default)s)")
-    kp.add_argument("--listrx-paired-reps", type=int, default=2,
-                    help="interleave: runs, the engines listed rotated (default: %(default)s)")
+    kp.add_argument("--listrx-paired-reps", type=int, default=interleave.RUNS,
+                    help="interleave: runs, a pair each, the engines listed rotated; 6 give a "
+                    "95 %% interval (default: %(default)s)")
     kp.add_argument("-v", "--verbose", action="store_true",
                     help="print every window's and every listrx run's line as it is measured "
                     "(kernel-runs.json keeps them anyway); without it a progress line on "

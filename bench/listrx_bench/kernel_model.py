@@ -586,15 +586,16 @@ def listrx_interleaved_figures(lruns):
     """listrx's gain from interleaved runs (interleave.compare_engines:
     pairs of adjacent windows, disturbed ones left out), with the A/A
     control and the windows left out; None when no run was interleaved."""
-    summaries = [r["summary"] for r in lruns if r["level"] == "interleave"]
-    if not summaries:
+    inter = [r for r in lruns if r["level"] == "interleave"]
+    if not inter:
         return None
-    res = interleave.compare_engines(summaries, ["packet", "burst"])
+    res = interleave.compare_engines(
+        [r["summary"] for r in inter], ["packet", "burst"],
+        shared_runs=[i for i, r in enumerate(inter) if r.get("shared_cpu_pct") is not None]
+        if all("shared_cpu_pct" in r for r in inter) else None)
     c, aa = res["burst"], res["packet" + grid.AA_SUFFIX]
-    trimmed = {k: v for k, v in c.items() if k not in ("ratios", "keys", "left_out")}
-    trimmed.update(left_out=[], left_out_count=len(c["left_out"]))
     return {"gain": c["ratio"], "ci": c["ci"], "resolved": c["resolved"], "reps": c["pairs"],
-            "gains": [], "resolution": c["resolution"], "comparison": trimmed,
+            "gains": c["ratios"], "resolution": c["resolution"], "comparison": c,
             "caveat": caveat(c), "text": c["text"], "windows_text": c["windows_text"],
             "aa": {"gain": aa["ratio"], "ci": aa["ci"], "resolved": aa["resolved"],
                    "caveat": caveat(aa)},
@@ -734,12 +735,9 @@ def gain_text(fig):
     if not fig or not fig.get("comparison"):
         return (fig or {}).get("resolution") or "not measured"
     if fig.get("method") == "interleave":
-        # its caveat was written with the pairs left out, which the
-        # figure does not keep; the A/A control and the windows beside
+        # the A/A control and the windows beside
         aa = fig["aa"]
-        return "%s; A/A %s; %s" % (caveat(dict(fig["comparison"],
-                                               left_out=[None] * fig["comparison"][
-                                                   "left_out_count"]), digits=3),
+        return "%s; A/A %s; %s" % (caveat(fig["comparison"], digits=3),
                                     "%.3f [%.3f–%.3f]" % (aa["gain"], aa["ci"][0], aa["ci"][1])
                                     if aa.get("ci") and aa["ci"][0] is not None
                                     else "no interval", fig["windows_text"])

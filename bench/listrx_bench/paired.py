@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 from . import grid, interleave
-from .listrx import BenchError, Listrx, find_binary, machine_info
+from .listrx import BenchError, Listrx, find_binary, machine_info, shared_cpu_pct
 from .options import add_common, convert, non_negative_int, positive_float, positive_int
 
 
@@ -43,8 +43,9 @@ def add_parser(sub):
     p.add_argument("--window-us", type=convert(non_negative_int), default=interleave.WINDOW_US,
                    help="windows of about this many microseconds (0: of --window-polls) "
                    "(default: %(default)s)")
-    p.add_argument("--reps", type=convert(positive_int), default=1,
-                   help="runs, their pairs pooled (default: %(default)s)")
+    p.add_argument("--reps", type=convert(positive_int), default=interleave.RUNS,
+                   help="runs, a pair each (the median of its window pairs); 6 give a 95 %% "
+                   "interval (default: %(default)s)")
     p.add_argument("--set", action="append", default=[], metavar="SEC.KEY=VALUE",
                    help="passed to listrx --set")
     p.add_argument("--out", default=None, help="write paired.json there (with each run's "
@@ -60,7 +61,7 @@ def cmd_paired(args, argv):
     spec = {"profile": args.profile, "burst": args.burst, "pipeline_arg": args.pipeline,
             "footprint_kb": args.footprint, "sets": list(args.set)}
     load = {"before": interleave.loadavg()}
-    summaries = []
+    summaries, shared = [], []
     with tempfile.TemporaryDirectory(prefix="lrx-paired-") as tmp:
         for rep in range(args.reps):
             path = os.path.join(tmp, "run%d.json" % rep)
@@ -71,10 +72,12 @@ def cmd_paired(args, argv):
             if err:
                 raise BenchError("%s\n  %s" % (err, info["command"]))
             summaries.append(s)
+            if shared_cpu_pct(info["output"]) is not None:
+                shared.append(rep)
             if not args.quiet:
                 print("run %d/%d: %s" % (rep + 1, args.reps, info["command"]), file=sys.stderr)
     load["after"] = interleave.loadavg()
-    result = interleave.compare_engines(summaries, args.engines)
+    result = interleave.compare_engines(summaries, args.engines, shared_runs=shared)
     host = machine_info(lx)
     window = ("about %d us (%s polls)" % (args.window_us, ",".join(
         str(lc["window_polls"]) for s in summaries for lc in s["interleave"]["lcores"]))

@@ -215,7 +215,8 @@ class RealCree(unittest.TestCase):
                 self.assertLessEqual(fig["ci"][0], fig["gain"])
                 self.assertLessEqual(fig["gain"], fig["ci"][1])
                 self.assertIsNotNone(fig["aa"]["gain"])
-                self.assertRegex(fig["windows_text"], r"^\d+ of \d+ windows disturbed")
+                self.assertRegex(fig["windows_text"],
+                                 r"\d+ window pairs in 1 run\(s\); \d+ of \d+ windows disturbed")
                 self.assertTrue(is_unavailable(r["kernel"]), r["kernel"])
             with open(os.path.join(out, "cree.md")) as f:
                 md = f.read()

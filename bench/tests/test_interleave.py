@@ -128,7 +128,7 @@ class Interval(unittest.TestCase):
     def test_recorded_case(self):
         s = recorded()
         pairs, _, _ = interleave.window_pairs(s, "packet", "burst")
-        c = interleave.comparison([s], "packet", "burst")
+        c = interleave.run_comparison(s, "packet", "burst")
         ratios = sorted(a / b for _, a, b in pairs)
         # the figure is the median of the clean pairs' ratios, the interval
         # the order-statistic interval of that median (stats.compare)
@@ -145,20 +145,48 @@ class Interval(unittest.TestCase):
         self.assertEqual(c["shared"], 0)
         self.assertEqual(len(c["left_out"]) + c["pairs"], len(s["interleave"]["lcores"][0]
                                                              ["windows"]["engine"]) // 3)
-        self.assertRegex(c["windows_text"], r"^\d+ of 300 windows disturbed, left out \(")
+        self.assertRegex(interleave.windows_text(c["windows"]),
+                         r"^\d+ of 300 windows disturbed, left out \(")
         # the sides: packet's median window over the pairs, burst's that
         # over the ratio, so that the two agree with the ratio exactly
         self.assertAlmostEqual(c["base"], statistics.median(a for _, a, _ in pairs))
         self.assertAlmostEqual(c["base"] / c["other"], c["ratio"])
         self.assertAlmostEqual(c["saving"], c["base"] - c["other"])
 
-    def test_two_runs_pool_their_pairs(self):
-        s = recorded()
-        one = interleave.comparison([s], "packet", "burst")
-        two = interleave.comparison([s, recorded()], "packet", "burst")
-        self.assertEqual(two["pairs"], 2 * one["pairs"])
-        self.assertEqual(two["windows"]["windows"], 2 * one["windows"]["windows"])
-        self.assertAlmostEqual(two["ratio"], one["ratio"])
+    def test_a_pair_per_run(self):
+        # three runs: the recorded one, and the same with burst's windows
+        # 10 % and 20 % slower: the runs' ratios are its ratio / 1.1, / 1.2
+        runs = []
+        for slower in (1.0, 1.1, 1.2):
+            s = recorded()
+            lc = s["interleave"]["lcores"][0]
+            burst = [e["engine"] for e in lc["engines"]].index("burst")
+            w = lc["windows"]
+            w["cycles"] = [int(c * slower) if e == burst else c
+                           for e, c in zip(w["engine"], w["cycles"])]
+            runs.append(s)
+        one = interleave.run_comparison(recorded(), "packet", "burst")
+        c = interleave.comparison(runs, "packet", "burst", shared_runs=[2])
+        self.assertEqual(c["pairs"], 3)
+        self.assertEqual(len(c["runs"]), 3)
+        for r, slower in zip(c["runs"], (1.0, 1.1, 1.2)):
+            self.assertAlmostEqual(r["ratio"], one["ratio"] / slower, delta=0.002 * r["ratio"])
+        # the median run, its interval the runs' [min, max] (3 runs: below 95 %,
+        # not resolved), the run that shared its CPU counted
+        self.assertAlmostEqual(c["ratio"], c["runs"][1]["ratio"])
+        self.assertEqual(c["ci"], [min(c["ratios"]), max(c["ratios"])])
+        self.assertFalse(c["resolved"])
+        self.assertIn("needs 6", c["resolution"])
+        self.assertEqual(c["shared"], 1)
+        self.assertEqual(c["window_pairs"], sum(r["pairs"] for r in c["runs"]))
+        self.assertEqual(c["windows"]["windows"], 900)
+        self.assertRegex(c["windows_text"], r"^a pair per run \(the median of its window "
+                         r"pairs\), \d+ window pairs in 3 run\(s\); \d+ of 900 windows")
+
+    def test_six_runs_resolve(self):
+        c = interleave.comparison([recorded()] * 6, "packet", "burst")
+        self.assertEqual(c["pairs"], 6)
+        self.assertTrue(c["resolved"])
 
 
 class AAControl(unittest.TestCase):
@@ -204,16 +232,16 @@ class Users(unittest.TestCase):
 
     def test_kernel_listrx_gain_from_interleaved_runs(self):
         from listrx_bench import kernel_model
-        lruns = [{"level": "interleave", "rep": 0, "summary": recorded(),
-                  "shared_cpu_pct": None}]
+        lruns = [{"level": "interleave", "rep": r, "summary": recorded(),
+                  "shared_cpu_pct": None} for r in range(6)]
         fig = kernel_model.listrx_figures(lruns)
-        c = interleave.comparison([recorded()], "packet", "burst")
+        c = interleave.comparison([recorded()] * 6, "packet", "burst")
         self.assertEqual(fig["method"], "interleave")
         self.assertAlmostEqual(fig["gain"], c["ratio"])
         self.assertEqual(fig["ci"], c["ci"])
-        self.assertEqual(fig["reps"], c["pairs"])
-        self.assertNotIn("ratios", fig["comparison"])
+        self.assertEqual(fig["reps"], 6)
+        self.assertTrue(fig["resolved"])
         text = kernel_model.gain_text(fig)
-        self.assertIn("%d left out" % len(c["left_out"]), text)
+        self.assertIn("6 pairs, 0 shared the CPU: resolved", text)
         self.assertIn("; A/A 1.", text)
         self.assertIn("windows disturbed, left out", text)
