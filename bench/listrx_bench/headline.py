@@ -326,6 +326,17 @@ def paired_figures(c, side="other"):
     return figs
 
 
+def paired_counts(m, engine):
+    """A row's runs, shared-CPU runs and delivery from its interleaved
+    runs (the sweep's runs time nothing then)."""
+    tot = {k: sum((r.get(engine) or {}).get(k, 0) for r in m["rx"])
+           for k in ("rx_packets", "delivered", "dropped")}
+    share = tot["delivered"] / tot["rx_packets"] if tot["rx_packets"] else None
+    return dict(tot, runs=len(m["runs"]), shared_cpu_runs=len(m["shared"]),
+                delivered_share=share,
+                low_delivery=share is not None and share < LOW_DELIVERY)
+
+
 def headline_rows(flavour, rows, cg_burst, matches, paired=None):
     """One row per (engine, burst, footprint) from a flavour's sweep rows.
     An engine's row is one comparison with the packet cell of the same
@@ -360,7 +371,7 @@ def headline_rows(flavour, rows, cg_burst, matches, paired=None):
         row.update(NO_COMPARISON)
         m = (paired or {}).get((burst, fp))
         if m is not None:
-            row["runs"] = len(m["runs"])
+            row.update(paired_counts(m, engine))
             comps = m["comparisons"]
             if engine == "packet" and comps:
                 row.update(paired_figures(comps.get("packet" + grid.AA_SUFFIX)
@@ -760,6 +771,10 @@ def run_headline(args, argv, stream=None):
             reason = perf_reason(lx, sub)
             status["perf"] = "ok" if reason is None else unavailable(reason)
         fl_counters = counters + (["perf"] if status["perf"] == "ok" else [])
+        if args.method == "interleave":
+            # the interleaved runs time the engines and count what they
+            # delivered; the sweep runs the zoom-in and cachegrind
+            fl_counters = [c for c in fl_counters if c != "time"]
         build = lx.version().get("build") or ""
         if "sanitize=" in build and "cachegrind" in fl_counters:
             # valgrind cannot run an ASan-instrumented binary

@@ -183,6 +183,25 @@ class Interval(unittest.TestCase):
         self.assertRegex(c["windows_text"], r"^a pair per run \(the median of its window "
                          r"pairs\), \d+ window pairs in 3 run\(s\); \d+ of 900 windows")
 
+    def test_a_run_on_a_slower_host_is_left_out(self):
+        # six runs, one with every window 2x slower and burst's windows
+        # slower still: stalled (the outlier rule), left out and said
+        runs = [recorded() for _ in range(6)]
+        lc = runs[4]["interleave"]["lcores"][0]
+        burst = [e["engine"] for e in lc["engines"]].index("burst")
+        w = lc["windows"]
+        w["cycles"] = [c * (2.6 if e == burst else 2) for e, c in zip(w["engine"], w["cycles"])]
+        c = interleave.comparison(runs, "packet", "burst")
+        self.assertEqual(c["pairs"], 5)
+        self.assertEqual(len(c["left_out"]), 1)
+        self.assertEqual(c["left_out"][0]["key"], 4)
+        self.assertIn("stalled: its packet windows ran 2.0× the runs' median",
+                      c["left_out"][0]["why"])
+        self.assertAlmostEqual(c["ratio"], interleave.run_comparison(recorded(), "packet",
+                                                                     "burst")["ratio"])
+        # a run's own figure stays in "runs", the slow one's too
+        self.assertLess(c["runs"][4]["ratio"], c["ratio"])
+
     def test_six_runs_resolve(self):
         c = interleave.comparison([recorded()] * 6, "packet", "burst")
         self.assertEqual(c["pairs"], 6)
