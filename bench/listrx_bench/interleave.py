@@ -294,7 +294,7 @@ def window_polls(burst):
 # runs per comparison, and seconds each: a comparison's pairs are its runs
 # (comparison), and 6 is the fewest with a 95 % interval (stats.MIN_PAIRS)
 RUNS = 6
-DURATION = 0.7
+DURATION = 0.5
 
 
 def interleave_arg(engines, aa=True):

@@ -210,7 +210,7 @@ static int interleave_main(struct lrx_worker *lead, struct lrx_run *run)
 		const unsigned e = lrx_window_engine(k, il->n);
 		if (log->target_cycles && k == 2ull * il->n)
 			lrx_window_log_calibrate(log, 0, k);
-		if (log->target_cycles && k == log->calibration_windows)
+		if (log->target_cycles && (k == 16ull * il->n || k == 128ull * il->n))
 			lrx_window_log_calibrate(log, k / 2, k);
 		struct lrx_worker *w = il->engines[e];
 		struct lrx_window win = {.engine = (uint8_t)e};
@@ -338,7 +338,7 @@ int lrx_interleave_setup(struct lrx_worker **workers, unsigned n_lcores, unsigne
 		il->n = per;
 		if (window_us) {
 			il->log.target_cycles = (uint64_t)window_us * rte_get_tsc_hz() / 1000000;
-			il->log.calibration_windows = 16ull * per;
+			il->log.calibration_windows = 128ull * per;
 		}
 		for (unsigned e = 0; e < per; e++) {
 			struct lrx_worker *w = workers[i * per + e];

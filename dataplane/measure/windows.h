@@ -78,10 +78,10 @@ struct lrx_window_log {
 	/* windows of a length in time ([run] window_us): the first two
 	 * blocks run window_polls polls, then lrx_window_log_calibrate sets
 	 * the polls that the slowest engine ran in target_cycles, and again
-	 * after 16 blocks (a pipeline's first thousands of packets can run
-	 * 10x slower: first touches of its memory and code); 0 = off */
+	 * after 16 and 128 blocks (a pipeline's first thousands of packets
+	 * can run 10x slower: first touches of its memory and code); 0 = off */
 	uint64_t target_cycles;
-	uint64_t calibration_windows; /* the last calibration's window: 16 x n_engines, or 0 */
+	uint64_t calibration_windows; /* the last calibration's window: 128 x n_engines, or 0 */
 	uint64_t capacity;      /* windows[] entries */
 	uint64_t n;             /* recorded */
 	uint64_t unrecorded;    /* run after the log was full */

@@ -135,29 +135,30 @@ TEST_CASE("--interleave: every packet in one engine's window, accounted for by t
 	}
 }
 
-TEST_CASE("--interleave --window-us: calibrated after 2 and 16 blocks, a block's windows alike",
+TEST_CASE("--interleave --window-us: calibrated after 2, 16 and 128 blocks, a block's windows "
+	  "alike",
 	  "[binary][interleave]")
 {
 	json s = run_json("interleave-us", "net_synth0,profile=udp64",
-			  {"--packets", "1000000", "--pipeline", "build-meta,l3-demux", "--interleave",
+			  {"--packets", "4000000", "--pipeline", "build-meta,l3-demux", "--interleave",
 			   "packet,burst", "--window-polls", "1", "--window-us", "100"});
 	const json &l = s["interleave"]["lcores"][0];
-	CHECK(l["calibration_windows"] == 32);
+	CHECK(l["calibration_windows"] == 256);
 	CHECK(l["window_us"].get<double>() == Approx(100).epsilon(0.01));
 	const unsigned w = l["window_polls"];
 	CHECK(w > 1); // a poll of 64 packets takes well under 100 us
 	const json &polls = l["windows"]["polls"];
-	REQUIRE(polls.size() > 40);
+	REQUIRE(polls.size() > 260);
 	for (size_t k = 0; k < 4; k++)
 		CHECK(polls[k] == 1);
 	for (size_t k = 4; k + 1 < polls.size(); k++) {
 		INFO("window " << k);
 		if (k % 2)
 			CHECK(polls[k] == polls[k - 1]); // the two windows of a block
-		if (k >= 32)
+		if (k >= 256)
 			CHECK(polls[k] == w);
 	}
-	CHECK(s["rx_packets"] == 1000000);
+	CHECK(s["rx_packets"] == 4000000);
 	CHECK(s["rx_packets"].get<uint64_t>() == fates(s));
 }
 
