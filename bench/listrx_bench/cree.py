@@ -512,7 +512,8 @@ def add_parser(sub):
                     help="interleave: seconds per run (default: %(default)s)")
     cp.add_argument("--paired-reps", type=int, default=interleave.RUNS,
                     help="interleave: runs per row and flavour, a pair each; 6 give a 95 %% "
-                    "interval (default: %(default)s)")
+                    "interval, 9 one that a single deviant run does not set "
+                    "(default: %(default)s)")
     cp.add_argument("--kernel", choices=("auto", "on", "off"), default="auto",
                     help="the kernel's rows: auto (when root and possible, else the "
                     "reason), on (fail when not possible), off (default: %(default)s)")

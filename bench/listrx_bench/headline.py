@@ -87,7 +87,8 @@ def add_parser(sub):
                    help="interleave: seconds per interleaved run (default: %(default)s)")
     p.add_argument("--paired-reps", type=convert(positive_int), default=PAIRED["reps"],
                    help="interleave: interleaved runs per burst and footprint, in rounds "
-                   "over the cells, a pair per run; 6 give a 95 %% interval "
+                   "over the cells, a pair per run; 6 give a 95 %% interval, 9 one that a single "
+                   "deviant run does not set "
                    "(default: %(default)s)")
     p.add_argument("--bursts", type=convert(grid.parse_bursts, "burst size"), default=None,
                    help="burst sizes (default %s)" % QUICK["bursts"])

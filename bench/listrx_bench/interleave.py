@@ -21,7 +21,7 @@ import statistics
 
 from . import grid
 from .listrx import shared_cpu_pct
-from .stats import MIN_PAIRS, caveat, compare, number, stalled
+from .stats import MIN_PAIRS, caveat, compare, number
 
 # The disturbance rules. A window is disturbed when over its span (the
 # window and the bookkeeping after it) the thread made an involuntary
@@ -196,19 +196,13 @@ def comparison(summaries, base, other, shared_runs=None):
             left_out.append((i, "no window pair"))
         else:
             levels[i] = rc["base"]
-    # the outlier rule of whole runs (stats.stalled): a run whose base
-    # engine's windows ran more than 1.5x the runs' median ran on a slower
-    # host (every engine about 2x slower, the bookkeeping 3x, in one run of
-    # six with a busy loop on the polling CPU: burst ÷ packet 1.08 there,
-    # 1.35-1.38 in the others), not disturbed window by window
-    stalls = stalled(levels)
+    # every run stays: the host's state moves whole runs (every engine 2x
+    # slower in some, burst ÷ packet 1.08 in one of them with a busy loop
+    # on the polling CPU, unchanged in others), and leaving the slow runs
+    # out would answer for the fast state only; nine runs keep one deviant
+    # run on either side out of the interval (RUNS)
     for i, rc_run in enumerate(runs):
-        if i not in levels:
-            continue
-        if i in stalls:
-            left_out.append((i, "stalled: its %s windows ran %.1f× the runs' median" % (
-                base, levels[i] / statistics.median(levels.values()))))
-        else:
+        if i in levels:
             pairs.append((i, rc_run["base"], rc_run["other"]))
     c = compare(pairs, shared=shared_runs, left_out=left_out)
     c["runs"] = runs
@@ -292,8 +286,10 @@ def window_polls(burst):
 
 # seconds per interleaved run
 # runs per comparison, and seconds each: a comparison's pairs are its runs
-# (comparison), and 6 is the fewest with a 95 % interval (stats.MIN_PAIRS)
-RUNS = 6
+# (comparison). 6 is the fewest with a 95 % interval (stats.MIN_PAIRS), but
+# its interval is [min, max], which one run in another host state widens
+# (1.08 beside 1.35-1.38); from 9 on it is the second smallest and largest
+RUNS = 9
 DURATION = 0.5
 
 

@@ -44,8 +44,8 @@ def add_parser(sub):
                    help="windows of about this many microseconds (0: of --window-polls) "
                    "(default: %(default)s)")
     p.add_argument("--reps", type=convert(positive_int), default=interleave.RUNS,
-                   help="runs, a pair each (the median of its window pairs); 6 give a 95 %% "
-                   "interval (default: %(default)s)")
+                   help="runs, a pair each (the median of its window pairs); 6 give a 95 %% interval, "
+                   "9 one that a single deviant run does not set (default: %(default)s)")
     p.add_argument("--set", action="append", default=[], metavar="SEC.KEY=VALUE",
                    help="passed to listrx --set")
     p.add_argument("--out", default=None, help="write paired.json there (with each run's "
