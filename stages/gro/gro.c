@@ -179,6 +179,8 @@ struct gro_held {
 	uint16_t l2_len, l3_len, l4_len;
 	uint8_t kind;
 	uint8_t ip_fixedid;   /* NAPI_GRO_CB(p)->ip_fixedid */
+	uint32_t fast_len;    /* frame length of a segment the in-order fast
+			       * path may append (GRO_FAST_NONE: none) */
 	struct lrx_meta *meta;
 };
 
@@ -752,6 +754,23 @@ static inline uint64_t gro_now(const struct gro_ctx *ctx)
 	return ctx->clock_polls ? ctx->polls : rte_rdtsc();
 }
 
+/* The in-order fast path (below) takes the segments of a TCP/IPv4 flow
+ * without VLAN tag or IP options, with the timestamp block or no TCP
+ * options, as long as the held packet's first one: that frame length,
+ * decided once when the packet is held. */
+#define GRO_FAST_HDR_LEN (RTE_ETHER_HDR_LEN + 20 + 32)
+#define GRO_FAST_HDR_LEN_NO_OPTIONS (RTE_ETHER_HDR_LEN + 20 + 20)
+#define GRO_FAST_NONE UINT32_MAX
+static inline uint32_t gro_fast_len(const struct gro_pkt *s)
+{
+	const uint32_t hdr_len = (uint32_t)s->l2_len + s->l3_len + s->l4_len;
+	if (s->kind != GRO_KIND_TCP4 || s->l3_len != sizeof(struct rte_ipv4_hdr) ||
+	    s->l2_len != RTE_ETHER_HDR_LEN || s->payload_len == 0 ||
+	    (hdr_len != GRO_FAST_HDR_LEN && hdr_len != GRO_FAST_HDR_LEN_NO_OPTIONS))
+		return GRO_FAST_NONE;
+	return hdr_len + s->payload_len;
+}
+
 /* dev_gro_receive after "normal" was ruled out: s becomes a held packet;
  * a full bucket first flushes its oldest (gro_flush_oldest). */
 static inline void gro_hold(struct gro_ctx *ctx, unsigned bucket,
@@ -775,6 +794,7 @@ static inline void gro_hold(struct gro_ctx *ctx, unsigned bucket,
 	p->l4_len = s->l4_len;
 	p->kind = s->kind;
 	p->ip_fixedid = 0;
+	p->fast_len = gro_fast_len(s);
 	p->meta = s->meta;
 	b->used |= (uint8_t)(1u << idx);
 	b->order[b->count++] = (uint8_t)idx;
@@ -901,8 +921,9 @@ static inline enum gro_result gro_udp_receive(struct gro_ctx *ctx,
 
 /* ---- the in-order fast path -------------------------------------------
  * A TCP/IPv4 segment whose checksums the NIC verified and whose NIC hash
- * leads to a held packet whose first 66 bytes (Ethernet, IPv4 without
- * options, TCP with the 12-byte timestamp block) it repeats, except where
+ * leads to a held packet whose headers (Ethernet, IPv4 without options,
+ * TCP with the 12-byte timestamp block Linux senders use, or without
+ * options: 66 or 54 bytes) it repeats, except where
  * consecutive segments of a stream differ (IP ID and checksum, TCP seq and
  * checksum): every test of gro_list_prepare, inet_gro_receive and
  * tcp_gro_receive then passes but the IP ID step, the seq and the size
@@ -914,8 +935,6 @@ static inline enum gro_result gro_udp_receive(struct gro_ctx *ctx,
  * segment's hash, the one gro_bucket_find would take: a flow has at most
  * one held packet (a segment that does not merge flushes it), and the
  * same flow needs the same hash. */
-#define GRO_FAST_HDR_LEN (RTE_ETHER_HDR_LEN + 20 + 32)
-
 /* the header bytes consecutive segments repeat (0xff) and those they
  * change (0: IP ID, IP header checksum, TCP seq, TCP checksum) */
 static const uint8_t gro_fast_same[GRO_FAST_HDR_LEN] = {
@@ -925,6 +944,25 @@ static const uint8_t gro_fast_same[GRO_FAST_HDR_LEN] = {
 	[42 ... 49] = 0xff, /* ack, offset, flags, window */
 	[52 ... 65] = 0xff, /* urgent pointer, options */
 };
+
+/* Non-zero when the masked bytes of two len-byte headers differ: 8-byte
+ * words, then a 2-byte tail (66 bytes: the timestamp block) or a last
+ * word overlapping the one before (54 bytes: no options). len is a
+ * constant at each call. */
+static __rte_always_inline uint64_t gro_fast_hdr_diff(const uint8_t *f, const uint8_t *h,
+						      const unsigned len)
+{
+	uint64_t diff = 0;
+	unsigned i;
+	for (i = 0; i + 8 <= len; i += 8)
+		diff |= (gro_load64(f + i) ^ gro_load64(h + i)) & gro_load64(gro_fast_same + i);
+	if (len - i == 2)
+		diff |= (gro_load16(f + i) ^ gro_load16(h + i)) & gro_load16(gro_fast_same + i);
+	else if (len != i)
+		diff |= (gro_load64(f + len - 8) ^ gro_load64(h + len - 8)) &
+			gro_load64(gro_fast_same + len - 8);
+	return diff;
+}
 
 static inline bool gro_fast_merge(struct gro_ctx *ctx, struct rte_mbuf *m)
 {
@@ -956,15 +994,15 @@ static inline bool gro_fast_merge(struct gro_ctx *ctx, struct rte_mbuf *m)
 		if (++pos == b->count)
 			return false;
 	struct gro_held *p = &b->slot[b->order[pos]];
-	if (p->kind != GRO_KIND_TCP4 || p->l2_len != RTE_ETHER_HDR_LEN || p->l3_len != 20 ||
-	    p->l4_len != 32 || m->data_len != GRO_FAST_HDR_LEN + (uint32_t)p->mss ||
-	    m->port != p->head->port)
+	if (m->data_len != p->fast_len || m->port != p->head->port)
 		return false;
 	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint8_t *h = rte_pktmbuf_mtod(p->head, const uint8_t *);
-	uint64_t diff = (gro_load16(f + 64) ^ gro_load16(h + 64)) & gro_load16(gro_fast_same + 64);
-	for (unsigned i = 0; i < 64; i += 8)
-		diff |= (gro_load64(f + i) ^ gro_load64(h + i)) & gro_load64(gro_fast_same + i);
+	/* one constant-length compare per header shape, so that the masks
+	 * fold into the instructions */
+	uint64_t diff = p->l4_len == GRO_FAST_HDR_LEN - RTE_ETHER_HDR_LEN - 20
+				? gro_fast_hdr_diff(f, h, GRO_FAST_HDR_LEN)
+				: gro_fast_hdr_diff(f, h, GRO_FAST_HDR_LEN_NO_OPTIONS);
 	/* inet_gro_flush's ID rule (gro_network_flush) and the seq */
 	const uint16_t ipid_offset = (uint16_t)(rte_be_to_cpu_16(gro_load16(f + 18)) -
 						rte_be_to_cpu_16(gro_load16(h + 18)));
@@ -974,7 +1012,7 @@ static inline bool gro_fast_merge(struct gro_ctx *ctx, struct rte_mbuf *m)
 	if (diff)
 		return false;
 	const struct gro_pkt s = {.m = m, .payload_len = p->mss, .l2_len = RTE_ETHER_HDR_LEN,
-				  .l3_len = 20, .l4_len = 32};
+				  .l3_len = 20, .l4_len = p->l4_len};
 	if (!gro_append(ctx, p, &s))
 		return false; /* the size limit: the full path flushes */
 	p->ip_fixedid = fixedid;
