@@ -730,8 +730,9 @@ static inline void gro_bucket_remove(struct gro_ctx *ctx, unsigned bucket,
 {
 	struct gro_bucket *b = &ctx->buckets[bucket];
 	b->used &= (uint8_t)~(1u << b->order[pos]);
-	memmove(&b->order[pos], &b->order[pos + 1],
-		(size_t)(b->count - pos - 1));
+	/* at most 7 bytes: a loop, not a call of memmove */
+	for (int i = pos + 1; i < b->count; i++)
+		b->order[i - 1] = b->order[i];
 	b->count--;
 	if (!b->count)
 		ctx->bitmask &= ~(1u << bucket);
@@ -964,10 +965,20 @@ static __rte_always_inline uint64_t gro_fast_hdr_diff(const uint8_t *f, const ui
 	return diff;
 }
 
-static inline bool gro_fast_merge(struct gro_ctx *ctx, struct rte_mbuf *m)
+/* What the fast path found: the segment merged; no held packet with its
+ * hash (so the whole path need not look for its flow either: the same
+ * hash, gro_flow_hash's, is the first field gro_same_flow compares); or
+ * anything else. */
+enum gro_fast {
+	GRO_FAST_MERGED,
+	GRO_FAST_NO_FLOW,
+	GRO_FAST_OTHER,
+};
+
+static inline enum gro_fast gro_fast_merge(struct gro_ctx *ctx, struct rte_mbuf *m)
 {
 	if (!ctx->bitmask || unlikely(m->nb_segs != 1))
-		return false;
+		return GRO_FAST_OTHER;
 	const struct lrx_meta *meta = gro_meta_of(ctx, m);
 	uint32_t hash;
 	if (meta) {
@@ -975,27 +986,29 @@ static inline bool gro_fast_merge(struct gro_ctx *ctx, struct rte_mbuf *m)
 		    meta->protocol != RTE_ETHER_TYPE_IPV4 ||
 		    meta->ip_summed != LRX_CHECKSUM_UNNECESSARY ||
 		    meta->l3_csum_state != LRX_CHECKSUM_UNNECESSARY)
-			return false;
+			return GRO_FAST_OTHER;
 		hash = meta->hash;
 	} else {
 		if ((m->ol_flags & (RTE_MBUF_F_RX_RSS_HASH | RTE_MBUF_F_RX_IP_CKSUM_MASK |
 				    RTE_MBUF_F_RX_L4_CKSUM_MASK)) !=
 		    (RTE_MBUF_F_RX_RSS_HASH | RTE_MBUF_F_RX_IP_CKSUM_GOOD |
 		     RTE_MBUF_F_RX_L4_CKSUM_GOOD))
-			return false;
+			return GRO_FAST_OTHER;
 		hash = m->hash.rss;
 	}
 	const unsigned bucket = hash & (GRO_HASH_BUCKETS - 1);
-	if ((!hash && ctx->hash_compute) || !(ctx->bitmask & (1u << bucket)))
-		return false;
+	if (!hash && ctx->hash_compute)
+		return GRO_FAST_OTHER;
+	if (!(ctx->bitmask & (1u << bucket)))
+		return GRO_FAST_NO_FLOW;
 	struct gro_bucket *b = &ctx->buckets[bucket];
 	int pos = 0;
 	while (b->slot[b->order[pos]].hash != hash)
 		if (++pos == b->count)
-			return false;
+			return GRO_FAST_NO_FLOW;
 	struct gro_held *p = &b->slot[b->order[pos]];
 	if (m->data_len != p->fast_len || m->port != p->head->port)
-		return false;
+		return GRO_FAST_OTHER;
 	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint8_t *h = rte_pktmbuf_mtod(p->head, const uint8_t *);
 	/* one constant-length compare per header shape, so that the masks
@@ -1010,13 +1023,13 @@ static inline bool gro_fast_merge(struct gro_ctx *ctx, struct rte_mbuf *m)
 	diff |= (uint16_t)(ipid_offset ^ (uint16_t)(p->count * !fixedid));
 	diff |= rte_be_to_cpu_32(gro_load32(f + 38)) ^ p->next_seq;
 	if (diff)
-		return false;
+		return GRO_FAST_OTHER;
 	const struct gro_pkt s = {.m = m, .payload_len = p->mss, .l2_len = RTE_ETHER_HDR_LEN,
 				  .l3_len = 20, .l4_len = p->l4_len};
 	if (!gro_append(ctx, p, &s))
-		return false; /* the size limit: the full path flushes */
+		return GRO_FAST_OTHER; /* the size limit: the full path flushes */
 	p->ip_fixedid = fixedid;
-	return true;
+	return GRO_FAST_MERGED;
 }
 
 /* The core: dev_gro_receive for one packet. */
@@ -1025,7 +1038,8 @@ static inline enum gro_result gro_receive(struct gro_ctx *ctx,
 {
 	struct gro_pkt s;
 	ctx->c.segments_in++;
-	if (gro_fast_merge(ctx, m))
+	const enum gro_fast fast = gro_fast_merge(ctx, m);
+	if (fast == GRO_FAST_MERGED)
 		return GRO_MERGED;
 	if (!gro_parse(ctx, &s, m)) {
 		ctx->c.not_eligible++;
@@ -1034,7 +1048,7 @@ static inline enum gro_result gro_receive(struct gro_ctx *ctx,
 	}
 	unsigned bucket = s.hash & (GRO_HASH_BUCKETS - 1);
 	int pos = -1;
-	if (ctx->bitmask & (1u << bucket))
+	if (fast == GRO_FAST_OTHER && (ctx->bitmask & (1u << bucket)))
 		pos = gro_bucket_find(&ctx->buckets[bucket], &s);
 
 	/* tcp4_gro_receive, udp4_gro_receive: "Don't bother verifying
