@@ -137,8 +137,12 @@ engine_packet_released_body(struct lrx_pipeline *p, unsigned s, struct lrx_sink 
 	struct rte_mbuf *pkts[ENGINE_RELEASE_CHUNK];
 	uint16_t max, n;
 
-	while ((max = engine_release_max(p, ENGINE_RELEASE_CHUNK)) != 0 &&
-	       (n = engine_release(st, pkts, max, dispatch)) != 0) {
+	/* a release that gave fewer than asked has nothing more (stage.h):
+	 * one call per packet for GRO's one released packet, not a second
+	 * one that returns 0 */
+	do {
+		max = engine_release_max(p, ENGINE_RELEASE_CHUNK);
+		n = max ? engine_release(st, pkts, max, dispatch) : 0;
 		p->release_room -= n;
 		for (uint16_t i = 0; i < n; i++) {
 			uint16_t slot = emit == ENGINE_TO_SLOT
@@ -147,7 +151,7 @@ engine_packet_released_body(struct lrx_pipeline *p, unsigned s, struct lrx_sink 
 			engine_packet_walk(p, pkts[i], slot, s + 1, sink,
 					   dispatch, emit);
 		}
-	}
+	} while (n != 0 && n == max);
 }
 
 /* Out of line: releases are rare (a holding stage's flush), and one
