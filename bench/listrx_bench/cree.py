@@ -9,8 +9,9 @@ packet (the packet engine) and listified (the burst engine, 64 per poll)
 in alternating repetitions, in both build flavours (the paper's figures
 are with retpolines: the retpoline build; the plain one beside it). The
 gain is the per-packet engine's ns/packet over the listified one's, paired
-by repetition: the median, [min-max] and a bootstrap interval; resolved
-when the interval excludes 1. The same rows on this host's kernel come
+by repetition: one stats.compare (the median ratio, its 95 % interval,
+resolved when the interval excludes 1 with 6 pairs at least, the runs
+that shared their CPU counted). The same rows on this host's kernel come
 from `listrx-bench kernel`'s measure_rows (gro_normal_batch 1 vs 64, root)
 where the kernel has the row. Every row checks that its rule, filter or
 program saw the traffic. Writes cree.json and cree.md.
@@ -25,9 +26,9 @@ import sys
 import tempfile
 
 from . import headline, kernel, kernel_model
-from .listrx import BenchError, Listrx, machine_info
+from .listrx import BenchError, Listrx, machine_info, shared_cpu_pct
 from .options import add_common, add_out, convert
-from .stats import is_unavailable, median, unavailable
+from .stats import MIN_PAIRS, caveat, is_unavailable, unavailable
 
 DROP_LO, DROP_HI = kernel.DROP_PORTS
 # net_synth's udp-flows to 198.18.0.42:9: with its default RSS key 4 flows
@@ -214,7 +215,7 @@ def measure_row(lx, row, art, args, tmp, log):
     """Alternating repetitions of the packet and burst engines; the paired
     gain and the check of the first run."""
     sets, pipeline = row_files(row, art, tmp)
-    pairs, runs, check = {}, [], None
+    pairs, runs, check, shared = {}, [], None, set()
     for rep in range(args.reps):
         for engine in (("packet", "burst") if rep % 2 == 0 else ("burst", "packet")):
             path = os.path.join(tmp, "%s-%s-%d.json" % (row["row"], engine, rep))
@@ -227,18 +228,19 @@ def measure_row(lx, row, art, args, tmp, log):
             pairs.setdefault(rep, {})[1 if engine == "packet" else 64] = ns
             runs.append({"rep": rep, "engine": engine, "ns_per_packet": ns,
                          "rx_packets": summary.get("rx_packets"),
-                         "mpps": summary.get("mpps")})
+                         "mpps": summary.get("mpps"),
+                         "shared_cpu_pct": shared_cpu_pct(info["output"])})
+            if runs[-1]["shared_cpu_pct"] is not None:
+                shared.add(rep)
             if check is None:
                 check = row_check(row, summary)
                 check["command"] = info["command"]
             log("  %-18s rep %d %-6s %7.1f ns/pkt" % (row["row"], rep, engine, ns or 0))
-    g = kernel_model.paired_gain(pairs)
-    ratios = g["ratios"]
-    return {"gain": g["gain"], "ci": g["ci"], "resolved": g["resolved"],
-            "resolution": g["text"], "pairs": g["pairs"],
-            "min": min(ratios) if ratios else None, "max": max(ratios) if ratios else None,
-            "ns_per_packet": {"packet": median(p.get(1) for p in pairs.values()),
-                              "burst": median(p.get(64) for p in pairs.values())},
+    g = kernel_model.paired_gain(pairs, shared)
+    return {"gain": g["gain"], "ci": g["ci"], "level": g["level"], "resolved": g["resolved"],
+            "resolution": g["text"], "pairs": g["pairs"], "min": g["min"], "max": g["max"],
+            "shared": g["shared"], "comparison": g,
+            "ns_per_packet": {"packet": g["base"], "burst": g["other"]},
             "runs": runs, "check": check, "pipeline": pipeline, "sets": sets}
 
 
@@ -262,19 +264,16 @@ def pct(g):
 
 
 def cell(fig):
-    """'+26.6 % [+20.1 - +30.2] resolved' for a figure with a gain."""
+    """A gain's cell: the gain in %, its 95 % interval, its pairs, those
+    that shared their CPU, resolved or why (stats.caveat)."""
     if fig is None:
         return "-"
     if isinstance(fig, str):
         return fig
-    if fig.get("gain") is None:
-        return "n/a"
-    lo, hi = fig.get("min"), fig.get("max")
-    rng = " [%s - %s]" % (pct(lo), pct(hi)) if lo is not None else ""
-    if fig.get("ci") and fig["ci"][0] is not None and lo is None:
-        rng = " [%s - %s]" % (pct(fig["ci"][0]), pct(fig["ci"][1]))
-    return "%s%s %s" % (pct(fig["gain"]), rng,
-                        "resolved" if fig.get("resolved") else "not resolved")
+    if not fig.get("comparison"):
+        return "n/a" if fig.get("gain") is None else "%s (%s)" % (
+            pct(fig["gain"]), fig.get("resolution") or "no interval")
+    return caveat(fig["comparison"], figure=pct, unit="")
 
 
 def markdown(doc):
@@ -282,11 +281,15 @@ def markdown(doc):
              "%s, host %s (%s), load average %s before, %s after." % (
                  doc["date"], doc["host"].get("hostname"), doc["host"].get("cpu_model"),
                  doc["load"]["before"], doc["load"]["after"]),
-             "", "Gain: per-packet ns/packet over listified ns/packet, median of %d paired "
-             "repetitions [min - max]; resolved when the 95 %% bootstrap interval of the "
-             "median excludes 1. listrx: packet vs burst engine, burst 64, %.2f s per run. "
-             "Kernel: gro_normal_batch 1 vs 64 (listrx-bench kernel)." % (
-                 doc["reps"], doc["duration"]), "",
+             "", "Gain: per-packet ns/packet over listified ns/packet, the median of the "
+             "per-pair ratios as a change in %%; in brackets the 95 %% interval of that "
+             "median; the pairs; those in which a run shared its CPU (listrx warned that the "
+             "polling CPU was busy before the start); resolved when the interval excludes "
+             "+0 %% with %d pairs at least, else why not (docs/measuring.md, \"One "
+             "comparison\"). listrx: packet vs burst "
+             "engine, burst 64, %d alternating repetitions of %.2f s, a pair per repetition. "
+             "Kernel: gro_normal_batch 1 vs 64, a pair per two adjacent windows (listrx-bench "
+             "kernel)." % (MIN_PAIRS, doc["reps"], doc["duration"]), "",
              "| row | Cree 2018 | listrx retpoline | listrx plain | kernel (this host) | "
              "checks |", "|---|---|---|---|---|---|"]
     for r in doc["rows"]:
@@ -446,8 +449,9 @@ def add_parser(sub):
                     help="listrx builds: retpoline,plain (default: both)")
     cp.add_argument("--listrx-retpo", help="the retpoline build's listrx (default: "
                     "build-retpo/dataplane/listrx beside the plain one)")
-    cp.add_argument("--reps", type=int, default=5,
-                    help="alternating repetitions per engine (default: %(default)s)")
+    cp.add_argument("--reps", type=int, default=MIN_PAIRS,
+                    help="alternating repetitions per engine; a gain needs %d pairs to be "
+                    "resolved (default: %%(default)s)" % MIN_PAIRS)
     cp.add_argument("--duration", type=float, default=0.3,
                     help="seconds per listrx run (default: %(default)s)")
     cp.add_argument("--kernel", choices=("auto", "on", "off"), default="auto",
