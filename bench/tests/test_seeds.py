@@ -41,31 +41,45 @@ class Sections(unittest.TestCase):
 
 
 class Compare(unittest.TestCase):
+    BASE = {r: 100.0 + r for r in range(7)}
+
     def test_a_difference_on_one_side_of_zero_resolves(self):
-        base = {0: 100.0, 1: 102.0, 2: 98.0, 3: 101.0}
-        other = {0: 110.0, 1: 111.0, 2: 109.0, 3: 113.0}
-        c = measure.compare(base, other)
-        self.assertEqual(c["pairs"], 4)
-        self.assertAlmostEqual(c["delta_ns"], 10.5)
-        self.assertEqual(c["delta_range"], [9.0, 12.0])
-        self.assertTrue(c["resolved"])
+        other = {r: v + 10.0 + (r % 3) for r, v in self.BASE.items()}
+        c = measure.compare(self.BASE, other)
+        self.assertEqual(c["pairs"], 7)
+        self.assertTrue(c["resolved"], c["resolution"])
         self.assertLess(c["ratio"], 1.0)
-        self.assertEqual(measure.delta_cell(c), "+10.5 ns [+9.0–+12.0], resolved")
+        # the median pair's sides: their difference is the cell's figure
+        self.assertAlmostEqual(c["delta_ns"], c["other"] - c["base"])
+        lo, hi = c["delta_ci"]
+        self.assertTrue(0 < lo <= c["delta_ns"] <= hi)
+        cell = measure.delta_cell(c)
+        self.assertRegex(cell, r"^\+1[0-2]\.\d ns \[\+\d+\.\d–\+\d+\.\d\], 7 pairs, "
+                         r"CPU sharing not recorded: resolved$")
+        self.assertTrue(page.is_measured_cell(cell))
 
     def test_spanning_zero_or_too_few_pairs_is_not_resolved(self):
-        c = measure.compare({0: 100.0, 1: 100.0, 2: 100.0}, {0: 101.0, 1: 99.0, 2: 100.5})
+        other = {r: v + (1.0 if r % 2 else -1.0) for r, v in self.BASE.items()}
+        c = measure.compare(self.BASE, other)
         self.assertFalse(c["resolved"])
-        self.assertIn("not resolved", measure.delta_cell(c))
-        c = measure.compare({0: 100.0, 1: 100.0}, {0: 120.0, 1: 121.0})
+        self.assertIn("not resolved (the 95 % interval", measure.delta_cell(c))
+        few = {r: v for r, v in self.BASE.items() if r < 5}
+        c = measure.compare(few, {r: v + 20.0 for r, v in few.items()})
         self.assertFalse(c["resolved"])
-        self.assertIn("pair", c["resolution"])
+        self.assertIn("needs %d" % measure.stats.MIN_PAIRS, measure.delta_cell(c))
 
-    def test_a_stalled_run_leaves_its_pair_out(self):
-        base = {0: 100.0, 1: 100.0, 2: 100.0, 3: 100.0}
-        other = {0: 110.0, 1: 110.0, 2: 400.0, 3: 110.0}
-        c = measure.compare(base, other)
-        self.assertEqual(c["pairs"], 3)
-        self.assertEqual(c["left_out"][0]["rep"], 2)
+    def test_a_stalled_run_leaves_its_pair_out_and_sharing_is_counted(self):
+        other = {r: v + 10.0 for r, v in self.BASE.items()}
+        other[2] = 400.0
+        data = {"a": {"runs": self.BASE, "shared": [1]},
+                "b": {"runs": other, "shared": [4]}}
+        c = measure.compare_configs(data, "a", "b")
+        self.assertEqual(c["pairs"], 6)
+        self.assertEqual(c["left_out"], [{"key": 2, "why": "other stalled"}])
+        self.assertEqual(c["shared"], 2)
+        self.assertIn("6 pairs, 1 left out, 2 shared the CPU", measure.delta_cell(c))
+        kernel = {"a": {"runs": self.BASE}, "b": {"runs": other}}
+        self.assertIsNone(measure.compare_configs(kernel, "a", "b")["shared"])
 
     def test_no_pairs_is_said(self):
         c = measure.compare({}, {0: 1.0})
@@ -76,12 +90,15 @@ class Compare(unittest.TestCase):
         fig = measure.level({0: 50.0, 1: 52.0, 2: 51.0})
         self.assertEqual(fig["ns"], 51.0)
         self.assertEqual(measure.level_cell(fig), "51.0 ns [50.0–52.0] (19.61 Mpps), 3 runs")
+        fig = measure.level({r: 40.0 + r for r in range(9)})
+        self.assertEqual(fig["ci"], [41.0, 47.0])  # the 95 % order-statistic interval
         self.assertIsNone(measure.level({0: None}))
         self.assertTrue(is_unavailable(measure.level_cell(None)))
         self.assertEqual(measure.spread_cell([3.0, 1.0, 2.0], "gro stage"),
                          "2.0 ns [1.0–3.0] (gro stage)")
         for text in (measure.level_cell(fig), measure.spread_cell([1.0]),
-                     "+1.0 ns [-2.0–+3.0], not resolved", "2.36× [2.10–2.52], resolved",
+                     "+1.0 ns [-2.0–+3.0], 7 pairs, CPU sharing not recorded: not resolved "
+                     "(the 95 % interval spans 1)", "2.36× [2.10–2.52], 7 pairs: resolved",
                      "unavailable: no root", "not modelled: x", "not measured: y"):
             self.assertTrue(page.is_measured_cell(text), text)
         for text in ("12.0 ns", "-", "n/a", "+26.6 %"):

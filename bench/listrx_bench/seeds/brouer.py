@@ -14,8 +14,8 @@ per-function split of generic XDP_DROP with a read."""
 
 from .. import stats
 from . import kernel_xdp
-from .measure import (compare, delta_cell, level, level_cell, run_rotating, spread_cell,
-                      stage_ns)
+from .measure import (METHOD_DIFF, compare_configs, delta_cell, level, level_cell, run_rotating,
+                      spread_cell, stage_ns)
 
 SEED = "000"
 TITLE = "Brouer, generic XDP: native vs generic XDP_DROP/XDP_TX and the zoom-in"
@@ -175,7 +175,7 @@ def measure_listrx(ctx):
                        ctx.tmp, ctx.progress, ctx.args.timeout)
     zoom = [stage_ns(s) for _, s in sorted(res.pop(ZOOM_CONFIG)["summaries"].items())]
     checks = [_check(v["first"], k) for k, v in res.items()]
-    return {k: v["runs"] for k, v in res.items()}, zoom, checks
+    return {k: {"runs": v["runs"], "shared": v["shared"]} for k, v in res.items()}, zoom, checks
 
 
 def measure_kernel(ctx):
@@ -191,23 +191,23 @@ def measure_kernel(ctx):
             funcs, samples = kernel_xdp.perf_functions(
                 xw, zoom, ctx.args.perf_windows, ctx.tmp, ctx.progress)
         xw.detach()
-    return {"runs": {k: v["runs"] for k, v in runs.items()},
-            "functions": funcs, "perf_samples": samples}
+    return {"runs": runs, "functions": funcs, "perf_samples": samples}
 
 
 def _row_cells(lx_runs, k_runs, key):
     cells = []
     for engine in ENGINES:
-        cells.append(level_cell(level(lx_runs["%s %s" % (key, engine)])))
-    cells.append(k_runs if isinstance(k_runs, str) else level_cell(level(k_runs[key])))
+        cells.append(level_cell(level(lx_runs["%s %s" % (key, engine)]["runs"])))
+    cells.append(k_runs if isinstance(k_runs, str) else
+                 level_cell(level(k_runs[key]["runs"])))
     return cells
 
 
 def _diff_cells(lx_runs, k_runs, base, other):
-    cells = [delta_cell(compare(lx_runs["%s %s" % (base, e)], lx_runs["%s %s" % (other, e)]))
+    cells = [delta_cell(compare_configs(lx_runs, "%s %s" % (base, e), "%s %s" % (other, e)))
              for e in ENGINES]
     cells.append(k_runs if isinstance(k_runs, str) else
-                 delta_cell(compare(k_runs[base], k_runs[other])))
+                 delta_cell(compare_configs(k_runs, base, other)))
     return cells
 
 
@@ -298,9 +298,9 @@ def measure(ctx):
             "listrx: net_synth %s, pipeline %s with the xdp stage first (native) or after "
             "gro (generic), the eBPF objects under the rte_bpf JIT; %d rotating "
             "repetitions of %.2f s per configuration; a cell is the median ns/packet "
-            "(busy cycles) [interval of the median], a difference the median of the "
-            "paired differences [min–max], resolved when [min–max] leaves 0 out."
-            % (VDEV, PIPELINE, ctx.args.reps, ctx.args.duration),
+            "(busy cycles) [95 %% interval of the median]; a difference of two "
+            "configurations is %s" % (VDEV, PIPELINE, ctx.args.reps, ctx.args.duration,
+                                      METHOD_DIFF),
             "kernel: the same objects on the veth of `listrx-bench kernel` (ip link "
             "xdpdrv/xdpgeneric), lrx-kinject's 64-byte UDP, the NAPI kthread's on-CPU ns "
             "per frame, %d rotating windows of 12800 frames per configuration; the zoom-in "

@@ -79,10 +79,10 @@ def measure(ctx):
                     "columns": ["row", "Cree 2018", "listrx retpoline", "listrx plain",
                                 "kernel (this host)"], "rows": rows}],
         "method": ["listrx-bench cree: per-packet ns ÷ listified ns (packet vs burst engine, "
-                   "burst 64), median of %d paired repetitions of %.2f s [min–max], resolved "
-                   "when the 95 %% bootstrap interval of the median excludes 1; the kernel's "
-                   "gro_normal_batch 1 vs 64 windows (docs/cree.md)." % (
-                       ctx.args.reps, ctx.args.duration)],
+                   "burst 64, %d alternating repetitions of %.2f s), as a change in %%: one "
+                   "stats.compare per cell, its 95 %% interval, the pairs, those that "
+                   "shared their CPU, resolved or why; the kernel's gro_normal_batch 1 vs "
+                   "64 windows (docs/cree.md)." % (ctx.args.reps, ctx.args.duration)],
         "checks": checks,
         "figures": {"cree": doc},
     }

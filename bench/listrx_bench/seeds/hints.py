@@ -14,7 +14,7 @@ the same objects device-bound on the veth."""
 
 from .. import stats
 from . import kernel_xdp
-from .measure import compare, delta_cell, level, level_cell, run_rotating
+from .measure import METHOD_DIFF, compare_configs, delta_cell, level, level_cell, run_rotating
 
 SEED = "004"
 TITLE = "XDP hints: the per-hint cost, XDP_DROP and AF_XDP"
@@ -162,18 +162,18 @@ def measure_kernel(ctx):
         w = xw.window(cfgs[-1], ctx.args.kernel_reps, phase="check")
         dump = xw.map_dump(cfgs[-1], "hint_stats")
         xw.detach()
-    return {"runs": {k: v["runs"] for k, v in runs.items()}, "hint_stats_all": dump,
+    return {"runs": runs, "hint_stats_all": dump,
             "check_frames": w["counters"].get("poll_work")}
 
 
-def _pair(runs, base, other):
-    return delta_cell(compare(runs[base], runs[other]))
+def _pair(data, base, other):
+    return delta_cell(compare_configs(data, base, other))
 
 
 def measure(ctx):
     res = run_rotating(ctx.lx, configs(ctx.art), ctx.args.reps, ctx.args.duration,
                        ctx.tmp, ctx.progress, ctx.args.timeout)
-    lx = {k: v["runs"] for k, v in res.items()}
+    lx = {k: {"runs": v["runs"], "shared": v["shared"]} for k, v in res.items()}
     checks = [_check(v["first"], k) for k, v in res.items()]
     kfig, why = None, ctx.kernel_why
     if ctx.kernel_ok:
@@ -183,8 +183,9 @@ def measure(ctx):
     head = ["row", "xdp-hints thread 2022 (i40e)", "listrx, per packet", "listrx, burst 64",
             "kernel (veth, this host)"]
     base_rows = [{"cells": ["XDP_DROP, no hint read (xdp_hints_none)", "29.80 ns"] +
-                  [level_cell(level(lx["kfunc none %s" % e])) for e in ENGINES] +
-                  [level_cell(level(k["kfunc none"])) if k else stats.unavailable(why)],
+                  [level_cell(level(lx["kfunc none %s" % e]["runs"])) for e in ENGINES] +
+                  [level_cell(level(k["kfunc none"]["runs"])) if k else
+                   stats.unavailable(why)],
                   "why": "i40e on a 2022 server against net_synth on this host; the "
                   "program does a per-CPU map update per frame (all rows the same)"}]
     xdp_rows = [{"cells": [label, pub] +
@@ -209,9 +210,9 @@ def measure(ctx):
         "method": [
             "listrx: net_synth %s (every frame tagged, every hint on), native XDP with "
             "the xdp_hints objects under the rte_bpf JIT, %d rotating repetitions of "
-            "%.2f s; a hint's cell is the median of the paired differences against "
-            "xdp_hints_none [min–max], resolved when [min–max] leaves 0 out." % (
-                VDEV, ctx.args.reps, ctx.args.duration),
+            "%.2f s; a hint's cell against xdp_hints_none, and each build-meta row "
+            "against hints=none, is %s" % (VDEV, ctx.args.reps, ctx.args.duration,
+                                           METHOD_DIFF),
             "kernel: the same objects device-bound (BPF_F_XDP_DEV_BOUND_ONLY) as native "
             "XDP on the veth, lrx-kinject's UDP frames (no VLAN tag, no hash from a NIC), "
             "%d rotating windows per object." % ctx.args.kernel_reps],

@@ -4,46 +4,67 @@ the configurations is rotated by r, so each one runs first, second...),
 each run's ns/packet from the worker's busy cycles; and the cells the
 tables show.
 
-`compare` is the one place the method that turns two configurations'
-repetitions into a figure with an interval and a verdict lives: stats'
-paired speedup and resolution now (the headline's), the interleaved
-in-process measurement's verdict once it lands. Every section calls it,
-for listrx's runs and the kernel's windows alike."""
+`compare` is the one place two configurations' repetitions become a
+figure with an interval and a verdict: stats.compare, the one comparison
+of the headline, cree, scale and kernel (docs/measuring.md, "One
+comparison"), through stats.speedup, which pairs by repetition and leaves
+a stalled run's pair out. Every section calls it, for listrx's runs and
+the kernel's windows alike."""
 
 import os
 
 from .. import kernel_model, stats
-from ..listrx import BenchError
+from ..listrx import BenchError, shared_cpu_pct
 
 
 def level(runs):
-    """{rep: ns} of one configuration -> its median, the interval of the
-    median (order statistics) and [min, max]; None without a number."""
+    """{rep: ns} of one configuration -> its median, the 95 % interval of
+    the median (stats.median_interval) and [min, max]; None without a
+    number."""
     vals = [v for v in (stats.number(x) for x in runs.values()) if v]
     if not vals:
         return None
-    lo, hi = stats.median_ci(vals)
-    return {"ns": stats.median(vals), "ci": [lo, hi], "min": min(vals), "max": max(vals),
-            "n": len(vals)}
+    lo, hi, lev = stats.median_interval(vals)
+    return {"ns": stats.median(vals), "ci": [lo, hi], "level": lev, "min": min(vals),
+            "max": max(vals), "n": len(vals)}
 
 
-def compare(base, other):
+def compare(base, other, shared=None):
     """other against base, both {rep: ns/packet}, paired by repetition:
-    the ns other adds (median of the differences, its interval), the
-    speedup base / other (median, [min, max], interval), resolved or not
-    and why. Pairs in which a side stalled are left out (stats.speedup)."""
-    sp = stats.speedup(base, other)
-    if not sp["n"]:
-        return {"delta_ns": None, "ratio": None, "resolved": False,
-                "resolution": "no pair with a number on both sides", "pairs": 0}
-    resolved, why = stats.resolution(sp)
-    diffs = [stats.number(other[r]) - stats.number(base[r]) for r in sp["reps"]]
-    lo, hi = stats.median_ci(diffs)
-    return {"delta_ns": stats.median(diffs), "delta_ci": [lo, hi],
-            "delta_range": [min(diffs), max(diffs)],
-            "ratio": sp["median"], "ratio_ci": [sp["ci_low"], sp["ci_high"]],
-            "ratio_range": [sp["min"], sp["max"]], "resolved": resolved,
-            "resolution": why, "pairs": sp["n"], "left_out": sp["left_out"]}
+    stats.compare's figures (the ratio base/other, its 95 % interval,
+    resolved or why, the median pair's sides) and the ns other adds: the
+    median pair's other - base, its interval the ratio's read at the
+    median pair's base (so it leaves 0 out exactly when the ratio's leaves
+    1 out). shared: the reps in which a run shared its CPU (None: not
+    recorded)."""
+    c = stats.speedup(base, other, names=("base", "other"), shared=shared)
+    if c["ratio"] is not None:
+        lo, hi = c["ci"]
+        c["delta_ns"] = c["other"] - c["base"]
+        c["delta_ci"] = [c["base"] / hi - c["base"], c["base"] / lo - c["base"]]
+    else:
+        c["delta_ns"], c["delta_ci"] = None, [None, None]
+    return c
+
+
+# how a difference cell reads, for the sections' method lines
+METHOD_DIFF = (
+    "the ns the second adds at the median pair of repetitions (stats.compare: the "
+    "median of the per-repetition ratios, a stalled run's pair left out), its 95 %% "
+    "interval, the pairs, those in which a run shared its CPU, and resolved when the "
+    "interval leaves 0 out with %d pairs at least (docs/measuring.md, \"One "
+    "comparison\")." % stats.MIN_PAIRS)
+
+
+def compare_configs(data, base, other):
+    """compare of two configurations of {name: {"runs": {rep: ns},
+    "shared": [reps]}} (no "shared": CPU sharing not recorded, as the
+    kernel's windows)."""
+    a, b = data[base], data[other]
+    shared = None
+    if "shared" in a and "shared" in b:
+        shared = sorted(set(a["shared"]) | set(b["shared"]))
+    return compare(a["runs"], b["runs"], shared)
 
 
 # ---- cells ------------------------------------------------------------------
@@ -52,8 +73,15 @@ def _num(v, fmt="%.1f"):
     return "?" if v is None else fmt % v
 
 
+def _verdict(c):
+    """', 7 pairs, 1 left out, 2 shared the CPU: resolved' (stats.caveat's
+    wording after its figure)."""
+    text = stats.caveat(c)
+    return text[text.index("], ") + 1:]
+
+
 def level_cell(fig):
-    """'83.1 ns [80.2-85.0] (12.0 Mpps), 5 runs' or why there is none."""
+    """'83.1 ns [80.2–85.0] (12.03 Mpps), 7 runs' or why there is none."""
     if isinstance(fig, str):
         return fig
     if not fig:
@@ -64,29 +92,24 @@ def level_cell(fig):
 
 
 def delta_cell(cmp):
-    """'+35.6 ns [30.1-40.2], resolved': the median difference and the
-    pairs' [min-max], the interval the verdict reads (resolved when it
-    leaves 0 out, as compare says)."""
+    """'+6.2 ns [+4.0–+8.1], 7 pairs, CPU sharing not recorded: resolved':
+    the ns other adds at the median pair, the 95 % interval, the caveat."""
     if isinstance(cmp, str):
         return cmp
     if not cmp or cmp.get("delta_ns") is None:
-        return stats.unavailable((cmp or {}).get("resolution", "no pairs"))
-    lo, hi = cmp["delta_range"]
-    return "%s ns [%s–%s], %s" % (_num(cmp["delta_ns"], "%+.1f"), _num(lo, "%+.1f"),
-                                  _num(hi, "%+.1f"),
-                                  "resolved" if cmp["resolved"] else "not resolved")
+        return stats.unavailable("no pair with a figure on both sides")
+    lo, hi = cmp["delta_ci"]
+    return "%s ns [%s–%s]%s" % (_num(cmp["delta_ns"], "%+.1f"), _num(lo, "%+.1f"),
+                                _num(hi, "%+.1f"), _verdict(cmp))
 
 
 def ratio_cell(cmp):
-    """'2.36x [2.10-2.52], resolved' (the speedup's [min-max])."""
+    """'1.36× [1.15–1.54], 7 pairs, ...: resolved' (stats.caveat)."""
     if isinstance(cmp, str):
         return cmp
     if not cmp or cmp.get("ratio") is None:
-        return stats.unavailable((cmp or {}).get("resolution", "no pairs"))
-    lo, hi = cmp["ratio_range"]
-    return "%s× [%s–%s], %s" % (_num(cmp["ratio"], "%.2f"), _num(lo, "%.2f"),
-                                _num(hi, "%.2f"),
-                                "resolved" if cmp["resolved"] else "not resolved")
+        return stats.unavailable("no pair with a figure on both sides")
+    return stats.caveat(cmp)
 
 
 # ---- listrx runs -------------------------------------------------------------
@@ -107,23 +130,28 @@ def run_config(lx, cfg, duration, path, timeout, level="counters"):
     if err:
         raise BenchError("%s: %s\n  %s" % (cfg["name"], err, info["command"]))
     summary["_command"] = info["command"]
+    # listrx warns when its polling CPU was busy before the start
+    summary["_shared_cpu_pct"] = shared_cpu_pct(info["output"])
     return kernel_model.listrx_ns(summary), summary
 
 
 def run_rotating(lx, configs, reps, duration, tmp, progress, timeout=120):
     """configs: [{"name", "vdev", "args", "level"? (--stats-level, default
     counters), "keep"? (keep every run's summary)}], run reps times each in
-    rotating order. Returns {name: {"runs": {rep: ns}, "first": the first
-    run's summary, "summaries": {rep: summary} when kept}}."""
+    rotating order. Returns {name: {"runs": {rep: ns}, "shared": [reps in
+    which the run shared its CPU], "first": the first run's summary,
+    "summaries": {rep: summary} when kept}}."""
     names = [c["name"] for c in configs]
     by = {c["name"]: c for c in configs}
-    out = {n: {"runs": {}, "first": None, "summaries": {}} for n in names}
+    out = {n: {"runs": {}, "shared": [], "first": None, "summaries": {}} for n in names}
     for rep in range(reps):
         for name in rotation(names, rep):
             path = os.path.join(tmp, "%s-%d.json" % (name.replace(" ", "_"), rep))
             ns, summary = run_config(lx, by[name], duration, path, timeout,
                                      by[name].get("level", "counters"))
             out[name]["runs"][rep] = ns
+            if summary["_shared_cpu_pct"] is not None:
+                out[name]["shared"].append(rep)
             if out[name]["first"] is None:
                 out[name]["first"] = summary
             if by[name].get("keep"):
