@@ -67,6 +67,9 @@ int lrx_report_fill_maps(struct lrx_report *r, const struct lrx_app *app)
 				out->key_size = info.key_size;
 				out->value_size = info.value_size;
 				out->max_entries = info.max_entries;
+				if (info.layout && lrx_map_layout_fits(info.layout, info.key_size,
+								       info.value_size))
+					out->layout = *info.layout;
 				if (map_copy(out, p, s, m) < 0)
 					return -ENOMEM;
 			}
