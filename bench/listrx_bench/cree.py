@@ -25,7 +25,7 @@ import sys
 import tempfile
 
 from . import headline, kernel, kernel_model
-from .listrx import BenchError, Listrx, machine_info
+from .listrx import BenchError, Listrx, machine_info, provenance
 from .options import add_common, add_out, convert
 from .stats import is_unavailable, median, unavailable
 
@@ -343,6 +343,7 @@ def run_cree(args, argv):
                "retpoline column."]}
     flav = [f for f in ("retpoline", "plain") if f in args.flavours]
     results = {r["row"]: {} for r in rows}
+    measured = []
     with tempfile.TemporaryDirectory(prefix="lrx-cree-") as tmp:
         for f in flav:
             if is_unavailable(bins.get(f)):
@@ -350,6 +351,7 @@ def run_cree(args, argv):
                     results[r["row"]][f] = bins[f]
                 continue
             lx = Listrx(bins[f], eal=args.eal, lcores=args.lcores)
+            measured.append(lx)
             if "host" not in doc:
                 doc["host"] = machine_info(lx)
             log("listrx, %s build (%s)" % (f, bins[f]))
@@ -360,6 +362,7 @@ def run_cree(args, argv):
         log("kernel rows")
         krows = kernel_rows(args, rows, log)
     doc["load"]["after"] = loadavg()
+    doc["provenance"] = provenance(measured)
     doc["kernel"] = {k: v for k, v in krows.items() if k != "rows"}
     out_rows = []
     failed = []

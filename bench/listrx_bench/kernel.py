@@ -31,8 +31,8 @@ from .kernel_model import (BATCHES, TRAFFIC, assign_samples, calibrated_config, 
                            fallback_footprints, footprints_from_kallsyms, parse_kallsyms,
                            parse_perf_callchains, row_figures, stage_footprints, summarize,
                            write_report)
-from .listrx import (STOP_SIGNALS, BenchError, allowed_cpus, find_binary, signals_held,
-                     stop_process)
+from .listrx import (STOP_SIGNALS, BenchError, Listrx, allowed_cpus, find_binary, provenance,
+                     signals_held, stop_process)
 from .options import add_common, add_out, allowed_cpu, convert
 
 SRC_IP, DST_IP = "198.18.0.1", "198.18.0.42"
@@ -811,7 +811,6 @@ def measure_rows(variants, build=None, pairs=None, packets=None, cpu=None, log=N
 def listrx_runs(args, config, kind, log, out_dir):
     """listrx with the calibrated config: packet vs burst 64 (alternating),
     same traffic; then one --stats-level cycles run each for the zoom-in."""
-    from .listrx import Listrx
     lx = Listrx(args.listrx_binary, lcores=args.lcores)
     t = TRAFFIC[kind]
     runs = []
@@ -920,6 +919,7 @@ def run_kernel(args, argv):
                        listrx_build, perf_period_ns=args.perf_period if args.perf else None,
                        sampled_bytes=sampled, row_checks=checks,
                        row_what={v: VARIANTS[v]["what"] for v in args.variant})
+    result["provenance"] = provenance([Listrx(args.listrx_binary, lcores=args.lcores)])
     result["run"] = {"argv": argv, "kernel_seconds": kernel_s,
                      "total_seconds": time.time() - t0, "gro_normal_batch_restored": gro_saved,
                      "cpu": args.cpu, "packets_per_window": args.packets, "pairs": args.pairs,

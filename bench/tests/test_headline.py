@@ -370,6 +370,10 @@ class RealHeadline(unittest.TestCase):
                 self.assertGreater(h["delivered"], 0)
                 self.assertGreater(h["mpps"], 0)
             self.assertIn(doc["kernel_flavour"], ("plain", "retpoline"))
+            # which code measured: this listrx-bench and each flavour's binary
+            self.assertIn("bench", doc["provenance"])
+            self.assertEqual([b["path"] for b in doc["provenance"]["binaries"]],
+                             [doc["flavours"][f] for f in flavours])
             b64 = [h for h in doc["rows"] if h["burst"] == 64 and h["flavour"] == "plain"]
             if doc["backends"].get("cachegrind", "ok") == "ok":
                 # the host's geometry: misses are counts >= 0 (a 48 KB L1d

@@ -128,6 +128,7 @@ struct lrx_report_map {
 struct lrx_report {
 	/* build and run set-up */
 	const char *version, *build, *dpdk_version;
+	const char *commit; /* git describe of the source at build time */
 	bool retpoline;
 	char engine[32];
 	unsigned burst;

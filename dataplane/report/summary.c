@@ -588,6 +588,7 @@ static void json_pmu(const struct lrx_report *r, struct lrx_json *j)
 static void json_setup(const struct lrx_report *r, struct lrx_json *j)
 {
 	lrx_json_string(j, "version", r->version);
+	lrx_json_string(j, "commit", r->commit);
 	lrx_json_string(j, "build", r->build);
 	lrx_json_bool(j, "retpoline", r->retpoline);
 	lrx_json_string(j, "dpdk_version", r->dpdk_version);
