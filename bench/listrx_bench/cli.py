@@ -12,7 +12,7 @@ import sys
 import tempfile
 
 from . import __version__
-from .listrx import STOP_SIGNALS, BenchError
+from .listrx import STOP_SIGNALS, BenchError, notice_once
 
 EPILOG = """examples:
   listrx-bench headline --out headline/
@@ -83,6 +83,9 @@ def main(argv=None):
         return 2
     old = {s: signal.signal(s, _stop) for s in STOP_SIGNALS if s != signal.SIGINT}
     try:
+        # another clone's listrx-bench (the PATH's link is the first clone
+        # set up): said, and each output records it (provenance)
+        notice_once()
         if getattr(args, "out", None):
             prepare_out(args.out)
         return args.func(args, argv)

@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 from . import headline, kernel, kernel_model
-from .listrx import BenchError, Listrx, machine_info, shared_cpu_pct
+from .listrx import BenchError, Listrx, machine_info, provenance, shared_cpu_pct
 from .options import add_common, add_out, convert
 from .stats import MIN_PAIRS, caveat, is_unavailable, unavailable
 
@@ -363,6 +363,7 @@ def measure(args, argv, log, run_done=None):
                "retpoline column."]}
     flav = [f for f in ("retpoline", "plain") if f in args.flavours]
     results = {r["row"]: {} for r in rows}
+    measured = []
     with tempfile.TemporaryDirectory(prefix="lrx-cree-") as tmp:
         for f in flav:
             if is_unavailable(bins.get(f)):
@@ -370,6 +371,7 @@ def measure(args, argv, log, run_done=None):
                     results[r["row"]][f] = bins[f]
                 continue
             lx = Listrx(bins[f], eal=args.eal, lcores=args.lcores)
+            measured.append(lx)
             if "host" not in doc:
                 doc["host"] = machine_info(lx)
             log("listrx, %s build (%s)" % (f, bins[f]))
@@ -380,6 +382,7 @@ def measure(args, argv, log, run_done=None):
         log("kernel rows")
         krows = kernel_rows(args, rows, log)
     doc["load"]["after"] = loadavg()
+    doc["provenance"] = provenance(measured)
     doc["kernel"] = {k: v for k, v in krows.items() if k != "rows"}
     out_rows = []
     failed = []

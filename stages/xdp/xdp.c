@@ -517,7 +517,7 @@ static bool xdp_map_at(const void *ctx, unsigned i, struct lrx_stage_map *out)
 		return false;
 	*out = (struct lrx_stage_map){.name = m->name, .type = lrx_xdp_map_type_name(m),
 				      .key_size = m->key_size, .value_size = m->value_size,
-				      .max_entries = m->max_entries};
+				      .max_entries = m->max_entries, .layout = m->layout};
 	return true;
 }
 

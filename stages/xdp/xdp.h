@@ -89,6 +89,9 @@ struct lrx_xdp_map {
 	uint8_t *values;      /* array: max_entries values; hash: per slot */
 	uint8_t *keys;        /* hash: per slot */
 	uint8_t *slot_state;  /* hash: 0 empty, 1 used, 2 deleted */
+	/* its keys' and values' fields from the object's BTF, for the
+	 * report (NULL: none); owned, freed by lrx_xdp_map_destroy */
+	struct lrx_map_layout *layout;
 };
 
 /* BPF_ANY / BPF_NOEXIST / BPF_EXIST */
@@ -206,7 +209,15 @@ int lrx_xdp_prog_load(const char *path, const char *section, uint32_t window,
 struct lrx_xdp_map_def {
 	char name[LRX_XDP_MAP_NAME_MAX];
 	uint32_t type, key_size, value_size, max_entries;
+	struct lrx_map_layout layout; /* from BTF; n_fields 0: none */
 };
+/* The map's key and value types (BTF type ids, 0: not described) of
+ * key_size and value_size bytes, flattened into out (map_layout.h), as
+ * bpftool map dump decodes them. Returns 0, or -E2BIG (more fields than
+ * the layout holds), -EINVAL (a type it cannot place) with out empty. */
+struct btf;
+int lrx_btf_map_layout(const struct btf *btf, uint32_t key_type, uint32_t value_type,
+		       uint32_t key_size, uint32_t value_size, struct lrx_map_layout *out);
 /* lrx_xdp_prog_load with the map definitions given instead of parsed by
  * libbpf: the rest (libelf, relocations, data flow, rewrite, rte_bpf_load)
  * runs as for an object, in this process. For the fuzz harnesses, which

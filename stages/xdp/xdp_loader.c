@@ -1144,6 +1144,13 @@ static void btf_maps_read(const char *path, struct btf_maps_reply *r)
 			d->key_size = bpf_map__key_size(m);
 			d->value_size = bpf_map__value_size(m);
 			d->max_entries = bpf_map__max_entries(m);
+			/* no layout (a type it cannot flatten): bytes only */
+			if (lrx_btf_map_layout(bpf_object__btf(obj),
+					       bpf_map__btf_key_type_id(m),
+					       bpf_map__btf_value_type_id(m),
+					       d->key_size, d->value_size,
+					       &d->layout) < 0)
+				d->layout.n_fields = 0;
 		}
 		r->n_maps++;
 	}
@@ -1264,7 +1271,15 @@ static int maps_from_btf(struct loader *ld, int socket_id)
 			load_error(ld, UINT32_MAX, "%s", why);
 			break;
 		}
-		prog->n_maps++;
+		struct lrx_xdp_map *map = &prog->maps[prog->n_maps++];
+		if (d->layout.n_fields) {
+			map->layout = malloc(sizeof(*map->layout));
+			if (map->layout == NULL) {
+				rc = load_error(ld, UINT32_MAX, "out of memory");
+				break;
+			}
+			*map->layout = d->layout;
+		}
 	}
 out:
 	free(r);
