@@ -223,6 +223,8 @@ class RealRun(unittest.TestCase):
                 doc = json.load(f)
         self.assertEqual(rc, 0, doc.get("failed_checks"))
         self.assertEqual([s["seed"] for s in doc["sections"]], ["000", "002"])
+        self.assertEqual(len(doc["provenance"]["binaries"]), 1)  # no 001: plain only
+        self.assertIn("bench", doc["provenance"])
         sec = doc["sections"][0]
         self.assertTrue(all(c["ok"] for c in sec["checks"]), sec["checks"])
         self.assertEqual(len(sec["checks"]), 12)

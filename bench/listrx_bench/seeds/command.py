@@ -13,7 +13,8 @@ import types
 
 from .. import headline, kernel
 from ..cree import loadavg
-from ..listrx import BenchError, Listrx, allowed_cpus, machine_info
+from ..listrx import BenchError, Listrx, allowed_cpus, machine_info, provenance
+from ..stats import is_unavailable
 from ..options import add_common, add_out, allowed_cpu, convert, positive_int
 from ..progress import Progress
 from . import SECTIONS, page
@@ -141,6 +142,10 @@ def measure(args, argv, progress, log):
             progress.show("seed %s" % mod.SEED)
             doc["sections"].append(run_section(mod, ctx))
     doc["load"]["after"] = loadavg()
+    # which code measured: this listrx-bench and the binaries it ran
+    ran = [lx] + ([Listrx(bins["retpoline"])] if "001" in args.only and "retpoline" in
+                  args.flavours and not is_unavailable(bins.get("retpoline")) else [])
+    doc["provenance"] = provenance(ran)
     doc["failed_checks"] = ["seed %s: %s" % (s["seed"], c["text"]) for s in doc["sections"]
                             for c in s.get("checks", []) if not c.get("ok")]
     doc["failed_checks"] += ["seed %s: %s" % (s["seed"], s["error"])
