@@ -450,7 +450,7 @@ TEST_CASE("invalid return values and missing window are aborted",
 		CHECK(st.counter("invalid_action") == 2);
 		CHECK(st.counter("aborted") == 2);
 
-		// headroom below the 32-byte context: aborted, counted
+		// headroom below the 64-byte context: aborted, counted
 		Stage pass(Keys{{"prog", prog_path("xdp_pass")}, {"exec", exec}});
 		REQUIRE(pass.rc == 0);
 		rte_mbuf *m = make(udp4());
