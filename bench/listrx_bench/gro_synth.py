@@ -30,7 +30,7 @@ import sys
 import tempfile
 
 from . import grid
-from .listrx import BenchError
+from .listrx import BenchError, provenance
 from .options import convert, positive_int
 from .report import Doc
 from .stats import caveat, compare
@@ -186,7 +186,10 @@ def run(args, argv):
                 rows)
     print(table.markdown(), end="")
     if args.json:
+        version = subprocess.run([args.driver, "--version"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, text=True).stdout
         with open(args.json, "w") as f:
             json.dump({"cells": out, "reps": args.reps, "rounds": args.rounds, "polls": args.polls,
-                       "mss": args.mss, "load_average": load}, f, indent=1)
+                       "mss": args.mss, "load_average": load,
+                       "provenance": provenance([(args.driver, version)])}, f, indent=1)
     return 0

@@ -102,7 +102,12 @@ class GroSynth(unittest.TestCase):
                            "--reps", "6", "--rounds", "3", "--polls", "4", "--json", out])
             self.assertEqual(rc, 0)
             with open(out) as f:
-                cell = json.load(f)["cells"]["flows 4, burst 32"]
+                doc = json.load(f)
+            cell = doc["cells"]["flows 4, burst 32"]
+        # which code measured it: the driver's build commit, as listrx's
+        driver_record = doc["provenance"]["binaries"][0]
+        self.assertEqual(driver_record["path"], driver)
+        self.assertFalse(str(driver_record["build_commit"]).startswith("unavailable"))
         self.assertEqual(cell["comparisons"]["rte_gro light"]["pairs"], 6)
         self.assertEqual(len(cell["runs"]), 6)
         for side in cell["runs"][0]["impls"].values():

@@ -22,7 +22,7 @@
  * every round's cycles and segments per GRO, for pairing.
  *
  * Usage: gro_vs_rte_gro [--flows F] [--burst B] [--mss M] [--rounds R]
- *          [--polls P] [--file-prefix P] [--json FILE]
+ *          [--polls P] [--file-prefix P] [--json FILE] | --version
  */
 #include <errno.h>
 #include <getopt.h>
@@ -38,6 +38,9 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+
+#include "listrx_build.h"
+#include "listrx_vcs.h"
 
 #include "../support/first_cpu.h"
 #include "../support/runtime_dir.h"
@@ -264,6 +267,13 @@ int main(int argc, char **argv)
 {
 	struct opts o = {.flows = 1, .burst = 64, .mss = 1460, .rounds = 30, .polls = 64,
 			 .prefix = "gro_vs_rte_gro"};
+	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+		/* what listrx --version says of its build, for the bench's
+		 * provenance */
+		printf("gro_vs_rte_gro\ncommit: %s\nsource: %s\n", LISTRX_COMMIT,
+		       LISTRX_SOURCE_DIR);
+		return 0;
+	}
 	if (parse_opts(argc, argv, &o) != 0) {
 		fprintf(stderr, "usage: %s [--flows F] [--burst B] [--mss M] [--rounds R] "
 				"[--polls P] [--file-prefix P] [--json FILE]\n", argv[0]);
