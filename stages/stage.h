@@ -232,6 +232,10 @@ struct lrx_stage {
 	 * whether the poll used its whole budget (then only old packets are
 	 * flushed, as napi_poll does). */
 	void (*flush)(void *ctx, bool budget_used);
+	/* Returns fewer than max only when it has nothing more to give until
+	 * the next process or flush call: an engine that asked for max and
+	 * got fewer does not ask again (the kernel hands gro_normal_list one
+	 * list, it does not poll it until empty). */
 	uint16_t (*release)(void *ctx, struct rte_mbuf **pkts, uint16_t max);
 	/* Optional: packets the stage took (CONSUMED) and gives up, each with
 	 * its next: a DROP and its reason (a reassembly queue that timed out
