@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 from . import headline, interleave, kernel, kernel_model
-from .listrx import BenchError, Listrx, machine_info, shared_cpu_pct
+from .listrx import BenchError, Listrx, machine_info, provenance, shared_cpu_pct
 from .options import add_common, add_out, convert
 from .stats import MIN_PAIRS, caveat, is_unavailable, unavailable
 
@@ -389,7 +389,25 @@ def loadavg():
 
 
 def run_cree(args, argv):
+    log = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
+    doc = measure(args, argv, log)
+    failed = write(doc, args.out)
+    for line in failed:
+        print("listrx-bench cree: check failed: " + line, file=sys.stderr)
+    return 1 if failed else 0
+
+
+def measure(args, argv, log, run_done=None):
+    """Every row of args.rows on listrx (args.flavours) and the kernel: the
+    document cree.json holds (listrx-bench seeds' section 001 too).
+    run_done(line) after each listrx run (measure_row logs one line each)."""
     rows = [r for r in ROWS if r["row"] in args.rows]
+
+    def run_log(line):
+        log(line)
+        if run_done:
+            run_done(line.strip())
+
     bins = headline.flavour_binaries(args.listrx, args.listrx_retpo)
     build = kernel.build_root(bins["plain"])
     art = {"xdp_port_filter": os.path.join(build, "stages", "xdp", "xdp_port_filter.bpf.o"),
@@ -400,11 +418,13 @@ def run_cree(args, argv):
                 (name == "tc_port_drop" and r.get("tc_bpf")) for r in rows):
             raise BenchError("%s not built (ninja -C %s; the BPF objects need clang)"
                              % (path, build))
-    log = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
     doc = {"command": shlex.join(["listrx-bench"] + list(argv)),
            "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
-           "reps": args.reps, "duration": args.duration, "method": args.method,
-           "paired_reps": args.paired_reps, "paired_duration": args.paired_duration,
+           "reps": args.reps, "duration": args.duration,
+           # callers without the options (listrx-bench seeds) time processes
+           "method": getattr(args, "method", "processes"),
+           "paired_reps": getattr(args, "paired_reps", None),
+           "paired_duration": getattr(args, "paired_duration", None),
            "load": {"before": loadavg()},
            "flavours": bins, "mitigations": headline.kernel_mitigations(),
            "notes": [
@@ -416,6 +436,7 @@ def run_cree(args, argv):
                "retpoline column."]}
     flav = [f for f in ("retpoline", "plain") if f in args.flavours]
     results = {r["row"]: {} for r in rows}
+    measured = []
     with tempfile.TemporaryDirectory(prefix="lrx-cree-") as tmp:
         for f in flav:
             if is_unavailable(bins.get(f)):
@@ -423,16 +444,18 @@ def run_cree(args, argv):
                     results[r["row"]][f] = bins[f]
                 continue
             lx = Listrx(bins[f], eal=args.eal, lcores=args.lcores)
+            measured.append(lx)
             if "host" not in doc:
                 doc["host"] = machine_info(lx)
             log("listrx, %s build (%s)" % (f, bins[f]))
             for r in rows:
-                results[r["row"]][f] = measure_row(lx, r, art, args, tmp, log)
+                results[r["row"]][f] = measure_row(lx, r, art, args, tmp, run_log)
         if "host" not in doc:
             doc["host"] = {"hostname": os.uname().nodename}
         log("kernel rows")
         krows = kernel_rows(args, rows, log)
     doc["load"]["after"] = loadavg()
+    doc["provenance"] = provenance(measured)
     doc["kernel"] = {k: v for k, v in krows.items() if k != "rows"}
     out_rows = []
     failed = []
@@ -456,17 +479,21 @@ def run_cree(args, argv):
         out_rows.append(entry)
     doc["rows"] = out_rows
     doc["failed_checks"] = failed
-    with open(os.path.join(args.out, "cree.json"), "w") as f:
+    return doc
+
+
+def write(doc, out):
+    """cree.json and cree.md into out, the table on stdout; returns the
+    failed checks."""
+    with open(os.path.join(out, "cree.json"), "w") as f:
         json.dump(doc, f, indent=1, default=str)
     md = markdown(doc)
-    with open(os.path.join(args.out, "cree.md"), "w") as f:
+    with open(os.path.join(out, "cree.md"), "w") as f:
         f.write(md + "\n")
     print(md)
-    print("wrote %s and %s" % (os.path.join(args.out, "cree.json"),
-                               os.path.join(args.out, "cree.md")))
-    for line in failed:
-        print("listrx-bench cree: check failed: " + line, file=sys.stderr)
-    return 1 if failed else 0
+    print("wrote %s and %s" % (os.path.join(out, "cree.json"),
+                               os.path.join(out, "cree.md")))
+    return doc["failed_checks"]
 
 
 def _rows_arg(text):

@@ -19,7 +19,8 @@ import sys
 import time
 
 from . import backends, grid, interleave, report, results
-from .listrx import BenchError, Listrx, caches_source, find_binary, machine_info
+from .listrx import (BenchError, Listrx, caches_source, find_binary, machine_info,
+                     provenance)
 from .options import (add_cg_caches, add_common, add_out, convert, positive_float,
                       positive_int)
 from .progress import Progress, _clock
@@ -838,7 +839,8 @@ def run_headline(args, argv, stream=None):
            "flavours": {f: binaries[f] for f in FLAVOURS}, "backends": status,
            "cachegrind_caches": plan[0][3].caches,
            "cachegrind_caches_source": caches_source(args.cg_caches),
-           "machine": machine_info(plan[0][1]), "adaptive": adaptive,
+           "machine": machine_info(plan[0][1]),
+           "provenance": provenance([p[1] for p in plan]), "adaptive": adaptive,
            "method": args.method, "load_average": {"start": load0, "end": loadavg()},
            "paired": {"duration_s": args.paired_duration, "reps": args.paired_reps,
                       "window_us": interleave.WINDOW_US,

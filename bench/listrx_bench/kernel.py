@@ -31,8 +31,8 @@ from .kernel_model import (BATCHES, TRAFFIC, add_answer, assign_samples, calibra
                            counter_delta, fallback_footprints, footprints_from_kallsyms,
                            parse_kallsyms, parse_perf_callchains, row_figures, stage_footprints,
                            summarize, write_report)
-from .listrx import (STOP_SIGNALS, BenchError, allowed_cpus, find_binary, shared_cpu_pct,
-                     signals_held, stop_process)
+from .listrx import (STOP_SIGNALS, BenchError, Listrx, allowed_cpus, find_binary, provenance,
+                     shared_cpu_pct, signals_held, stop_process)
 from . import grid, interleave
 from .options import add_common, add_out, allowed_cpu, convert
 from .progress import Progress, StepLog
@@ -854,9 +854,9 @@ def listrx_interleaved_runs(args, config, kind, log, out_dir, lx):
 
 def listrx_runs(args, config, kind, log, out_dir):
     """listrx with the calibrated config: packet vs burst 64 (alternating),
-    same traffic; then one --stats-level cycles run each for the zoom-in.
-    With --listrx-method interleave: listrx_interleaved_runs."""
-    from .listrx import Listrx
+from .listrx import (STOP_SIGNALS, BenchError, Listrx, allowed_cpus, find_binary, provenance,
+                     shared_cpu_pct, signals_held, stop_process)
+from . import grid, interleave
     lx = Listrx(args.listrx_binary, lcores=args.lcores)
     if getattr(args, "listrx_method", "processes") == "interleave":
         return listrx_interleaved_runs(args, config, kind, log, out_dir, lx)
@@ -987,6 +987,7 @@ def run_kernel(args, argv):
                        listrx_build, perf_period_ns=args.perf_period if args.perf else None,
                        sampled_bytes=sampled, row_checks=checks,
                        row_what={v: VARIANTS[v]["what"] for v in args.variant})
+    result["provenance"] = provenance([Listrx(args.listrx_binary, lcores=args.lcores)])
     result["run"] = {"argv": argv, "kernel_seconds": kernel_s,
                      "total_seconds": time.time() - t0, "gro_normal_batch_restored": gro_saved,
                      "cpu": args.cpu, "packets_per_window": args.packets, "pairs": args.pairs,

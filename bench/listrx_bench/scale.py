@@ -36,7 +36,7 @@ import sys
 import tarfile
 
 from . import grid
-from .listrx import BenchError, find_binary, shared_cpu_pct
+from .listrx import BenchError, find_binary, notice_once, provenance, shared_cpu_pct
 from .options import convert, non_negative_int, positive_float, positive_int
 from .report import Doc, matplotlib_pyplot, zero_based
 from .stats import caveat, compare, fmt, median, summary
@@ -208,8 +208,8 @@ def read_runs(raw, tsv, text):
 
 
 HOST_FILES = ("model", "nproc", "uname", "lscpu", "topology", "cpus", "mhz_before",
-              "mhz_after", "vulnerabilities", "listrx_version", "loadavg_before",
-              "loadavg_after")
+              "mhz_after", "vulnerabilities", "listrx_version", "listrx_command",
+              "loadavg_before", "loadavg_after")
 
 
 def load(raw):
@@ -739,7 +739,11 @@ def report(data, out_dir, command):
     with open(os.path.join(out_dir, "scale.md"), "w") as f:
         f.write(doc.markdown(out_dir))
     with open(os.path.join(out_dir, "scale.json"), "w") as f:
-        json.dump({"command": command, "plan": plan, "host": host, "rows": rows,
+        json.dump({"command": command, "plan": plan, "host": host,
+                   "provenance": provenance([(host.get("listrx_command") or "unknown (scale.sh "
+                                              "output without host/listrx_command)",
+                                              host.get("listrx_version", ""))]),
+                   "rows": rows,
                    "calibration_rows": cal, "verdicts": verdicts(rows, plan, cal),
                    "runs": data["runs"], "calibration": data["calibration"]}, f, indent=1)
     print(doc.text(), end="")
@@ -838,7 +842,9 @@ def cmd_scale(args, argv):
         if not os.path.isfile(script):
             raise BenchError("%s: not found (bench/scale.sh beside the package)" % script)
         raw = os.path.join(args.out, "raw")
-        cmd = ["bash", script, "--out", raw, "--listrx", find_binary(args.listrx),
+        binary = find_binary(args.listrx)
+        notice_once(binary)
+        cmd = ["bash", script, "--out", raw, "--listrx", binary,
                "--engines", ",".join(args.engines), "--pipeline", args.pipeline,
                "--profile", args.profile, "--burst", str(args.burst),
                "--duration", "%g" % args.duration, "--reps", str(args.reps),

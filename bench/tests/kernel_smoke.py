@@ -110,6 +110,8 @@ def full_run(before, stale):
             for v, r in res["rows"].items():
                 if not (r.get("check") or {}).get("ok"):
                     errors.append("row %s: %s" % (v, (r.get("check") or {}).get("text")))
+            if not (res.get("provenance") or {}).get("binaries"):
+                errors.append("kernel.json: no provenance (which binary, which commit)")
             if not os.path.isfile(os.path.join(out, "kernel.md")):
                 errors.append("no kernel.md")
             # stdout ends with the answer: each traffic's gain, listrx's, the

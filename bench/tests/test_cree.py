@@ -201,6 +201,7 @@ class RealCree(unittest.TestCase):
                         "failed_checks"):
                 self.assertIn(key, doc)
             self.assertEqual(doc["failed_checks"], [])
+            self.assertEqual(doc["provenance"]["binaries"][0]["path"], find_binary())
             for r in doc["rows"]:
                 for k in ROW_KEYS:
                     self.assertIn(k, r)

@@ -75,6 +75,66 @@ def doc_of(rows, flavour="plain"):
             "verdicts": headline.verdicts(hrows, 64), "rows": hrows}
 
 
+class RetpolineIndirect(unittest.TestCase):
+    """The retpoline build's recorded callgrind windows (packet and burst,
+    burst 64, data/callgrind_retpoline_*): the packet row's indirect calls
+    per packet are a number (0 Bi + thunk entries), so the report's
+    "Δ indirect/pkt" column and its chart panel have a value."""
+
+    BINARY = "/src/listrx/build-retpo/dataplane/listrx"
+
+    def rows(self):
+        thunks = {self.BINARY: backends.nm_thunks(read(os.path.join(
+            DATA, "callgrind_retpoline_thunks.nm")))}
+        rows = []
+        for engine, ns in (("packet", 100.0), ("burst", 50.0)):
+            parsed = backends.parse_callgrind(read(os.path.join(
+                DATA, "callgrind_retpoline_%s_b64.out" % engine)), thunks)
+            figures = backends.cachegrind_figures(None, parsed, 0, 4032)
+            for rep in range(3):
+                row = sweep_row(engine, 64, rep, ns + rep, cg=False)
+                if rep == 0:
+                    row.update(figures)
+                rows.append(row)
+        return rows
+
+    def test_delta_indirect_is_filled(self):
+        hrows = headline.headline_rows("retpoline", self.rows(), 64, True)
+        by = {h["engine"]: h for h in hrows}
+        self.assertGreater(number(by["packet"]["indirect_per_packet"]), 5.0)
+        self.assertEqual(by["packet"]["indirect_branches_per_packet"], 0.0)
+        table = headline.table_rows(hrows)
+        column = headline.HEADER.index(headline.INDIRECT)
+        self.assertNotEqual(table[0][column], "n/a")
+        (engine, fp, deltas, _), = headline.side_deltas(hrows, 64)
+        self.assertEqual((engine, fp), ("burst", 0))
+        delta = deltas["Δ indirect/pkt"]
+        self.assertAlmostEqual(delta, by["burst"]["indirect_per_packet"]
+                               - by["packet"]["indirect_per_packet"])
+        self.assertLess(delta, -5.0)
+        # the chart's Δ indirect panel draws that bar
+        from listrx_bench import report
+        plt, why = report.matplotlib_pyplot()
+        if plt is None:
+            print("SKIPPED (chart part): %s" % why)
+            return
+        drawn = []  # the bars of each panel, in measure order
+        real_barh = plt.Axes.barh
+
+        def barh(ax, ys, widths, *args, **kwargs):
+            drawn.append(list(widths))
+            return real_barh(ax, ys, widths, *args, **kwargs)
+
+        with tempfile.TemporaryDirectory() as d, mock.patch.object(plt.Axes, "barh", barh):
+            png = os.path.join(d, "sides.png")
+            measures = [n for n, _ in headline.SIDES]
+            self.assertTrue(report.delta_chart(plt, png, "t", measures, ["burst, 0 KB"],
+                                               {"burst, 0 KB": deltas}))
+            self.assertTrue(os.path.getsize(png) > 0)
+        self.assertEqual(len(drawn), len(measures))
+        self.assertEqual(drawn[measures.index("Δ indirect/pkt")], [delta])
+
+
 class Rows(unittest.TestCase):
     def test_one_row_per_cell_with_paired_speedups(self):
         packet = (100.0, 120.0, 110.0, 100.0, 130.0, 90.0, 140.0)
@@ -377,6 +437,10 @@ class RealHeadline(unittest.TestCase):
                 self.assertGreater(h["delivered"], 0)
                 self.assertGreater(h["mpps"], 0)
             self.assertIn(doc["kernel_flavour"], ("plain", "retpoline"))
+            # which code measured: this listrx-bench and each flavour's binary
+            self.assertIn("bench", doc["provenance"])
+            self.assertEqual([b["path"] for b in doc["provenance"]["binaries"]],
+                             [doc["flavours"][f] for f in flavours])
             b64 = [h for h in doc["rows"] if h["burst"] == 64 and h["flavour"] == "plain"]
             if doc["backends"].get("cachegrind", "ok") == "ok":
                 # the host's geometry: misses are counts >= 0 (a 48 KB L1d

@@ -189,6 +189,10 @@ class Figures(unittest.TestCase):
             with open(os.path.join(out, "scale.json")) as f:
                 j = json.load(f)
             self.assertEqual(len(j["rows"]), 6)
+            # output from elsewhere: this listrx-bench, and what the output
+            # says of its binary (an older scale.sh named no command)
+            self.assertIn("bench", j["provenance"])
+            self.assertTrue(j["provenance"]["binaries"][0]["path"].startswith("unknown"))
             self.assertTrue(os.path.exists(os.path.join(out, "scale.md")))
 
     def test_not_scale_output(self):
@@ -393,6 +397,9 @@ class Script(unittest.TestCase):
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn("4 runs planned (2 on the curve, 2 calibrating 1 CPU(s)", p.stderr)
             data = scale.load(d)
+            # the binary and the commit it is built from, for provenance
+            self.assertEqual(data["host"]["listrx_command"], binary)
+            self.assertIn("\ncommit: ", data["host"]["listrx_version"])
             if int(data["plan"]["max_lcores"]) < 2:
                 self.assertIn("no scaling curve on this host", p.stderr)
             self.assertEqual([(r["engine"], r["status"]) for r in data["runs"]],
