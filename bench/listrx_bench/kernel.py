@@ -854,9 +854,8 @@ def listrx_interleaved_runs(args, config, kind, log, out_dir, lx):
 
 def listrx_runs(args, config, kind, log, out_dir):
     """listrx with the calibrated config: packet vs burst 64 (alternating),
-from .listrx import (STOP_SIGNALS, BenchError, Listrx, allowed_cpus, find_binary, provenance,
-                     shared_cpu_pct, signals_held, stop_process)
-from . import grid, interleave
+    same traffic; then one --stats-level cycles run each for the zoom-in.
+    With --listrx-method interleave: listrx_interleaved_runs."""
     lx = Listrx(args.listrx_binary, lcores=args.lcores)
     if getattr(args, "listrx_method", "processes") == "interleave":
         return listrx_interleaved_runs(args, config, kind, log, out_dir, lx)
