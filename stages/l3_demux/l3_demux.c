@@ -2053,7 +2053,7 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 		rc = lrx_nf_load(conf->netfilter, &c->nf, why, sizeof(why));
 		if (rc == 0) {
 			c->nf_ctr = rte_zmalloc_socket("l3_nf_counters",
-						       c->nf->n_entries *
+						       RTE_MAX(c->nf->n_entries, 1u) *
 							       sizeof(*c->nf_ctr),
 						       RTE_CACHE_LINE_SIZE,
 						       init->socket_id);

@@ -155,6 +155,12 @@ int lrx_nf_parse(const char *text, const char *name, struct lrx_nf **out,
 int lrx_nf_load(const char *path, struct lrx_nf **out, char *err,
 		size_t err_len);
 void lrx_nf_free(struct lrx_nf *nf);
+/* The rules a packet may walk from each hooked chain, every jump taken
+ * (nf_walk.c): -EINVAL with "name:line: 'CHAIN': ..." in err above
+ * LRX_NF_WALK_MAX (a jump graph that multiplies), else 0. */
+#define LRX_NF_WALK_MAX (1ull << 16)
+int lrx_nf_walk_check(const struct lrx_nf *nf, const char *name, char *err,
+		      size_t err_len);
 const char *lrx_nf_table_name(unsigned table);
 
 /* ---- the report ------------------------------------------------------------
