@@ -212,6 +212,13 @@ struct lrx_stage {
 	 * metadata in the buffer); [mempool] priv_size = auto takes the
 	 * largest. */
 	uint32_t (*mbuf_priv)(const void *conf);
+	/* Optional, called before the mbuf pools exist: the most packets an
+	 * instance with this config can hold between polls (socket queues no
+	 * reader drains, backlogs), when each mbuf charges mbuf_size bytes
+	 * (sizeof(struct rte_mbuf) + private area + data room, as the
+	 * kernel's skb->truesize): the pool gets room for them, or an
+	 * explicit [mempool] mbufs too small for them is refused. */
+	uint32_t (*mbuf_hold)(const void *conf, uint32_t mbuf_size);
 
 	/* One packet; the returned next decides its fate. */
 	lrx_next_t (*process_one)(void *ctx, struct rte_mbuf *pkt);

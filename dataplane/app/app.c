@@ -382,6 +382,26 @@ static void monitor_stats_line(const struct lrx_app *app, struct lrx_report *rep
 	rep[0] = last;
 }
 
+/* RX found the pool empty (rx_nombuf grew) while the stages held
+ * packets between polls: the summary names what emptied it. Read from
+ * the monitor, as telemetry reads the held counts. */
+static void pool_watch(struct lrx_app *app)
+{
+	uint64_t nombuf = 0, held = 0;
+	struct rte_eth_stats st;
+	for (unsigned i = 0; i < app->ports.n; i++)
+		if (app->ports.ports[i].started &&
+		    rte_eth_stats_get(app->ports.ports[i].port_id, &st) == 0)
+			nombuf += st.rx_nombuf;
+	if (nombuf > app->nombuf_seen) {
+		for (unsigned i = 0; i < app->n_workers; i++)
+			if (app->workers[i]->pipeline)
+				held += lrx_pipeline_held(app->workers[i]->pipeline);
+		app->nombuf_held = RTE_MAX(app->nombuf_held, held);
+	}
+	app->nombuf_seen = nombuf;
+}
+
 /* Periodic stats, the duration limit, and noticing that every worker
  * stopped on its own (packet limit). */
 static void *monitor_main(void *arg)
@@ -401,6 +421,7 @@ static void *monitor_main(void *arg)
 		if (now >= next_link) {
 			/* 10 link reads a second: a transition is seen within 0.1 s */
 			lrx_ports_link_check(&app->ports, now, false);
+			pool_watch(app);
 			next_link = now + 0.1;
 		}
 		if (lines && now >= next_line) {
@@ -809,9 +830,15 @@ static int setup(struct lrx_app *app)
 			lrx_pipeline_conf_mbuf_priv(&app->conf.pipeline);
 	if (rc == 0)
 		warn_busy_lcores(lcore_ids, n_lcores);
+	/* what the stages can hold between polls, each mbuf charging what
+	 * the kernel's truesize would: the struct, private area, data room */
+	const uint32_t mbuf_size = (uint32_t)(sizeof(struct rte_mbuf) + app->conf.priv_size +
+					      app->conf.data_room);
+	const uint64_t held = n_lcores * lrx_pipeline_conf_mbuf_hold(&app->conf.pipeline,
+								    mbuf_size);
 	if (rc == 0)
-		rc = lrx_ports_open(&app->conf, n_lcores,
-				    n_lcores * LRX_SINK_MAX, &app->ports, err, sizeof(err));
+		rc = lrx_ports_open(&app->conf, n_lcores, n_lcores * LRX_SINK_MAX, held,
+				    &app->ports, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "listrx: %s\n", err);
 		return (rc == -EINVAL || rc == -ENODEV) ? EXIT_USAGE : EXIT_RUNTIME;

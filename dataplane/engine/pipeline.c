@@ -66,6 +66,18 @@ uint32_t lrx_pipeline_conf_mbuf_priv(const struct lrx_pipeline_conf *conf)
 	return RTE_ALIGN_CEIL(most, RTE_MBUF_PRIV_ALIGN);
 }
 
+uint64_t lrx_pipeline_conf_mbuf_hold(const struct lrx_pipeline_conf *conf,
+				     uint32_t mbuf_size)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < conf->n_stages; i++) {
+		const struct lrx_stage_conf *sc = &conf->stages[i];
+		if (sc->stage != NULL && sc->stage->mbuf_hold != NULL)
+			n += sc->stage->mbuf_hold(sc->conf, mbuf_size);
+	}
+	return n;
+}
+
 static int stage_create(struct lrx_pipeline *p, unsigned index,
 			const struct lrx_pipeline_conf *conf, char *err,
 			size_t err_len)

@@ -78,6 +78,10 @@ const char *lrx_engine_name(enum lrx_engine_kind kind);
 /* The mbuf private area the stages of conf want (their mbuf_priv hooks),
  * aligned to RTE_MBUF_PRIV_ALIGN: [mempool] priv_size = auto. */
 uint32_t lrx_pipeline_conf_mbuf_priv(const struct lrx_pipeline_conf *conf);
+/* The packets the stages of conf can hold between polls (their mbuf_hold
+ * hooks), each mbuf charging mbuf_size bytes. */
+uint64_t lrx_pipeline_conf_mbuf_hold(const struct lrx_pipeline_conf *conf,
+				     uint32_t mbuf_size);
 
 /* The keys of every [stage.NAME] beyond the stage's own: the engine's
  * (footprint_kb), over struct lrx_stage_conf. */

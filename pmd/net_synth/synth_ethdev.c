@@ -395,7 +395,10 @@ static int synth_create_prebuilt(struct synth_device *dev,
 	char name[RTE_MEMPOOL_NAMESIZE];
 	uint16_t room = rte_pktmbuf_data_room_size(q->app_pool);
 	uint16_t priv = rte_pktmbuf_priv_size(q->app_pool);
-	unsigned n = RTE_MAX(4096u, 4u * q->nb_desc);
+	/* as many as the application's pool: what it sized for the packets
+	 * its stages hold between polls (socket queues) must not run dry
+	 * here first */
+	unsigned n = RTE_MAX(RTE_MAX(4096u, 4u * q->nb_desc), q->app_pool->size);
 	unsigned cache = 256;
 	if (dev->opt.cold) {
 		uint64_t bytes = dev->opt.cold_mb ? (uint64_t)dev->opt.cold_mb << 20 :

@@ -2118,6 +2118,21 @@ static const char *const l3_splits[] = {"auto", "gather", "runs", "none", NULL};
 static const char *const l3_clocks[] = {"tsc", "polls", NULL};
 static const char *const l3_readers[] = {"poll", "none", NULL};
 
+/* What the socket queues hold between polls: nothing past the poll when
+ * the reader drains them all at its end; up to every queue's buffer when
+ * it reads a batch per poll or nothing (udp_reader=none). */
+static uint32_t l3_demux_mbuf_hold(const void *vconf, uint32_t mbuf_size)
+{
+	const struct l3_conf *conf = vconf;
+
+	if (conf->udp_sockets[0] == '\0' ||
+	    (conf->udp_reader == 0 && conf->udp_read_batch == 0))
+		return 0;
+	return lrx_udp_socks_capacity(conf->udp_sockets, conf->udp_rcvbuf,
+				      conf->udp_truesize ? conf->udp_truesize
+							 : mbuf_size);
+}
+
 #define L3K(kind, field, ...) LRX_KEY_##kind(struct l3_conf, field, __VA_ARGS__)
 static const struct lrx_value_key l3_demux_keys[] = {
 	L3K(CHOICE, dispatch, "dispatch", "direct", l3_dispatches,
@@ -2474,6 +2489,7 @@ static const struct lrx_stage l3_demux_stage = {
 	.flush = l3_demux_flush,
 	.discard = l3_demux_discard,
 	.held = l3_demux_held,
+	.mbuf_hold = l3_demux_mbuf_hold,
 	.end_run = l3_demux_end_run,
 	.map_at = l3_demux_map_at,
 	.map_next = l3_demux_map_next,

@@ -303,6 +303,13 @@ static int rps_init(void *ctx, const struct lrx_stage_init *init)
 	return 0;
 }
 
+/* the lcore's backlog (netdev_max_backlog + 1) and what it took from it */
+static uint32_t rps_mbuf_hold(const void *vconf, uint32_t mbuf_size)
+{
+	(void)mbuf_size;
+	return ((const struct rps_conf *)vconf)->max_backlog + 1 + LRX_BURST_MAX;
+}
+
 static const char *const rps_hashes[] = {"nic", "flow", NULL};
 static const struct lrx_value_key rps_keys[] = {
 	LRX_KEY_CUSTOM(struct rps_conf, cpus, "cpus", "all", rps_parse_cpus,
@@ -347,6 +354,7 @@ const struct lrx_stage lrx_stage_rps = {
 	.flush = rps_flush,
 	.release = lrx_rps_release,
 	.held = rps_held,
+	.mbuf_hold = rps_mbuf_hold,
 	.end_run = rps_end_run,
 };
 LRX_STAGE_REGISTER(lrx_stage_rps)
