@@ -172,7 +172,7 @@ def main():
         record(f) for f in udp_to_ports(range(5001, 5021))))
     write(out / "first_fragments.pcap", pcap_header() + b"".join(
         record(f) for f in first_fragments(2000)))
-    write(out / "snaplen.pcap", pcap_header(snaplen=60) + b"".join(
+    write(out / "snaplen.pcap", pcap_header() + b"".join(
         record(f[:60], length=len(f)) if i % 4 == 0 else record(f)
         for i, f in enumerate(frames[:40])))
 
