@@ -814,6 +814,31 @@ static void warn_busy_lcores(const unsigned *ids, unsigned n)
 				lcores[i], cpus[i], 100 * share[i]);
 }
 
+/* Every pipeline built: each stage checks what it names elsewhere in the
+ * run (stage.h: start). Warnings are printed; 0 or -errno with err. */
+static int workers_start(struct lrx_app *app, char *err, size_t err_len)
+{
+	uint16_t ports[LRX_MAX_PORTS];
+	char warn[2048];
+	for (unsigned i = 0; i < app->ports.n; i++)
+		ports[i] = app->ports.ports[i].port_id;
+	for (unsigned i = 0; i < app->n_workers; i++) {
+		if (!app->workers[i]->pipeline)
+			continue;
+		int rc = lrx_pipeline_start(app->workers[i]->pipeline, ports, app->ports.n, err,
+					    err_len, warn, sizeof(warn));
+		for (char *line = warn, *nl; i == 0 && *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			if (!nl)
+				break;
+			fprintf(stderr, "listrx: warning: %.*s\n", (int)(nl - line), line);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* Ports, lcores and their pipelines. Returns 0 or the exit status. */
 static int setup(struct lrx_app *app)
 {
@@ -856,6 +881,11 @@ static int setup(struct lrx_app *app)
 	if (rc < 0) {
 		fprintf(stderr, "listrx: %s\n", err);
 		return EXIT_USAGE;
+	}
+	rc = workers_start(app, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "listrx: %s\n", err);
+		return setup_error_status(rc);
 	}
 	if (app->conf.trace) {
 		trace = lrx_trace_alloc(app->conf.trace);

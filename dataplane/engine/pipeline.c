@@ -136,6 +136,37 @@ static int stage_create(struct lrx_pipeline *p, unsigned index,
 	return 0;
 }
 
+int lrx_pipeline_start(struct lrx_pipeline *p, const uint16_t *ports, unsigned n_ports,
+		       char *err, size_t err_len, char *warn, size_t warn_len)
+{
+	size_t warned = 0;
+
+	warn[0] = '\0';
+	for (unsigned i = 0; i < p->n_stages; i++) {
+		const struct lrx_stage *desc = p->stages[i].desc;
+		char msg[1024] = "", w[1024] = "";
+		if (desc == NULL || desc->start == NULL)
+			continue;
+		struct lrx_stage_start start = {
+			.instance = desc->name, .ports = ports, .n_ports = n_ports,
+			.err = msg, .err_len = sizeof(msg), .warn = w,
+			.warn_len = sizeof(w),
+		};
+		int rc = desc->start(p->stages[i].ctx, &start);
+		if (w[0] && warned < warn_len) {
+			int n = snprintf(warn + warned, warn_len - warned, "stage '%s' (position %u): %s\n",
+					 desc->name, i + 1, w);
+			warned += n > 0 ? (size_t)n : 0;
+		}
+		if (rc < 0) {
+			snprintf(err, err_len, "stage '%s' (position %u): %s", desc->name, i + 1,
+				 msg[0] ? msg : strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
 /* Addresses a multiple of this apart share an L1d set on the cores DPDK
  * runs on (32 KiB 8-way and 48 KiB 12-way L1d: 64 sets of 64 bytes). */
 #define ENGINE_SET_SPAN 4096u

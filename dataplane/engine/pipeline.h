@@ -97,6 +97,12 @@ int lrx_footprint_check(unsigned index, unsigned footprint_kb, char *why, size_t
 int lrx_pipeline_create(const struct lrx_pipeline_conf *conf,
 			struct lrx_pipeline **out, char *err, size_t err_len);
 void lrx_pipeline_destroy(struct lrx_pipeline *p);
+/* Every stage's start hook (stage.h), once all pipelines are built and
+ * the ports started; ports: the run's DPDK port ids. Returns 0 or the
+ * first -errno with "stage 'NAME' (position N): why" in err; warnings go
+ * to warn, one per line. */
+int lrx_pipeline_start(struct lrx_pipeline *p, const uint16_t *ports, unsigned n_ports,
+		       char *err, size_t err_len, char *warn, size_t warn_len);
 
 /* Runs n received packets (ownership passes to the pipeline) through the
  * stages; every packet ends in the sink or held by a stage. */

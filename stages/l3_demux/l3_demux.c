@@ -2313,6 +2313,18 @@ static uint16_t l3_demux_discard(void *ctx, struct rte_mbuf **pkts, lrx_next_t *
 		return l3_demux_discard_socks(c, pkts, nexts, max);
 	return l3_reasm_discard(&c->reasm, pkts, nexts, max);
 }
+/* netfilter's rules on a device the run does not have never match: said
+ * once the ports are known (iptables takes such a rule too) */
+static int l3_demux_start(void *ctx, const struct lrx_stage_start *start)
+{
+	const struct l3_ctx *c = ctx;
+
+	if (c->nf != NULL)
+		lrx_nf_ports_check(c->nf, "key 'netfilter'", start->ports, start->n_ports,
+				   start->warn, start->warn_len);
+	return 0;
+}
+
 static uint32_t l3_demux_held(const void *ctx)
 {
 	const struct l3_ctx *c = ctx;
@@ -2489,6 +2501,7 @@ static const struct lrx_stage l3_demux_stage = {
 	.flush = l3_demux_flush,
 	.discard = l3_demux_discard,
 	.held = l3_demux_held,
+	.start = l3_demux_start,
 	.mbuf_hold = l3_demux_mbuf_hold,
 	.end_run = l3_demux_end_run,
 	.map_at = l3_demux_map_at,

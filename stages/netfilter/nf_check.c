@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
+ * A loaded rule set against what it may cost and what the run has.
+ *
  * How long a packet may walk a rule set: ipt_do_table takes every jump a
  * matching rule makes, so a chain jumped to from k rules is walked k
  * times, and chains that jump to shared chains multiply. A 16 KB file of
@@ -102,6 +104,42 @@ static int walk_refuse(const struct lrx_nf *nf, const struct nf_walk *w, unsigne
 			      "packet and hook [jump to shared chains from fewer rules, "
 			      "or merge them]", lrx_nf_table_name(ch->table), ch->name,
 			      rules, nf->chains[most].name, paths, LRX_NF_WALK_MAX);
+}
+
+/* The device a rule names exactly (-i portN or portN.VID, not a
+ * wildcard), or -1. */
+static int rule_port(const struct lrx_nf_rule *r)
+{
+	if (r->in_any)
+		return -1;
+	if (r->in_vlan_vid != 0)
+		return r->in_vlan_port;
+	if (r->in_vlan_ports == 0 && r->in_ports != 0 && (r->in_ports & (r->in_ports - 1)) == 0)
+		return __builtin_ctzll(r->in_ports);
+	return -1;
+}
+
+int lrx_nf_ports_check(const struct lrx_nf *nf, const char *name, const uint16_t *ports,
+		       unsigned n_ports, char *warn, size_t warn_len)
+{
+	warn[0] = '\0';
+	for (unsigned c = 0; c < nf->n_chains; c++) {
+		const struct lrx_nf_chain *ch = &nf->chains[c];
+		for (uint32_t e = ch->first; e < ch->first + ch->n_rules; e++) {
+			const int port = rule_port(&nf->rules[e]);
+			bool found = port < 0;
+			for (unsigned i = 0; i < n_ports && !found; i++)
+				found = ports[i] == port;
+			if (found)
+				continue;
+			snprintf(warn, warn_len, "%s: line %u: -i port%d: no such port in this run: the "
+				 "rule never matches (iptables takes a device that is not there; "
+				 "listrx's ports do not change while it runs)", name,
+				 nf->rules[e].line, port);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 int lrx_nf_walk_check(const struct lrx_nf *nf, const char *name, char *err,
