@@ -395,10 +395,12 @@ static int synth_create_prebuilt(struct synth_device *dev,
 	char name[RTE_MEMPOOL_NAMESIZE];
 	uint16_t room = rte_pktmbuf_data_room_size(q->app_pool);
 	uint16_t priv = rte_pktmbuf_priv_size(q->app_pool);
-	/* as many as the application's pool: what it sized for the packets
-	 * its stages hold between polls (socket queues) must not run dry
-	 * here first */
-	unsigned n = RTE_MAX(RTE_MAX(4096u, 4u * q->nb_desc), q->app_pool->size);
+	/* at least the queue's share of the application's pool: what it
+	 * sized for the packets its stages hold between polls (socket
+	 * queues) must not run dry here first */
+	const unsigned nrxq = RTE_MAX(dev->nb_rxq, (uint16_t)1);
+	unsigned n = RTE_MAX(RTE_MAX(4096u, 4u * q->nb_desc),
+			     (q->app_pool->size + nrxq - 1) / nrxq);
 	unsigned cache = 256;
 	if (dev->opt.cold) {
 		uint64_t bytes = dev->opt.cold_mb ? (uint64_t)dev->opt.cold_mb << 20 :
