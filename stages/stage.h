@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 
 #include "drop_reason.h"
+#include "map_layout.h"
 #include "value.h"
 
 /* Largest burst an engine hands a stage (--burst is 1..LRX_BURST_MAX). */
@@ -196,6 +197,8 @@ struct lrx_stage_map {
 	const char *name;
 	const char *type;       /* "array", "hash", "percpu_array", "percpu_hash" */
 	uint32_t key_size, value_size, max_entries;
+	/* the fields of its keys and values (map_layout.h); NULL: bytes only */
+	const struct lrx_map_layout *layout;
 };
 
 /* ---- The descriptor ----------------------------------------------------- */
