@@ -904,13 +904,15 @@ static int rewrite_kfunc(struct loader *ld, uint32_t i,
 					  "context, a map or a possibly-NULL "
 					  "pointer", kf->name, kf->out[k].reg,
 					  kf->out[k].reg);
+	/* the packet view reads the frame's first bytes instead */
 	out[(*o)++] = (struct ebpf_insn){ .code = BPF_LDX | BPF_MEM | EBPF_DW,
-		.dst_reg = EBPF_REG_0, .src_reg = EBPF_REG_1, .off = kf->rc };
+		.dst_reg = EBPF_REG_0, .src_reg = EBPF_REG_1,
+		.off = ld->packet_view ? 0 : kf->rc };
 	for (unsigned k = 0; k < kf->n_out; k++) {
 		out[(*o)++] = (struct ebpf_insn){
 			.code = BPF_LDX | BPF_MEM | kf->out[k].size,
 			.dst_reg = EBPF_REG_4, .src_reg = EBPF_REG_1,
-			.off = (int16_t)kf->out[k].from };
+			.off = ld->packet_view ? 0 : (int16_t)kf->out[k].from };
 		out[(*o)++] = (struct ebpf_insn){
 			.code = BPF_STX | BPF_MEM | kf->out[k].size,
 			.dst_reg = kf->out[k].reg, .src_reg = EBPF_REG_4 };

@@ -588,7 +588,7 @@ TEST_CASE("load errors name the file, section and instruction",
 		// below data is listrx's xdp_md header, not packet memory: a
 		// pointer below it refused, also one spilled to the stack
 		{test_prog_path("bad_before_data"), "xdp", "instruction 6: a packet "
-		 "access below data", "32-byte xdp_md header"},
+		 "access below data", "-byte xdp_md header in front of the frame"},
 		{test_prog_path("bad_spill_before_data"), "xdp", "instruction 9: a "
 		 "packet access below data", "check_packet_access"},
 		{test_prog_path("bad_data_end_read"), "xdp", "instruction 5: load "
