@@ -485,6 +485,34 @@ def checks_of(res):
     return out
 
 
+def method_lines(ctx, kernel):
+    """The section's "how it was measured" lines."""
+    return [
+        "listrx: net_synth udp-flows (copy=0), pipeline %s with tx-every k=1 (every "
+        "frame sent back: the reply), burst engine; request-response: N flows are N "
+        "requests per poll (--burst N), a closed loop without a wire; the stream: polls "
+        "of 64. %d alternating repetitions (processes) of %.2f s per configuration, "
+        "their order rotated; not the in-process interleave (docs/measuring.md, "
+        "\"Interleaved windows\"): a mode is the driver's setting of its TX ring "
+        "(net_synth's tx_free_thresh and RX-poll cleaning, set before the port starts) "
+        "and, for the affinity rows, two lcores, which one lcore's windows cannot "
+        "switch." % (PIPELINE, ctx.args.reps, ctx.args.duration),
+        "cycles per packet: the lcores' busy TSC cycles ÷ packets (no empty polls "
+        "here); turnaround: --latency's per-queue time from the end of a poll to the "
+        "end of the next, a sample per request (docs/measuring.md, \"Latency\"). A "
+        "value cell is the median of the repetitions with the 95 % interval of the "
+        "median; a ratio cell is stats.compare of the two configurations' repetitions, "
+        "paired by repetition (docs/measuring.md, \"One comparison\"), resolved when "
+        "its interval leaves 1 out with 6 pairs at least.",
+        "kernel: %s. Switching napi_tx on this host's NIC would mean reloading its "
+        "driver under the host's own network." % kernel[len(stats.UNAVAILABLE):],
+        "tx_clean: xmit = net_synth frees everything completed on each transmit "
+        "(tx_free_thresh = the ring's 1024); rx-poll = each RX poll first cleans its "
+        "paired TX queue (rte_eth_tx_done_cleanup, trylock); tx-poll = a TX poll of "
+        "the lcore's queues every 8 polls; in all three net_synth's RX poll does not "
+        "clean, and every transmit takes the queue's lock (the kernel's HARD_TX_LOCK)."]
+
+
 def measure(ctx):
     flows = flows_of(ctx)
     cfgs = configs(flows)
@@ -513,32 +541,13 @@ def measure(ctx):
                        "rows": affinity_rows(data, kernel)})
     tables.append({"title": "What the difference is made of", "columns": head,
                    "rows": made_of_rows(res, cg, kernel, pmu_why)})
+    method = method_lines(ctx, kernel)
+    if not ids:
+        method.append("RX and TX on one lcore or two: not measured: listrx has one lcore "
+                      "here (%s); the affinity table needs two." % ctx.lx.lcores)
     return {
         "tables": tables,
-        "method": [
-            "listrx: net_synth udp-flows (copy=0), pipeline %s with tx-every k=1 (every "
-            "frame sent back: the reply), burst engine; request-response: N flows are N "
-            "requests per poll (--burst N), a closed loop without a wire; the stream: polls "
-            "of 64. %d alternating repetitions (processes) of %.2f s per configuration, "
-            "their order rotated; not the in-process interleave (docs/measuring.md, "
-            "\"Interleaved windows\"): a mode is the driver's setting of its TX ring "
-            "(net_synth's tx_free_thresh and RX-poll cleaning, set before the port starts) "
-            "and, for the affinity rows, two lcores, which one lcore's windows cannot "
-            "switch." % (PIPELINE, ctx.args.reps, ctx.args.duration),
-            "cycles per packet: the lcores' busy TSC cycles ÷ packets (no empty polls "
-            "here); turnaround: --latency's per-queue time from the end of a poll to the "
-            "end of the next, a sample per request (docs/measuring.md, \"Latency\"). A "
-            "value cell is the median of the repetitions with the 95 % interval of the "
-            "median; a ratio cell is stats.compare of the two configurations' repetitions, "
-            "paired by repetition (docs/measuring.md, \"One comparison\"), resolved when "
-            "its interval leaves 1 out with 6 pairs at least.",
-            "kernel: %s. Switching napi_tx on this host's NIC would mean reloading its "
-            "driver under the host's own network." % kernel[len(stats.UNAVAILABLE):],
-            "tx_clean: xmit = net_synth frees everything completed on each transmit "
-            "(tx_free_thresh = the ring's 1024); rx-poll = each RX poll first cleans its "
-            "paired TX queue (rte_eth_tx_done_cleanup, trylock); tx-poll = a TX poll of "
-            "the lcore's queues every 8 polls; in all three net_synth's RX poll does not "
-            "clean, and every transmit takes the queue's lock (the kernel's HARD_TX_LOCK)."],
+        "method": method,
         "checks": checks_of(res),
         "figures": {"listrx": {fig: {k: v["runs"] for k, v in d.items()}
                                for fig, d in data.items() if fig != "tsc_hz"},
