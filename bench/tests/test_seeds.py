@@ -87,6 +87,20 @@ class TxNapi(unittest.TestCase):
         self.assertIn("rr4k 100x tx-poll", names)
         self.assertTrue(tx_napi.published_cell("rr64", 5, "p50").startswith("not published"))
 
+    def test_a_run_that_leaves_or_doubles_an_mbuf_fails_its_check(self):
+        good = {"rx_packets": 100, "tx_packets": 100, "mbufs_in_use_at_exit": 0,
+                "mbufs_freed_twice_at_exit": 0,
+                "tx_clean": {"mode": "rx-poll", "calls": 10, "freed": 100}}
+        res = {"rr64 1x rx-poll": {"first": good},
+               "rr64 1x tx-poll": {"first": dict(good, tx_clean=dict(good["tx_clean"],
+                                                                     mode="tx-poll"),
+                                                 mbufs_freed_twice_at_exit=1)},
+               "rr64 1x xmit": {"first": dict(good, tx_clean={"mode": "xmit"},
+                                              mbufs_in_use_at_exit=3)}}
+        ok = {c["text"].split(":")[0]: c["ok"] for c in tx_napi.checks_of(res)}
+        self.assertEqual(ok, {"rr64 1x rx-poll": True, "rr64 1x tx-poll": False,
+                              "rr64 1x xmit": False})
+
     def test_the_kernel_cell_names_what_the_host_has(self):
         with tempfile.TemporaryDirectory() as root:
             dev = os.path.join(root, "class", "net", "eth0", "device")

@@ -476,12 +476,14 @@ def checks_of(res):
         mode = nm.split()[2]
         c = s.get("tx_clean") or {}
         ok = (s.get("rx_packets", 0) > 0 and s.get("tx_packets") == s.get("rx_packets") and
-              s.get("mbufs_in_use_at_exit") == 0 and c.get("mode") == mode and
+              s.get("mbufs_in_use_at_exit") == 0 and
+              s.get("mbufs_freed_twice_at_exit") == 0 and c.get("mode") == mode and
               (mode == "xmit" or c.get("freed", 0) > 0))
         out.append({"ok": bool(ok), "text": "%s: %s requests, %s replies sent, tx_clean %s "
-                    "freed %s, %s mbufs out at exit" % (
+                    "freed %s, %s mbufs out at exit, %s freed twice" % (
                         nm, s.get("rx_packets"), s.get("tx_packets"), c.get("mode"),
-                        c.get("freed"), s.get("mbufs_in_use_at_exit"))})
+                        c.get("freed"), s.get("mbufs_in_use_at_exit"),
+                        s.get("mbufs_freed_twice_at_exit"))})
     return out
 
 
