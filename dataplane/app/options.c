@@ -52,6 +52,12 @@ static const struct app_option app_options[] = {
 	KEY("window-us", "US", "run", "window_us",
 	    "windows of about US microseconds instead: after two blocks of --window-polls, the "
 	    "polls the slowest engine ran in that time"),
+	KEY("tx-clean", "MODE", "run", "tx_clean",
+	    "who frees what TX queues hold once sent: driver (as it does by itself), xmit (on "
+	    "transmit only), rx-poll (each RX poll first cleans its paired TX queue, under a "
+	    "trylock, as virtio-net's TX NAPI in the RX poll), tx-poll (a TX poll every "
+	    "--tx-clean-polls polls)"),
+	KEY("tx-clean-polls", "N", "run", "tx_clean_polls", "polls between two TX polls (tx-poll)"),
 	KEY("pipeline", "S,S,...", "pipeline", "stages",
 	    "stage list, e.g. build-meta,gro,l3-demux ('none' = empty pipeline: packets are delivered)"),
 	KEY("footprint", "KB", "pipeline", "footprint_kb",
