@@ -23,7 +23,7 @@
 #include "meta.h"
 #include "prefetch.h"
 #include "static_entries.h"
-#include "xdp.h"
+#include "ebpf/ebpf.h"
 #include "xdp_builtin.h"
 
 

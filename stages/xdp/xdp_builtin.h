@@ -17,7 +17,7 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
-#include "xdp.h"
+#include "ebpf/ebpf.h"
 
 /* X(entry suffix, name): every built-in, the common one first (the
  * dispatch compares in this order) */

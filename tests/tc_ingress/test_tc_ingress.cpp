@@ -21,7 +21,7 @@
 extern "C" {
 #include "meta.h"
 #include "tc_ingress/tc_ingress.h"
-#include "xdp/xdp.h"
+#include "ebpf/ebpf.h"
 }
 
 using namespace lrx_test::frames;

@@ -12,7 +12,7 @@
 #include "stage_harness.h"
 
 extern "C" {
-#include "xdp/xdp.h"
+#include "ebpf/ebpf.h"
 }
 
 namespace lrx_xdp_test {

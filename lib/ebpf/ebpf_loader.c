@@ -43,7 +43,7 @@
 #include <rte_malloc.h>
 #include <rte_random.h>
 
-#include "xdp.h"
+#include "ebpf.h"
 
 #ifndef EM_BPF
 #define EM_BPF 247
