@@ -25,6 +25,7 @@
 #include "static_entries.h"
 #include "ebpf/ebpf.h"
 #include "xdp_builtin.h"
+#include "xdp_stage.h"
 
 
 enum xdp_exec { XDP_EXEC_BUILTIN, XDP_EXEC_JIT, XDP_EXEC_INTERP };

@@ -13,6 +13,7 @@
 
 extern "C" {
 #include "ebpf/ebpf.h"
+#include "xdp/xdp_stage.h"
 }
 
 namespace lrx_xdp_test {
