@@ -2250,11 +2250,11 @@ static const struct lrx_value_key l3_demux_keys[] = {
 #undef L3K
 
 /* The reassembly timer runs at the end of each poll; the run's end
- * expires what is left; what they discard goes to the sink (discard);
- * fini frees (uncounted) what a run without a drain left. */
-/* The sockets' reader also runs at the end of each poll (udp_recvmsg:
- * UdpInDatagrams when read) and at the run's end reads everything; what
- * it read leaves with the discards, delivered (the application has it). */
+ * expires what is left; what they give up goes to the sink (drop); fini
+ * frees (uncounted) what a run without a drain left. The sockets' reader
+ * also runs at the end of each poll (udp_recvmsg: UdpInDatagrams when
+ * read) and at the run's end reads everything; what it read leaves
+ * delivered (consume: the application has it). */
 static void l3_demux_flush(void *ctx, bool budget_used)
 {
 	struct l3_ctx *c = ctx;
@@ -2278,25 +2278,16 @@ static void l3_demux_end_run(void *ctx)
 			     &c->udp[L3_FAMILY_V6].in_datagrams);
 	}
 }
-static __rte_noinline uint16_t l3_demux_discard_socks(struct l3_ctx *c,
-						      struct rte_mbuf **pkts,
-						      lrx_next_t *nexts, uint16_t max)
+static uint16_t l3_demux_drop(void *ctx, struct rte_mbuf **pkts,
+			      enum lrx_drop_reason *reasons, uint16_t max)
 {
-	uint16_t n = l3_reasm_discard(&c->reasm, pkts, nexts, max);
-	const uint16_t r = lrx_udp_release(c->socks, pkts + n, max - n);
-
-	for (uint16_t i = 0; i < r; i++)
-		nexts[n + i] = LRX_NEXT_DELIVER_V;
-	return n + r;
+	return l3_reasm_drop(&((struct l3_ctx *)ctx)->reasm, pkts, reasons, max);
 }
-static uint16_t l3_demux_discard(void *ctx, struct rte_mbuf **pkts, lrx_next_t *nexts,
-				 uint16_t max)
+static uint16_t l3_demux_consume(void *ctx, struct rte_mbuf **pkts, uint16_t max)
 {
 	struct l3_ctx *c = ctx;
 
-	if (c->socks != NULL)
-		return l3_demux_discard_socks(c, pkts, nexts, max);
-	return l3_reasm_discard(&c->reasm, pkts, nexts, max);
+	return c->socks != NULL ? lrx_udp_release(c->socks, pkts, max) : 0;
 }
 static uint32_t l3_demux_held(const void *ctx)
 {
@@ -2472,7 +2463,8 @@ static const struct lrx_stage l3_demux_stage = {
 	.process_one = lrx_l3_demux_process_one,
 	.process_burst = l3_demux_process_burst,
 	.flush = l3_demux_flush,
-	.discard = l3_demux_discard,
+	.drop = l3_demux_drop,
+	.consume = l3_demux_consume,
 	.held = l3_demux_held,
 	.end_run = l3_demux_end_run,
 	.map_at = l3_demux_map_at,

@@ -173,10 +173,10 @@ static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, unsigned drop);
 void l3_reasm_fini(struct l3_reasm *r)
 {
 	struct rte_mbuf *m;
-	lrx_next_t next;
+	enum lrx_drop_reason reason;
 	while (r->queues && r->lru_head)
 		reasm_queue_free(r, r->lru_head, LRX_DROP_FRAG_REASM_TIMEOUT);
-	while (r->frags && l3_reasm_discard(r, &m, &next, 1))
+	while (r->frags && l3_reasm_drop(r, &m, &reason, 1))
 		rte_pktmbuf_free(m);
 	rte_free(r->hash);
 	rte_free(r->queues);
@@ -323,15 +323,15 @@ static void reasm_frags_free(struct l3_reasm *r, struct l3_reasm_queue *q,
 	q->n_frags = 0;
 }
 
-uint16_t l3_reasm_discard(struct l3_reasm *r, struct rte_mbuf **pkts, lrx_next_t *nexts,
-			  uint16_t max)
+uint16_t l3_reasm_drop(struct l3_reasm *r, struct rte_mbuf **pkts,
+		       enum lrx_drop_reason *reasons, uint16_t max)
 {
 	uint16_t n = 0;
 	for (unsigned fam = 0; fam < 2; fam++) {
 		while (n < max && r->discard_head[fam]) {
 			const uint32_t i = r->discard_head[fam];
 			pkts[n] = rf(r, i)->m;
-			nexts[n++] = lrx_next_drop((enum lrx_drop_reason)rf(r, i)->drop);
+			reasons[n++] = (enum lrx_drop_reason)rf(r, i)->drop;
 			r->discard_head[fam] = rf(r, i)->next;
 			reasm_frag_unhold(r, i);
 		}

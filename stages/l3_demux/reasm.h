@@ -50,7 +50,7 @@ struct l3_reasm {
 	struct l3_reasm_queue *queues;
 	struct l3_reasm_frag *frags;
 	uint32_t free_queue, free_frag; /* free lists, index + 1 */
-	/* fragments of killed queues until l3_reasm_discard hands them to
+	/* fragments of killed queues until l3_reasm_drop hands them to
 	 * the sink (their records stay in use until then); per family, IPv4
 	 * first, so that the order does not depend on how an engine's
 	 * sublists interleave the families */
@@ -84,8 +84,8 @@ void l3_reasm_fini(struct l3_reasm *r);
  * (ip_expire: inet_frag_destroy of a queue marked INET_FRAG_DROP),
  * FRAG_TOO_FAR (ip_frag_reinit), or the reason of the fragment that broke
  * the queue. At most max; returns how many. */
-uint16_t l3_reasm_discard(struct l3_reasm *r, struct rte_mbuf **pkts, lrx_next_t *nexts,
-			  uint16_t max);
+uint16_t l3_reasm_drop(struct l3_reasm *r, struct rte_mbuf **pkts,
+		       enum lrx_drop_reason *reasons, uint16_t max);
 
 /* ip_local_deliver -> ip_defrag for an IPv4 fragment whose header checks
  * passed (meta->len trimmed, transport_offset set). Returns CONSUMED (the
