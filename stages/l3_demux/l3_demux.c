@@ -41,7 +41,7 @@
 #include <rte_udp.h>
 
 #include "listrx_build.h"
-#include "exthdrs.h"
+#include "ipv6.h"
 #include "l3_demux.h"
 #include "reasm.h"
 #include "mcast.h"

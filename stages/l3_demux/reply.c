@@ -26,7 +26,7 @@
 #include <rte_ip.h>
 #include <rte_tcp.h>
 
-#include "exthdrs.h"
+#include "ipv6.h"
 #include "reasm.h"
 #include "reply.h"
 #include "value.h"

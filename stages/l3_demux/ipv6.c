@@ -10,7 +10,7 @@
  */
 #include <rte_byteorder.h>
 
-#include "exthdrs.h"
+#include "ipv6.h"
 
 /* IP6_DEFAULT_MAX_HBH_OPTS_CNT and IP6_DEFAULT_MAX_DST_OPTS_CNT
  * (net.ipv6.max_hbh_opts_number, max_dst_opts_number); the option
