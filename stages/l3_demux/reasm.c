@@ -33,9 +33,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#include "drop_reason.h"
-#include "reasm.h"
-#include "stage.h"
+#include "l3_modules.h"
 
 enum { REASM_FIRST_IN = 1, REASM_LAST_IN = 2 };
 /* reasm_queue_free of a reassembled queue: its mbufs live on in the
@@ -120,9 +118,13 @@ static inline uint64_t reasm_now(const struct l3_reasm *r)
 
 /* ---- init / fini ---------------------------------------------------------- */
 
-int l3_reasm_init(struct l3_reasm *r, const struct l3_reasm_conf *conf,
-		  const struct lrx_stage_init *init)
+static void l3_reasm_fini(struct l3_demux *d);
+
+static int l3_reasm_init(struct l3_demux *d, const struct l3_demux_conf *dconf,
+			 const struct lrx_stage_init *init)
 {
+	struct l3_reasm *r = &d->reasm;
+	const struct l3_reasm_conf *conf = &dconf->reasm;
 	const uint64_t thresh = conf->high_thresh;
 	r->max_dist = conf->max_dist;
 	r->clock_polls = conf->clock == 1;
@@ -152,7 +154,7 @@ int l3_reasm_init(struct l3_reasm *r, const struct l3_reasm_conf *conf,
 				      r->cap * sizeof(*r->peers),
 				      RTE_CACHE_LINE_SIZE, init->socket_id);
 	if (!r->hash || !r->queues || !r->frags || !r->peer_hash || !r->peers) {
-		l3_reasm_fini(r);
+		l3_reasm_fini(d);
 		snprintf(init->err, init->err_len,
 			 "%s: no memory for %u reassembly queues "
 			 "(ipfrag_high_thresh=%lu)", init->instance, r->cap,
@@ -170,13 +172,19 @@ int l3_reasm_init(struct l3_reasm *r, const struct l3_reasm_conf *conf,
 
 static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, unsigned drop);
 
-void l3_reasm_fini(struct l3_reasm *r)
+static uint16_t l3_reasm_drop(void *ctx, struct rte_mbuf **pkts,
+			      enum lrx_drop_reason *reasons, uint16_t max);
+
+/* Frees every queue and what drop has not taken (uncounted: the run's end
+ * and the engine's drain counted them). */
+static void l3_reasm_fini(struct l3_demux *d)
 {
+	struct l3_reasm *r = &d->reasm;
 	struct rte_mbuf *m;
 	enum lrx_drop_reason reason;
 	while (r->queues && r->lru_head)
 		reasm_queue_free(r, r->lru_head, LRX_DROP_FRAG_REASM_TIMEOUT);
-	while (r->frags && l3_reasm_drop(r, &m, &reason, 1))
+	while (r->frags && l3_reasm_drop(d, &m, &reason, 1))
 		rte_pktmbuf_free(m);
 	rte_free(r->hash);
 	rte_free(r->queues);
@@ -323,9 +331,14 @@ static void reasm_frags_free(struct l3_reasm *r, struct l3_reasm_queue *q,
 	q->n_frags = 0;
 }
 
-uint16_t l3_reasm_drop(struct l3_reasm *r, struct rte_mbuf **pkts,
-		       enum lrx_drop_reason *reasons, uint16_t max)
+/* The fragments of killed queues, each with its drop: FRAG_REASM_TIMEOUT
+ * (ip_expire: inet_frag_destroy of a queue marked INET_FRAG_DROP),
+ * FRAG_TOO_FAR (ip_frag_reinit), or the reason of the fragment that broke
+ * the queue. */
+static uint16_t l3_reasm_drop(void *ctx, struct rte_mbuf **pkts,
+			      enum lrx_drop_reason *reasons, uint16_t max)
 {
+	struct l3_reasm *r = &((struct l3_demux *)ctx)->reasm;
 	uint16_t n = 0;
 	for (unsigned fam = 0; fam < 2; fam++) {
 		while (n < max && r->discard_head[fam]) {
@@ -392,8 +405,12 @@ static void reasm_expire(struct l3_reasm *r, uint32_t qi)
 	reasm_queue_free(r, qi, LRX_DROP_FRAG_REASM_TIMEOUT);
 }
 
-void l3_reasm_tick(struct l3_reasm *r)
+/* The end of a poll: the clock moves and expired queues are discarded
+ * (ip_expire / ip6_frag_expire: ReasmFails + ReasmTimeout each). */
+static void l3_reasm_tick(void *ctx, bool budget_used)
 {
+	struct l3_reasm *r = &((struct l3_demux *)ctx)->reasm;
+	(void)budget_used;
 	r->polls++;
 	if (r->lru_head == 0)
 		return;
@@ -403,8 +420,10 @@ void l3_reasm_tick(struct l3_reasm *r)
 		reasm_expire(r, r->lru_head);
 }
 
-void l3_reasm_expire_all(struct l3_reasm *r)
+/* The end of the run: every queue left ends as its timer would. */
+static void l3_reasm_expire_all(void *ctx)
 {
+	struct l3_reasm *r = &((struct l3_demux *)ctx)->reasm;
 	while (r->queues && r->lru_head)
 		reasm_expire(r, r->lru_head);
 }
@@ -1005,3 +1024,60 @@ discard_fq:
 	mib->fails++;
 	return lrx_next_drop(reason);
 }
+
+/* ---- the module: keys ipfrag_*, the counters IpReasm* / Ip6Reasm* ------- */
+
+static uint32_t l3_reasm_held(const void *ctx)
+{
+	return (uint32_t)((const struct l3_demux *)ctx)->reasm.frags_now;
+}
+
+static const char *const l3_reasm_clocks[] = {"tsc", "polls", NULL};
+
+static const struct lrx_value_key l3_reasm_keys[] = {
+	L3_KEY(UINT, reasm.time_s, "ipfrag_time", "30", 0, 86400,
+	       "seconds a reassembly queue lives after its first fragment "
+	       "(net.ipv4.ipfrag_time); polls at ipfrag_clock=polls"),
+	L3_KEY(UINT, reasm.high_thresh, "ipfrag_high_thresh", "4194304", 0, 1ul << 31,
+	       "bytes of fragments held above which new fragments fail, for "
+	       "IPv4 and IPv6 apart (net.ipv4.ipfrag_high_thresh, "
+	       "net.ipv6.ip6frag_high_thresh; 0: every fragment fails)"),
+	L3_KEY(UINT, reasm.max_dist, "ipfrag_max_dist", "64", 0, UINT32_MAX,
+	       "IPv4: fragments from one source between two of a datagram above "
+	       "which its queue starts again (net.ipv4.ipfrag_max_dist; 0: off)"),
+	L3_KEY(CHOICE, reasm.clock, "ipfrag_clock", "tsc", l3_reasm_clocks,
+	       "what ipfrag_time counts (polls: ends of poll, the "
+	       "same for every engine)"),
+	{.name = NULL},
+};
+
+static const struct lrx_stage_counter l3_reasm_counters[] = {
+	L3_COUNTER("IpReasmReqds", reasm.mib[0].reqds),
+	L3_COUNTER("IpReasmOKs", reasm.mib[0].oks),
+	L3_COUNTER("IpReasmFails", reasm.mib[0].fails),
+	L3_COUNTER("IpReasmTimeout", reasm.mib[0].timeout),
+	L3_COUNTER("IpExtReasmOverlaps", reasm.mib[0].overlaps),
+	L3_COUNTER("Ip6ReasmReqds", reasm.mib[1].reqds),
+	L3_COUNTER("Ip6ReasmOKs", reasm.mib[1].oks),
+	L3_COUNTER("Ip6ReasmFails", reasm.mib[1].fails),
+	L3_COUNTER("Ip6ReasmTimeout", reasm.mib[1].timeout),
+	L3_COUNTER("Ip6ReasmOverlaps", reasm.mib[1].overlaps),
+	L3_COUNTER("reasm_frags_dropped", reasm.frags_dropped),
+	L3_COUNTER("reasm_queues", reasm.queues_now, .role = LRX_COUNTER_GAUGE),
+	L3_COUNTER("reasm_mem", reasm.mem, .role = LRX_COUNTER_GAUGE),
+	/* fragments chained into a datagram: they leave inside it */
+	L3_COUNTER("merged", reasm.frags_joined, .role = LRX_COUNTER_MERGED),
+	{.name = NULL},
+};
+
+const struct l3_module l3_reasm_module = {
+	.name = "reasm",
+	.keys = l3_reasm_keys,
+	.counters = l3_reasm_counters,
+	.init = l3_reasm_init,
+	.fini = l3_reasm_fini,
+	.flush = l3_reasm_tick,
+	.end_run = l3_reasm_expire_all,
+	.drop = l3_reasm_drop,
+	.held = l3_reasm_held,
+};

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* IPv4 and IPv6 reassembly for l3-demux, with the kernel's rules
- * (net/ipv4/ip_fragment.c, net/ipv6/reassembly.c, net/ipv4/inet_fragment.c).
- * Internal to l3-demux: the counters live in its context, the tables are
- * allocated at init. */
+ * (net/ipv4/ip_fragment.c, net/ipv6/reassembly.c, net/ipv4/inet_fragment.c):
+ * l3-demux's module reasm (reasm.c). The tables are allocated at init. */
 #ifndef LRX_L3_REASM_H
 #define LRX_L3_REASM_H
 
@@ -50,7 +49,7 @@ struct l3_reasm {
 	struct l3_reasm_queue *queues;
 	struct l3_reasm_frag *frags;
 	uint32_t free_queue, free_frag; /* free lists, index + 1 */
-	/* fragments of killed queues until l3_reasm_drop hands them to
+	/* fragments of killed queues until the drop hook hands them to
 	 * the sink (their records stay in use until then); per family, IPv4
 	 * first, so that the order does not depend on how an engine's
 	 * sublists interleave the families */
@@ -63,11 +62,6 @@ struct l3_reasm {
 	uint32_t free_peer;
 };
 
-struct lrx_stage_init;
-
-/* Keys ipfrag_time, ipfrag_high_thresh, ipfrag_clock, ipfrag_max_dist.
- * 0 or -errno with
- * a message in init->err. */
 /* The ipfrag_* keys of l3-demux. */
 struct l3_reasm_conf {
 	uint32_t time_s;       /* ipfrag_time */
@@ -75,18 +69,6 @@ struct l3_reasm_conf {
 	uint32_t max_dist;     /* ipfrag_max_dist */
 	unsigned clock;        /* ipfrag_clock: 0 tsc, 1 polls */
 };
-int l3_reasm_init(struct l3_reasm *r, const struct l3_reasm_conf *conf,
-		  const struct lrx_stage_init *init);
-/* Frees every queue and discard (uncounted: l3_reasm_expire_all and the
- * engine's drain counted the run's end). */
-void l3_reasm_fini(struct l3_reasm *r);
-/* The fragments of killed queues, each with its drop: FRAG_REASM_TIMEOUT
- * (ip_expire: inet_frag_destroy of a queue marked INET_FRAG_DROP),
- * FRAG_TOO_FAR (ip_frag_reinit), or the reason of the fragment that broke
- * the queue. At most max; returns how many. */
-uint16_t l3_reasm_drop(struct l3_reasm *r, struct rte_mbuf **pkts,
-		       enum lrx_drop_reason *reasons, uint16_t max);
-
 /* ip_local_deliver -> ip_defrag for an IPv4 fragment whose header checks
  * passed (meta->len trimmed, transport_offset set). Returns CONSUMED (the
  * fragment is held, or freed with its queue), a drop, or CONTINUE: m is
@@ -108,17 +90,6 @@ enum l3_reasm_ip_mib {
 lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 			 struct lrx_meta *meta, uint32_t *toff,
 			 uint8_t *nexthdr, enum l3_reasm_ip_mib *ip_mib);
-
-/* End of a poll: the clock moves and expired queues are discarded
- * (ip_expire / ip6_frag_expire: ReasmFails + ReasmTimeout each). */
-void l3_reasm_tick(struct l3_reasm *r);
-/* End of the run: every queue left ends as its timer would. */
-void l3_reasm_expire_all(struct l3_reasm *r);
-
-static inline uint32_t l3_reasm_held(const struct l3_reasm *r)
-{
-	return (uint32_t)r->frags_now;
-}
 
 /* pskb_trim_rcsum: cut the packet to len bytes. Padding in the last
  * segment is the common case; otherwise the chain is cut and the segments
