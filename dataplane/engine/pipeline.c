@@ -279,38 +279,33 @@ void lrx_pipeline_process(struct lrx_pipeline *p, struct rte_mbuf **pkts,
 		engine_run(p, 0, pkts, n, sink);
 }
 
-/* What stage st gives up (stage.h: drop, then consume), into the sink
- * with its fate, counted as the stage's drops or deliveries. */
-static uint16_t engine_given_up(struct engine_stage *st, bool consumed,
-				struct rte_mbuf **pkts, lrx_next_t *nexts, uint16_t max)
+static inline void engine_give_up(struct lrx_pipeline *p, struct engine_stage *st,
+				  struct lrx_sink *sink, struct rte_mbuf *m, lrx_next_t next)
 {
-	enum lrx_drop_reason reasons[64];
-	uint16_t n = 0;
-
-	if (consumed && st->desc->consume != NULL)
-		n = st->desc->consume(st->ctx, pkts, max);
-	else if (!consumed && st->desc->drop != NULL)
-		n = st->desc->drop(st->ctx, pkts, reasons, RTE_MIN(max, RTE_DIM(reasons)));
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = consumed ? LRX_NEXT_DELIVER_V : lrx_next_drop(reasons[i]);
-	return n;
+	if (p->stats_level != LRX_STATS_OFF)
+		engine_account_exit_one(st, next);
+	lrx_sink_put(sink, m, next);
 }
 
+/* What stage st gives up (stage.h: drop, then consume), into the sink
+ * with its fate, counted as the stage's drops or deliveries. */
 static void engine_take_given_up(struct lrx_pipeline *p, struct engine_stage *st,
 				 struct lrx_sink *sink)
 {
 	struct rte_mbuf *pkts[64];
-	lrx_next_t nexts[64];
+	enum lrx_drop_reason reasons[RTE_DIM(pkts)];
 	uint16_t n, max;
 
-	for (unsigned consumed = 0; consumed < 2; consumed++)
-		while ((max = (uint16_t)RTE_MIN(RTE_DIM(pkts), LRX_SINK_MAX - sink->n)) != 0 &&
-		       (n = engine_given_up(st, consumed, pkts, nexts, max)) != 0)
-			for (uint16_t i = 0; i < n; i++) {
-				if (p->stats_level != LRX_STATS_OFF)
-					engine_account_exit_one(st, nexts[i]);
-				lrx_sink_put(sink, pkts[i], nexts[i]);
-			}
+	while (st->desc->drop != NULL &&
+	       (max = (uint16_t)RTE_MIN(RTE_DIM(pkts), LRX_SINK_MAX - sink->n)) != 0 &&
+	       (n = st->desc->drop(st->ctx, pkts, reasons, max)) != 0)
+		for (uint16_t i = 0; i < n; i++)
+			engine_give_up(p, st, sink, pkts[i], lrx_next_drop(reasons[i]));
+	while (st->desc->consume != NULL &&
+	       (max = (uint16_t)RTE_MIN(RTE_DIM(pkts), LRX_SINK_MAX - sink->n)) != 0 &&
+	       (n = st->desc->consume(st->ctx, pkts, max)) != 0)
+		for (uint16_t i = 0; i < n; i++)
+			engine_give_up(p, st, sink, pkts[i], LRX_NEXT_DELIVER_V);
 }
 
 void lrx_pipeline_poll_end(struct lrx_pipeline *p, bool budget_used,
