@@ -131,7 +131,7 @@ static int l3_socks_init(struct l3_udp *u, const struct l3_udp_conf *conf,
 		u->socks->reader = LRX_UDP_READER_BATCH;
 		u->socks->batch = conf->read_batch;
 	}
-	rc = lrx_udp_socks_init(u->socks, conf->sockets, conf->rcvbuf,
+	rc = lrx_udp_socks_init(u->socks, &conf->sockets, conf->rcvbuf,
 				init->socket_id, why, sizeof(why));
 	if (rc < 0) {
 		snprintf(init->err, init->err_len, "%s: key 'udp_sockets': %s",
@@ -153,7 +153,7 @@ static int l3_udp_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 	struct l3_udp *u = &d->udp;
 	u->any = conf->udp.ports.any;
 	memcpy(u->ports, conf->udp.ports.bits, sizeof(u->ports));
-	if (conf->udp.sockets[0] != '\0') {
+	if (conf->udp.sockets.n != 0) {
 		int rc = l3_socks_init(u, &conf->udp, init);
 		if (rc < 0)
 			return rc;
@@ -214,7 +214,7 @@ static const struct lrx_value_key l3_udp_keys[] = {
 	L3_KEY(PORTS, udp.ports, "udp_ports", "any",
 	       "UDP ports with a socket: any | none | list like 53,8000-8100 "
 	       "(others drop NO_SOCKET, UdpNoPorts)"),
-	L3_KEY(STRING, udp.sockets, "udp_sockets", "",
+	L3_KEY(CUSTOM, udp.sockets, "udp_sockets", "", lrx_udp_socks_parse, lrx_udp_socks_valid,
 	       "UDP sockets with receive queues (docs/sockets.md): a comma list of "
 	       "ADDR:PORT, [ADDR6]:PORT, *:PORT, [::]:PORT, each optionally :RCVBUF "
 	       "(SO_RCVBUF); empty: udp_ports decides, datagrams are delivered"),

@@ -31,7 +31,7 @@ struct l3_udp {
 
 struct l3_udp_conf {
 	struct lrx_port_set ports;
-	char sockets[1024];      /* empty: udp_ports decides */
+	struct lrx_udp_sock_list sockets; /* none: udp_ports decides */
 	uint32_t rcvbuf, truesize, read_batch;
 	unsigned reader;
 };
