@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "rule_text.h"
+#include "value.h"
 
 int lrx_rule_error(char *err, size_t err_len, const char *name, unsigned line,
 		   const char *word, const char *fmt, ...)
@@ -67,33 +68,9 @@ bool lrx_rule_word_in(const char *word, const char *const *names, size_t n)
 
 int lrx_rule_uint(const char *text, uint64_t max, bool hex, uint64_t *out)
 {
-	uint64_t v = 0;
-	unsigned base = 10;
-	const char *p = text;
-
-	if (hex && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-		base = 16;
-		p += 2;
-	}
-	if (*p == '\0')
-		return -EINVAL;
-	for (; *p; p++) {
-		unsigned d;
-
-		if (*p >= '0' && *p <= '9')
-			d = (unsigned)(*p - '0');
-		else if (base == 16 && *p >= 'a' && *p <= 'f')
-			d = (unsigned)(*p - 'a' + 10);
-		else if (base == 16 && *p >= 'A' && *p <= 'F')
-			d = (unsigned)(*p - 'A' + 10);
-		else
-			return -EINVAL;
-		if (v > (max - d) / base)
-			return -EINVAL;
-		v = v * base + d;
-	}
-	*out = v;
-	return 0;
+	if (hex && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+		return lrx_value_hex(text + 2, 0, max, out);
+	return lrx_value_uint(text, 0, max, out);
 }
 
 /* A mask of len leading one bits over n bytes. */

@@ -23,7 +23,8 @@
  * -EINVAL (an unterminated quote). */
 int lrx_rule_split(char *line, char **words, int max);
 
-/* Decimal digits (or 0x and hex digits when hex is true) in 0..max. */
+/* An integer in 0..max in the value layer's grammar (value.h: decimal,
+ * or 0x and hex digits when hex is true). */
 int lrx_rule_uint(const char *text, uint64_t max, bool hex, uint64_t *out);
 /* Whether word is one of names[0..n) (a NULL ends the list early): the
  * spellings of one option in a keyword table. */
