@@ -294,37 +294,46 @@ static const char xdp_map_init_valid[] =
 	"stored host-order in the map's key/value size (1, 2, 4 or 8 bytes), "
 	"for a map the program declares (at most 256 entries)";
 
+/* NAME:KEY=VALUE,KEY=VALUE (a list as the value layer's) into mi */
+static int xdp_parse_map_spec(char *spec, struct xdp_map_init *mi)
+{
+	char *colon = strchr(spec, ':'), kv[64];
+	int rc;
+
+	if (!colon || colon == spec || colon - spec >= LRX_XDP_MAP_NAME_MAX)
+		return -EINVAL;
+	*colon = '\0';
+	for (const char *p = colon + 1; (rc = lrx_value_list_next(&p, kv, sizeof(kv))) > 0;) {
+		char *eq = strchr(kv, '=');
+		if (mi->n == XDP_MAP_INIT_MAX || !eq)
+			return -EINVAL;
+		*eq = '\0';
+		snprintf(mi->e[mi->n].map, LRX_XDP_MAP_NAME_MAX, "%s", spec);
+		if (lrx_value_uint(kv, 0, UINT64_MAX, &mi->e[mi->n].key) ||
+		    lrx_value_uint(eq + 1, 0, UINT64_MAX, &mi->e[mi->n].value))
+			return -EINVAL;
+		mi->n++;
+	}
+	return rc < 0 || colon[1] == '\0' ? -EINVAL : 0;
+}
+
+/* NAME:list;NAME2:list */
 static int xdp_parse_map_init(const char *text, void *out)
 {
 	struct xdp_map_init *mi = out;
+	int rc = 0;
+
 	mi->n = 0;
-	for (const char *spec = text; *spec != '\0';) {
-		const char *colon = strchr(spec, ':'), *semi = strchr(spec, ';');
-		const char *end = semi ? semi : spec + strlen(spec);
-		char kv[64], list[4096];
-		if (colon == NULL || colon > end || colon == spec ||
-		    (size_t)(colon - spec) >= LRX_XDP_MAP_NAME_MAX ||
-		    (size_t)(end - colon) > sizeof(list))
-			return -EINVAL;
-		snprintf(list, sizeof(list), "%.*s", (int)(end - colon - 1), colon + 1);
-		int rc;
-		for (const char *p = list; (rc = lrx_value_list_next(&p, kv, sizeof(kv))) > 0;) {
-			char *eq = strchr(kv, '=');
-			if (mi->n == XDP_MAP_INIT_MAX || eq == NULL)
-				return -EINVAL;
-			*eq = '\0';
-			snprintf(mi->e[mi->n].map, LRX_XDP_MAP_NAME_MAX, "%.*s",
-				 (int)(colon - spec), spec);
-			if (lrx_value_uint(kv, 0, UINT64_MAX, &mi->e[mi->n].key) < 0 ||
-			    lrx_value_uint(eq + 1, 0, UINT64_MAX, &mi->e[mi->n].value) < 0)
-				return -EINVAL;
-			mi->n++;
-		}
-		if (rc < 0 || list[0] == '\0' || (semi && semi[1] == '\0'))
-			return -EINVAL;
-		spec = semi ? semi + 1 : end;
+	while (*text != '\0' && rc == 0) {
+		const size_t len = strcspn(text, ";");
+		char *spec = strndup(text, len);
+		rc = spec ? xdp_parse_map_spec(spec, mi) : -ENOMEM;
+		free(spec);
+		text += len;
+		if (*text == ';' && *++text == '\0')
+			rc = -EINVAL; /* a trailing ';' */
 	}
-	return 0;
+	return rc;
 }
 
 struct xdp_conf {
