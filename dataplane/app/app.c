@@ -15,7 +15,6 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include <rte_cfgfile.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -712,13 +711,8 @@ static int eal_start(struct lrx_app *app, int eal_argc, char **argv)
 					 "%s%s", i > 1 ? " " : "", argv[i]);
 			used += w > 0 ? (size_t)w : 0;
 		}
-		if (app->conf.cfg && (rte_cfgfile_has_section(app->conf.cfg, "eal") ||
-				      rte_cfgfile_add_section(app->conf.cfg, "eal") == 0)) {
-			if (rte_cfgfile_has_entry(app->conf.cfg, "eal", "args"))
-				rte_cfgfile_set_entry(app->conf.cfg, "eal", "args", app->conf.eal_args);
-			else
-				rte_cfgfile_add_entry(app->conf.cfg, "eal", "args", app->conf.eal_args);
-		}
+		if (app->conf.cfg)
+			lrx_ini_set(app->conf.cfg, "eal", "args", app->conf.eal_args);
 	} else {
 		memcpy(eal_text, app->conf.eal_args, sizeof(eal_text));
 		eal_text[sizeof(eal_text) - 1] = '\0';
@@ -736,8 +730,8 @@ static int eal_start(struct lrx_app *app, int eal_argc, char **argv)
 		size_t used = strlen(app->conf.eal_args);
 		snprintf(app->conf.eal_args + used, sizeof(app->conf.eal_args) - used,
 			 "%s--file-prefix %s", used ? " " : "", own_prefix);
-		if (app->conf.cfg && rte_cfgfile_has_entry(app->conf.cfg, "eal", "args"))
-			rte_cfgfile_set_entry(app->conf.cfg, "eal", "args", app->conf.eal_args);
+		if (app->conf.cfg && lrx_ini_get(app->conf.cfg, "eal", "args"))
+			lrx_ini_set(app->conf.cfg, "eal", "args", app->conf.eal_args);
 	}
 	eal_argv[n_eal] = NULL;
 	char *shown[MAX_EAL_ARGS + 1]; /* rte_eal_init's getopt permutes eal_argv */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Config: rte_cfgfile INI + command-line overrides. Every section and key
+ * Config: INI text (ini.h) + command-line overrides. Every section and key
  * is checked against a table before anything starts; a bad one is reported
  * with file, line, section, key, value and what would be valid.
  */
@@ -11,14 +11,13 @@
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 
-#include <rte_cfgfile.h>
 #include <rte_memory.h>
 
 #include "capture.h"
 #include "config.h"
+#include "ini.h"
 #include "prefetch.h"
 #include "stage_keys.h"
 #include "trace.h"
@@ -30,46 +29,20 @@
 struct config_ctx {
 	struct lrx_config *conf;
 	const char *file;         /* shown in messages */
-	const char *text;         /* file contents, to find line numbers */
 	const struct lrx_override *overrides;
 	unsigned n_overrides;
 	char *err;
 	size_t err_len;
 };
 
-/* Line of "key" inside "[section]" of the text, 0 if not found. */
-static unsigned config_find_line(const char *text, const char *section,
+/* Line of "key" inside "[section]" of the file (of the section when key
+ * is NULL), 0 if not there. */
+static unsigned config_find_line(const struct config_ctx *c, const char *section,
 				 const char *key)
 {
-	if (!text)
-		return 0;
-	unsigned line = 1;
-	bool in_section = false;
-	size_t klen = key ? strlen(key) : 0;
-	for (const char *p = text; *p; line++) {
-		const char *end = strchr(p, '\n');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		const char *s = p;
-		while (s < p + len && (*s == ' ' || *s == '\t'))
-			s++;
-		if (*s == '[') {
-			const char *close = memchr(s, ']', len - (size_t)(s - p));
-			in_section = close && (size_t)(close - s - 1) == strlen(section) &&
-				     strncmp(s + 1, section, strlen(section)) == 0;
-			if (in_section && !key)
-				return line;
-		} else if (in_section && key && strncmp(s, key, klen) == 0) {
-			const char *after = s + klen;
-			while (*after == ' ' || *after == '\t')
-				after++;
-			if (*after == '=')
-				return line;
-		}
-		if (!end)
-			break;
-		p = end + 1;
-	}
-	return 0;
+	const struct lrx_ini_section *s = lrx_ini_section(c->conf->cfg, section);
+	const struct lrx_ini_entry *e = key ? lrx_ini_entry(c->conf->cfg, section, key) : NULL;
+	return key ? (e ? e->line : 0) : (s ? s->line : 0);
 }
 
 static const struct lrx_override *config_override_of(const struct config_ctx *c,
@@ -100,7 +73,7 @@ config_error(struct config_ctx *c, const char *section, const char *key,
 	 * not the config file's */
 	for (unsigned i = c->n_overrides; !ov && i-- > 0;)
 		if (strcmp(c->overrides[i].section, section) == 0 &&
-		    !config_find_line(c->text, section, NULL))
+		    !config_find_line(c, section, NULL))
 			ov = &c->overrides[i];
 	if (ov && strcmp(ov->origin, "--set") == 0) {
 		snprintf(c->err, c->err_len, "--set %s.%s=%s: [%s]%s%s: %s", ov->section,
@@ -109,15 +82,18 @@ config_error(struct config_ctx *c, const char *section, const char *key,
 		snprintf(c->err, c->err_len, "%s %s: [%s] %s: %s", ov->origin,
 			 ov->value, section, key ? key : ov->key, what);
 	} else {
-		unsigned line = config_find_line(c->text, section, key);
+		unsigned line = config_find_line(c, section, key);
 		char where[PATH_MAX + 32];
 		if (line)
 			snprintf(where, sizeof(where), "%s:%u", c->file, line);
 		else
 			snprintf(where, sizeof(where), "%s", c->file);
+		/* a long list is named by its start: what is valid follows */
+		const int shown = value && strlen(value) > 160 ? 160 : INT_MAX;
 		if (key)
-			snprintf(c->err, c->err_len, "%s: [%s] %s = %s: %s",
-				 where, section, key, value ? value : "", what);
+			snprintf(c->err, c->err_len, "%s: [%s] %s = %.*s%s: %s",
+				 where, section, key, shown, value ? value : "",
+				 shown == INT_MAX ? "" : "...", what);
 		else
 			snprintf(c->err, c->err_len, "%s: [%s]: %s", where,
 				 section, what);
@@ -320,19 +296,13 @@ static void section_key_names(const struct section_keys *sk, char *buf, size_t l
 /* Every key of section into base (the keys table) or more_base (the more
  * table); keys by code are left to the caller. Unknown keys and bad values
  * are reported with file and line. */
-static int load_section(struct config_ctx *c, struct rte_cfgfile *cfg, const char *section,
+static int load_section(struct config_ctx *c, struct lrx_ini *cfg, const char *section,
 			const struct section_keys *sk, void *base, void *more_base)
 {
-	int n = rte_cfgfile_section_num_entries(cfg, section);
-	if (n <= 0)
-		return 0;
-	struct rte_cfgfile_entry *entries = calloc((size_t)n, sizeof(*entries));
-	if (!entries)
-		return -ENOMEM;
-	rte_cfgfile_section_entries(cfg, section, entries, n);
+	const struct lrx_ini_section *sec = lrx_ini_section(cfg, section);
 	int rc = 0;
-	for (int i = 0; i < n && rc == 0; i++) {
-		const char *key = entries[i].name, *value = entries[i].value;
+	for (unsigned i = 0; sec && i < sec->n && rc == 0; i++) {
+		const char *key = sec->entries[i].key, *value = sec->entries[i].value;
 		const struct lrx_value_key *k = lrx_value_key_find(sk->keys, key);
 		const struct lrx_value_key *m = k ? NULL : lrx_value_key_find(sk->more, key);
 		char valid[1024];
@@ -346,16 +316,15 @@ static int load_section(struct config_ctx *c, struct rte_cfgfile *cfg, const cha
 			rc = config_error(c, section, key, value, "must be %s", valid);
 		}
 	}
-	free(entries);
 	return rc;
 }
 
-static const char *get(struct rte_cfgfile *cfg, const char *section, const char *key)
+static const char *get(struct lrx_ini *cfg, const char *section, const char *key)
 {
-	return rte_cfgfile_get_entry(cfg, section, key);
+	return lrx_ini_get(cfg, section, key);
 }
 
-static int load_run(struct config_ctx *c, struct rte_cfgfile *cfg)
+static int load_run(struct config_ctx *c, struct lrx_ini *cfg)
 {
 	struct lrx_config *conf = c->conf;
 	int rc = load_section(c, cfg, "run", &(struct section_keys){.keys = run_keys}, conf, NULL);
@@ -370,7 +339,7 @@ static int load_run(struct config_ctx *c, struct rte_cfgfile *cfg)
 
 /* A stage instance's config: its defaults, then its [stage.NAME] keys
  * (the stage's table, and the engine's footprint_kb) parsed into it. */
-static int load_stage_section(struct config_ctx *c, struct rte_cfgfile *cfg,
+static int load_stage_section(struct config_ctx *c, struct lrx_ini *cfg,
 			      const char *section, struct lrx_stage_conf *sc)
 {
 	if (!sc->conf && !(sc->conf = lrx_stage_conf_new(sc->stage)))
@@ -423,7 +392,7 @@ static int shortcut_place(struct config_ctx *c, const struct lrx_stage_shortcut 
 /* Where the stage is in the pipeline (*at, -1: not in it), checked
  * against where its place wants it: first, or after the last stage that
  * works on the skb; with add, put there when it is not in the pipeline. */
-static int shortcut_position(struct config_ctx *c, struct rte_cfgfile *cfg,
+static int shortcut_position(struct config_ctx *c, struct lrx_ini *cfg,
 			     const struct lrx_stage *stage, const struct lrx_stage_place *place,
 			     const char *mode, const char *add, int *at)
 {
@@ -478,7 +447,7 @@ static int shortcut_position(struct config_ctx *c, struct rte_cfgfile *cfg,
  * places the stage where the place_key's value says (position FIRST or
  * AFTER_SKB). A pipeline that names the stage already must have it there.
  * Its keys come after [stage.NAME]'s, so they win. */
-static int load_shortcut(struct config_ctx *c, struct rte_cfgfile *cfg,
+static int load_shortcut(struct config_ctx *c, struct lrx_ini *cfg,
 			 const struct lrx_stage *stage)
 {
 	const struct lrx_stage_shortcut *sh = stage->shortcut;
@@ -489,7 +458,7 @@ static int load_shortcut(struct config_ctx *c, struct rte_cfgfile *cfg,
 		names[n_keys] = sh->keys[n_keys].key;
 	names[n_keys] = NULL;
 	int rc = load_section(c, cfg, sec, &(struct section_keys){.by_code = names}, NULL, NULL);
-	if (rc || !rte_cfgfile_has_section(cfg, sec))
+	if (rc || !lrx_ini_section(cfg, sec))
 		return rc;
 	/* yes/no keys first: their errors come before the placement's */
 	bool yes[16] = {false};
@@ -522,7 +491,7 @@ static int load_shortcut(struct config_ctx *c, struct rte_cfgfile *cfg,
 	return 0;
 }
 
-static int load_shortcuts(struct config_ctx *c, struct rte_cfgfile *cfg)
+static int load_shortcuts(struct config_ctx *c, struct lrx_ini *cfg)
 {
 	int rc = 0;
 	for (unsigned i = 0; rc == 0 && lrx_stage_at(i); i++)
@@ -543,7 +512,7 @@ static bool is_shortcut_section(const char *section)
 }
 
 /* Each stage's `needs` bits must be provided by a stage before it. */
-static int check_needs(struct config_ctx *c, struct rte_cfgfile *cfg)
+static int check_needs(struct config_ctx *c, struct lrx_ini *cfg)
 {
 	const struct lrx_pipeline_conf *pc = &c->conf->pipeline;
 	unsigned provided = 0;
@@ -562,7 +531,7 @@ static int check_needs(struct config_ctx *c, struct rte_cfgfile *cfg)
 
 /* [pmu]: hardware counters per worker (pmu.h). events switches counting
  * on; stages = on without events counts the default events. */
-static int load_pmu(struct config_ctx *c, struct rte_cfgfile *cfg)
+static int load_pmu(struct config_ctx *c, struct lrx_ini *cfg)
 {
 	struct lrx_pmu_conf *pmu = &c->conf->pmu;
 	static const char *const by_code[] = {"events", NULL};
@@ -630,7 +599,7 @@ static int load_stage_list(struct config_ctx *c, const char *stages)
 				      "empty entry in the stage list: name stages separated by single commas, or 'none' alone");
 }
 
-static int load_pipeline(struct config_ctx *c, struct rte_cfgfile *cfg)
+static int load_pipeline(struct config_ctx *c, struct lrx_ini *cfg)
 {
 	struct lrx_pipeline_conf *pc = &c->conf->pipeline;
 	static const char *const by_code[] = {"engine", "stages", NULL};
@@ -684,7 +653,7 @@ static int load_pipeline(struct config_ctx *c, struct rte_cfgfile *cfg)
 	return 0;
 }
 
-static int load_port(struct config_ctx *c, struct rte_cfgfile *cfg,
+static int load_port(struct config_ctx *c, struct lrx_ini *cfg,
 		     const char *section, unsigned index)
 {
 	struct lrx_config *conf = c->conf;
@@ -710,7 +679,7 @@ static int load_port(struct config_ctx *c, struct rte_cfgfile *cfg,
 	return 0;
 }
 
-static int load_lcore(struct config_ctx *c, struct rte_cfgfile *cfg,
+static int load_lcore(struct config_ctx *c, struct lrx_ini *cfg,
 		      const char *section, unsigned lcore_id)
 {
 	struct lrx_config *conf = c->conf;
@@ -844,21 +813,12 @@ static void config_defaults(struct lrx_config *conf)
 }
 
 /* The command line's overrides into the INI tables. */
-static int config_apply_overrides(struct config_ctx *c, struct rte_cfgfile *cfg)
+static int config_apply_overrides(struct config_ctx *c, struct lrx_ini *cfg)
 {
 	for (unsigned i = 0; i < c->n_overrides; i++) {
 		const struct lrx_override *o = &c->overrides[i];
-		if (!rte_cfgfile_has_section(cfg, o->section) &&
-		    rte_cfgfile_add_section(cfg, o->section) < 0)
+		if (lrx_ini_set(cfg, o->section, o->key, o->value) < 0)
 			return -ENOMEM;
-		int rc = rte_cfgfile_has_entry(cfg, o->section, o->key)
-				 ? rte_cfgfile_set_entry(cfg, o->section, o->key, o->value)
-				 : rte_cfgfile_add_entry(cfg, o->section, o->key, o->value);
-		if (rc < 0) {
-			snprintf(c->err, c->err_len, "%s %s: value too long (at most %d characters)",
-				 o->origin, o->value, CFG_VALUE_LEN - 1);
-			return -EINVAL;
-		}
 	}
 	return 0;
 }
@@ -866,7 +826,7 @@ static int config_apply_overrides(struct config_ctx *c, struct rte_cfgfile *cfg)
 /* [stage.NAME] of a stage that is not in the pipeline: fine (configs keep
  * settings for stages switched off), but the stage must exist, and its
  * values are read all the same (lrx_config_check_absent_stages). */
-static int load_absent_stage(struct config_ctx *c, struct rte_cfgfile *cfg, const char *s)
+static int load_absent_stage(struct config_ctx *c, struct lrx_ini *cfg, const char *s)
 {
 	struct lrx_config *conf = c->conf;
 	const struct lrx_stage *stage = lrx_stage_find(s + 6);
@@ -892,13 +852,13 @@ static int load_absent_stage(struct config_ctx *c, struct rte_cfgfile *cfg, cons
 		snprintf(conf->absent_where[conf->n_absent], 128, "%s", origin);
 	else
 		snprintf(conf->absent_where[conf->n_absent], 128, "%s:%u", c->file,
-			 config_find_line(c->text, s, NULL));
+			 config_find_line(c, s, NULL));
 	conf->n_absent++;
 	return rc;
 }
 
 /* A section besides the fixed ones: [port.N], [lcore.N], [stage.NAME]. */
-static int load_numbered_section(struct config_ctx *c, struct rte_cfgfile *cfg, const char *s)
+static int load_numbered_section(struct config_ctx *c, struct lrx_ini *cfg, const char *s)
 {
 	uint64_t index;
 	if (strncmp(s, "port.", 5) == 0)
@@ -925,24 +885,12 @@ static int load_numbered_section(struct config_ctx *c, struct rte_cfgfile *cfg, 
 			    shortcuts);
 }
 
-static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
+static int config_apply(struct config_ctx *c, struct lrx_ini *cfg)
 {
 	struct lrx_config *conf = c->conf;
 	int rc = config_apply_overrides(c, cfg);
 	if (rc)
 		return rc;
-	conf->cfg = cfg;
-
-	int n = rte_cfgfile_num_sections(cfg, "", 0);
-	char (*names)[CFG_NAME_LEN] = calloc((size_t)(n > 0 ? n : 1), CFG_NAME_LEN);
-	if (!names)
-		return -ENOMEM;
-	char *ptrs[256];
-	if (n > 256)
-		n = 256;
-	for (int i = 0; i < n; i++)
-		ptrs[i] = names[i];
-	rte_cfgfile_sections(cfg, ptrs, n);
 
 	rc = load_section(c, cfg, "eal", &(struct section_keys){.keys = eal_keys}, conf, NULL);
 	rc = rc ?: load_run(c, cfg);
@@ -952,23 +900,22 @@ static int config_apply(struct config_ctx *c, struct rte_cfgfile *cfg)
 	rc = rc ?: load_pmu(c, cfg);
 	rc = rc ?: load_section(c, cfg, "telemetry", &(struct section_keys){.keys = telemetry_keys}, conf,
 				NULL);
-	for (int i = 0; i < n && rc == 0; i++) {
-		const char *s = names[i];
+	for (unsigned i = 0; i < cfg->n && rc == 0; i++) {
+		const char *s = cfg->sections[i].name;
 		if (strcmp(s, "eal") != 0 && strcmp(s, "run") != 0 && strcmp(s, "pipeline") != 0 &&
 		    strcmp(s, "mempool") != 0 && strcmp(s, "telemetry") != 0 &&
 		    strcmp(s, "pmu") != 0 && !is_shortcut_section(s))
 			rc = load_numbered_section(c, cfg, s);
 	}
-	free(names);
 	return rc ?: check_topology(c) ?: check_mempool(c);
 }
 
-static int config_load_common(struct lrx_config *conf, struct rte_cfgfile *cfg,
-			      const char *file, const char *text,
-			      const struct lrx_override *overrides, unsigned n_overrides,
-			      char *err, size_t err_len)
+static int config_load_common(struct lrx_config *conf, struct lrx_ini *cfg,
+			      const char *file, const struct lrx_override *overrides,
+			      unsigned n_overrides, char *err, size_t err_len)
 {
-	struct config_ctx c = {.conf = conf, .file = file, .text = text,
+	conf->cfg = cfg;
+	struct config_ctx c = {.conf = conf, .file = file,
 			       .overrides = overrides, .n_overrides = n_overrides,
 			       .err = err, .err_len = err_len};
 	int rc = config_apply(&c, cfg);
@@ -1026,7 +973,7 @@ static int read_text(const char *path, const char *name, char **out, char *err,
 		snprintf(err, err_len, "%s: cannot read config file: %s", name, why);
 		return -EINVAL;
 	}
-	/* a NUL would end the line for rte_cfgfile (fgets) and hide the rest */
+	/* a NUL would end the text and hide the rest */
 	const char *nul = memchr(buf, '\0', len);
 	if (nul) {
 		unsigned line = 1;
@@ -1036,8 +983,8 @@ static int read_text(const char *path, const char *name, char **out, char *err,
 		free(buf);
 		return -EINVAL;
 	}
-	/* rte_cfgfile would read "\xef\xbb\xbf[run]" as a line without '='
-	 * (and the syntax check quote a garbled first line): name it */
+	/* "\xef\xbb\xbf[run]" would read as a line without '=' (and the
+	 * message quote a garbled first line): name it */
 	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) {
 		snprintf(err, err_len,
 			 "%s:1: starts with a UTF-8 byte order mark (EF BB BF), which an INI config cannot have: save it without (e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)",
@@ -1050,132 +997,22 @@ static int read_text(const char *path, const char *name, char **out, char *err,
 	return 0;
 }
 
-/* Names seen so far by the syntax check, with their lines. */
-struct seen_name {
-	char name[CFG_NAME_LEN];
-	unsigned line;
-};
-
-/* Line of name in seen[0..n), 0 if absent; else appends it (up to cap). */
-static unsigned seen_check(struct seen_name *seen, unsigned *n, unsigned cap,
-			   const char *name, size_t len, unsigned line)
-{
-	for (unsigned i = 0; i < *n; i++)
-		if (strlen(seen[i].name) == len && memcmp(seen[i].name, name, len) == 0)
-			return seen[i].line;
-	if (*n < cap) {
-		snprintf(seen[*n].name, sizeof(seen[*n].name), "%.*s", (int)len, name);
-		seen[(*n)++].line = line;
-	}
-	return 0;
-}
-
-/* rte_cfgfile accepts lines it then ignores; every line must be blank, a
- * comment (; or #), a [section] or key = value, and a key needs a section. */
-static int config_check_syntax(const char *path, const char *text, char *err,
-			       size_t err_len)
-{
-	enum { MAX_SEEN = 1024 };
-	struct seen_name *sections = calloc(2 * MAX_SEEN, sizeof(*sections));
-	struct seen_name *keys = sections + MAX_SEEN;
-	unsigned n_sections = 0, n_keys = 0;
-	if (!sections) {
-		snprintf(err, err_len, "%s: %s", path, strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	unsigned line = 1;
-	bool in_section = false;
-	for (const char *p = text; *p; line++) {
-		const char *end = strchr(p, '\n');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		const char *s = p, *e = p + len;
-		while (s < e && (*s == ' ' || *s == '\t'))
-			s++;
-		while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-			e--;
-		const char *why = NULL;
-		char dup[PATH_MAX + 32];
-		unsigned first = 0;
-		if (s == e || *s == ';' || *s == '#') {
-			/* blank or comment */
-		} else if (*s == '[') {
-			if (e[-1] != ']' || e - s < 3)
-				why = "a section header must be [name]";
-			else if ((size_t)(e - s - 2) >= CFG_NAME_LEN)
-				why = "section name too long";
-			else if ((first = seen_check(sections, &n_sections, MAX_SEEN, s + 1,
-						     (size_t)(e - s - 2), line)))
-				why = "section defined twice";
-			in_section = true;
-			n_keys = 0;
-		} else {
-			const char *eq = memchr(s, '=', (size_t)(e - s));
-			if (!eq)
-				why = "expected [section], key = value, or a comment (; or #)";
-			else if (eq == s)
-				why = "a key name is missing before '='";
-			else if (!in_section)
-				why = "key = value before any [section]";
-			else if ((size_t)(e - eq - 1) >= CFG_VALUE_LEN)
-				why = "value too long";
-			const char *k = eq;
-			while (k > s && (k[-1] == ' ' || k[-1] == '\t'))
-				k--;
-			/* rte_cfgfile keeps both and get_entry returns the
-			 * first: a silent choice, so it is an error */
-			if (!why && (first = seen_check(keys, &n_keys, MAX_SEEN, s,
-							(size_t)(k - s), line)))
-				why = "key set twice in this section";
-		}
-		if (why) {
-			dup[0] = '\0';
-			if (first)
-				snprintf(dup, sizeof(dup), " (first at %s:%u)", path, first);
-			snprintf(err, err_len, "%s:%u: %.*s: %s%s", path, line,
-				 (int)(e - s > 80 ? 80 : e - s), s, why, dup);
-			free(sections);
-			return -EINVAL;
-		}
-		if (!end)
-			break;
-		p = end + 1;
-	}
-	free(sections);
-	return 0;
-}
-
-/* Reads the INI text at read_path; messages name the config `name`. */
-static int config_load_at(struct lrx_config *conf, const char *read_path,
-			  const char *name,
-			  const struct lrx_override *overrides,
-			  unsigned n_overrides, char *err, size_t err_len)
+/* The INI text (messages name the config `name`), the overrides, the
+ * checks. */
+static int config_load_text(struct lrx_config *conf, const char *name, const char *text,
+			    const struct lrx_override *overrides, unsigned n_overrides,
+			    char *err, size_t err_len)
 {
 	config_defaults(conf);
 	snprintf(conf->path, sizeof(conf->path), "%s", name);
-	char *text;
-	int rc = read_text(read_path, name, &text, err, err_len);
+	struct lrx_ini *cfg = calloc(1, sizeof(*cfg));
+	int rc = cfg ? lrx_ini_parse(cfg, name, text, err, err_len) : -ENOMEM;
+	if (rc == -ENOMEM)
+		snprintf(err, err_len, "%s: %s", name, strerror(ENOMEM));
+	rc = rc ?: config_load_common(conf, cfg, name, overrides, n_overrides, err, err_len);
+	conf->cfg = cfg;
 	if (rc < 0)
-		return rc == -EINVAL ? rc : -ENOENT;
-	rc = config_check_syntax(name, text, err, err_len);
-	if (rc < 0) {
-		free(text);
-		return rc;
-	}
-	/* rte_cfgfile reports a syntax error only by failing; say where */
-	struct rte_cfgfile *cfg = rte_cfgfile_load(read_path, CFG_FLAG_EMPTY_VALUES);
-	if (!cfg) {
-		snprintf(err, err_len,
-			 "%s: not a valid INI file (rte_cfgfile_load failed: check for a key outside any [section], a line without '=', a name longer than %d or a value longer than %d characters)",
-			 name, CFG_NAME_LEN - 1, CFG_VALUE_LEN - 1);
-		free(text);
-		return -EINVAL;
-	}
-	rc = config_load_common(conf, cfg, name, text, overrides, n_overrides, err, err_len);
-	free(text);
-	if (rc < 0) {
-		conf->cfg = cfg;
 		lrx_config_free(conf);
-	}
 	return rc;
 }
 
@@ -1185,45 +1022,29 @@ int lrx_config_load(struct lrx_config *conf, const char *path,
 {
 	if (!path)
 		path = lrx_config_default_path();
-	return config_load_at(conf, path, path, overrides, n_overrides, err,
-			      err_len);
+	char *text;
+	config_defaults(conf);
+	int rc = read_text(path, path, &text, err, err_len);
+	if (rc < 0)
+		return rc == -EINVAL ? rc : -ENOENT;
+	rc = config_load_text(conf, path, text, overrides, n_overrides, err, err_len);
+	free(text);
+	return rc;
 }
 
-/* rte_cfgfile parses only files: the text goes into an anonymous memory
- * file (memfd), read through /proc/self/fd. Unlike a file in /tmp it
- * needs no writable directory, leaves nothing behind if the process dies,
- * and costs no disk I/O (the config fuzzer calls this for every input).
- * Messages name the config "(string)". */
+/* Messages name the config "(string)". */
 int lrx_config_load_string(struct lrx_config *conf, const char *text,
 			   const struct lrx_override *overrides,
 			   unsigned n_overrides, char *err, size_t err_len)
 {
-	int fd = memfd_create("listrx-config", MFD_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-		snprintf(err, err_len, "cannot create a memory file for the config text: %s",
-			 strerror(e));
-		return -e;
-	}
-	size_t len = strlen(text);
-	ssize_t written = write(fd, text, len);
-	if (written != (ssize_t)len) {
-		close(fd);
-		snprintf(err, err_len, "cannot write the config text to a memory file");
-		return -EIO;
-	}
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	int rc = config_load_at(conf, path, "(string)", overrides, n_overrides,
-				err, err_len);
-	close(fd);
-	return rc;
+	return config_load_text(conf, "(string)", text, overrides, n_overrides, err, err_len);
 }
 
 void lrx_config_free(struct lrx_config *conf)
 {
 	if (conf->cfg)
-		rte_cfgfile_close(conf->cfg);
+		lrx_ini_free(conf->cfg);
+	free(conf->cfg);
 	conf->cfg = NULL;
 	for (unsigned i = 0; i < RTE_DIM(conf->pipeline.stages); i++) {
 		free(conf->pipeline.stages[i].conf);

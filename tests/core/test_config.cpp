@@ -460,3 +460,31 @@ TEST_CASE("every stage's counters fit the report", "[config][report]")
 		CHECK(n <= LRX_REPORT_MAX_COUNTERS);
 	}
 }
+
+TEST_CASE("a list value is as long as its documented maximum: 64 udp_sockets, "
+	  "256 map_init entries, 64 vlans", "[config]")
+{
+	// the longest spellings: each socket an IPv6 address with a port and
+	// its own SO_RCVBUF (about 2.8 kB in all)
+	std::string socks, entries, vlans;
+	for (unsigned i = 0; i < 64; i++) {
+		socks += (i ? "," : "") + std::string("[2001:db8:ffff:ffff:ffff:ffff:ffff:") +
+			 std::to_string(1000 + i) + "]:" + std::to_string(60000 + i) + ":2147483647";
+		vlans += (i ? "," : "") + std::to_string(4000 + i) + "%31";
+	}
+	for (unsigned i = 0; i < 256; i++)
+		entries += (i ? "," : "") + std::to_string(1000000 + i) + "=18446744073709551615";
+	const std::string text = "[pipeline]\nstages = build-meta,l3-demux\n"
+				 "[stage.l3-demux]\nudp_sockets = " + socks + "\n"
+				 "[stage.build-meta]\nvlans = " + vlans + "\n"
+				 "[stage.xdp]\nmap_init = blocked_ports:" + entries + "\n";
+	Loaded l(text.c_str());
+	INFO(l.err);
+	CHECK(l.rc == 0);
+	// one more than the maximum is refused, with the line and what is valid
+	Loaded more((text.substr(0, text.find("\n[stage.build-meta]")) + ",*:9\n").c_str());
+	CHECK(more.rc == -EINVAL);
+	CHECK(std::string(more.err).find(":4: [stage.l3-demux] udp_sockets = [2001:db8") !=
+	      std::string::npos);
+	CHECK(std::string(more.err).find("at most 64 sockets") != std::string::npos);
+}
