@@ -24,7 +24,7 @@ import struct
 import sys
 import tempfile
 
-from . import headline, kernel, kernel_model
+from . import grid, headline, kernel, kernel_model
 from .listrx import BenchError, Listrx, machine_info
 from .options import add_common, add_out, convert
 from .stats import is_unavailable, median, unavailable
@@ -103,11 +103,12 @@ def worker_lcore(lcores):
 
 def row_files(row, art, tmp):
     """The row's rule or filter file, written into tmp; returns the --set
-    assignments and the pipeline."""
+    assignments and the pipeline. Generic XDP goes where the binary says
+    its place generic is (art["stages"]: its --list-stages --json)."""
     sets = ["stage.l3-demux.local_ipv4=" + LOCAL_IPV4, "stage.l3-demux.udp_ports=none"]
     stages = BASE_PIPELINE.split(",")
     if row.get("xdp"):
-        stages.insert(stages.index("l3-demux"), "xdp")
+        stages = grid.place_stage(BASE_PIPELINE, "xdp", "generic", art["stages"]).split(",")
         sets += ["stage.xdp.mode=generic", "stage.xdp.prog=" + art["xdp_port_filter"],
                  "stage.xdp.exec=" + row["xdp"]]
     if row.get("netfilter"):
@@ -328,6 +329,7 @@ def run_cree(args, argv):
                 (name == "tc_port_drop" and r.get("tc_bpf")) for r in rows):
             raise BenchError("%s not built (ninja -C %s; the BPF objects need clang)"
                              % (path, build))
+    art["stages"] = Listrx(bins["plain"]).stage_list()
     log = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
     doc = {"command": shlex.join(["listrx-bench"] + list(argv)),
            "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
