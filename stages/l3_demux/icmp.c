@@ -137,12 +137,12 @@ static bool l3_global_allow(struct l3_icmp *ic, uint64_t now)
 		ic->global_started ? RTE_MIN(now - ic->global_stamp, (uint64_t)1000) : 1000;
 	if (delta < 20)
 		return false;
-	const int64_t incr = (int64_t)((uint64_t)ic->msgs_per_sec * delta / 1000);
+	const int64_t incr = (int64_t)((uint64_t)ic->conf.msgs_per_sec * delta / 1000);
 	if (!incr)
 		return false;
 	ic->global_started = true;
 	ic->global_stamp = now;
-	ic->global_credit = RTE_MIN(ic->global_credit + incr, (int64_t)ic->msgs_burst);
+	ic->global_credit = RTE_MIN(ic->global_credit + incr, (int64_t)ic->conf.msgs_burst);
 	return true;
 }
 
@@ -207,14 +207,14 @@ static bool l3_icmp4_allowed(struct l3_ctx *c, uint8_t type, uint8_t code,
 	/* icmpv4_mask_allow: types past NR_ICMP_TYPES, fragmentation
 	 * needed and those outside icmp_ratemask go unlimited */
 	if (type > 18 || (type == 3 && code == 4) ||
-	    !((1u << type) & ic->ratemask4))
+	    !((1u << type) & ic->conf.ratemask4))
 		return true;
 	const uint64_t now = l3_reply_now(&c->reply);
 	if (!l3_global_allow(ic, now)) {
 		ic->icmp_out_ratelimit_global++;
 		return false;
 	}
-	if (!l3_peer_allow(ic, 0, (const uint8_t *)&peer, ic->ratelimit4_ms, now)) {
+	if (!l3_peer_allow(ic, 0, (const uint8_t *)&peer, ic->conf.ratelimit4_ms, now)) {
 		ic->icmp_out_ratelimit_host++;
 		return false;
 	}
@@ -229,14 +229,14 @@ static bool l3_icmp6_allowed(struct l3_ctx *c, uint8_t type,
 			     const uint8_t *peer)
 {
 	struct l3_icmp *ic = l3_icmp_of(c);
-	if (!((ic->ratemask6[type >> 6] >> (type & 63)) & 1))
+	if (!((ic->conf.ratemask6[type >> 6] >> (type & 63)) & 1))
 		return true;
 	const uint64_t now = l3_reply_now(&c->reply);
 	if (!l3_global_allow(ic, now)) {
 		ic->icmp_out_ratelimit_global++;
 		return false;
 	}
-	uint32_t tmo = ic->ratelimit6_ms;
+	uint32_t tmo = ic->conf.ratelimit6_ms;
 	const unsigned plen = l3_reply_route6_plen(&c->reply, peer);
 	if (plen < 128)
 		tmo >>= (128 - plen) >> 5;
@@ -530,33 +530,36 @@ lrx_next_t l3_icmp_answer(struct l3_ctx *c, struct rte_mbuf *m,
 			  struct lrx_meta *meta, lrx_next_t fate,
 			  enum l3_reply_kind kind, uint32_t info)
 {
-	const bool *on = l3_icmp_of(c)->on;
+	/* each kind's switch (icmp_echo, ...: 0 is on) */
+	static const uint8_t sw[L3_REPLY_KINDS] = {
+		[L3_REPLY_ECHO4] = L3_ICMP_SW_ECHO,
+		[L3_REPLY_ECHO6] = L3_ICMP_SW_ECHO,
+		[L3_REPLY_TIMESTAMP4] = L3_ICMP_SW_TIMESTAMP,
+		[L3_REPLY_PORT_UNREACH4] = L3_ICMP_SW_UNREACH,
+		[L3_REPLY_PROTO_UNREACH4] = L3_ICMP_SW_UNREACH,
+		[L3_REPLY_PORT_UNREACH6] = L3_ICMP_SW_UNREACH,
+		[L3_REPLY_PARAMPROB4] = L3_ICMP_SW_PARAMPROB,
+		[L3_REPLY_PARAMPROB6] = L3_ICMP_SW_PARAMPROB,
+	};
+	if (l3_icmp_of(c)->conf.sw[sw[kind]] != 0)
+		return fate;
 	switch (kind) {
 	case L3_REPLY_ECHO4:
-		return on[L3_ICMP_SW_ECHO] ? l3_icmp4_reply(c, m, meta, fate, false) : fate;
 	case L3_REPLY_TIMESTAMP4:
-		return on[L3_ICMP_SW_TIMESTAMP] ? l3_icmp4_reply(c, m, meta, fate, true)
-						: fate;
+		return l3_icmp4_reply(c, m, meta, fate, kind == L3_REPLY_TIMESTAMP4);
 	case L3_REPLY_PORT_UNREACH4:
 	case L3_REPLY_PROTO_UNREACH4:
-		return on[L3_ICMP_SW_UNREACH]
-			       ? l3_icmp4_error(c, m, meta, fate, 3,
-						kind == L3_REPLY_PORT_UNREACH4 ? 3 : 2, 0)
-			       : fate;
+		return l3_icmp4_error(c, m, meta, fate, 3,
+				      kind == L3_REPLY_PORT_UNREACH4 ? 3 : 2, 0);
 	case L3_REPLY_PARAMPROB4:
-		return on[L3_ICMP_SW_PARAMPROB]
-			       ? l3_icmp4_error(c, m, meta, fate, 12, 0, info << 24)
-			       : fate;
+		return l3_icmp4_error(c, m, meta, fate, 12, 0, info << 24);
 	case L3_REPLY_ECHO6:
-		return on[L3_ICMP_SW_ECHO] ? l3_icmp6_echo(c, m, meta, fate) : fate;
+		return l3_icmp6_echo(c, m, meta, fate);
 	case L3_REPLY_PORT_UNREACH6:
-		return on[L3_ICMP_SW_UNREACH] ? l3_icmp6_error(c, m, meta, fate, 1, 4, 0)
-					      : fate;
+		return l3_icmp6_error(c, m, meta, fate, 1, 4, 0);
 	case L3_REPLY_PARAMPROB6:
-		return on[L3_ICMP_SW_PARAMPROB]
-			       ? l3_icmp6_error(c, m, meta, fate, 4,
-						(uint8_t)(info >> 13), info & 0x1fff)
-			       : fate;
+		return l3_icmp6_error(c, m, meta, fate, 4, (uint8_t)(info >> 13),
+				      info & 0x1fff);
 	default:
 		return fate;
 	}
@@ -594,19 +597,10 @@ static int l3_icmp_parse_ratemask6(const char *text, void *out)
 static int l3_icmp_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 			const struct lrx_stage_init *init)
 {
-	struct l3_icmp *ic = &d->icmp;
-	const struct l3_icmp_conf *ik = &conf->icmp;
 	(void)init;
-	for (unsigned i = 0; i < L3_ICMP_SWITCHES; i++)
-		ic->on[i] = ik->sw[i] == 0;
-	ic->ratelimit4_ms = ik->ratelimit4_ms;
-	ic->ratemask4 = ik->ratemask4;
-	ic->msgs_per_sec = ik->msgs_per_sec;
-	ic->msgs_burst = ik->msgs_burst;
-	ic->ratelimit6_ms = ik->ratelimit6_ms;
-	memcpy(ic->ratemask6, ik->ratemask6, sizeof(ic->ratemask6));
+	d->icmp.conf = conf->icmp;
 	/* the replies' clock (reply.c): also TCP's SYN-ACK timestamps */
-	d->core.reply.clock_polls = ik->clock == 1;
+	d->core.reply.clock_polls = conf->icmp.clock == 1;
 	d->core.l4_table[L3_FAMILY_V4][IPPROTO_ICMP] = &l3_icmp_handler;
 	d->core.l4_table[L3_FAMILY_V6][IPPROTO_ICMPV6] = &l3_icmp_handler;
 	return 0;

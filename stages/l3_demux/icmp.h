@@ -35,13 +35,17 @@ enum l3_icmp_switch {
 	L3_ICMP_SWITCHES,
 };
 
-struct l3_icmp {
-	struct l3_icmp_mib mib[L3_FAMILIES];
-	/* configuration */
-	bool on[L3_ICMP_SWITCHES];
+struct l3_icmp_conf {
+	unsigned sw[L3_ICMP_SWITCHES]; /* 0: on (reply, send) */
+	unsigned clock;                /* tsc, polls */
 	uint32_t ratelimit4_ms, ratemask4, msgs_per_sec, msgs_burst;
 	uint32_t ratelimit6_ms;
-	uint64_t ratemask6[4];      /* bits 0..255 */
+	uint64_t ratemask6[4];         /* bits 0..255 */
+};
+
+struct l3_icmp {
+	struct l3_icmp_mib mib[L3_FAMILIES];
+	struct l3_icmp_conf conf;
 	/* the rate limits' state */
 	bool global_started;
 	int64_t global_credit;      /* icmp_global_credit */
@@ -56,14 +60,6 @@ struct l3_icmp {
 		icmp6_out_dest_unreachs, icmp6_out_parm_problems;
 	uint64_t icmp6_out_type1, icmp6_out_type4, icmp6_out_type129;
 	uint64_t icmp6_out_ratelimit_host;
-};
-
-struct l3_icmp_conf {
-	unsigned sw[L3_ICMP_SWITCHES]; /* 0: on (reply, send) */
-	unsigned clock;                /* tsc, polls */
-	uint32_t ratelimit4_ms, ratemask4, msgs_per_sec, msgs_burst;
-	uint32_t ratelimit6_ms;
-	uint64_t ratemask6[4];
 };
 
 L3_DECLARE_HANDLER(icmp)

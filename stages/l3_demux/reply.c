@@ -114,6 +114,8 @@ bool l3_reply_source6(const struct l3_reply *r, const uint8_t *peer,
 
 /* ---- the reply frame ------------------------------------------------------- */
 
+/* Ethernet: to the asker, from this host (arp_mac: the port's MAC or a
+ * given one), tagged with the VLAN device's VID when it came on one. */
 void l3_reply_l2_of(const struct l3_reply *r, const struct rte_mbuf *m,
 			   const struct lrx_meta *meta, struct l3_reply_l2 *l2)
 {

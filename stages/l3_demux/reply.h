@@ -116,23 +116,14 @@ static inline void l3_reply_tick(struct l3_reply *r)
 	r->polls++;
 }
 
-/* ---- what the replies of icmp.c, tcp.c and arp.c are built with -------- */
-
-/* ms: the TSC's, or one per poll at clock=polls */
+/* ---- what the replies of icmp.c, tcp.c and arp.c are built with (reply.c
+ * says what each does) ----------------------------------------------------- */
 uint64_t l3_reply_now(const struct l3_reply *r);
-/* rte_hash_crc of up to 16 bytes that need not be aligned */
 uint32_t l3_reply_hash_addr(const void *p, unsigned len, uint32_t init);
-/* The prefix length of the local IPv6 prefix holding addr, else 0. */
 unsigned l3_reply_route6_plen(const struct l3_reply *r, const uint8_t *addr);
-/* Is daddr one of this host's addresses (RTCF_LOCAL)? */
 bool l3_reply_local4(const struct l3_reply *r, uint32_t daddr);
-/* The source of an error about a packet not for a local address. */
 uint32_t l3_reply_source4(const struct l3_reply *r, uint32_t peer);
-/* ipv6_dev_get_saddr for a peer; false when local_ipv6 is any. */
 bool l3_reply_source6(const struct l3_reply *r, const uint8_t *peer, uint8_t *out);
-
-/* Ethernet: to the asker, from this host (arp_mac: the port's MAC or a
- * given one), tagged with the VLAN device's VID when it came on one. */
 struct l3_reply_l2 {
 	struct rte_ether_addr dst, src;
 	uint16_t vid;
@@ -141,8 +132,6 @@ void l3_reply_l2_of(const struct l3_reply *r, const struct rte_mbuf *m,
 		    const struct lrx_meta *meta, struct l3_reply_l2 *l2);
 uint32_t l3_reply_l2_len(const struct l3_reply_l2 *l2);
 uint8_t *l3_reply_l2_write(uint8_t *p, const struct l3_reply_l2 *l2, uint16_t ethertype);
-/* The packet becomes hdr_len new header bytes followed by its bytes
- * [keep_off, keep_off + keep_len); where the headers go, or NULL. */
 uint8_t *l3_reply_reshape(struct rte_mbuf *m, uint32_t keep_off, uint32_t keep_len,
 			  uint32_t hdr_len);
 void l3_reply_ip4_write(uint8_t *p, uint8_t tos, uint16_t total, uint16_t id, bool df,
@@ -150,13 +139,9 @@ void l3_reply_ip4_write(uint8_t *p, uint8_t tos, uint16_t total, uint16_t id, bo
 uint8_t l3_reply_ip6_tclass(const uint8_t *ip6);
 void l3_reply_ip6_write(uint8_t *p, uint8_t tclass, uint16_t plen, uint8_t proto,
 			const uint8_t *src, const uint8_t *dst);
-/* The L4 checksum of the reply's [l4_off, +len), with the pseudo header
- * of ip4 or ip6 when given. */
 uint16_t l3_reply_csum(const struct rte_mbuf *m, uint32_t l4_off, uint32_t len,
 		       uint8_t proto, const uint8_t *ip4, const uint8_t *ip6);
-/* The reply leaves by the ingress port (IpOutRequests / Ip6OutRequests). */
 lrx_next_t l3_reply_out(struct l3_reply *r, struct rte_mbuf *m, int fam);
-/* No reply: no headroom or data (reply_no_room); the packet keeps fate. */
 lrx_next_t l3_reply_no_room(struct l3_reply *r, lrx_next_t fate);
 
 #endif

@@ -403,8 +403,8 @@ lrx_next_t l3_tcp_answer(struct l3_ctx *c, struct rte_mbuf *m,
 	const struct l3_tcp *t = l3_tcp_of(c);
 	const int fam = meta->protocol == RTE_ETHER_TYPE_IPV6;
 	if (kind == L3_REPLY_RST)
-		return t->rst ? l3_tcp_rst(c, m, meta, fate, fam) : fate;
-	return t->synack ? l3_tcp_synack(c, m, meta, fate, fam) : fate;
+		return t->rst == 0 ? l3_tcp_rst(c, m, meta, fate, fam) : fate;
+	return t->synack == 0 ? l3_tcp_synack(c, m, meta, fate, fam) : fate;
 }
 
 /* ---- the module ----------------------------------------------------------- */
@@ -434,8 +434,8 @@ static int l3_tcp_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 	struct l3_tcp *t = &d->tcp;
 	t->any = conf->tcp.ports.any;
 	memcpy(t->ports, conf->tcp.ports.bits, sizeof(t->ports));
-	t->rst = conf->tcp.rst == 0;
-	t->synack = conf->tcp.synack == 0;
+	t->rst = conf->tcp.rst;
+	t->synack = conf->tcp.synack;
 	for (int fam = 0; fam < L3_FAMILIES && conf->tcp.ehash; fam++) {
 		int rc = lrx_tcp_ehash_init(&t->ehash[fam], conf->tcp.ehash,
 					    init->socket_id);

@@ -17,7 +17,7 @@ struct l3_tcp {
 	struct l3_tcp_mib mib;   /* one TCP MIB for both families, as the kernel */
 	uint64_t no_socket;
 	bool any;                /* tcp_ports = any */
-	bool rst, synack;        /* tcp_rst, tcp_synack: send */
+	unsigned rst, synack;    /* tcp_rst, tcp_synack: 0 send */
 	uint64_t ports[1024];    /* bitmap of bound ports */
 	/* the established sockets (key tcp_ehash): one table per family;
 	 * without the key none (no buckets) and the handler without the
