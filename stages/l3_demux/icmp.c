@@ -22,6 +22,26 @@
 
 /* ---- icmp_rcv / icmpv6_rcv ----------------------------------------------- */
 
+/* ipv6_skip_exthdr from frame[off] (header type *nh) to frame[end): past
+ * hop-by-hop, routing, destination options, AH and fragment headers (8
+ * bytes of each there); a later fragment ends it (no header past it).
+ * The offset of the first other header (its type in *nh), or UINT32_MAX
+ * when a header does not fit. */
+static uint32_t l3_icmp6_skip_exthdr(const uint8_t *frame, uint32_t off,
+				     uint32_t end, uint8_t *nh)
+{
+	while (*nh == 0 || *nh == 43 || *nh == 60 || *nh == 44 || *nh == 51) {
+		if (off + 8 > end)
+			return UINT32_MAX;
+		const uint8_t *h = frame + off;
+		if (*nh == 44 && ((h[2] << 8 | h[3]) & ~7) != 0)
+			break;
+		off += *nh == 44 ? 8u : *nh == 51 ? (h[1] + 2u) * 4 : (h[1] + 1u) * 8;
+		*nh = h[0];
+	}
+	return off;
+}
+
 /* An ICMP error too short for what its handler reads of the datagram it
  * quotes: icmp_unreach (destination unreachable, source quench, time
  * exceeded, parameter problem) wants an IPv4 header of IHL >= 5,
@@ -46,19 +66,10 @@ static bool l3_icmp_error_short(const struct rte_mbuf *m,
 		return false;
 	if (quoted < 40 || q + 40 > m->data_len)
 		return true;
-	/* ipv6_skip_exthdr over the quoted datagram's headers */
 	uint8_t nh = frame[q + 6];
-	uint32_t o = 40;
-	while (nh == 0 || nh == 43 || nh == 60 || nh == 44 || nh == 51) {
-		if (o + 8 > quoted || q + o + 8 > m->data_len)
-			return true;
-		const uint8_t *h = frame + q + o;
-		if (nh == 44 && ((h[2] << 8 | h[3]) & ~7) != 0)
-			break; /* a later fragment: no header past it */
-		o += nh == 44 ? 8u : nh == 51 ? (h[1] + 2u) * 4 : (h[1] + 1u) * 8;
-		nh = h[0];
-	}
-	return o + 8 > quoted;
+	const uint32_t o = l3_icmp6_skip_exthdr(frame, q + 40,
+						RTE_MIN(q + quoted, (uint32_t)m->data_len), &nh);
+	return o == UINT32_MAX || o + 8 > q + quoted;
 }
 
 static inline lrx_next_t l3_icmp_core(struct l3_ctx *c, struct rte_mbuf *m,
@@ -237,7 +248,7 @@ static bool l3_icmp6_allowed(struct l3_ctx *c, uint8_t type,
 		return false;
 	}
 	uint32_t tmo = ic->conf.ratelimit6_ms;
-	const unsigned plen = l3_reply_route6_plen(&c->reply, peer);
+	const unsigned plen = l3_ipv6_route_plen(l3_ipv6_of(c), peer);
 	if (plen < 128)
 		tmo >>= (128 - plen) >> 5;
 	if (!l3_peer_allow(ic, 1, peer, tmo, now)) {
@@ -284,8 +295,9 @@ static lrx_next_t l3_icmp4_error(struct l3_ctx *c, struct rte_mbuf *m,
 		return fate;
 	/* RTCF_LOCAL: from the address it was sent to; else from the one
 	 * the route back to the peer would choose */
-	const uint32_t src = l3_reply_local4(r, daddr_in) ? daddr_in
-							  : l3_reply_source4(r, saddr_in);
+	const struct l3_route *route = l3_route_of(c);
+	const uint32_t src = l3_ipv4_is_local(route, daddr_in) ? daddr_in
+							       : l3_ipv4_source(route, saddr_in);
 	/* icmp_pointers[].error: TOS of the error's class */
 	const uint8_t tos = (iph->type_of_service & 0x1e) | 0xc0;
 	struct l3_reply_l2 l2;
@@ -392,26 +404,10 @@ static bool l3_icmp6_ineligible(const uint8_t *frame, uint32_t noff,
 				uint32_t end)
 {
 	uint8_t nh = frame[noff + 6];
-	uint32_t o = noff + 40;
-	for (;;) {
-		if (nh != 0 && nh != 43 && nh != 60 && nh != 44 && nh != 51)
-			break;
-		if (o + 8 > end)
-			return false; /* ipv6_skip_exthdr fails: eligible */
-		const uint8_t *h = frame + o;
-		uint32_t len;
-		if (nh == 44) {
-			/* a later fragment: no upper header to look at */
-			if ((h[2] << 8 | h[3]) >> 3 != 0)
-				return false;
-			len = 8;
-		} else {
-			len = nh == 51 ? (h[1] + 2u) * 4 : (h[1] + 1u) * 8;
-		}
-		nh = h[0];
-		o += len;
-	}
-	if (nh != IPPROTO_ICMPV6)
+	const uint32_t o = l3_icmp6_skip_exthdr(frame, noff + 40, end, &nh);
+	/* a header that does not fit (ipv6_skip_exthdr fails), a later
+	 * fragment: eligible */
+	if (o == UINT32_MAX || nh != IPPROTO_ICMPV6)
 		return false;
 	if (o >= end)
 		return true; /* no type to read */
@@ -441,7 +437,7 @@ static lrx_next_t l3_icmp6_error(struct l3_ctx *c, struct rte_mbuf *m,
 		      noff + pointer < m->data_len &&
 		      (frame[noff + pointer] & 0xc0) == 0x80))
 			return fate;
-		if (!l3_reply_source6(r, src_in, src))
+		if (!l3_ipv6_source(l3_ipv6_of(c), src_in, src))
 			return l3_reply_no_room(r, fate);
 	} else {
 		memcpy(src, dst_in, 16);
@@ -495,7 +491,7 @@ static lrx_next_t l3_icmp6_echo(struct l3_ctx *c, struct rte_mbuf *m,
 	uint8_t src[16], dst[16], head[8];
 	memcpy(dst, src_in, 16);
 	if (dst_in[0] == 0xff) {
-		if (!l3_reply_source6(r, src_in, src))
+		if (!l3_ipv6_source(l3_ipv6_of(c), src_in, src))
 			return l3_reply_no_room(r, fate);
 	} else {
 		memcpy(src, dst_in, 16);

@@ -394,6 +394,44 @@ lrx_next_t l3_ipv6_frag(struct l3_ctx *c, struct rte_mbuf *m,
 	return LRX_NEXT_CONTINUE_V;
 }
 
+/* The prefix length of the local IPv6 prefix holding addr (its on-link
+ * route), else 0 (a default route). */
+unsigned l3_ipv6_route_plen(const struct l3_ipv6 *v6, const uint8_t *addr)
+{
+	for (unsigned i = 0; i < v6->n_local6; i++) {
+		const unsigned plen = v6->plen6[i];
+		const uint8_t *a = v6->local6[i];
+		unsigned bits = plen;
+		bool same = true;
+		for (unsigned b = 0; b < 16 && bits && same; b++) {
+			const unsigned take = bits < 8 ? bits : 8;
+			const uint8_t mask = (uint8_t)(0xff00 >> take);
+			same = ((a[b] ^ addr[b]) & mask) == 0;
+			bits -= take;
+		}
+		if (same)
+			return plen;
+	}
+	return 0;
+}
+
+/* ipv6_dev_get_saddr for a peer: the local address on its prefix, else
+ * the first; false when local_ipv6 is any (no address to choose). */
+bool l3_ipv6_source(const struct l3_ipv6 *v6, const uint8_t *peer, uint8_t *out)
+{
+	if (v6->n_local6 == 0)
+		return false;
+	unsigned pick = 0;
+	const unsigned plen = l3_ipv6_route_plen(v6, peer);
+	for (unsigned i = 0; i < v6->n_local6 && plen; i++)
+		if (v6->plen6[i] == plen) {
+			pick = i;
+			break;
+		}
+	memcpy(out, v6->local6[pick], 16);
+	return true;
+}
+
 static int l3_ipv6_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 			const struct lrx_stage_init *init)
 {
@@ -403,10 +441,6 @@ static int l3_ipv6_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 	v6->n_local6 = conf->ipv6.local_ipv6.n;
 	memcpy(v6->local6, conf->ipv6.local_ipv6.addr, sizeof(v6->local6));
 	memcpy(v6->plen6, conf->ipv6.local_ipv6.plen, sizeof(v6->plen6));
-	/* the source addresses of replies (reply.c) */
-	d->core.reply.addrs.n6 = v6->n_local6;
-	d->core.reply.addrs.local6 = (const uint8_t (*)[16])v6->local6;
-	d->core.reply.addrs.plen6 = v6->plen6;
 	return 0;
 }
 

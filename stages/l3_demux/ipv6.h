@@ -103,6 +103,10 @@ enum l3_ext_verdict l3_ipv6_exthdrs(const uint8_t *frame, uint32_t noff,
  * ICMPV6_UNK_NEXTHDR parameter problem. */
 uint32_t l3_ipv6_nhoff(const uint8_t *frame, uint32_t noff, uint32_t toff);
 
+/* The route and the source address of a reply to a peer (ipv6.c). */
+unsigned l3_ipv6_route_plen(const struct l3_ipv6 *v6, const uint8_t *addr);
+bool l3_ipv6_source(const struct l3_ipv6 *v6, const uint8_t *peer, uint8_t *out);
+
 /* A header that failed: its counter, its drop, and the parameter problem
  * it asks for. */
 lrx_next_t l3_ipv6_ext_failed(struct l3_ctx *c, struct rte_mbuf *m,

@@ -74,24 +74,13 @@ static inline uint32_t l3_reply_paramprob6(uint8_t code, uint32_t pointer)
 	return (uint32_t)code << 13 | (pointer & 0x1fff);
 }
 
-/* The addresses l3-demux was given, for the source of a reply. */
-struct l3_reply_addrs {
-	uint8_t n4, n6;
-	const uint32_t *local4;  /* network order */
-	const uint8_t *plen4;
-	const uint8_t (*local6)[16];
-	const uint8_t *plen6;
-};
-
 struct l3_reply {
-	/* configuration: the modules' keys set it (arp_mac, icmp_clock,
-	 * local_ipv4, local_ipv6) */
+	/* configuration: the modules' keys set it (arp_mac, icmp_clock) */
 	bool clock_polls;
 	bool mac_from_port;
 	struct rte_ether_addr mac;  /* arp_mac when not from the port */
 	uint64_t tsc_per_ms;
 	uint64_t tsc_start;
-	struct l3_reply_addrs addrs;
 
 	/* state */
 	uint64_t polls;             /* clock=polls: the time in ms */
@@ -120,10 +109,6 @@ static inline void l3_reply_tick(struct l3_reply *r)
  * says what each does) ----------------------------------------------------- */
 uint64_t l3_reply_now(const struct l3_reply *r);
 uint32_t l3_reply_hash_addr(const void *p, unsigned len, uint32_t init);
-unsigned l3_reply_route6_plen(const struct l3_reply *r, const uint8_t *addr);
-bool l3_reply_local4(const struct l3_reply *r, uint32_t daddr);
-uint32_t l3_reply_source4(const struct l3_reply *r, uint32_t peer);
-bool l3_reply_source6(const struct l3_reply *r, const uint8_t *peer, uint8_t *out);
 struct l3_reply_l2 {
 	struct rte_ether_addr dst, src;
 	uint16_t vid;

@@ -175,6 +175,24 @@ lrx_next_t l3_ipv4_rcv_options(struct l3_ctx *c, struct rte_mbuf *m,
 	return LRX_NEXT_CONTINUE_V;
 }
 
+static bool l3_in_prefix4(uint32_t a_be, uint32_t b_be, unsigned plen)
+{
+	const uint32_t mask = plen ? UINT32_MAX << (32 - plen) : 0;
+	return ((rte_be_to_cpu_32(a_be) ^ rte_be_to_cpu_32(b_be)) & mask) == 0;
+}
+
+/* The source of an error about a packet not for a local address: the
+ * address of the subnet the peer is on (icmp_route_lookup's choice),
+ * else the first. */
+uint32_t l3_ipv4_source(const struct l3_route *r, uint32_t peer)
+{
+	for (unsigned i = 0; i < r->n_local4; i++)
+		if (r->plen4[i] < 32 &&
+		    l3_in_prefix4(r->local4[i], peer, r->plen4[i]))
+			return r->local4[i];
+	return r->local4[0];
+}
+
 static int l3_route_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 			 const struct lrx_stage_init *init)
 {
@@ -187,10 +205,6 @@ static int l3_route_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 	for (unsigned i = 0; i < r->n_local4; i++)
 		memcpy(&r->local4[i], conf->route.local_ipv4.addr[i], 4);
 	memcpy(r->plen4, conf->route.local_ipv4.plen, sizeof(r->plen4));
-	/* the source addresses of replies (reply.c) */
-	d->core.reply.addrs.n4 = r->n_local4;
-	d->core.reply.addrs.local4 = r->local4;
-	d->core.reply.addrs.plen4 = r->plen4;
 	return 0;
 }
 

@@ -120,6 +120,10 @@ static inline lrx_next_t l3_ipv4_route(struct l3_ctx *c, struct l3_route *r,
 	return LRX_NEXT_CONTINUE_V;
 }
 
+/* The source of an error about a packet not for a local address
+ * (route.c). */
+uint32_t l3_ipv4_source(const struct l3_route *r, uint32_t peer);
+
 /* ip_rcv_options for a header of ihl > 20 bytes (route.c): CONTINUE, or
  * the drop (and the parameter problem it asks for). */
 lrx_next_t l3_ipv4_rcv_options(struct l3_ctx *c, struct rte_mbuf *m,
