@@ -239,6 +239,8 @@ cpu_mhz >"$out/host/mhz_before"
 cat /proc/loadavg >"$out/host/loadavg_before"
 # shellcheck disable=SC2086
 $listrx -- --version >"$out/host/listrx_version" 2>&1 || true
+# the command (listrx-bench scale records it beside the commit --version names)
+echo "$listrx" >"$out/host/listrx_command"
 
 # One listrx run: $1 name, $2 the --lcores map, $3 RX queues, $4 engine
 # (none = the empty pipeline). Sets rc, secs and mpps; runs/NAME.stat gets

@@ -236,7 +236,8 @@ def cg_group(fn, stages=()):
 def parse_cachegrind(text):
     """A cachegrind.out file -> {"events": [...], "totals": {event: n},
     "functions": {fn: {event: n}}}. Cost lines are "line n n n ..." (trailing
-    zero events may be omitted); "summary:" gives the totals."""
+    zero events may be omitted, there and in the totals); "summary:" gives
+    the totals."""
     return _parse_costs(text, callgrind=False)
 
 
@@ -272,7 +273,12 @@ def _parse_costs(text, callgrind, entries=None):
         elif callgrind and line.startswith("calls="):
             skip_next = True
         elif line.startswith(("summary:", "totals:")):
-            totals = dict(zip(events, (int(v) for v in line.split()[1:])))
+            # like a cost line, the totals leave out trailing zero events
+            # (callgrind's dump_info: a retpoline build's Bi is 0, every
+            # indirect call goes through a thunk): an event the "events:"
+            # line names and the totals do not is 0, not missing
+            vals = [int(v) for v in line.split()[1:]]
+            totals = {e: vals[i] if i < len(vals) else 0 for i, e in enumerate(events)}
         elif line and (line[0].isdigit() or (callgrind and line[0] in "+-*")) \
                 and fn is not None:
             if skip_next:
@@ -315,12 +321,17 @@ def retpoline_thunks(binary):
         return None
     if out.returncode != 0:
         return None
+    return {os.path.realpath(binary): nm_thunks(out.stdout)}
+
+
+def nm_thunks(text):
+    """{address: name} of the retpoline thunks in nm's output."""
     thunks = {}
-    for line in out.stdout.splitlines():
+    for line in text.splitlines():
         parts = line.split()
         if len(parts) == 3 and RETPOLINE_THUNK.match(parts[2]):
             thunks[int(parts[0], 16)] = parts[2]
-    return {os.path.realpath(binary): thunks}
+    return thunks
 
 
 def cg_groups(parsed, stages=()):

@@ -12,11 +12,12 @@ import sys
 import tempfile
 
 from . import __version__
-from .listrx import STOP_SIGNALS, BenchError
+from .listrx import STOP_SIGNALS, BenchError, notice_once
 
 EPILOG = """examples:
   listrx-bench headline --out headline/
   listrx-bench cree --out cree/            (seed 001's table; the kernel's rows as root)
+  listrx-bench seeds --out seeds/          (every seed's table: published, listrx, kernel)
   listrx-bench sweep --out results/ --counters time,cachegrind
   listrx-bench report results/
   listrx-bench compare --peer testpmd-rxonly,testpmd-io,graph --reps 5
@@ -29,7 +30,7 @@ docs/measuring.md explains the method and each figure."""
 
 # the sub-commands, in the order --help lists them: modules of this package
 COMMANDS = ("headline", "sweep", "report", "compare", "latency", "kernel", "cree",
-            "gro_synth", "xdp_udp64", "synth_rx", "scale")
+            "seeds", "gro_synth", "xdp_udp64", "synth_rx", "scale")
 
 
 class Stopped(BaseException):
@@ -82,6 +83,9 @@ def main(argv=None):
         return 2
     old = {s: signal.signal(s, _stop) for s in STOP_SIGNALS if s != signal.SIGINT}
     try:
+        # another clone's listrx-bench (the PATH's link is the first clone
+        # set up): said, and each output records it (provenance)
+        notice_once()
         if getattr(args, "out", None):
             prepare_out(args.out)
         return args.func(args, argv)

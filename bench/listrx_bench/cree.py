@@ -9,8 +9,9 @@ packet (the packet engine) and listified (the burst engine, 64 per poll)
 in alternating repetitions, in both build flavours (the paper's figures
 are with retpolines: the retpoline build; the plain one beside it). The
 gain is the per-packet engine's ns/packet over the listified one's, paired
-by repetition: the median, [min-max] and a bootstrap interval; resolved
-when the interval excludes 1. The same rows on this host's kernel come
+by repetition: one stats.compare (the median ratio, its 95 % interval,
+resolved when the interval excludes 1 with 6 pairs at least, the runs
+that shared their CPU counted). The same rows on this host's kernel come
 from `listrx-bench kernel`'s measure_rows (gro_normal_batch 1 vs 64, root)
 where the kernel has the row. Every row checks that its rule, filter or
 program saw the traffic. Writes cree.json and cree.md.
@@ -25,9 +26,9 @@ import sys
 import tempfile
 
 from . import grid, headline, kernel, kernel_model
-from .listrx import BenchError, Listrx, machine_info
+from .listrx import BenchError, Listrx, machine_info, provenance, shared_cpu_pct
 from .options import add_common, add_out, convert
-from .stats import is_unavailable, median, unavailable
+from .stats import MIN_PAIRS, caveat, is_unavailable, unavailable
 
 DROP_LO, DROP_HI = kernel.DROP_PORTS
 # net_synth's udp-flows to 198.18.0.42:9: with its default RSS key 4 flows
@@ -215,7 +216,7 @@ def measure_row(lx, row, art, args, tmp, log):
     """Alternating repetitions of the packet and burst engines; the paired
     gain and the check of the first run."""
     sets, pipeline = row_files(row, art, tmp)
-    pairs, runs, check = {}, [], None
+    pairs, runs, check, shared = {}, [], None, set()
     for rep in range(args.reps):
         for engine in (("packet", "burst") if rep % 2 == 0 else ("burst", "packet")):
             path = os.path.join(tmp, "%s-%s-%d.json" % (row["row"], engine, rep))
@@ -228,18 +229,19 @@ def measure_row(lx, row, art, args, tmp, log):
             pairs.setdefault(rep, {})[1 if engine == "packet" else 64] = ns
             runs.append({"rep": rep, "engine": engine, "ns_per_packet": ns,
                          "rx_packets": summary.get("rx_packets"),
-                         "mpps": summary.get("mpps")})
+                         "mpps": summary.get("mpps"),
+                         "shared_cpu_pct": shared_cpu_pct(info["output"])})
+            if runs[-1]["shared_cpu_pct"] is not None:
+                shared.add(rep)
             if check is None:
                 check = row_check(row, summary)
                 check["command"] = info["command"]
             log("  %-18s rep %d %-6s %7.1f ns/pkt" % (row["row"], rep, engine, ns or 0))
-    g = kernel_model.paired_gain(pairs)
-    ratios = g["ratios"]
-    return {"gain": g["gain"], "ci": g["ci"], "resolved": g["resolved"],
-            "resolution": g["text"], "pairs": g["pairs"],
-            "min": min(ratios) if ratios else None, "max": max(ratios) if ratios else None,
-            "ns_per_packet": {"packet": median(p.get(1) for p in pairs.values()),
-                              "burst": median(p.get(64) for p in pairs.values())},
+    g = kernel_model.paired_gain(pairs, shared)
+    return {"gain": g["gain"], "ci": g["ci"], "level": g["level"], "resolved": g["resolved"],
+            "resolution": g["text"], "pairs": g["pairs"], "min": g["min"], "max": g["max"],
+            "shared": g["shared"], "comparison": g,
+            "ns_per_packet": {"packet": g["base"], "burst": g["other"]},
             "runs": runs, "check": check, "pipeline": pipeline, "sets": sets}
 
 
@@ -263,19 +265,16 @@ def pct(g):
 
 
 def cell(fig):
-    """'+26.6 % [+20.1 - +30.2] resolved' for a figure with a gain."""
+    """A gain's cell: the gain in %, its 95 % interval, its pairs, those
+    that shared their CPU, resolved or why (stats.caveat)."""
     if fig is None:
         return "-"
     if isinstance(fig, str):
         return fig
-    if fig.get("gain") is None:
-        return "n/a"
-    lo, hi = fig.get("min"), fig.get("max")
-    rng = " [%s - %s]" % (pct(lo), pct(hi)) if lo is not None else ""
-    if fig.get("ci") and fig["ci"][0] is not None and lo is None:
-        rng = " [%s - %s]" % (pct(fig["ci"][0]), pct(fig["ci"][1]))
-    return "%s%s %s" % (pct(fig["gain"]), rng,
-                        "resolved" if fig.get("resolved") else "not resolved")
+    if not fig.get("comparison"):
+        return "n/a" if fig.get("gain") is None else "%s (%s)" % (
+            pct(fig["gain"]), fig.get("resolution") or "no interval")
+    return caveat(fig["comparison"], figure=pct, unit="")
 
 
 def markdown(doc):
@@ -283,11 +282,15 @@ def markdown(doc):
              "%s, host %s (%s), load average %s before, %s after." % (
                  doc["date"], doc["host"].get("hostname"), doc["host"].get("cpu_model"),
                  doc["load"]["before"], doc["load"]["after"]),
-             "", "Gain: per-packet ns/packet over listified ns/packet, median of %d paired "
-             "repetitions [min - max]; resolved when the 95 %% bootstrap interval of the "
-             "median excludes 1. listrx: packet vs burst engine, burst 64, %.2f s per run. "
-             "Kernel: gro_normal_batch 1 vs 64 (listrx-bench kernel)." % (
-                 doc["reps"], doc["duration"]), "",
+             "", "Gain: per-packet ns/packet over listified ns/packet, the median of the "
+             "per-pair ratios as a change in %%; in brackets the 95 %% interval of that "
+             "median; the pairs; those in which a run shared its CPU (listrx warned that the "
+             "polling CPU was busy before the start); resolved when the interval excludes "
+             "+0 %% with %d pairs at least, else why not (docs/measuring.md, \"One "
+             "comparison\"). listrx: packet vs burst "
+             "engine, burst 64, %d alternating repetitions of %.2f s, a pair per repetition. "
+             "Kernel: gro_normal_batch 1 vs 64, a pair per two adjacent windows (listrx-bench "
+             "kernel)." % (MIN_PAIRS, doc["reps"], doc["duration"]), "",
              "| row | Cree 2018 | listrx retpoline | listrx plain | kernel (this host) | "
              "checks |", "|---|---|---|---|---|---|"]
     for r in doc["rows"]:
@@ -318,7 +321,25 @@ def loadavg():
 
 
 def run_cree(args, argv):
+    log = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
+    doc = measure(args, argv, log)
+    failed = write(doc, args.out)
+    for line in failed:
+        print("listrx-bench cree: check failed: " + line, file=sys.stderr)
+    return 1 if failed else 0
+
+
+def measure(args, argv, log, run_done=None):
+    """Every row of args.rows on listrx (args.flavours) and the kernel: the
+    document cree.json holds (listrx-bench seeds' section 001 too).
+    run_done(line) after each listrx run (measure_row logs one line each)."""
     rows = [r for r in ROWS if r["row"] in args.rows]
+
+    def run_log(line):
+        log(line)
+        if run_done:
+            run_done(line.strip())
+
     bins = headline.flavour_binaries(args.listrx, args.listrx_retpo)
     build = kernel.build_root(bins["plain"])
     art = {"xdp_port_filter": os.path.join(build, "stages", "xdp", "xdp_port_filter.bpf.o"),
@@ -330,7 +351,6 @@ def run_cree(args, argv):
             raise BenchError("%s not built (ninja -C %s; the BPF objects need clang)"
                              % (path, build))
     art["stages"] = Listrx(bins["plain"]).stage_list()
-    log = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
     doc = {"command": shlex.join(["listrx-bench"] + list(argv)),
            "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
            "reps": args.reps, "duration": args.duration,
@@ -345,6 +365,7 @@ def run_cree(args, argv):
                "retpoline column."]}
     flav = [f for f in ("retpoline", "plain") if f in args.flavours]
     results = {r["row"]: {} for r in rows}
+    measured = []
     with tempfile.TemporaryDirectory(prefix="lrx-cree-") as tmp:
         for f in flav:
             if is_unavailable(bins.get(f)):
@@ -352,16 +373,18 @@ def run_cree(args, argv):
                     results[r["row"]][f] = bins[f]
                 continue
             lx = Listrx(bins[f], eal=args.eal, lcores=args.lcores)
+            measured.append(lx)
             if "host" not in doc:
                 doc["host"] = machine_info(lx)
             log("listrx, %s build (%s)" % (f, bins[f]))
             for r in rows:
-                results[r["row"]][f] = measure_row(lx, r, art, args, tmp, log)
+                results[r["row"]][f] = measure_row(lx, r, art, args, tmp, run_log)
         if "host" not in doc:
             doc["host"] = {"hostname": os.uname().nodename}
         log("kernel rows")
         krows = kernel_rows(args, rows, log)
     doc["load"]["after"] = loadavg()
+    doc["provenance"] = provenance(measured)
     doc["kernel"] = {k: v for k, v in krows.items() if k != "rows"}
     out_rows = []
     failed = []
@@ -385,17 +408,21 @@ def run_cree(args, argv):
         out_rows.append(entry)
     doc["rows"] = out_rows
     doc["failed_checks"] = failed
-    with open(os.path.join(args.out, "cree.json"), "w") as f:
+    return doc
+
+
+def write(doc, out):
+    """cree.json and cree.md into out, the table on stdout; returns the
+    failed checks."""
+    with open(os.path.join(out, "cree.json"), "w") as f:
         json.dump(doc, f, indent=1, default=str)
     md = markdown(doc)
-    with open(os.path.join(args.out, "cree.md"), "w") as f:
+    with open(os.path.join(out, "cree.md"), "w") as f:
         f.write(md + "\n")
     print(md)
-    print("wrote %s and %s" % (os.path.join(args.out, "cree.json"),
-                               os.path.join(args.out, "cree.md")))
-    for line in failed:
-        print("listrx-bench cree: check failed: " + line, file=sys.stderr)
-    return 1 if failed else 0
+    print("wrote %s and %s" % (os.path.join(out, "cree.json"),
+                               os.path.join(out, "cree.md")))
+    return doc["failed_checks"]
 
 
 def _rows_arg(text):
@@ -427,8 +454,9 @@ def add_parser(sub):
                     help="listrx builds: retpoline,plain (default: both)")
     cp.add_argument("--listrx-retpo", help="the retpoline build's listrx (default: "
                     "build-retpo/dataplane/listrx beside the plain one)")
-    cp.add_argument("--reps", type=int, default=5,
-                    help="alternating repetitions per engine (default: %(default)s)")
+    cp.add_argument("--reps", type=int, default=MIN_PAIRS,
+                    help="alternating repetitions per engine; a gain needs %d pairs to be "
+                    "resolved (default: %%(default)s)" % MIN_PAIRS)
     cp.add_argument("--duration", type=float, default=0.3,
                     help="seconds per listrx run (default: %(default)s)")
     cp.add_argument("--kernel", choices=("auto", "on", "off"), default="auto",

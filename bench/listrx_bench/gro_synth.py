@@ -1,53 +1,45 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""GRO through the listrx binary on net_synth tcp-stream (docs/gro.md).
+"""listrx GRO against DPDK rte_gro on net_synth tcp-stream, paired in one
+process (docs/gro.md, "Benchmark: listrx gro vs rte_gro").
 
-One run, one polling core, pipeline `gro` only, the configurations
-interleaved rep by rep (A B C ... A B C ...): listrx's GRO (the kernel's
-rules, stage gro) against DPDK rte_gro (stage rte-gro) in heavy mode and in
-light mode, on the same stream, at each burst. A run's
-figure is the median of listrx's per-second rx readings after the first
-(--stats-period 1): every received packet is a TCP segment into GRO, so it
-is GRO's input segments per second. The merge ratio (segments per output
-packet) is (merged + packets_out) / packets_out from the gro stage's
-counters in the run's --json summary, next to what the rules give for
-this MSS (the kernel: L3 length < 65536, 44 x 1460 with timestamps).
-The table gives the median over reps, min..max, ns/segment, and the ratios
-listrx / rte_gro taken per rep (median [min..max]).
+For each cell of the grid (flows x burst), runs of the driver
+tests/gro/gro_vs_rte_gro: three GROs as the binary runs them (stage gro;
+stage rte-gro in heavy and in light mode), each on its own net_synth port
+with the same tcp-stream segments, in one process, taking turns round by
+round (the six orders of three in rotation). A round is --polls polls
+of one GRO and an idle poll that flushes what it holds; the TSC times each
+poll's GRO work and the free of what it released, not the NIC's writing
+of the segments. Round r of listrx and round r of rte_gro are a pair,
+and one run's figure is stats.compare over its rounds: the median of
+rte_gro's ns/segment over listrx's. Runs of the same cell in separate
+processes differ by more than one run's interval says (the memory each
+process lays out, what shares the core), so each cell is run --reps
+times, alternating with the other cells, and a run is one pair: the
+cell's figure is stats.compare over the runs (the median run's sides),
+its 95 % interval, resolved when it excludes 1, and against the goal
+(heavy 3x, light 1.3x).
 
-The empty pipeline runs in the same rotation, at each burst: the emulated
-NIC (tcp-stream writes 66 header bytes and two checksums per segment) and
-the sink alone, a cost every configuration pays. Its ns/segment taken from
-a configuration's, rep by rep, is what GRO (and what it makes the NIC and
-the sink do: chains to free, mbufs held across polls) costs per segment;
-the ratio of those is printed as well ("GRO's own time"), beside the ratio
-of whole-binary rates, which the NIC's share pulls towards 1.
-
-  listrx-bench gro-synth                       # build/ in this checkout
-  listrx-bench gro-synth --reps 7 --seconds 5 --json out.json
+  listrx-bench gro-synth                                # the grid
+  listrx-bench gro-synth --flows 1 --bursts 64 --rounds 200 --json out.json
 """
 
 import json
 import os
+import subprocess
 import sys
 import tempfile
 
 from . import grid
-from .compare import run_listrx_steady
-from .listrx import BenchError, default_lcores
-from .options import convert, positive_float, positive_int
+from .listrx import BenchError, provenance
+from .options import convert, positive_int
 from .report import Doc
-from .stats import median
+from .stats import caveat, compare
 
 # the repository root (bench/listrx_bench/..)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-IMPLS = [
-    ("listrx gro", "kernel"),
-    ("rte_gro heavy", "rte"),
-    ("rte_gro light", "rte-light"),
-]
-# the reference: the same device and sink with no stage
-EMPTY = ("empty pipeline", "none")
+LISTRX = "listrx-gro"
+PEERS = [("rte_gro heavy", "rte_gro-heavy", 3.0), ("rte_gro light", "rte_gro-light", 1.3)]
 
 # net_synth tcp-stream headers: IPv4 20 + TCP 20 + NOP,NOP,timestamp 12
 TCP_STREAM_L3_HEADERS = 52
@@ -68,160 +60,136 @@ def expected_segments_per_packet(impl, mss, burst, flows):
     return n
 
 
-def gro_counters(summary, name="gro"):
-    """The GRO stage's (gro or rte-gro) stage-specific counters of a listrx
-    --json summary."""
-    for stage in summary.get("stages", []):
-        if stage.get("name") == name:
-            return stage.get("counters", {})
-    raise ValueError("no %s stage in the summary's stages array" % name)
+def ns_per_segment(run, impl):
+    """{round: ns per segment} of one GRO in a driver --json run."""
+    side = run["impls"][impl]
+    hz = float(run["tsc_hz"])
+    return {r: c / s / hz * 1e9 for r, (c, s) in enumerate(zip(side["cycles"], side["segments"]))
+            if s}
 
 
-def impl_stage(impl):
-    """The stage and its keys for one configuration: the kernel's rules
-    (gro) or DPDK rte_gro (rte-gro) in heavy (rte) or light (rte-light)
-    mode; none: the empty pipeline."""
-    if impl == "none":
-        return "none", []
-    if impl == "kernel":
-        return "gro", []
-    return "rte-gro", ["--set", "stage.rte-gro.mode=" + ("light" if impl == "rte-light" else "heavy")]
+def pair_rounds(run, peer):
+    """stats.compare of one peer against listrx in one run: per round, the
+    peer's ns/segment over listrx's (> 1: listrx is faster)."""
+    ours, theirs = ns_per_segment(run, LISTRX), ns_per_segment(run, peer)
+    pairs = [(r, theirs[r], ours[r]) for r in sorted(set(ours) & set(theirs))]
+    return compare(pairs)
 
 
-def merge_ratio(counters):
-    """Input segments per output packet: every segment either left as (the
-    head of) an output packet or was merged into one."""
-    out = counters.get("packets_out", 0)
-    if not out:
-        return None
-    return (counters.get("merged", 0) + out) / out
+def pair_runs(runs, peer):
+    """stats.compare over runs of one cell: each run one pair, its median
+    round pair's sides (pair_rounds)."""
+    pairs = []
+    for rep, run in enumerate(runs):
+        c = pair_rounds(run, peer)
+        pairs.append((rep, c["base"], c["other"]))
+    return compare(pairs)
 
 
-def own_ns(mseg, empty_mseg):
-    """ns per segment over the empty pipeline's (None when a rate is
-    missing)."""
-    if not mseg or not empty_mseg:
-        return None
-    return 1e3 / mseg - 1e3 / empty_mseg
+def goal_verdict(c, goal):
+    """Where the interval lies against the goal: met (its low end at or
+    above it), missed (its high end below it), or not resolved."""
+    lo, hi = c["ci"]
+    if c["ratio"] is None or not c["resolved"]:
+        return "not resolved"
+    if lo >= goal:
+        return "goal %gx met" % goal
+    if hi < goal:
+        return "goal %gx missed" % goal
+    return "goal %gx not resolved" % goal
 
 
-def own_time_ratios(ours, theirs, empty):
-    """Per rep: their GRO's own ns/segment over ours (both net of the empty
-    pipeline of the same rep); a rep where ours is not above the empty
-    pipeline's cost (noise) gives no ratio."""
-    out = []
-    for a, b, e in zip(ours, theirs, empty):
-        na, nb = own_ns(a, e), own_ns(b, e)
-        out.append(nb / na if na and nb is not None and na > 0 else None)
-    return out
-
-
-def run_once(args, impl, burst, json_path):
-    stage, sets = impl_stage(impl)
-    cmd = [args.listrx, "-l", args.lcores, "--no-huge", "--no-pci", "--no-shconf",
-           "-m", "1024", "--file-prefix", "lrxgro%d" % os.getpid(),
-           "--vdev", args.vdev, "--", "--duration", str(args.seconds),
-           "--stats-period", "1", "--stats-level", args.stats_level,
-           "--engine", args.engine, "--burst", str(burst), "--pipeline", stage,
-           "--json", json_path] + sets
-    mseg, _ = run_listrx_steady(cmd, "gro_synth", args.seconds)
-    if impl == "none":
-        return mseg, None, {}, " ".join(cmd)
+def run_cell(args, flows, burst, json_path):
+    cmd = [args.driver, "--flows", str(flows), "--burst", str(burst), "--mss", str(args.mss),
+           "--rounds", str(args.rounds), "--polls", str(args.polls),
+           "--file-prefix", "grosynth%d" % os.getpid(), "--json", json_path]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        raise BenchError("gro-synth: %s exited %d: %s" % (" ".join(cmd), proc.returncode,
+                                                          proc.stderr.strip()[-400:]))
     with open(json_path) as f:
-        counters = gro_counters(json.load(f), stage)
-    if counters.get("segments_in") != counters.get("merged", 0) + counters.get("packets_out", 0):
-        print("gro_synth: warning: segments_in %s != merged %s + packets_out %s (%s)"
-              % (counters.get("segments_in"), counters.get("merged"),
-                 counters.get("packets_out"), " ".join(cmd)), file=sys.stderr)
-    return mseg, merge_ratio(counters), counters, " ".join(cmd)
+        return json.load(f), " ".join(cmd)
 
 
-def fmt_ratio(values):
-    vals = [v for v in values if v is not None]
-    if not vals:
-        return "unavailable"
-    return "%.2f [%.2f..%.2f]" % (median(vals), min(vals), max(vals))
+def merged_over(runs, impl):
+    """Segments per output packet over all runs."""
+    sides = [run["impls"][impl] for run in runs]
+    out = sum(s["packets_out"] for s in sides)
+    return sum(s["segments_in"] for s in sides) / out if out else None
+
+
+def cell_row(runs, flows, burst, mss):
+    """One row of the grid and its comparisons."""
+    comps = {peer: pair_runs(runs, peer) for _, peer, _ in PEERS}
+    row = ["%d" % flows, "%d" % burst, "%.1f" % comps[PEERS[1][1]]["other"]]
+    for name, peer, goal in PEERS:
+        c = comps[peer]
+        row += ["%.1f" % c["base"], caveat(c), goal_verdict(c, goal)]
+    row.append(" / ".join("%.1f" % merged_over(runs, impl) for impl in
+                          (LISTRX,) + tuple(p for _, p, _ in PEERS)))
+    row.append(" / ".join(str(expected_segments_per_packet(impl, mss, burst, flows))
+                          for impl in ("kernel", "rte", "rte-light")))
+    return row, comps
 
 
 def add_parser(sub):
-    ap = sub.add_parser("gro-synth", help="listrx GRO vs DPDK rte_gro on net_synth tcp-stream",
-                        description=__doc__.split("\n")[0])
-    ap.add_argument("--listrx", default=os.path.join(ROOT, "build/dataplane/listrx"))
-    ap.add_argument("--flows", type=int, default=4, help="tcp-stream flows (net_synth default 4)")
-    ap.add_argument("--mss", type=int, default=1460, help="tcp-stream TCP payload per segment")
-    ap.add_argument("--vdev", default=None,
-                    help="default: net_synth0,profile=tcp-stream,flows=F,mss=M,copy=0")
-    ap.add_argument("--lcores", default=default_lcores(),
-                    help="EAL -l: main + one polling lcore (default: %(default)s)")
-    ap.add_argument("--engine", default="burst")
+    ap = sub.add_parser("gro-synth", help="listrx GRO vs DPDK rte_gro on net_synth tcp-stream, "
+                        "paired in one process", description=__doc__.split("\n")[0])
+    ap.add_argument("--driver", default=os.path.join(ROOT, "build/tests/gro/gro_vs_rte_gro"))
+    ap.add_argument("--flows", type=convert(grid.parse_bursts, "flow counts"),
+                    default=[1, 8, 64, 128], help="tcp-stream flow counts (default 1,8,64,128)")
     ap.add_argument("--bursts", type=convert(grid.parse_bursts, "burst size"), default=[64, 32])
-    ap.add_argument("--stats-level", default="off",
-                    help="off: the gro counters are the stage's own and are read at any level")
-    ap.add_argument("--reps", type=convert(positive_int), default=5)
-    ap.add_argument("--seconds", type=convert(positive_float), default=3.0)
+    ap.add_argument("--mss", type=int, default=1460, help="tcp-stream TCP payload per segment")
+    ap.add_argument("--reps", type=convert(positive_int), default=6,
+                    help="runs per cell, the pairs of its comparison (default 6)")
+    ap.add_argument("--rounds", type=convert(positive_int), default=100,
+                    help="rounds per run (default 100)")
+    ap.add_argument("--polls", type=convert(positive_int), default=64,
+                    help="polls per GRO per round (default 64)")
     ap.add_argument("--json", default=None)
     ap.set_defaults(func=run)
 
 
 def run(args, argv):
-    if args.vdev is None:
-        args.vdev = "net_synth0,profile=tcp-stream,flows=%d,mss=%d,copy=0" % (args.flows, args.mss)
-    if not os.path.exists(args.listrx):
-        raise BenchError("gro-synth: %s not found (build first: bash scripts/setup)" % args.listrx)
-    bursts = args.bursts
-
-    cells = [(name, impl, burst) for burst in bursts for name, impl in IMPLS + [EMPTY]]
-    label = {cell: "%s (impl=%s), burst %d" % cell for cell in cells}
-    mpps = {cell: [] for cell in cells}
-    merge = {cell: [] for cell in cells}
-    counters = {cell: [] for cell in cells}
-    commands = {}
+    if not os.path.exists(args.driver):
+        raise BenchError("gro-synth: %s not found (build with tests enabled: "
+                         "meson setup build && ninja -C build)" % args.driver)
+    cells = [(flows, burst) for flows in args.flows for burst in args.bursts]
+    runs, commands = {cell: [] for cell in cells}, {}
+    load = [os.getloadavg()[0]]
     with tempfile.TemporaryDirectory(prefix="gro_synth") as tmp:
-        json_path = os.path.join(tmp, "summary.json")
+        json_path = os.path.join(tmp, "cell.json")
         for rep in range(args.reps):
-            for cell in cells:
-                m, r, c, commands[label[cell]] = run_once(args, cell[1], cell[2], json_path)
-                mpps[cell].append(m)
-                merge[cell].append(r)
-                counters[cell].append(c)
-                print("rep %d  %-44s %8.2f Mseg/s  %s seg/pkt"
-                      % (rep + 1, label[cell], m, "%.2f" % r if r else "-"), file=sys.stderr)
-
-    med = {cell: median(v) for cell, v in mpps.items()}
-    print("\nbackend: listrx per-second rx (first second dropped) = GRO input segments/s, "
-          "pipeline gro only, engine %s, stats level %s, reps=%d, %g s each, interleaved; "
-          "device %s" % (args.engine, args.stats_level, args.reps, args.seconds, args.vdev))
+            for flows, burst in cells:
+                run_json, commands[(flows, burst)] = run_cell(args, flows, burst, json_path)
+                runs[(flows, burst)].append(run_json)
+                print("rep %d flows %d burst %d: %s" % (rep + 1, flows, burst, "; ".join(
+                    "%s %.2f" % (n, pair_rounds(run_json, p)["ratio"]) for n, p, _ in PEERS)),
+                    file=sys.stderr)
+    load.append(os.getloadavg()[0])
+    rows, out = [], {}
+    for flows, burst in cells:
+        row, comps = cell_row(runs[(flows, burst)], flows, burst, args.mss)
+        rows.append(row)
+        out["flows %d, burst %d" % (flows, burst)] = {
+            "command": commands[(flows, burst)], "runs": runs[(flows, burst)],
+            "comparisons": {n: comps[p] for n, p, _ in PEERS}}
+    print("\nbackend: TSC in one process per run (tests/gro/gro_vs_rte_gro), net_synth "
+          "tcp-stream mss %d; per cell %d runs (the pairs) of %d rounds of %d polls per GRO, "
+          "the three GROs in rotation, the cells alternating; load average %.1f at the start, "
+          "%.1f at the end" % (args.mss, args.reps, args.rounds, args.polls, load[0], load[1]))
     table = Doc()
-    table.table(["GRO, burst", "Mseg/s median", "min..max", "ns/seg",
-                 "segments per output, median [min..max]", "rules' expectation"],
-                [[label[cell], "%.2f" % med[cell],
-                  "%.2f..%.2f" % (min(mpps[cell]), max(mpps[cell])), "%.1f" % (1e3 / med[cell]),
-                  fmt_ratio(merge[cell]) if cell[1] != "none" else "-",
-                  expected_segments_per_packet(cell[1], args.mss, cell[2], args.flows)
-                  if cell[1] != "none" else "-"]
-                 for cell in cells])
+    table.table(["flows", "burst", "listrx ns/seg",
+                 "heavy ns/seg", "listrx ÷ heavy (95 % interval)", "vs goal",
+                 "light ns/seg", "listrx ÷ light (95 % interval)", "vs goal",
+                 "segments per output: listrx / heavy / light", "rules' expectation"],
+                rows)
     print(table.markdown(), end="")
-    ratios, own = {}, {}
-    for burst in bursts:
-        ours = mpps[("listrx gro", "kernel", burst)]
-        empty = mpps[EMPTY + (burst,)]
-        for name, impl in IMPLS[1:]:
-            per_rep = [a / b for a, b in zip(ours, mpps[(name, impl, burst)]) if b]
-            ratios["listrx / %s, burst %d" % (name, burst)] = per_rep
-            print("listrx gro / %s, burst %d, per rep: %s" % (name, burst, fmt_ratio(per_rep)))
-        for name, impl in IMPLS[1:]:
-            per_rep = own_time_ratios(ours, mpps[(name, impl, burst)], empty)
-            own["%s / listrx, burst %d" % (name, burst)] = per_rep
-            print("GRO's own time (ns/segment over the empty pipeline's), %s / listrx gro, "
-                  "burst %d, per rep: %s" % (name, burst, fmt_ratio(per_rep)))
     if args.json:
-        def keyed(d):
-            return {label[cell]: v for cell, v in d.items()}
+        version = subprocess.run([args.driver, "--version"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, text=True).stdout
         with open(args.json, "w") as f:
-            json.dump({"mseg_per_s": keyed(mpps), "median": keyed(med),
-                       "segments_per_output": keyed(merge), "gro_counters": keyed(counters),
-                       "ratios": ratios, "own_time_ratios": own,
-                       "commands": commands, "reps": args.reps,
-                       "seconds": args.seconds, "bursts": bursts, "vdev": args.vdev,
-                       "engine": args.engine, "stats_level": args.stats_level}, f, indent=1)
+            json.dump({"cells": out, "reps": args.reps, "rounds": args.rounds, "polls": args.polls,
+                       "mss": args.mss, "load_average": load,
+                       "provenance": provenance([(args.driver, version)])}, f, indent=1)
     return 0

@@ -19,12 +19,13 @@ import sys
 import time
 
 from . import backends, grid, report, results
-from .listrx import BenchError, Listrx, caches_source, find_binary, machine_info
+from .listrx import (BenchError, Listrx, caches_source, find_binary, machine_info,
+                     provenance)
 from .options import (add_cg_caches, add_common, add_out, convert, positive_float,
                       positive_int)
 from .progress import Progress, _clock
-from .stats import (MIN_PAIRS, fmt, is_unavailable, median, number, resolution, speedup,
-                    stalled, summary, unavailable)
+from .stats import (MIN_PAIRS, at_median, caveat, fmt, is_unavailable, median, number,
+                    speedup, stalled, summary, unavailable)
 from .sweep import (LOW_DELIVERY, RUN_KIND, Sweep, default_options, low_delivery, meta_for)
 
 FLAVOURS = ("plain", "retpoline")
@@ -40,15 +41,16 @@ VULNERABILITIES = "/sys/devices/system/cpu/vulnerabilities"
 # within MAX_TIME seconds. The figures come from an A/A measurement
 # (packet against packet, --aa): docs/measuring.md, "Noise and repetitions".
 QUICK = {"engines": "packet,burst,graph", "bursts": "1,64,256", "footprints": "0,2xL1i",
-         "reps": 5, "duration": 0.2}
+         "reps": MIN_PAIRS, "duration": 0.2}
 FULL = {"engines": "packet,burst,hybrid:2,static,graph", "bursts": "1,8,32,64,128,256",
-        "footprints": "0,L1i,2xL1i,4xL1i", "reps": 5, "duration": 0.25}
+        "footprints": "0,L1i,2xL1i,4xL1i", "reps": MIN_PAIRS, "duration": 0.25}
 ADAPTIVE = {"max_reps": 15, "spread": 10.0, "max_time": 420.0}
 # the columns of the one headline table (stdout, headline.md, report)
 INDIRECT = "indirect/pkt (Bi + thunks)"
-HEADER = ["engine", "burst", "footprint KB", "Mpps [min–max]", "ns/pkt", "speedup [min–max]",
-          "verdict", "reps", "I1 miss/pkt", "D1 miss/pkt", "LL miss/pkt", "instr/pkt",
-          INDIRECT, "stage ns/pkt", "delivered %"]
+HEADER = ["engine", "burst", "footprint KB", "Mpps", "ns/pkt", "packet ns/pkt, same pairs",
+          "saved ns/pkt", "speedup [95 % interval]", "verdict", "reps used/run (pairs)",
+          "I1 miss/pkt", "D1 miss/pkt", "LL miss/pkt", "instr/pkt", INDIRECT, "stage ns/pkt",
+          "delivered %"]
 STAGE_SHORT = {"xdp": "xdp", "build-meta": "bm", "gro": "gro", "l3-demux": "l3"}
 
 
@@ -227,41 +229,69 @@ CG_FIGURES = (("i1_misses_per_packet", "cg_i1_misses_per_packet"),
               ("indirect_per_packet", "cg_indirect_per_packet"))
 
 
+def by_rep(runs, key):
+    return {r["rep"]: number(r.get(key)) for r in runs}
+
+
+def packet_figures(rs):
+    """The packet row's own figures: its runs that did not stall."""
+    stalls = stalled(by_rep(rs, "time_ns_per_packet"))
+    used = [r for r in rs if r["rep"] not in stalls]
+    mp = summary(r.get("time_mpps") for r in used)
+    return {"reps": len(used), "stalled_reps": sorted(stalls), "mpps": mp["median"],
+            "mpps_min": mp["min"], "mpps_max": mp["max"],
+            "ns_per_packet": median(r.get("time_ns_per_packet") for r in used)}
+
+
+def comparison_figures(base_rs, rs, engine):
+    """An engine's row against the packet cell's runs (base_rs): one
+    stats.speedup, and every figure of the row from its pairs: the
+    engine's Mpps and ns/packet and the packet side's are the median
+    pair's, so packet ns ÷ engine ns = the speedup and their difference =
+    the saving."""
+    sp = speedup(by_rep(base_rs, "time_ns_per_packet"), by_rep(rs, "time_ns_per_packet"),
+                 ("packet", engine), report.shared_reps(base_rs + rs))
+    used = [r for r in rs if r["rep"] in sp["keys"]]
+    mp = summary(r.get("time_mpps") for r in used)
+    stalls = stalled(by_rep(rs, "time_ns_per_packet"))
+    return {"reps": sp["pairs"], "stalled_reps": sorted(stalls),
+            "mpps": at_median(sp, by_rep(rs, "time_mpps")), "mpps_min": mp["min"],
+            "mpps_max": mp["max"], "ns_per_packet": sp["other"],
+            "base_mpps": at_median(sp, by_rep(base_rs, "time_mpps")),
+            "base_ns_per_packet": sp["base"], "speedup": sp["ratio"],
+            "speedup_min": sp["min"], "speedup_max": sp["max"], "speedup_ci": sp["ci"],
+            "speedup_level": sp["level"], "ci_width_pct": sp["width_pct"],
+            "saved_ns_per_packet": sp["saving"], "pairs": sp["pairs"] + len(sp["left_out"]),
+            "clean_pairs": sp["pairs"], "shared_cpu_pairs": sp["shared"],
+            "left_out": [{"rep": x["key"], "why": x["why"]} for x in sp["left_out"]],
+            "resolved": sp["resolved"], "resolution": sp["resolution"], "comparison": sp}
+
+
+NO_COMPARISON = {"base_mpps": None, "base_ns_per_packet": None, "speedup": None,
+                 "speedup_min": None, "speedup_max": None, "speedup_ci": None,
+                 "speedup_level": None, "ci_width_pct": None, "saved_ns_per_packet": None,
+                 "pairs": None, "clean_pairs": None, "shared_cpu_pairs": None, "left_out": [],
+                 "resolved": None, "resolution": None, "comparison": None}
+
+
 def headline_rows(flavour, rows, cg_burst, matches):
     """One row per (engine, burst, footprint) from a flavour's sweep rows.
-    The speedup over packet is paired by repetition (stats.speedup: pairs
-    with a stalled side left out), and the row's own figures (Mpps, ns/packet)
-    come from the repetitions of the same pairs, so the two cannot tell
-    different stories; the packet row's from its runs that did not stall."""
+    An engine's row is one comparison with the packet cell of the same
+    burst and footprint (comparison_figures: every figure from the same
+    pairs); the packet row's own figures are over its runs that did not
+    stall."""
     cells = {}
     for r in rows:
         if r.get("status") == "ok":
             cells.setdefault((r["engine"], int(r["burst"]), int(r["footprint_kb"])), []).append(r)
-    ns = {key: {r["rep"]: number(r.get("time_ns_per_packet")) for r in rs}
-          for key, rs in cells.items()}
     out = []
     for (engine, burst, fp), rs in cells.items():
-        own_stalls = stalled(ns[(engine, burst, fp)])
-        if engine == "packet":
-            sp = None
-            used = [r for r in rs if r["rep"] not in own_stalls]
-        else:
-            sp = speedup(ns.get(("packet", burst, fp), {}), ns[(engine, burst, fp)],
-                         ("packet", engine))
-            used = [r for r in rs if r["rep"] in sp["reps"]]
-        mp = summary(r.get("time_mpps") for r in used)
         shares = [r.get("delivered_share") for r in rs
                   if number(r.get("delivered_share")) is not None]
         row = {"flavour": flavour, "matches_kernel": matches, "engine": engine,
                "burst": burst, "footprint_kb": fp, "footprint": str(rs[0].get("footprint", fp)),
-               "runs": len(rs), "reps": len(used), "stalled_reps": sorted(own_stalls),
+               "runs": len(rs),
                "shared_cpu_runs": sum(1 for r in rs if r.get("shared_cpu_pct") is not None),
-               "mpps": mp["median"], "mpps_min": mp["min"], "mpps_max": mp["max"],
-               "ns_per_packet": median(r.get("time_ns_per_packet") for r in used),
-               "speedup": None, "speedup_min": None, "speedup_max": None,
-               "speedup_ci": None, "ci_width_pct": None, "saved_ns_per_packet": None,
-               "pairs": None, "clean_pairs": None, "left_out": [], "resolved": None,
-               "resolution": None,
                "stage_ns_per_packet": stage_ns(rs),
                "rx_packets": sum(r.get("rx_packets") or 0 for r in rs),
                "delivered": sum(r.get("delivered") or 0 for r in rs),
@@ -269,13 +299,11 @@ def headline_rows(flavour, rows, cg_burst, matches):
                "delivered_share": min(shares) if shares else None,
                "drop_reasons": rs[0].get("drop_reasons"),
                "low_delivery": any(low_delivery(r) for r in rs)}
-        if sp is not None:
-            resolved, why = resolution(sp)
-            row.update(speedup=sp["median"], speedup_min=sp["min"], speedup_max=sp["max"],
-                       speedup_ci=[sp["ci_low"], sp["ci_high"]],
-                       ci_width_pct=sp["spread_pct"], saved_ns_per_packet=sp["saved_ns"],
-                       pairs=sp["pairs"], clean_pairs=sp["n"], left_out=sp["left_out"],
-                       resolved=resolved, resolution=why)
+        row.update(NO_COMPARISON)
+        if engine == "packet":
+            row.update(packet_figures(rs))
+        else:
+            row.update(comparison_figures(cells.get(("packet", burst, fp), []), rs, engine))
         for key, cg_key in CG_FIGURES:
             row[key] = cg_value(rs, cg_key, burst, cg_burst)
         for key in ("perf_cycles_per_packet", "perf_l1i_misses_per_packet",
@@ -307,25 +335,27 @@ def ballast(h):
 
 
 def verdict_text(h):
-    """One sentence: where, what the engine saves or costs against packet,
-    the speedup [min–max], the reps, the pairs left out, resolved or not
-    and why."""
+    """One sentence: where, what the engine saves or costs against packet
+    and both sides' ns/packet (the median pair's), then the comparison's
+    caveat (stats.caveat: speedup [95 % interval], pairs, left out, shared
+    the CPU, resolved or not and why) and the pairs left out."""
     where = "%s build, burst %d, %s" % (h["flavour"], h["burst"], ballast(h))
     if h["speedup"] is None:
         return "%s: %s against packet: no pair to compare (%s)" % (
             where, h["engine"], h["resolution"] or "no run of both")
+    sides = "packet %.1f → %s %.1f ns" % (h["base_ns_per_packet"], h["engine"],
+                                          h["ns_per_packet"])
     if h["engine"].endswith(grid.AA_SUFFIX):
-        what = "A/A, %s against %s" % (h["engine"], grid.engine_arg(h["engine"]))
+        what = "A/A, %s against %s, %s" % (h["engine"], grid.engine_arg(h["engine"]), sides)
     elif h["saved_ns_per_packet"] >= 0:
-        what = "%s saves %.1f ns/packet" % (h["engine"], h["saved_ns_per_packet"])
+        what = "%s saves %.1f ns/packet, %s" % (h["engine"], h["saved_ns_per_packet"], sides)
     else:
-        what = "%s costs %.1f ns/packet more" % (h["engine"], -h["saved_ns_per_packet"])
-    detail = "%.2f× [%.2f–%.2f], %d reps" % (h["speedup"], h["speedup_min"],
-                                             h["speedup_max"], h["clean_pairs"])
+        what = "%s costs %.1f ns/packet more, %s" % (h["engine"], -h["saved_ns_per_packet"],
+                                                     sides)
+    detail = caveat(h["comparison"])
     if h["left_out"]:
-        detail += ", %d pair(s) left out: %s" % (len(h["left_out"]), "; ".join(
-            "rep %d: %s" % (x["rep"], x["why"]) for x in h["left_out"]))
-    detail += ", resolved" if h["resolved"] else ", not resolved: %s" % h["resolution"]
+        detail += "; left out: " + "; ".join("rep %d: %s" % (x["rep"], x["why"])
+                                             for x in h["left_out"])
     return "%s: %s (%s)" % (where, what, detail)
 
 
@@ -351,23 +381,30 @@ def _cell(v, digits=2):
 
 def table_rows(hrows):
     """HEADER's cells for each row: the same table on stdout, in headline.md
-    and in the report."""
+    and in the report. An engine's row holds both sides of its comparison
+    (its own and the packet engine's figures of the same pairs), so the
+    ns/packet ratio and difference in the row are its speedup and saving."""
     out = []
     for h in hrows:
         if h["engine"] == "packet":
-            sp, verdict = "1 (base)", "base"
+            base, saved, sp, verdict = "(base)", "-", "1 (base)", "base"
+            reps = "%d/%d, %d shared" % (h["reps"], h["runs"], h["shared_cpu_runs"])
         elif h["speedup"] is None:
-            sp, verdict = "-", "NOT RESOLVED (no pair)"
+            base, saved, sp, verdict = "-", "-", "-", "NOT RESOLVED (no pair)"
+            reps = "0/%d" % h["pairs"]
         else:
-            sp = "%.2f× [%.2f–%.2f]" % (h["speedup"], h["speedup_min"], h["speedup_max"])
+            lo, hi = h["speedup_ci"]
+            base, saved = _cell(h["base_ns_per_packet"], 1), "%.1f" % h["saved_ns_per_packet"]
+            sp = "%.2f× [%.2f–%.2f]" % (h["speedup"], lo, hi)
             verdict = "resolved" if h["resolved"] else "NOT RESOLVED"
+            reps = "%d/%d" % (h["clean_pairs"], h["pairs"]) + (
+                "" if h["shared_cpu_pairs"] is None else ", %d shared" % h["shared_cpu_pairs"])
         if h["low_delivery"]:
             verdict += ", LOW DELIVERY %.0f%%" % (100 * h["delivered_share"])
         out.append([
-            h["engine"], h["burst"], h["footprint_kb"],
-            "%s [%s–%s]" % (_cell(h["mpps"]), _cell(h["mpps_min"]), _cell(h["mpps_max"])),
-            _cell(h["ns_per_packet"], 1), sp, verdict,
-            "%d/%d" % (h["reps"], h["runs"]), _cell(h["i1_misses_per_packet"]),
+            h["engine"], h["burst"], h["footprint_kb"], _cell(h["mpps"]),
+            _cell(h["ns_per_packet"], 1), base, saved, sp, verdict, reps,
+            _cell(h["i1_misses_per_packet"]),
             _cell(h["d1_misses_per_packet"]), _cell(h["ll_misses_per_packet"]),
             _cell(h["instructions_per_packet"], 0), _cell(h["indirect_per_packet"]),
             " ".join("%s %.0f" % (STAGE_SHORT.get(s, s), v)
@@ -458,7 +495,7 @@ def speedup_panels(doc):
                       key=lambda k: (k[1], k[0]))
         for engine, fp in keys:
             by = {h["burst"]: h for h in hrows if (h["engine"], h["footprint_kb"]) == (engine, fp)}
-            pts = [(by[b]["speedup"], by[b]["speedup_min"], by[b]["speedup_max"])
+            pts = [(by[b]["speedup"], by[b]["speedup_ci"][0], by[b]["speedup_ci"][1])
                    if b in by and by[b]["speedup"] is not None else None for b in bursts]
             res = [bool(by[b]["resolved"]) if b in by else True for b in bursts]
             series.append(("%s, %s" % (engine, ballast(by[next(iter(by))])), pts, res))
@@ -475,10 +512,11 @@ def write_headline_report(out_dir, doc):
     add_verdict(d, doc)
     d.p("Command: `%s`. Pipeline %s, traffic %s, %d alternating repetitions of %.2f s per "
         "cell first, then repetitions added to the verdict's cells while their 95 %% interval "
-        "was wider than %g %% (at most %d repetitions, %s in all); medians with [min–max]; "
-        "speedup = packet ns/pkt ÷ engine ns/pkt paired by repetition, a pair with a stalled "
-        "side left out (docs/measuring.md); cachegrind (callgrind, simulated I1/D1/LL %s, %s) "
-        "at burst %d. Elapsed %s." % (
+        "was wider than %g %% (at most %d repetitions, %s in all); speedup = the median of "
+        "packet ns/pkt ÷ engine ns/pkt paired by repetition, a pair with a stalled side left "
+        "out, with its 95 %% interval; an engine's Mpps, ns/pkt and the packet side's beside "
+        "them are the median pair's (docs/measuring.md, \"One comparison\"); cachegrind "
+        "(callgrind, simulated I1/D1/LL %s, %s) at burst %d. Elapsed %s." % (
             doc["command"], doc["pipeline"], doc["profile"], doc["reps"], doc["duration_s"],
             doc["spread_pct"], doc["max_reps"], _clock(doc["max_time_s"]),
             " ".join("%s=%s" % kv for kv in sorted(doc["cachegrind_caches"].items())),
@@ -491,7 +529,8 @@ def write_headline_report(out_dir, doc):
     elif report.speedup_chart(plt, chart, "speedup over per-packet processing, %s, pipeline "
                               "%s" % (doc["profile"], doc["pipeline"]), speedup_panels(doc)):
         d.img(chart, "Speedup over the packet engine per burst size: a bar per engine and "
-              "footprint, whiskers [min–max], hatched where not resolved, the dashed line at 1×")
+              "footprint, whiskers the 95 % interval, hatched where not resolved, the dashed "
+              "line at 1×")
 
     def per_flavour(d, flavour, hrows):
         sides = side_deltas(hrows, doc["verdict_burst"])
@@ -661,7 +700,8 @@ def run_headline(args, argv, stream=None):
            "flavours": {f: binaries[f] for f in FLAVOURS}, "backends": status,
            "cachegrind_caches": plan[0][3].caches,
            "cachegrind_caches_source": caches_source(args.cg_caches),
-           "machine": machine_info(plan[0][1]), "adaptive": adaptive,
+           "machine": machine_info(plan[0][1]),
+           "provenance": provenance([p[1] for p in plan]), "adaptive": adaptive,
            "contention": {f: contention([h for h in all_rows if h["flavour"] == f])
                           for f in FLAVOURS},
            "verdicts": verdicts(all_rows, args.cg_burst), "rows": all_rows}

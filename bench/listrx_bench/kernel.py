@@ -27,13 +27,15 @@ import subprocess
 import sys
 import time
 
-from .kernel_model import (BATCHES, TRAFFIC, assign_samples, calibrated_config, counter_delta,
-                           fallback_footprints, footprints_from_kallsyms, parse_kallsyms,
-                           parse_perf_callchains, row_figures, stage_footprints, summarize,
-                           write_report)
-from .listrx import (STOP_SIGNALS, BenchError, allowed_cpus, find_binary, signals_held,
-                     stop_process)
+from .kernel_model import (BATCHES, TRAFFIC, add_answer, assign_samples, calibrated_config,
+                           counter_delta, fallback_footprints, footprints_from_kallsyms,
+                           parse_kallsyms, parse_perf_callchains, row_figures, stage_footprints,
+                           summarize, write_report)
+from .listrx import (STOP_SIGNALS, BenchError, Listrx, allowed_cpus, find_binary, provenance,
+                     shared_cpu_pct, signals_held, stop_process)
 from .options import add_common, add_out, allowed_cpu, convert
+from .progress import Progress, StepLog
+from .report import Doc
 
 SRC_IP, DST_IP = "198.18.0.1", "198.18.0.42"
 # the rows' rules and filters drop UDP to these ports; the traffic (9) never
@@ -423,6 +425,7 @@ class Experiment:
                  load=os.getloadavg()[0], counters=counter_delta(s0, s1))
         if keep:
             self.windows.append(w)
+        self.log.step("%s %s batch %d" % (phase, kind, batch), kind="window")
         return w
 
     def traffic(self, kind):
@@ -741,7 +744,7 @@ def kernel_session(art, opts, log, queues=1):
     on Ctrl-C, SIGTERM and SIGHUP (signals are blocked while restoring)."""
     gro = GroNormalBatch()
     veth = Veth("%d" % (os.getpid() % 100000), queues=queues)
-    exp = Experiment(art, veth, gro, opts, log)
+    exp = Experiment(art, veth, gro, opts, log if isinstance(log, StepLog) else StepLog(log))
 
     def on_signal(sig, frame):
         raise KeyboardInterrupt
@@ -802,8 +805,7 @@ def measure_rows(variants, build=None, pairs=None, packets=None, cpu=None, log=N
     opts.row_pairs = pairs or opts.row_pairs
     opts.packets = packets or opts.packets
     opts.cpu = opts.cpu if cpu is None else cpu
-    log = log or (lambda msg: None)
-    checks, windows = measure_row_sessions(art, opts, log, variants)
+    checks, windows = measure_row_sessions(art, opts, StepLog(log), variants)
     # udp traffic: no list episodes, so no per-probe correction is needed
     return row_figures(windows, None, checks, {v: VARIANTS[v]["what"] for v in variants})
 
@@ -811,7 +813,6 @@ def measure_rows(variants, build=None, pairs=None, packets=None, cpu=None, log=N
 def listrx_runs(args, config, kind, log, out_dir):
     """listrx with the calibrated config: packet vs burst 64 (alternating),
     same traffic; then one --stats-level cycles run each for the zoom-in."""
-    from .listrx import Listrx
     lx = Listrx(args.listrx_binary, lcores=args.lcores)
     t = TRAFFIC[kind]
     runs = []
@@ -829,10 +830,13 @@ def listrx_runs(args, config, kind, log, out_dir):
                 if err:
                     raise BenchError("listrx %s: %s" % (engine, err))
                 runs.append({"rep": rep, "engine": engine, "level": level, "traffic": kind,
-                             "summary": summary, "command": info["command"]})
+                             "summary": summary, "command": info["command"],
+                             "shared_cpu_pct": shared_cpu_pct(info["output"])})
+                log.step("listrx rep %d %s" % (rep, engine), kind="listrx run")
                 if level == "counters":
-                    log("listrx rep %d %-6s %6.1f ns/pkt (busy)" % (
-                        rep, engine, busy_ns(summary) or float("nan")))
+                    log("listrx rep %d %-6s %6.1f ns/pkt (busy)%s" % (
+                        rep, engine, busy_ns(summary) or float("nan"),
+                        "" if runs[-1]["shared_cpu_pct"] is None else " SHARED CPU"))
     return runs
 
 
@@ -872,6 +876,20 @@ def _listrx_build(args, build):
     return out, mitig
 
 
+def planned_progress(args):
+    """The progress bar of a run: its windows (a warm-up window per batch
+    before each series of pairs) and its listrx runs."""
+    p = Progress()
+    series = [(1, 2 * args.overhead_pairs)] + [(len(args.traffic), args.pairs)]
+    series += [(len(args.perf_traffic) if args.perf else 0, args.perf_pairs),
+               (len(args.variant), args.row_pairs)]
+    windows = sum(n * (2 + 2 * pairs) for n, pairs in series)
+    windows += 8 * args.subtraction_pairs if args.subtraction else 0
+    p.plan("window", windows, estimate_s=0.1)
+    p.plan("listrx run", 2 * args.reps + 2, estimate_s=args.listrx_duration + 0.5)
+    return p
+
+
 def run_kernel(args, argv):
     check_preconditions()
     args.listrx_binary = find_binary(args.listrx)
@@ -882,12 +900,9 @@ def run_kernel(args, argv):
     listrx_build, mitig = _listrx_build(args, build)
     out = args.out
     os.makedirs(out, exist_ok=True)
-    log_lines = []
-
-    def log(msg):
-        log_lines.append(msg)
-        if not args.quiet:
-            print(msg, flush=True)
+    log = StepLog(echo=(lambda m: print(m, flush=True)) if args.verbose else None,
+                  progress=None if args.quiet or args.verbose else planned_progress(args))
+    log.phase("window")
 
     foot, foot_source = _footprints(args)
     stages_kb = stage_footprints(foot)
@@ -915,11 +930,14 @@ def run_kernel(args, argv):
     checks.update(more_checks)
     windows += more_windows
     kernel_s = time.time() - t0
+    log.phase("listrx run")
     lruns = listrx_runs(args, config, args.listrx_traffic, log, out)
+    log.close()
     result = summarize(windows, lruns, args.listrx_traffic, foot, foot_source, stages_kb,
                        listrx_build, perf_period_ns=args.perf_period if args.perf else None,
                        sampled_bytes=sampled, row_checks=checks,
                        row_what={v: VARIANTS[v]["what"] for v in args.variant})
+    result["provenance"] = provenance([Listrx(args.listrx_binary, lcores=args.lcores)])
     result["run"] = {"argv": argv, "kernel_seconds": kernel_s,
                      "total_seconds": time.time() - t0, "gro_normal_batch_restored": gro_saved,
                      "cpu": args.cpu, "packets_per_window": args.packets, "pairs": args.pairs,
@@ -937,9 +955,12 @@ def run_kernel(args, argv):
                    "footprint": {"groups": foot, "source": foot_source, "stage_kb": stages_kb},
                    "listrx_build": listrx_build, "listrx_traffic": args.listrx_traffic,
                    "perf_period_ns": args.perf_period if args.perf else None,
-                   "row_checks": checks, "log": log_lines}, f, indent=1)
+                   "row_checks": checks, "log": log.lines}, f, indent=1)
     md = write_report(result, os.path.join(out, "kernel.md"))
     print("wrote %s, %s and %s" % (os.path.join(out, "kernel.json"), md, config))
+    answer = Doc()
+    add_answer(answer, result)
+    print("\n" + answer.text(), end="", flush=True)
     k = result["kernel"]
     if k.get("gain_unavailable"):
         print("listrx-bench kernel: no kernel gain (%s): %s" % (
@@ -1015,6 +1036,10 @@ def add_parser(sub):
                     help="seconds per listrx run (default: %(default)s)")
     kp.add_argument("--reps", type=int, default=7,
                     help="alternating listrx repetitions (default: %(default)s)")
+    kp.add_argument("-v", "--verbose", action="store_true",
+                    help="print every window's and every listrx run's line as it is measured "
+                    "(kernel-runs.json keeps them anyway); without it a progress line on "
+                    "stderr, and stdout ends with the answer")
     kp.set_defaults(func=cmd_kernel)
     return kp
 

@@ -9,7 +9,7 @@ import os
 import re
 
 from .report import Doc
-from .stats import bootstrap_interval, median
+from .stats import caveat, compare, median, median_interval
 
 # gro_normal_batch values compared: one skb per list vs a whole poll's
 BATCHES = (1, 64)
@@ -251,9 +251,10 @@ METHOD = ("tracepoint windows (lrx-ktime: BTF tracepoint programs): per frame, t
           "windows (netif_receive_skb to their skbs' last kfree_skb/consume_skb), less the "
           "probes' own cost inside the windows: the empty window of the calibration pair "
           "per window, the measured cost per probe program per probe hit inside a window")
-INTERVAL_METHOD = ("percentile bootstrap (2000 resamples, fixed seed) of the median of the "
-                   "per-pair ratios batch 1 / batch 64; a pair is two adjacent windows under "
-                   "the same traffic, in alternating order")
+INTERVAL_METHOD = ("the distribution-free 95 % interval of the median of the per-pair "
+                   "ratios batch 1 / batch 64 from order statistics (stats.compare; "
+                   "docs/measuring.md, \"One comparison\"); a pair is two adjacent windows "
+                   "under the same traffic, in alternating order")
 LEVEL = 0.95
 
 
@@ -284,27 +285,21 @@ def window_figures(c, c_in, k_prog):
                                / c["polls"] if c.get("polls") else None)}
 
 
-def paired_gain(pairs):
-    """pairs: {pair: {batch: value}} -> the gain batch 1 / batch 64: median
-    of the per-pair ratios and its bootstrap interval; resolved when the
-    interval excludes 1.0."""
-    ratios = [p[1] / p[64] for _, p in sorted(pairs.items())
-              if p.get(1) is not None and p.get(64) is not None and p[64] > 0 and p[1] > 0]
-    if not ratios:
-        return {"gain": None, "ci": [None, None], "pairs": 0, "ratios": [], "resolved": False,
-                "text": "no pair of windows with a positive figure at both batches"}
-    lo, hi = bootstrap_interval(ratios, level=LEVEL)
-    g = median(ratios)
-    if lo is None:
-        return {"gain": g, "ci": [None, None], "pairs": len(ratios), "ratios": ratios,
-                "resolved": False, "text": "one pair: no interval"}
-    resolved = lo > 1.0 or hi < 1.0
-    text = ("resolved: the %d %% interval [%.3f-%.3f] excludes 1.0" % (LEVEL * 100, lo, hi)
-            if resolved else
-            "not resolved: the %d %% interval [%.3f-%.3f] includes 1.0"
-            % (LEVEL * 100, lo, hi))
-    return {"gain": g, "ci": [lo, hi], "pairs": len(ratios), "ratios": ratios,
-            "resolved": resolved, "text": text}
+def paired_gain(pairs, shared=None):
+    """pairs: {pair: {batch: value}} -> the gain batch 1 / batch 64, one
+    stats.compare (its keys, and "gain" and "text" for its ratio and its
+    resolution): the median of the per-pair ratios with its 95 % interval,
+    resolved when the interval excludes 1.0; "base" and "other" are the
+    median pair's figures at batch 1 and 64. shared: the pairs of which a
+    run shared its CPU (None: not recorded)."""
+    c = compare([(p, v.get(1), v.get(64)) for p, v in sorted(pairs.items())], shared=shared)
+    return dict(c, gain=c["ratio"], text=c["resolution"])
+
+
+def sides(g):
+    """{"1", "64"}: a paired gain's two sides, the median pair's figures,
+    so that "1" / "64" is the gain."""
+    return {"1": g["base"], "64": g["other"]}
 
 
 def _pairs(windows, key):
@@ -345,8 +340,8 @@ def overhead_figures(windows):
     k = median(allv) / progs if allv else None
     off = [dict(w, oncpu=w["counters"]["oncpu_ns"] / w["counters"]["poll_work"])
            for w in ws if not w["probes"]]
-    return {"per_frame_ns": per_frame, "per_frame_ci": {str(b): list(bootstrap_interval(deltas[b]))
-                                                        for b in BATCHES},
+    return {"per_frame_ns": per_frame,
+            "per_frame_ci": {str(b): list(median_interval(deltas[b])[:2]) for b in BATCHES},
             "progs_per_frame": progs, "per_prog_ns": k, "pairs": len(allv) // 2,
             "kthread_ns_without_probes": {str(b): _med(off, "oncpu", b) for b in BATCHES},
             "kthread_gain": paired_gain(_pairs(off, "oncpu")),
@@ -378,8 +373,8 @@ def primary_figures(windows, k_prog):
                        "ep_out_calls", "ep_in_calls")}
         out[kind] = {
             "gain": g["gain"], "ci": g["ci"], "resolved": g["resolved"], "pairs": g["pairs"],
-            "resolution": g["text"], "ratios": g["ratios"],
-            "stack_ns": {str(b): _med(figs, "stack_ns", b) for b in BATCHES},
+            "resolution": g["text"], "ratios": g["ratios"], "comparison": g,
+            "stack_ns": sides(g),
             "gro_window_ns": {str(b): _med(figs, "gro_window_ns", b) for b in BATCHES},
             "list_out_ns": {str(b): _med(figs, "list_out_ns", b) for b in BATCHES},
             "kthread_ns": {str(b): _med(figs, "oncpu_ns", b) for b in BATCHES},
@@ -506,8 +501,8 @@ def perf_figures(windows, period_ns, sampled_bytes=None):
                             "layer": layer_of(s)}
                            for s, v in sorted(fun.items(), key=lambda kv: -kv[1])[:15]]
         out[kind] = {"gain": g["gain"], "ci": g["ci"], "resolved": g["resolved"],
-                     "pairs": g["pairs"], "resolution": g["text"],
-                     "stack_ns": {str(b): _med(figs, "stack_ns", b) for b in BATCHES},
+                     "pairs": g["pairs"], "resolution": g["text"], "comparison": g,
+                     "stack_ns": sides(g),
                      "kthread_ns": {str(b): _med(figs, "kthread_ns", b) for b in BATCHES},
                      "samples": sum(w["perf"]["samples"] for w in kw),
                      "layers": layers, "top_functions": top, "load": _load(kw),
@@ -546,14 +541,13 @@ def subtraction_figures(windows):
                 cells.setdefault(w["pair"], {}).setdefault(w["batch"], {})[w["verdict"]] = v
             stack = {p: {b: v["pass"] - v["drop"] for b, v in bv.items()
                          if "pass" in v and "drop" in v} for p, bv in cells.items()}
+            gain = paired_gain(stack)
             res[clock] = {
                 "pass_ns": {str(b): median([bv[b]["pass"] for bv in cells.values()
                                             if "pass" in bv.get(b, {})]) for b in BATCHES},
                 "drop_ns": {str(b): median([bv[b]["drop"] for bv in cells.values()
                                             if "drop" in bv.get(b, {})]) for b in BATCHES},
-                "stack_ns": {str(b): median([s[b] for s in stack.values() if b in s])
-                             for b in BATCHES},
-                "gain": paired_gain(stack)}
+                "stack_ns": sides(gain), "gain": gain}
         out[wait] = res
     return out
 
@@ -571,7 +565,8 @@ def row_figures(windows, k_prog, checks, what):
         kind, fig = next(iter(f.items()))
         out[v] = {"what": what[v], "traffic": kind, "gain": fig["gain"], "ci": fig["ci"],
                   "resolved": fig["resolved"], "pairs": fig["pairs"],
-                  "resolution": fig["resolution"], "stack_ns": fig["stack_ns"],
+                  "resolution": fig["resolution"], "comparison": fig["comparison"],
+                  "stack_ns": fig["stack_ns"],
                   "kthread_ns": fig["kthread_ns"], "load": fig["load"],
                   "delivery": fig["delivery"], "check": checks.get(v)}
     return out
@@ -587,11 +582,18 @@ def listrx_ns(summary):
 
 
 def listrx_figures(lruns):
-    timed = {}
-    zoom = {}
+    """listrx's gain, packet / burst 64, paired by repetition (one
+    stats.compare, with the runs that shared their CPU counted), the two
+    engines' ns/packet of its median pair, and the zoom-in runs' per-stage
+    ns/packet."""
+    pairs, shared, recorded, zoom = {}, set(), False, {}
     for r in lruns:
         if r["level"] == "counters":
-            timed[(r["rep"], r["engine"])] = listrx_ns(r["summary"])
+            pairs.setdefault(r["rep"], {})[1 if r["engine"] == "packet" else 64] = \
+                listrx_ns(r["summary"])
+            recorded |= "shared_cpu_pct" in r
+            if r.get("shared_cpu_pct") is not None:
+                shared.add(r["rep"])
         else:
             tsc = r["summary"].get("tsc_hz") or 0
             stages = {}
@@ -599,15 +601,10 @@ def listrx_figures(lruns):
                 cpp = st.get("cycles_per_packet")
                 stages[st.get("name")] = cpp / tsc * 1e9 if cpp is not None and tsc else None
             zoom[r["engine"]] = {"stages": stages, "ns_per_packet": listrx_ns(r["summary"])}
-    pairs = {}
-    for (rep, eng), v in timed.items():
-        if v:
-            pairs.setdefault(rep, {})[1 if eng == "packet" else 64] = v
-    g = paired_gain(pairs)
-    ns = {e: median([v for (rep, eng), v in timed.items() if eng == e])
-          for e in ("packet", "burst")}
+    g = paired_gain(pairs, shared if recorded else None)
     return {"gain": g["gain"], "ci": g["ci"], "resolved": g["resolved"], "reps": g["pairs"],
-            "gains": g["ratios"], "resolution": g["text"], "ns_per_packet": ns, "zoom": zoom}
+            "gains": g["ratios"], "resolution": g["text"], "comparison": g,
+            "ns_per_packet": {"packet": g["base"], "burst": g["other"]}, "zoom": zoom}
 
 
 def calibration_report(perf, lx, traffic):
@@ -702,6 +699,37 @@ def _load_text(load):
     return "-" if not load else "%.1f-%.1f" % (load["min"], load["max"])
 
 
+def gain_text(fig):
+    """A gain's figure with its caveat (stats.caveat, 3 decimals), or why
+    there is none."""
+    if not fig or not fig.get("comparison"):
+        return (fig or {}).get("resolution") or "not measured"
+    return caveat(fig["comparison"], digits=3)
+
+
+def add_answer(d, result):
+    """The answer, last on stdout and first in kernel.md: each traffic's
+    kernel gain, the second method's and the rows', listrx's gain and the
+    agreement, each gain with its caveat (interval, pairs, resolved)."""
+    k, lx = result["kernel"], result["listrx"]
+    items = ["kernel, %s: %s" % (kind, gain_text(f)) for kind, f in k["by_traffic"].items()]
+    items += ["kernel, %s, second method (perf): %s" % (kind, gain_text(f))
+              for kind, f in k["perf"].items()]
+    items += ["kernel, row %s: %s" % (v, gain_text(r)) for v, r in result["rows"].items()]
+    items.append("listrx (%s build, %s), packet ÷ burst 64: %s" % (
+        (lx.get("build") or {}).get("flavour", "?"), lx.get("traffic", "?"), gain_text(lx)))
+    if result["agreement"] is not None:
+        items.append("agreement (listrx ÷ kernel, %s): %.3f, %s 0.8–1.25" % (
+            k["traffic"], result["agreement"],
+            "inside" if result["agreement_in_range"] else "outside"))
+    else:
+        items.append("agreement (listrx ÷ kernel, %s): none: %s" % (
+            k["traffic"], result["agreement_unavailable"]))
+    d.h(2, "Answer: the gain of listified receive, gro_normal_batch 1 ÷ 64 (the kernel) "
+        "and packet ÷ burst 64 (listrx)")
+    d.ul(items)
+
+
 def _report_kernel(d, result):
     """The kernel gain per traffic kind (tracepoint probes), with its notes."""
     k = result["kernel"]
@@ -723,7 +751,7 @@ def _report_kernel(d, result):
         dl = f["delivery"]
         items.append("%s: %s; window cost (empty calibration window) %s / %s ns at batch 1 / "
                      "64; %d partial polls, %d probe errors; %d frames sent, %d polled, %d send "
-                     "failures." % (kind, f["resolution"], _f(f["window_cost_ns"]["1"]),
+                     "failures." % (kind, gain_text(f), _f(f["window_cost_ns"]["1"]),
                                     _f(f["window_cost_ns"]["64"]), f["counts"]["partial_polls"],
                                     f["counts"]["errors"], dl["sent"], dl["polled"],
                                     dl["send_failures"]))
@@ -762,9 +790,8 @@ def _report_listrx(d, result):
                          "-" if not m else ("yes" if m["agree"] else "no")])
         d.table(["traffic", "stack ns 1", "stack ns 64", "gain [95 % CI]", "pairs", "samples",
                  "tracepoint gain", "perf / tracepoint", "agree (0.8-1.25)"], rows)
-    d.p("listrx (%s build, %s): gain packet/burst 64 = %s %s; %s" % (
-        lx.get("build", {}).get("flavour"), lx.get("traffic"), _f(lx.get("gain"), "%.3f"),
-        _ci(lx.get("ci")), lx.get("resolution", "")))
+    d.p("listrx (%s build, %s): gain packet/burst 64 = %s" % (
+        lx.get("build", {}).get("flavour"), lx.get("traffic"), gain_text(lx)))
     if lx.get("build", {}).get("note"):
         d.p("Note: " + lx["build"]["note"])
     if result["agreement"] is not None:
@@ -827,6 +854,7 @@ def _report_footprint(d, result):
 
 def write_report(result, path):
     d = Doc()
+    add_answer(d, result)
     _report_kernel(d, result)
     _report_listrx(d, result)
     _report_calibration(d, result)

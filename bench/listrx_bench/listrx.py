@@ -1,6 +1,7 @@
 """Finding and running the listrx binary: command lines, topology, machine."""
 
 import contextlib
+import functools
 import itertools
 import json
 import os
@@ -11,6 +12,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 
@@ -84,7 +86,7 @@ def parse_topology(text):
 
 def parse_version(text):
     info = {"listrx_version": None, "build": None, "dpdk_version": None,
-            "retpoline": None}
+            "retpoline": None, "commit": None, "source": None}
     m = re.search(r"listrx (\S+) \(([^)]*) build\)", text)
     if m:
         info["listrx_version"], info["build"] = m.group(1), m.group(2)
@@ -94,7 +96,107 @@ def parse_version(text):
     m = re.search(r"retpoline:\s*(\w+)", text)
     if m:
         info["retpoline"] = m.group(1) == "yes"
+    # the commit and clone the binary is built from (a binary from before
+    # --version said them has neither)
+    for key in ("commit", "source"):
+        m = re.search(r"^%s: (.+)$" % key, text, re.M)
+        if m:
+            info[key] = m.group(1).strip()
     return info
+
+
+# ---- which code measured what ------------------------------------------------
+
+# bench/, the directory this package is in (in a clone: CLONE/bench)
+BENCH_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@functools.lru_cache(maxsize=None)
+def git_clone(path):
+    """(top-level directory, `git describe --always --dirty`) of the git
+    clone that holds path (a file or a directory); (None, None) outside
+    one or without git."""
+    d = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+    try:
+        top = subprocess.run(["git", "-C", d, "rev-parse", "--show-toplevel"],
+                             capture_output=True, text=True, timeout=10)
+        if top.returncode != 0:
+            return None, None
+        desc = subprocess.run(["git", "-C", d, "describe", "--always", "--dirty", "--abbrev=12"],
+                              capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None, None
+    return (os.path.realpath(top.stdout.strip()),
+            desc.stdout.strip() if desc.returncode == 0 else None)
+
+
+def binary_record(path, version):
+    """A measured binary: its path, the commit and clone it was built
+    from (its --version), the clone that holds it now and that clone's
+    commit (they differ when the clone moved on since the build)."""
+    clone, commit = git_clone(path) if os.path.exists(path) else (None, None)
+    return {"path": path,
+            "build_commit": version.get("commit") or unavailable_commit(),
+            "build_source": version.get("source"),
+            "clone": clone, "clone_commit": commit}
+
+
+def unavailable_commit():
+    return "unavailable: this listrx's --version names no commit (built before it did)"
+
+
+def provenance(binaries):
+    """Which code measured what, for every output: this listrx-bench
+    (its directory, clone and commit) and each binary it ran
+    (binary_record). binaries: Listrx objects, or (path, --version text)
+    pairs for a binary run elsewhere (scale.sh's output)."""
+    clone, commit = git_clone(BENCH_DIR)
+    out = {"bench": {"path": BENCH_DIR, "clone": clone, "commit": commit}, "binaries": []}
+    for b in binaries:
+        if isinstance(b, Listrx):
+            out["binaries"].append(binary_record(b.binary, b.version()))
+        else:
+            out["binaries"].append(binary_record(b[0], parse_version(b[1])))
+    return out
+
+
+def _bench_is(mine):
+    return "this listrx-bench is %s's (%s)" % (
+        mine[0], mine[1] or "no commit") if mine[0] else \
+        "this listrx-bench is %s, not in a git clone" % BENCH_DIR
+
+
+def clone_notice(binary=None, cwd=None):
+    """A line saying which clone this listrx-bench is from, when that is not
+    the clone of the current directory (cwd) or of the binary it measures;
+    None when they are the same (or not clones)."""
+    mine = git_clone(BENCH_DIR)
+    if binary is not None:
+        theirs = git_clone(binary) if os.path.exists(binary) else (None, None)
+        if theirs[0] and theirs[0] != mine[0]:
+            return "listrx-bench: %s; the binary it measures, %s, is %s's (%s)" % (
+                _bench_is(mine), binary, theirs[0], theirs[1] or "no commit")
+        return None
+    here = git_clone(cwd or os.getcwd())
+    if here[0] and here[0] != mine[0]:
+        return "listrx-bench: %s, not the current directory's clone %s (%s)" % (
+            _bench_is(mine), here[0], here[1] or "no commit")
+    return None
+
+
+_noticed = set()
+
+
+def notice_once(binary=None):
+    """clone_notice on stderr, once per binary (and once for the current
+    directory)."""
+    key = binary or ""
+    if key in _noticed:
+        return
+    _noticed.add(key)
+    line = clone_notice(binary)
+    if line:
+        print(line, file=sys.stderr)
 
 
 def cachegrind_i1(topo):
@@ -226,6 +328,7 @@ def caches_source(given):
 class Listrx:
     def __init__(self, binary, eal=DEFAULT_EAL, lcores=None, log_dir=None):
         self.binary = binary
+        notice_once(binary)
         self.eal = shlex.split(eal) if isinstance(eal, str) else list(eal)
         self.lcores = lcores or default_lcores()
         self.log_dir = log_dir
@@ -488,12 +591,8 @@ def machine_info(lx):
             info["isolcpus"] = m.group(1) if m else "none"
     except OSError:
         pass
-    try:
-        rev = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(lx.binary)),
-                              "describe", "--always", "--dirty"],
-                             capture_output=True, text=True, timeout=10)
-        if rev.returncode == 0:
-            info["git"] = rev.stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        pass
+    # the binary's clone as it is now (provenance() has the build's commit)
+    commit = git_clone(lx.binary)[1] if os.path.exists(lx.binary) else None
+    if commit:
+        info["git"] = commit
     return info

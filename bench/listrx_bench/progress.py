@@ -124,3 +124,35 @@ class Progress:
         if self.enabled and self.tty:
             self.stream.write("\n")
             self.stream.flush()
+
+
+class StepLog:
+    """A long experiment's lines and steps: log(line) keeps every line
+    (for the run's record) and prints it when verbose; step(label, kind)
+    moves a progress bar (on stderr, off when verbose or without one), so
+    that stdout holds only the answer unless the lines are asked for."""
+
+    def __init__(self, echo=None, progress=None):
+        self.lines = []
+        self.echo = echo
+        self.progress = progress
+
+    def __call__(self, line):
+        self.lines.append(line)
+        if self.echo:
+            self.echo(line)
+
+    def step(self, label="", kind=None):
+        if self.progress:
+            self.progress.update(label, kind=kind)
+
+    def phase(self, kind):
+        """Time from now on goes to this kind's items (their cost)."""
+        if self.progress:
+            for other in self.progress.kinds:
+                self.progress.end(other)
+            self.progress.begin(kind)
+
+    def close(self):
+        if self.progress:
+            self.progress.close()

@@ -7,7 +7,7 @@ import textwrap
 from collections import OrderedDict
 
 from . import results
-from .stats import fmt, is_unavailable, median, number, resolution, speedup, summary
+from .stats import MIN_PAIRS, fmt, is_unavailable, median, number, speedup, summary
 
 PLOTS = (
     ("time_mpps", "Mpps", "throughput (wall clock, time backend)"),
@@ -79,6 +79,14 @@ def _cell(values):
     return s["median"], "%s [%s–%s]" % (fmt(s["median"]), fmt(s["min"]), fmt(s["max"]))
 
 
+def shared_reps(rows):
+    """The reps of these runs of which one shared its CPU (listrx warned),
+    or None when the runs do not say (a sweep from before the warning)."""
+    if not any("shared_cpu_pct" in r for r in rows):
+        return None
+    return {r["rep"] for r in rows if r.get("shared_cpu_pct") is not None}
+
+
 def speedups(tree):
     """Speedup of each engine over packet, paired by repetition (same cell,
     same rep) with stalled pairs left out: stats.speedup, the headline's
@@ -93,11 +101,12 @@ def speedups(tree):
                 if engine == "packet":
                     continue
                 for burst, rows in engines[engine].items():
+                    both = base.get(burst, []) + rows
                     sp = speedup({r["rep"]: r.get("time_ns_per_packet")
                                   for r in base.get(burst, [])},
                                  {r["rep"]: r.get("time_ns_per_packet") for r in rows},
-                                 ("packet", engine))
-                    if sp["pairs"]:
+                                 ("packet", engine), shared_reps(both))
+                    if sp["pairs"] or sp["left_out"]:
                         out.append((key, fp, engine, burst, sp))
     return out
 
@@ -534,9 +543,10 @@ def flavour_of(meta):
 def _report_summary(doc, meta, rows, ok, skipped, failed):
     """The run counts, and warnings on cells that dropped or idled."""
     doc.p("%d runs (%d ok, %d skipped, %d failed), sweep of %s to %s. Every figure is the "
-          "median over repetitions with [min–max]; the spread column of the speedup table "
-          "is (max-min)/median." % (len(rows), len(ok), len(skipped), len(failed),
-                                     meta.get("created", "?"), meta.get("finished", "?")))
+          "median over repetitions with [min–max], but the speedups: paired comparisons "
+          "with their 95 %% interval (below)." % (
+              len(rows), len(ok), len(skipped), len(failed), meta.get("created", "?"),
+              meta.get("finished", "?")))
 
     low = sorted({r["cell"] for r in ok if number(r.get("delivered_share")) is not None
                   and number(r["delivered_share"]) < 0.5})
@@ -612,19 +622,24 @@ def _report_plots(doc, meta, tree, plt, plt_error, plot_dir):
 def _report_speedup(doc, tree):
     """The paired speedup over the per-packet engine, with its verdict."""
     doc.h(2, "Speedup over the per-packet engine")
-    doc.p("packet ns/pkt ÷ engine ns/pkt, paired by repetition (same cell, same rep), a "
-          "pair with a stalled side left out (docs/measuring.md, \"Pairs, stalls and the "
-          "verdict\"): > 1 means faster than per-packet processing; resolved when at least "
-          "3 pairs agree on the side of 1.")
+    doc.p("The median of packet ns/pkt ÷ engine ns/pkt, paired by repetition (same cell, "
+          "same rep), a pair with a stalled side left out, with the 95 %% interval of that "
+          "median; the two sides' ns/pkt are the median pair's, so their ratio is the speedup "
+          "and their difference the saving (docs/measuring.md, \"One comparison\"): > 1 means "
+          "faster than per-packet processing; resolved when the interval excludes 1 (%d pairs "
+          "at least)." % MIN_PAIRS)
     sp = speedups(tree)
     if sp:
-        doc.table(["profile/pipeline", "footprint", "engine", "burst", "speedup median",
-                   "min–max", "95 % interval", "pairs (left out)", "verdict"],
-                  [["%s %s" % (k[0], k[1]), fp, e, b, fmt(s["median"]),
-                    "%s–%s" % (fmt(s["min"]), fmt(s["max"])),
-                    "%s–%s" % (fmt(s["ci_low"]), fmt(s["ci_high"])),
-                    "%d (%d)" % (s["n"], len(s["left_out"])),
-                    "resolved" if resolution(s)[0] else "not resolved: " + resolution(s)[1]]
+        doc.table(["profile/pipeline", "footprint", "engine", "burst", "packet ns/pkt",
+                   "engine ns/pkt", "saved ns/pkt", "speedup [95 % interval]",
+                   "pairs (left out, shared CPU)", "verdict"],
+                  [["%s %s" % (k[0], k[1]), fp, e, b] + (
+                      ["-"] * 4 if s["ratio"] is None else
+                      [fmt(s["base"], 1), fmt(s["other"], 1), fmt(s["saving"], 1),
+                       "%s [%s–%s]" % (fmt(s["ratio"]), fmt(s["ci"][0]), fmt(s["ci"][1]))]) +
+                   ["%d (%d, %s)" % (s["pairs"], len(s["left_out"]),
+                                     "?" if s["shared"] is None else s["shared"]),
+                    s["resolution"]]
                    for k, fp, e, b, s in sp])
     else:
         doc.p("No speedup: the sweep has no packet engine or no time figures.")

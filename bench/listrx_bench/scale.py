@@ -8,12 +8,14 @@ portable-bundle); this module runs it here, or reads what it wrote
 elsewhere (--from DIR or DIR.tar.gz), and makes the report:
 
 - Mpps over all lcores, Mpps per lcore, efficiency = Mpps(n) / (n x
-  Mpps(1)) per repetition against the median at the smallest count;
+  Mpps(1)), one stats.compare paired by repetition against the smallest
+  count (median, 95 % interval, resolved against the 0.9 target), the
+  runs whose log has listrx's shared-CPU warning counted;
 - the per-lcore spread of a run: (slowest - fastest lcore) / median lcore;
 - the dataplane's share: per lcore, ns per packet of the pipeline run
   minus that of the empty pipeline run of the same repetition on the same
   queues (the NIC's generation, rx_burst and the free), and its efficiency
-  ns(1) / ns(n), so that the figure says how the stages and engines
+  ns(1) / ns(n) (paired the same way), so that the figure says how the stages and engines
   scale, not how the generator does;
 - which counts put two lcores on one physical core (SMT), from the
   machine's topology;
@@ -34,10 +36,10 @@ import sys
 import tarfile
 
 from . import grid
-from .listrx import BenchError, find_binary
+from .listrx import BenchError, find_binary, notice_once, provenance, shared_cpu_pct
 from .options import convert, non_negative_int, positive_float, positive_int
 from .report import Doc, matplotlib_pyplot, zero_based
-from .stats import fmt, median, summary
+from .stats import caveat, compare, fmt, median, summary
 
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scale.sh")
 EMPTY = "none"           # the empty pipeline's engine name in runs.tsv
@@ -194,17 +196,20 @@ def read_runs(raw, tsv, text):
                 run["problem"] = "no summary: %s" % e
         base = f[6][:-len(".json")] if f[6].endswith(".json") else f[6]
         run["cpu_time"] = read_cpu_time(text(base + ".stat"))
+        log = text(base + ".log")
+        if log:
+            # listrx's warning: a polling CPU was busy before the start
+            run["shared_cpu_pct"] = shared_cpu_pct(log)
         if run["problem"]:
             run["mpps"] = None
-            log = text(base + ".log").strip().splitlines()
-            run["log"] = " | ".join(log[-2:])
+            run["log"] = " | ".join(log.strip().splitlines()[-2:])
         runs.append(run)
     return runs
 
 
 HOST_FILES = ("model", "nproc", "uname", "lscpu", "topology", "cpus", "mhz_before",
-              "mhz_after", "vulnerabilities", "listrx_version", "loadavg_before",
-              "loadavg_after")
+              "mhz_after", "vulnerabilities", "listrx_version", "listrx_command",
+              "loadavg_before", "loadavg_after")
 
 
 def load(raw):
@@ -268,6 +273,49 @@ def cpu_time_figure(runs, cpus, key, pick=max):
     return summary(vals)
 
 
+def lcore_ns(run, n):
+    """A run's ns per packet per lcore: 1000 n / Mpps (None without a rate)."""
+    return 1e3 * n / run["mpps"] if run and run.get("mpps") else None
+
+
+def paired_by_rep(by, cells0, cells, value):
+    """One stats.compare of a count against the smallest count, paired by
+    repetition (scale.sh runs every count once per repetition): value(
+    {cell: run}, n) of each rep at n0 (base) and at n (other), so that base
+    / other is an efficiency; resolved against the TARGET_EFFICIENCY.
+    cells0, cells: [(engine, n)] of the runs each side's value uses; a
+    rep shared its CPU when one of them did (None: no run's log says)."""
+    reps = sorted(set().union(*(by.get(c, {}) for c in cells)))
+    runs = {rep: [by.get(c, {}).get(rep) for c in cells0 + cells] for rep in reps}
+    recorded = any("shared_cpu_pct" in r for rs in runs.values() for r in rs if r)
+    shared = {rep for rep, rs in runs.items()
+              if any(r and r.get("shared_cpu_pct") is not None for r in rs)}
+
+    def side(cs, rep):
+        return value({c: by.get(c, {}).get(rep) for c in cs}, cs[0][1])
+    return compare([(rep, side(cells0, rep), side(cells, rep)) for rep in reps],
+                   reference=TARGET_EFFICIENCY, shared=shared if recorded else None)
+
+
+def efficiency_of(by, engine, n0, n):
+    """Mpps(n) / (n x Mpps(n0) / n0), paired by repetition."""
+    return paired_by_rep(by, [(engine, n0)], [(engine, n)],
+                         lambda runs, k: lcore_ns(runs[(engine, k)], k))
+
+
+def dataplane_ns_of(runs, engine, n):
+    """The stages' and engine's ns per packet per lcore in one repetition:
+    the engine's run minus the empty pipeline's (the NIC's share)."""
+    full, nic = lcore_ns(runs.get((engine, n)), n), lcore_ns(runs.get((EMPTY, n)), n)
+    return full - nic if full is not None and nic is not None else None
+
+
+def dataplane_efficiency_of(by, engine, n0, n):
+    """dataplane ns/pkt/lcore at n0 / at n, paired by repetition."""
+    return paired_by_rep(by, [(engine, n0), (EMPTY, n0)], [(engine, n), (EMPTY, n)],
+                         lambda runs, k: dataplane_ns_of(runs, engine, k))
+
+
 def analyse(data):
     """Rows per (engine, lcores) with the figures the report shows."""
     plan, runs = data["plan"], data["runs"]
@@ -286,9 +334,8 @@ def analyse(data):
     for engine in engines:
         n0 = next((n for n in counts if any(r["mpps"] for r in by.get((engine, n), {}).values())),
                   None)
-        if n0 is None:
-            continue
-        base[engine] = (n0, median(r["mpps"] for r in by[(engine, n0)].values()) / n0)
+        if n0 is not None:
+            base[engine] = n0
     dp_base = {}
     for engine in engines:
         for n in counts:
@@ -302,10 +349,11 @@ def analyse(data):
                                        for r in cell.values() if r["problem"]})}
             row["mpps"] = summary(r["mpps"] for r in ok.values())
             row["mpps_per_lcore"] = summary(r["mpps"] / n for r in ok.values())
+            row["shared_cpu_runs"] = sum(1 for r in cell.values()
+                                         if r.get("shared_cpu_pct") is not None)
             if engine in base:
-                n0, per0 = base[engine]
-                row["efficiency"] = summary(r["mpps"] / n / per0 for r in ok.values())
-                row["efficiency_base_lcores"] = n0
+                row["efficiency"] = efficiency_of(by, engine, base[engine], n)
+                row["efficiency_base_lcores"] = base[engine]
             row["spread"] = summary((max(r["per_lcore"]) - min(r["per_lcore"])) /
                                     median(r["per_lcore"])
                                     for r in ok.values() if len(r["per_lcore"]) > 1
@@ -337,9 +385,10 @@ def analyse(data):
                       for rep, r in ok.items() if rep in empty and empty[rep]["mpps"]]
                 row["dataplane_ns"] = summary(dp)
                 if engine not in dp_base and row["dataplane_ns"]["n"]:
-                    dp_base[engine] = row["dataplane_ns"]["median"]
+                    dp_base[engine] = n
                 if engine in dp_base:
-                    row["dataplane_efficiency"] = summary(dp_base[engine] / v for v in dp if v > 0)
+                    row["dataplane_efficiency"] = dataplane_efficiency_of(by, engine,
+                                                                          dp_base[engine], n)
                 # the same cost had each lcore run at its CPU's own speed,
                 # engine and empty pipeline alike
                 own_empty = own_sum(solo, EMPTY, cpus)
@@ -403,10 +452,31 @@ def _med(st):
     return (st or {}).get("median")
 
 
+def _ratio(c):
+    return (c or {}).get("ratio")
+
+
+def interval_cell(c):
+    """A comparison's cell: ratio [95 % interval]."""
+    if not c or c.get("ratio") is None:
+        return "-"
+    return "%s [%s–%s]" % (fmt(c["ratio"]), fmt(c["ci"][0]), fmt(c["ci"][1]))
+
+
+def against_target(c):
+    """A comparison against TARGET_EFFICIENCY in the one wording (its
+    caveat), then which side of the target it is on when resolved."""
+    text = caveat(c, digits=3, unit="")
+    if not c["resolved"]:
+        return text + ", against the %.2f target" % TARGET_EFFICIENCY
+    return text + ", %s the %.2f target" % ("meets" if c["ratio"] > TARGET_EFFICIENCY
+                                            else "below", TARGET_EFFICIENCY)
+
+
 def limit_sentence(r, rows, cpu_spread):
     """Which limit applies at this row, from the calibration: the
     machine's CPUs' own speeds, or a loss of running together."""
-    dpe, dpo = _med(r.get("dataplane_efficiency")), _med(r.get("own_dataplane_efficiency"))
+    dpe, dpo = _ratio(r.get("dataplane_efficiency")), _med(r.get("own_dataplane_efficiency"))
     if dpo is None:
         return None
     spread = (" (alone, the CPUs' rates span %s of the median CPU's)" % fmt(cpu_spread)
@@ -438,8 +508,7 @@ def verdicts(rows, plan, cal_rows=()):
         if r["engine"] != EMPTY and r["ok"]:
             top[r["engine"]] = r
     for engine, r in top.items():
-        eff = _med(r.get("efficiency"))
-        dpe = _med(r.get("dataplane_efficiency"))
+        eff, dpe = r.get("efficiency"), r.get("dataplane_efficiency")
         head = "%s, %d lcore(s): %s Mpps (%s per lcore)" % (
             engine, r["lcores"], fmt(r["mpps"]["median"]), fmt(r["mpps_per_lcore"]["median"]))
         smt = ("" if r["cores"] in (None, r["lcores"]) else
@@ -463,14 +532,12 @@ def verdicts(rows, plan, cal_rows=()):
                         "(the runs' own noise)" % cell(one["own_efficiency"]))
         if r["lcores"] == r.get("efficiency_base_lcores", r["lcores"]):
             out.append(head + "; one lcore count only: no scaling measured" + own)
-        elif dpe is None:
+        elif _ratio(dpe) is None:
             out.append(head + ", efficiency %s (no empty-pipeline runs to take the NIC's "
-                       "share apart)%s%s" % (fmt(eff), smt, own))
+                       "share apart)%s%s" % (against_target(eff), smt, own))
         else:
-            out.append(head + ", efficiency %s; the dataplane's share %s: %s the %.2f "
-                       "target%s%s" % (fmt(eff), fmt(dpe),
-                                       "meets" if dpe >= TARGET_EFFICIENCY else "below",
-                                       TARGET_EFFICIENCY, smt, own))
+            out.append(head + ", efficiency %s; the dataplane's share %s%s%s" % (
+                caveat(eff, digits=3, unit=""), against_target(dpe), smt, own))
     return out
 
 
@@ -515,16 +582,16 @@ def plot(rows, cal, path, title):
             axes[0].plot(xs, [per1 * n for n in xs], ls=":", lw=0.8,
                          color=colors[i % len(colors)], label=e + ", ideal (n x 1 lcore)")
             values_a += [r["mpps"]["max"] for r in pts] + [per1 * xs[-1]]
-        eff = [r for r in pts if (r.get("efficiency") or {}).get("n")]
-        axes[1].plot([r["lcores"] for r in eff], [r["efficiency"]["median"] for r in eff],
+        eff = [r for r in pts if _ratio(r.get("efficiency")) is not None]
+        axes[1].plot([r["lcores"] for r in eff], [r["efficiency"]["ratio"] for r in eff],
                      marker="o", ms=3, color=colors[i % len(colors)], label=label + ", total")
-        values_b += [r["efficiency"]["median"] for r in eff]
-        dp = [r for r in pts if (r.get("dataplane_efficiency") or {}).get("n")]
+        values_b += [r["efficiency"]["ratio"] for r in eff]
+        dp = [r for r in pts if _ratio(r.get("dataplane_efficiency")) is not None]
         if dp:
             axes[1].plot([r["lcores"] for r in dp],
-                         [r["dataplane_efficiency"]["median"] for r in dp], marker="s", ms=3,
+                         [r["dataplane_efficiency"]["ratio"] for r in dp], marker="s", ms=3,
                          ls="--", color=colors[i % len(colors)], label=e + ", dataplane share")
-            values_b += [r["dataplane_efficiency"]["median"] for r in dp]
+            values_b += [r["dataplane_efficiency"]["ratio"] for r in dp]
         own = [r for r in pts if (r.get("own_dataplane_efficiency" if e != EMPTY
                                         else "own_efficiency") or {}).get("n")]
         if own:
@@ -629,25 +696,32 @@ def report(data, out_dir, command):
         doc.p(limits_note(plan) + ".")
     for v in verdicts(rows, plan, cal):
         doc.p(v)
-    header = ["engine", "lcores", "cores", "Mpps", "Mpps/lcore", "efficiency",
-              "dataplane ns/pkt/lcore", "dataplane efficiency", "lcore spread",
-              "slowest lcore Mpps", "runs ok"]
+    header = ["engine", "lcores", "cores", "Mpps", "Mpps/lcore", "efficiency [95 % interval]",
+              "dataplane ns/pkt/lcore", "dataplane efficiency [95 % interval]", "lcore spread",
+              "slowest lcore Mpps", "runs ok (shared CPU)"]
     table = []
     for r in rows:
         table.append([engine_label(r["engine"]), r["lcores"],
                       r["cores"] if r["cores"] is not None else "-",
-                      cell(r["mpps"]), cell(r["mpps_per_lcore"]), cell(r.get("efficiency")),
-                      cell(r.get("dataplane_ns"), 2), cell(r.get("dataplane_efficiency")),
+                      cell(r["mpps"]), cell(r["mpps_per_lcore"]),
+                      interval_cell(r.get("efficiency")), cell(r.get("dataplane_ns"), 2),
+                      interval_cell(r.get("dataplane_efficiency")),
                       cell(r["spread"]), cell(r["slowest_lcore_mpps"]),
-                      "%d/%d%s" % (r["ok"], r["runs"],
-                                   (": " + "; ".join(r["problems"])) if r["problems"] else "")])
+                      "%d/%d (%d)%s" % (r["ok"], r["runs"], r["shared_cpu_runs"],
+                                        (": " + "; ".join(r["problems"])) if r["problems"]
+                                        else "")])
     doc.table(header, table)
-    doc.p("efficiency = Mpps(n) ÷ (n × Mpps at the smallest count), per repetition against "
-          "the median; dataplane ns/pkt/lcore = 1000 n ÷ Mpps(pipeline) − 1000 n ÷ "
-          "Mpps(empty pipeline), paired by repetition; dataplane efficiency = its median at "
-          "the smallest count ÷ it; lcore spread = (fastest − slowest lcore) ÷ median lcore "
-          "of a run; cores = physical cores under the polling lcores (fewer than lcores: SMT "
-          "siblings share one). Medians [min–max] over the repetitions.")
+    doc.p("efficiency = Mpps(n) ÷ (n × Mpps at the smallest count); dataplane ns/pkt/lcore = "
+          "1000 n ÷ Mpps(pipeline) − 1000 n ÷ Mpps(empty pipeline), paired by repetition; "
+          "dataplane efficiency = that at the smallest count ÷ that at n. Both efficiencies "
+          "are comparisons paired by repetition (each repetition's runs at n against the same "
+          "repetition's at the smallest count): the median ratio with its 95 %% interval, "
+          "resolved against the %.2f target when the interval excludes it with 6 pairs at "
+          "least (docs/measuring.md, \"One comparison\"). lcore spread = (fastest − slowest "
+          "lcore) ÷ median lcore of a run; cores = physical cores under the polling lcores "
+          "(fewer than lcores: SMT siblings share one); shared CPU: runs in which listrx "
+          "warned that a polling CPU was busy before the start. Other figures: medians "
+          "[min–max] over the repetitions." % TARGET_EFFICIENCY)
     if cal:
         calibration_section(doc, data, rows, cal)
     else:
@@ -665,7 +739,11 @@ def report(data, out_dir, command):
     with open(os.path.join(out_dir, "scale.md"), "w") as f:
         f.write(doc.markdown(out_dir))
     with open(os.path.join(out_dir, "scale.json"), "w") as f:
-        json.dump({"command": command, "plan": plan, "host": host, "rows": rows,
+        json.dump({"command": command, "plan": plan, "host": host,
+                   "provenance": provenance([(host.get("listrx_command") or "unknown (scale.sh "
+                                              "output without host/listrx_command)",
+                                              host.get("listrx_version", ""))]),
+                   "rows": rows,
                    "calibration_rows": cal, "verdicts": verdicts(rows, plan, cal),
                    "runs": data["runs"], "calibration": data["calibration"]}, f, indent=1)
     print(doc.text(), end="")
@@ -764,7 +842,9 @@ def cmd_scale(args, argv):
         if not os.path.isfile(script):
             raise BenchError("%s: not found (bench/scale.sh beside the package)" % script)
         raw = os.path.join(args.out, "raw")
-        cmd = ["bash", script, "--out", raw, "--listrx", find_binary(args.listrx),
+        binary = find_binary(args.listrx)
+        notice_once(binary)
+        cmd = ["bash", script, "--out", raw, "--listrx", binary,
                "--engines", ",".join(args.engines), "--pipeline", args.pipeline,
                "--profile", args.profile, "--burst", str(args.burst),
                "--duration", "%g" % args.duration, "--reps", str(args.reps),

@@ -2,7 +2,6 @@
 start with "unavailable:" (never zeros)."""
 
 import math
-import random
 import statistics
 from fractions import Fraction
 
@@ -49,22 +48,6 @@ def quantile(sorted_vals, q):
     return cuts[frac.numerator - 1]
 
 
-def bootstrap_interval(values, statistic=None, reps=2000, level=0.95, seed=1):
-    """Percentile bootstrap interval of statistic(values) (default: the
-    median): `reps` resamples with replacement, the (1-level)/2 and
-    1-(1-level)/2 quantiles of their statistic. The seed is fixed, so the
-    same data give the same interval. (None, None) under two values."""
-    vals = [v for v in (number(x) for x in values) if v is not None]
-    if len(vals) < 2:
-        return None, None
-    stat = statistic or median
-    rng = random.Random(seed)
-    n = len(vals)
-    boot = sorted(stat([vals[rng.randrange(n)] for _ in range(n)]) for _ in range(reps))
-    tail = (1.0 - level) / 2.0
-    return quantile(boot, tail), quantile(boot, 1.0 - tail)
-
-
 def summary(values):
     """n, median, min, max, spread (max-min)/median in %, IQR."""
     vals = sorted(v for v in (number(x) for x in values) if v is not None)
@@ -103,16 +86,173 @@ def significant(v, digits=3):
     return "%.*f" % (max(decimals, 0), v)
 
 
+# ---- comparisons: one definition for every verdict --------------------------
+# A comparison is a set of pairs (base, other) of one cost measured side by
+# side under the same conditions: repetition r of two cells of a sweep
+# (alternating runs), adjacent windows of two settings in one run. Its figure
+# is the median of the per-pair ratios base / other (> 1: other costs less),
+# its interval the distribution-free interval of that median from order
+# statistics (the sign test's), and it is resolved when that interval
+# excludes the reference (1.0: no difference). The headline, cree, scale and
+# kernel all call compare(); docs/measuring.md, "One comparison".
+
+# the confidence of every interval of a median
+CONFIDENCE = 0.95
+
+
+def _min_pairs(confidence):
+    """The fewest pairs whose widest interval, [min, max], covers the
+    median with this confidence: 1 - 2 / 2^n >= confidence (6 at 95 %)."""
+    n = 1
+    while 1.0 - 2.0 ** (1 - n) < confidence:
+        n += 1
+    return n
+
+
+# fewer pairs than this have no 95 % interval at all: nothing resolves
+MIN_PAIRS = _min_pairs(CONFIDENCE)
+
+
+def _half_binomial_pmf(n, j):
+    """P(X = j), X ~ Bin(n, 1/2), through lgamma: no overflow at thousands
+    of pairs."""
+    return math.exp(math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1)
+                    - n * math.log(2.0))
+
+
+def median_interval(values, confidence=CONFIDENCE):
+    """(low, high, level): the distribution-free interval of a median from
+    order statistics, the k-th smallest and the k-th largest value, k the
+    largest for which the interval still covers the median with
+    `confidence` (level: its exact coverage, 1 - 2 P(X < k), X ~ Bin(n, 1/2),
+    for independent pairs). Under MIN_PAIRS values no k reaches it: [min,
+    max] with its lower level. (None, None, None) without values."""
+    vals = sorted(v for v in (number(x) for x in values) if v is not None)
+    n = len(vals)
+    if not n:
+        return None, None, None
+    k, below = 1, _half_binomial_pmf(n, 0)  # below = P(X <= k - 1)
+    while k < (n + 1) // 2:
+        wider = below + _half_binomial_pmf(n, k)
+        if 1.0 - 2.0 * wider < confidence:
+            break
+        below, k = wider, k + 1
+    return vals[k - 1], vals[n - k], max(0.0, 1.0 - 2.0 * below)
+
+
+def _geometric_mean(values):
+    """Of the one or two middle pairs' figures (one: itself, exactly)."""
+    return math.prod(values) ** (1.0 / len(values))
+
+
+def compare(pairs, reference=1.0, shared=None, left_out=(), confidence=CONFIDENCE):
+    """One comparison of two sides measured in pairs.
+
+    pairs: [(key, base, other)], base and other the same cost (ns per
+    packet, ns per frame...) of the two sides, measured side by side; a
+    pair without a positive figure on both sides is left out ("no
+    figure"). shared: the keys of the pairs of which a side shared its CPU
+    with other work (None: not recorded). left_out: [(key, why)] of pairs
+    the caller left out (a stalled run, a disturbed window), carried into
+    the result.
+
+    Returns {"pairs": n, "keys": [key...] used, "ratios": [base/other...],
+    "ratio": the median ratio, "ci": [low, high] (median_interval),
+    "level": that interval's coverage, "min", "max", "width_pct": the
+    interval's width in % of the ratio, "base", "other": the sides of the
+    median pair, "saving": base - other, "median_keys": the median pair's
+    key(s), "reference", "resolved", "resolution" (why, in words),
+    "shared": pairs that shared their CPU (None: not recorded),
+    "left_out": [{"key", "why"}]}.
+
+    The median pair: the pair whose ratio is the median (n odd), or the
+    geometric mean of the two middle pairs' sides (n even; the median
+    ratio is then the geometric mean of the two middle ratios). So the
+    figures printed beside the ratio come from the same pairs and agree
+    with it exactly: base / other = ratio, saving = base - other."""
+    used, gone = [], [{"key": k, "why": why} for k, why in left_out]
+    for key, base, other in pairs:
+        b, o = number(base), number(other)
+        if b is None or o is None or b <= 0 or o <= 0:
+            gone.append({"key": key, "why": "no figure"})
+        else:
+            used.append((b / o, key, b, o))
+    n = len(used)
+    out = {"pairs": n, "keys": [key for _, key, _, _ in used],
+           "ratios": [r for r, _, _, _ in used], "ratio": None, "ci": [None, None],
+           "level": None, "min": None, "max": None, "width_pct": None, "base": None,
+           "other": None, "saving": None, "median_keys": [], "reference": reference,
+           "resolved": False, "shared": None, "left_out": gone}
+    keys = set(out["keys"])
+    if shared is not None:
+        out["shared"] = len(keys & set(shared))
+    if not n:
+        out["resolution"] = "not resolved: no pair"
+        return out
+    ranked = sorted(used, key=lambda u: u[0])
+    middle = ranked[(n - 1) // 2:n // 2 + 1]
+    base, other = (_geometric_mean([m[2] for m in middle]),
+                   _geometric_mean([m[3] for m in middle]))
+    lo, hi, level = median_interval(out["ratios"], confidence)
+    out.update(ratio=base / other, base=base, other=other, saving=base - other,
+               median_keys=[m[1] for m in middle], min=ranked[0][0], max=ranked[-1][0],
+               ci=[lo, hi], level=level, width_pct=(hi - lo) / (base / other) * 100.0)
+    out["resolved"], out["resolution"] = resolve(out, confidence)
+    return out
+
+
+def resolve(c, confidence=CONFIDENCE):
+    """(resolved, why) of a compare(): resolved when there are enough
+    pairs for the interval to reach `confidence` and it excludes the
+    reference."""
+    pct = "%g %%" % (confidence * 100)
+    if c["pairs"] < _min_pairs(confidence):
+        return False, "not resolved: %d pair(s), a %s interval needs %d" % (
+            c["pairs"], pct, _min_pairs(confidence))
+    lo, hi = c["ci"]
+    span = "[%.3f–%.3f]" % (lo, hi)
+    if lo <= c["reference"] <= hi:
+        return False, "not resolved: the %s interval %s spans %g" % (pct, span, c["reference"])
+    return True, "resolved: the %s interval %s excludes %g" % (pct, span, c["reference"])
+
+
+def at_median(c, values):
+    """Another figure of the median pair (a rate of the same runs): values
+    {key: value} -> the value at c's median key, or the geometric mean at
+    the two (so that 1000 / ns and Mpps agree as the sides do)."""
+    vals = [number(values.get(k)) for k in c["median_keys"]]
+    if not vals or any(v is None or v <= 0 for v in vals):
+        return None
+    return _geometric_mean(vals)
+
+
+def caveat(c, digits=2, figure=None, unit="×"):
+    """The one wording of a comparison's figure and caveat, e.g. "1.38×
+    [1.21–1.52], 11 pairs, 2 left out, 9 shared the CPU: resolved" (the
+    bracket: the 95 % interval of the median). figure(value) formats the
+    ratio and the interval's ends (default: `digits` decimals), unit
+    follows the ratio."""
+    show = figure or (lambda r: "%.*f" % (digits, r))
+    if c["ratio"] is None:
+        return "no pair (%d left out): not resolved" % len(c["left_out"])
+    text = "%s%s [%s–%s], %d pair%s" % (show(c["ratio"]), unit, show(c["ci"][0]),
+                                        show(c["ci"][1]), c["pairs"],
+                                        "" if c["pairs"] == 1 else "s")
+    if c["left_out"]:
+        text += ", %d left out" % len(c["left_out"])
+    text += (", CPU sharing not recorded" if c["shared"] is None
+             else ", %d shared the CPU" % c["shared"])
+    if c["resolved"]:
+        return text + ": resolved"
+    return text + ": not resolved (%s)" % c["resolution"][len("not resolved: "):]
+
+
 # ---- paired repetitions (the headline's speedups) ---------------------------
 # A run whose ns/packet is more than STALL_FACTOR times the median of its
 # cell's runs stalled: something else had its CPU for part of the run (the
 # outlier rule of docs/measuring.md, "Pairs, stalls and the verdict"; the
 # factor from the A/A measurement there).
 STALL_FACTOR = 1.5
-# fewer clean pairs than this resolve nothing
-MIN_PAIRS = 3
-# the confidence of the interval of a median (median_ci)
-CONFIDENCE = 0.95
 
 
 def stalled(values, factor=STALL_FACTOR):
@@ -126,78 +266,19 @@ def stalled(values, factor=STALL_FACTOR):
     return {k for k, v in nums.items() if v > factor * med}
 
 
-def median_ci(values, confidence=CONFIDENCE):
-    """(low, high): the distribution-free confidence interval of a median
-    from order statistics (the sign test's): the k-th smallest and k-th
-    largest value, k the largest for which the binomial tail stays within
-    (1 - confidence) / 2. Up to 8 values that is [min, max] itself."""
-    vals = sorted(v for v in (number(x) for x in values) if v is not None)
-    n = len(vals)
-    if not n:
-        return None, None
-    k, tail = 1, 0.0
-    while True:
-        tail += math.comb(n, k - 1) / 2 ** n  # P(X <= k - 1), X ~ Bin(n, 1/2)
-        if tail > (1 - confidence) / 2 or k >= (n + 1) // 2:
-            break
-        k += 1
-    k = max(k - 1, 1)
-    return vals[k - 1], vals[n - k]
-
-
-def paired(base, other, base_stalled=(), other_stalled=(), names=("base", "engine")):
-    """Pairs of one rep each of two cells measured side by side: base and
-    other are {rep: ns/packet}. Returns {"pairs": [(rep, base, other)],
-    "clean": the pairs whose sides both ran normally, "left_out":
-    [(rep, why)] for the pairs where a side stalled}."""
-    out = {"pairs": [], "clean": [], "left_out": []}
-    for rep in sorted(set(base) & set(other)):
-        b, o = number(base[rep]), number(other[rep])
-        if not b or not o:
-            continue
-        out["pairs"].append((rep, b, o))
-        why = [side for side, bad in ((names[0], rep in base_stalled),
-                                      (names[1], rep in other_stalled)) if bad]
-        if why:
-            out["left_out"].append((rep, " and ".join(why) + " stalled"))
-        else:
-            out["clean"].append((rep, b, o))
-    return out
-
-
-def speedup(base, other, names=("base", "engine")):
+def speedup(base, other, names=("base", "engine"), shared=None):
     """The speedup of a cell over its base (the packet engine's cell of
     the same burst and footprint), paired by repetition: base and other
-    are {rep: ns/packet}. Pairs with a stalled side are left out (their
-    reps and why in "left_out"); the rest give the median of base ÷ other
-    with [min, max], the confidence interval of that median, its width in %
-    of the median ("spread_pct"), the ns/packet saved (median of the
-    differences) and the reps used ("reps"), from which the per-engine
-    figures beside the speedup are taken."""
-    p = paired(base, other, stalled(base), stalled(other), names)
-    ratios = [b / o for _, b, o in p["clean"]]
-    s = summary(ratios)
-    lo, hi = median_ci(ratios)
-    base_med = median(b for _, b, _ in p["clean"])
-    other_med = median(o for _, _, o in p["clean"])
-    return {"n": s["n"], "pairs": len(p["pairs"]), "median": s["median"], "min": s["min"],
-            "max": s["max"], "ci_low": lo, "ci_high": hi,
-            "spread_pct": (hi - lo) / s["median"] * 100 if s["median"] else None,
-            "saved_ns": median(b - o for _, b, o in p["clean"]),
-            "ratio_of_medians": base_med / other_med if base_med and other_med else None,
-            "reps": [rep for rep, _, _ in p["clean"]],
-            "left_out": [{"rep": rep, "why": why} for rep, why in p["left_out"]]}
-
-
-def resolution(sp):
-    """(resolved, why) of a speedup(): resolved when at least MIN_PAIRS
-    clean pairs agree on the side of 1.0 ([min, max] does not span it) and
-    the median ratio and the ratio of the median ns/packet agree too."""
-    if sp["n"] < MIN_PAIRS:
-        return False, "%d clean pair(s), %d needed" % (sp["n"], MIN_PAIRS)
-    if sp["min"] <= 1.0 <= sp["max"]:
-        return False, "[min–max] spans 1.0"
-    rom = sp["ratio_of_medians"]
-    if rom is not None and (sp["median"] - 1.0) * (rom - 1.0) < 0:
-        return False, "the median of the ratios and the ratio of the medians disagree"
-    return True, "resolved"
+    are {rep: ns/packet}, names the two sides' names. A pair with a
+    stalled side is left out ("rep 2: burst stalled"); the rest are one
+    compare(). shared: the reps in which a side shared its CPU (None: not
+    recorded)."""
+    gone, pairs = [], []
+    stalls = (stalled(base), stalled(other))
+    for rep in sorted(set(base) & set(other)):
+        why = [name for name, reps in zip(names, stalls) if rep in reps]
+        if why:
+            gone.append((rep, " and ".join(why) + " stalled"))
+        else:
+            pairs.append((rep, base[rep], other[rep]))
+    return compare(pairs, shared=shared, left_out=gone)

@@ -11,7 +11,7 @@ import time
 from . import backends, grid, results
 from .backends import BACKENDS, PERF_DEFAULT_EVENTS
 from .listrx import (CG_EAL, Listrx, allowed_cpus, cachegrind_caches, caches_source,
-                     find_binary, machine_info, shared_cpu_pct)
+                     find_binary, machine_info, provenance, shared_cpu_pct)
 from .options import (add_cg_caches, add_common, add_grid, add_out, choices_list, convert,
                       onoff, packet_pair, positive_float, positive_int, xdp_modes)
 from .progress import Progress
@@ -520,7 +520,7 @@ def meta_for(lx, args, argv, status, started, caches):
     return {"tool": "listrx-bench", "created": started,
             "finished": datetime.datetime.now().isoformat(timespec="seconds"),
             "command": "listrx-bench " + " ".join(shlex.quote(a) for a in argv),
-            "machine": machine_info(lx), "backends": status,
+            "machine": machine_info(lx), "provenance": provenance([lx]), "backends": status,
             "cachegrind_i1": caches["I1"], "cachegrind_caches": caches,
             "cachegrind_caches_source": caches_source(getattr(args, "cg_caches", None)),
             "params": {k: v for k, v in vars(args).items() if k not in ("func",)}}

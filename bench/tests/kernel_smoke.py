@@ -110,8 +110,22 @@ def full_run(before, stale):
             for v, r in res["rows"].items():
                 if not (r.get("check") or {}).get("ok"):
                     errors.append("row %s: %s" % (v, (r.get("check") or {}).get("text")))
+            if not (res.get("provenance") or {}).get("binaries"):
+                errors.append("kernel.json: no provenance (which binary, which commit)")
             if not os.path.isfile(os.path.join(out, "kernel.md")):
                 errors.append("no kernel.md")
+            # stdout ends with the answer: each traffic's gain, listrx's, the
+            # agreement; no per-window line without --verbose
+            at = proc.stdout.rfind("== Answer")
+            tail = proc.stdout[at:].strip().splitlines() if at >= 0 else []
+            for want in ("- kernel, udp: ", "- kernel, tcp-push: ", "- listrx (",
+                         "- agreement (listrx ÷ kernel, udp): "):
+                if not any(line.startswith(want) for line in tail):
+                    errors.append("stdout's answer has no %r: %r" % (want, tail))
+            if not tail or not tail[-1].startswith("- agreement"):
+                errors.append("stdout does not end with the answer: %r" % tail[-2:])
+            if any(line.startswith("primary") for line in proc.stdout.splitlines()):
+                errors.append("per-window lines on stdout without --verbose")
         except (OSError, ValueError, KeyError, TypeError) as e:
             errors.append("kernel.json: %s" % e)
         return "ran", errors
@@ -121,7 +135,7 @@ def interrupted_run(before, stale, how):
     """Start a longer run, wait for its first timed window, then SIGINT it
     (how == "sigint") or kill its lrx-ktime (how == "timer dies")."""
     with tempfile.TemporaryDirectory(prefix="lrxkernel") as out:
-        proc = subprocess.Popen(cmd(out, ["--pairs", "50", "--no-perf"]), cwd=BENCH,
+        proc = subprocess.Popen(cmd(out, ["--pairs", "50", "--no-perf", "--verbose"]), cwd=BENCH,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.time() + 60
         started = False

@@ -261,6 +261,36 @@ class CallgrindWindow(unittest.TestCase):
         self.assertAlmostEqual(fig["cg_stage.sink.ir_per_packet"], 100.0)
         self.assertTrue(is_unavailable(fig["cg_cond_branches_per_packet"]))
 
+    def test_trailing_zero_totals_are_zero_not_missing(self):
+        """callgrind leaves trailing zero events out of summary: and
+        totals: as out of cost lines: a retpoline build's Bi and Bim are 0
+        (every indirect call goes through a thunk), not unmeasured."""
+        text = ("events: Ir Bc Bcm Bi Bim\nsummary: 500 40 2\n"
+                "fn=engine_packet_run\n0 500 40 2\ntotals: 500 40 2\n")
+        p = backends.parse_callgrind(text)
+        self.assertEqual(p["totals"], {"Ir": 500, "Bc": 40, "Bcm": 2, "Bi": 0, "Bim": 0})
+        fig = backends.cachegrind_figures(None, p, 0, 10)
+        self.assertEqual(fig["cg_indirect_branches_per_packet"], 0.0)
+        self.assertEqual(fig["cg_indirect_mispredicts_per_packet"], 0.0)
+        # an event the events: line does not name stays unavailable
+        self.assertTrue(is_unavailable(fig["cg_i1_misses_per_packet"]))
+
+    def test_recorded_retpoline_packet_engine(self):
+        """The retpoline build's packet engine (recorded, burst 64): its
+        summary line ends before Bi; indirect calls per packet are 0 Bi +
+        the thunk entries, a number."""
+        thunks = {"/src/listrx/build-retpo/dataplane/listrx":
+                  backends.nm_thunks(data("callgrind_retpoline_thunks.nm"))}
+        self.assertEqual(len(thunks["/src/listrx/build-retpo/dataplane/listrx"]), 8)
+        text = data("callgrind_retpoline_packet_b64.out")
+        summary_line = next(l for l in text.splitlines() if l.startswith("summary:"))
+        events = next(l for l in text.splitlines() if l.startswith("events:")).split()[1:]
+        self.assertLess(len(summary_line.split()) - 1, events.index("Bi") + 1)
+        fig = backends.cachegrind_figures(None, backends.parse_callgrind(text, thunks), 0, 4032)
+        self.assertEqual(fig["cg_indirect_branches_per_packet"], 0.0)
+        self.assertGreater(fig["cg_thunk_calls_per_packet"], 5.0)
+        self.assertEqual(fig["cg_indirect_per_packet"], fig["cg_thunk_calls_per_packet"])
+
     def test_prefix_switches_collection_from_listrx(self):
         pre = backends.callgrind_window_prefix("/x/out", "32768,8,64")
         for flag in ("--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no",

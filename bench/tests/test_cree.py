@@ -8,8 +8,9 @@ import json
 import os
 import tempfile
 import unittest
+from unittest import mock
 
-from listrx_bench import cli, cree
+from listrx_bench import cli, cree, kernel_model
 from listrx_bench.listrx import BenchError, find_binary
 from listrx_bench.stats import is_unavailable
 
@@ -124,12 +125,49 @@ class Checks(unittest.TestCase):
 
 class Cells(unittest.TestCase):
     def test_gain_cells(self):
-        self.assertEqual(cree.cell({"gain": 1.266, "min": 1.2, "max": 1.3, "resolved": True}),
-                         "+26.6 % [+20.0 % - +30.0 %] resolved")
-        self.assertEqual(cree.cell({"gain": 0.9, "ci": [0.8, 1.05], "resolved": False}),
-                         "-10.0 % [-20.0 % - +5.0 %] not resolved")
+        """The one wording of a comparison, the 95 % interval labelled as
+        such (it used to print [min - max] or the interval alike)."""
+        pairs = {r: {1: 126.6 + r, 64: 100.0} for r in range(-3, 4)}
+        fig = kernel_model.paired_gain(pairs, shared={-3, 0})
+        self.assertEqual(cree.cell({"gain": fig["gain"], "comparison": fig}),
+                         "+26.6 % [+23.6 %–+29.6 %], 7 pairs, 2 shared the CPU: resolved")
+        few = kernel_model.paired_gain({0: {1: 90.0, 64: 100.0}, 1: {1: 105.0, 64: 100.0}})
+        self.assertEqual(cree.cell({"gain": few["gain"], "comparison": few}),
+                         "-2.8 % [-10.0 %–+5.0 %], 2 pairs, CPU sharing not recorded: not "
+                         "resolved (2 pair(s), a 95 % interval needs 6)")
         self.assertEqual(cree.cell("unavailable: no flower"), "unavailable: no flower")
         self.assertEqual(cree.cell({"gain": None}), "n/a")
+
+    def test_a_rows_figures_come_from_its_pairs(self):
+        """measure_row's gain, its ns/packet per engine and its shared runs,
+        on recorded summaries (no binary run)."""
+        ns = {("packet", 0): 150.0, ("burst", 0): 100.0, ("packet", 1): 180.0,
+              ("burst", 1): 100.0, ("packet", 2): 140.0, ("burst", 2): 100.0}
+
+        class Lx:
+            lcores, binary = "0-1", "listrx"
+
+            def eal_args(self, vdev, eal=None):
+                return []
+
+            def run(self, cmd, path, timeout):
+                engine, rep = cmd[cmd.index("--engine") + 1], int(path.split("-")[-1][:-5])
+                out = ("listrx: warning: polling lcore 1 runs on CPU 1, which was 80 % busy "
+                       "before the start\n" if rep == 1 else "")
+                return ({"ns_per_packet": ns[(engine, rep)], "rx_packets": 10,
+                         "ports": [{"queues": [{"rx_packets": 10}]}]}, None,
+                        {"command": "x", "output": out})
+
+        args = mock.Mock(reps=3, duration=0.1, eal=None, timeout=10)
+        row = dict(cree.ROWS[1])  # single-rxq: nothing to configure
+        with tempfile.TemporaryDirectory() as tmp:
+            fig = cree.measure_row(Lx(), row, {}, args, tmp, lambda m: None)
+        self.assertEqual(fig["pairs"], 3)
+        self.assertAlmostEqual(fig["gain"], 1.5)
+        self.assertEqual(fig["ns_per_packet"], {"packet": 150.0, "burst": 100.0})
+        self.assertEqual(fig["shared"], 1)
+        self.assertFalse(fig["resolved"])
+        self.assertIn("3 pairs, 1 shared the CPU: not resolved", cree.cell(fig))
 
     def test_bad_arguments_exit_2(self):
         err = io.StringIO()
@@ -170,6 +208,7 @@ class RealCree(unittest.TestCase):
                         "failed_checks"):
                 self.assertIn(key, doc)
             self.assertEqual(doc["failed_checks"], [])
+            self.assertEqual(doc["provenance"]["binaries"][0]["path"], find_binary())
             for r in doc["rows"]:
                 for k in ROW_KEYS:
                     self.assertIn(k, r)

@@ -75,14 +75,75 @@ def doc_of(rows, flavour="plain"):
             "verdicts": headline.verdicts(hrows, 64), "rows": hrows}
 
 
+class RetpolineIndirect(unittest.TestCase):
+    """The retpoline build's recorded callgrind windows (packet and burst,
+    burst 64, data/callgrind_retpoline_*): the packet row's indirect calls
+    per packet are a number (0 Bi + thunk entries), so the report's
+    "Δ indirect/pkt" column and its chart panel have a value."""
+
+    BINARY = "/src/listrx/build-retpo/dataplane/listrx"
+
+    def rows(self):
+        thunks = {self.BINARY: backends.nm_thunks(read(os.path.join(
+            DATA, "callgrind_retpoline_thunks.nm")))}
+        rows = []
+        for engine, ns in (("packet", 100.0), ("burst", 50.0)):
+            parsed = backends.parse_callgrind(read(os.path.join(
+                DATA, "callgrind_retpoline_%s_b64.out" % engine)), thunks)
+            figures = backends.cachegrind_figures(None, parsed, 0, 4032)
+            for rep in range(3):
+                row = sweep_row(engine, 64, rep, ns + rep, cg=False)
+                if rep == 0:
+                    row.update(figures)
+                rows.append(row)
+        return rows
+
+    def test_delta_indirect_is_filled(self):
+        hrows = headline.headline_rows("retpoline", self.rows(), 64, True)
+        by = {h["engine"]: h for h in hrows}
+        self.assertGreater(number(by["packet"]["indirect_per_packet"]), 5.0)
+        self.assertEqual(by["packet"]["indirect_branches_per_packet"], 0.0)
+        table = headline.table_rows(hrows)
+        column = headline.HEADER.index(headline.INDIRECT)
+        self.assertNotEqual(table[0][column], "n/a")
+        (engine, fp, deltas, _), = headline.side_deltas(hrows, 64)
+        self.assertEqual((engine, fp), ("burst", 0))
+        delta = deltas["Δ indirect/pkt"]
+        self.assertAlmostEqual(delta, by["burst"]["indirect_per_packet"]
+                               - by["packet"]["indirect_per_packet"])
+        self.assertLess(delta, -5.0)
+        # the chart's Δ indirect panel draws that bar
+        from listrx_bench import report
+        plt, why = report.matplotlib_pyplot()
+        if plt is None:
+            print("SKIPPED (chart part): %s" % why)
+            return
+        drawn = []  # the bars of each panel, in measure order
+        real_barh = plt.Axes.barh
+
+        def barh(ax, ys, widths, *args, **kwargs):
+            drawn.append(list(widths))
+            return real_barh(ax, ys, widths, *args, **kwargs)
+
+        with tempfile.TemporaryDirectory() as d, mock.patch.object(plt.Axes, "barh", barh):
+            png = os.path.join(d, "sides.png")
+            measures = [n for n, _ in headline.SIDES]
+            self.assertTrue(report.delta_chart(plt, png, "t", measures, ["burst, 0 KB"],
+                                               {"burst, 0 KB": deltas}))
+            self.assertTrue(os.path.getsize(png) > 0)
+        self.assertEqual(len(drawn), len(measures))
+        self.assertEqual(drawn[measures.index("Δ indirect/pkt")], [delta])
+
+
 class Rows(unittest.TestCase):
     def test_one_row_per_cell_with_paired_speedups(self):
-        rows = [sweep_row("packet", 64, 0, 100.0), sweep_row("burst", 64, 0, 50.0),
-                sweep_row("packet", 64, 1, 120.0), sweep_row("burst", 64, 1, 70.0),
-                sweep_row("packet", 64, 2, 110.0), sweep_row("burst", 64, 2, 55.0),
-                sweep_row("packet", 1, 0, 100.0, cg=False),
-                sweep_row("burst", 1, 0, 200.0, cg=False)]
-        rows.append(dict(rows[0], status="failed: exit 1", rep=3))
+        packet = (100.0, 120.0, 110.0, 100.0, 130.0, 90.0, 140.0)
+        burst = (50.0, 70.0, 55.0, 48.0, 65.0, 45.0, 70.0)
+        rows = [sweep_row("packet", 64, r, ns) for r, ns in enumerate(packet)]
+        rows += [sweep_row("burst", 64, r, ns) for r, ns in enumerate(burst)]
+        rows += [sweep_row("packet", 1, 0, 100.0, cg=False),
+                 sweep_row("burst", 1, 0, 200.0, cg=False)]
+        rows.append(dict(rows[0], status="failed: exit 1", rep=7))
         out = headline.headline_rows("plain", rows, 64, True)
         self.assertEqual([(h["engine"], h["burst"]) for h in out],
                          [("packet", 1), ("burst", 1), ("packet", 64), ("burst", 64)])
@@ -91,31 +152,38 @@ class Rows(unittest.TestCase):
                 self.assertIn(k, h)
             self.assertEqual(h["flavour"], "plain")
         b64 = out[3]
-        # ratios per rep: 100/50 = 2, 120/70 = 1.71, 110/55 = 2
+        # ratios per rep: 2, 1.71, 2, 2.08, 2, 2, 2; the median pair is rep
+        # 4 (130 / 65), the 95 % interval of 7 pairs [min, max]
         self.assertAlmostEqual(b64["speedup"], 2.0)
-        self.assertAlmostEqual(b64["speedup_min"], 120 / 70)
-        self.assertAlmostEqual(b64["speedup_max"], 2.0)
-        self.assertAlmostEqual(b64["saved_ns_per_packet"], 50.0)
+        self.assertEqual(b64["speedup_ci"], [120 / 70, 100 / 48])
+        self.assertAlmostEqual(b64["speedup_level"], 1 - 2 / 128)
+        self.assertEqual((b64["base_ns_per_packet"], b64["ns_per_packet"]), (130.0, 65.0))
+        self.assertAlmostEqual(b64["saved_ns_per_packet"], 65.0)
+        self.assertAlmostEqual(b64["mpps"], 1000 / 65.0)
         self.assertTrue(b64["resolved"])
-        self.assertEqual(b64["clean_pairs"], 3)
+        self.assertEqual(b64["clean_pairs"], 7)
+        self.assertIsNone(b64["shared_cpu_pairs"])  # these rows do not say
         self.assertEqual(b64["d1_misses_per_packet"], 4.0)
-        self.assertEqual(b64["delivered"], 2970)
+        self.assertEqual(b64["delivered"], 7 * 990)
         self.assertFalse(b64["low_delivery"])
         # one pair at burst 1: not resolved, said
         self.assertAlmostEqual(out[1]["speedup"], 0.5)
         self.assertFalse(out[1]["resolved"])
-        self.assertIn("1 clean pair", out[1]["resolution"])
+        self.assertIn("1 pair(s), a 95 % interval needs 6", out[1]["resolution"])
         # cachegrind ran at burst 64 only: said, never 0
         self.assertTrue(is_unavailable(out[1]["i1_misses_per_packet"]))
         doc = doc_of(rows)
         self.assertEqual([v["text"] for v in doc["verdicts"]],
-                         ["plain build, burst 64, no ballast: burst saves 50.0 ns/packet "
-                          "(2.00× [1.71–2.00], 3 reps, resolved)"])
+                         ["plain build, burst 64, no ballast: burst saves 65.0 ns/packet, "
+                          "packet 130.0 → burst 65.0 ns (2.00× [1.71–2.08], 7 pairs, CPU "
+                          "sharing not recorded: resolved)"])
         table = headline.table_rows(out)
         self.assertEqual(len(table), 4)
         self.assertEqual(len(table[0]), len(headline.HEADER))
-        self.assertEqual(table[3][5:8], ["2.00× [1.71–2.00]", "resolved", "3/3"])
-        self.assertIn("gro", table[3][headline.HEADER.index("stage ns/pkt")])
+        at = headline.HEADER.index
+        self.assertEqual(table[3][at("ns/pkt"):at("verdict") + 2],
+                         ["65.0", "130.0", "65.0", "2.00× [1.71–2.08]", "resolved", "7/7"])
+        self.assertIn("gro", table[3][at("stage ns/pkt")])
 
     def test_mpps_and_speedup_come_from_the_same_pairs(self):
         """A stalled rep is left out of both the speedup and the engine's
@@ -136,7 +204,7 @@ class Rows(unittest.TestCase):
                 sweep_row("burst", 64, 0, 50.0)]
         out = headline.headline_rows("plain", rows, 64, False)
         self.assertTrue(out[0]["low_delivery"])
-        self.assertIn("LOW DELIVERY", headline.table_rows(out)[0][6])
+        self.assertIn("LOW DELIVERY", headline.table_rows(out)[0][headline.HEADER.index("verdict")])
 
     def test_missing_retpoline_build_is_unavailable(self):
         with tempfile.TemporaryDirectory() as d:
@@ -226,7 +294,7 @@ class AdaptiveReps(unittest.TestCase):
         self.assertEqual([(c["engine"], c["burst"]) for c in extra],
                          [("packet", 64), ("burst", 64)])
         self.assertEqual(state["added"], 1)
-        self.assertEqual(more(self.rows([50.0, 51.0, 50.5, 50.2])), [])
+        self.assertEqual(more(self.rows([50.0, 51.0, 50.5, 50.2, 50.1, 50.3])), [])
         self.assertIn("within 10 %", state["stopped"])
 
     def test_max_reps_and_time_stop_it(self):
@@ -250,22 +318,26 @@ class AdaptiveReps(unittest.TestCase):
 class NoisyRecorded(unittest.TestCase):
     """A recorded sweep of the headline's cells on the loaded 2-vCPU guest
     (data/headline_noisy_results.json): burst's rep 2 stalled (182 ns/packet
-    against 70 and 77). Its pair is flagged and left out, and with two
-    clean pairs the verdict is "not resolved", in every output."""
+    against 70 and 77), graph's none. Its pair is flagged and left out, and
+    with two clean pairs the verdict is "not resolved", in every output."""
+
+    def doc(self):
+        _, rows = results.load(os.path.join(DATA, "headline_noisy_results.json"))
+        return doc_of(rows)
 
     def test_stalled_pair_flagged_and_verdict_not_resolved(self):
-        _, rows = results.load(os.path.join(DATA, "headline_noisy_results.json"))
-        doc = doc_of(rows)
+        doc = self.doc()
         burst = next(h for h in doc["rows"] if h["engine"] == "burst")
         self.assertEqual(burst["left_out"], [{"rep": 2, "why": "burst stalled"}])
         self.assertEqual(burst["stalled_reps"], [2])
         self.assertFalse(burst["resolved"])
         text = next(v["text"] for v in doc["verdicts"] if v["engine"] == "burst")
-        self.assertIn("1 pair(s) left out: rep 2: burst stalled", text)
-        self.assertIn("not resolved: 2 clean pair(s), 3 needed", text)
+        self.assertIn("2 pairs, 1 left out, 2 shared the CPU: not resolved (2 pair(s), a 95 % "
+                      "interval needs 6); left out: rep 2: burst stalled", text)
         graph = next(h for h in doc["rows"] if h["engine"] == "graph")
         self.assertFalse(graph["resolved"])
-        self.assertEqual(graph["resolution"], "[min–max] spans 1.0")
+        self.assertEqual(graph["resolution"], "not resolved: 3 pair(s), a 95 % interval "
+                                              "needs 6")
         with tempfile.TemporaryDirectory() as d:
             out = io.StringIO()
             self.assertEqual(headline.write_headline(d, doc, out), 0)
@@ -280,6 +352,45 @@ class NoisyRecorded(unittest.TestCase):
                 self.assertIn(text, md)
                 self.assertIn("1 pair(s) left out as stalled", md)
             self.assertIn("rep 2: burst stalled", read(os.path.join(d, "report.html")))
+
+    def test_the_columns_agree_with_the_verdict(self):
+        """One packet cell serves two comparisons that left out different
+        reps (burst's rep 2 stalled, graph's none): the packet row's own
+        ns/packet over burst's would say 1.95×, the pairs 2.12×. Each
+        comparison row carries both sides of its own pairs: their ratio is
+        the speedup and their difference the saving, in the JSON, in the
+        table and in the verdict."""
+        doc = self.doc()
+        rows = {h["engine"]: h for h in doc["rows"]}
+        packet, burst = rows["packet"], rows["burst"]
+        self.assertGreater(abs(packet["ns_per_packet"] / burst["ns_per_packet"]
+                               / burst["speedup"] - 1), 0.05)
+        table = headline.table_rows(doc["rows"])
+        at = headline.HEADER.index
+        for engine in ("burst", "graph"):
+            h = rows[engine]
+            self.assertAlmostEqual(h["base_ns_per_packet"] / h["ns_per_packet"], h["speedup"],
+                                   delta=0.01 * h["speedup"])
+            self.assertAlmostEqual(h["mpps"] / h["base_mpps"], h["speedup"],
+                                   delta=0.01 * h["speedup"])
+            self.assertAlmostEqual(h["saved_ns_per_packet"],
+                                   h["base_ns_per_packet"] - h["ns_per_packet"], places=9)
+            cells = next(t for t in table if t[0] == engine)
+            engine_ns, base_ns = float(cells[at("ns/pkt")]), float(cells[at("ns/pkt") + 1])
+            printed = float(cells[at("speedup [95 % interval]")].split("×")[0])
+            self.assertAlmostEqual(base_ns / engine_ns, printed, delta=0.01 * printed)
+            self.assertAlmostEqual(float(cells[at("saved ns/pkt")]), base_ns - engine_ns,
+                                   delta=0.11)
+            text = next(v["text"] for v in doc["verdicts"] if v["engine"] == engine)
+            self.assertIn("%.1f ns/packet%s, packet %.1f → %s %.1f ns (%.2f×" % (
+                abs(h["saved_ns_per_packet"]), "" if h["saved_ns_per_packet"] > 0 else " more",
+                h["base_ns_per_packet"], engine, h["ns_per_packet"], h["speedup"]), text)
+        # burst's pairs are reps 0 and 1, graph's 0, 1 and 2: the packet side
+        # differs between the two comparisons, as it should
+        self.assertEqual(burst["comparison"]["keys"], [0, 1])
+        self.assertEqual(rows["graph"]["comparison"]["keys"], [0, 1, 2])
+        self.assertNotAlmostEqual(burst["base_ns_per_packet"],
+                                  rows["graph"]["base_ns_per_packet"])
 
 
 class RealHeadline(unittest.TestCase):
@@ -310,6 +421,10 @@ class RealHeadline(unittest.TestCase):
                 self.assertGreater(h["delivered"], 0)
                 self.assertGreater(h["mpps"], 0)
             self.assertIn(doc["kernel_flavour"], ("plain", "retpoline"))
+            # which code measured: this listrx-bench and each flavour's binary
+            self.assertIn("bench", doc["provenance"])
+            self.assertEqual([b["path"] for b in doc["provenance"]["binaries"]],
+                             [doc["flavours"][f] for f in flavours])
             b64 = [h for h in doc["rows"] if h["burst"] == 64 and h["flavour"] == "plain"]
             if doc["backends"].get("cachegrind", "ok") == "ok":
                 # the host's geometry: misses are counts >= 0 (a 48 KB L1d
@@ -323,7 +438,7 @@ class RealHeadline(unittest.TestCase):
                     self.assertGreater(h["indirect_branches_per_packet"], 0)
             text = stdout.getvalue()
             self.assertIn("== plain build", text)
-            self.assertIn("speedup [min–max]", text)
+            self.assertIn("speedup [95 % interval]", text)
             self.assertIn("elapsed", text)
             self.assertIn("runs shared their CPU", text)
             # one verdict line per flavour and listified engine at burst 64

@@ -22,6 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from listrx_bench import cli, kernel, kernel_model as km  # noqa: E402
+from listrx_bench.report import Doc  # noqa: E402
 
 DATA = os.path.join(HERE, "data", "kernel")
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -132,12 +133,18 @@ class Windows(unittest.TestCase):
         lo, hi = g["ci"]
         self.assertLessEqual(lo, g["gain"])
         self.assertLessEqual(g["gain"], hi)
+        self.assertEqual(g["ci"], [151 / 100, 157 / 100])  # 2nd smallest, 2nd largest
         self.assertTrue(g["resolved"])
-        self.assertEqual(km.paired_gain(pairs)["ci"], g["ci"])  # fixed seed
+        # the median pair's sides: 1 / 64 is the gain
+        self.assertEqual(km.sides(g), {"1": 154.0, "64": 100.0})
+        self.assertEqual(km.paired_gain(pairs)["ci"], g["ci"])  # no resampling
         noisy = {p: {1: 100.0 + (15 if p % 2 else -15), 64: 100.0} for p in range(10)}
         n = km.paired_gain(noisy)
         self.assertFalse(n["resolved"])
-        self.assertIn("includes 1.0", n["text"])
+        self.assertIn("interval [0.850–1.150] spans 1", n["text"])
+        few = km.paired_gain({p: {1: 150.0, 64: 100.0} for p in range(5)})
+        self.assertFalse(few["resolved"])
+        self.assertEqual(few["text"], "not resolved: 5 pair(s), a 95 % interval needs 6")
         # a pair without both batches, or with a non-positive figure, is no pair
         self.assertEqual(km.paired_gain({0: {1: 5.0}, 1: {1: 5.0, 64: -1.0}})["pairs"], 0)
 
@@ -260,7 +267,19 @@ class Recorded(unittest.TestCase):
         self.assertIsInstance(k["gain"], float)
         self.assertLessEqual(k["ci"][0], k["gain"])
         self.assertLessEqual(k["gain"], k["ci"][1])
-        self.assertIn("bootstrap", k["interval_method"])
+        self.assertIn("order statistics", k["interval_method"])
+        # every gain's two sides are its median pair's: their ratio is the gain
+        for f in list(k["by_traffic"].values()) + list(k["perf"].values()):
+            self.assertAlmostEqual(f["stack_ns"]["1"] / f["stack_ns"]["64"], f["gain"])
+        lx = res["listrx"]
+        self.assertAlmostEqual(lx["ns_per_packet"]["packet"] / lx["ns_per_packet"]["burst"],
+                               lx["gain"])
+        # 5 window pairs and 2 listrx repetitions: too few for a 95 %
+        # interval, so neither is resolved and there is no agreement
+        self.assertEqual(k["pairs"], 5)
+        self.assertFalse(k["resolved"])
+        self.assertIn("5 pair(s), a 95 % interval needs 6", k["resolution"])
+        self.assertIsNone(res["agreement"])
         self.assertIn("tracepoint", k["method"])
         self.assertIsInstance(k["probe_overhead"]["per_prog_ns"], float)
         self.assertEqual(set(k["perf"]), {"udp", "tcp-push"})
@@ -286,6 +305,41 @@ class Recorded(unittest.TestCase):
         for s in ("| udp |", "## Second method", "## Calibration", "| GRO |",
                   "## Rows", "| nf-rule |", "## The first methods", "agreement"):
             self.assertIn(s, text)
+
+    def test_the_answer_ends_stdout_and_opens_kernel_md(self):
+        """Each traffic's gain with its caveat, listrx's, the agreement:
+        what `listrx-bench kernel` prints last, and kernel.md's first
+        section."""
+        rec = json.loads(data("kernel_windows_recorded.json"))
+        res = km.summarize(rec["windows"], rec["listrx"], rec["listrx_traffic"],
+                           rec["footprint"]["groups"], rec["footprint"]["source"],
+                           rec["footprint"]["stage_kb"], rec["listrx_build"],
+                           perf_period_ns=rec["perf_period_ns"])
+        d = Doc()
+        km.add_answer(d, res)
+        lines = d.text().splitlines()
+        self.assertTrue(lines[0].startswith("== Answer"), lines[0])
+        udp = res["kernel"]["by_traffic"]["udp"]
+        self.assertIn("- kernel, udp: %.3f× [%.3f–%.3f], 5 pairs, CPU sharing not recorded: "
+                      "not resolved (5 pair(s), a 95 %% interval needs 6)"
+                      % (udp["gain"], udp["ci"][0], udp["ci"][1]), lines)
+        self.assertTrue(any(line.startswith("- kernel, tcp-push: ") for line in lines))
+        self.assertTrue(any(line.startswith("- kernel, udp, second method (perf): ")
+                            for line in lines))
+        self.assertTrue(any(line.startswith("- listrx (") and ", 2 pairs, " in line
+                            for line in lines))
+        self.assertTrue(lines[-1].startswith("- agreement (listrx ÷ kernel, udp): none: "),
+                        lines[-1])
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(km.write_report(res, os.path.join(tmp, "kernel.md"))) as f:
+                self.assertTrue(f.read().startswith("## Answer"))
+
+    def test_listrx_runs_that_shared_their_cpu_are_counted(self):
+        rec = json.loads(data("kernel_windows_recorded.json"))
+        self.assertIsNone(km.listrx_figures(rec["listrx"])["comparison"]["shared"])
+        runs = [dict(r, shared_cpu_pct=50.0 if r["rep"] == 0 else None)
+                for r in rec["listrx"]]
+        self.assertEqual(km.listrx_figures(runs)["comparison"]["shared"], 1)
 
     def test_rows_measured_alone(self):
         rec = json.loads(data("kernel_windows_recorded.json"))

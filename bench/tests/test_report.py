@@ -70,10 +70,12 @@ class Report(unittest.TestCase):
         s = sp[0][4]
         # packet's rep 1 (400 ns, 2x its median of 200) stalled: its pair
         # is left out, the other three paired rep by rep: 2, 1, 2.5
-        self.assertEqual(s["left_out"], [{"rep": 1, "why": "packet stalled"}])
-        self.assertEqual((s["median"], s["min"], s["max"], s["n"], s["pairs"]),
-                         (2.0, 1.0, 2.5, 3, 4))
-        self.assertEqual(s["reps"], [0, 2, 3])
+        self.assertEqual(s["left_out"], [{"key": 1, "why": "packet stalled"}])
+        self.assertEqual((s["ratio"], s["min"], s["max"], s["pairs"]), (2.0, 1.0, 2.5, 3))
+        self.assertEqual(s["keys"], [0, 2, 3])
+        # the sides printed beside it are the median pair's (rep 0)
+        self.assertEqual((s["base"], s["other"], s["saving"]), (200.0, 100.0, 100.0))
+        self.assertIsNone(s["shared"])  # the rows say nothing of sharing
 
     def test_doc_renders_one_table_three_ways(self):
         d = Doc()

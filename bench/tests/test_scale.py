@@ -37,7 +37,7 @@ def stat_lines(ticks):
 
 
 def write_raw(d, cells, order="0 1 2 3", topology=None, failed=(), calibration=None,
-              stat=None, extra_plan=""):
+              stat=None, extra_plan="", logs=None):
     """A scale.sh output: cells {(engine, n): [per-lcore Mpps list per rep]};
     calibration {(engine, cpu): [Mpps per pass]}; stat {(engine, n, rep):
     (before ticks, after ticks)} as stat_lines takes them."""
@@ -65,7 +65,8 @@ def write_raw(d, cells, order="0 1 2 3", topology=None, failed=(), calibration=N
                 with open(os.path.join(d, name + ".json"), "w") as f:
                     json.dump(summary_json(per), f)
             with open(os.path.join(d, name + ".log"), "w") as f:
-                f.write("listrx: something went wrong\n" if status else "ok\n")
+                f.write("listrx: something went wrong\n" if status else
+                        (logs or {}).get((engine, n, rep), "ok\n"))
             if stat and (engine, n, rep) in stat:
                 before, after = stat[(engine, n, rep)]
                 with open(os.path.join(d, name + ".stat"), "w") as f:
@@ -111,11 +112,15 @@ class Figures(unittest.TestCase):
         b3 = rows[("burst", 3)]
         self.assertAlmostEqual(b3["mpps"]["median"], 48.0, places=3)
         self.assertAlmostEqual(b3["mpps_per_lcore"]["median"], 16.0, places=3)
-        self.assertAlmostEqual(b3["efficiency"]["median"], 0.8, places=3)
+        self.assertAlmostEqual(b3["efficiency"]["ratio"], 0.8, places=3)
+        self.assertEqual(b3["efficiency"]["pairs"], 2)
         self.assertAlmostEqual(rows[("burst", 1)]["dataplane_ns"]["median"], 40.0, places=2)
         self.assertAlmostEqual(b3["dataplane_ns"]["median"], 52.5, places=2)
-        self.assertAlmostEqual(b3["dataplane_efficiency"]["median"], 40 / 52.5, places=3)
-        self.assertAlmostEqual(rows[("none", 3)]["efficiency"]["median"], 1.0, places=3)
+        self.assertAlmostEqual(b3["dataplane_efficiency"]["ratio"], 40 / 52.5, places=3)
+        # the comparison's sides: dataplane ns/pkt/lcore at 1 and at 3 lcores
+        self.assertAlmostEqual(b3["dataplane_efficiency"]["base"], 40.0, places=2)
+        self.assertAlmostEqual(b3["dataplane_efficiency"]["other"], 52.5, places=2)
+        self.assertAlmostEqual(rows[("none", 3)]["efficiency"]["ratio"], 1.0, places=3)
         # three lcores on CPUs 0 1 2: CPU 2 is CPU 0's sibling
         self.assertEqual(b3["cores"], 2)
         self.assertEqual(rows[("burst", 1)]["cores"], 1)
@@ -138,8 +143,35 @@ class Figures(unittest.TestCase):
             write_raw(d, CELLS)
             v = scale.verdicts(scale.analyse(scale.load(d)), scale.load(d)["plan"])
         burst = next(x for x in v if x.startswith("burst"))
-        self.assertIn("below the 0.90 target", burst)
+        # two repetitions: no 95 % interval, so the target is not resolved
+        self.assertIn("the dataplane's share 0.762 [0.762–0.762], 2 pairs, 0 shared the CPU: "
+                      "not resolved (2 pair(s), a 95 % interval needs 6), against the 0.90 "
+                      "target", burst)
         self.assertIn("3 lcores on 2 physical cores", burst)
+
+    def test_six_repetitions_resolve_against_the_target(self):
+        """The one comparison: paired by repetition against the smallest
+        count, resolved against the 0.90 target; the runs whose log has
+        listrx's shared-CPU warning counted."""
+        cells = {k: v * 3 for k, v in CELLS.items()}
+        warn = ("listrx: warning: polling lcore 2 runs on CPU 1, which was 60 % busy before "
+                "the start\n")
+        with tempfile.TemporaryDirectory() as d:
+            write_raw(d, cells, logs={("burst", 3, 2): warn, ("none", 1, 4): warn})
+            data = scale.load(d)
+        rows = {(r["engine"], r["lcores"]): r for r in scale.analyse(data)}
+        b3 = rows[("burst", 3)]
+        self.assertEqual(b3["shared_cpu_runs"], 1)
+        self.assertTrue(b3["dataplane_efficiency"]["resolved"])
+        self.assertEqual(b3["efficiency"]["shared"], 1)  # rep 2: burst at 3 lcores
+        self.assertEqual(b3["dataplane_efficiency"]["shared"], 2)  # and the NIC's rep 4
+        burst = next(x for x in scale.verdicts(list(rows.values()), data["plan"])
+                     if x.startswith("burst"))
+        self.assertIn("the dataplane's share 0.762 [0.762–0.762], 6 pairs, 2 shared the CPU: "
+                      "resolved, below the 0.90 target", burst)
+        packet = next(x for x in scale.verdicts(list(rows.values()), data["plan"])
+                      if x.startswith("packet"))
+        self.assertIn("6 pairs", packet)
 
     def test_report_from_an_archive(self):
         with tempfile.TemporaryDirectory() as d:
@@ -153,10 +185,14 @@ class Figures(unittest.TestCase):
                 status = main(["scale", "--from", tgz, "--out", out])
             # a failed run makes the command fail, and the table says why
             self.assertEqual(status, 1)
-            self.assertIn("1/2: exit 1", text.getvalue())
+            self.assertIn("1/2 (0): exit 1", text.getvalue())
             with open(os.path.join(out, "scale.json")) as f:
                 j = json.load(f)
             self.assertEqual(len(j["rows"]), 6)
+            # output from elsewhere: this listrx-bench, and what the output
+            # says of its binary (an older scale.sh named no command)
+            self.assertIn("bench", j["provenance"])
+            self.assertTrue(j["provenance"]["binaries"][0]["path"].startswith("unknown"))
             self.assertTrue(os.path.exists(os.path.join(out, "scale.md")))
 
     def test_not_scale_output(self):
@@ -203,7 +239,7 @@ class Calibration(unittest.TestCase):
         rows = self.rows(self.data())
         b3 = rows[("burst", 3)]
         # 50 Mpps against 3 x 20 = 60, and against 20 + 20 + 10 = 50
-        self.assertAlmostEqual(b3["efficiency"]["median"], 50 / 60, places=3)
+        self.assertAlmostEqual(b3["efficiency"]["ratio"], 50 / 60, places=3)
         self.assertAlmostEqual(b3["own_mpps"], 50.0, places=3)
         self.assertAlmostEqual(b3["own_efficiency"]["median"], 1.0, places=3)
         # the raw spread is the slow CPU's; against each CPU's own none is left
@@ -213,7 +249,7 @@ class Calibration(unittest.TestCase):
         # dataplane: 3000/50 - 3000/250 = 48 ns against 1000/20 - 1000/100
         # = 40 at 1 lcore; the solo rates give 48 as well
         self.assertAlmostEqual(b3["dataplane_ns"]["median"], 48.0, places=2)
-        self.assertAlmostEqual(b3["dataplane_efficiency"]["median"], 40 / 48, places=3)
+        self.assertAlmostEqual(b3["dataplane_efficiency"]["ratio"], 40 / 48, places=3)
         self.assertAlmostEqual(b3["own_dataplane_ns"], 48.0, places=2)
         self.assertAlmostEqual(b3["own_dataplane_efficiency"]["median"], 1.0, places=3)
         p3 = rows[("packet", 3)]
@@ -251,7 +287,8 @@ class Calibration(unittest.TestCase):
         v = scale.verdicts(rows, data["plan"], scale.calibration_rows(data))
         burst = next(x for x in v if x.startswith("burst"))
         packet = next(x for x in v if x.startswith("packet"))
-        self.assertIn("below the 0.90 target", burst)
+        self.assertIn("not resolved (2 pair(s), a 95 % interval needs 6), against the 0.90 "
+                      "target", burst)
         self.assertIn("the limit is the machine's", burst)
         self.assertIn("span 0.5", burst)
         self.assertIn("below the target against the CPUs' own speeds too", packet)
@@ -360,6 +397,9 @@ class Script(unittest.TestCase):
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn("4 runs planned (2 on the curve, 2 calibrating 1 CPU(s)", p.stderr)
             data = scale.load(d)
+            # the binary and the commit it is built from, for provenance
+            self.assertEqual(data["host"]["listrx_command"], binary)
+            self.assertIn("\ncommit: ", data["host"]["listrx_version"])
             if int(data["plan"]["max_lcores"]) < 2:
                 self.assertIn("no scaling curve on this host", p.stderr)
             self.assertEqual([(r["engine"], r["status"]) for r in data["runs"]],

@@ -1003,6 +1003,7 @@ int lrx_app_main(int argc, char **argv)
 		lrx_config_free(&app->conf);
 		return status;
 	}
+	lrx_config_warn_absent_stages(&app->conf, stderr);
 	if (eal_start(app, split < 0 ? 1 : split, argv) < 0) {
 		captures_close(0);
 		lrx_config_free(&app->conf);

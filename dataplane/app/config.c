@@ -823,9 +823,24 @@ static int config_apply_overrides(struct config_ctx *c, struct lrx_ini *cfg)
 	return 0;
 }
 
-/* [stage.NAME] of a stage that is not in the pipeline: fine (configs keep
- * settings for stages switched off), but the stage must exist, and its
- * values are read all the same (lrx_config_check_absent_stages). */
+/* The pipeline's stages as --pipeline takes them ("none": empty). */
+static const char *pipeline_text(const struct lrx_pipeline_conf *pc, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < pc->n_stages && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "",
+					 pc->stages[i].stage->name);
+	if (!pc->n_stages)
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+/* [stage.NAME] of a stage that is not in the pipeline. In a config file:
+ * kept (configs keep settings for stages switched off; the app warns),
+ * but the stage must exist, and its values are read all the same
+ * (lrx_config_check_absent_stages). From --set: refused, the key would do
+ * nothing. */
 static int load_absent_stage(struct config_ctx *c, struct lrx_ini *cfg, const char *s)
 {
 	struct lrx_config *conf = c->conf;
@@ -839,22 +854,34 @@ static int load_absent_stage(struct config_ctx *c, struct lrx_ini *cfg, const ch
 	for (unsigned k = 0; k < conf->pipeline.n_stages; k++)
 		if (conf->pipeline.stages[k].stage == stage)
 			return 0; /* read by load_pipeline */
+	for (unsigned o = 0; o < c->n_overrides; o++)
+		if (strcmp(c->overrides[o].section, s) == 0) {
+			char stages[512];
+			return config_error(c, s, c->overrides[o].key, c->overrides[o].value,
+					    "%s is not in the pipeline (%s), so the key would do nothing: add %s to the pipeline (--pipeline) or leave the key out",
+					    stage->name,
+					    pipeline_text(&conf->pipeline, stages, sizeof(stages)),
+					    stage->name);
+		}
 	if (conf->n_absent == RTE_DIM(conf->absent))
 		return 0;
 	struct lrx_stage_conf *sc = &conf->absent[conf->n_absent];
 	*sc = (struct lrx_stage_conf){.stage = stage};
 	int rc = load_stage_section(c, cfg, s, sc);
-	const char *origin = NULL;
-	for (unsigned o = 0; o < c->n_overrides; o++)
-		if (strcmp(c->overrides[o].section, s) == 0)
-			origin = c->overrides[o].origin;
-	if (origin)
-		snprintf(conf->absent_where[conf->n_absent], 128, "%s", origin);
-	else
-		snprintf(conf->absent_where[conf->n_absent], 128, "%s:%u", c->file,
-			 config_find_line(c, s, NULL));
+	snprintf(conf->absent_where[conf->n_absent], sizeof(conf->absent_where[0]), "%s:%u",
+		 c->file, config_find_line(c, s, NULL));
 	conf->n_absent++;
 	return rc;
+}
+
+void lrx_config_warn_absent_stages(const struct lrx_config *conf, FILE *out)
+{
+	char stages[512];
+	for (unsigned i = 0; i < conf->n_absent; i++)
+		fprintf(out, "listrx: warning: %s: [stage.%s]: %s is not in the pipeline (%s): its keys are checked, not used\n",
+			conf->absent_where[i], conf->absent[i].stage->name,
+			conf->absent[i].stage->name,
+			pipeline_text(&conf->pipeline, stages, sizeof(stages)));
 }
 
 /* A section besides the fixed ones: [port.N], [lcore.N], [stage.NAME]. */

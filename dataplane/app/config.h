@@ -97,9 +97,10 @@ struct lrx_config {
 	/* [telemetry] */
 	bool telemetry;
 
-	/* [stage.NAME] sections of stages not in the pipeline: their values
-	 * are checked by the stage's init once EAL is up
-	 * (lrx_config_check_absent_stages); where = "file:line" or "--set" */
+	/* a config file's [stage.NAME] sections of stages not in the
+	 * pipeline (--set for one is refused): their values are checked by
+	 * the stage's init once EAL is up (lrx_config_check_absent_stages);
+	 * where = "file:line" */
 	unsigned n_absent;
 	struct lrx_stage_conf absent[LRX_PIPELINE_MAX_STAGES];
 	char absent_where[LRX_PIPELINE_MAX_STAGES][128];
@@ -134,6 +135,9 @@ void lrx_config_free(struct lrx_config *conf);
  * Returns 0 or the init's -errno with a message in err. */
 int lrx_config_check_absent_stages(const struct lrx_config *conf, char *err,
 				   size_t err_len);
+/* One warning line per [stage.NAME] section of a stage not in the
+ * pipeline: its keys do nothing in this run. */
+void lrx_config_warn_absent_stages(const struct lrx_config *conf, FILE *out);
 
 /* Path of the default config: conf/default.ini of the source tree when it
  * exists (running from a build directory), else the installed one. */

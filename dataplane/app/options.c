@@ -12,6 +12,7 @@
 
 #include "json.h"
 #include "listrx_build.h"
+#include "listrx_vcs.h"
 #include "options.h"
 #include "reps.h"
 #include "topology.h"
@@ -198,6 +199,8 @@ static void print_version(FILE *out)
 	struct lrx_topology topo;
 	lrx_topology_read(&topo);
 	fprintf(out, "listrx %s (%s build)\n", LISTRX_VERSION, LISTRX_BUILD_FLAVOUR);
+	fprintf(out, "commit: %s\n", LISTRX_COMMIT);
+	fprintf(out, "source: %s\n", LISTRX_SOURCE_DIR);
 	fprintf(out, "%s\n", rte_version());
 	fprintf(out, "retpoline: %s\n", LISTRX_RETPOLINE ? "yes" : "no");
 	fprintf(out, "default config: %s\n", lrx_config_default_path());

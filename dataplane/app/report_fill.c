@@ -15,6 +15,7 @@
 
 #include "app.h"
 #include "listrx_build.h"
+#include "listrx_vcs.h"
 
 /* One map's entries; the buffer grows as the map is walked (a hash map
  * may gain entries while it is read). */
@@ -67,6 +68,9 @@ int lrx_report_fill_maps(struct lrx_report *r, const struct lrx_app *app)
 				out->key_size = info.key_size;
 				out->value_size = info.value_size;
 				out->max_entries = info.max_entries;
+				if (info.layout && lrx_map_layout_fits(info.layout, info.key_size,
+								       info.value_size))
+					out->layout = *info.layout;
 				if (map_copy(out, p, s, m) < 0)
 					return -ENOMEM;
 			}
@@ -430,6 +434,7 @@ static void setup_fill(struct lrx_report *r, const struct lrx_app *app)
 {
 	const struct lrx_pipeline_conf *pc = &app->conf.pipeline;
 	r->version = LISTRX_VERSION;
+	r->commit = LISTRX_COMMIT;
 	r->build = LISTRX_BUILD_FLAVOUR;
 	r->retpoline = LISTRX_RETPOLINE;
 	r->dpdk_version = rte_version();

@@ -49,6 +49,8 @@ struct lrx_pipeline {
 	enum lrx_engine_kind engine;
 	enum lrx_stats_level stats_level;
 	uint16_t prefetch;       /* packets ahead, 0 = off (prefetch.h) */
+	bool plain;              /* stats off, no stage with ballast: the
+				  * per-packet walk tests for neither */
 	unsigned n_stages;
 	unsigned hybrid_k;       /* stages run as bursts (hybrid) */
 	uint16_t burst;

@@ -13,12 +13,7 @@ void engine_static_run(struct lrx_pipeline *p, unsigned first,
 		       struct rte_mbuf **pkts, uint16_t n,
 		       struct lrx_sink *sink)
 {
-	p->release_room = engine_release_room(sink, n);
-	if (p->prefetch)
-		engine_packet_loop(p, first, pkts, n, sink, p->prefetch,
-				   ENGINE_DIRECT);
-	else
-		engine_packet_loop(p, first, pkts, n, sink, 0, ENGINE_DIRECT);
+	engine_packet_run_as(p, first, pkts, n, sink, ENGINE_DIRECT);
 }
 
 bool engine_static_direct(const struct lrx_stage *stage)

@@ -223,6 +223,9 @@ int lrx_pipeline_create(const struct lrx_pipeline_conf *conf,
 		}
 		p->n_stages = i + 1;
 	}
+	p->plain = p->stats_level == LRX_STATS_OFF;
+	for (unsigned i = 0; i < p->n_stages; i++)
+		p->plain &= p->stages[i].ballast_lines == 0;
 	if (p->engine == LRX_ENGINE_GRAPH) {
 		rc = engine_graph_create(p, err, err_len);
 		if (rc < 0) {

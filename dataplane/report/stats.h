@@ -122,11 +122,13 @@ struct lrx_report_map {
 	uint32_t key_size, value_size, max_entries;
 	uint32_t n_entries;
 	uint8_t *data;          /* n_entries x (key, value) */
+	struct lrx_map_layout layout; /* the fields; n_fields 0: bytes only */
 };
 
 struct lrx_report {
 	/* build and run set-up */
 	const char *version, *build, *dpdk_version;
+	const char *commit; /* git describe of the source at build time */
 	bool retpoline;
 	char engine[32];
 	unsigned burst;

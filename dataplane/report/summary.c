@@ -408,90 +408,6 @@ static void text_mbufs(const struct lrx_report *r, FILE *out)
 			r->driver_held_mbufs_at_exit);
 }
 
-/* ---- maps (bpftool map dump) ------------------------------------------------ */
-
-void lrx_map_hex(char *buf, size_t len, const uint8_t *bytes, uint32_t n)
-{
-	size_t at = 0;
-	buf[0] = '\0';
-	/* a byte takes 2 characters, 3 after the first; len holds the NUL */
-	for (uint32_t i = 0; i < n && at + (i ? 3 : 2) < len; i++)
-		at += (size_t)snprintf(buf + at, len - at, i ? " %02x" : "%02x", bytes[i]);
-}
-
-bool lrx_map_int(const uint8_t *bytes, uint32_t n, uint64_t *value)
-{
-	if (n == 4) {
-		uint32_t v;
-		memcpy(&v, bytes, 4);
-		*value = v;
-		return true;
-	}
-	if (n == 8) {
-		memcpy(value, bytes, 8);
-		return true;
-	}
-	return false;
-}
-
-static bool bytes_zero(const uint8_t *b, uint32_t n)
-{
-	uint8_t any = 0;
-	for (uint32_t i = 0; i < n; i++)
-		any |= b[i];
-	return any == 0;
-}
-
-/* A value as text: hex, then (for 4 or 8 bytes) the integer, host order */
-static void map_text_bytes(FILE *out, const char *what, const uint8_t *b, uint32_t n)
-{
-	char hex[3 * 16 + 8];
-	uint64_t v;
-	lrx_map_hex(hex, sizeof(hex), b, n > 16 ? 16 : n);
-	fprintf(out, "%s %s%s", what, hex, n > 16 ? " ..." : "");
-	if (lrx_map_int(b, n, &v))
-		fprintf(out, " (%" PRIu64 ")", v);
-}
-
-/* At most this many entries of a map in the text summary (all in JSON). */
-#define TEXT_MAP_ENTRIES 16
-
-static void text_maps(const struct lrx_report *r, FILE *out)
-{
-	for (unsigned i = 0; i < r->n_maps; i++) {
-		const struct lrx_report_map *m = &r->maps[i];
-		size_t entry = (size_t)m->key_size + m->value_size;
-		bool array = strstr(m->type, "array") != NULL;
-		uint32_t zero = 0, shown = 0, more = 0;
-		if (i == 0)
-			fprintf(out, "\nmaps (as bpftool map dump; the JSON has every entry):\n");
-		for (uint32_t e = 0; array && e < m->n_entries; e++)
-			zero += bytes_zero(m->data + e * entry + m->key_size, m->value_size);
-		fprintf(out, "%s %s (lcore %u): %s, key %u B, value %u B, max_entries %u, %u entries",
-			m->stage, m->name, m->lcore, m->type, m->key_size, m->value_size,
-			m->max_entries, m->n_entries);
-		if (array && zero)
-			fprintf(out, " (%u zero, not shown)", zero);
-		fputc('\n', out);
-		for (uint32_t e = 0; e < m->n_entries; e++) {
-			const uint8_t *k = m->data + e * entry;
-			if (array && bytes_zero(k + m->key_size, m->value_size))
-				continue;
-			if (shown == TEXT_MAP_ENTRIES) {
-				more++;
-				continue;
-			}
-			fputs("  ", out);
-			map_text_bytes(out, "key", k, m->key_size);
-			map_text_bytes(out, "  value", k + m->key_size, m->value_size);
-			fputc('\n', out);
-			shown++;
-		}
-		if (more)
-			fprintf(out, "  ... %u more\n", more);
-	}
-}
-
 void lrx_summary_print(const struct lrx_report *r, FILE *out)
 {
 	text_header(r, out);
@@ -500,7 +416,7 @@ void lrx_summary_print(const struct lrx_report *r, FILE *out)
 	text_stages(r, out);
 	text_stages_work(r, out);
 	text_drops(r, out);
-	text_maps(r, out);
+	lrx_summary_text_maps(r, out);
 	if (r->trace)
 		lrx_trace_print(r->trace, out);
 	text_latency(&r->latency, out);
@@ -672,6 +588,7 @@ static void json_pmu(const struct lrx_report *r, struct lrx_json *j)
 static void json_setup(const struct lrx_report *r, struct lrx_json *j)
 {
 	lrx_json_string(j, "version", r->version);
+	lrx_json_string(j, "commit", r->commit);
 	lrx_json_string(j, "build", r->build);
 	lrx_json_bool(j, "retpoline", r->retpoline);
 	lrx_json_string(j, "dpdk_version", r->dpdk_version);
@@ -881,44 +798,6 @@ static void json_exit(const struct lrx_report *r, struct lrx_json *j)
 	lrx_json_object_begin(j, "config");
 	lrx_cfgfile_foreach(r->config, json_config_entry, j);
 	lrx_json_object_end(j);
-}
-
-void lrx_summary_json_maps(const struct lrx_report *r, struct lrx_json *j)
-{
-	lrx_json_array_begin(j, "maps");
-	for (unsigned i = 0; i < r->n_maps; i++) {
-		const struct lrx_report_map *m = &r->maps[i];
-		size_t entry = (size_t)m->key_size + m->value_size;
-		lrx_json_object_begin(j, NULL);
-		lrx_json_string(j, "stage", m->stage);
-		lrx_json_u64(j, "lcore", m->lcore);
-		lrx_json_string(j, "name", m->name);
-		lrx_json_string(j, "type", m->type);
-		lrx_json_u64(j, "key_size", m->key_size);
-		lrx_json_u64(j, "value_size", m->value_size);
-		lrx_json_u64(j, "max_entries", m->max_entries);
-		lrx_json_array_begin(j, "entries");
-		size_t hex_len = 3 * (size_t)RTE_MAX(m->key_size, m->value_size) + 1;
-		char *hex = malloc(hex_len);
-		for (uint32_t e = 0; hex && e < m->n_entries; e++) {
-			const uint8_t *k = m->data + e * entry, *v = k + m->key_size;
-			uint64_t n;
-			lrx_json_object_begin(j, NULL);
-			lrx_map_hex(hex, hex_len, k, m->key_size);
-			lrx_json_string(j, "key", hex);
-			if (lrx_map_int(k, m->key_size, &n))
-				lrx_json_u64(j, "key_int", n);
-			lrx_map_hex(hex, hex_len, v, m->value_size);
-			lrx_json_string(j, "value", hex);
-			if (lrx_map_int(v, m->value_size, &n))
-				lrx_json_u64(j, "value_int", n);
-			lrx_json_object_end(j);
-		}
-		free(hex);
-		lrx_json_array_end(j);
-		lrx_json_object_end(j);
-	}
-	lrx_json_array_end(j);
 }
 
 void lrx_summary_json(const struct lrx_report *r, struct lrx_json *j)

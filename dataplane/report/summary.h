@@ -23,8 +23,19 @@ void lrx_summary_print(const struct lrx_report *r, FILE *out);
 int lrx_summary_write_json(const struct lrx_report *r, const char *path);
 /* The summary object into an open writer. */
 void lrx_summary_json(const struct lrx_report *r, struct lrx_json *j);
-/* "maps": the stages' maps with every entry (lrx_report_fill_maps) */
+/* maps.c: the stages' maps (lrx_report_fill_maps) as bpftool map dump
+ * shows them. "maps": every entry, bytes and, with a layout, the decoded
+ * fields ("formatted", and the value's fields by name) */
 void lrx_summary_json_maps(const struct lrx_report *r, struct lrx_json *j);
+/* The text summary's maps: a line per map, then its entries (at most 16;
+ * an array's zero values left out), as columns of fields with a layout */
+void lrx_summary_text_maps(const struct lrx_report *r, FILE *out);
+/* One entry as a line: "KEY: VALUE", each as name=value fields with a
+ * layout, else hex and the integer */
+void lrx_map_entry_line(const struct lrx_report_map *m, const uint8_t *key, char *buf,
+			size_t len);
+/* The layout describes fields inside keys and values of these sizes */
+bool lrx_map_layout_fits(const struct lrx_map_layout *l, uint32_t key_size, uint32_t value_size);
 /* A map key or value: "0a 00 00 00" (truncated to fit len) */
 void lrx_map_hex(char *buf, size_t len, const uint8_t *bytes, uint32_t n);
 /* A 4- or 8-byte key or value as an integer (host order, as the program

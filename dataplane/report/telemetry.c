@@ -297,13 +297,8 @@ int lrx_telemetry_maps(const struct lrx_report *r, const char *stage, struct rte
 				more++;
 				continue;
 			}
-			char key[64], value[64], line[RTE_TEL_MAX_STRING_LEN];
-			uint64_t n;
-			lrx_map_hex(key, sizeof(key), k, m->key_size);
-			lrx_map_hex(value, sizeof(value), v, m->value_size);
-			int at = snprintf(line, sizeof(line), "%s: %s", key, value);
-			if (lrx_map_int(v, m->value_size, &n) && at > 0 && (size_t)at < sizeof(line))
-				snprintf(line + at, sizeof(line) - (size_t)at, " (%" PRIu64 ")", n);
+			char line[RTE_TEL_MAX_STRING_LEN];
+			lrx_map_entry_line(m, k, line, sizeof(line));
 			rte_tel_data_add_array_string(md, line);
 			shown++;
 		}

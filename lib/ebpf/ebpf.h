@@ -7,20 +7,27 @@
  *
  * How an eBPF program sees a frame: rte_bpf verifies memory accesses only
  * against the static size of the program's argument (it has no notion of
- * data/data_end), so the argument is a window that starts with a 32-byte
- * context header written into the mbuf headroom just before the frame and
- * continues over the frame: `ctx->data` is rewritten at load time into
- * `ctx + LRX_XDP_MD_SIZE` (a pointer the verifier can bound), `ctx->data_end`
- * into a 64-bit load of the header's data_end. The per-packet check that
- * the mbuf really has that window (headroom >= 32, buffer after data >=
- * window) keeps what the verifier allowed inside the mbuf's own buffer.
+ * data/data_end), so the argument is a window that starts with a context
+ * header (LRX_XDP_MD_SIZE bytes for XDP) written into the mbuf headroom
+ * just before the frame and continues over the frame: `ctx->data` is
+ * rewritten at load time into `ctx + LRX_XDP_MD_SIZE` (a pointer the
+ * verifier can bound), `ctx->data_end` into a 64-bit load of the header's
+ * data_end. The per-packet check that the mbuf really has that window
+ * (headroom >= the header, buffer after data >= window) keeps what the
+ * verifier allowed inside the mbuf's own buffer.
  */
 #ifndef LISTRX_EBPF_H
 #define LISTRX_EBPF_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_mbuf_ptype.h>
 
 #include "stage.h"
 
@@ -35,16 +42,40 @@ enum lrx_xdp_action {
 
 /* What an eBPF program's r1 points at; lives in the headroom, the frame
  * follows at +LRX_XDP_MD_SIZE. Field order is ours; the loader rewrites
- * the kernel xdp_md offsets onto it. */
+ * the kernel xdp_md offsets onto it. The rx_* fields are what the XDP
+ * metadata kfuncs (bpf_xdp_metadata_rx_hash, _rx_timestamp, _rx_vlan_tag)
+ * return, written only for a program that calls them (lrx_xdp_md_hints),
+ * as a driver's xdp_buff extension keeps its RX descriptor for them. */
 struct lrx_xdp_md {
 	uint64_t data_end;        /* absolute address, as the kernel's */
 	uint32_t ingress_ifindex; /* listrx: the DPDK port id */
 	uint32_t rx_queue_index;
 	uint32_t egress_ifindex;  /* 0, as the kernel's for XDP on RX */
-	uint32_t reserved0;
-	uint64_t reserved1;
+	uint32_t rx_hash;         /* 0 when the kfunc fails */
+	uint32_t rx_hash_type;    /* enum xdp_rss_hash_type */
+	uint16_t rx_vlan_proto;   /* network order */
+	uint16_t rx_vlan_tci;
+	uint64_t rx_timestamp;    /* ns */
+	/* each kfunc's return: 0, -ENODATA (not in this frame's
+	 * descriptor) or -EOPNOTSUPP (generic XDP) */
+	int64_t rx_hash_rc, rx_timestamp_rc, rx_vlan_rc;
 };
-#define LRX_XDP_MD_SIZE 32
+#define LRX_XDP_MD_SIZE 64
+static_assert(sizeof(struct lrx_xdp_md) == LRX_XDP_MD_SIZE,
+	      "the xdp_md header size");
+
+/* The hints a program's kfuncs read (lrx_xdp_prog_hints). */
+#define LRX_XDP_HINT_HASH 1u
+#define LRX_XDP_HINT_TIMESTAMP 2u
+#define LRX_XDP_HINT_VLAN 4u
+
+/* The kernel's enum xdp_rss_hash_type bits (include/net/xdp.h). */
+enum lrx_xdp_rss {
+	LRX_XDP_RSS_L3_IPV4 = 1, LRX_XDP_RSS_L3_IPV6 = 2,
+	LRX_XDP_RSS_L3_DYNHDR = 4, LRX_XDP_RSS_L4 = 8,
+	LRX_XDP_RSS_L4_TCP = 16, LRX_XDP_RSS_L4_UDP = 32,
+	LRX_XDP_RSS_L4_SCTP = 64, LRX_XDP_RSS_L4_ICMP = 256,
+};
 
 /* ---- Maps (the kernel's bpf_map_lookup_elem/update/delete semantics) -- */
 #define LRX_XDP_MAP_NAME_MAX 32
@@ -59,6 +90,9 @@ struct lrx_xdp_map {
 	uint8_t *values;      /* array: max_entries values; hash: per slot */
 	uint8_t *keys;        /* hash: per slot */
 	uint8_t *slot_state;  /* hash: 0 empty, 1 used, 2 deleted */
+	/* its keys' and values' fields from the object's BTF, for the
+	 * report (NULL: none); owned, freed by lrx_xdp_map_destroy */
+	struct lrx_map_layout *layout;
 };
 
 /* BPF_ANY / BPF_NOEXIST / BPF_EXIST */
@@ -176,7 +210,15 @@ int lrx_xdp_prog_load(const char *path, const char *section, uint32_t window,
 struct lrx_xdp_map_def {
 	char name[LRX_XDP_MAP_NAME_MAX];
 	uint32_t type, key_size, value_size, max_entries;
+	struct lrx_map_layout layout; /* from BTF; n_fields 0: none */
 };
+/* The map's key and value types (BTF type ids, 0: not described) of
+ * key_size and value_size bytes, flattened into out (map_layout.h), as
+ * bpftool map dump decodes them. Returns 0, or -E2BIG (more fields than
+ * the layout holds), -EINVAL (a type it cannot place) with out empty. */
+struct btf;
+int lrx_btf_map_layout(const struct btf *btf, uint32_t key_type, uint32_t value_type,
+		       uint32_t key_size, uint32_t value_size, struct lrx_map_layout *out);
 /* lrx_xdp_prog_load with the map definitions given instead of parsed by
  * libbpf: the rest (libelf, relocations, data flow, rewrite, rte_bpf_load)
  * runs as for an object, in this process. For the fuzz harnesses, which
@@ -210,6 +252,10 @@ uint32_t lrx_xdp_prog_insn_count(const struct lrx_xdp_prog *prog,
  * that each packet's target is read right after its run). */
 bool lrx_xdp_prog_uses_redirect(const struct lrx_xdp_prog *prog);
 
+/* The metadata kfuncs the program calls (LRX_XDP_HINT_*): the hints the
+ * stage must write into the context header (lrx_xdp_md_hints). */
+uint32_t lrx_xdp_prog_hints(const struct lrx_xdp_prog *prog);
+
 #define LRX_XDP_REDIRECT_NONE UINT32_MAX
 /* The target the eBPF helper bpf_redirect set on this thread (the kernel's
  * per-CPU bpf_redirect_info: a helper gets no context to write it into),
@@ -235,6 +281,82 @@ static inline struct lrx_xdp_md *lrx_xdp_md_prepare(struct rte_mbuf *m,
 	md->rx_queue_index = queue;
 	md->egress_ifindex = 0;
 	return md;
+}
+
+/* Where the kfuncs' values come from: the frame's descriptor (the mbuf's
+ * offload fields, as a driver's xdp_metadata_ops read its RX descriptor).
+ * Generic XDP has none: the kernel runs no device-bound program there
+ * (dev_xdp_attach), and the kfuncs' default bodies return -EOPNOTSUPP. */
+struct lrx_xdp_hint_src {
+	uint32_t hints;    /* LRX_XDP_HINT_* the program reads */
+	bool generic;
+	int ts_offset;     /* the rx timestamp dynfield, or -1 */
+	uint64_t ts_flag;
+	uint64_t ts_mult;  /* TSC ticks to ns: (tsc * ts_mult) >> ts_shift */
+	unsigned ts_shift;
+};
+
+/* The RSS hash type of a packet type, as ice's ice_xdp_rx_hash_type
+ * maps its descriptor's ptype (0: not known). */
+static inline uint32_t lrx_xdp_rss_type(uint32_t ptype)
+{
+	uint32_t l3 = ptype & RTE_PTYPE_L3_MASK;
+	uint32_t t = RTE_ETH_IS_IPV4_HDR(ptype) ? LRX_XDP_RSS_L3_IPV4 :
+		     RTE_ETH_IS_IPV6_HDR(ptype) ? LRX_XDP_RSS_L3_IPV6 : 0;
+
+	if (l3 == RTE_PTYPE_L3_IPV4_EXT || l3 == RTE_PTYPE_L3_IPV6_EXT)
+		t |= LRX_XDP_RSS_L3_DYNHDR;
+	switch (ptype & RTE_PTYPE_L4_MASK) {
+	case RTE_PTYPE_L4_TCP: return t | LRX_XDP_RSS_L4 | LRX_XDP_RSS_L4_TCP;
+	case RTE_PTYPE_L4_UDP: return t | LRX_XDP_RSS_L4 | LRX_XDP_RSS_L4_UDP;
+	case RTE_PTYPE_L4_SCTP: return t | LRX_XDP_RSS_L4 | LRX_XDP_RSS_L4_SCTP;
+	case RTE_PTYPE_L4_ICMP: return t | LRX_XDP_RSS_L4 | LRX_XDP_RSS_L4_ICMP;
+	default: return t;
+	}
+}
+
+/* Writes the hints the program reads into its context header: each value
+ * and its kfunc's return (mlx5e_xdp_rx_hash, ..., veth_xdp_rx_vlan_tag):
+ * -ENODATA when the descriptor lacks it, the value 0 then. */
+static inline void lrx_xdp_md_hints(struct lrx_xdp_md *md,
+				    const struct rte_mbuf *m,
+				    const struct lrx_xdp_hint_src *src)
+{
+	const uint64_t ol = m->ol_flags;
+	bool on;
+
+	if (unlikely(src->generic)) {
+		md->rx_hash = md->rx_hash_type = 0;
+		md->rx_timestamp = 0;
+		md->rx_vlan_proto = md->rx_vlan_tci = 0;
+		md->rx_hash_rc = md->rx_timestamp_rc = md->rx_vlan_rc = -EOPNOTSUPP;
+		return;
+	}
+	if (src->hints & LRX_XDP_HINT_HASH) {
+		on = (ol & RTE_MBUF_F_RX_RSS_HASH) != 0;
+		md->rx_hash = on ? m->hash.rss : 0;
+		md->rx_hash_type = on ? lrx_xdp_rss_type(m->packet_type) : 0;
+		md->rx_hash_rc = on ? 0 : -ENODATA;
+	}
+	if (src->hints & LRX_XDP_HINT_TIMESTAMP) {
+		on = src->ts_offset >= 0 && (ol & src->ts_flag) != 0;
+		md->rx_timestamp = on ? (uint64_t)(((unsigned __int128)
+			*RTE_MBUF_DYNFIELD(m, src->ts_offset,
+					   const rte_mbuf_timestamp_t *) *
+			src->ts_mult) >> src->ts_shift) : 0;
+		md->rx_timestamp_rc = on ? 0 : -ENODATA;
+	}
+	if (src->hints & LRX_XDP_HINT_VLAN) {
+		/* the outer tag of a stripped pair is the skb's hwaccel tag,
+		 * 802.1ad (as build-meta takes it) */
+		bool qinq = (ol & RTE_MBUF_F_RX_QINQ_STRIPPED) != 0;
+
+		on = (ol & RTE_MBUF_F_RX_VLAN_STRIPPED) != 0;
+		md->rx_vlan_tci = !on ? 0 : qinq ? m->vlan_tci_outer : m->vlan_tci;
+		md->rx_vlan_proto = !on ? 0 : rte_cpu_to_be_16(
+			qinq ? RTE_ETHER_TYPE_QINQ : RTE_ETHER_TYPE_VLAN);
+		md->rx_vlan_rc = on ? 0 : -ENODATA;
+	}
 }
 
 #endif

@@ -57,6 +57,7 @@ struct lrx_xdp_prog {
 	uint64_t (*jit)(void *);
 	uint32_t n_insns_orig, n_insns;
 	bool uses_redirect;
+	uint32_t hints; /* LRX_XDP_HINT_*: the metadata kfuncs it calls */
 	unsigned n_maps;
 	struct lrx_xdp_map maps[LRX_XDP_MAX_MAPS];
 	int16_t map_xsym[LRX_XDP_MAX_MAPS][3]; /* lookup, update, delete */
@@ -365,6 +366,12 @@ static bool state_merge(struct flow_state *into, const struct flow_state *from)
 
 static const struct reg_tag tag_other = { .kinds = TAG_OTHER };
 
+#define XDP_MAX_KFUNC_CALLS 64
+struct kfunc_call {
+	uint32_t insn;
+	uint8_t kfunc; /* index in kfuncs[] */
+};
+
 struct loader {
 	const char *path, *section;
 	const struct lrx_bpf_ctx_type *type;
@@ -376,6 +383,8 @@ struct loader {
 	int16_t *insn_map;       /* map index of a relocated ld_imm64, or -1 */
 	struct flow_state *in;   /* state before each instruction */
 	const struct btf_maps_reply *maps_given; /* instead of libbpf's parse */
+	struct kfunc_call kcalls[XDP_MAX_KFUNC_CALLS];
+	unsigned n_kcalls;
 };
 
 static int load_error(struct loader *ld, uint32_t insn, const char *fmt, ...)
@@ -761,6 +770,113 @@ static int rewrite_call(struct loader *ld, uint32_t i, struct ebpf_insn *x)
 	return 0;
 }
 
+/* ---- XDP metadata kfuncs ------------------------------------------------
+ * bpf_xdp_metadata_rx_hash, _rx_timestamp and _rx_vlan_tag (net/core/xdp.c),
+ * which the kernel resolves per device for a device-bound program
+ * (bpf_dev_bound_resolve_kfunc: mlx5e_xdp_rx_hash, veth_xdp_rx_hash...).
+ * clang emits `call -1` relocated against the undefined symbol. Each call
+ * becomes, in place, loads of what the stage wrote into the context
+ * header from the frame's descriptor (lrx_xdp_md_hints) and stores
+ * through the output pointers, the return value in r0: no branch, so no
+ * extra rte_bpf path. The outputs are written (0) when the kfunc fails
+ * too: rte_bpf's verifier must see them written on every path, and clang
+ * loads them before it tests the return value. */
+struct kfunc_out {
+	uint16_t from; /* offset in struct lrx_xdp_md */
+	uint8_t size;  /* BPF_W, BPF_H, EBPF_DW */
+	uint8_t reg;   /* the output pointer's register */
+};
+
+struct kfunc_info {
+	const char *name;
+	uint32_t hint;
+	uint16_t rc; /* offset of its int64_t return value */
+	uint8_t n_out;
+	struct kfunc_out out[2];
+};
+
+#define MD_OFF(f) offsetof(struct lrx_xdp_md, f)
+static const struct kfunc_info kfuncs[] = {
+	{ "bpf_xdp_metadata_rx_hash", LRX_XDP_HINT_HASH, MD_OFF(rx_hash_rc), 2,
+	  { { MD_OFF(rx_hash), BPF_W, EBPF_REG_2 },
+	    { MD_OFF(rx_hash_type), BPF_W, EBPF_REG_3 } } },
+	{ "bpf_xdp_metadata_rx_timestamp", LRX_XDP_HINT_TIMESTAMP,
+	  MD_OFF(rx_timestamp_rc), 1,
+	  { { MD_OFF(rx_timestamp), EBPF_DW, EBPF_REG_2 } } },
+	{ "bpf_xdp_metadata_rx_vlan_tag", LRX_XDP_HINT_VLAN, MD_OFF(rx_vlan_rc), 2,
+	  { { MD_OFF(rx_vlan_proto), BPF_H, EBPF_REG_2 },
+	    { MD_OFF(rx_vlan_tci), BPF_H, EBPF_REG_3 } } },
+};
+#undef MD_OFF
+/* what one call becomes: the return value, a load and a store per output */
+#define KFUNC_INSNS_MAX 5
+
+/* A call relocated against an undefined symbol: a kfunc, noted for the
+ * rewrite (libbpf finds it in the kernel's BTF:
+ * bpf_object__resolve_ksym_func_btf_id). */
+static int kfunc_record(struct loader *ld, uint32_t at, const char *name)
+{
+	for (size_t k = 0; k < RTE_DIM(kfuncs); k++) {
+		if (strcmp(kfuncs[k].name, name) != 0)
+			continue;
+		/* the kernel registers them for BPF_PROG_TYPE_XDP only
+		 * (xdp_metadata_kfunc_set) */
+		if (ld->type != &lrx_bpf_ctx_xdp)
+			return load_error(ld, at, "calls kfunc %s, which the "
+					  "kernel gives XDP programs only", name);
+		if (ld->n_kcalls == XDP_MAX_KFUNC_CALLS)
+			return load_error(ld, at, "more than %d kfunc calls",
+					  XDP_MAX_KFUNC_CALLS);
+		ld->kcalls[ld->n_kcalls++] =
+			(struct kfunc_call){ .insn = at, .kfunc = (uint8_t)k };
+		return 0;
+	}
+	return load_error(ld, at, "calls kfunc '%s', which listrx does not "
+			  "provide (supported: bpf_xdp_metadata_rx_hash, "
+			  "bpf_xdp_metadata_rx_timestamp, "
+			  "bpf_xdp_metadata_rx_vlan_tag)", name);
+}
+
+static const struct kfunc_info *kfunc_at(const struct loader *ld, uint32_t i)
+{
+	for (unsigned k = 0; k < ld->n_kcalls; k++)
+		if (ld->kcalls[k].insn == i)
+			return &kfuncs[ld->kcalls[k].kfunc];
+	return NULL;
+}
+
+/* One kfunc call expanded into out (1); its arguments checked as the
+ * kernel's check_kfunc_args does: r1 the context, the outputs memory. */
+static int rewrite_kfunc(struct loader *ld, uint32_t i,
+			 const struct kfunc_info *kf, struct ebpf_insn *out,
+			 uint32_t *o)
+{
+	const struct flow_state *s = &ld->in[i];
+
+	if (s->r[EBPF_REG_1].kinds != TAG_CTX)
+		return load_error(ld, i, "%s: argument 1 (r1) is not the xdp_md "
+				  "context on every path", kf->name);
+	for (unsigned k = 0; k < kf->n_out; k++)
+		if (s->r[kf->out[k].reg].kinds & BAD_PTR)
+			return load_error(ld, i, "%s: argument %u (r%u) is the "
+					  "context, a map or a possibly-NULL "
+					  "pointer", kf->name, kf->out[k].reg,
+					  kf->out[k].reg);
+	out[(*o)++] = (struct ebpf_insn){ .code = BPF_LDX | BPF_MEM | EBPF_DW,
+		.dst_reg = EBPF_REG_0, .src_reg = EBPF_REG_1, .off = kf->rc };
+	for (unsigned k = 0; k < kf->n_out; k++) {
+		out[(*o)++] = (struct ebpf_insn){
+			.code = BPF_LDX | BPF_MEM | kf->out[k].size,
+			.dst_reg = EBPF_REG_4, .src_reg = EBPF_REG_1,
+			.off = (int16_t)kf->out[k].from };
+		out[(*o)++] = (struct ebpf_insn){
+			.code = BPF_STX | BPF_MEM | kf->out[k].size,
+			.dst_reg = kf->out[k].reg, .src_reg = EBPF_REG_4 };
+	}
+	ld->prog->hints |= kf->hint;
+	return 1;
+}
+
 /* LDX: a context load rewritten into out (1), or a checked load (0) */
 static int rewrite_ldx(struct loader *ld, uint32_t i, const struct ebpf_insn *ins,
 		       const struct flow_state *s, struct ebpf_insn *out,
@@ -913,7 +1029,8 @@ static int rewrite_jumps(struct loader *ld, struct ebpf_insn *out,
 	return 0;
 }
 
-/* Produces the rewritten program into out (capacity 2n); new_at[i] is
+/* Produces the rewritten program into out (capacity 2n, and
+ * KFUNC_INSNS_MAX per kfunc call); new_at[i] is
  * where old instruction i starts in it. */
 static int rewrite(struct loader *ld, struct ebpf_insn *out, uint32_t *new_at,
 		   uint32_t *n_out)
@@ -953,7 +1070,9 @@ static int rewrite(struct loader *ld, struct ebpf_insn *out, uint32_t *new_at,
 			rc = rewrite_ld_imm64(ld, &i, wide, out, &o);
 			break;
 		case BPF_JMP:
-			rc = rewrite_jmp(ld, i, ins, s, &x);
+			rc = kfunc_at(ld, i) != NULL ?
+				rewrite_kfunc(ld, i, kfunc_at(ld, i), out, &o) :
+				rewrite_jmp(ld, i, ins, s, &x);
 			break;
 		default:
 			return load_error(ld, i,
@@ -1025,6 +1144,13 @@ static void btf_maps_read(const char *path, struct btf_maps_reply *r)
 			d->key_size = bpf_map__key_size(m);
 			d->value_size = bpf_map__value_size(m);
 			d->max_entries = bpf_map__max_entries(m);
+			/* no layout (a type it cannot flatten): bytes only */
+			if (lrx_btf_map_layout(bpf_object__btf(obj),
+					       bpf_map__btf_key_type_id(m),
+					       bpf_map__btf_value_type_id(m),
+					       d->key_size, d->value_size,
+					       &d->layout) < 0)
+				d->layout.n_fields = 0;
 		}
 		r->n_maps++;
 	}
@@ -1145,7 +1271,15 @@ static int maps_from_btf(struct loader *ld, int socket_id)
 			load_error(ld, UINT32_MAX, "%s", why);
 			break;
 		}
-		prog->n_maps++;
+		struct lrx_xdp_map *map = &prog->maps[prog->n_maps++];
+		if (d->layout.n_fields) {
+			map->layout = malloc(sizeof(*map->layout));
+			if (map->layout == NULL) {
+				rc = load_error(ld, UINT32_MAX, "out of memory");
+				break;
+			}
+			*map->layout = d->layout;
+		}
 	}
 out:
 	free(r);
@@ -1276,6 +1410,9 @@ static int elf_reloc(struct loader *ld, Elf *elf, const struct elf_secs *es,
 	if (at >= ld->n)
 		return load_error(ld, UINT32_MAX,
 			"relocation %zu outside the section", k);
+	if (ld->insns[at].code == (BPF_JMP | EBPF_CALL) &&
+	    sym.st_shndx == SHN_UNDEF)
+		return kfunc_record(ld, at, sym_name ? sym_name : "?");
 	if (ld->insns[at].code == (BPF_JMP | EBPF_CALL))
 		return load_error(ld, at,
 			"bpf-to-bpf call (subprograms are not "
@@ -1611,7 +1748,8 @@ static int prog_load(const char *path, const char *section,
 	rc = flow_analyse(&ld);
 	if (rc < 0)
 		goto fail;
-	rewritten = calloc(2 * (size_t)ld.n, sizeof(*rewritten));
+	rewritten = calloc(2 * (size_t)ld.n + KFUNC_INSNS_MAX * ld.n_kcalls,
+			   sizeof(*rewritten));
 	new_at = calloc((size_t)ld.n + 1, sizeof(*new_at));
 	if (rewritten == NULL || new_at == NULL) {
 		rc = -ENOMEM;
@@ -1739,4 +1877,9 @@ uint32_t lrx_xdp_prog_insn_count(const struct lrx_xdp_prog *prog,
 bool lrx_xdp_prog_uses_redirect(const struct lrx_xdp_prog *prog)
 {
 	return prog->uses_redirect;
+}
+
+uint32_t lrx_xdp_prog_hints(const struct lrx_xdp_prog *prog)
+{
+	return prog->hints;
 }

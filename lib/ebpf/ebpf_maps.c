@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <linux/bpf.h>
@@ -104,6 +105,8 @@ void lrx_xdp_map_destroy(struct lrx_xdp_map *map)
 	rte_free(map->keys);
 	rte_free(map->slot_state);
 	map->values = map->keys = map->slot_state = NULL;
+	free(map->layout);
+	map->layout = NULL;
 }
 
 /* Slot holding key, or where it would be inserted (*found false): the

@@ -913,6 +913,20 @@ static const struct lrx_nf_chain *nf_shown(const struct lrx_nf *nf, unsigned i)
 	return NULL;
 }
 
+/* A chain's counters as `iptables -L -v -x` shows them: key the rule's
+ * number (0: the policy), value {pkts, bytes}. */
+static const struct lrx_map_layout nf_counter_layout = {
+	.n_fields = 3,
+	.fields = {
+		{.name = "rule", .offset = 0, .size = 4, .count = 1,
+		 .part = LRX_MAP_KEY, .kind = LRX_MAP_UINT},
+		{.name = "pkts", .offset = 0, .size = 8, .count = 1,
+		 .part = LRX_MAP_VALUE, .kind = LRX_MAP_UINT},
+		{.name = "bytes", .offset = 8, .size = 8, .count = 1,
+		 .part = LRX_MAP_VALUE, .kind = LRX_MAP_UINT},
+	},
+};
+
 bool lrx_nf_map_at(const struct lrx_nf *nf, unsigned i,
 		   struct lrx_stage_map *out)
 {
@@ -922,7 +936,8 @@ bool lrx_nf_map_at(const struct lrx_nf *nf, unsigned i,
 		return false;
 	*out = (struct lrx_stage_map){ .name = c->map_name, .type = "array",
 				       .key_size = 4, .value_size = 16,
-				       .max_entries = c->n_rules + 1 };
+				       .max_entries = c->n_rules + 1,
+				       .layout = &nf_counter_layout };
 	return true;
 }
 

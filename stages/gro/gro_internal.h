@@ -123,6 +123,8 @@ struct gro_held {
 	uint16_t l2_len, l3_len, l4_len;
 	uint8_t kind;
 	uint8_t ip_fixedid;   /* NAPI_GRO_CB(p)->ip_fixedid */
+	uint32_t fast_len;    /* frame length of a segment the in-order fast
+			       * path may append (GRO_FAST_NONE: none) */
 	struct lrx_meta *meta;
 };
 

@@ -2,13 +2,13 @@
  * rte-gro: DPDK rte_gro as the peer of the gro stage on the same stream,
  * rte_gro_reassemble (heavy mode: state across calls, mode=heavy) or
  * rte_gro_reassemble_burst (light mode: one burst, nothing kept,
- * mode=light), behind a descriptor of its own over gro's context, parser,
+ * mode=light), behind a descriptor of its own over gro's context,
  * counters and release list (gro_internal.h): the kernel GRO path carries
  * no branch for it. Only TCP/IPv4 is given to rte_gro (22.11 merges
  * nothing else); rte_gro needs packet_type and l2/l3/l4_len, which the
- * shared parse helper fills. The packets rte_gro does not take, and what
- * rte_gro_timeout_flush or rte_gro_reassemble_burst returns, go to the
- * same release list. rte_gro leaves the IPv4 header checksum of merged
+ * peer reads from the headers itself (gro_rte_lengths). The packets
+ * rte_gro does not take, and what rte_gro_timeout_flush or
+ * rte_gro_reassemble_burst returns, go to the same release list. rte_gro leaves the IPv4 header checksum of merged
  * packets stale and the TCP checksum of the first segment; listrx
  * recomputes the former and marks the packet verified on output so that
  * l3-demux accepts it (docs/gro.md: differences).
@@ -52,23 +52,53 @@ static inline void gro_rte_output(struct gro_ctx *ctx, struct rte_mbuf *m)
 	gro_release_push(ctx, m);
 }
 
+/* What an application does before rte_gro, which needs packet_type and
+ * l2/l3/l4_len: the header lengths of a TCP/IPv4 frame, read from the
+ * headers. Admits the frames gro_parse gives to rte_gro (TCP/IPv4, not a
+ * fragment, no reserved fragment bit, headers within a total length that
+ * is the frame's), without what only the kernel's rules read (hash,
+ * checksum states, flow fields), so that the peer does not pay for them.
+ * Only untagged frames: rte_gro's flow key has no VLAN, and
+ * merge_two_tcp4_packets strips the head's header length from the tail,
+ * so a tagged and an untagged segment of one flow would lose 4 payload
+ * bytes (found by tests/fuzz/fuzz_gro). Returns the L3 length (0: not for
+ * rte_gro), *l4_len. */
+static inline uint32_t gro_rte_lengths(const struct gro_ctx *ctx, const struct rte_mbuf *m,
+				       uint32_t *l4_len)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint32_t len = m->data_len;
+	const struct lrx_meta *meta = gro_meta_of(ctx, m);
+	if (unlikely(m->nb_segs != 1) || len < RTE_ETHER_HDR_LEN + 20 ||
+	    (meta ? meta->network_offset != RTE_ETHER_HDR_LEN ||
+			    meta->protocol != RTE_ETHER_TYPE_IPV4
+		  : gro_load16(f + 12) != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)))
+		return 0;
+	const struct rte_ipv4_hdr *iph = (const void *)(f + RTE_ETHER_HDR_LEN);
+	const uint32_t l3_len = (uint32_t)(iph->version_ihl & 0xf) * 4;
+	const uint32_t ip_len = rte_be_to_cpu_16(iph->total_length);
+	if ((iph->version_ihl >> 4) != 4 || l3_len < 20 || iph->next_proto_id != IPPROTO_TCP ||
+	    (iph->fragment_offset & rte_cpu_to_be_16(0x8000 | RTE_IPV4_HDR_MF_FLAG |
+						      RTE_IPV4_HDR_OFFSET_MASK)) ||
+	    ip_len != len - RTE_ETHER_HDR_LEN || ip_len < l3_len + 20)
+		return 0;
+	*l4_len = (uint32_t)(((const struct rte_tcp_hdr *)((const uint8_t *)iph + l3_len))->data_off >> 4) * 4;
+	return *l4_len >= 20 && ip_len >= l3_len + *l4_len ? l3_len : 0;
+}
+
 /* Returns true when m is for rte_gro (fields set), false when it passes. */
 static inline bool gro_rte_prepare(struct gro_ctx *ctx, struct rte_mbuf *m)
 {
-	struct gro_pkt s;
+	uint32_t l4_len;
 	ctx->c.segments_in++;
-	/* rte_gro's flow key has no VLAN, and merge_two_tcp4_packets strips
-	 * the head's header length from the tail: a tagged and an untagged
-	 * segment of one flow would lose 4 payload bytes (found by
-	 * tests/fuzz/fuzz_gro). Only untagged frames go to rte_gro. */
-	if (!gro_parse(ctx, &s, m) || s.kind != GRO_KIND_TCP4 || s.flush ||
-	    s.l2_len != RTE_ETHER_HDR_LEN) {
+	const uint32_t l3_len = gro_rte_lengths(ctx, m, &l4_len);
+	if (!l3_len) {
 		ctx->c.not_eligible++;
 		return false;
 	}
-	m->l2_len = s.l2_len;
-	m->l3_len = s.l3_len;
-	m->l4_len = s.l4_len;
+	m->l2_len = RTE_ETHER_HDR_LEN;
+	m->l3_len = l3_len;
+	m->l4_len = l4_len;
 	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 |
 			 RTE_PTYPE_L4_TCP;
 	return true;

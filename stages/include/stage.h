@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 
 #include "drop_reason.h"
+#include "map_layout.h"
 #include "value.h"
 
 /* Largest burst an engine hands a stage (--burst is 1..LRX_BURST_MAX). */
@@ -184,6 +185,8 @@ struct lrx_stage_map {
 	const char *name;
 	const char *type;       /* "array", "hash", "percpu_array", "percpu_hash" */
 	uint32_t key_size, value_size, max_entries;
+	/* the fields of its keys and values (map_layout.h); NULL: bytes only */
+	const struct lrx_map_layout *layout;
 };
 
 /* ---- The descriptor ----------------------------------------------------- */
@@ -229,6 +232,10 @@ struct lrx_stage {
 	 * whether the poll used its whole budget (then only old packets are
 	 * flushed, as napi_poll does). */
 	void (*flush)(void *ctx, bool budget_used);
+	/* Returns fewer than max only when it has nothing more to give until
+	 * the next process or flush call: an engine that asked for max and
+	 * got fewer does not ask again (the kernel hands gro_normal_list one
+	 * list, it does not poll it until empty). */
 	uint16_t (*release)(void *ctx, struct rte_mbuf **pkts, uint16_t max);
 	/* Optional: packets the stage took (CONSUMED) and now gives up, each
 	 * with its drop reason, as the kernel frees them (kfree_skb_reason: a

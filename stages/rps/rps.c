@@ -172,17 +172,22 @@ static void rps_flush(void *ctx, bool budget_used)
 uint16_t lrx_rps_release(void *ctx, struct rte_mbuf **pkts, uint16_t max)
 {
 	struct rps_ctx *c = ctx;
-	uint16_t n = RTE_MIN(max, (uint16_t)(c->n_out - c->out_at));
+	uint16_t n = 0;
 
-	memcpy(pkts, c->out + c->out_at, n * sizeof(*pkts));
-	c->out_at += n;
-	if (c->out_at == c->n_out) {
+	/* fewer than max only when nothing is left to give (stage.h) */
+	do {
+		uint16_t k = RTE_MIN((uint16_t)(max - n), (uint16_t)(c->n_out - c->out_at));
+		memcpy(pkts + n, c->out + c->out_at, k * sizeof(*pkts));
+		c->out_at += k;
+		n += k;
+		if (c->out_at != c->n_out)
+			break;
 		c->n_out = 0;
 		c->out_at = 0;
 		/* the run's end: keep draining until the backlog is empty */
 		if (c->draining)
 			rps_flush(c, false);
-	}
+	} while (n < max && c->n_out != 0);
 	return n;
 }
 

@@ -617,6 +617,19 @@ static int tc_ingress_init(void *ctx, const struct lrx_stage_init *init)
  * which this kernel shows for neither cls_bpf nor u32). Then each
  * program's maps, in file order. */
 #define TC_FILTERS_VALUE_SIZE 24
+static const struct lrx_map_layout tc_filters_layout = {
+	.n_fields = 4,
+	.fields = {
+		{.name = "filter", .offset = 0, .size = 4, .count = 1,
+		 .part = LRX_MAP_KEY, .kind = LRX_MAP_UINT},
+		{.name = "runs", .offset = 0, .size = 8, .count = 1,
+		 .part = LRX_MAP_VALUE, .kind = LRX_MAP_UINT},
+		{.name = "pkts", .offset = 8, .size = 8, .count = 1,
+		 .part = LRX_MAP_VALUE, .kind = LRX_MAP_UINT},
+		{.name = "bytes", .offset = 16, .size = 8, .count = 1,
+		 .part = LRX_MAP_VALUE, .kind = LRX_MAP_UINT},
+	},
+};
 
 static struct lrx_xdp_map *tc_prog_map(const struct tc_ctx *c, unsigned i)
 {
@@ -640,7 +653,8 @@ static bool tc_map_at(const void *ctx, unsigned i, struct lrx_stage_map *out)
 		*out = (struct lrx_stage_map){ .name = "filters", .type = "array",
 					       .key_size = 4,
 					       .value_size = TC_FILTERS_VALUE_SIZE,
-					       .max_entries = c->n_filters };
+					       .max_entries = c->n_filters,
+					       .layout = &tc_filters_layout };
 		return true;
 	}
 	const struct lrx_xdp_map *m = tc_prog_map(c, i - 1);
@@ -650,7 +664,8 @@ static bool tc_map_at(const void *ctx, unsigned i, struct lrx_stage_map *out)
 				       .type = lrx_xdp_map_type_name(m),
 				       .key_size = m->key_size,
 				       .value_size = m->value_size,
-				       .max_entries = m->max_entries };
+				       .max_entries = m->max_entries,
+				       .layout = m->layout };
 	return true;
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include <rte_bpf.h>
+#include <rte_cycles.h>
 #include <rte_malloc.h>
 
 #include "stage_keys.h"
@@ -48,6 +49,7 @@ struct xdp_ctx {
 	const struct rte_bpf *bpf;
 	bool burst_interp; /* rte_bpf_exec_burst usable (no bpf_redirect) */
 	struct lrx_xdp_prog *prog;
+	struct lrx_xdp_hint_src hint_src; /* the metadata kfuncs' values */
 	struct lrx_xdp_builtin_conf bconf;
 	uint64_t udp_ports[65536 / 64];
 };
@@ -119,6 +121,8 @@ static __rte_always_inline uint64_t xdp_run(struct xdp_ctx *xc, struct rte_mbuf 
 	md = lrx_xdp_md_prepare(m, xc->window, port, queue);
 	if (unlikely(md == NULL))
 		return XDP_RUN_NO_WINDOW;
+	if (xc->hint_src.hints != 0)
+		lrx_xdp_md_hints(md, m, &xc->hint_src);
 	action = xc->exec == XDP_EXEC_JIT ? xc->jit(md)
 					  : rte_bpf_exec(xc->bpf, md);
 	if (action == LRX_XDP_REDIRECT)
@@ -199,6 +203,8 @@ static void xdp_burst_interp(struct xdp_ctx *xc, struct rte_mbuf **pkts,
 					       LRX_XDP_REDIRECT_NONE);
 			continue;
 		}
+		if (xc->hint_src.hints != 0)
+			lrx_xdp_md_hints(md, pkts[i], &xc->hint_src);
 		mds[nv] = md;
 		idx[nv++] = i;
 	}
@@ -375,6 +381,24 @@ static int apply_map_init(struct xdp_ctx *xc, const struct lrx_stage_init *init,
 	return 0;
 }
 
+/* What the metadata kfuncs read: the timestamp dynfield is registered
+ * here (as build-meta does) so that it has a place once a PMD stamps. */
+static void xdp_hint_src_init(struct lrx_xdp_hint_src *src, uint32_t hints,
+			      bool generic)
+{
+	src->hints = hints;
+	src->generic = generic;
+	src->ts_offset = -1;
+	if ((hints & LRX_XDP_HINT_TIMESTAMP) &&
+	    rte_mbuf_dyn_rx_timestamp_register(&src->ts_offset, &src->ts_flag) < 0)
+		src->ts_offset = -1;
+	/* a 64-bit fraction when the TSC runs above 1 GHz (the multiplier
+	 * fits), else 32 bits */
+	src->ts_shift = rte_get_tsc_hz() > UINT64_C(1000000000) ? 64 : 32;
+	src->ts_mult = (uint64_t)(((unsigned __int128)UINT64_C(1000000000)
+				   << src->ts_shift) / rte_get_tsc_hz());
+}
+
 static int xdp_init_object(struct xdp_ctx *xc, const struct xdp_conf *conf,
 			   const struct lrx_stage_init *init)
 {
@@ -397,6 +421,9 @@ static int xdp_init_object(struct xdp_ctx *xc, const struct xdp_conf *conf,
 	}
 	xc->burst_interp = xc->exec == XDP_EXEC_INTERP &&
 			   !lrx_xdp_prog_uses_redirect(xc->prog);
+	if (rc == 0)
+		xdp_hint_src_init(&xc->hint_src, lrx_xdp_prog_hints(xc->prog),
+				  xc->generic);
 	if (rc < 0) { /* a failed init is not followed by fini */
 		lrx_xdp_prog_free(xc->prog);
 		xc->prog = NULL;
@@ -515,7 +542,7 @@ static bool xdp_map_at(const void *ctx, unsigned i, struct lrx_stage_map *out)
 		return false;
 	*out = (struct lrx_stage_map){.name = m->name, .type = lrx_xdp_map_type_name(m),
 				      .key_size = m->key_size, .value_size = m->value_size,
-				      .max_entries = m->max_entries};
+				      .max_entries = m->max_entries, .layout = m->layout};
 	return true;
 }
 

@@ -4,7 +4,10 @@
 // would be valid.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -271,6 +274,41 @@ TEST_CASE("duplicates, non-decimal integers, empty list entries and mempool size
 	lrx_override set = override_of("foo", "bar", "1", "--set");
 	Loaded bad("", &set, 1);
 	CHECK(std::string(bad.err).rfind("--set foo.bar=1: [foo]: unknown section", 0) == 0);
+}
+
+TEST_CASE("keys of a stage not in the pipeline: --set refused, a file's section kept",
+	  "[config]")
+{
+	lrx_override set = override_of("stage.touch", "bytes", "64", "--set");
+	Loaded refused("[pipeline]\nstages = null\n", &set, 1);
+	CHECK(refused.rc == -EINVAL);
+	CHECK(std::string(refused.err) ==
+	      "--set stage.touch.bytes=64: [stage.touch] bytes: touch is not in the pipeline "
+	      "(null), so the key would do nothing: add touch to the pipeline (--pipeline) or "
+	      "leave the key out");
+	// in the pipeline: taken
+	Loaded taken("[pipeline]\nstages = touch\n", &set, 1);
+	INFO(taken.err);
+	CHECK(taken.rc == 0);
+	// a file's section: kept for the warning, with where it is
+	Loaded kept("[pipeline]\nstages = null\n[stage.touch]\nbytes = 64\n");
+	INFO(kept.err);
+	REQUIRE(kept.rc == 0);
+	REQUIRE(kept.conf.n_absent == 1);
+	CHECK(std::string(kept.conf.absent[0].stage->name) == "touch");
+	CHECK(std::string(kept.conf.absent_where[0]).find(":3") != std::string::npos);
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	REQUIRE(f);
+	lrx_config_warn_absent_stages(&kept.conf, f);
+	std::fclose(f);
+	std::string text(buf, len);
+	std::free(buf);
+	CHECK(text.find("listrx: warning: ") == 0);
+	CHECK(text.find(":3: [stage.touch]: touch is not in the pipeline (null): its keys are "
+			"checked, not used\n") != std::string::npos);
+	CHECK(std::count(text.begin(), text.end(), '\n') == 1);
 }
 
 TEST_CASE("unknown stages name the valid ones", "[config]")

@@ -448,6 +448,17 @@ TEST_CASE("all engines give identical results on random pipelines", "[engine][eq
 		Result r = run(Conf(engines[e], burst, specs), frames, polls);
 		require_same(ref, r, !mid_call_release);
 	}
+	// stats off: the packet and static engines' plain walk (no count, no
+	// ballast test per packet) when no stage has ballast; the same sink
+	// after every poll as with the counts, in every engine
+	Result off = run(Conf(engines[0], burst, specs, LRX_STATS_OFF), frames, polls);
+	REQUIRE(off.per_poll == ref.per_poll);
+	REQUIRE(off.ballast == ref.ballast);
+	for (size_t e = 1; e < engines.size(); e++) {
+		INFO("engine " << engines[e].label << " vs packet, stats off");
+		Result r = run(Conf(engines[e], burst, specs, LRX_STATS_OFF), frames, polls);
+		require_same(off, r, !mid_call_release);
+	}
 	LRX_REQUIRE_POOL_FULL(mp);
 }
 

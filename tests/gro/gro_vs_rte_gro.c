@@ -1,25 +1,28 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * gro_vs_rte_gro: listrx's GRO stage against DPDK rte_gro on the same TCP
- * stream, the same bursts, in the same run (docs/gro.md).
+ * gro_vs_rte_gro: listrx's GRO against DPDK rte_gro, heavy and light
+ * mode, on the same net_synth tcp-stream, interleaved in one process
+ * (docs/gro.md; `listrx-bench gro-synth` runs it over a grid and pairs
+ * its rounds).
  *
- * Each round builds `segments` in-order TCP/IPv4 segments (round-robin over
- * `flows` flows, MSS `mss`, NIC hints as a real NIC gives them: RSS hash,
- * IP and L4 checksum good, packet_type), then times only the GRO work:
- *  - listrx:    gro.process_burst + release() after every burst, flush()
- *               at every poll end (budget used when the burst was full, as
- *               napi_poll), flush(budget unused) after the last burst;
- *  - rte-heavy: rte_gro_reassemble(ctx) per burst + rte_gro_timeout_flush
- *               with the same age (1 ms) per poll, flush all at the end;
- *  - rte-light: rte_gro_reassemble_burst per burst (merges within a burst).
- * The implementations take turns round by round, so machine noise hits
- * them alike. Reported: median input segments/s over rounds (Mpps), min
- * and max, TSC cycles per segment, merge ratio (segments per output
- * packet), and the payload bytes out (must equal in).
+ * Each GRO runs as the stage the binary runs (descriptor gro, or rte-gro
+ * with mode=heavy / mode=light, default keys) on its own net_synth port
+ * (profile=tcp-stream, the same flows, MSS and seed: the same segments).
+ * A poll is what the binary's burst engine does with a one-stage
+ * pipeline `gro`: rte_eth_rx_burst, then, timed with the TSC,
+ * process_burst, release(), flush(budget used when the burst was full),
+ * release(), and the free of what left (rte_pktmbuf_free_bulk: the
+ * chains). The NIC's work (net_synth writing the segment) is outside the
+ * timed part, so no empty pipeline has to be subtracted. A round is
+ * --polls polls of each GRO, then an idle poll (flush(budget unused):
+ * everything held leaves), so that nothing ages while the others run;
+ * the order of the three rotates over the six orders, round by round.
+ * Every round checks payload out = payload in per GRO.
  *
- * Usage: gro_vs_rte_gro [--segments N] [--rounds R] [--burst B]
- *          [--flows F] [--mss M] [--rte-items I] [--file-prefix P]
- * (--rte-items: rte_gro heavy mode max_item_per_flow, default 32; with
- * fewer items rte_gro heavy merged almost nothing in our runs.)
+ * Output: one line per GRO (median over rounds) and, with --json FILE,
+ * every round's cycles and segments per GRO, for pairing.
+ *
+ * Usage: gro_vs_rte_gro [--flows F] [--burst B] [--mss M] [--rounds R]
+ *          [--polls P] [--file-prefix P] [--json FILE] | --version
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,359 +30,306 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_byteorder.h>
+#include <rte_bus_vdev.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
-#include <rte_ether.h>
-#include <rte_gro.h>
-#include <rte_ip.h>
+#include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
-#include <rte_tcp.h>
+
+#include "listrx_build.h"
+#include "listrx_vcs.h"
 
 #include "../support/first_cpu.h"
 #include "../support/runtime_dir.h"
 #include "stage.h"
 #include "stage_keys.h"
 
-#define HDR_LEN (RTE_ETHER_HDR_LEN + 20 + 20)
-
 enum impl { IMPL_LISTRX, IMPL_RTE_HEAVY, IMPL_RTE_LIGHT, IMPL_MAX };
 static const char *const impl_names[IMPL_MAX] = {"listrx-gro", "rte_gro-heavy",
 						 "rte_gro-light"};
+static const char *const impl_stage[IMPL_MAX] = {"gro", "rte-gro", "rte-gro"};
+static const char *const impl_mode[IMPL_MAX] = {NULL, "heavy", "light"};
 
 struct opts {
-	unsigned segments, rounds, burst, flows, mss;
-	unsigned rte_items; /* rte_gro heavy: max_item_per_flow */
-	const char *prefix;
+	unsigned flows, burst, mss, rounds, polls;
+	const char *prefix, *json;
 };
 
-struct result {
-	double *mpps;          /* per round */
-	uint64_t segments, outputs, payload_out;
+/* One GRO: its port, stage and what it did. */
+struct gro_side {
+	uint16_t port;
+	const struct lrx_stage *st;
+	void *ctx;
+	void *conf;
+	uint64_t *cycles, *segments; /* per round */
+	uint64_t outputs, payload_bad;
 };
 
-static void build_segment(struct rte_mbuf *m, unsigned flow, uint32_t seq,
-			  uint16_t ip_id, unsigned mss)
-{
-	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
-	struct rte_ether_hdr *eth = (void *)p;
-	struct rte_ipv4_hdr *ip = (void *)(eth + 1);
-	struct rte_tcp_hdr *tcp = (void *)(ip + 1);
-	memset(eth, 0, sizeof(*eth));
-	eth->dst_addr.addr_bytes[5] = 2;
-	eth->src_addr.addr_bytes[5] = 1;
-	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	memset(ip, 0, sizeof(*ip));
-	ip->version_ihl = 0x45;
-	ip->total_length = rte_cpu_to_be_16((uint16_t)(40 + mss));
-	ip->packet_id = rte_cpu_to_be_16(ip_id);
-	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
-	ip->time_to_live = 64;
-	ip->next_proto_id = IPPROTO_TCP;
-	ip->src_addr = rte_cpu_to_be_32(0x0a000001);
-	ip->dst_addr = rte_cpu_to_be_32(0x0a000002);
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	memset(tcp, 0, sizeof(*tcp));
-	tcp->src_port = rte_cpu_to_be_16((uint16_t)(10000 + flow));
-	tcp->dst_port = rte_cpu_to_be_16(5201);
-	tcp->sent_seq = rte_cpu_to_be_32(seq);
-	tcp->recv_ack = rte_cpu_to_be_32(1);
-	tcp->data_off = 5 << 4;
-	tcp->tcp_flags = RTE_TCP_ACK_FLAG;
-	tcp->rx_win = rte_cpu_to_be_16(65535);
-	m->data_len = (uint16_t)(HDR_LEN + mss);
-	m->pkt_len = m->data_len;
-	m->l2_len = RTE_ETHER_HDR_LEN;
-	m->l3_len = 20;
-	m->l4_len = 20;
-	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 |
-			 RTE_PTYPE_L4_TCP;
-	/* what a NIC reports: both checksums good, RSS hash */
-	m->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD |
-		      RTE_MBUF_F_RX_RSS_HASH;
-	m->hash.rss = 0x9e3779b9u * (flow + 1);
-	m->port = 0;
-}
+#define OUT_MAX (LRX_BURST_MAX * 4)
 
-static int fill_round(struct rte_mempool *mp, struct rte_mbuf **pkts,
-		      const struct opts *o)
+static int side_port(struct gro_side *g, enum impl i, const struct opts *o,
+		     struct rte_mempool *mp)
 {
-	if (rte_pktmbuf_alloc_bulk(mp, pkts, o->segments) != 0)
-		return -ENOMEM;
-	for (unsigned i = 0; i < o->segments; i++) {
-		unsigned flow = i % o->flows;
-		unsigned k = i / o->flows;
-		build_segment(pkts[i], flow, 1 + k * o->mss, (uint16_t)k,
-			      o->mss);
+	char name[32], args[128];
+	snprintf(name, sizeof(name), "net_synth%u", 90 + (unsigned)i);
+	snprintf(args, sizeof(args), "profile=tcp-stream,flows=%u,mss=%u,copy=0",
+		 o->flows, o->mss);
+	struct rte_eth_conf conf;
+	memset(&conf, 0, sizeof(conf));
+	if (rte_vdev_init(name, args) != 0 ||
+	    rte_eth_dev_get_port_by_name(name, &g->port) != 0 ||
+	    rte_eth_dev_configure(g->port, 1, 1, &conf) != 0 ||
+	    rte_eth_rx_queue_setup(g->port, 0, 1024, (unsigned)rte_socket_id(), NULL, mp) != 0 ||
+	    rte_eth_tx_queue_setup(g->port, 0, 1024, (unsigned)rte_socket_id(), NULL) != 0 ||
+	    rte_eth_dev_start(g->port) != 0) {
+		fprintf(stderr, "gro_vs_rte_gro: %s,%s: cannot start the port\n", name, args);
+		return -EINVAL;
 	}
 	return 0;
 }
 
-static void account(struct result *r, struct rte_mbuf **out, unsigned n)
+static int side_stage(struct gro_side *g, enum impl i, const struct opts *o)
 {
-	r->outputs += n;
-	for (unsigned i = 0; i < n; i++) {
-		r->payload_out += out[i]->pkt_len - HDR_LEN;
-		rte_pktmbuf_free(out[i]);
+	char err[256] = "", valid[256];
+	g->st = lrx_stage_find(impl_stage[i]);
+	g->conf = g->st ? lrx_stage_conf_new(g->st) : NULL; /* the defaults */
+	g->ctx = g->st ? rte_zmalloc("gro", g->st->ctx_size, RTE_CACHE_LINE_SIZE) : NULL;
+	if (!g->conf || !g->ctx ||
+	    (impl_mode[i] && lrx_stage_conf_set(g->st, g->conf, "mode", impl_mode[i],
+						valid, sizeof(valid)) != 0)) {
+		fprintf(stderr, "gro_vs_rte_gro: stage %s: setup failed\n", impl_stage[i]);
+		return -EINVAL;
 	}
+	struct lrx_stage_init init = {.instance = impl_stage[i], .burst = (uint16_t)o->burst,
+				      .conf = g->conf, .err = err, .err_len = sizeof(err)};
+	if (g->st->init(g->ctx, &init) != 0) {
+		fprintf(stderr, "gro_vs_rte_gro: %s init: %s\n", impl_stage[i], err);
+		return -EINVAL;
+	}
+	g->cycles = calloc(o->rounds, sizeof(*g->cycles));
+	g->segments = calloc(o->rounds, sizeof(*g->segments));
+	return g->cycles && g->segments ? 0 : -ENOMEM;
 }
 
-/* One round of one implementation; returns TSC cycles of GRO work. */
-static uint64_t run_round(enum impl impl, struct rte_mbuf **pkts,
-			  struct rte_mbuf **out, unsigned *n_out,
-			  const struct opts *o, const struct lrx_stage *st,
-			  void *gro_ctx, void *rte_ctx, uint64_t age_cycles)
+/* Drains release() into out[n..], returns the new n. */
+static unsigned drain(const struct gro_side *g, struct rte_mbuf **out, unsigned n)
+{
+	uint16_t k;
+	while (n + LRX_BURST_MAX <= OUT_MAX &&
+	       (k = g->st->release(g->ctx, out + n, LRX_BURST_MAX)) != 0)
+		n += k;
+	return n;
+}
+
+/* One poll of the stage, timed from after the RX to after the free. */
+static uint64_t poll_once(struct gro_side *g, struct rte_mbuf **pkts, uint16_t n,
+			  bool idle, uint16_t burst, uint64_t *bytes_out)
 {
 	lrx_next_t nexts[LRX_BURST_MAX];
-	struct rte_gro_param light = {
-		.gro_types = RTE_GRO_TCP_IPV4,
-		.max_flow_num = (uint16_t)RTE_MIN(o->flows, o->burst),
-		.max_item_per_flow = (uint16_t)o->burst,
-	};
-	unsigned nout = 0;
+	struct rte_mbuf *out[OUT_MAX];
 	uint64_t t0 = rte_rdtsc();
-	for (unsigned i = 0; i < o->segments; i += o->burst) {
-		uint16_t n = (uint16_t)RTE_MIN(o->burst, o->segments - i);
-		struct rte_mbuf **b = pkts + i;
-		bool budget_used = n == o->burst;
-		switch (impl) {
-		case IMPL_LISTRX: {
-			st->process_burst(gro_ctx, b, n, nexts);
-			uint16_t k;
-			while ((k = st->release(gro_ctx, out + nout,
-						LRX_BURST_MAX)) != 0)
-				nout += k;
-			st->flush(gro_ctx, budget_used);
-			while ((k = st->release(gro_ctx, out + nout,
-						LRX_BURST_MAX)) != 0)
-				nout += k;
-			break;
-		}
-		case IMPL_RTE_HEAVY: {
-			uint16_t left = rte_gro_reassemble(b, n, rte_ctx);
-			memcpy(out + nout, b, left * sizeof(*b));
-			nout += left;
-			nout += rte_gro_timeout_flush(rte_ctx, age_cycles,
-						      RTE_GRO_TCP_IPV4,
-						      out + nout,
-						      (uint16_t)RTE_MIN(
-							      o->segments - nout,
-							      65535u));
-			break;
-		}
-		case IMPL_RTE_LIGHT: {
-			uint16_t k = rte_gro_reassemble_burst(b, n, &light);
-			memcpy(out + nout, b, k * sizeof(*b));
-			nout += k;
-			break;
-		}
-		default:
-			break;
-		}
+	unsigned k = 0;
+	if (n) {
+		g->st->process_burst(g->ctx, pkts, n, nexts);
+		k = drain(g, out, k);
 	}
-	/* the end of the stream: a poll that did not use its budget */
-	if (impl == IMPL_LISTRX) {
-		st->flush(gro_ctx, false);
-		uint16_t k;
-		while ((k = st->release(gro_ctx, out + nout, LRX_BURST_MAX)) != 0)
-			nout += k;
-	} else if (impl == IMPL_RTE_HEAVY) {
-		nout += rte_gro_timeout_flush(rte_ctx, 0, RTE_GRO_TCP_IPV4,
-					      out + nout,
-					      (uint16_t)RTE_MIN(o->segments - nout,
-								65535u));
-	}
-	uint64_t cycles = rte_rdtsc() - t0;
-	*n_out = nout;
-	return cycles;
+	g->st->flush(g->ctx, !idle && n == burst);
+	k = drain(g, out, k);
+	uint64_t t = rte_rdtsc() - t0;
+	uint64_t bytes = 0;
+	for (unsigned j = 0; j < k; j++)
+		bytes += out[j]->pkt_len;
+	*bytes_out += bytes;
+	t0 = rte_rdtsc();
+	rte_pktmbuf_free_bulk(out, k);
+	g->outputs += k;
+	return t + rte_rdtsc() - t0;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* One round of one GRO: polls, then an idle poll. Payload out must be
+ * payload in: frame bytes out + the headers merging took off. */
+static void run_round(struct gro_side *g, unsigned round, const struct opts *o)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	struct rte_mbuf *pkts[LRX_BURST_MAX];
+	uint64_t cycles = 0, segs = 0, bytes_in = 0, bytes_out = 0, outs0 = g->outputs;
+	for (unsigned p = 0; p < o->polls; p++) {
+		uint16_t n = rte_eth_rx_burst(g->port, 0, pkts, (uint16_t)o->burst);
+		for (uint16_t j = 0; j < n; j++)
+			bytes_in += pkts[j]->pkt_len;
+		segs += n;
+		cycles += poll_once(g, pkts, n, false, (uint16_t)o->burst, &bytes_out);
+	}
+	cycles += poll_once(g, pkts, 0, true, (uint16_t)o->burst, &bytes_out);
+	/* each merge strips one segment's headers (14 + 20 + TCP) */
+	uint64_t merged = segs - (g->outputs - outs0);
+	uint64_t hdr = bytes_in / (segs ? segs : 1) - o->mss;
+	g->payload_bad += bytes_out + merged * hdr != bytes_in;
+	g->cycles[round] = cycles;
+	g->segments[round] = segs;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return (x > y) - (x < y);
 }
 
-static void usage(const char *prog)
+/* cycles per segment of the median round */
+static double median_cps(const struct gro_side *g, unsigned rounds)
 {
-	fprintf(stderr,
-		"usage: %s [--segments N] [--rounds R] [--burst B] [--flows F] "
-		"[--mss M] [--rte-items I] [--file-prefix P]\n",
-		prog);
+	uint64_t *v = malloc(rounds * sizeof(*v));
+	if (!v)
+		return 0;
+	for (unsigned r = 0; r < rounds; r++)
+		v[r] = g->segments[r] ? g->cycles[r] * 1000 / g->segments[r] : 0;
+	qsort(v, rounds, sizeof(*v), cmp_u64);
+	double m = (double)v[rounds / 2] / 1000.0;
+	free(v);
+	return m;
+}
+
+static uint64_t counter(const struct gro_side *g, const char *name)
+{
+	for (const struct lrx_stage_counter *k = g->st->counters; k && k->name; k++)
+		if (strcmp(k->name, name) == 0) {
+			uint64_t v;
+			memcpy(&v, (const char *)g->ctx + k->offset, sizeof(v));
+			return v;
+		}
+	return 0;
+}
+
+static void write_json(const struct gro_side *g, const struct opts *o, uint64_t hz)
+{
+	FILE *f = fopen(o->json, "w");
+	if (!f) {
+		fprintf(stderr, "gro_vs_rte_gro: --json %s: cannot write\n", o->json);
+		return;
+	}
+	fprintf(f, "{\"flows\": %u, \"burst\": %u, \"mss\": %u, \"polls\": %u, \"tsc_hz\": %lu,"
+		   " \"impls\": {",
+		o->flows, o->burst, o->mss, o->polls, (unsigned long)hz);
+	for (int i = 0; i < IMPL_MAX; i++) {
+		fprintf(f, "%s\"%s\": {\"segments_in\": %lu, \"merged\": %lu, \"packets_out\": %lu,"
+			   " \"payload_bad_rounds\": %lu, \"cycles\": [",
+			i ? ", " : "", impl_names[i], (unsigned long)counter(&g[i], "segments_in"),
+			(unsigned long)counter(&g[i], "merged"),
+			(unsigned long)counter(&g[i], "packets_out"), (unsigned long)g[i].payload_bad);
+		for (unsigned r = 0; r < o->rounds; r++)
+			fprintf(f, "%s%lu", r ? ", " : "", (unsigned long)g[i].cycles[r]);
+		fprintf(f, "], \"segments\": [");
+		for (unsigned r = 0; r < o->rounds; r++)
+			fprintf(f, "%s%lu", r ? ", " : "", (unsigned long)g[i].segments[r]);
+		fprintf(f, "]}");
+	}
+	fprintf(f, "}}\n");
+	fclose(f);
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option long_opts[] = {
+		{"flows", required_argument, NULL, 'f'}, {"burst", required_argument, NULL, 'b'},
+		{"mss", required_argument, NULL, 'm'},   {"rounds", required_argument, NULL, 'r'},
+		{"polls", required_argument, NULL, 'p'}, {"file-prefix", required_argument, NULL, 'x'},
+		{"json", required_argument, NULL, 'j'},  {NULL, 0, NULL, 0},
+	};
+	int c, idx;
+	while ((c = getopt_long(argc, argv, "", long_opts, &idx)) != -1) {
+		if (c == 'x' || c == 'j') {
+			*(c == 'x' ? &o->prefix : &o->json) = optarg;
+			continue;
+		}
+		if (c == '?')
+			return -EINVAL;
+		char *end;
+		unsigned long v = strtoul(optarg, &end, 10);
+		if (*end || !v || v > 65536) {
+			fprintf(stderr, "gro_vs_rte_gro: --%s %s: expected an integer in 1..65536\n",
+				long_opts[idx].name, optarg);
+			return -EINVAL;
+		}
+		unsigned *field[] = {['f'] = &o->flows, ['b'] = &o->burst, ['m'] = &o->mss,
+				     ['r'] = &o->rounds, ['p'] = &o->polls};
+		*field[c] = (unsigned)v;
+	}
+	if (o->burst > LRX_BURST_MAX || o->mss < 64 || o->mss > 1460) {
+		fprintf(stderr, "gro_vs_rte_gro: --burst 1..%u, --mss 64..1460\n", LRX_BURST_MAX);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.segments = 44 * 64, .rounds = 30, .burst = 32,
-			 .flows = 1, .mss = 1460, .rte_items = 32, .prefix = "gro_vs_rte_gro"};
-	static const struct option long_opts[] = {
-		{"segments", required_argument, NULL, 's'},
-		{"rounds", required_argument, NULL, 'r'},
-		{"burst", required_argument, NULL, 'b'},
-		{"flows", required_argument, NULL, 'f'},
-		{"mss", required_argument, NULL, 'm'},
-		{"file-prefix", required_argument, NULL, 'p'},
-		{"rte-items", required_argument, NULL, 'i'},
-		{NULL, 0, NULL, 0},
-	};
-	int c;
-	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
-		unsigned long v = 0;
-		if (c != 'p' && c != '?') {
-			char *end;
-			v = strtoul(optarg, &end, 10);
-			if (*end || !v) {
-				fprintf(stderr, "gro_vs_rte_gro: --%s %s: expected "
-						"a positive integer\n",
-					c == 's' ? "segments" : c == 'r' ? "rounds" : c == 'b' ? "burst" : c == 'f' ? "flows" : c == 'm' ? "mss" : "rte-items",
-					optarg);
-				return 2;
-			}
-		}
-		switch (c) {
-		case 's': o.segments = (unsigned)v; break;
-		case 'r': o.rounds = (unsigned)v; break;
-		case 'b': o.burst = (unsigned)v; break;
-		case 'f': o.flows = (unsigned)v; break;
-		case 'm': o.mss = (unsigned)v; break;
-		case 'p': o.prefix = optarg; break;
-		case 'i': o.rte_items = (unsigned)v; break;
-		default: usage(argv[0]); return 2;
-		}
+	struct opts o = {.flows = 1, .burst = 64, .mss = 1460, .rounds = 30, .polls = 64,
+			 .prefix = "gro_vs_rte_gro"};
+	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+		/* what listrx --version says of its build, for the bench's
+		 * provenance */
+		printf("gro_vs_rte_gro\ncommit: %s\nsource: %s\n", LISTRX_COMMIT,
+		       LISTRX_SOURCE_DIR);
+		return 0;
 	}
-	if (o.burst > 128 || o.mss > 1460 || o.segments > 60000 || o.flows > 4096 ||
-	    o.rte_items > 1024) {
-		fprintf(stderr, "gro_vs_rte_gro: --burst 1..128 (rte_gro light "
-				"mode limit), --mss 1..1460, --segments "
-				"1..60000, --flows 1..4096, --rte-items 1..1024\n");
+	if (parse_opts(argc, argv, &o) != 0) {
+		fprintf(stderr, "usage: %s [--flows F] [--burst B] [--mss M] [--rounds R] "
+				"[--polls P] [--file-prefix P] [--json FILE]\n", argv[0]);
 		return 2;
 	}
-
-	char prefix_arg[128];
+	char prefix_arg[128], lcore0[32];
 	snprintf(prefix_arg, sizeof(prefix_arg), "--file-prefix=%s", o.prefix);
-	char lcore0[32];
-	char *eal_argv[] = {argv[0], "--no-huge", "--no-pci", "--no-shconf",
-			    "-m", "1024", "--lcores", (char *)lrx_test_lcore0(lcore0, sizeof(lcore0)),
-			    "--log-level",
-			    "lib.*:error", prefix_arg};
+	char *eal_argv[] = {argv[0], "--no-huge", "--no-pci", "--no-shconf", "-m", "512",
+			    "--lcores", (char *)lrx_test_lcore0(lcore0, sizeof(lcore0)),
+			    "--log-level", "lib.*:error", prefix_arg};
 	if (rte_eal_init((int)RTE_DIM(eal_argv), eal_argv) < 0) {
-		fprintf(stderr, "gro_vs_rte_gro: rte_eal_init: %s\n",
-			rte_strerror(rte_errno));
+		fprintf(stderr, "gro_vs_rte_gro: rte_eal_init: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
 	lrx_test_remove_runtime_dir_at_exit();
+	/* per port: its ring of 1024 and what GRO holds (64 x 44 heavy: 32
+	 * items x 64 flows) */
 	struct rte_mempool *mp = rte_pktmbuf_pool_create(
-		"gro_bench", o.segments + 64, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+		"gro_bench", IMPL_MAX * 4096 - 1, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 		(int)rte_socket_id());
-	struct rte_mbuf **pkts = calloc(o.segments, sizeof(*pkts));
-	struct rte_mbuf **out = calloc(o.segments + LRX_BURST_MAX, sizeof(*out));
-	const struct lrx_stage *st = lrx_stage_find("gro");
-	if (!mp || !pkts || !out || !st) {
-		fprintf(stderr, "gro_vs_rte_gro: setup failed (pool %p, gro "
-				"stage %p)\n", (void *)mp, (const void *)st);
-		return 1;
-	}
-	void *gro_ctx = rte_zmalloc("gro", st->ctx_size, RTE_CACHE_LINE_SIZE);
-	void *gro_conf = lrx_stage_conf_new(st); /* the defaults */
-	char err[256] = "";
-	struct lrx_stage_init init = {.instance = "gro", .burst = (uint16_t)o.burst,
-				      .conf = gro_conf, .err = err, .err_len = sizeof(err)};
-	if (!gro_ctx || st->init(gro_ctx, &init) != 0) {
-		fprintf(stderr, "gro_vs_rte_gro: gro init: %s\n", err);
-		return 1;
-	}
-	struct rte_gro_param heavy = {
-		.gro_types = RTE_GRO_TCP_IPV4,
-		.max_flow_num = (uint16_t)RTE_MIN(o.flows * 2, 65535u),
-		.max_item_per_flow = (uint16_t)o.rte_items,
-		.socket_id = (uint16_t)rte_socket_id(),
-	};
-	void *rte_ctx = rte_gro_ctx_create(&heavy);
-	if (!rte_ctx) {
-		fprintf(stderr, "gro_vs_rte_gro: rte_gro_ctx_create failed\n");
-		return 1;
-	}
+	struct gro_side g[IMPL_MAX];
+	memset(g, 0, sizeof(g));
+	for (int i = 0; i < IMPL_MAX; i++)
+		if (!mp || side_port(&g[i], (enum impl)i, &o, mp) != 0 ||
+		    side_stage(&g[i], (enum impl)i, &o) != 0)
+			return 1;
+	/* the six orders of three, round by round */
+	static const uint8_t orders[6][IMPL_MAX] = {{0, 1, 2}, {2, 1, 0}, {1, 2, 0},
+						     {0, 2, 1}, {2, 0, 1}, {1, 0, 2}};
+	for (unsigned r = 0; r < o.rounds; r++)
+		for (int k = 0; k < IMPL_MAX; k++)
+			run_round(&g[orders[r % 6][k]], r, &o);
 	uint64_t hz = rte_get_tsc_hz();
-	uint64_t age_cycles = hz / 1000; /* one jiffy at HZ=1000 */
-
-	struct result res[IMPL_MAX];
-	memset(res, 0, sizeof(res));
-	for (int i = 0; i < IMPL_MAX; i++)
-		res[i].mpps = calloc(o.rounds, sizeof(double));
-	uint64_t payload_in = (uint64_t)o.segments * o.mss;
+	printf("# gro_vs_rte_gro: net_synth tcp-stream flows=%u mss=%u burst=%u polls=%u "
+	       "rounds=%u tsc_hz=%lu (TSC; the GRO's poll and the free of its output)\n",
+	       o.flows, o.mss, o.burst, o.polls, o.rounds, (unsigned long)hz);
 	int rc = 0;
-	for (unsigned round = 0; round < o.rounds; round++) {
-		for (int i = 0; i < IMPL_MAX; i++) {
-			/* rotate who goes first */
-			enum impl impl = (enum impl)((i + round) % IMPL_MAX);
-			if (fill_round(mp, pkts, &o) != 0) {
-				fprintf(stderr, "gro_vs_rte_gro: pool empty\n");
-				return 1;
-			}
-			unsigned n_out = 0;
-			uint64_t cyc = run_round(impl, pkts, out, &n_out, &o, st,
-						 gro_ctx, rte_ctx, age_cycles);
-			struct result *r = &res[impl];
-			uint64_t before = r->payload_out;
-			account(r, out, n_out);
-			if (r->payload_out - before != payload_in) {
-				fprintf(stderr, "gro_vs_rte_gro: %s lost payload: "
-						"%lu of %lu bytes out\n",
-					impl_names[impl],
-					(unsigned long)(r->payload_out - before),
-					(unsigned long)payload_in);
-				rc = 1;
-			}
-			r->segments += o.segments;
-			r->mpps[round] = (double)o.segments * (double)hz /
-					 (double)cyc / 1e6;
-		}
-	}
-	printf("# gro_vs_rte_gro: segments=%u rounds=%u burst=%u flows=%u "
-	       "mss=%u rte_items=%u tsc_hz=%lu (backend: TSC; median/min/max "
-	       "over rounds)\n",
-	       o.segments, o.rounds, o.burst, o.flows, o.mss, o.rte_items,
-	       (unsigned long)hz);
 	for (int i = 0; i < IMPL_MAX; i++) {
-		struct result *r = &res[i];
-		qsort(r->mpps, o.rounds, sizeof(double), cmp_double);
-		/* cycles per segment at the median round (the mean is
-		 * dominated by rounds the scheduler preempted) */
-		printf("impl=%s median_mpps=%.2f min_mpps=%.2f max_mpps=%.2f "
-		       "median_cycles_per_segment=%.1f merge_ratio=%.2f "
-		       "outputs=%lu\n",
-		       impl_names[i], r->mpps[o.rounds / 2], r->mpps[0],
-		       r->mpps[o.rounds - 1],
-		       (double)hz / (r->mpps[o.rounds / 2] * 1e6),
-		       (double)r->segments / (double)r->outputs,
-		       (unsigned long)r->outputs);
+		uint64_t out = counter(&g[i], "packets_out");
+		printf("impl=%s median_cycles_per_segment=%.1f merge_ratio=%.2f payload_bad_rounds=%lu\n",
+		       impl_names[i], median_cps(&g[i], o.rounds),
+		       out ? (double)counter(&g[i], "segments_in") / (double)out : 0.0,
+		       (unsigned long)g[i].payload_bad);
+		rc |= g[i].payload_bad != 0;
 	}
-	/* listrx GRO's own counters over all rounds (flush causes) */
-	printf("listrx-gro counters:");
-	for (const struct lrx_stage_counter *k = st->counters; k && k->name; k++) {
-		uint64_t v;
-		memcpy(&v, (const char *)gro_ctx + k->offset, sizeof(v));
-		if (v)
-			printf(" %s=%lu", k->name, (unsigned long)v);
+	if (o.json)
+		write_json(g, &o, hz);
+	for (int i = 0; i < IMPL_MAX; i++) {
+		g[i].st->fini(g[i].ctx);
+		rte_free(g[i].ctx);
+		free(g[i].conf);
+		free(g[i].cycles);
+		free(g[i].segments);
+		rte_eth_dev_stop(g[i].port);
+		rte_eth_dev_close(g[i].port);
 	}
-	printf("\n");
-	printf("ratio listrx/rte_gro-heavy=%.2f listrx/rte_gro-light=%.2f "
-	       "(median segments/s)\n",
-	       res[IMPL_LISTRX].mpps[o.rounds / 2] /
-		       res[IMPL_RTE_HEAVY].mpps[o.rounds / 2],
-	       res[IMPL_LISTRX].mpps[o.rounds / 2] /
-		       res[IMPL_RTE_LIGHT].mpps[o.rounds / 2]);
-	st->fini(gro_ctx);
-	rte_free(gro_ctx);
-	free(gro_conf);
-	rte_gro_ctx_destroy(rte_ctx);
-	for (int i = 0; i < IMPL_MAX; i++)
-		free(res[i].mpps);
-	free(pkts);
-	free(out);
 	rte_mempool_free(mp);
 	rte_eal_cleanup();
 	return rc;

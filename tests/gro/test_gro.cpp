@@ -894,14 +894,19 @@ TEST_CASE("gro: property: payload per flow conserved, nothing lost or "
 
 namespace {
 
-// Streams with the timestamp option (the shape the in-order fast path
-// takes) and the events that must send a segment the whole way: PSH, a
-// gap, a retransmit, a reordered pair, TTL/TOS/window/option changes, an
-// IP ID jump, short segments, pure ACKs; one flow with fixed IP IDs, two
-// flows with one hash, several sharing a bucket.
+// Streams of the shapes the in-order fast path takes (TCP options of any
+// length: the timestamp block Linux senders use, none, an 8-byte block)
+// and the events that must send a segment the whole way: PSH, a gap, a
+// retransmit, a reordered pair, TTL/TOS/window/option changes, options
+// of another length, an IP ID jump, short segments, pure ACKs; one flow
+// with fixed IP IDs, two flows with one hash, several sharing a bucket.
 std::vector<Spec> random_ts_stream(unsigned seed, size_t n)
 {
-	static const std::vector<uint8_t> ts = {1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2};
+	static const std::vector<uint8_t> shapes[3] = {
+		{1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2}, // NOP,NOP,timestamp
+		{},                                    // none
+		{1, 1, 1, 1, 2, 4, 5, 0xb4},           // NOPs, MSS
+	};
 	std::mt19937 rng(seed);
 	std::map<uint16_t, uint32_t> next_seq;
 	std::map<uint16_t, uint16_t> next_id;
@@ -914,14 +919,20 @@ std::vector<Spec> random_ts_stream(unsigned seed, size_t n)
 		unsigned ev = rng() % 40;
 		size_t len = ev == 0 ? rng() % 1000 : 1200;
 		Spec sp = tcp_spec(seq, len, sport);
-		sp.tcp_options = ts;
+		sp.tcp_options = shapes[sport % 3];
 		sp.ip_id = sport == 2005 ? 7 : next_id[sport]++;
 		switch (ev) {
 		case 1: sp.tcp_flags |= fr::TCP_PSH; break;
 		case 2: sp.ttl = 63; break;
 		case 3: sp.tos = 0x10; break;
 		case 4: sp.window = 1000; break;
-		case 5: sp.tcp_options[7] = 9; break;
+		case 5: // other option bytes (none to change: a block of 4)
+			if (sp.tcp_options.empty())
+				sp.tcp_options = {1, 1, 1, 1};
+			else
+				sp.tcp_options[7] = 9;
+			break;
+		case 11: sp.tcp_options = shapes[(sport + 1) % 3]; break;
 		case 6: sp.ip_id = (uint16_t)(sp.ip_id + 50); break;
 		case 7: sp.payload.clear(); break;
 		case 8: // a gap: the segment after a loss

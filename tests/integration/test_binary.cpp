@@ -378,6 +378,27 @@ TEST_CASE("--help and --version", "[binary]")
 	CHECK(r.out.find("listrx 0.") == 0);
 	CHECK(r.out.find("DPDK 22.11") != std::string::npos);
 	CHECK(r.out.find("host L1i:") != std::string::npos);
+	// the commit and clone it is built from (meson vcs_tag: git describe)
+	std::smatch m;
+	REQUIRE(std::regex_search(r.out, m, std::regex("\ncommit: (.+)\nsource: (.+)\n")));
+	const char *src = std::getenv("LISTRX_SOURCE_ROOT");
+	REQUIRE(src != nullptr);
+	CHECK(m[2].str() == src);
+	auto git = run_program(
+		{"/bin/sh", "-c", "git -C \"$0\" describe --always --abbrev=12", src});
+	if (git.status == 0) {
+		std::string head = git.out.substr(0, git.out.find('\n'));
+		CHECK((m[1].str() == head || m[1].str() == head + "-dirty"));
+	} else if (git.status == 127) {
+		WARN("SKIPPED (the commit's value): git not installed");
+	} else { // not a clone: meson's fallback
+		CHECK(m[1].str().rfind("unknown", 0) == 0);
+	}
+	std::string commit = m[1].str();
+	std::string js = lrx_test::scratch_path("version.json");
+	r = run_program(cmd(eal("version", "net_null0"), {"--packets", "10", "--json", js}));
+	REQUIRE(r.status == 0);
+	CHECK(load_json(js)["commit"] == commit);
 	r = run_program({listrx_bin(), "--", "--topology"});
 	CHECK(r.status == 0);
 	CHECK(r.out.find("L1i:") != std::string::npos);

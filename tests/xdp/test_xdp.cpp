@@ -6,14 +6,17 @@
 // load-time errors that name the file, section and instruction.
 #include <catch2/catch.hpp>
 
+#include <bpf/btf.h>
 #include <linux/bpf.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "frames.h"
 #include "test_eal.h"
 #include "xdp_harness.h"
+#include "progs/map_typed.h"
 
 extern "C" {
 #include "meta.h"
@@ -447,7 +450,7 @@ TEST_CASE("invalid return values and missing window are aborted",
 		CHECK(st.counter("invalid_action") == 2);
 		CHECK(st.counter("aborted") == 2);
 
-		// headroom below the 32-byte context: aborted, counted
+		// headroom below the 64-byte context: aborted, counted
 		Stage pass(Keys{{"prog", prog_path("xdp_pass")}, {"exec", exec}});
 		REQUIRE(pass.rc == 0);
 		rte_mbuf *m = make(udp4());
@@ -632,4 +635,133 @@ TEST_CASE("rte_bpf bounds frame accesses by the window", "[xdp][ebpf]")
 		CHECK(run_one(big, {udp4()})[0].next == PASS);
 	}
 	LRX_REQUIRE_POOL_FULL(mp);
+}
+
+namespace {
+
+const lrx_map_field *layout_field(const lrx_map_layout *l, uint8_t part, const std::string &name)
+{
+	for (uint32_t i = 0; l && i < l->n_fields; i++)
+		if (l->fields[i].part == part && name == l->fields[i].name)
+			return &l->fields[i];
+	return nullptr;
+}
+
+void check_field(const lrx_map_layout *l, uint8_t part, const std::string &name, size_t offset,
+		 uint32_t size, uint32_t count, uint8_t kind)
+{
+	INFO("field " << name);
+	const lrx_map_field *f = layout_field(l, part, name);
+	REQUIRE(f != nullptr);
+	CHECK(f->offset == offset);
+	CHECK(f->size == size);
+	CHECK(f->count == count);
+	CHECK(f->kind == kind);
+	CHECK(f->bit_size == 0);
+}
+
+} // namespace
+
+TEST_CASE("maps: key and value layouts from the object's BTF, as bpftool decodes them",
+	  "[xdp][ebpf][maps]")
+{
+	rte_mempool *mp = pool();
+	Stage st(Keys{{"prog", test_prog_path("map_typed")}});
+	INFO(st.err);
+	REQUIRE(st.rc == 0);
+	lrx_xdp_map *m = st.map("typed");
+	REQUIRE(m != nullptr);
+	REQUIRE(m->layout != nullptr);
+	const lrx_map_layout *l = m->layout;
+	// the fields in the order of the types, the key's first
+	std::vector<std::string> names;
+	for (uint32_t i = 0; i < l->n_fields; i++)
+		names.push_back(std::string(l->fields[i].part == LRX_MAP_KEY ? "k:" : "v:") +
+				l->fields[i].name);
+	CHECK(names == std::vector<std::string>{"k:proto", "k:spare", "k:dport", "k:tag", "v:pkts",
+						"v:bytes", "v:delta", "v:sizes", "v:ip.ttl",
+						"v:ip.flags", "v:ip.version", "v:ip.last", "v:pad"});
+	check_field(l, LRX_MAP_KEY, "proto", offsetof(typed_key, proto), 1, 1, LRX_MAP_UINT);
+	check_field(l, LRX_MAP_KEY, "dport", offsetof(typed_key, dport), 2, 1, LRX_MAP_UINT);
+	check_field(l, LRX_MAP_KEY, "tag", offsetof(typed_key, tag), 1, 4, LRX_MAP_CHARS);
+	check_field(l, LRX_MAP_VALUE, "bytes", offsetof(typed_value, bytes), 8, 1, LRX_MAP_UINT);
+	check_field(l, LRX_MAP_VALUE, "delta", offsetof(typed_value, delta), 4, 1, LRX_MAP_INT);
+	check_field(l, LRX_MAP_VALUE, "sizes", offsetof(typed_value, sizes), 2, 2, LRX_MAP_UINT);
+	check_field(l, LRX_MAP_VALUE, "ip.ttl", offsetof(typed_value, ip), 1, 1, LRX_MAP_UINT);
+	check_field(l, LRX_MAP_VALUE, "pad", offsetof(typed_value, pad), 1, 2, LRX_MAP_UINT);
+	// bitfields: their bits within the byte after ttl (the C compiler's
+	// own placement, read back from a value it wrote)
+	typed_value v{};
+	v.ip.flags = 5;
+	v.ip.version = 4;
+	v.ip.last = 1;
+	uint8_t byte;
+	std::memcpy(&byte, reinterpret_cast<const uint8_t *>(&v) + offsetof(typed_value, ip) + 1, 1);
+	for (auto [name, want] : std::vector<std::pair<std::string, unsigned>>{
+		     {"ip.flags", 5}, {"ip.version", 4}, {"ip.last", 1}}) {
+		INFO(name);
+		const lrx_map_field *f = layout_field(l, LRX_MAP_VALUE, name);
+		REQUIRE(f != nullptr);
+		REQUIRE(f->bit_size > 0);
+		uint64_t word = 0;
+		std::memcpy(&word, reinterpret_cast<const uint8_t *>(&v) + f->offset, f->size);
+		CHECK(((word >> f->bit_offset) & ((1u << f->bit_size) - 1)) == want);
+	}
+	CHECK(byte != 0);
+	// plain integer keys and values: one unnamed field each
+	Stage counts(Keys{{"prog", prog_path("xdp_proto_count")}});
+	REQUIRE(counts.rc == 0);
+	const lrx_map_layout *pl = counts.map("proto_count")->layout;
+	REQUIRE(pl != nullptr);
+	REQUIRE(pl->n_fields == 2);
+	check_field(pl, LRX_MAP_KEY, "", 0, 4, 1, LRX_MAP_UINT);
+	check_field(pl, LRX_MAP_VALUE, "", 0, 8, 1, LRX_MAP_UINT);
+	LRX_REQUIRE_POOL_FULL(mp);
+}
+
+TEST_CASE("maps: a type the layout cannot hold gives no layout (the bytes only)",
+	  "[xdp][maps]")
+{
+	btf *b = btf__new_empty();
+	REQUIRE(b != nullptr);
+	int u32 = btf__add_int(b, "unsigned int", 4, 0);
+	REQUIRE(u32 > 0);
+	// more members than LRX_MAP_FIELDS_MAX
+	int wide = btf__add_struct(b, "wide", 4 * (LRX_MAP_FIELDS_MAX + 1));
+	REQUIRE(wide > 0);
+	for (unsigned i = 0; i <= LRX_MAP_FIELDS_MAX; i++)
+		REQUIRE(btf__add_field(b, ("f" + std::to_string(i)).c_str(), u32, 32 * i, 0) == 0);
+	// a struct that contains itself (malformed BTF)
+	int loop = btf__add_struct(b, "loop", 8);
+	REQUIRE(loop > 0);
+	REQUIRE(btf__add_field(b, "self", loop, 0, 0) == 0);
+	// arrays of arrays of padding-only structs: no field, but too much to walk
+	int empty = btf__add_struct(b, "empty", 4); // padding only
+	REQUIRE(empty > 0);
+	int nested = empty;
+	for (int level = 0; level < 5; level++) { // 24^5 elements, 30 MiB
+		nested = btf__add_array(b, u32, nested, LRX_MAP_FIELDS_MAX);
+		REQUIRE(nested > 0);
+	}
+	// a float: bytes
+	int flt = btf__add_float(b, "double", 8);
+	REQUIRE(flt > 0);
+	lrx_map_layout l;
+	CHECK(lrx_btf_map_layout(b, u32, wide, 4, 4 * (LRX_MAP_FIELDS_MAX + 1), &l) == -E2BIG);
+	CHECK(l.n_fields == 0);
+	CHECK(lrx_btf_map_layout(b, u32, loop, 4, 8, &l) == -EINVAL);
+	CHECK(l.n_fields == 0);
+	CHECK(lrx_btf_map_layout(b, u32, nested, 4, 8, &l) == -E2BIG);
+	CHECK(lrx_btf_map_layout(b, u32, btf__add_array(b, u32, empty, 1000), 4, 8, &l) == -E2BIG);
+	// a type larger than the map says its value is
+	CHECK(lrx_btf_map_layout(b, u32, wide, 4, 8, &l) == -EINVAL);
+	REQUIRE(lrx_btf_map_layout(b, u32, flt, 4, 8, &l) == 0);
+	REQUIRE(l.n_fields == 2);
+	CHECK(l.fields[1].kind == LRX_MAP_BYTES);
+	CHECK(l.fields[1].size == 8);
+	// no BTF type for the key (__uint(key_size, 4)): the value's only
+	REQUIRE(lrx_btf_map_layout(b, 0, u32, 4, 4, &l) == 0);
+	REQUIRE(l.n_fields == 1);
+	CHECK(l.fields[0].part == LRX_MAP_VALUE);
+	btf__free(b);
 }

@@ -621,6 +621,104 @@ std::string hex_of(const uint8_t *b, size_t n)
 
 } // namespace
 
+namespace {
+
+// The object at path run by the kernel (BPF_PROG_TEST_RUN on each frame,
+// into k's maps) and by the binary (a pcap of the same frames; its JSON
+// summary into *summary). Returns "" or why it could not run (a skip).
+std::string run_kernel_and_listrx(KernelProg &k, const std::string &path, bool filter,
+				  const std::vector<Frame> &frames, nlohmann::json *summary)
+{
+	if (k.fd < 0)
+		return k.why;
+	if (filter) {
+		uint16_t key = 53;
+		uint64_t zero = 0;
+		REQUIRE(bpf_map__update_elem(k.map("blocked_ports"), &key, sizeof(key), &zero,
+					     sizeof(zero), BPF_ANY) == 0);
+	}
+	for (const Frame &f : frames) {
+		std::vector<uint8_t> out(f.size() + 512);
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = f.data.data(),
+			    .data_out = out.data(), .data_size_in = (uint32_t)f.size(),
+			    .data_size_out = (uint32_t)out.size(), .repeat = 1);
+		int rc = bpf_prog_test_run_opts(k.fd, &opts);
+		if (rc != 0)
+			return std::string("BPF_PROG_TEST_RUN for XDP failed: ") + strerror(-rc);
+	}
+	const char *bin = std::getenv("LISTRX_BIN");
+	REQUIRE(bin != nullptr);
+	const std::string dir = std::string(LRX_XDP_TEST_PROGS_DIR);
+	const std::string pcap = dir + "/maps-oracle.pcap", js = dir + "/maps-oracle.json";
+	REQUIRE(write_pcap(pcap, frames));
+	std::remove(js.c_str());
+	std::string cmd = std::string(bin) + " --no-huge --no-pci --no-shconf -m 512 --file-prefix lrxmaps" +
+			  std::to_string(getpid()) + " --vdev net_pcap0,rx_pcap=" + pcap +
+			  " -- --packets " + std::to_string(frames.size()) +
+			  " --duration 30 --stats-period 0 --xdp-prog " + path +
+			  (filter ? " --set stage.xdp.map_init=blocked_ports:53=0" : "") + " --json " +
+			  js + " >/dev/null 2>&1";
+	INFO(cmd);
+	REQUIRE(std::system(cmd.c_str()) == 0);
+	FILE *jf = std::fopen(js.c_str(), "r");
+	REQUIRE(jf != nullptr);
+	*summary = nlohmann::json::parse(jf);
+	std::fclose(jf);
+	std::remove(pcap.c_str());
+	std::remove(js.c_str());
+	REQUIRE((*summary)["rx_packets"] == frames.size());
+	REQUIRE(summary->contains("maps"));
+	return "";
+}
+
+// bpftool -j's nested members as dotted paths, as the report names them;
+// a bitfield, which bpftool writes as a hex string ("0x5"), as its number
+void flatten(const nlohmann::json &v, const std::string &prefix, nlohmann::json &out)
+{
+	if (v.is_string() && v.get<std::string>().rfind("0x", 0) == 0) {
+		out[prefix] = std::stoull(v.get<std::string>().substr(2), nullptr, 16);
+		return;
+	}
+	if (!v.is_object()) {
+		out[prefix] = v;
+		return;
+	}
+	for (const auto &item : v.items())
+		flatten(item.value(), prefix.empty() ? item.key() : prefix + "." + item.key(), out);
+}
+
+// `bpftool -j map dump id N` of the kernel's map: {key hex: formatted}
+std::map<std::string, nlohmann::json> bpftool_formatted(bpf_map *m, std::string *why)
+{
+	bpf_map_info info{};
+	__u32 len = sizeof(info);
+	std::map<std::string, nlohmann::json> out;
+	if (bpf_obj_get_info_by_fd(bpf_map__fd(m), &info, &len) != 0) {
+		*why = "no map id";
+		return out;
+	}
+	std::string cmd = "bpftool -j map dump id " + std::to_string(info.id) + " 2>/dev/null";
+	FILE *p = popen(cmd.c_str(), "r");
+	std::string text;
+	char buf[4096];
+	size_t n;
+	while (p && (n = std::fread(buf, 1, sizeof(buf), p)) > 0)
+		text.append(buf, n);
+	if (!p || pclose(p) != 0 || text.empty()) {
+		*why = "bpftool -j map dump failed (bpftool not installed?)";
+		return out;
+	}
+	for (const auto &e : nlohmann::json::parse(text)) {
+		std::string key;
+		for (const auto &b : e["key"])
+			key += (key.empty() ? "" : " ") + b.get<std::string>().substr(2);
+		out[key] = e["formatted"];
+	}
+	return out;
+}
+
+} // namespace
+
 // The binary's map dump (JSON "maps", as bpftool map dump) after a run
 // over the oracle frames equals the kernel's map after BPF_PROG_TEST_RUN
 // of the same object on the same frames: every key, every value.
@@ -631,53 +729,17 @@ TEST_CASE("kernel parity of the map dump: the JSON summary's maps equal the kern
 		WARN("SKIPPED: kernel parity needs root (BPF_PROG_TEST_RUN)");
 		return;
 	}
-	const char *bin = std::getenv("LISTRX_BIN");
-	REQUIRE(bin != nullptr);
 	const auto frames = oracle_frames();
-	const std::string dir = std::string(LRX_XDP_TEST_PROGS_DIR);
-	const std::string pcap = dir + "/maps-oracle.pcap", js = dir + "/maps-oracle.json";
-	REQUIRE(write_pcap(pcap, frames));
 	for (const char *prog : {"xdp_proto_count", "xdp_port_filter"}) {
 		INFO("program " << prog);
 		const bool filter = std::string(prog) == "xdp_port_filter";
 		KernelProg k(prog_path(prog));
-		if (k.fd < 0) {
-			WARN("SKIPPED: " << k.why);
+		nlohmann::json s;
+		std::string why = run_kernel_and_listrx(k, prog_path(prog), filter, frames, &s);
+		if (!why.empty()) {
+			WARN("SKIPPED: " << why);
 			return;
 		}
-		if (filter) {
-			uint16_t key = 53;
-			uint64_t zero = 0;
-			REQUIRE(bpf_map__update_elem(k.map("blocked_ports"), &key, sizeof(key),
-						     &zero, sizeof(zero), BPF_ANY) == 0);
-		}
-		for (const Frame &f : frames) {
-			std::vector<uint8_t> out(f.size() + 512);
-			LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = f.data.data(),
-				    .data_out = out.data(), .data_size_in = (uint32_t)f.size(),
-				    .data_size_out = (uint32_t)out.size(), .repeat = 1);
-			int rc = bpf_prog_test_run_opts(k.fd, &opts);
-			if (rc != 0) {
-				WARN("SKIPPED: BPF_PROG_TEST_RUN for XDP failed: " << strerror(-rc));
-				return;
-			}
-		}
-		std::remove(js.c_str());
-		std::string cmd = std::string(bin) +
-				  " --no-huge --no-pci --no-shconf -m 512 --file-prefix lrxmaps" +
-				  std::to_string(getpid()) + " --vdev net_pcap0,rx_pcap=" + pcap +
-				  " -- --packets " + std::to_string(frames.size()) +
-				  " --duration 30 --stats-period 0 --xdp-prog " + prog_path(prog) +
-				  (filter ? " --set stage.xdp.map_init=blocked_ports:53=0" : "") +
-				  " --json " + js + " >/dev/null 2>&1";
-		INFO(cmd);
-		REQUIRE(std::system(cmd.c_str()) == 0);
-		FILE *jf = std::fopen(js.c_str(), "r");
-		REQUIRE(jf != nullptr);
-		nlohmann::json s = nlohmann::json::parse(jf);
-		std::fclose(jf);
-		REQUIRE(s["rx_packets"] == frames.size());
-		REQUIRE(s.contains("maps"));
 		for (const auto &jm : s["maps"]) {
 			std::string name = jm["name"];
 			INFO("map " << name);
@@ -700,6 +762,49 @@ TEST_CASE("kernel parity of the map dump: the JSON summary's maps equal the kern
 		}
 		CHECK(s["maps"].size() == (filter ? 2u : 1u));
 	}
-	std::remove(pcap.c_str());
-	std::remove(js.c_str());
+}
+
+// The decoded entries (JSON "formatted": the key and value by their BTF
+// types) equal `bpftool -j map dump`'s of the kernel's map after the same
+// frames: integers, text, arrays, nested members, bitfields.
+TEST_CASE("map entries decoded by BTF equal bpftool map dump's of the kernel's map",
+	  "[xdp][kernel][maps]")
+{
+	if (geteuid() != 0) {
+		WARN("SKIPPED: the bpftool comparison needs root (BPF_PROG_TEST_RUN)");
+		return;
+	}
+	const auto frames = oracle_frames();
+	for (const std::string &path : {prog_path("xdp_proto_count"), prog_path("xdp_port_filter"),
+					test_prog_path("map_typed")}) {
+		INFO("object " << path);
+		KernelProg k(path);
+		nlohmann::json s;
+		std::string why = run_kernel_and_listrx(
+			k, path, path.find("xdp_port_filter") != std::string::npos, frames, &s);
+		if (!why.empty()) {
+			WARN("SKIPPED: " << why);
+			return;
+		}
+		for (const auto &jm : s["maps"]) {
+			std::string name = jm["name"];
+			INFO("map " << name);
+			std::map<std::string, nlohmann::json> kernel = bpftool_formatted(
+				k.map(name.c_str()), &why);
+			if (!why.empty()) {
+				WARN("SKIPPED: " << why);
+				return;
+			}
+			REQUIRE(kernel.size() == jm["entries"].size());
+			for (const auto &e : jm["entries"]) {
+				INFO("entry " << e.dump());
+				REQUIRE(e.contains("formatted"));
+				REQUIRE(kernel.count(e["key"]) == 1);
+				nlohmann::json want, got;
+				flatten(kernel[e["key"]], "", want);
+				flatten(e["formatted"], "", got);
+				CHECK(got == want);
+			}
+		}
+	}
 }
