@@ -17,6 +17,7 @@ from .listrx import STOP_SIGNALS, BenchError, notice_once
 EPILOG = """examples:
   listrx-bench headline --out headline/
   listrx-bench cree --out cree/            (seed 001's table; the kernel's rows as root)
+  listrx-bench paired --engines packet,burst  (engines interleaved in one process)
   listrx-bench seeds --out seeds/          (every seed's table: published, listrx, kernel)
   listrx-bench sweep --out results/ --counters time,cachegrind
   listrx-bench report results/
@@ -29,7 +30,7 @@ On a real NIC (as root, hugepages, NIC bound to vfio-pci, PCM's msr module):
 docs/measuring.md explains the method and each figure."""
 
 # the sub-commands, in the order --help lists them: modules of this package
-COMMANDS = ("headline", "sweep", "report", "compare", "latency", "kernel", "cree",
+COMMANDS = ("headline", "paired", "sweep", "report", "compare", "latency", "kernel", "cree",
             "seeds", "gro_synth", "xdp_udp64", "synth_rx", "scale")
 
 

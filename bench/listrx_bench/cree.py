@@ -25,7 +25,7 @@ import struct
 import sys
 import tempfile
 
-from . import grid, headline, kernel, kernel_model
+from . import grid, headline, interleave, kernel, kernel_model
 from .listrx import BenchError, Listrx, machine_info, provenance, shared_cpu_pct
 from .options import add_common, add_out, convert
 from .stats import MIN_PAIRS, caveat, is_unavailable, unavailable
@@ -212,9 +212,56 @@ def row_check(row, summary):
     return {"ok": rx > 0, "text": "%d packets over %d RX queues %s" % (rx, row["queues"], q)}
 
 
+def measure_row_interleaved(lx, row, art, args, tmp, log):
+    """The packet and burst engines and the A/A control interleaved in one
+    process (interleave.py), --paired-reps runs (the engines listed rotated),
+    pairs pooled: the gain of each pair of adjacent windows, disturbed
+    windows left out; the check of the first run."""
+    sets, pipeline = row_files(row, art, tmp)
+    engines = ["packet", "burst"]
+    labels, _ = interleave.interleave_arg(engines)
+    polls = max(1, interleave.window_polls(64) // row["queues"])
+    summaries, runs, check = [], [], None
+    for rep in range(args.paired_reps):
+        path = os.path.join(tmp, "%s-interleave-%d.json" % (row["row"], rep))
+        order = labels[rep % len(labels):] + labels[:rep % len(labels)]
+        cmd = row_command(lx, row, "packet", sets, pipeline, args.paired_duration, path,
+                          args.eal)
+        cmd += ["--interleave", ",".join(headline.grid.engine_arg(e) for e in order),
+                "--window-polls", str(polls), "--window-us", str(interleave.WINDOW_US)]
+        summary, err, info = lx.run(cmd, path, timeout=args.timeout + args.paired_duration)
+        if err:
+            raise BenchError("%s, interleaved: %s\n  %s" % (row["row"], err, info["command"]))
+        summaries.append(summary)
+        runs.append({"rep": rep, "command": info["command"],
+                     "rx_packets": summary.get("rx_packets"), "load": interleave.loadavg(),
+                     "shared_cpu_pct": shared_cpu_pct(info["output"])})
+        if check is None:
+            check = row_check(row, summary)
+            check["command"] = info["command"]
+    res = interleave.compare_engines(summaries, engines, shared_runs=[
+        r["rep"] for r in runs if r["shared_cpu_pct"] is not None])
+    c, aa = res["burst"], res["packet" + headline.grid.AA_SUFFIX]
+    log("  %-18s %s" % (row["row"], c["text"]))
+    shared = sum(1 for r in runs if r["shared_cpu_pct"] is not None)
+    return {"gain": c["ratio"], "ci": c["ci"], "level": c["level"], "resolved": c["resolved"],
+            "resolution": c["resolution"], "pairs": c["pairs"], "min": c["min"],
+            "max": c["max"], "shared": c["shared"], "comparison": c,
+            "shared_cpu_runs": shared,
+            "caveat": caveat(c, figure=pct, unit=""),
+            "aa": {"gain": aa["ratio"], "ci": aa["ci"],
+                                        "resolved": aa["resolved"], "caveat": caveat(aa)},
+            "aa_note": c.get("aa_caveat"), "windows_text": c["windows_text"],
+            "ns_per_packet": {"packet": c["base"], "burst": c["other"]},
+            "runs": runs, "check": check, "pipeline": pipeline, "sets": sets,
+            "method": "interleave"}
+
+
 def measure_row(lx, row, art, args, tmp, log):
     """Alternating repetitions of the packet and burst engines; the paired
     gain and the check of the first run."""
+    if getattr(args, "method", "processes") == "interleave":
+        return measure_row_interleaved(lx, row, art, args, tmp, log)
     sets, pipeline = row_files(row, art, tmp)
     pairs, runs, check, shared = {}, [], None, set()
     for rep in range(args.reps):
@@ -274,7 +321,13 @@ def cell(fig):
     if not fig.get("comparison"):
         return "n/a" if fig.get("gain") is None else "%s (%s)" % (
             pct(fig["gain"]), fig.get("resolution") or "no interval")
-    return caveat(fig["comparison"], figure=pct, unit="")
+    text = fig.get("caveat") or caveat(fig["comparison"], figure=pct, unit="")
+    aa = fig.get("aa")
+    if aa and aa.get("gain") is not None and aa["ci"][0] is not None:
+        text += "; A/A %.3f [%.3f–%.3f]%s; %s" % (
+            aa["gain"], aa["ci"][0], aa["ci"][1],
+            "; " + fig["aa_note"] if fig.get("aa_note") else "", fig["windows_text"])
+    return text
 
 
 def markdown(doc):
@@ -282,15 +335,7 @@ def markdown(doc):
              "%s, host %s (%s), load average %s before, %s after." % (
                  doc["date"], doc["host"].get("hostname"), doc["host"].get("cpu_model"),
                  doc["load"]["before"], doc["load"]["after"]),
-             "", "Gain: per-packet ns/packet over listified ns/packet, the median of the "
-             "per-pair ratios as a change in %%; in brackets the 95 %% interval of that "
-             "median; the pairs; those in which a run shared its CPU (listrx warned that the "
-             "polling CPU was busy before the start); resolved when the interval excludes "
-             "+0 %% with %d pairs at least, else why not (docs/measuring.md, \"One "
-             "comparison\"). listrx: packet vs burst "
-             "engine, burst 64, %d alternating repetitions of %.2f s, a pair per repetition. "
-             "Kernel: gro_normal_batch 1 vs 64, a pair per two adjacent windows (listrx-bench "
-             "kernel)." % (MIN_PAIRS, doc["reps"], doc["duration"]), "",
+             "", method_line(doc), "",
              "| row | Cree 2018 | listrx retpoline | listrx plain | kernel (this host) | "
              "checks |", "|---|---|---|---|---|---|"]
     for r in doc["rows"]:
@@ -310,6 +355,30 @@ def markdown(doc):
     if doc.get("notes"):
         lines += ["Notes:", ""] + ["- " + n for n in doc["notes"]] + [""]
     return "\n".join(lines)
+
+
+def method_line(doc):
+    """How the listrx columns were timed."""
+    if doc.get("method") == "interleave":
+        return ("Gain: per-packet ns/packet over listified ns/packet, the median of the "
+                "per-pair ratios as a change in %%; in brackets the 95 %% interval of that "
+                "median; the pairs; resolved when the interval excludes +0 %% with %d pairs "
+                "at least, else why not (docs/measuring.md, \"One comparison\"). listrx: "
+                "the packet and burst engines (burst 64) and the A/A control (packet against "
+                "itself, as a ratio) interleaved in one process, %d run(s) of %.1f s per row "
+                "and flavour, a pair per run (the median of its pairs of adjacent windows, the "
+                "windows the OS disturbed left out and counted) (docs/measuring.md, \"Interleaved windows\"). Kernel: "
+                "gro_normal_batch 1 vs 64, a pair per two adjacent windows (listrx-bench "
+                "kernel)." % (MIN_PAIRS, doc["paired_reps"], doc["paired_duration"]))
+    return ("Gain: per-packet ns/packet over listified ns/packet, the median of the "
+            "per-pair ratios as a change in %%; in brackets the 95 %% interval of that "
+            "median; the pairs; those in which a run shared its CPU (listrx warned that the "
+            "polling CPU was busy before the start); resolved when the interval excludes "
+            "+0 %% with %d pairs at least, else why not (docs/measuring.md, \"One "
+            "comparison\"). listrx: packet vs burst "
+            "engine, burst 64, %d alternating repetitions of %.2f s, a pair per repetition. "
+            "Kernel: gro_normal_batch 1 vs 64, a pair per two adjacent windows (listrx-bench "
+            "kernel)." % (MIN_PAIRS, doc["reps"], doc["duration"]))
 
 
 def loadavg():
@@ -354,6 +423,10 @@ def measure(args, argv, log, run_done=None):
     doc = {"command": shlex.join(["listrx-bench"] + list(argv)),
            "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
            "reps": args.reps, "duration": args.duration,
+           # callers without the options (listrx-bench seeds) time processes
+           "method": getattr(args, "method", "processes"),
+           "paired_reps": getattr(args, "paired_reps", None),
+           "paired_duration": getattr(args, "paired_duration", None),
            "load": {"before": loadavg()},
            "flavours": bins, "mitigations": headline.kernel_mitigations(),
            "notes": [
@@ -459,6 +532,17 @@ def add_parser(sub):
                     "resolved (default: %%(default)s)" % MIN_PAIRS)
     cp.add_argument("--duration", type=float, default=0.3,
                     help="seconds per listrx run (default: %(default)s)")
+    cp.add_argument("--method", choices=("interleave", "processes"), default="interleave",
+                    help="how listrx's gain is timed: interleave (packet, burst and the A/A "
+                    "control polled in turn in one process, adjacent windows paired) or "
+                    "processes (alternating processes, --reps x --duration) "
+                    "(default: %(default)s)")
+    cp.add_argument("--paired-duration", type=float, default=interleave.DURATION,
+                    help="interleave: seconds per run (default: %(default)s)")
+    cp.add_argument("--paired-reps", type=int, default=interleave.RUNS,
+                    help="interleave: runs per row and flavour, a pair each; 6 give a 95 %% "
+                    "interval, 9 one that a single deviant run does not set "
+                    "(default: %(default)s)")
     cp.add_argument("--kernel", choices=("auto", "on", "off"), default="auto",
                     help="the kernel's rows: auto (when root and possible, else the "
                     "reason), on (fail when not possible), off (default: %(default)s)")
@@ -473,6 +557,9 @@ def cmd_cree(args, argv):
         raise BenchError("--reps %d: want at least 2 (a gain needs pairs)" % args.reps)
     if not args.duration > 0:
         raise BenchError("--duration %s: want seconds > 0" % args.duration)
+    if args.paired_reps < 1 or not args.paired_duration > 0:
+        raise BenchError("--paired-reps %d --paired-duration %s: want at least 1 run of "
+                         "more than 0 s" % (args.paired_reps, args.paired_duration))
     if args.kernel_pairs < 2:
         raise BenchError("--kernel-pairs %d: want at least 2" % args.kernel_pairs)
     return run_cree(args, argv)

@@ -18,7 +18,7 @@ import shlex
 import sys
 import time
 
-from . import backends, grid, report, results
+from . import backends, grid, interleave, report, results
 from .listrx import (BenchError, Listrx, caches_source, find_binary, machine_info,
                      provenance)
 from .options import (add_cg_caches, add_common, add_out, convert, positive_float,
@@ -45,6 +45,12 @@ QUICK = {"engines": "packet,burst,graph", "bursts": "1,64,256", "footprints": "0
 FULL = {"engines": "packet,burst,hybrid:2,static,graph", "bursts": "1,8,32,64,128,256",
         "footprints": "0,L1i,2xL1i,4xL1i", "reps": MIN_PAIRS, "duration": 0.25}
 ADAPTIVE = {"max_reps": 15, "spread": 10.0, "max_time": 420.0}
+# --method interleave: per burst and footprint, REPS interleaved runs of
+# DURATION seconds (every engine and the A/A control in each), a pair per
+# run (the median of its window pairs), the cells' runs in rounds;
+# the sweep then runs each cell once (its Mpps column is not used, its
+# zoom-in, delivery check and cachegrind are)
+PAIRED = {"duration": interleave.DURATION, "reps": interleave.RUNS}
 # the columns of the one headline table (stdout, headline.md, report)
 INDIRECT = "indirect/pkt (Bi + thunks)"
 HEADER = ["engine", "burst", "footprint KB", "Mpps", "ns/pkt", "packet ns/pkt, same pairs",
@@ -70,7 +76,21 @@ def add_parser(sub):
                    "again as a cell of its own" % QUICK["engines"])
     p.add_argument("--aa", action="store_true",
                    help="add packet-aa: the packet engine again, paired with packet like "
-                   "every engine (an A/A comparison: what noise alone gives)")
+                   "every engine (an A/A comparison: what noise alone gives; --method "
+                   "interleave always has it)")
+    p.add_argument("--method", choices=("interleave", "processes"), default="interleave",
+                   help="how the speedups are timed: interleave (the engines polled in turn "
+                   "in one process, adjacent windows paired, disturbed windows left out, "
+                   "an A/A control in every run) or processes (a process per engine, "
+                   "alternating repetitions paired, as before) (default: %(default)s)")
+    p.add_argument("--paired-duration", type=convert(positive_float),
+                   default=PAIRED["duration"],
+                   help="interleave: seconds per interleaved run (default: %(default)s)")
+    p.add_argument("--paired-reps", type=convert(positive_int), default=PAIRED["reps"],
+                   help="interleave: interleaved runs per burst and footprint, in rounds "
+                   "over the cells, a pair per run; 6 give a 95 %% interval, 9 one that a single "
+                   "deviant run does not set "
+                   "(default: %(default)s)")
     p.add_argument("--bursts", type=convert(grid.parse_bursts, "burst size"), default=None,
                    help="burst sizes (default %s)" % QUICK["bursts"])
     p.add_argument("--footprints", default=None, type=convert(grid.split_list, "footprint"),
@@ -102,12 +122,19 @@ def add_parser(sub):
 
 def cmd_headline(args, argv):
     grid_ = FULL if args.full else QUICK
+    reps_given = args.reps is not None
     for key in ("engines", "bursts", "footprints", "reps", "duration"):
         if getattr(args, key) is None:
             value = grid_[key]
             setattr(args, key, {"engines": grid.parse_engines, "bursts": grid.parse_bursts,
                                 "footprints": grid.split_list}.get(key, lambda v: v)(value))
-    if args.aa and "packet-aa" not in args.engines:
+    if args.method == "interleave":
+        # one timed run per cell: the speedups come from the interleaved
+        # runs, with their A/A control
+        args.reps = args.reps if reps_given else 1
+        args.max_reps = args.reps
+        args.engines = [e for e in args.engines if not e.endswith(grid.AA_SUFFIX)]
+    if args.aa and args.method == "processes" and "packet-aa" not in args.engines:
         args.engines.insert(args.engines.index("packet") + 1 if "packet" in args.engines else 0,
                             "packet-aa")
     if args.cg_burst not in args.bursts:
@@ -271,19 +298,63 @@ NO_COMPARISON = {"base_mpps": None, "base_ns_per_packet": None, "speedup": None,
                  "speedup_min": None, "speedup_max": None, "speedup_ci": None,
                  "speedup_level": None, "ci_width_pct": None, "saved_ns_per_packet": None,
                  "pairs": None, "clean_pairs": None, "shared_cpu_pairs": None, "left_out": [],
-                 "resolved": None, "resolution": None, "comparison": None}
+                 "resolved": None, "resolution": None, "comparison": None, "caveat": None,
+                 "windows_text": None, "aa_caveat": None}
 
 
-def headline_rows(flavour, rows, cg_burst, matches):
+def paired_figures(c, side="other"):
+    """A row's figures from an interleaved comparison (interleave.comparison,
+    a pair per run): the median run's sides, as comparison_figures takes
+    them from paired repetitions. side="base": the packet row's own, from
+    the A/A control's packet side."""
+    ns = c[side]
+    figs = {"reps": c["pairs"], "stalled_reps": [], "mpps": 1e3 / ns if ns else None,
+            "mpps_min": None, "mpps_max": None, "ns_per_packet": ns}
+    if side == "base":
+        return figs
+    if c["ratio"] is None:  # no clean pair: said, not computed
+        figs.update(pairs=len(c["left_out"]), clean_pairs=0, resolved=False,
+                    resolution=c["resolution"], windows_text=c["windows_text"])
+        return figs
+    figs.update({
+        "base_mpps": 1e3 / c["base"], "base_ns_per_packet": c["base"], "speedup": c["ratio"],
+        "speedup_min": c["min"], "speedup_max": c["max"], "speedup_ci": c["ci"],
+        "speedup_level": c["level"], "ci_width_pct": c["width_pct"],
+        "saved_ns_per_packet": c["saving"], "pairs": c["pairs"] + len(c["left_out"]),
+        "clean_pairs": c["pairs"], "shared_cpu_pairs": c["shared"], "left_out": [],
+        "resolved": c["resolved"], "resolution": c["resolution"],
+        "caveat": caveat(c), "windows_text": c["windows_text"],
+        "aa_caveat": c.get("aa_caveat"), "comparison": c})
+    return figs
+
+
+def paired_counts(m, engine):
+    """A row's runs, shared-CPU runs and delivery from its interleaved
+    runs (the sweep's runs time nothing then)."""
+    tot = {k: sum((r.get(engine) or {}).get(k, 0) for r in m["rx"])
+           for k in ("rx_packets", "delivered", "dropped")}
+    share = tot["delivered"] / tot["rx_packets"] if tot["rx_packets"] else None
+    return dict(tot, runs=len(m["runs"]), shared_cpu_runs=len(m["shared"]),
+                delivered_share=share,
+                low_delivery=share is not None and share < LOW_DELIVERY)
+
+
+def headline_rows(flavour, rows, cg_burst, matches, paired=None):
     """One row per (engine, burst, footprint) from a flavour's sweep rows.
     An engine's row is one comparison with the packet cell of the same
     burst and footprint (comparison_figures: every figure from the same
     pairs); the packet row's own figures are over its runs that did not
-    stall."""
+    stall. paired: {(burst, footprint KB): interleave.measure_cells's}:
+    the comparisons (and the A/A control's row) come from the interleaved
+    runs instead, the rest of each row from the sweep."""
     cells = {}
     for r in rows:
         if r.get("status") == "ok":
             cells.setdefault((r["engine"], int(r["burst"]), int(r["footprint_kb"])), []).append(r)
+    for (burst, fp), m in (paired or {}).items():
+        aa = "packet" + grid.AA_SUFFIX
+        if aa in m["comparisons"] and ("packet", burst, fp) in cells:
+            cells.setdefault((aa, burst, fp), cells[("packet", burst, fp)])
     out = []
     for (engine, burst, fp), rs in cells.items():
         shares = [r.get("delivered_share") for r in rs
@@ -300,7 +371,16 @@ def headline_rows(flavour, rows, cg_burst, matches):
                "drop_reasons": rs[0].get("drop_reasons"),
                "low_delivery": any(low_delivery(r) for r in rs)}
         row.update(NO_COMPARISON)
-        if engine == "packet":
+        m = (paired or {}).get((burst, fp))
+        if m is not None:
+            row.update(paired_counts(m, engine))
+            comps = m["comparisons"]
+            if engine == "packet" and comps:
+                row.update(paired_figures(comps.get("packet" + grid.AA_SUFFIX)
+                                          or next(iter(comps.values())), "base"))
+            elif engine in comps:
+                row.update(paired_figures(comps[engine]))
+        elif engine == "packet":
             row.update(packet_figures(rs))
         else:
             row.update(comparison_figures(cells.get(("packet", burst, fp), []), rs, engine))
@@ -352,7 +432,11 @@ def verdict_text(h):
     else:
         what = "%s costs %.1f ns/packet more, %s" % (h["engine"], -h["saved_ns_per_packet"],
                                                      sides)
-    detail = caveat(h["comparison"])
+    detail = h.get("caveat") or caveat(h["comparison"])
+    if h.get("windows_text"):
+        detail += "; " + h["windows_text"]
+    if h.get("aa_caveat"):
+        detail += "; " + h["aa_caveat"]
     if h["left_out"]:
         detail += "; left out: " + "; ".join("rep %d: %s" % (x["rep"], x["why"])
                                              for x in h["left_out"])
@@ -436,10 +520,18 @@ def add_tables(d, doc, per_flavour=None):
             continue
         c = doc["contention"][flavour]
         a = doc["adaptive"].get(flavour, {})
-        d.p("%d/%d runs shared their CPU (listrx warned that the polling CPU was busy "
-            "before the start); %d pair(s) left out as stalled. Repetitions: %d, %s." % (
-                c["shared"], c["runs"], c["left_out"], a.get("initial_reps", doc["reps"]),
-                added_text(a)))
+        if doc.get("method") == "interleave":
+            w = [h["windows_text"] for h in hrows if h.get("windows_text")
+                 and h["burst"] == doc["verdict_burst"] and h["engine"] != "packet"]
+            d.p("%d/%d interleaved runs shared their CPU (listrx warned that the polling CPU "
+                "was busy before the start); at burst %d: %s." % (
+                    c["shared"], c["runs"], doc["verdict_burst"], "; ".join(sorted(set(w)))
+                    or "no windows"))
+        else:
+            d.p("%d/%d runs shared their CPU (listrx warned that the polling CPU was busy "
+                "before the start); %d pair(s) left out as stalled. Repetitions: %d, %s." % (
+                    c["shared"], c["runs"], c["left_out"], a.get("initial_reps", doc["reps"]),
+                    added_text(a)))
         d.table(HEADER, table_rows(hrows))
         if flavour == "retpoline":
             d.p("%s: cachegrind's indirect branches (Bi) plus the entries into "
@@ -447,6 +539,19 @@ def add_tables(d, doc, per_flavour=None):
                 "of branching indirectly; in the plain build there is no thunk." % INDIRECT)
         if per_flavour:
             per_flavour(d, flavour, hrows)
+
+
+def method_text(doc):
+    """How an interleaved headline timed its speedups."""
+    p = doc["paired"]
+    return ("Speedups from %d interleaved run(s) of %.1f s per burst and footprint, in "
+            "rounds over the cells: every engine and the A/A control (packet against itself) "
+            "polled in turn in one process, a window of about %d us each; a run's figure is "
+            "the median engine ÷ packet ratio of its pairs of adjacent windows, the windows "
+            "the OS disturbed left out (docs/measuring.md, \"Interleaved windows\"); the "
+            "speedup is the median over the runs with its 95 %% interval, the Mpps and ns/pkt "
+            "beside it the median run's; the other columns from one run per cell." % (
+                p["reps"], p["duration_s"], p["window_us"]))
 
 
 def added_text(a):
@@ -510,7 +615,15 @@ def write_headline_report(out_dir, doc):
     d = report.Doc()
     d.h(1, "listrx headline: what listification saves on the kernel RX path")
     add_verdict(d, doc)
-    d.p("Command: `%s`. Pipeline %s, traffic %s, %d alternating repetitions of %.2f s per "
+    if doc.get("method") == "interleave":
+        d.p("Command: `%s`. Pipeline %s, traffic %s. %s Cachegrind (callgrind, simulated "
+            "I1/D1/LL %s, %s) at burst %d. Elapsed %s." % (
+                doc["command"], doc["pipeline"], doc["profile"], method_text(doc),
+                " ".join("%s=%s" % kv for kv in sorted(doc["cachegrind_caches"].items())),
+                doc["cachegrind_caches_source"], doc["verdict_burst"],
+                _clock(doc["elapsed_s"])))
+    else:
+        d.p("Command: `%s`. Pipeline %s, traffic %s, %d alternating repetitions of %.2f s per "
         "cell first, then repetitions added to the verdict's cells while their 95 %% interval "
         "was wider than %g %% (at most %d repetitions, %s in all); speedup = the median of "
         "packet ns/pkt ÷ engine ns/pkt paired by repetition, a pair with a stalled side left "
@@ -616,10 +729,21 @@ def adaptive_reps(args, flavour, sw, cells, progress, t0, state, flavours_left):
     return more if args.max_reps > args.reps else None
 
 
+def paired_cells(cells):
+    """One cell per (burst, footprint) of the packet engine: what an
+    interleaved run measures, every engine in it."""
+    return [c for c in cells if c["engine"] == "packet"]
+
+
+def loadavg():
+    return interleave.loadavg()
+
+
 def run_headline(args, argv, stream=None):
     stream = stream or sys.stdout
     t0 = time.monotonic()
     started = datetime.datetime.now().isoformat(timespec="seconds")
+    load0 = loadavg()
     out_dir = args.out
     binaries = flavour_binaries(args.listrx, args.listrx_retpo)
     mit = kernel_mitigations()
@@ -649,6 +773,10 @@ def run_headline(args, argv, stream=None):
             reason = perf_reason(lx, sub)
             status["perf"] = "ok" if reason is None else unavailable(reason)
         fl_counters = counters + (["perf"] if status["perf"] == "ok" else [])
+        if args.method == "interleave":
+            # the interleaved runs time the engines and count what they
+            # delivered; the sweep runs the zoom-in and cachegrind
+            fl_counters = [c for c in fl_counters if c != "time"]
         build = lx.version().get("build") or ""
         if "sanitize=" in build and "cachegrind" in fl_counters:
             # valgrind cannot run an ASan-instrumented binary
@@ -666,10 +794,20 @@ def run_headline(args, argv, stream=None):
     progress = Progress(enabled=not args.quiet)
     for _, _, sargs, sw, cells in plan:
         sw.plan(progress, cells, sargs.reps)
+        if args.method == "interleave":
+            interleave.plan_cells(progress, paired_cells(cells), args.paired_reps,
+                                  args.paired_duration)
     progress.show("%d runs, %s" % (progress.total, ", ".join(p[0] for p in plan)))
-    all_rows, sweep_rows, adaptive = [], [], {}
+    all_rows, sweep_rows, adaptive, paired = [], [], {}, {}
     for i, (flavour, lx, sargs, sw, cells) in enumerate(plan):
         adaptive[flavour] = {}
+        if args.method == "interleave":
+            # before the sweep: its cachegrind phase would share the CPUs
+            paired[flavour] = interleave.measure_cells(
+                lx, paired_cells(cells), [e for e in args.engines], os.path.join(sargs.out,
+                                                                                   "runs"),
+                duration=args.paired_duration, reps=args.paired_reps, timeout=args.timeout,
+                progress=progress, label_prefix=flavour + " ")
         rows = sw.run(cells, sargs.reps, progress=progress, label_prefix=flavour + " ",
                       more=adaptive_reps(args, flavour, sw, cells, progress, t0,
                                          adaptive[flavour], len(plan) - i))
@@ -679,7 +817,8 @@ def run_headline(args, argv, stream=None):
         results.write(sargs.out, meta, rows)
         report.write_report(sargs.out, title="listrx headline, %s build" % flavour,
                             zoom_burst=args.cg_burst)
-        all_rows += headline_rows(flavour, rows, args.cg_burst, flavour == kernel_flavour)
+        all_rows += headline_rows(flavour, rows, args.cg_burst, flavour == kernel_flavour,
+                                  paired.get(flavour))
     progress.close()
     for name, st in plan[0][3].status.items():
         status.setdefault(name, st)
@@ -702,6 +841,14 @@ def run_headline(args, argv, stream=None):
            "cachegrind_caches_source": caches_source(args.cg_caches),
            "machine": machine_info(plan[0][1]),
            "provenance": provenance([p[1] for p in plan]), "adaptive": adaptive,
+           "method": args.method, "load_average": {"start": load0, "end": loadavg()},
+           "paired": {"duration_s": args.paired_duration, "reps": args.paired_reps,
+                      "window_us": interleave.WINDOW_US,
+                      "runs": {f: {"b%d fp%d" % k: {kk: v[kk] for kk in ("runs", "commands",
+                                                                          "load", "rx")}
+                                   for k, v in cells_.items()}
+                               for f, cells_ in paired.items()}}
+           if args.method == "interleave" else None,
            "contention": {f: contention([h for h in all_rows if h["flavour"] == f])
                           for f in FLAVOURS},
            "verdicts": verdicts(all_rows, args.cg_burst), "rows": all_rows}
@@ -721,11 +868,15 @@ def write_headline(out_dir, doc, stream):
     with open(os.path.join(out_dir, "headline.md"), "w") as f:
         f.write(d.markdown(out_dir))
     out = report.Doc()
-    out.p("listrx headline: pipeline %s, traffic %s, %d alternating reps x %.2f s (+ adaptive, "
-          "up to %d), cachegrind at burst %d (backends: %s)" % (
-              doc["pipeline"], doc["profile"], doc["reps"], doc["duration_s"], doc["max_reps"],
-              doc["cg_burst"], ", ".join(k for k, v in doc["backends"].items() if v == "ok")
-              or "time"))
+    timing = (method_text(doc) if doc.get("method") == "interleave" else
+              "%d alternating reps x %.2f s (+ adaptive, up to %d)" % (
+                  doc["reps"], doc["duration_s"], doc["max_reps"]))
+    out.p("listrx headline: pipeline %s, traffic %s, %s; cachegrind at burst %d (backends: %s)"
+          "; load average %s at the start, %s at the end" % (
+              doc["pipeline"], doc["profile"], timing, doc["cg_burst"],
+              ", ".join(k for k, v in doc["backends"].items() if v == "ok") or "time",
+              (doc.get("load_average") or {}).get("start"),
+              (doc.get("load_average") or {}).get("end")))
     add_tables(out, doc)
     mit = doc["kernel_mitigations"]
     notes = ["kernel: spectre_v2 %s; spec_rstack_overflow %s" % (

@@ -33,6 +33,7 @@ from .kernel_model import (BATCHES, TRAFFIC, add_answer, assign_samples, calibra
                            summarize, write_report)
 from .listrx import (STOP_SIGNALS, BenchError, Listrx, allowed_cpus, find_binary, provenance,
                      shared_cpu_pct, signals_held, stop_process)
+from . import grid, interleave
 from .options import add_common, add_out, allowed_cpu, convert
 from .progress import Progress, StepLog
 from .report import Doc
@@ -810,10 +811,54 @@ def measure_rows(variants, build=None, pairs=None, packets=None, cpu=None, log=N
     return row_figures(windows, None, checks, {v: VARIANTS[v]["what"] for v in variants})
 
 
+def listrx_interleaved_runs(args, config, kind, log, out_dir, lx):
+    """listrx with the calibrated config: packet, burst 64 and the A/A
+    control interleaved in one process, --listrx-paired-reps runs (the
+    engines listed rotated); then one --stats-level cycles run per engine
+    for the zoom-in."""
+    t = TRAFFIC[kind]
+    labels, _ = interleave.interleave_arg(["packet", "burst"])
+    runs = []
+    for rep in range(args.listrx_paired_reps):
+        order = labels[rep % len(labels):] + labels[:rep % len(labels)]
+        path = os.path.join(out_dir, "listrx-%s-interleave-%d.json" % (kind, rep))
+        cmd = ([lx.binary] + lx.eal_args(t["synth"]) +
+               ["--", "--config", config, "--engine", "packet", "--burst", "64",
+                "--stats-level", "counters", "--stats-period", "0", "--json", path,
+                "--duration", str(args.listrx_paired_duration),
+                "--interleave", ",".join(grid.engine_arg(e) for e in order),
+                "--window-polls", str(interleave.window_polls(64)),
+                "--window-us", str(interleave.WINDOW_US)])
+        summary, err, info = lx.run(cmd, path, timeout=120 + args.listrx_paired_duration)
+        if err:
+            raise BenchError("listrx interleaved: %s" % err)
+        runs.append({"rep": rep, "engine": "interleave", "level": "interleave",
+                     "traffic": kind, "summary": summary, "command": info["command"],
+                     "shared_cpu_pct": shared_cpu_pct(info["output"])})
+        log.step("listrx interleaved run %d" % rep, kind="listrx run")
+    for engine in ("packet", "burst"):
+        path = os.path.join(out_dir, "listrx-%s-%s-zoom.json" % (kind, engine))
+        cmd = ([lx.binary] + lx.eal_args(t["synth"]) +
+               ["--", "--config", config, "--engine", engine, "--burst", "64",
+                "--stats-level", "cycles", "--stats-period", "0", "--json", path,
+                "--duration", str(args.listrx_duration)])
+        summary, err, info = lx.run(cmd, path, timeout=120)
+        if err:
+            raise BenchError("listrx %s: %s" % (engine, err))
+        runs.append({"rep": 0, "engine": engine, "level": "cycles", "traffic": kind,
+                     "summary": summary, "command": info["command"],
+                     "shared_cpu_pct": shared_cpu_pct(info["output"])})
+        log.step("listrx zoom %s" % engine, kind="listrx run")
+    return runs
+
+
 def listrx_runs(args, config, kind, log, out_dir):
     """listrx with the calibrated config: packet vs burst 64 (alternating),
-    same traffic; then one --stats-level cycles run each for the zoom-in."""
+    same traffic; then one --stats-level cycles run each for the zoom-in.
+    With --listrx-method interleave: listrx_interleaved_runs."""
     lx = Listrx(args.listrx_binary, lcores=args.lcores)
+    if getattr(args, "listrx_method", "processes") == "interleave":
+        return listrx_interleaved_runs(args, config, kind, log, out_dir, lx)
     t = TRAFFIC[kind]
     runs = []
     for rep in range(args.reps):
@@ -886,7 +931,11 @@ def planned_progress(args):
     windows = sum(n * (2 + 2 * pairs) for n, pairs in series)
     windows += 8 * args.subtraction_pairs if args.subtraction else 0
     p.plan("window", windows, estimate_s=0.1)
-    p.plan("listrx run", 2 * args.reps + 2, estimate_s=args.listrx_duration + 0.5)
+    if getattr(args, "listrx_method", "processes") == "interleave":
+        p.plan("listrx run", args.listrx_paired_reps + 2,
+               estimate_s=args.listrx_paired_duration + 0.5)
+    else:
+        p.plan("listrx run", 2 * args.reps + 2, estimate_s=args.listrx_duration + 0.5)
     return p
 
 
@@ -1035,7 +1084,19 @@ def add_parser(sub):
     kp.add_argument("--listrx-duration", type=float, default=1.0,
                     help="seconds per listrx run (default: %(default)s)")
     kp.add_argument("--reps", type=int, default=7,
-                    help="alternating listrx repetitions (default: %(default)s)")
+                    help="--listrx-method processes: alternating listrx repetitions "
+                    "(default: %(default)s)")
+    kp.add_argument("--listrx-method", choices=("interleave", "processes"),
+                    default="interleave",
+                    help="how listrx's gain is timed: interleave (packet, burst 64 and the A/A "
+                    "control polled in turn in one process, adjacent windows paired, "
+                    "disturbed windows left out) or processes (alternating processes, --reps) "
+                    "(default: %(default)s)")
+    kp.add_argument("--listrx-paired-duration", type=float, default=interleave.DURATION,
+                    help="interleave: seconds per run (default: %(default)s)")
+    kp.add_argument("--listrx-paired-reps", type=int, default=interleave.RUNS,
+                    help="interleave: runs, a pair each, the engines listed rotated; 6 give a "
+                    "95 %% interval (default: %(default)s)")
     kp.add_argument("-v", "--verbose", action="store_true",
                     help="print every window's and every listrx run's line as it is measured "
                     "(kernel-runs.json keeps them anyway); without it a progress line on "
@@ -1061,9 +1122,13 @@ def check_args(args):
     if args.packets < 256 or args.packets % 256:
         raise BenchError("--packets %d: want a multiple of 256 (whole rounds of the veth "
                          "ring), at least 256" % args.packets)
-    for name in ("pairs", "reps"):
+    for name in ("pairs", "reps", "listrx_paired_reps"):
         if getattr(args, name) < 1:
-            raise BenchError("--%s %d: want at least 1" % (name, getattr(args, name)))
+            raise BenchError("--%s %d: want at least 1" % (name.replace("_", "-"),
+                                                          getattr(args, name)))
+    if not args.listrx_paired_duration > 0:
+        raise BenchError("--listrx-paired-duration %s: want seconds > 0"
+                         % args.listrx_paired_duration)
     for name in ("overhead_pairs", "perf_pairs", "row_pairs", "subtraction_pairs", "cal_every"):
         if getattr(args, name) < 0:
             raise BenchError("--%s %d: want 0 or more" % (name.replace("_", "-"),

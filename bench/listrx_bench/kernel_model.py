@@ -8,6 +8,7 @@ import bisect
 import os
 import re
 
+from . import grid, interleave
 from .report import Doc
 from .stats import caveat, compare, median, median_interval
 
@@ -581,13 +582,38 @@ def listrx_ns(summary):
     return summary.get("ns_per_packet")
 
 
+def listrx_interleaved_figures(lruns):
+    """listrx's gain from interleaved runs (interleave.compare_engines:
+    pairs of adjacent windows, disturbed ones left out), with the A/A
+    control and the windows left out; None when no run was interleaved."""
+    inter = [r for r in lruns if r["level"] == "interleave"]
+    if not inter:
+        return None
+    res = interleave.compare_engines(
+        [r["summary"] for r in inter], ["packet", "burst"],
+        shared_runs=[i for i, r in enumerate(inter) if r.get("shared_cpu_pct") is not None]
+        if all("shared_cpu_pct" in r for r in inter) else None)
+    c, aa = res["burst"], res["packet" + grid.AA_SUFFIX]
+    return {"gain": c["ratio"], "ci": c["ci"], "resolved": c["resolved"], "reps": c["pairs"],
+            "gains": c["ratios"], "resolution": c["resolution"], "comparison": c,
+            "caveat": caveat(c), "text": c["text"], "windows_text": c["windows_text"],
+            "aa": {"gain": aa["ratio"], "ci": aa["ci"], "resolved": aa["resolved"],
+                   "caveat": caveat(aa)},
+            "shared_cpu_runs": sum(1 for r in lruns if r["level"] == "interleave"
+                                   and r.get("shared_cpu_pct") is not None),
+            "method": "interleave",
+            "ns_per_packet": {"packet": c["base"], "burst": c["other"]}}
+
+
 def listrx_figures(lruns):
     """listrx's gain, packet / burst 64, paired by repetition (one
     stats.compare, with the runs that shared their CPU counted), the two
     engines' ns/packet of its median pair, and the zoom-in runs' per-stage
-    ns/packet."""
+    ns/packet; from interleaved runs when there are (listrx_interleaved_figures)."""
     pairs, shared, recorded, zoom = {}, set(), False, {}
     for r in lruns:
+        if r["level"] == "interleave":
+            continue
         if r["level"] == "counters":
             pairs.setdefault(r["rep"], {})[1 if r["engine"] == "packet" else 64] = \
                 listrx_ns(r["summary"])
@@ -601,6 +627,10 @@ def listrx_figures(lruns):
                 cpp = st.get("cycles_per_packet")
                 stages[st.get("name")] = cpp / tsc * 1e9 if cpp is not None and tsc else None
             zoom[r["engine"]] = {"stages": stages, "ns_per_packet": listrx_ns(r["summary"])}
+    inter = listrx_interleaved_figures(lruns)
+    if inter is not None:
+        inter["zoom"] = zoom
+        return inter
     g = paired_gain(pairs, shared if recorded else None)
     return {"gain": g["gain"], "ci": g["ci"], "resolved": g["resolved"], "reps": g["pairs"],
             "gains": g["ratios"], "resolution": g["text"], "comparison": g,
@@ -704,6 +734,13 @@ def gain_text(fig):
     there is none."""
     if not fig or not fig.get("comparison"):
         return (fig or {}).get("resolution") or "not measured"
+    if fig.get("method") == "interleave":
+        # the A/A control and the windows beside
+        aa = fig["aa"]
+        return "%s; A/A %s; %s" % (caveat(fig["comparison"], digits=3),
+                                    "%.3f [%.3f–%.3f]" % (aa["gain"], aa["ci"][0], aa["ci"][1])
+                                    if aa.get("ci") and aa["ci"][0] is not None
+                                    else "no interval", fig["windows_text"])
     return caveat(fig["comparison"], digits=3)
 
 

@@ -198,8 +198,8 @@ class RealCree(unittest.TestCase):
             stdout, stderr = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
                 rc = cli.main(["cree", "--out", out, "--rows", ",".join(rows),
-                               "--flavours", "plain", "--reps", "2", "--duration", "0.05",
-                               "--kernel", "off", "-q"])
+                               "--flavours", "plain", "--paired-reps", "1",
+                               "--paired-duration", "0.3", "--kernel", "off", "-q"])
             self.assertEqual(rc, 0, stderr.getvalue())
             with open(os.path.join(out, "cree.json")) as f:
                 doc = json.load(f)
@@ -216,9 +216,15 @@ class RealCree(unittest.TestCase):
                 for k in FIGURE_KEYS:
                     self.assertIn(k, fig)
                 self.assertTrue(fig["check"]["ok"], fig["check"])
-                self.assertEqual(fig["pairs"], 2)
+                # interleaved: pairs of adjacent windows, an A/A control beside
+                self.assertEqual(fig["method"], "interleave")
+                self.assertGreater(fig["pairs"], 0)
                 self.assertGreater(fig["gain"], 0)
-                self.assertLessEqual(fig["min"], fig["max"])
+                self.assertLessEqual(fig["ci"][0], fig["gain"])
+                self.assertLessEqual(fig["gain"], fig["ci"][1])
+                self.assertIsNotNone(fig["aa"]["gain"])
+                self.assertRegex(fig["windows_text"],
+                                 r"\d+ window pairs in 1 run\(s\); \d+ of \d+ windows disturbed")
                 self.assertTrue(is_unavailable(r["kernel"]), r["kernel"])
             with open(os.path.join(out, "cree.md")) as f:
                 md = f.read()

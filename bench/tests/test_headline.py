@@ -11,7 +11,7 @@ import unittest
 
 from unittest import mock
 
-from listrx_bench import backends, cli, headline, results
+from listrx_bench import backends, cli, headline, interleave, results
 from listrx_bench.listrx import BenchError, find_binary
 from listrx_bench.stats import is_unavailable, number
 
@@ -234,10 +234,23 @@ class Rows(unittest.TestCase):
         self.assertIn("want an integer >= 1", err.getvalue())
 
     def test_aa_adds_the_packet_engine_again(self):
-        args = cli.build_parser().parse_args(["headline", "--out", "x", "--aa"])
+        args = cli.build_parser().parse_args(["headline", "--out", "x", "--aa",
+                                              "--method", "processes"])
         with mock.patch.object(headline, "run_headline", lambda a, argv: a):
             args = headline.cmd_headline(args, [])
         self.assertEqual(args.engines, ["packet", "packet-aa", "burst", "graph"])
+        self.assertEqual(args.reps, headline.QUICK["reps"])
+
+    def test_interleave_times_one_run_per_cell_and_always_has_the_aa(self):
+        args = cli.build_parser().parse_args(["headline", "--out", "x", "--aa"])
+        with mock.patch.object(headline, "run_headline", lambda a, argv: a):
+            args = headline.cmd_headline(args, [])
+        self.assertEqual(args.method, "interleave")
+        # the A/A control is in every interleaved run, not a sweep cell
+        self.assertEqual(args.engines, ["packet", "burst", "graph"])
+        self.assertEqual((args.reps, args.max_reps), (1, 1))
+        self.assertEqual(interleave.interleave_arg(args.engines)[1],
+                         "packet,packet,burst,graph")
 
 
 class AdaptiveReps(unittest.TestCase):
@@ -408,13 +421,16 @@ class RealHeadline(unittest.TestCase):
             with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
                 rc = cli.main(["headline", "--out", out, "--reps", "1", "--duration", "0.05",
                                "--bursts", "1,64", "--footprints", "0",
-                               "--engines", "packet,burst", "--max-reps", "1", "-q"])
+                               "--engines", "packet,burst", "--max-reps", "1", "-q",
+                               "--paired-duration", "1", "--paired-reps", "1"])
             self.assertEqual(rc, 0, stderr.getvalue())
             with open(os.path.join(out, "headline.json")) as f:
                 doc = json.load(f)
             flavours = sorted({h["flavour"] for h in doc["rows"]})
             self.assertIn("plain", flavours)
-            self.assertEqual(len(doc["rows"]), 4 * len(flavours))
+            # packet, the A/A control and burst at two bursts
+            self.assertEqual(len(doc["rows"]), 6 * len(flavours))
+            self.assertEqual(doc["method"], "interleave")
             for h in doc["rows"]:
                 for k in HEADLINE_KEYS:
                     self.assertIn(k, h)
@@ -441,11 +457,21 @@ class RealHeadline(unittest.TestCase):
             self.assertIn("speedup [95 % interval]", text)
             self.assertIn("elapsed", text)
             self.assertIn("runs shared their CPU", text)
-            # one verdict line per flavour and listified engine at burst 64
-            self.assertEqual(len(doc["verdicts"]), len(flavours))
+            # one verdict line per flavour and listified engine at burst 64,
+            # and the A/A control's
+            self.assertEqual(len(doc["verdicts"]), 2 * len(flavours))
             for v in doc["verdicts"]:
-                self.assertIn("burst 64, no ballast: burst", v["text"])
+                self.assertIn("burst 64, no ballast: %s" % (
+                    "A/A, packet-aa against packet" if v["engine"] == "packet-aa" else "burst"),
+                    v["text"])
+                self.assertRegex(v["text"], r"\d+ of \d+ windows disturbed, left out")
                 self.assertTrue(v["text"] in text.split("== Verdict")[1])
+            for h in doc["rows"]:
+                if h["engine"] != "packet":
+                    self.assertGreater(h["clean_pairs"], 0)
+                    # the row's sides are its comparison's: ratio = speedup
+                    self.assertAlmostEqual(h["base_ns_per_packet"] / h["ns_per_packet"],
+                                           h["speedup"], delta=1e-9 * h["speedup"])
             self.assertTrue(os.path.exists(os.path.join(out, "speedup.png"))
                             or "plots unavailable" in read(os.path.join(out, "report.md")))
             for name in ("report.md", "report.html", "headline.md",

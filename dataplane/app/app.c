@@ -400,7 +400,9 @@ static int worker_latency_create(const struct lrx_app *app, struct lrx_worker *w
 	return 0;
 }
 
-static int worker_create(struct lrx_app *app, unsigned lcore_id, uint16_t tx_queue,
+/* lcore i's worker of engine e ([run] interleave's e-th; without
+ * interleave, e = 0: [pipeline] engine) */
+static int worker_create(struct lrx_app *app, unsigned lcore_id, uint16_t tx_queue, unsigned e,
 			 struct lrx_worker **out, char *err, size_t err_len)
 {
 	int socket = (int)rte_lcore_to_socket_id(lcore_id);
@@ -449,6 +451,14 @@ static int worker_create(struct lrx_app *app, unsigned lcore_id, uint16_t tx_que
 	struct lrx_pipeline_conf pc = app->conf.pipeline;
 	pc.socket_id = socket;
 	pc.lcore_id = lcore_id;
+	if (app->conf.interleave.n) {
+		pc.engine = app->conf.interleave.kind[e];
+		pc.hybrid_k = app->conf.interleave.hybrid_k[e];
+	}
+	if (pc.engine == LRX_ENGINE_HYBRID)
+		snprintf(w->engine, sizeof(w->engine), "hybrid:%u", pc.hybrid_k);
+	else
+		snprintf(w->engine, sizeof(w->engine), "%s", lrx_engine_name(pc.engine));
 	/* the I/O baseline: nothing between RX and the free (lcore_loop.c) */
 	w->rx_only = pc.n_stages == 0 && pc.engine != LRX_ENGINE_GRAPH &&
 		     !w->forwarding && !w->latency;
@@ -467,6 +477,7 @@ static void worker_destroy(struct lrx_worker *w)
 {
 	if (!w)
 		return;
+	lrx_interleave_free(w);
 	if (w->pipeline)
 		lrx_pipeline_destroy(w->pipeline);
 	if (w->pmu)
@@ -516,14 +527,17 @@ static int lcores_plan(struct lrx_app *app, unsigned *ids, unsigned *n, char *er
 	return 0;
 }
 
-static int workers_assign(struct lrx_app *app, char *err, size_t err_len)
+/* The polls of each lcore, given to its first worker (an interleaved
+ * run's other engines poll the same queues: lrx_interleave_setup). */
+static int workers_assign(struct lrx_app *app, unsigned n_lcores, char *err, size_t err_len)
 {
+	const unsigned per = app->n_workers / n_lcores;
 	if (app->conf.n_lcores) {
 		for (unsigned i = 0; i < app->conf.n_lcores; i++) {
 			const struct lrx_lcore_conf *lc = &app->conf.lcores[i];
 			for (unsigned p = 0; p < lc->n_polls; p++) {
 				struct lrx_port *port = lrx_ports_by_index(&app->ports, lc->polls[p].port_index);
-				add_poll(app->workers[i], port, lc->polls[p].queue);
+				add_poll(app->workers[i * per], port, lc->polls[p].queue);
 			}
 		}
 		return 0;
@@ -531,9 +545,9 @@ static int workers_assign(struct lrx_app *app, char *err, size_t err_len)
 	unsigned next = 0;
 	for (unsigned i = 0; i < app->ports.n; i++)
 		for (uint16_t q = 0; q < app->ports.ports[i].rx_queues; q++) {
-			if (add_poll(app->workers[next % app->n_workers], &app->ports.ports[i], q) < 0) {
+			if (add_poll(app->workers[next % n_lcores * per], &app->ports.ports[i], q) < 0) {
 				snprintf(err, err_len, "too many queues for %u lcores (at most %u each)",
-					 app->n_workers, LRX_MAX_LCORE_POLLS);
+					 n_lcores, LRX_MAX_LCORE_POLLS);
 				return -EINVAL;
 			}
 			next++;
@@ -559,7 +573,9 @@ static void run_prepare(struct lrx_app *app)
 	atomic_store(&app->run.quota,
 		     (int_fast64_t)RTE_MIN(app->conf.packets, quota_max));
 	atomic_store(&app->run.received, 0);
-	app->run.lcores = app->n_workers;
+	app->run.lcores = 0; /* the start gate waits for every polling lcore */
+	for (unsigned i = 0; i < app->n_workers; i++)
+		app->run.lcores += !app->workers[i]->follower;
 	atomic_store(&app->run.arrived, 0);
 }
 
@@ -572,6 +588,8 @@ static int workers_launch(struct lrx_app *app, struct lrx_worker_arg *args,
 	*on_main = NULL;
 	for (unsigned i = 0; i < app->n_workers; i++) {
 		args[i] = (struct lrx_worker_arg){.worker = app->workers[i], .run = &app->run};
+		if (app->workers[i]->follower)
+			continue; /* its lcore's first worker polls it */
 		if (app->workers[i]->lcore_id == main_lcore) {
 			*on_main = &args[i];
 			continue;
@@ -795,26 +813,36 @@ static int setup(struct lrx_app *app)
 			lrx_pipeline_conf_mbuf_priv(&app->conf.pipeline);
 	if (rc == 0)
 		warn_busy_lcores(lcore_ids, n_lcores);
+	/* an interleaved run: a worker per engine on every lcore */
+	const unsigned per = app->conf.interleave.n ? app->conf.interleave.n : 1;
+	if (rc == 0 && n_lcores * per > RTE_MAX_LCORE) {
+		snprintf(err, sizeof(err), "[run] interleave: %u lcores x %u engines: at most %u pipelines",
+			 n_lcores, per, RTE_MAX_LCORE);
+		rc = -EINVAL;
+	}
 	if (rc == 0)
 		rc = lrx_ports_open(&app->conf, n_lcores,
-				    n_lcores * LRX_SINK_MAX, &app->ports, err, sizeof(err));
+				    n_lcores * per * LRX_SINK_MAX, &app->ports, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "listrx: %s\n", err);
 		return (rc == -EINVAL || rc == -ENODEV) ? EXIT_USAGE : EXIT_RUNTIME;
 	}
-	for (unsigned i = 0; i < n_lcores; i++) {
-		rc = worker_create(app, lcore_ids[i], (uint16_t)i, &app->workers[i], err,
-				   sizeof(err));
+	for (unsigned i = 0; i < n_lcores * per; i++) {
+		rc = worker_create(app, lcore_ids[i / per], (uint16_t)(i / per), i % per,
+				   &app->workers[i], err, sizeof(err));
 		app->n_workers = i + 1;
 		if (rc < 0) {
 			fprintf(stderr, "listrx: %s\n", err);
 			return setup_error_status(rc);
 		}
 	}
-	rc = workers_assign(app, err, sizeof(err));
+	rc = workers_assign(app, n_lcores, err, sizeof(err));
+	if (rc == 0 && app->conf.interleave.n)
+		rc = lrx_interleave_setup(app->workers, n_lcores, per, app->conf.window_polls,
+					  app->conf.window_us, app->conf.windows_max, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "listrx: %s\n", err);
-		return EXIT_USAGE;
+		return rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 	}
 	if (app->conf.trace) {
 		trace = lrx_trace_alloc(app->conf.trace);
@@ -849,9 +877,25 @@ static void announce(const struct lrx_app *app)
 				    lrx_telemetry_register_maps(report_fill_maps, app) < 0 ||
 				    (trace && lrx_telemetry_register_trace(trace) < 0)))
 		fprintf(stderr, "listrx: telemetry commands not registered (telemetry disabled in EAL?)\n");
-	fprintf(human_out, "listrx %s: %u port(s), %u polling lcore(s), engine %s, burst %u, %u stage(s)%s\n",
-	       LISTRX_VERSION, app->ports.n, app->n_workers,
-	       lrx_engine_name(app->conf.pipeline.engine), app->conf.pipeline.burst,
+	char engine[320];
+	unsigned lcores = 0;
+	for (unsigned i = 0; i < app->n_workers; i++)
+		lcores += !app->workers[i]->follower;
+	if (app->conf.interleave.n) {
+		char list[200];
+		lrx_engine_list_name(&app->conf.interleave, list, sizeof(list));
+		char window[64];
+		if (app->conf.window_us)
+			snprintf(window, sizeof(window), "about %u us", app->conf.window_us);
+		else
+			snprintf(window, sizeof(window), "%u polls", app->conf.window_polls);
+		snprintf(engine, sizeof(engine), "engines %s interleaved (windows of %s, A B B A B A A B)",
+			 list, window);
+	} else {
+		snprintf(engine, sizeof(engine), "engine %s", app->workers[0]->engine);
+	}
+	fprintf(human_out, "listrx %s: %u port(s), %u polling lcore(s), %s, burst %u, %u stage(s)%s\n",
+	       LISTRX_VERSION, app->ports.n, lcores, engine, app->conf.pipeline.burst,
 	       app->conf.pipeline.n_stages,
 	       app->conf.duration_s == 0 && app->conf.packets == 0 ? "; Ctrl-C stops" : "");
 	const char *prefix = strrchr(runtime_dir, '/');

@@ -187,6 +187,18 @@ static const struct lrx_value_key run_keys[] = {
 	   LRX_CAPTURE_VALID, "the same for delivered packets"),
 	CK(UINT, trace, "trace", "0", 0, LRX_TRACE_MAX,
 	   "record the path of the first N packets through the stages; 0 = off"),
+	CK(CUSTOM, interleave, "interleave", "none", lrx_engine_list_parse,
+	   LRX_ENGINE_LIST_VALID,
+	   "poll with these engines in turn on each lcore, each with its own pipeline, "
+	   "a window of window_polls polls each, timed per window ([pipeline] engine unused)"),
+	CK(UINT, window_polls, "window_polls", "64", 1, 1u << 20,
+	   "polls per window of an interleaved run"),
+	CK(UINT, window_us, "window_us", "0", 0, 1000000,
+	   "0, or windows of about this many microseconds: after two blocks of window_polls, "
+	   "the polls the slowest engine ran in this time"),
+	CK(UINT, windows_max, "windows_max", "65536", 16, 1u << 24,
+	   "windows recorded per lcore of an interleaved run (56 bytes each); later ones "
+	   "run unrecorded"),
 	{.name = NULL},
 };
 /* engine and stages are read by load_pipeline */
@@ -565,6 +577,28 @@ static int load_pmu(struct config_ctx *c, struct lrx_ini *cfg)
 	return 0;
 }
 
+/* [run] interleave: each engine's K fits the pipeline; what counts the
+ * whole thread (the PMU group, callgrind's window) cannot tell the
+ * engines' windows apart. */
+static int check_interleave(struct config_ctx *c, struct lrx_ini *cfg)
+{
+	const struct lrx_config *conf = c->conf;
+	const struct lrx_engine_list *l = &conf->interleave;
+	const char *v = get(cfg, "run", "interleave");
+	for (unsigned i = 0; i < l->n; i++)
+		if (l->kind[i] == LRX_ENGINE_HYBRID && l->hybrid_k[i] > conf->pipeline.n_stages)
+			return config_error(c, "run", "interleave", v,
+					    "hybrid:%u needs at least %u stages; the pipeline has %u",
+					    l->hybrid_k[i], l->hybrid_k[i], conf->pipeline.n_stages);
+	if (l->n && conf->pmu.enabled)
+		return config_error(c, "run", "interleave", v,
+				    "[pmu] counts the polling thread, not an engine's windows: not with an interleaved run");
+	if (l->n && conf->measure_from)
+		return config_error(c, "run", "interleave", v,
+				    "[run] measure_from (callgrind's window) counts every engine's packets: not with an interleaved run");
+	return 0;
+}
+
 /* [pipeline] stages: names separated by single commas, or none. */
 static int load_stage_list(struct config_ctx *c, const char *stages)
 {
@@ -925,6 +959,7 @@ static int config_apply(struct config_ctx *c, struct lrx_ini *cfg)
 				NULL);
 	rc = rc ?: load_pipeline(c, cfg);
 	rc = rc ?: load_pmu(c, cfg);
+	rc = rc ?: check_interleave(c, cfg);
 	rc = rc ?: load_section(c, cfg, "telemetry", &(struct section_keys){.keys = telemetry_keys}, conf,
 				NULL);
 	for (unsigned i = 0; i < cfg->n && rc == 0; i++) {

@@ -71,6 +71,11 @@ struct lrx_config {
 	struct lrx_capture_spec capture_drops;     /* path "" = off; pcapng */
 	struct lrx_capture_spec capture_delivered;
 	unsigned trace;                        /* --trace N: packets traced; 0 = off */
+	/* interleaved engines (windows.h): n = 0 off */
+	struct lrx_engine_list interleave;
+	unsigned window_polls;          /* polls per window */
+	unsigned window_us;             /* 0, or windows of about this long */
+	unsigned windows_max;           /* windows recorded per lcore */
 
 	/* [pipeline] + [stage.NAME] */
 	struct lrx_pipeline_conf pipeline;

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdio.h>
+#include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_pause.h>
 
 #include "lcore_loop.h"
@@ -139,6 +142,95 @@ static void worker_pmu_start(struct lrx_worker *w)
 	lrx_pmu_start(g);
 }
 
+/* rte_eal_remote_launch starts the other lcores while the main lcore
+ * still sets up its own poll: without a common start, a loaded host lets
+ * one lcore take a whole quota before another polls once */
+static void start_gate(struct lrx_run *run)
+{
+	atomic_fetch_add(&run->arrived, 1);
+	while (atomic_load(&run->arrived) < run->lcores &&
+	       !atomic_load_explicit(&run->stop, memory_order_relaxed))
+		rte_pause();
+}
+
+/* ---- interleaved engines ([run] interleave, windows.h) -------------------- */
+
+enum window_end { WINDOW_FULL, WINDOW_STOPPED, WINDOW_QUOTA_DONE };
+
+/* One window: window_polls rounds of the lcore's polls by engine worker
+ * w, each poll whole (its end-of-poll flushes included, as
+ * napi_complete_done's), so that the next window starts on a poll
+ * boundary. A stop or the end of --packets ends it early. */
+static enum window_end interleave_window(struct lrx_worker *w, struct lrx_run *run,
+					 unsigned window_polls, struct lrx_window *win)
+{
+	const bool limited = run->packet_limit != 0;
+	for (unsigned p = 0; p < window_polls; p++) {
+		if (atomic_load_explicit(&run->stop, memory_order_relaxed))
+			return WINDOW_STOPPED;
+		for (unsigned i = 0; i < w->n_polls; i++) {
+			uint16_t budget = run->burst;
+			if (limited && (budget = quota_reserve(run)) == 0) {
+				quota_return(run, 0);
+				/* another lcore may still give back what it reserved */
+				return atomic_load_explicit(&run->received, memory_order_relaxed) >=
+						       run->packet_limit
+					       ? WINDOW_QUOTA_DONE
+					       : WINDOW_FULL;
+			}
+			uint16_t n = worker_poll_one(w, &w->polls[i], budget);
+			if (limited)
+				quota_return(run, n);
+			w->polls_total++;
+			w->rx_packets += n;
+			w->empty_polls += n == 0;
+			win->packets += n;
+		}
+		win->polls++;
+	}
+	return WINDOW_FULL;
+}
+
+/* The lcore's engines in turn, A B B A, a window each; every window
+ * logged with what the OS did to this thread meanwhile. The bookkeeping
+ * (the thread's counters, the log) runs between two windows' TSC reads:
+ * its cost is each window's gap_cycles, outside the windows' cycles. */
+static int interleave_main(struct lrx_worker *lead, struct lrx_run *run)
+{
+	struct lrx_interleave *il = lead->interleave;
+	struct lrx_window_log *log = &il->log;
+	struct lrx_thread_sample before = {0}, after = {0};
+
+	lrx_thread_probe_open(&log->probe);
+	start_gate(run);
+	lrx_thread_probe_read(&log->probe, &before);
+	uint64_t last_end = before.tsc;
+	enum window_end end = WINDOW_FULL;
+	for (uint64_t k = 0; end == WINDOW_FULL; k++) {
+		const unsigned e = lrx_window_engine(k, il->n);
+		if (log->target_cycles && k == 2ull * il->n)
+			lrx_window_log_calibrate(log, 0, k);
+		if (log->target_cycles && (k == 16ull * il->n || k == 128ull * il->n))
+			lrx_window_log_calibrate(log, k / 2, k);
+		struct lrx_worker *w = il->engines[e];
+		struct lrx_window win = {.engine = (uint8_t)e};
+		const uint64_t start = rte_rdtsc();
+		end = interleave_window(w, run, log->window_polls, &win);
+		const uint64_t stop = rte_rdtsc();
+		win.cycles = stop - start;
+		win.gap_cycles = (uint32_t)RTE_MIN(start - last_end, (uint64_t)UINT32_MAX);
+		w->busy_cycles += win.cycles;
+		lrx_thread_probe_read(&log->probe, &after);
+		if (win.polls || win.packets)
+			lrx_window_log_add(log, &win, &before, &after);
+		before = after;
+		last_end = stop;
+	}
+	for (unsigned e = 0; e < il->n; e++)
+		il->engines[e]->done = true;
+	return 0;
+}
+
 int lrx_worker_main(void *arg)
 {
 	struct lrx_worker_arg *a = arg;
@@ -150,18 +242,13 @@ int lrx_worker_main(void *arg)
 	const bool timed = run->busy_cycles;
 	struct busy_clock clock = {0};
 
+	if (w->interleave)
+		return interleave_main(w, run);
 	if (run->measure_from)
 		lrx_measure_instrument();
 	if (w->pmu)
 		worker_pmu_start(w);
-
-	/* rte_eal_remote_launch starts the other lcores while the main lcore
-	 * still sets up its own poll: without a common start, a loaded host
-	 * lets one lcore take a whole quota before another polls once */
-	atomic_fetch_add(&run->arrived, 1);
-	while (atomic_load(&run->arrived) < run->lcores &&
-	       !atomic_load_explicit(&run->stop, memory_order_relaxed))
-		rte_pause();
+	start_gate(run);
 
 	while (!atomic_load_explicit(&run->stop, memory_order_relaxed)) {
 		for (unsigned i = 0; i < w->n_polls; i++) {
@@ -230,4 +317,47 @@ void lrx_worker_drain(struct lrx_worker *w)
 			break;
 		lrx_sink_complete(w->sink, w->tx_queue, &w->counters);
 	} while (lrx_pipeline_held(w->pipeline));
+}
+
+int lrx_interleave_setup(struct lrx_worker **workers, unsigned n_lcores, unsigned per,
+			 unsigned window_polls, unsigned window_us, unsigned windows_max, char *err,
+			 size_t err_len)
+{
+	for (unsigned i = 0; i < n_lcores; i++) {
+		struct lrx_worker *lead = workers[i * per];
+		int socket = (int)rte_lcore_to_socket_id(lead->lcore_id);
+		struct lrx_interleave *il = rte_zmalloc_socket("listrx_interleave", sizeof(*il),
+							       RTE_CACHE_LINE_SIZE, socket);
+		if (!il || lrx_window_log_init(&il->log, per, window_polls, windows_max, socket) < 0) {
+			rte_free(il);
+			snprintf(err, err_len, "lcore %u: no memory for %u windows (--set run.windows_max=N for fewer)",
+				 lead->lcore_id, windows_max);
+			return -ENOMEM;
+		}
+		lead->interleave = il;
+		il->n = per;
+		if (window_us) {
+			il->log.target_cycles = (uint64_t)window_us * rte_get_tsc_hz() / 1000000;
+			il->log.calibration_windows = 128ull * per;
+		}
+		for (unsigned e = 0; e < per; e++) {
+			struct lrx_worker *w = workers[i * per + e];
+			il->engines[e] = w;
+			if (e == 0)
+				continue;
+			w->follower = true;
+			w->n_polls = lead->n_polls;
+			memcpy(w->polls, lead->polls, sizeof(w->polls));
+		}
+	}
+	return 0;
+}
+
+void lrx_interleave_free(struct lrx_worker *w)
+{
+	if (!w->interleave)
+		return;
+	lrx_window_log_free(&w->interleave->log);
+	rte_free(w->interleave);
+	w->interleave = NULL;
 }

@@ -14,6 +14,7 @@
 #include "pmu.h"
 #include "ports.h"
 #include "sink.h"
+#include "windows.h"
 
 struct lrx_queue_stats {
 	uint64_t rx_packets;
@@ -25,6 +26,8 @@ struct lrx_worker_poll {
 	uint16_t queue;
 	struct lrx_queue_stats stats;
 };
+
+struct lrx_interleave;
 
 struct lrx_worker {
 	unsigned lcore_id;
@@ -38,6 +41,12 @@ struct lrx_worker {
 	struct lrx_latency *latency;      /* NULL unless --latency */
 	struct lrx_pmu *pmu;              /* NULL unless [pmu] */
 	bool rx_only;                     /* empty pipeline, no forwarding, no latency */
+	/* [run] interleave: every engine of an lcore has a worker of its
+	 * own (pipeline, sink, counters: what a process of its own had); the
+	 * lcore's first one polls them all, window by window */
+	struct lrx_interleave *interleave; /* the first one's; NULL otherwise */
+	bool follower;                    /* polled by its lcore's first worker */
+	char engine[24];                  /* its engine's name */
 
 	/* written by the worker, read by the monitor and telemetry */
 	uint64_t polls_total, empty_polls, rx_packets;
@@ -47,6 +56,13 @@ struct lrx_worker {
 	struct lrx_sink_counters counters;
 	bool done;
 } __rte_cache_aligned;
+
+/* The engines of one lcore of an interleaved run and its window log. */
+struct lrx_interleave {
+	unsigned n;
+	struct lrx_worker *engines[LRX_ENGINE_LIST_MAX]; /* [0] polls */
+	struct lrx_window_log log;
+};
 
 /* Shared by the workers of one run. What every poll reads sits apart from
  * what polls write, so that no write invalidates the line all lcores read
@@ -74,6 +90,17 @@ struct lrx_worker_arg {
 	struct lrx_run *run;
 };
 int lrx_worker_main(void *arg);
+
+/* [run] interleave: workers holds n_lcores x per workers, an lcore's
+ * engines together (e = 0 first); the first of each lcore gets the
+ * others' polls (they poll the same queues) and the window log (windows
+ * of window_polls polls; with window_us, of about that many
+ * microseconds after two blocks of window_polls).
+ * Returns 0 or -ENOMEM with err. */
+int lrx_interleave_setup(struct lrx_worker **workers, unsigned n_lcores, unsigned per,
+			 unsigned window_polls, unsigned window_us, unsigned windows_max, char *err,
+			 size_t err_len);
+void lrx_interleave_free(struct lrx_worker *w);
 
 /* After the loop: releases what stages hold and completes the sink (not
  * recorded as latency: held until the run stopped, not until a verdict). */

@@ -44,6 +44,14 @@ static const struct app_option app_options[] = {
 	    "under callgrind, collect costs only after N packets, to the end of --packets"),
 	KEY("burst", "N", "pipeline", "burst", "packets per poll (the NAPI budget)"),
 	KEY("engine", "E", "pipeline", "engine", "packet | burst | hybrid:K | static | graph"),
+	KEY("interleave", "E,E,...", "run", "interleave",
+	    "poll with these engines in turn, each with its own pipeline, timed per window of "
+	    "--window-polls polls (order A B B A B A A B); e.g. packet,packet,burst: an A/A and an A/B "
+	    "in one run"),
+	KEY("window-polls", "N", "run", "window_polls", "polls per window of --interleave"),
+	KEY("window-us", "US", "run", "window_us",
+	    "windows of about US microseconds instead: after two blocks of --window-polls, the "
+	    "polls the slowest engine ran in that time"),
 	KEY("pipeline", "S,S,...", "pipeline", "stages",
 	    "stage list, e.g. build-meta,gro,l3-demux ('none' = empty pipeline: packets are delivered)"),
 	KEY("footprint", "KB", "pipeline", "footprint_kb",

@@ -237,10 +237,22 @@ static void ports_fill(struct lrx_report *r, const struct lrx_app *app)
 				lrx_pipeline_port_counters(app->workers[w]->pipeline,
 							   port->port_id, dev_counter_add, p);
 	}
-	/* queues in lcore then poll order, each tagged with its port */
-	for (unsigned w = 0; w < app->n_workers; w++)
+	/* queues in lcore then poll order, each tagged with its port; an
+	 * interleaved lcore's engines poll the same queues (its first
+	 * worker's entries, in the same order): their counts add up */
+	unsigned lcore_first = 0;
+	for (unsigned w = 0; w < app->n_workers; w++) {
+		if (!app->workers[w]->follower)
+			lcore_first = r->n_queues;
 		for (unsigned q = 0; q < app->workers[w]->n_polls; q++) {
 			const struct lrx_worker_poll *poll = &app->workers[w]->polls[q];
+			if (app->workers[w]->follower) {
+				if (lcore_first + q >= r->n_queues)
+					continue;
+				r->queues[lcore_first + q].rx_packets += poll->stats.rx_packets;
+				r->queues[lcore_first + q].polls += poll->stats.polls;
+				continue;
+			}
 			if (r->n_queues == LRX_REPORT_MAX_QUEUES)
 				return;
 			struct lrx_report_queue *rq = &r->queues[r->n_queues++];
@@ -250,6 +262,7 @@ static void ports_fill(struct lrx_report *r, const struct lrx_app *app)
 			rq->rx_packets = poll->stats.rx_packets;
 			rq->polls = poll->stats.polls;
 		}
+	}
 }
 
 static void lcore_pmu_fill(struct lrx_report_lcore *l, const struct lrx_pmu *g)
@@ -267,6 +280,23 @@ static void lcore_pmu_fill(struct lrx_report_lcore *l, const struct lrx_pmu *g)
 	}
 }
 
+static void merged_add(void *arg, const struct lrx_stage_counter *c, uint64_t value)
+{
+	if (c->role == LRX_COUNTER_MERGED)
+		*(uint64_t *)arg += value;
+}
+
+/* the fates of one worker's packets (its own sink counters and pipeline) */
+static void lcore_fates_fill(struct lrx_report_lcore *l, const struct lrx_worker *wk)
+{
+	l->delivered = wk->counters.delivered;
+	l->dropped = wk->counters.dropped;
+	l->tx = wk->counters.tx;
+	for (unsigned s = 0; wk->pipeline && s < lrx_pipeline_stage_count(wk->pipeline); s++)
+		lrx_pipeline_stage_counters(wk->pipeline, s, merged_add, &l->merged);
+	l->held_now = wk->pipeline ? lrx_pipeline_held(wk->pipeline) : 0;
+}
+
 static void lcores_fill(struct lrx_report *r, const struct lrx_app *app)
 {
 	r->n_lcores = app->n_workers;
@@ -274,6 +304,10 @@ static void lcores_fill(struct lrx_report *r, const struct lrx_app *app)
 		const struct lrx_worker *wk = app->workers[w];
 		struct lrx_report_lcore *l = &r->lcores[w];
 		l->lcore = wk->lcore_id;
+		snprintf(l->engine, sizeof(l->engine), "%s", wk->engine);
+		l->follower = wk->follower;
+		l->windows = wk->interleave ? &wk->interleave->log : NULL;
+		lcore_fates_fill(l, wk);
 		l->polls = wk->polls_total;
 		l->empty_polls = wk->empty_polls;
 		l->packets = wk->rx_packets;
@@ -441,6 +475,10 @@ static void setup_fill(struct lrx_report *r, const struct lrx_app *app)
 	snprintf(r->engine, sizeof(r->engine), "%s", lrx_engine_name(pc->engine));
 	if (pc->engine == LRX_ENGINE_HYBRID)
 		snprintf(r->engine, sizeof(r->engine), "hybrid:%u", pc->hybrid_k);
+	if (app->conf.interleave.n) {
+		memcpy(r->engine, "interleave:", 11);
+		lrx_engine_list_name(&app->conf.interleave, r->engine + 11, sizeof(r->engine) - 11);
+	}
 	r->burst = pc->burst;
 	r->stats_level = pc->stats_level;
 	r->tsc_hz = rte_get_tsc_hz();

@@ -49,6 +49,39 @@ const char *lrx_engine_name(enum lrx_engine_kind kind)
 						      : "unknown";
 }
 
+int lrx_engine_list_parse(const char *text, void *out)
+{
+	struct lrx_engine_list *l = out, got = {0};
+	if (strcmp(text, "none") != 0) {
+		char item[32];
+		int rc;
+		while ((rc = lrx_value_list_next(&text, item, sizeof(item))) == 1) {
+			if (got.n == LRX_ENGINE_LIST_MAX ||
+			    lrx_engine_parse(item, &got.kind[got.n], &got.hybrid_k[got.n]) < 0)
+				return -EINVAL;
+			got.n++;
+		}
+		if (rc < 0 || got.n < 2)
+			return -EINVAL;
+	}
+	*l = got;
+	return 0;
+}
+
+void lrx_engine_list_name(const struct lrx_engine_list *l, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < l->n && used < len; i++) {
+		int w = l->kind[i] == LRX_ENGINE_HYBRID
+				? snprintf(buf + used, len - used, "%shybrid:%u", i ? "," : "",
+					   l->hybrid_k[i])
+				: snprintf(buf + used, len - used, "%s%s", i ? "," : "",
+					   lrx_engine_name(l->kind[i]));
+		used += w > 0 ? (size_t)w : 0;
+	}
+}
+
 const struct lrx_value_key lrx_stage_conf_keys[] = {
 	LRX_KEY_UINT(struct lrx_stage_conf, footprint_kb, "footprint_kb", "0", 0, UINT32_MAX,
 		     "KB of ballast code the engine runs per packet with this stage"),

@@ -75,6 +75,21 @@ int lrx_engine_parse(const char *text, enum lrx_engine_kind *kind,
 		     unsigned *hybrid_k);
 const char *lrx_engine_name(enum lrx_engine_kind kind);
 
+/* [run] interleave: the engines one lcore polls with in turn ("none": 0). */
+#define LRX_ENGINE_LIST_MAX 8
+struct lrx_engine_list {
+	unsigned n;
+	enum lrx_engine_kind kind[LRX_ENGINE_LIST_MAX];
+	unsigned hybrid_k[LRX_ENGINE_LIST_MAX];
+};
+#define LRX_ENGINE_LIST_VALID                                                  \
+	"none, or 2 to 8 engines separated by commas (packet, burst, hybrid:K, static, graph; " \
+	"an engine may come twice: packet,packet is an A/A comparison)"
+/* The value layer's CUSTOM parse (lib/value.h) of a struct lrx_engine_list. */
+int lrx_engine_list_parse(const char *text, void *out);
+/* "packet,burst" (the engines' names, hybrid:K with its K) into buf. */
+void lrx_engine_list_name(const struct lrx_engine_list *l, char *buf, size_t len);
+
 /* The mbuf private area the stages of conf want (their mbuf_priv hooks),
  * aligned to RTE_MBUF_PRIV_ALIGN: [mempool] priv_size = auto. */
 uint32_t lrx_pipeline_conf_mbuf_priv(const struct lrx_pipeline_conf *conf);

@@ -93,6 +93,10 @@ void lrx_report_sub(struct lrx_report *r, const struct lrx_report *then)
 		l->empty_polls -= o->empty_polls;
 		l->packets -= o->packets;
 		l->busy_cycles -= o->busy_cycles;
+		l->delivered -= o->delivered;
+		l->dropped -= o->dropped;
+		l->tx -= o->tx;
+		l->merged -= o->merged; /* held_now is a gauge */
 		l->measured_packets -= RTE_MIN(l->measured_packets, o->measured_packets);
 	}
 	for (unsigned s = 0; s < r->n_stages && s < then->n_stages; s++)

@@ -22,6 +22,7 @@
 #include "pipeline.h"
 #include "pmu.h"
 #include "topology.h"
+#include "windows.h"
 
 #define LRX_REPORT_MAX_PORTS 16
 #define LRX_REPORT_MAX_QUEUES (LRX_REPORT_MAX_PORTS * 64)
@@ -80,7 +81,14 @@ struct lrx_report_queue {
 
 struct lrx_report_lcore {
 	unsigned lcore;
+	char engine[24];                /* its pipeline's engine */
 	uint64_t polls, empty_polls, packets, busy_cycles;
+	/* what its pipeline did with its packets: packets = delivered +
+	 * dropped + tx + merged + held_now (an interleaved run's engines each
+	 * have a worker of their own on the lcore) */
+	uint64_t delivered, dropped, tx, merged, held_now;
+	bool follower;                  /* an interleaved lcore's engine after the first */
+	const struct lrx_window_log *windows; /* the first one's: the windows */
 	bool measuring;
 	uint64_t measured_packets;
 	/* [pmu]: the lcore's group */
@@ -130,7 +138,7 @@ struct lrx_report {
 	const char *version, *build, *dpdk_version;
 	const char *commit; /* git describe of the source at build time */
 	bool retpoline;
-	char engine[32];
+	char engine[160];               /* "interleave:packet,burst" when interleaved */
 	unsigned burst;
 	enum lrx_stats_level stats_level;
 	uint64_t tsc_hz;

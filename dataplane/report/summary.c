@@ -245,13 +245,13 @@ static void text_ports(const struct lrx_report *r, FILE *out)
 
 static void text_lcores(const struct lrx_report *r, FILE *out)
 {
-	fprintf(out, "\n%-6s %14s %14s %14s %10s\n", "lcore", "polls", "empty polls",
-		"packets", "pkts/poll");
+	fprintf(out, "\n%-6s %14s %14s %14s %10s %s\n", "lcore", "polls", "empty polls",
+		"packets", "pkts/poll", "engine");
 	for (unsigned w = 0; w < r->n_lcores; w++) {
 		const struct lrx_report_lcore *l = &r->lcores[w];
-		fprintf(out, "%-6u %14lu %14lu %14lu %10.2f\n", l->lcore, (unsigned long)l->polls,
+		fprintf(out, "%-6u %14lu %14lu %14lu %10.2f %s\n", l->lcore, (unsigned long)l->polls,
 			(unsigned long)l->empty_polls, (unsigned long)l->packets,
-			ratio(l->packets, l->polls - l->empty_polls));
+			ratio(l->packets, l->polls - l->empty_polls), l->engine);
 	}
 }
 
@@ -413,6 +413,7 @@ void lrx_summary_print(const struct lrx_report *r, FILE *out)
 	text_header(r, out);
 	text_ports(r, out);
 	text_lcores(r, out);
+	lrx_interleave_print(r, out);
 	text_stages(r, out);
 	text_stages_work(r, out);
 	text_drops(r, out);
@@ -699,10 +700,16 @@ static void json_lcores(const struct lrx_report *r, struct lrx_json *j)
 		const struct lrx_report_lcore *l = &r->lcores[w];
 		lrx_json_object_begin(j, NULL);
 		lrx_json_u64(j, "lcore", l->lcore);
+		lrx_json_string(j, "engine", l->engine);
 		lrx_json_u64(j, "polls", l->polls);
 		lrx_json_u64(j, "empty_polls", l->empty_polls);
 		lrx_json_u64(j, "packets", l->packets);
 		lrx_json_u64(j, "busy_cycles", l->busy_cycles);
+		lrx_json_u64(j, "delivered", l->delivered);
+		lrx_json_u64(j, "dropped", l->dropped);
+		lrx_json_u64(j, "tx_packets", l->tx);
+		lrx_json_u64(j, "merged_segments", l->merged);
+		lrx_json_u64(j, "held", l->held_now);
 		if (l->measuring)
 			lrx_json_u64(j, "measured_packets", l->measured_packets);
 		lrx_json_object_end(j);
@@ -815,6 +822,8 @@ void lrx_summary_json(const struct lrx_report *r, struct lrx_json *j)
 		lrx_summary_json_maps(r, j);
 	if (r->trace)
 		lrx_trace_json(r->trace, j);
+	if (lrx_interleaved(r))
+		lrx_interleave_json(r, j);
 	lrx_json_u64(j, "footprint_bytes", r->footprint_bytes);
 	json_topology(&r->topo, j);
 	json_exit(r, j);

@@ -50,6 +50,12 @@ void lrx_stats_line(const struct lrx_totals *t, double now, const struct lrx_tot
 void lrx_stats_view_line(const struct lrx_report *period, enum lrx_stats_view view,
 			 FILE *out);
 
+/* An interleaved run (interleave.c): per lcore each engine's fates and
+ * windows, the signals, the bookkeeping; in the JSON the windows. */
+bool lrx_interleaved(const struct lrx_report *r);
+void lrx_interleave_print(const struct lrx_report *r, FILE *out);
+void lrx_interleave_json(const struct lrx_report *r, struct lrx_json *j);
+
 struct lrx_trace;        /* trace.h */
 struct lrx_trace_packet;
 

@@ -3,6 +3,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 namespace lrx_test {
 
@@ -117,6 +119,108 @@ std::vector<Frame> sample_frames(unsigned count, uint32_t seed)
 		frames.push_back(std::move(fr));
 	}
 	return frames;
+}
+
+namespace {
+// a pcapng block at `at`: false (and why) when it breaks the layout
+struct PcapngReader {
+	const std::string &data;
+	std::string &why;
+	bool u32(size_t at, uint32_t &v)
+	{
+		if (at + 4 > data.size())
+			return fail("truncated at byte " + std::to_string(at));
+		std::memcpy(&v, data.data() + at, 4);
+		return true;
+	}
+	bool u16(size_t at, uint16_t &v)
+	{
+		if (at + 2 > data.size())
+			return fail("truncated at byte " + std::to_string(at));
+		std::memcpy(&v, data.data() + at, 2);
+		return true;
+	}
+	bool fail(const std::string &what)
+	{
+		if (why.empty())
+			why = what;
+		return false;
+	}
+	// the value of option `want` of the options from..end ("" when absent)
+	bool option(size_t from, size_t end, uint16_t want, std::string &out)
+	{
+		for (size_t opt = from; opt + 4 <= end;) {
+			uint16_t code, len;
+			if (!u16(opt, code) || !u16(opt + 2, len))
+				return false;
+			if (code == 0)
+				break;
+			if (code == want)
+				out = data.substr(opt + 4, len);
+			opt += 4 + ((len + 3u) & ~3u);
+		}
+		return true;
+	}
+};
+} // namespace
+
+std::vector<PcapngPacket> pcapng_read(const std::string &path, std::vector<std::string> &interfaces,
+				      std::string &why)
+{
+	std::ifstream in(path, std::ios::binary);
+	std::stringstream buf;
+	buf << in.rdbuf();
+	const std::string data = buf.str();
+	std::vector<PcapngPacket> out;
+	interfaces.clear();
+	why.clear();
+	PcapngReader r{data, why};
+	uint32_t magic = 0, bom = 0;
+	if (data.size() < 28 || !r.u32(0, magic) || !r.u32(8, bom) || magic != 0x0A0D0D0Au ||
+	    bom != 0x1A2B3C4Du) {
+		r.fail(path + ": not a pcapng section header");
+		return out;
+	}
+	for (size_t at = 0; at < data.size();) {
+		uint32_t type, len, tail;
+		if (!r.u32(at, type) || !r.u32(at + 4, len))
+			return out;
+		if (len < 12 || len % 4 || at + len > data.size() || !r.u32(at + len - 4, tail) ||
+		    tail != len) {
+			r.fail("block at byte " + std::to_string(at) + ": bad length");
+			return out;
+		}
+		if (type == 1) {
+			uint16_t link = 0;
+			std::string name;
+			if (!r.u16(at + 8, link) || !r.option(at + 16, at + len - 4, 2, name))
+				return out;
+			if (link != 1) // LINKTYPE_ETHERNET
+				r.fail("interface " + std::to_string(interfaces.size()) + ": link type " +
+				       std::to_string(link));
+			interfaces.push_back(name);
+		} else if (type == 6) {
+			PcapngPacket p;
+			if (!r.u32(at + 8, p.interface) || !r.u32(at + 20, p.captured) ||
+			    !r.u32(at + 24, p.original))
+				return out;
+			if (p.interface >= interfaces.size()) {
+				r.fail("packet " + std::to_string(out.size()) + " before its interface");
+				return out;
+			}
+			if (at + 28 + p.captured > at + len - 4) {
+				r.fail("packet " + std::to_string(out.size()) + ": longer than its block");
+				return out;
+			}
+			p.data.assign(data.begin() + (long)at + 28,
+				      data.begin() + (long)(at + 28 + p.captured));
+			if (!r.option(at + 28 + ((p.captured + 3) & ~3u), at + len - 4, 1, p.comment))
+				return out;
+			out.push_back(std::move(p));
+		}
+		at += len;
+	}
+	return out;
 }
 
 } // namespace lrx_test

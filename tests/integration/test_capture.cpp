@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pcap_file.h"
 #include "run_binary.h"
 
 using lrx_test::listrx_bin;
@@ -23,78 +24,17 @@ using nlohmann::json;
 
 namespace {
 
-struct PcapngPacket {
-	uint32_t captured = 0, original = 0, interface = 0;
-	std::string comment;
-};
+using lrx_test::PcapngPacket;
 
 // the interface blocks' if_name options, in file order
 std::vector<std::string> pcapng_interfaces;
 
-// A reader of what the pcapng spec requires of a file (host byte order,
-// as the section header's magic says): block lengths repeated at the end,
-// an interface before the first packet, options 4-byte aligned.
 std::vector<PcapngPacket> read_pcapng(const std::string &path)
 {
-	std::string data = lrx_test::read_file(path);
+	std::string why;
+	std::vector<PcapngPacket> out = lrx_test::pcapng_read(path, pcapng_interfaces, why);
 	INFO("pcapng " << path);
-	REQUIRE(data.size() >= 28);
-	auto u32 = [&](size_t at) {
-		uint32_t v;
-		REQUIRE(at + 4 <= data.size());
-		std::memcpy(&v, data.data() + at, 4);
-		return v;
-	};
-	auto u16 = [&](size_t at) {
-		uint16_t v;
-		REQUIRE(at + 2 <= data.size());
-		std::memcpy(&v, data.data() + at, 2);
-		return v;
-	};
-	REQUIRE(u32(0) == 0x0A0D0D0Au);
-	REQUIRE(u32(8) == 0x1A2B3C4Du);
-	std::vector<PcapngPacket> out;
-	bool have_interface = false;
-	pcapng_interfaces.clear();
-	for (size_t at = 0; at < data.size();) {
-		uint32_t type = u32(at), len = u32(at + 4);
-		REQUIRE(len >= 12);
-		REQUIRE(len % 4 == 0);
-		REQUIRE(at + len <= data.size());
-		REQUIRE(u32(at + len - 4) == len);
-		if (type == 1) {
-			CHECK(u16(at + 8) == 1); // LINKTYPE_ETHERNET
-			have_interface = true;
-			std::string name;
-			for (size_t opt = at + 16; opt + 4 <= at + len - 4;) {
-				uint16_t code = u16(opt), olen = u16(opt + 2);
-				if (code == 0)
-					break;
-				if (code == 2) // if_name
-					name = data.substr(opt + 4, olen);
-				opt += 4 + ((olen + 3u) & ~3u);
-			}
-			pcapng_interfaces.push_back(name);
-		} else if (type == 6) {
-			REQUIRE(have_interface);
-			PcapngPacket p;
-			p.interface = u32(at + 8);
-			REQUIRE(p.interface < pcapng_interfaces.size());
-			p.captured = u32(at + 20);
-			p.original = u32(at + 24);
-			size_t opt = at + 28 + ((p.captured + 3) & ~3u);
-			while (opt + 4 <= at + len - 4) {
-				uint16_t code = u16(opt), olen = u16(opt + 2);
-				if (code == 0)
-					break;
-				if (code == 1)
-					p.comment = data.substr(opt + 4, olen);
-				opt += 4 + ((olen + 3u) & ~3u);
-			}
-			out.push_back(p);
-		}
-		at += len;
-	}
+	REQUIRE(why == "");
 	return out;
 }
 
