@@ -17,25 +17,21 @@
  * Which register holds the context, a map or a possibly-NULL map value is
  * found by a small forward data-flow pass over the program (registers
  * only: the context or a map pointer spilled to the stack is rejected).
+ * This file: the helpers, the program types, the data-flow pass and the
+ * load; the rewrite is ebpf_rewrite.c, the object's reading ebpf_elf.c.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <bpf/libbpf.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <linux/bpf.h>
 
-#include <rte_bpf.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
@@ -43,27 +39,7 @@
 #include <rte_malloc.h>
 #include <rte_random.h>
 
-#include "ebpf.h"
-
-#ifndef EM_BPF
-#define EM_BPF 247
-#endif
-
-#define XDP_MAX_XSYM 64
-#define XDP_MAX_INSNS 65536
-
-struct lrx_xdp_prog {
-	struct rte_bpf *bpf;
-	uint64_t (*jit)(void *);
-	uint32_t n_insns_orig, n_insns;
-	bool uses_redirect;
-	uint32_t hints; /* LRX_XDP_HINT_*: the metadata kfuncs it calls */
-	unsigned n_maps;
-	struct lrx_xdp_map maps[LRX_XDP_MAX_MAPS];
-	int16_t map_xsym[LRX_XDP_MAX_MAPS][3]; /* lookup, update, delete */
-	struct rte_bpf_xsym xsym[XDP_MAX_XSYM];
-	uint32_t nb_xsym;
-};
+#include "ebpf_loader.h"
 
 /* ---- Helpers (the kernel's BPF_FUNC_* ids) ------------------------------ */
 static uint64_t helper_map_lookup(uint64_t map, uint64_t key, uint64_t a3,
@@ -226,16 +202,7 @@ const struct lrx_bpf_ctx_type lrx_bpf_ctx_skb = {
 	.redirect = helper_redirect_tc,
 };
 
-enum { H_LOOKUP, H_UPDATE, H_DELETE };
-
-struct helper_info {
-	int id;
-	const char *name;
-	uint64_t (*fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
-	uint32_t nb_args;
-};
-
-static const struct helper_info helpers[] = {
+const struct helper_info ebpf_helpers[] = {
 	{ BPF_FUNC_map_lookup_elem, "bpf_map_lookup_elem", helper_map_lookup, 2 },
 	{ BPF_FUNC_map_update_elem, "bpf_map_update_elem", helper_map_update, 4 },
 	{ BPF_FUNC_map_delete_elem, "bpf_map_delete_elem", helper_map_delete, 2 },
@@ -246,10 +213,11 @@ static const struct helper_info helpers[] = {
 	/* the program type's (lrx_bpf_ctx_type.redirect) */
 	{ BPF_FUNC_redirect, "bpf_redirect", NULL, 2 },
 };
+const size_t ebpf_n_helpers = RTE_DIM(ebpf_helpers);
 
 /* Names of helpers XDP programs commonly call that listrx lacks, so that
  * the error says which one. */
-static const char *helper_name(int id)
+const char *ebpf_helper_name(int id)
 {
 	static const struct { int id; const char *name; } known[] = {
 		{ BPF_FUNC_trace_printk, "bpf_trace_printk" },
@@ -262,16 +230,16 @@ static const char *helper_name(int id)
 		{ BPF_FUNC_perf_event_output, "bpf_perf_event_output" },
 		{ BPF_FUNC_tail_call, "bpf_tail_call" },
 	};
-	for (size_t i = 0; i < RTE_DIM(helpers); i++)
-		if (helpers[i].id == id)
-			return helpers[i].name;
+	for (size_t i = 0; i < RTE_DIM(ebpf_helpers); i++)
+		if (ebpf_helpers[i].id == id)
+			return ebpf_helpers[i].name;
 	for (size_t i = 0; i < RTE_DIM(known); i++)
 		if (known[i].id == id)
 			return known[i].name;
 	return "unknown helper";
 }
 
-static int xsym_add(struct lrx_xdp_prog *prog, const struct helper_info *h,
+int ebpf_xsym_add(struct lrx_xdp_prog *prog, const struct helper_info *h,
 		    uint64_t (*fn)(uint64_t, uint64_t, uint64_t, uint64_t,
 				   uint64_t),
 		    const struct lrx_xdp_map *map)
@@ -308,29 +276,6 @@ static int xsym_add(struct lrx_xdp_prog *prog, const struct helper_info *h,
 	return (int)prog->nb_xsym++;
 }
 
-/* ---- Register tags for the data-flow pass -------------------------------- */
-enum {
-	TAG_CTX = 1,        /* the context pointer (r1 at entry) */
-	TAG_MAP = 2,        /* &map, from a relocated ld_imm64 */
-	TAG_MAYBE_NULL = 4, /* bpf_map_lookup_elem result, not yet tested */
-	TAG_NULL = 8,       /* the same, known to be NULL */
-	TAG_OTHER = 16,     /* anything else */
-	TAG_VALUE = 32,     /* a lookup result tested non-NULL (map: which) */
-};
-#define TAG_MAP_CONFLICT 0xff
-#define TAG_NULL_CONFLICT 0xffff
-
-struct reg_tag {
-	uint8_t kinds;
-	uint8_t map;
-	uint16_t null_id;
-};
-
-struct flow_state {
-	bool reached;
-	struct reg_tag r[EBPF_REG_NUM];
-};
-
 static bool tag_merge(struct reg_tag *into, const struct reg_tag *from)
 {
 	struct reg_tag old = *into;
@@ -366,31 +311,7 @@ static bool state_merge(struct flow_state *into, const struct flow_state *from)
 
 static const struct reg_tag tag_other = { .kinds = TAG_OTHER };
 
-#define XDP_MAX_KFUNC_CALLS 64
-struct kfunc_call {
-	uint32_t insn;
-	uint8_t kfunc; /* index in kfuncs[] */
-};
-
-struct loader {
-	const char *path, *section;
-	const struct lrx_bpf_ctx_type *type;
-	char *err;
-	size_t err_len;
-	struct lrx_xdp_prog *prog;
-	struct ebpf_insn *insns; /* as in the object, relocations applied */
-	uint32_t n;
-	int16_t *insn_map;       /* map index of a relocated ld_imm64, or -1 */
-	struct flow_state *in;   /* state before each instruction */
-	const struct btf_maps_reply *maps_given; /* instead of libbpf's parse */
-	struct kfunc_call kcalls[XDP_MAX_KFUNC_CALLS];
-	unsigned n_kcalls;
-};
-
-static int load_error(struct loader *ld, uint32_t insn, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int load_error(struct loader *ld, uint32_t insn, const char *fmt, ...)
+int ebpf_load_error(struct loader *ld, uint32_t insn, const char *fmt, ...)
 {
 	va_list ap;
 	int pos;
@@ -531,7 +452,7 @@ static int flow_analyse(struct loader *ld)
 		unsigned dst = ld->insns[i].dst_reg, src = ld->insns[i].src_reg;
 
 		if (dst >= EBPF_REG_NUM || src >= EBPF_REG_NUM)
-			return load_error(ld, i, "register r%u does not exist "
+			return ebpf_load_error(ld, i, "register r%u does not exist "
 					  "(r0..r10)", RTE_MAX(dst, src));
 	}
 	ld->in[0].reached = true;
@@ -549,7 +470,7 @@ static int flow_analyse(struct loader *ld)
 			flow_step(ld, i, &ld->in[i], next, next_at, &n_next);
 			for (unsigned e = 0; e < n_next; e++) {
 				if (next_at[e] > ld->n)
-					return load_error(ld, i,
+					return ebpf_load_error(ld, i,
 						"jump out of the program");
 				changed |= state_merge(&ld->in[next_at[e]],
 						       &next[e]);
@@ -564,913 +485,8 @@ static int flow_analyse(struct loader *ld)
 	 * jmp"); rte_bpf_load (DPDK 22.11) reads past the program and
 	 * crashes (found by tests/fuzz/fuzz_bpf_verify) */
 	if (ld->in[ld->n].reached)
-		return load_error(ld, ld->n - 1, "execution runs past the last "
+		return ebpf_load_error(ld, ld->n - 1, "execution runs past the last "
 				  "instruction (a path without exit)");
-	return 0;
-}
-
-/* ---- Rewrite --------------------------------------------------------------- */
-#define BAD_PTR (TAG_CTX | TAG_MAP | TAG_MAYBE_NULL | TAG_NULL)
-
-static int check_deref(struct loader *ld, uint32_t i, uint8_t reg,
-		       const struct reg_tag *t, const char *what)
-{
-	if (t->kinds & (TAG_MAYBE_NULL | TAG_NULL))
-		return load_error(ld, i,
-			"%s through r%u, a bpf_map_lookup_elem result that "
-			"may be NULL (test it against 0 first)", what, reg);
-	if (t->kinds & TAG_MAP)
-		return load_error(ld, i,
-			"%s through r%u, a map pointer (direct map access "
-			"is not supported: use bpf_map_lookup_elem)",
-			what, reg);
-	return 0;
-}
-
-static unsigned bpf_size_bytes(uint8_t code)
-{
-	switch (BPF_SIZE(code)) {
-	case BPF_B: return 1;
-	case BPF_H: return 2;
-	case BPF_W: return 4;
-	default: return 8;
-	}
-}
-
-/* The field of the program type that holds [off, off + size), or NULL. */
-static const struct lrx_bpf_ctx_field *ctx_field(const struct lrx_bpf_ctx_type *t,
-						 int16_t off, unsigned size)
-{
-	for (const struct lrx_bpf_ctx_field *f = t->fields; f->name; f++)
-		if (off >= f->off && off + (int)size <= f->off + f->size)
-			return f;
-	return NULL;
-}
-
-/* "data@0, data_end@4, ..." for the messages. */
-static void ctx_field_list(const struct lrx_bpf_ctx_type *t, bool writable,
-			   char *buf, size_t len)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (const struct lrx_bpf_ctx_field *f = t->fields; f->name; f++) {
-		if (writable && !f->writable)
-			continue;
-		int w = snprintf(buf + used, len - used, "%s%s@%u",
-				 used ? ", " : "", f->name, f->off);
-		if (w < 0 || (size_t)w >= len - used)
-			break;
-		used += (size_t)w;
-	}
-}
-
-/* Rewrites one context load (the type's convert_ctx_access); appends 1 or
- * 2 instructions to out. */
-static int rewrite_ctx_load(struct loader *ld, uint32_t i,
-			    const struct ebpf_insn *ins, struct ebpf_insn *out,
-			    uint32_t *n_out)
-{
-	const struct reg_tag *t = &ld->in[i].r[ins->src_reg];
-	const struct lrx_bpf_ctx_type *type = ld->type;
-	unsigned size = bpf_size_bytes(ins->code);
-	const struct lrx_bpf_ctx_field *f = ctx_field(type, ins->off, size);
-	struct ebpf_insn x = *ins;
-
-	if (t->kinds != TAG_CTX)
-		return load_error(ld, i,
-			"load through r%u, which holds the %s context on "
-			"some paths only", ins->src_reg, type->name);
-	if (BPF_MODE(ins->code) != BPF_MEM || f == NULL ||
-	    (size != f->size &&
-	     (!type->narrow_loads || f->kind != LRX_BPF_CTX_FIELD)))
-		goto unsupported;
-	switch (f->kind) {
-	case LRX_BPF_CTX_DATA:
-		if (ins->dst_reg != ins->src_reg)
-			out[(*n_out)++] = (struct ebpf_insn){
-				.code = EBPF_ALU64 | EBPF_MOV | BPF_X,
-				.dst_reg = ins->dst_reg,
-				.src_reg = ins->src_reg };
-		out[(*n_out)++] = (struct ebpf_insn){
-			.code = EBPF_ALU64 | BPF_ADD | BPF_K,
-			.dst_reg = ins->dst_reg, .imm = (int32_t)type->hdr_size };
-		return 0;
-	case LRX_BPF_CTX_DATA_END:
-		x.code = BPF_LDX | BPF_MEM | EBPF_DW;
-		x.off = (int16_t)f->to;
-		break;
-	default: /* a narrow load reads the same bytes of listrx's field */
-		x.off = (int16_t)(f->to + (ins->off - f->off));
-		break;
-	}
-	out[(*n_out)++] = x;
-	return 0;
-unsupported: {
-	char fields[512];
-
-	ctx_field_list(type, false, fields, sizeof(fields));
-	return load_error(ld, i,
-		"context access at offset %d, size %u is not supported "
-		"(struct %s: %s loads of %s)", ins->off, size, type->name,
-		type->narrow_loads ? "32-bit (or narrower)" : "32-bit",
-		fields);
-	}
-}
-
-/* Rewrites one store into the context (a writable field, whole). */
-static int rewrite_ctx_store(struct loader *ld, uint32_t i,
-			     struct ebpf_insn *x)
-{
-	const struct lrx_bpf_ctx_type *type = ld->type;
-	unsigned size = bpf_size_bytes(x->code);
-	const struct lrx_bpf_ctx_field *f = ctx_field(type, x->off, size);
-	char fields[256];
-
-	ctx_field_list(type, true, fields, sizeof(fields));
-	if (fields[0] == '\0')
-		return load_error(ld, i, "writes to the %s context (r%u)",
-				  type->name, x->dst_reg);
-	if (BPF_MODE(x->code) != BPF_MEM || f == NULL || !f->writable ||
-	    f->off != x->off || f->size != size)
-		return load_error(ld, i,
-			"store to the %s context at offset %d, size %u: only "
-			"whole 32-bit stores to %s are allowed", type->name,
-			x->off, size, fields);
-	x->off = (int16_t)f->to;
-	return 0;
-}
-
-static int rewrite_call(struct loader *ld, uint32_t i, struct ebpf_insn *x)
-{
-	const struct flow_state *s = &ld->in[i];
-	const struct helper_info *h = NULL;
-	struct lrx_xdp_prog *prog = ld->prog;
-	int idx;
-
-	if (x->src_reg == EBPF_PSEUDO_CALL)
-		return load_error(ld, i,
-			"bpf-to-bpf call (subprograms are not supported: make "
-			"the function __always_inline)");
-	for (size_t k = 0; k < RTE_DIM(helpers); k++)
-		if (helpers[k].id == x->imm)
-			h = &helpers[k];
-	if (h == NULL)
-		return load_error(ld, i,
-			"calls helper %d (%s), which listrx does not provide "
-			"(supported: bpf_map_lookup_elem, bpf_map_update_elem, "
-			"bpf_map_delete_elem, bpf_ktime_get_ns, "
-			"bpf_get_prandom_u32, bpf_get_smp_processor_id, "
-			"bpf_redirect)", x->imm, helper_name(x->imm));
-	for (uint32_t a = 0; a < h->nb_args; a++) {
-		const struct reg_tag *t = &s->r[EBPF_REG_1 + a];
-
-		if (t->kinds & TAG_CTX)
-			return load_error(ld, i,
-				"passes the %s context to %s", ld->type->name,
-				h->name);
-		if (a > 0 && (t->kinds & (TAG_MAYBE_NULL | TAG_NULL | TAG_MAP)))
-			return load_error(ld, i,
-				"passes a map or a possibly-NULL pointer as "
-				"argument %u of %s", a + 1, h->name);
-	}
-	if (h->id == BPF_FUNC_map_lookup_elem ||
-	    h->id == BPF_FUNC_map_update_elem ||
-	    h->id == BPF_FUNC_map_delete_elem) {
-		const struct reg_tag *t = &s->r[EBPF_REG_1];
-		int which = h->id == BPF_FUNC_map_lookup_elem ? H_LOOKUP :
-			    h->id == BPF_FUNC_map_update_elem ? H_UPDATE :
-								H_DELETE;
-
-		if (t->kinds != TAG_MAP || t->map == TAG_MAP_CONFLICT)
-			return load_error(ld, i,
-				"%s: the map argument (r1) is not one known "
-				"map on every path", h->name);
-		idx = prog->map_xsym[t->map][which];
-		if (idx < 0) {
-			idx = xsym_add(prog, h, h->fn, &prog->maps[t->map]);
-			prog->map_xsym[t->map][which] = (int16_t)idx;
-		}
-	} else {
-		uint64_t (*fn)(uint64_t, uint64_t, uint64_t, uint64_t,
-			       uint64_t) = h->fn ? h->fn : ld->type->redirect;
-
-		idx = -1;
-		for (uint32_t k = 0; k < prog->nb_xsym; k++)
-			if (prog->xsym[k].func.val == fn)
-				idx = (int)k;
-		if (idx < 0)
-			idx = xsym_add(prog, h, fn, NULL);
-		if (h->id == BPF_FUNC_redirect)
-			prog->uses_redirect = true;
-	}
-	if (idx < 0)
-		return load_error(ld, i, "too many external symbols");
-	x->imm = idx;
-	return 0;
-}
-
-/* ---- XDP metadata kfuncs ------------------------------------------------
- * bpf_xdp_metadata_rx_hash, _rx_timestamp and _rx_vlan_tag (net/core/xdp.c),
- * which the kernel resolves per device for a device-bound program
- * (bpf_dev_bound_resolve_kfunc: mlx5e_xdp_rx_hash, veth_xdp_rx_hash...).
- * clang emits `call -1` relocated against the undefined symbol. Each call
- * becomes, in place, loads of what the stage wrote into the context
- * header from the frame's descriptor (lrx_xdp_md_hints) and stores
- * through the output pointers, the return value in r0: no branch, so no
- * extra rte_bpf path. The outputs are written (0) when the kfunc fails
- * too: rte_bpf's verifier must see them written on every path, and clang
- * loads them before it tests the return value. */
-struct kfunc_out {
-	uint16_t from; /* offset in struct lrx_xdp_md */
-	uint8_t size;  /* BPF_W, BPF_H, EBPF_DW */
-	uint8_t reg;   /* the output pointer's register */
-};
-
-struct kfunc_info {
-	const char *name;
-	uint32_t hint;
-	uint16_t rc; /* offset of its int64_t return value */
-	uint8_t n_out;
-	struct kfunc_out out[2];
-};
-
-#define MD_OFF(f) offsetof(struct lrx_xdp_md, f)
-static const struct kfunc_info kfuncs[] = {
-	{ "bpf_xdp_metadata_rx_hash", LRX_XDP_HINT_HASH, MD_OFF(rx_hash_rc), 2,
-	  { { MD_OFF(rx_hash), BPF_W, EBPF_REG_2 },
-	    { MD_OFF(rx_hash_type), BPF_W, EBPF_REG_3 } } },
-	{ "bpf_xdp_metadata_rx_timestamp", LRX_XDP_HINT_TIMESTAMP,
-	  MD_OFF(rx_timestamp_rc), 1,
-	  { { MD_OFF(rx_timestamp), EBPF_DW, EBPF_REG_2 } } },
-	{ "bpf_xdp_metadata_rx_vlan_tag", LRX_XDP_HINT_VLAN, MD_OFF(rx_vlan_rc), 2,
-	  { { MD_OFF(rx_vlan_proto), BPF_H, EBPF_REG_2 },
-	    { MD_OFF(rx_vlan_tci), BPF_H, EBPF_REG_3 } } },
-};
-#undef MD_OFF
-/* what one call becomes: the return value, a load and a store per output */
-#define KFUNC_INSNS_MAX 5
-
-/* A call relocated against an undefined symbol: a kfunc, noted for the
- * rewrite (libbpf finds it in the kernel's BTF:
- * bpf_object__resolve_ksym_func_btf_id). */
-static int kfunc_record(struct loader *ld, uint32_t at, const char *name)
-{
-	for (size_t k = 0; k < RTE_DIM(kfuncs); k++) {
-		if (strcmp(kfuncs[k].name, name) != 0)
-			continue;
-		/* the kernel registers them for BPF_PROG_TYPE_XDP only
-		 * (xdp_metadata_kfunc_set) */
-		if (ld->type != &lrx_bpf_ctx_xdp)
-			return load_error(ld, at, "calls kfunc %s, which the "
-					  "kernel gives XDP programs only", name);
-		if (ld->n_kcalls == XDP_MAX_KFUNC_CALLS)
-			return load_error(ld, at, "more than %d kfunc calls",
-					  XDP_MAX_KFUNC_CALLS);
-		ld->kcalls[ld->n_kcalls++] =
-			(struct kfunc_call){ .insn = at, .kfunc = (uint8_t)k };
-		return 0;
-	}
-	return load_error(ld, at, "calls kfunc '%s', which listrx does not "
-			  "provide (supported: bpf_xdp_metadata_rx_hash, "
-			  "bpf_xdp_metadata_rx_timestamp, "
-			  "bpf_xdp_metadata_rx_vlan_tag)", name);
-}
-
-static const struct kfunc_info *kfunc_at(const struct loader *ld, uint32_t i)
-{
-	for (unsigned k = 0; k < ld->n_kcalls; k++)
-		if (ld->kcalls[k].insn == i)
-			return &kfuncs[ld->kcalls[k].kfunc];
-	return NULL;
-}
-
-/* One kfunc call expanded into out (1); its arguments checked as the
- * kernel's check_kfunc_args does: r1 the context, the outputs memory. */
-static int rewrite_kfunc(struct loader *ld, uint32_t i,
-			 const struct kfunc_info *kf, struct ebpf_insn *out,
-			 uint32_t *o)
-{
-	const struct flow_state *s = &ld->in[i];
-
-	if (s->r[EBPF_REG_1].kinds != TAG_CTX)
-		return load_error(ld, i, "%s: argument 1 (r1) is not the xdp_md "
-				  "context on every path", kf->name);
-	for (unsigned k = 0; k < kf->n_out; k++)
-		if (s->r[kf->out[k].reg].kinds & BAD_PTR)
-			return load_error(ld, i, "%s: argument %u (r%u) is the "
-					  "context, a map or a possibly-NULL "
-					  "pointer", kf->name, kf->out[k].reg,
-					  kf->out[k].reg);
-	out[(*o)++] = (struct ebpf_insn){ .code = BPF_LDX | BPF_MEM | EBPF_DW,
-		.dst_reg = EBPF_REG_0, .src_reg = EBPF_REG_1, .off = kf->rc };
-	for (unsigned k = 0; k < kf->n_out; k++) {
-		out[(*o)++] = (struct ebpf_insn){
-			.code = BPF_LDX | BPF_MEM | kf->out[k].size,
-			.dst_reg = EBPF_REG_4, .src_reg = EBPF_REG_1,
-			.off = (int16_t)kf->out[k].from };
-		out[(*o)++] = (struct ebpf_insn){
-			.code = BPF_STX | BPF_MEM | kf->out[k].size,
-			.dst_reg = kf->out[k].reg, .src_reg = EBPF_REG_4 };
-	}
-	ld->prog->hints |= kf->hint;
-	return 1;
-}
-
-/* LDX: a context load rewritten into out (1), or a checked load (0) */
-static int rewrite_ldx(struct loader *ld, uint32_t i, const struct ebpf_insn *ins,
-		       const struct flow_state *s, struct ebpf_insn *out,
-		       uint32_t *o)
-{
-	int rc;
-
-	if (s->r[ins->src_reg].kinds & TAG_CTX) {
-		rc = rewrite_ctx_load(ld, i, ins, out, o);
-		return rc < 0 ? rc : 1;
-	}
-	rc = check_deref(ld, i, ins->src_reg, &s->r[ins->src_reg], "load");
-	return rc < 0 ? rc : 0;
-}
-
-/* ST/STX: a context store rewritten in x, else a checked store; no
- * pointer the verifier tracks is spilled to memory */
-static int rewrite_store(struct loader *ld, uint32_t i,
-			 const struct ebpf_insn *ins,
-			 const struct flow_state *s, struct ebpf_insn *x)
-{
-	uint8_t cls = BPF_CLASS(ins->code);
-	int rc;
-
-	if (s->r[ins->dst_reg].kinds & TAG_CTX) {
-		if (s->r[ins->dst_reg].kinds != TAG_CTX)
-			return load_error(ld, i,
-				"store through r%u, which holds "
-				"the %s context on some paths "
-				"only", ins->dst_reg,
-				ld->type->name);
-		if (cls == BPF_STX &&
-		    (s->r[ins->src_reg].kinds & BAD_PTR & ~TAG_NULL))
-			return load_error(ld, i,
-				"stores r%u (the context, a map "
-				"or a possibly-NULL value "
-				"pointer) to memory: spilling it "
-				"is not supported", ins->src_reg);
-		rc = rewrite_ctx_store(ld, i, x);
-		return rc < 0 ? rc : 0;
-	}
-	rc = check_deref(ld, i, ins->dst_reg, &s->r[ins->dst_reg], "store");
-	if (rc < 0)
-		return rc;
-	if (cls == BPF_STX &&
-	    (s->r[ins->src_reg].kinds & BAD_PTR & ~TAG_NULL))
-		return load_error(ld, i,
-			"stores r%u (the context, a map or a "
-			"possibly-NULL value pointer) to memory: "
-			"spilling it is not supported",
-			ins->src_reg);
-	return 0;
-}
-
-/* ALU/ALU64: no arithmetic on the context, a map or a maybe-NULL value */
-static int rewrite_alu(struct loader *ld, uint32_t i, const struct ebpf_insn *ins,
-		       const struct flow_state *s)
-{
-	uint8_t op = BPF_OP(ins->code);
-	bool mov64 = ins->code == (EBPF_ALU64 | EBPF_MOV | BPF_X);
-	bool uses_dst = op != EBPF_MOV;
-
-	if (!mov64 && BPF_SRC(ins->code) == BPF_X &&
-	    (s->r[ins->src_reg].kinds & BAD_PTR & ~TAG_NULL))
-		return load_error(ld, i,
-			"arithmetic with r%u, which holds the "
-			"context, a map or a possibly-NULL "
-			"value pointer", ins->src_reg);
-	if (uses_dst &&
-	    (s->r[ins->dst_reg].kinds & BAD_PTR & ~TAG_NULL))
-		return load_error(ld, i,
-			"arithmetic on r%u, which holds the "
-			"context, a map or a possibly-NULL "
-			"value pointer", ins->dst_reg);
-	return 0;
-}
-
-/* LD: ld_imm64 copied into out (1), a map relocation resolved to the
- * map's address (as the kernel's resolve_pseudo_ldimm64) */
-static int rewrite_ld_imm64(struct loader *ld, uint32_t *pi, bool wide,
-			    struct ebpf_insn *out, uint32_t *po)
-{
-	uint32_t i = *pi, o = *po;
-	const struct ebpf_insn x = ld->insns[i];
-
-	if (!wide)
-		return load_error(ld, i,
-			"legacy packet access (LD_ABS/LD_IND) "
-			"is not supported for XDP");
-	if (i + 1 >= ld->n)
-		return load_error(ld, i, "truncated ld_imm64");
-	out[o++] = x;
-	out[o] = ld->insns[++i];
-	*pi = i;
-	if (ld->insn_map[i - 1] >= 0) {
-		uint64_t addr = (uintptr_t)&ld->prog->maps[ld->insn_map[i - 1]];
-
-		out[o - 1].src_reg = 0;
-		out[o - 1].imm = (int32_t)(uint32_t)addr;
-		out[o].imm = (int32_t)(uint32_t)(addr >> 32);
-	} else if (x.src_reg != 0) {
-		return load_error(ld, i - 1,
-			"ld_imm64 with src_reg %u and no map "
-			"relocation", x.src_reg);
-	}
-	*po = o + 1;
-	return 1;
-}
-
-/* JMP: a helper call resolved in x; no compare of the context pointer */
-static int rewrite_jmp(struct loader *ld, uint32_t i, const struct ebpf_insn *ins,
-		       const struct flow_state *s, struct ebpf_insn *x)
-{
-	if (BPF_OP(ins->code) == EBPF_CALL) {
-		int rc = rewrite_call(ld, i, x);
-		return rc < 0 ? rc : 0;
-	}
-	if (BPF_OP(ins->code) != EBPF_EXIT &&
-	    ((s->r[ins->dst_reg].kinds & TAG_CTX) ||
-	     (BPF_SRC(ins->code) == BPF_X &&
-	      (s->r[ins->src_reg].kinds & TAG_CTX))))
-		return load_error(ld, i,
-			"compares the %s context pointer",
-			ld->type->name);
-	return 0;
-}
-
-/* jump offsets over the (possibly longer) rewritten program */
-static int rewrite_jumps(struct loader *ld, struct ebpf_insn *out,
-			 const uint32_t *new_at)
-{
-	for (uint32_t i = 0; i < ld->n; i++) {
-		const struct ebpf_insn *ins = &ld->insns[i];
-		uint8_t op = BPF_OP(ins->code);
-		uint32_t target;
-
-		if (ins->code == (BPF_LD | BPF_IMM | EBPF_DW)) {
-			i++;
-			continue;
-		}
-		if (BPF_CLASS(ins->code) != BPF_JMP || op == EBPF_CALL ||
-		    op == EBPF_EXIT)
-			continue;
-		target = i + 1 + ins->off;
-		if (target >= ld->n)
-			return load_error(ld, i, "jump out of the program");
-		out[new_at[i]].off = (int16_t)((int64_t)new_at[target] -
-					       new_at[i] - 1);
-	}
-	return 0;
-}
-
-/* Produces the rewritten program into out (capacity 2n, and
- * KFUNC_INSNS_MAX per kfunc call); new_at[i] is
- * where old instruction i starts in it. */
-static int rewrite(struct loader *ld, struct ebpf_insn *out, uint32_t *new_at,
-		   uint32_t *n_out)
-{
-	uint32_t o = 0;
-	int rc;
-
-	for (uint32_t i = 0; i < ld->n; i++) {
-		const struct ebpf_insn *ins = &ld->insns[i];
-		const struct flow_state *s = &ld->in[i];
-		uint8_t cls = BPF_CLASS(ins->code);
-		struct ebpf_insn x = *ins;
-		bool wide = ins->code == (BPF_LD | BPF_IMM | EBPF_DW);
-
-		new_at[i] = o;
-		if (wide && i + 1 < ld->n)
-			new_at[i + 1] = o + 1;
-		if (!s->reached) { /* rte_bpf reports unreachable code */
-			out[o++] = x;
-			if (wide && i + 1 < ld->n)
-				out[o++] = ld->insns[++i];
-			continue;
-		}
-		switch (cls) {
-		case BPF_LDX:
-			rc = rewrite_ldx(ld, i, ins, s, out, &o);
-			break;
-		case BPF_ST:
-		case BPF_STX:
-			rc = rewrite_store(ld, i, ins, s, &x);
-			break;
-		case BPF_ALU:
-		case EBPF_ALU64:
-			rc = rewrite_alu(ld, i, ins, s);
-			break;
-		case BPF_LD:
-			rc = rewrite_ld_imm64(ld, &i, wide, out, &o);
-			break;
-		case BPF_JMP:
-			rc = kfunc_at(ld, i) != NULL ?
-				rewrite_kfunc(ld, i, kfunc_at(ld, i), out, &o) :
-				rewrite_jmp(ld, i, ins, s, &x);
-			break;
-		default:
-			return load_error(ld, i,
-				"instruction class 0x%x (opcode 0x%02x) is not "
-				"supported by rte_bpf (JMP32/ALU32 jumps: "
-				"compile with -mcpu=v2)", cls, ins->code);
-		}
-		if (rc < 0)
-			return rc;
-		if (rc == 0) /* 1: the helper wrote out[] itself */
-			out[o++] = x;
-	}
-	new_at[ld->n] = o;
-	rc = rewrite_jumps(ld, out, new_at);
-	if (rc < 0)
-		return rc;
-	*n_out = o;
-	return 0;
-}
-
-/* libbpf explains why it cannot open an object in its log; keep the
- * last warning for the error message. It names the object's path, so the
- * buffers that carry it have room for a long one. */
-#define LIBBPF_WHY_MAX 1024
-static __thread char libbpf_last_warning[LIBBPF_WHY_MAX];
-
-static int libbpf_keep_warning(enum libbpf_print_level level,
-			       const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_WARN) {
-		vsnprintf(libbpf_last_warning, sizeof(libbpf_last_warning),
-			  fmt, ap);
-		libbpf_last_warning[strcspn(libbpf_last_warning, "\n")] = '\0';
-	}
-	return 0;
-}
-
-/* ---- ELF ----------------------------------------------------------------- */
-
-struct btf_maps_reply {
-	int status; /* 0, or -EINVAL with why */
-	uint32_t n_maps; /* may exceed LRX_XDP_MAX_MAPS: only that many sent */
-	struct lrx_xdp_map_def maps[LRX_XDP_MAX_MAPS];
-	char why[LIBBPF_WHY_MAX];
-};
-
-/* In the child: libbpf reads the object's BTF map definitions. */
-static void btf_maps_read(const char *path, struct btf_maps_reply *r)
-{
-	libbpf_print_fn_t old_print = libbpf_set_print(libbpf_keep_warning);
-	struct bpf_object *obj;
-	struct bpf_map *m;
-
-	libbpf_last_warning[0] = '\0';
-	obj = bpf_object__open_file(path, NULL);
-	libbpf_set_print(old_print);
-	if (obj == NULL || libbpf_get_error(obj) != 0) {
-		r->status = -EINVAL;
-		snprintf(r->why, sizeof(r->why), "%s", libbpf_last_warning);
-		return;
-	}
-	bpf_object__for_each_map(m, obj) {
-		if (bpf_map__is_internal(m))
-			continue; /* .rodata/.data/.bss: rejected if used */
-		if (r->n_maps < LRX_XDP_MAX_MAPS) {
-			struct lrx_xdp_map_def *d = &r->maps[r->n_maps];
-			snprintf(d->name, sizeof(d->name), "%s", bpf_map__name(m));
-			d->type = bpf_map__type(m);
-			d->key_size = bpf_map__key_size(m);
-			d->value_size = bpf_map__value_size(m);
-			d->max_entries = bpf_map__max_entries(m);
-			/* no layout (a type it cannot flatten): bytes only */
-			if (lrx_btf_map_layout(bpf_object__btf(obj),
-					       bpf_map__btf_key_type_id(m),
-					       bpf_map__btf_value_type_id(m),
-					       d->key_size, d->value_size,
-					       &d->layout) < 0)
-				d->layout.n_fields = 0;
-		}
-		r->n_maps++;
-	}
-	bpf_object__close(obj);
-}
-
-/* libbpf 1.1 (Debian 12) dereferences bad pointers on some malformed
- * objects (tests/fuzz/corpus/bpf_elf/libbpf_open_segv). Its parse
- * runs in a child process, so that a crash there is a load error naming
- * the object (exit 2), never a crash of listrx. The child does no DPDK
- * call: it parses, writes the reply into the pipe and _exits; a fault
- * kills it with the signal's default action. */
-static int btf_maps_isolated(const char *path, struct btf_maps_reply *r)
-{
-	int fds[2];
-
-	memset(r, 0, sizeof(*r));
-	if (pipe(fds) < 0)
-		return -errno;
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		close(fds[0]);
-		close(fds[1]);
-		return -e;
-	}
-	if (pid == 0) {
-		/* a fault dies by its own signal here: the parent's handlers
-		 * (a sanitizer's report, a fuzzer's crash dump, listrx's
-		 * SIGINT/SIGTERM flag) are not the child's business */
-		static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
-					     SIGINT, SIGTERM};
-		for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
-			signal(faults[i], SIG_DFL);
-		close(fds[0]);
-		btf_maps_read(path, r);
-		const char *p = (const char *)r;
-		size_t left = sizeof(*r);
-		while (left > 0) {
-			ssize_t w = write(fds[1], p, left);
-			if (w <= 0)
-				_exit(1);
-			p += w;
-			left -= (size_t)w;
-		}
-		_exit(0);
-	}
-	close(fds[1]);
-	size_t got = 0;
-	while (got < sizeof(*r)) {
-		ssize_t n = read(fds[0], (char *)r + got, sizeof(*r) - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fds[0]);
-	int wstatus = 0;
-	while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
-		;
-	if (got != sizeof(*r) || !WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
-		memset(r, 0, sizeof(*r));
-		r->status = -EINVAL;
-		if (WIFSIGNALED(wstatus))
-			snprintf(r->why, sizeof(r->why),
-				 "libbpf crashed parsing it (signal %d): the ELF "
-				 "or BTF is malformed",
-				 WTERMSIG(wstatus));
-		else
-			snprintf(r->why, sizeof(r->why),
-				 "the libbpf parse did not complete");
-	}
-	r->why[sizeof(r->why) - 1] = '\0';
-	return 0;
-}
-
-static int maps_from_btf(struct loader *ld, int socket_id)
-{
-	struct lrx_xdp_prog *prog = ld->prog;
-	struct btf_maps_reply *r = malloc(sizeof(*r));
-	int rc;
-
-	if (r == NULL)
-		return load_error(ld, UINT32_MAX, "out of memory");
-	if (ld->maps_given != NULL) {
-		*r = *ld->maps_given;
-		rc = 0;
-	} else {
-		rc = btf_maps_isolated(ld->path, r);
-	}
-	if (rc < 0) {
-		rc = load_error(ld, UINT32_MAX,
-			"cannot start the libbpf parse: %s", strerror(-rc));
-		goto out;
-	}
-	if (r->status < 0) {
-		rc = load_error(ld, UINT32_MAX,
-			"libbpf cannot open the object (not a BPF ELF "
-			"object, or its BTF map definitions are invalid)%s%s",
-			r->why[0] ? ": " : "", r->why);
-		goto out;
-	}
-	if (r->n_maps > LRX_XDP_MAX_MAPS) {
-		rc = load_error(ld, UINT32_MAX, "more than %d maps",
-				LRX_XDP_MAX_MAPS);
-		goto out;
-	}
-	for (uint32_t i = 0; i < r->n_maps; i++) {
-		const struct lrx_xdp_map_def *d = &r->maps[i];
-		rc = lrx_xdp_map_create(&prog->maps[prog->n_maps], d->name,
-			d->type, d->key_size, d->value_size,
-			d->max_entries, socket_id, ld->err, ld->err_len);
-		if (rc < 0) {
-			char why[256];
-
-			snprintf(why, sizeof(why), "%s", ld->err);
-			load_error(ld, UINT32_MAX, "%s", why);
-			break;
-		}
-		struct lrx_xdp_map *map = &prog->maps[prog->n_maps++];
-		if (d->layout.n_fields) {
-			map->layout = malloc(sizeof(*map->layout));
-			if (map->layout == NULL) {
-				rc = load_error(ld, UINT32_MAX, "out of memory");
-				break;
-			}
-			*map->layout = d->layout;
-		}
-	}
-out:
-	free(r);
-	return rc;
-}
-
-static int map_index(const struct lrx_xdp_prog *prog, const char *name)
-{
-	for (unsigned k = 0; k < prog->n_maps; k++)
-		if (strcmp(prog->maps[k].name, name) == 0)
-			return (int)k;
-	return -1;
-}
-
-/* the sections elf_read uses, found by elf_find_sections */
-struct elf_secs {
-	size_t shstrndx, prog_idx, maps_idx;
-	Elf_Scn *symtab, *rel, *code;
-};
-
-/* the symbol table, .maps, the code section ld->section and its SHT_REL */
-static int elf_find_sections(struct loader *ld, Elf *elf, struct elf_secs *es)
-{
-	Elf_Scn *scn = NULL;
-	char sections[512] = "";
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		const char *name;
-
-		if (gelf_getshdr(scn, &sh) == NULL)
-			continue;
-		name = elf_strptr(elf, es->shstrndx, sh.sh_name);
-		if (name == NULL)
-			continue;
-		if (sh.sh_type == SHT_SYMTAB)
-			es->symtab = scn;
-		if (strcmp(name, ".maps") == 0)
-			es->maps_idx = elf_ndxscn(scn);
-		if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) &&
-		    sh.sh_size > 0) {
-			size_t len = strlen(sections);
-
-			snprintf(sections + len, sizeof(sections) - len, "%s%s",
-				 len ? ", " : "", name);
-			if (strcmp(name, ld->section) == 0) {
-				es->code = scn;
-				es->prog_idx = elf_ndxscn(scn);
-			}
-		}
-	}
-	if (es->code == NULL)
-		return load_error(ld, UINT32_MAX,
-			"no such code section (the object has: %s)",
-			sections[0] ? sections : "none");
-	scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL)
-		if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == SHT_REL &&
-		    sh.sh_info == es->prog_idx)
-			es->rel = scn;
-	return 0;
-}
-
-/* the code section's instructions into ld->insns, no map references yet */
-static int elf_read_code(struct loader *ld, Elf_Scn *code)
-{
-	Elf_Data *data = elf_getdata(code, NULL);
-
-	if (data == NULL || data->d_size == 0 ||
-	    data->d_size % sizeof(struct ebpf_insn) != 0 ||
-	    data->d_size / sizeof(struct ebpf_insn) > XDP_MAX_INSNS)
-		return load_error(ld, UINT32_MAX,
-			"empty or malformed code section");
-	ld->n = data->d_size / sizeof(struct ebpf_insn);
-	ld->insns = malloc(data->d_size);
-	ld->insn_map = malloc(ld->n * sizeof(*ld->insn_map));
-	if (ld->insns == NULL || ld->insn_map == NULL)
-		return -ENOMEM;
-	memcpy(ld->insns, data->d_buf, data->d_size);
-	memset(ld->insn_map, 0xff, ld->n * sizeof(*ld->insn_map));
-	return 0;
-}
-
-/* one function per code section (no bpf-to-bpf subprograms) */
-static int elf_check_funcs(struct loader *ld, const struct elf_secs *es)
-{
-	Elf_Data *syms = elf_getdata(es->symtab, NULL);
-	unsigned funcs = 0;
-
-	for (size_t k = 0; syms != NULL && k < syms->d_size / sizeof(Elf64_Sym);
-	     k++) {
-		GElf_Sym sym;
-
-		if (gelf_getsym(syms, (int)k, &sym) != NULL &&
-		    GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
-		    sym.st_shndx == es->prog_idx)
-			funcs++;
-	}
-	if (funcs > 1)
-		return load_error(ld, UINT32_MAX,
-			"%u functions in one section (one program per section "
-			"is supported; subprograms must be __always_inline)",
-			funcs);
-	return 0;
-}
-
-/* one relocation: an ld_imm64 of a .maps symbol, noted in ld->insn_map
- * (as libbpf's bpf_program__record_reloc, maps only) */
-static int elf_reloc(struct loader *ld, Elf *elf, const struct elf_secs *es,
-		     Elf_Data *rels, Elf_Data *syms, size_t symstr, size_t k)
-{
-	GElf_Rel r;
-	GElf_Sym sym;
-	GElf_Shdr tsh;
-	const char *sym_name, *sec_name = "?";
-	uint32_t at;
-	Elf_Scn *tscn;
-	int m;
-
-	if (gelf_getrel(rels, (int)k, &r) == NULL ||
-	    gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) == NULL)
-		return load_error(ld, UINT32_MAX, "bad relocation %zu", k);
-	at = (uint32_t)(r.r_offset / sizeof(struct ebpf_insn));
-	sym_name = elf_strptr(elf, symstr, sym.st_name);
-	tscn = elf_getscn(elf, sym.st_shndx);
-	if (tscn != NULL && gelf_getshdr(tscn, &tsh) != NULL)
-		sec_name = elf_strptr(elf, es->shstrndx, tsh.sh_name);
-	if (at >= ld->n)
-		return load_error(ld, UINT32_MAX,
-			"relocation %zu outside the section", k);
-	if (ld->insns[at].code == (BPF_JMP | EBPF_CALL) &&
-	    sym.st_shndx == SHN_UNDEF)
-		return kfunc_record(ld, at, sym_name ? sym_name : "?");
-	if (ld->insns[at].code == (BPF_JMP | EBPF_CALL))
-		return load_error(ld, at,
-			"bpf-to-bpf call (subprograms are not "
-			"supported: make the function __always_inline)");
-	if (ld->insns[at].code != (BPF_LD | BPF_IMM | EBPF_DW) ||
-	    es->maps_idx == 0 || sym.st_shndx != es->maps_idx)
-		return load_error(ld, at,
-			"refers to '%s' in section '%s' (global "
-			"variables and data sections are not supported; "
-			"maps must be BTF-defined in .maps)",
-			sym_name ? sym_name : "?",
-			sec_name ? sec_name : "?");
-	m = map_index(ld->prog, sym_name ? sym_name : "");
-	if (m < 0)
-		return load_error(ld, at, "unknown map '%s'",
-				  sym_name ? sym_name : "?");
-	ld->insn_map[at] = (int16_t)m;
-	return 0;
-}
-
-/* Finds the section, copies its instructions and applies the map
- * relocations (records which ld_imm64 loads which map). */
-static int elf_read(struct loader *ld, Elf *elf)
-{
-	struct elf_secs es = { 0 };
-	GElf_Ehdr ehdr;
-	int rc;
-
-	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &ehdr) == NULL)
-		return load_error(ld, UINT32_MAX, "not an ELF object");
-	if (ehdr.e_machine != EM_BPF)
-		return load_error(ld, UINT32_MAX,
-			"not an eBPF object (ELF machine %u; compile with "
-			"clang -target bpf)", ehdr.e_machine);
-	if (elf_getshdrstrndx(elf, &es.shstrndx) != 0)
-		return load_error(ld, UINT32_MAX, "no section name table");
-	rc = elf_find_sections(ld, elf, &es);
-	if (rc == 0)
-		rc = elf_read_code(ld, es.code);
-	if (rc < 0)
-		return rc;
-	if (es.symtab == NULL)
-		return load_error(ld, UINT32_MAX, "no symbol table");
-	rc = elf_check_funcs(ld, &es);
-	if (rc < 0 || es.rel == NULL)
-		return rc;
-
-	Elf_Data *syms = elf_getdata(es.symtab, NULL);
-	Elf_Data *rels = elf_getdata(es.rel, NULL);
-	GElf_Shdr symsh;
-
-	gelf_getshdr(es.symtab, &symsh);
-	for (size_t k = 0; rels != NULL && k < rels->d_size / sizeof(Elf64_Rel);
-	     k++) {
-		rc = elf_reloc(ld, elf, &es, rels, syms, symsh.sh_link, k);
-		if (rc < 0)
-			return rc;
-	}
 	return 0;
 }
 
@@ -1620,7 +636,7 @@ static int prog_walk_check(struct loader *ld, const struct ebpf_insn *ins,
 			snprintf(n_paths, sizeof(n_paths), "%" PRIu64, paths);
 		if (steps != UINT64_MAX)
 			snprintf(n_steps, sizeof(n_steps), "%" PRIu64, steps);
-		return load_error(ld, UINT32_MAX,
+		return ebpf_load_error(ld, UINT32_MAX,
 			"%s paths from the entry to an exit (%s instruction "
 			"visits): DPDK 22.11's rte_bpf verifier walks every path "
 			"(no state pruning), which would take seconds to hours; at most %llu "
@@ -1669,7 +685,7 @@ static int prog_rejected(struct loader *ld, const char *why,
 		snprintf(hint, sizeof(hint),
 			 " [rte_bpf accepts no backward jumps: unroll "
 			 "the loop]");
-	return load_error(ld, at,
+	return ebpf_load_error(ld, at,
 		"rte_bpf rejected the program (rte_errno %d: %s)%s%s%s",
 		rte_errno, rte_strerror(rte_errno),
 		why[0] ? ": " : "", why, hint);
@@ -1732,17 +748,17 @@ static int prog_load(const char *path, const char *section,
 	rc = prog_open_file(path, err, err_len, &fd);
 	if (rc < 0)
 		goto fail;
-	rc = maps_from_btf(&ld, socket_id);
+	rc = ebpf_maps_from_btf(&ld, socket_id);
 	if (rc < 0)
 		goto fail;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (elf == NULL) {
-		rc = load_error(&ld, UINT32_MAX, "not an ELF object: %s",
+		rc = ebpf_load_error(&ld, UINT32_MAX, "not an ELF object: %s",
 				elf_errmsg(-1));
 		goto fail;
 	}
-	rc = elf_read(&ld, elf);
+	rc = ebpf_elf_read(&ld, elf);
 	if (rc < 0)
 		goto fail;
 	rc = flow_analyse(&ld);
@@ -1755,7 +771,7 @@ static int prog_load(const char *path, const char *section,
 		rc = -ENOMEM;
 		goto fail;
 	}
-	rc = rewrite(&ld, rewritten, new_at, &n_new);
+	rc = ebpf_rewrite(&ld, rewritten, new_at, &n_new);
 	if (rc < 0)
 		goto fail;
 	rc = prog_rte_load(&ld, rewritten, n_new, new_at, window);
@@ -1842,7 +858,7 @@ void lrx_xdp_prog_free(struct lrx_xdp_prog *prog)
 struct lrx_xdp_map *lrx_xdp_prog_map(struct lrx_xdp_prog *prog,
 				     const char *name)
 {
-	int k = map_index(prog, name);
+	int k = ebpf_map_index(prog, name);
 
 	return k < 0 ? NULL : &prog->maps[k];
 }
