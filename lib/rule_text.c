@@ -157,6 +157,27 @@ int lrx_rule_port_range(const char *text, char sep, uint16_t *lo,
 	return 0;
 }
 
+int lrx_rule_next(struct lrx_rule_reader *r, char **words)
+{
+	int n = 0;
+	while (n == 0 && *r->p) {
+		const char *end = strchr(r->p, '\n');
+		size_t len = end ? (size_t)(end - r->p) : strlen(r->p);
+		r->line++;
+		if (len >= sizeof(r->buf))
+			return lrx_rule_fail(r, NULL, "line longer than %d bytes",
+					     LRX_RULE_LINE_MAX - 1);
+		memcpy(r->buf, r->p, len);
+		r->buf[len] = '\0';
+		r->p += len + (end ? 1 : 0);
+		n = lrx_rule_split(r->buf, words, LRX_RULE_WORDS_MAX);
+		if (n < 0)
+			return lrx_rule_fail(r, NULL, n == -E2BIG ? "more than %d words"
+					     : "a quote is not closed", LRX_RULE_WORDS_MAX);
+	}
+	return n;
+}
+
 int lrx_rule_file_read(const char *path, size_t max, char **out, char *err,
 		       size_t err_len)
 {

@@ -49,6 +49,28 @@ int lrx_rule_error(char *err, size_t err_len, const char *name, unsigned line,
 		   const char *word, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 
+/* A rule file's text read a line at a time: what is left of it, the
+ * file's name and the line's number (for errors: "name:line: ..."), and
+ * where errors go. */
+struct lrx_rule_reader {
+	const char *p, *name;
+	unsigned line;
+	char *err;
+	size_t err_len;
+	char buf[LRX_RULE_LINE_MAX];
+};
+
+/* The next line with words, split into words[LRX_RULE_WORDS_MAX]
+ * (lrx_rule_split, in r->buf): their number, 0 at the end of the text,
+ * or -EINVAL with why in err (a line too long, too many words, a quote
+ * not closed). */
+int lrx_rule_next(struct lrx_rule_reader *r, char **words);
+
+/* lrx_rule_error at the reader's line */
+#define lrx_rule_fail(r, word, ...)                                           \
+	lrx_rule_error((r)->err, (r)->err_len, (r)->name, (r)->line, word,    \
+		       __VA_ARGS__)
+
 /* Reads a whole rule file (a regular file of at most max bytes) into a
  * NUL-terminated buffer the caller frees. Returns 0 or -errno, with why
  * (naming the file) in err. */

@@ -72,10 +72,7 @@ struct nf_pending {
 };
 
 struct nf_parse {
-	const char *name;
-	unsigned line;
-	char *err;
-	size_t err_len;
+	struct lrx_rule_reader rd;
 	int table;            /* the open table, -1 none */
 	bool committed[LRX_NF_TABLES];
 	unsigned n_chains;
@@ -86,9 +83,7 @@ struct nf_parse {
 };
 
 /* "name:line: 'word': ..." */
-#define nf_error(ps, word, ...)                                               \
-	lrx_rule_error((ps)->err, (ps)->err_len, (ps)->name, (ps)->line, word, \
-		       __VA_ARGS__)
+#define nf_error(ps, word, ...) lrx_rule_fail(&(ps)->rd, word, __VA_ARGS__)
 
 static int nf_chain_find(const struct nf_parse *ps, int table, const char *name)
 {
@@ -119,7 +114,7 @@ static int nf_chain_add(struct nf_parse *ps, int table, const char *name,
 	c->table = (uint8_t)table;
 	c->builtin = b != NULL;
 	c->hook = b ? b->hook : -1;
-	c->line = (uint16_t)ps->line;
+	c->line = (uint16_t)ps->rd.line;
 	ps->policy[ps->n_chains] = policy;
 	return (int)ps->n_chains++;
 }
@@ -188,7 +183,7 @@ static int nf_chain_line(struct nf_parse *ps, char **w, int n)
 	int c = nf_chain_find(ps, ps->table, name);
 	if (b != NULL) {
 		ps->policy[c] = policy;
-		ps->chains[c].line = (uint16_t)ps->line;
+		ps->chains[c].line = (uint16_t)ps->rd.line;
 		return 0;
 	}
 	if (c >= 0)
@@ -622,7 +617,7 @@ static int nf_rule_open(struct nf_rule_ctx *c)
 	memset(c->pd, 0, sizeof(*c->pd));
 	c->pd->chain = (uint16_t)chain;
 	c->r->in_any = true;
-	c->r->line = (uint16_t)ps->line;
+	c->r->line = (uint16_t)ps->rd.line;
 	c->r->verdict = INT32_MAX; /* no target: counts and goes on */
 	c->r->spts[1] = c->r->dpts[1] = 65535;
 	c->at = at + 2;
@@ -703,7 +698,7 @@ static int nf_loop_check(struct nf_parse *ps, unsigned chain, uint8_t *state,
 			continue;
 		int to = nf_chain_find(ps, ps->chains[chain].table, pd->target);
 		if (to >= 0 && nf_loop_check(ps, (unsigned)to, state, depth + 1) < 0) {
-			ps->line = pd->r.line;
+			ps->rd.line = pd->r.line;
 			return -ELOOP;
 		}
 	}
@@ -723,7 +718,7 @@ static int nf_build(struct nf_parse *ps, struct lrx_nf *nf)
 		const struct nf_pending *pd = &ps->pending[i];
 		if (pd->target[0] && nf_chain_find(ps, ps->chains[pd->chain].table,
 						   pd->target) < 0) {
-			ps->line = pd->r.line;
+			ps->rd.line = pd->r.line;
 			return nf_error(ps, pd->target, "no such chain in table %s: "
 					"targets are ACCEPT, DROP, RETURN or a user "
 					"chain (others, such as REJECT, LOG, MARK, "
@@ -799,7 +794,6 @@ int lrx_nf_parse(const char *text, const char *name, struct lrx_nf **out,
 {
 	struct nf_parse *ps = calloc(1, sizeof(*ps));
 	struct lrx_nf *nf = calloc(1, sizeof(*nf));
-	const char *p = text;
 	int rc = 0;
 
 	/* at most a rule per line, and a policy or return per chain */
@@ -819,34 +813,15 @@ int lrx_nf_parse(const char *text, const char *name, struct lrx_nf **out,
 		goto out;
 	}
 	ps->max_pending = max_pending;
-	ps->name = name;
-	ps->err = err;
-	ps->err_len = err_len;
+	ps->rd = (struct lrx_rule_reader){ .p = text, .name = name, .err = err,
+					   .err_len = err_len };
 	ps->table = -1;
-	while (*p && rc == 0) {
-		const char *end = strchr(p, '\n');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		char line[LRX_RULE_LINE_MAX];
-		char *w[LRX_RULE_WORDS_MAX];
-
-		ps->line++;
-		if (len >= sizeof(line)) {
-			rc = nf_error(ps, NULL, "line longer than %d bytes",
-				      LRX_RULE_LINE_MAX - 1);
-			break;
-		}
-		memcpy(line, p, len);
-		line[len] = '\0';
-		p += len + (end ? 1 : 0);
-		int n = lrx_rule_split(line, w, LRX_RULE_WORDS_MAX);
-		if (n < 0) {
-			rc = nf_error(ps, NULL, n == -E2BIG ? "more than %d words"
-					: "a quote is not closed", LRX_RULE_WORDS_MAX);
-			break;
-		}
-		if (n == 0)
-			continue;
-		if (w[0][0] == '*' && n == 1)
+	char *w[LRX_RULE_WORDS_MAX];
+	int n;
+	while (rc == 0 && (n = lrx_rule_next(&ps->rd, w)) != 0) {
+		if (n < 0)
+			rc = n;
+		else if (w[0][0] == '*' && n == 1)
 			rc = nf_table_line(ps, w[0]);
 		else if (w[0][0] == ':')
 			rc = nf_chain_line(ps, w, n);
