@@ -117,9 +117,4 @@ static const struct lrx_stage_counter l3_arp_counters[] = {
 	{.name = NULL},
 };
 
-const struct l3_module l3_arp_module = {
-	.name = "arp",
-	.keys = l3_arp_keys,
-	.counters = l3_arp_counters,
-	.init = l3_arp_init,
-};
+L3_MODULE(arp);

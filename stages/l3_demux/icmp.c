@@ -671,9 +671,4 @@ static const struct lrx_stage_counter l3_icmp_counters[] = {
 	{.name = NULL},
 };
 
-const struct l3_module l3_icmp_module = {
-	.name = "icmp",
-	.keys = l3_icmp_keys,
-	.counters = l3_icmp_counters,
-	.init = l3_icmp_init,
-};
+L3_MODULE(icmp);

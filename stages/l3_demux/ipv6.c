@@ -468,9 +468,4 @@ static const struct lrx_stage_counter l3_ipv6_counters[] = {
 	{.name = NULL},
 };
 
-const struct l3_module l3_ipv6_module = {
-	.name = "ipv6",
-	.keys = l3_ipv6_keys,
-	.counters = l3_ipv6_counters,
-	.init = l3_ipv6_init,
-};
+L3_MODULE(ipv6);

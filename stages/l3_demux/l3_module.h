@@ -139,6 +139,14 @@ struct l3_module {
 	uint32_t (*held)(const void *ctx);
 };
 
+/* A module's descriptor l3_<m>_module: its tables l3_<m>_keys and
+ * l3_<m>_counters, its l3_<m>_init, and the other hooks it has. */
+#define L3_MODULE(m, ...)                                                     \
+	const struct l3_module l3_##m##_module = {                            \
+		.name = #m, .keys = l3_##m##_keys,                            \
+		.counters = l3_##m##_counters, .init = l3_##m##_init,         \
+		__VA_ARGS__}
+
 /* 0, 1, 2, ...: the index list of a whole burst (filled once, read only) */
 extern uint16_t l3_identity[LRX_BURST_MAX];
 

@@ -102,10 +102,4 @@ static const struct lrx_stage_counter l3_nf_hook_counters[] = {
 	{.name = NULL},
 };
 
-const struct l3_module l3_nf_hook_module = {
-	.name = "nf_hook",
-	.keys = l3_nf_hook_keys,
-	.counters = l3_nf_hook_counters,
-	.init = l3_nf_hook_init,
-	.fini = l3_nf_hook_fini,
-};
+L3_MODULE(nf_hook, .fini = l3_nf_hook_fini);

@@ -772,14 +772,6 @@ static const struct lrx_stage_counter l3_reasm_counters[] = {
 	{.name = NULL},
 };
 
-const struct l3_module l3_reasm_module = {
-	.name = "reasm",
-	.keys = l3_reasm_keys,
-	.counters = l3_reasm_counters,
-	.init = l3_reasm_init,
-	.fini = l3_reasm_fini,
-	.flush = l3_reasm_tick,
-	.end_run = l3_reasm_expire_all,
-	.drop = l3_reasm_drop,
-	.held = l3_reasm_held,
-};
+L3_MODULE(reasm, .fini = l3_reasm_fini, .flush = l3_reasm_tick,
+	  .end_run = l3_reasm_expire_all, .drop = l3_reasm_drop,
+	  .held = l3_reasm_held);

@@ -234,9 +234,4 @@ static const struct lrx_stage_counter l3_route_counters[] = {
 	{.name = NULL},
 };
 
-const struct l3_module l3_route_module = {
-	.name = "route",
-	.keys = l3_route_keys,
-	.counters = l3_route_counters,
-	.init = l3_route_init,
-};
+L3_MODULE(route);

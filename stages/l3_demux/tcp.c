@@ -484,10 +484,4 @@ static const struct lrx_stage_counter l3_tcp_counters[] = {
 	{.name = NULL},
 };
 
-const struct l3_module l3_tcp_module = {
-	.name = "tcp",
-	.keys = l3_tcp_keys,
-	.counters = l3_tcp_counters,
-	.init = l3_tcp_init,
-	.fini = l3_tcp_fini,
-};
+L3_MODULE(tcp, .fini = l3_tcp_fini);

@@ -250,14 +250,6 @@ static const struct lrx_stage_counter l3_udp_counters[] = {
 	{.name = NULL},
 };
 
-const struct l3_module l3_udp_module = {
-	.name = "udp",
-	.keys = l3_udp_keys,
-	.counters = l3_udp_counters,
-	.init = l3_udp_init,
-	.fini = l3_udp_fini,
-	.flush = l3_udp_flush,
-	.end_run = l3_udp_end_run,
-	.consume = l3_udp_consume,
-	.held = l3_udp_held,
-};
+L3_MODULE(udp, .fini = l3_udp_fini, .flush = l3_udp_flush,
+	  .end_run = l3_udp_end_run, .consume = l3_udp_consume,
+	  .held = l3_udp_held);
