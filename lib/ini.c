@@ -90,8 +90,8 @@ static int ini_line(struct lrx_ini *ini, struct lrx_ini_section **in, const char
 	const struct lrx_ini_entry *seen_key;
 	const char *eq = memchr(s, '=', (size_t)(e - s));
 
-	if (s == e || *s == ';' || *s == '#')
-		return 0; /* blank or comment */
+	if (s == e)
+		return 0; /* blank, or a comment */
 	if (*s == '[') {
 		const char *name = s + 1, *end = e - 1;
 		if (e[-1] != ']' || e - s < 3)
@@ -107,7 +107,7 @@ static int ini_line(struct lrx_ini *ini, struct lrx_ini_section **in, const char
 		return *in ? 0 : -ENOMEM;
 	}
 	if (!eq)
-		*why = "expected [section], key = value, or a comment (; or #)";
+		*why = "expected [section] or key = value (; or # starts a comment)";
 	else if (eq == s)
 		*why = "a key name is missing before '='";
 	else if (!*in)
@@ -135,6 +135,15 @@ int lrx_ini_parse(struct lrx_ini *ini, const char *name, const char *text, char 
 		const char *end = strchr(p, '\n');
 		const char *s = p, *e = end ? end : p + strlen(p), *why = NULL;
 		unsigned first = 0;
+		/* a comment: ';' or '#' at the start of the line or after a
+		 * blank, to the end of the line (a ';' within a value, as
+		 * map_init's, is part of it) */
+		for (const char *c = s; c < e; c++)
+			if ((*c == ';' || *c == '#') &&
+			    (c == s || c[-1] == ' ' || c[-1] == '\t')) {
+				e = c;
+				break;
+			}
 		ini_trim(&s, &e);
 		int rc = ini_line(ini, &in, s, e, line, &why, &first);
 		if (rc < 0) {

@@ -337,6 +337,20 @@ static bool insn_is_lookup_call(const struct ebpf_insn *ins)
 	       ins->imm == BPF_FUNC_map_lookup_elem;
 }
 
+/* What a load puts in its register: data_end from the context (the
+ * kernel's PTR_TO_PACKET_END), else something the pass does not track. */
+static struct reg_tag load_tag(const struct loader *ld, const struct ebpf_insn *ins,
+			       const struct flow_state *s)
+{
+	const struct lrx_bpf_ctx_field *f =
+		s->r[ins->src_reg].kinds == TAG_CTX
+			? ebpf_ctx_field(ld->type, ins->off, ebpf_size_bytes(ins->code))
+			: NULL;
+
+	return (struct reg_tag){ .kinds = f != NULL && f->kind == LRX_BPF_CTX_DATA_END
+					  ? TAG_PKT_END : TAG_OTHER };
+}
+
 /* Successor states of instruction i (at most two edges). */
 static void flow_step(const struct loader *ld, uint32_t i,
 		      const struct flow_state *s, struct flow_state *next,
@@ -350,15 +364,19 @@ static void flow_step(const struct loader *ld, uint32_t i,
 	switch (cls) {
 	case BPF_ALU:
 	case EBPF_ALU64:
-		/* a copy keeps the tag, and so does an offset into a value */
+		/* a copy keeps the tag, and so does an offset into a value
+		 * or from data_end */
 		if (ins->code == (EBPF_ALU64 | EBPF_MOV | BPF_X))
 			out.r[ins->dst_reg] = s->r[ins->src_reg];
-		else if (ins->code != (EBPF_ALU64 | BPF_ADD | BPF_K) ||
-			 s->r[ins->dst_reg].kinds != TAG_VALUE)
+		else if (!(ins->code == (EBPF_ALU64 | BPF_ADD | BPF_K) &&
+			   s->r[ins->dst_reg].kinds == TAG_VALUE) &&
+			 !((ins->code == (EBPF_ALU64 | BPF_ADD | BPF_K) ||
+			    ins->code == (EBPF_ALU64 | BPF_SUB | BPF_K)) &&
+			   s->r[ins->dst_reg].kinds == TAG_PKT_END))
 			out.r[ins->dst_reg] = tag_other;
 		break;
 	case BPF_LDX:
-		out.r[ins->dst_reg] = tag_other;
+		out.r[ins->dst_reg] = load_tag(ld, ins, s);
 		break;
 	case BPF_LD:
 		if (ins->code == (BPF_LD | BPF_IMM | EBPF_DW)) {
@@ -647,12 +665,11 @@ static int prog_walk_check(struct loader *ld, const struct ebpf_insn *ins,
 	return 0;
 }
 
-/* rte_bpf_load's refusal, at the object's instruction, with a hint */
-static int prog_rejected(struct loader *ld, const char *why,
-			 const uint32_t *new_at, uint32_t window)
+/* rte_bpf names the rewritten pc; the object's instruction, or
+ * UINT32_MAX */
+static uint32_t insn_of_pc(const struct loader *ld, const char *why,
+			   const uint32_t *new_at)
 {
-	const struct lrx_xdp_prog *prog = ld->prog;
-	/* rte_bpf names the rewritten pc; map it back to the object */
 	const char *pc = strstr(why, "pc: ");
 	uint32_t at = UINT32_MAX;
 
@@ -663,6 +680,15 @@ static int prog_rejected(struct loader *ld, const char *why,
 			if (new_at[i] <= n && n < new_at[i + 1])
 				at = i;
 	}
+	return at;
+}
+
+/* rte_bpf_load's refusal, at the object's instruction, with a hint */
+static int prog_rejected(struct loader *ld, const char *why,
+			 const uint32_t *new_at, uint32_t window)
+{
+	const struct lrx_xdp_prog *prog = ld->prog;
+	const uint32_t at = insn_of_pc(ld, why, new_at);
 	/* a hint only for the cause it is about: the window for a
 	 * memory bound (rte_bpf_validate's "boundary violation"),
 	 * the loop rule for "loop at pc" */
@@ -691,6 +717,58 @@ static int prog_rejected(struct loader *ld, const char *why,
 		why[0] ? ": " : "", why, hint);
 }
 
+/* listrx's context header sits in front of the frame, in the one buffer
+ * rte_bpf bounds as the program's argument (the xdp_md / __sk_buff
+ * rewrite), so a packet pointer below data reached the header: a
+ * cls_bpf program wrote len, protocol or data_end for the programs
+ * after it. The kernel tracks the packet pointer's offset from data and
+ * refuses a negative one (check_packet_access). Here rte_bpf tracks it:
+ * the program is rewritten once more onto the frame alone (data is the
+ * argument, the context's fields read and write the frame's first
+ * bytes, same layout), and its verifier, ranges and stack spills
+ * included, must accept that view too, which refuses any access below
+ * the argument. The view is loaded to be checked, never run. */
+static int prog_packet_view_check(struct loader *ld, uint32_t window)
+{
+	struct ebpf_insn *view = calloc(2 * (size_t)ld->n, sizeof(*view));
+	uint32_t *at = calloc((size_t)ld->n + 1, sizeof(*at));
+	uint32_t n_view = 0;
+	char why[256];
+	int rc = -ENOMEM;
+
+	if (view != NULL && at != NULL) {
+		ld->packet_view = true;
+		rc = ebpf_rewrite(ld, view, at, &n_view);
+		ld->packet_view = false;
+	}
+	if (rc == 0) {
+		struct rte_bpf_prm prm = {
+			.ins = view, .nb_ins = n_view,
+			.xsym = ld->prog->xsym, .nb_xsym = ld->prog->nb_xsym,
+			.prog_arg = { .type = RTE_BPF_ARG_PTR, .size = window },
+		};
+		struct rte_bpf *bpf = bpf_load_logged(&prm, why, sizeof(why));
+		if (bpf != NULL)
+			rte_bpf_destroy(bpf);
+		else if (strstr(why, "memory boundary") != NULL)
+			rc = ebpf_load_error(ld, insn_of_pc(ld, why, at),
+				"a packet access below data: the pointer may be "
+				"before ctx->data, in listrx's %u-byte %s header "
+				"in front of the frame, which is not packet memory "
+				"(the kernel's check_packet_access refuses a "
+				"negative offset) [offset packet pointers from data "
+				"by non-negative amounts]", ld->type->hdr_size,
+				ld->type->name);
+		else
+			rc = ebpf_load_error(ld, insn_of_pc(ld, why, at),
+				"rte_bpf refused the program's packet view (the "
+				"frame without the context header): %s", why);
+	}
+	free(view);
+	free(at);
+	return rc;
+}
+
 /* the rewritten program through rte_bpf_load, then rte_bpf_get_jit */
 static int prog_rte_load(struct loader *ld, struct ebpf_insn *rewritten,
 			 uint32_t n_new, const uint32_t *new_at, uint32_t window)
@@ -712,6 +790,9 @@ static int prog_rte_load(struct loader *ld, struct ebpf_insn *rewritten,
 	prog->bpf = bpf_load_logged(&prm, why, sizeof(why));
 	if (prog->bpf == NULL)
 		return prog_rejected(ld, why, new_at, window);
+	rc = prog_packet_view_check(ld, window);
+	if (rc < 0)
+		return rc;
 	struct rte_bpf_jit jit;
 
 	if (rte_bpf_get_jit(prog->bpf, &jit) == 0)

@@ -53,6 +53,7 @@ enum {
 	TAG_NULL = 8,       /* the same, known to be NULL */
 	TAG_OTHER = 16,     /* anything else */
 	TAG_VALUE = 32,     /* a lookup result tested non-NULL (map: which) */
+	TAG_PKT_END = 64,   /* ctx->data_end, or it +/- a constant */
 };
 #define TAG_MAP_CONFLICT 0xff
 #define TAG_NULL_CONFLICT 0xffff
@@ -77,6 +78,10 @@ struct kfunc_call {
 struct loader {
 	const char *path, *section;
 	const struct lrx_bpf_ctx_type *type;
+	/* rewrite the packet view (prog_packet_view_check): the context's
+	 * fields read from and written to the frame's first bytes, data is
+	 * the argument itself */
+	bool packet_view;
 	char *err;
 	size_t err_len;
 	struct lrx_xdp_prog *prog;
@@ -110,10 +115,14 @@ int ebpf_xsym_add(struct lrx_xdp_prog *prog, const struct helper_info *h,
 int ebpf_load_error(struct loader *ld, uint32_t insn, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* ebpf_rewrite.c: the calls relocated against kfuncs (kfunc_record) and
+/* ebpf_rewrite.c: the context's field at off (NULL: none), an access's
+ * bytes (BPF_SIZE), the calls relocated against kfuncs (kfunc_record) and
  * the rewrite into out: at most 2 per instruction and KFUNC_INSNS_MAX per
  * kfunc call; new_at[i] is where old instruction i starts in it. */
 #define KFUNC_INSNS_MAX 5
+const struct lrx_bpf_ctx_field *ebpf_ctx_field(const struct lrx_bpf_ctx_type *t,
+					       int16_t off, unsigned size);
+unsigned ebpf_size_bytes(uint8_t code);
 int ebpf_kfunc_record(struct loader *ld, uint32_t at, const char *name);
 int ebpf_rewrite(struct loader *ld, struct ebpf_insn *out, uint32_t *new_at,
 		 uint32_t *n_out);

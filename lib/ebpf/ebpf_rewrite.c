@@ -27,10 +27,17 @@ static int check_deref(struct loader *ld, uint32_t i, uint8_t reg,
 			"%s through r%u, a map pointer (direct map access "
 			"is not supported: use bpf_map_lookup_elem)",
 			what, reg);
+	if (t->kinds & TAG_PKT_END)
+		return ebpf_load_error(ld, i,
+			"%s through r%u, which holds data_end (the end of the "
+			"packet%s): packet pointers are compared with it, never "
+			"read or written through it (the kernel: invalid mem "
+			"access 'pkt_end')", what, reg,
+			t->kinds == TAG_PKT_END ? "" : " on some paths");
 	return 0;
 }
 
-static unsigned bpf_size_bytes(uint8_t code)
+unsigned ebpf_size_bytes(uint8_t code)
 {
 	switch (BPF_SIZE(code)) {
 	case BPF_B: return 1;
@@ -41,8 +48,8 @@ static unsigned bpf_size_bytes(uint8_t code)
 }
 
 /* The field of the program type that holds [off, off + size), or NULL. */
-static const struct lrx_bpf_ctx_field *ctx_field(const struct lrx_bpf_ctx_type *t,
-						 int16_t off, unsigned size)
+const struct lrx_bpf_ctx_field *ebpf_ctx_field(const struct lrx_bpf_ctx_type *t,
+					       int16_t off, unsigned size)
 {
 	for (const struct lrx_bpf_ctx_field *f = t->fields; f->name; f++)
 		if (off >= f->off && off + (int)size <= f->off + f->size)
@@ -76,8 +83,8 @@ static int rewrite_ctx_load(struct loader *ld, uint32_t i,
 {
 	const struct reg_tag *t = &ld->in[i].r[ins->src_reg];
 	const struct lrx_bpf_ctx_type *type = ld->type;
-	unsigned size = bpf_size_bytes(ins->code);
-	const struct lrx_bpf_ctx_field *f = ctx_field(type, ins->off, size);
+	unsigned size = ebpf_size_bytes(ins->code);
+	const struct lrx_bpf_ctx_field *f = ebpf_ctx_field(type, ins->off, size);
 	struct ebpf_insn x = *ins;
 
 	if (t->kinds != TAG_CTX)
@@ -88,6 +95,13 @@ static int rewrite_ctx_load(struct loader *ld, uint32_t i,
 	    (size != f->size &&
 	     (!type->narrow_loads || f->kind != LRX_BPF_CTX_FIELD)))
 		goto unsupported;
+	/* bpf_skb_is_valid_access: a narrow load at a multiple of its size */
+	if (ins->off % (int)size != 0)
+		return ebpf_load_error(ld, i,
+			"context access at offset %d, size %u is misaligned: a "
+			"load of %u bytes starts at a multiple of %u (the kernel's "
+			"bpf_skb_is_valid_access refuses it)", ins->off, size,
+			size, size);
 	switch (f->kind) {
 	case LRX_BPF_CTX_DATA:
 		if (ins->dst_reg != ins->src_reg)
@@ -97,14 +111,15 @@ static int rewrite_ctx_load(struct loader *ld, uint32_t i,
 				.src_reg = ins->src_reg };
 		out[(*n_out)++] = (struct ebpf_insn){
 			.code = EBPF_ALU64 | BPF_ADD | BPF_K,
-			.dst_reg = ins->dst_reg, .imm = (int32_t)type->hdr_size };
+			.dst_reg = ins->dst_reg,
+			.imm = ld->packet_view ? 0 : (int32_t)type->hdr_size };
 		return 0;
 	case LRX_BPF_CTX_DATA_END:
 		x.code = BPF_LDX | BPF_MEM | EBPF_DW;
-		x.off = (int16_t)f->to;
+		x.off = ld->packet_view ? 0 : (int16_t)f->to;
 		break;
 	default: /* a narrow load reads the same bytes of listrx's field */
-		x.off = (int16_t)(f->to + (ins->off - f->off));
+		x.off = ld->packet_view ? 0 : (int16_t)(f->to + (ins->off - f->off));
 		break;
 	}
 	out[(*n_out)++] = x;
@@ -126,8 +141,8 @@ static int rewrite_ctx_store(struct loader *ld, uint32_t i,
 			     struct ebpf_insn *x)
 {
 	const struct lrx_bpf_ctx_type *type = ld->type;
-	unsigned size = bpf_size_bytes(x->code);
-	const struct lrx_bpf_ctx_field *f = ctx_field(type, x->off, size);
+	unsigned size = ebpf_size_bytes(x->code);
+	const struct lrx_bpf_ctx_field *f = ebpf_ctx_field(type, x->off, size);
 	char fields[256];
 
 	ctx_field_list(type, true, fields, sizeof(fields));
@@ -140,7 +155,7 @@ static int rewrite_ctx_store(struct loader *ld, uint32_t i,
 			"store to the %s context at offset %d, size %u: only "
 			"whole 32-bit stores to %s are allowed", type->name,
 			x->off, size, fields);
-	x->off = (int16_t)f->to;
+	x->off = ld->packet_view ? 0 : (int16_t)f->to;
 	return 0;
 }
 
@@ -303,13 +318,15 @@ static int rewrite_kfunc(struct loader *ld, uint32_t i,
 					  "context, a map or a possibly-NULL "
 					  "pointer", kf->name, kf->out[k].reg,
 					  kf->out[k].reg);
+	/* the packet view reads the frame's first bytes instead */
 	out[(*o)++] = (struct ebpf_insn){ .code = BPF_LDX | BPF_MEM | EBPF_DW,
-		.dst_reg = EBPF_REG_0, .src_reg = EBPF_REG_1, .off = kf->rc };
+		.dst_reg = EBPF_REG_0, .src_reg = EBPF_REG_1,
+		.off = ld->packet_view ? 0 : kf->rc };
 	for (unsigned k = 0; k < kf->n_out; k++) {
 		out[(*o)++] = (struct ebpf_insn){
 			.code = BPF_LDX | BPF_MEM | kf->out[k].size,
 			.dst_reg = EBPF_REG_4, .src_reg = EBPF_REG_1,
-			.off = (int16_t)kf->out[k].from };
+			.off = ld->packet_view ? 0 : (int16_t)kf->out[k].from };
 		out[(*o)++] = (struct ebpf_insn){
 			.code = BPF_STX | BPF_MEM | kf->out[k].size,
 			.dst_reg = kf->out[k].reg, .src_reg = EBPF_REG_4 };

@@ -128,6 +128,20 @@ int lrx_udp_socks_init(struct lrx_udp_socks *t, const struct lrx_udp_sock_list *
 	return 0;
 }
 
+uint32_t lrx_udp_socks_capacity(const struct lrx_udp_sock_list *list,
+				uint32_t rcvbuf, uint32_t size)
+{
+	uint32_t n = 0;
+
+	for (unsigned s = 0; size && s < list->n; s++) {
+		/* lrx_udp_enqueue: what fits, and the first one always */
+		const uint32_t eff = lrx_udp_rcvbuf(list->socks[s].rcvbuf ? list->socks[s].rcvbuf
+									: rcvbuf);
+		n += RTE_MIN(eff / size + 1, eff / RTE_MIN(size, UDP_MIN_TRUESIZE) + 2);
+	}
+	return n;
+}
+
 void lrx_udp_socks_fini(struct lrx_udp_socks *t)
 {
 	/* what a run without a drain left queued goes back to its pool (the

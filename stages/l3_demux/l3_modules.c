@@ -125,6 +125,9 @@ void l3_modules_register(struct lrx_stage *stage, const struct lrx_value_key *ke
 			l3_hooks.drop[l3_hooks.n_drop++] = m->drop;
 		if (m->consume)
 			l3_hooks.consume[l3_hooks.n_consume++] = m->consume;
+		RTE_VERIFY(!(m->start && stage->start) && !(m->mbuf_hold && stage->mbuf_hold));
+		stage->start = m->start ? m->start : stage->start;
+		stage->mbuf_hold = m->mbuf_hold ? m->mbuf_hold : stage->mbuf_hold;
 	}
 	l3_hooks.stage_flush = flush;
 	stage->keys = l3_keys;

@@ -51,7 +51,7 @@ static int l3_nf_hook_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 	int rc = lrx_nf_load(conf->nf_hook.file, &nf->rules, why, sizeof(why));
 	if (rc == 0) {
 		nf->ctr = rte_zmalloc_socket("l3_nf_counters",
-					     nf->rules->n_entries * sizeof(*nf->ctr),
+					     RTE_MAX(nf->rules->n_entries, 1u) * sizeof(*nf->ctr),
 					     RTE_CACHE_LINE_SIZE, init->socket_id);
 		if (nf->ctr == NULL) {
 			snprintf(why, sizeof(why), "out of memory");
@@ -73,6 +73,17 @@ static void l3_nf_hook_fini(struct l3_demux *d)
 	rte_free(d->nf_hook.ctr);
 	d->nf_hook.rules = NULL;
 	d->nf_hook.ctr = NULL;
+}
+
+/* netfilter's rules on a device the run does not have never match: said
+ * once the ports are known (iptables takes such a rule too) */
+static int l3_nf_hook_start(void *ctx, const struct lrx_stage_start *start)
+{
+	const struct lrx_nf *rules = ((const struct l3_demux *)ctx)->nf_hook.rules;
+	if (rules != NULL)
+		lrx_nf_ports_check(rules, "key 'netfilter'", start->ports, start->n_ports,
+				   start->warn, start->warn_len);
+	return 0;
 }
 
 /* as iptables -L -v -x */
@@ -102,4 +113,4 @@ static const struct lrx_stage_counter l3_nf_hook_counters[] = {
 	{.name = NULL},
 };
 
-L3_MODULE(nf_hook, .fini = l3_nf_hook_fini);
+L3_MODULE(nf_hook, .fini = l3_nf_hook_fini, .start = l3_nf_hook_start);

@@ -208,6 +208,18 @@ static uint32_t l3_udp_held(const void *ctx)
 	return socks != NULL ? lrx_udp_held(socks) : 0;
 }
 
+/* What the socket queues hold between polls: nothing past the poll when
+ * the reader drains them all at its end; up to every queue's buffer when
+ * it reads a batch per poll or nothing (udp_reader=none). */
+static uint32_t l3_udp_mbuf_hold(const void *vconf, uint32_t mbuf_size)
+{
+	const struct l3_udp_conf *conf = &((const struct l3_demux_conf *)vconf)->udp;
+	if (conf->sockets.n == 0 || (conf->reader == 0 && conf->read_batch == 0))
+		return 0;
+	return lrx_udp_socks_capacity(&conf->sockets, conf->rcvbuf,
+				      conf->truesize ? conf->truesize : mbuf_size);
+}
+
 static const char *const l3_readers[] = {"poll", "none", NULL};
 
 static const struct lrx_value_key l3_udp_keys[] = {
@@ -252,4 +264,4 @@ static const struct lrx_stage_counter l3_udp_counters[] = {
 
 L3_MODULE(udp, .fini = l3_udp_fini, .flush = l3_udp_flush,
 	  .end_run = l3_udp_end_run, .consume = l3_udp_consume,
-	  .held = l3_udp_held);
+	  .held = l3_udp_held, .mbuf_hold = l3_udp_mbuf_hold);
