@@ -2,15 +2,13 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "rule_text.h"
+#include "text_file.h"
 #include "value.h"
 
 int lrx_rule_error(char *err, size_t err_len, const char *name, unsigned line,
@@ -199,57 +197,23 @@ int lrx_rule_counters(const char *text, uint64_t *pkts, uint64_t *bytes)
 int lrx_rule_file_read(const char *path, size_t max, char **out, char *err,
 		       size_t err_len)
 {
-	struct stat st;
-	char *buf = NULL;
-	size_t got = 0;
-	int fd, rc = 0;
+	char why[128];
+	size_t len;
+	int rc = lrx_text_file_read(path, max, out, &len, why, sizeof(why));
 
-	*out = NULL;
-	/* O_NONBLOCK: a FIFO must not hang the load; only a regular file is
-	 * read */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
-		return rc;
+	if (rc == -EFBIG) {
+		snprintf(err, err_len, "%s: %zu bytes: a rule file has at most %zu bytes "
+			 "(%zu MiB)", path, len, max, max >> 20);
+		return -EINVAL; /* bad input: a usage error, as a bad value */
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, err_len, "%s: %s", path,
-			 S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
-		rc = -EINVAL;
-		goto out;
-	}
-	if ((size_t)st.st_size > max) {
-		snprintf(err, err_len, "%s: %lld bytes: a rule file has at most %zu "
-			 "bytes (%zu MiB)", path, (long long)st.st_size, max,
-			 max >> 20);
-		rc = -EINVAL; /* bad input: a usage error, as a bad value */
-		goto out;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (buf == NULL) {
-		rc = -ENOMEM;
-		snprintf(err, err_len, "%s: out of memory", path);
-		goto out;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
-	if (memchr(buf, '\0', got) != NULL) {
+	if (rc < 0)
+		snprintf(err, err_len, rc == -EINVAL ? "%s: %s" : "%s: cannot open: %s",
+			 path, why);
+	else if (memchr(*out, '\0', len) != NULL) {
 		snprintf(err, err_len, "%s: a NUL byte: a rule file is text", path);
+		free(*out);
+		*out = NULL;
 		rc = -EINVAL;
-		goto out;
 	}
-	*out = buf;
-	buf = NULL;
-out:
-	free(buf);
-	close(fd);
 	return rc;
 }

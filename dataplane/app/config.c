@@ -9,15 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include <rte_memory.h>
 
 #include "capture.h"
 #include "config.h"
 #include "ini.h"
+#include "text_file.h"
 #include "prefetch.h"
 #include "stage_keys.h"
 #include "trace.h"
@@ -990,51 +989,20 @@ static int config_load_common(struct lrx_config *conf, struct lrx_ini *cfg,
  * a log), not a configuration. */
 #define CONFIG_MAX_BYTES (1u << 20)
 
-/* Reads a config file into *out (NUL-terminated). Only a regular file:
- * opened with O_NONBLOCK so that a FIFO cannot block the open (signals
- * keep working), then checked with fstat, as a directory reads as empty
- * and a device never ends. Returns 0 or -errno with a message in err. */
+/* Reads a config file into *out (NUL-terminated; lrx_text_file_read: a
+ * regular file only). Returns 0 or -errno with a message in err. */
 static int read_text(const char *path, const char *name, char **out, char *err,
 		     size_t err_len)
 {
-	*out = NULL;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-		snprintf(err, err_len, "%s: cannot read config file: %s", name, strerror(e));
-		return -e;
+	char why[128];
+	size_t len;
+	int rc = lrx_text_file_read(path, CONFIG_MAX_BYTES, out, &len, why, sizeof(why));
+	if (rc < 0) {
+		snprintf(err, err_len, "%s: cannot read config file: %s", name,
+			 rc == -EFBIG ? "larger than 1 MiB" : why);
+		return rc == -EFBIG ? -EINVAL : rc;
 	}
-	struct stat st;
-	const char *why = NULL;
-	if (fstat(fd, &st) < 0)
-		why = strerror(errno);
-	else if (S_ISDIR(st.st_mode))
-		why = "is a directory";
-	else if (!S_ISREG(st.st_mode))
-		why = "not a regular file (a FIFO, socket or device cannot be a config)";
-	else if (st.st_size > (off_t)CONFIG_MAX_BYTES)
-		why = "larger than 1 MiB";
-	char *buf = why ? NULL : malloc(CONFIG_MAX_BYTES + 2);
-	if (!why && !buf)
-		why = strerror(ENOMEM);
-	size_t len = 0;
-	while (!why) {
-		ssize_t n = read(fd, buf + len, CONFIG_MAX_BYTES + 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			why = strerror(errno);
-		else if (n == 0)
-			break;
-		else if ((len += (size_t)n) > CONFIG_MAX_BYTES)
-			why = "larger than 1 MiB";
-	}
-	close(fd);
-	if (why) {
-		free(buf);
-		snprintf(err, err_len, "%s: cannot read config file: %s", name, why);
-		return -EINVAL;
-	}
+	char *buf = *out;
 	/* a NUL would end the text and hide the rest */
 	const char *nul = memchr(buf, '\0', len);
 	if (nul) {
@@ -1043,6 +1011,7 @@ static int read_text(const char *path, const char *name, char **out, char *err,
 			line += *p == '\n';
 		snprintf(err, err_len, "%s:%u: contains a NUL byte: a config is text", name, line);
 		free(buf);
+		*out = NULL;
 		return -EINVAL;
 	}
 	/* "\xef\xbb\xbf[run]" would read as a line without '=' (and the
@@ -1052,10 +1021,9 @@ static int read_text(const char *path, const char *name, char **out, char *err,
 			 "%s:1: starts with a UTF-8 byte order mark (EF BB BF), which an INI config cannot have: save it without (e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)",
 			 name);
 		free(buf);
+		*out = NULL;
 		return -EINVAL;
 	}
-	buf[len] = '\0';
-	*out = buf;
 	return 0;
 }
 
