@@ -23,6 +23,18 @@ int lrx_value_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+int lrx_value_hex(const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+	if (!text || !*text || text[strspn(text, "0123456789abcdefABCDEF")])
+		return -EINVAL;
+	errno = 0;
+	unsigned long long v = strtoull(text, NULL, 16);
+	if (errno || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 /* strtod alone would take hex floats, inf, nan, leading blanks and signs */
 int lrx_value_double(const char *text, double min, double max, double *out)
 {

@@ -13,6 +13,7 @@
  * Grammar:
  *  - integer: decimal digits only, no sign, blank or leading zero (010 and
  *    0x10 are refused: a reader cannot tell what they mean), in min..max;
+ *    hexadecimal digits where a rule file writes 0x (lrx_value_hex);
  *  - number: decimal notation (1.5, 2e3), finite, in min..max;
  *  - yes/no: yes|no, true|false, on|off, 1|0 (any case);
  *  - choice: one of a list of words, exactly;
@@ -90,6 +91,9 @@ static inline bool lrx_port_set_has(const struct lrx_port_set *s, uint16_t port)
 
 /* ---- primitives: 0 or -EINVAL ------------------------------------------- */
 int lrx_value_uint(const char *text, uint64_t min, uint64_t max, uint64_t *out);
+/* Hexadecimal digits only (rule files' marks and handles after their
+ * 0x), in min..max. */
+int lrx_value_hex(const char *text, uint64_t min, uint64_t max, uint64_t *out);
 int lrx_value_double(const char *text, double min, double max, double *out);
 int lrx_value_bool(const char *text, bool *out);
 int lrx_value_choice(const char *text, const char *const *choices, unsigned *out);

@@ -25,7 +25,7 @@ import struct
 import sys
 import tempfile
 
-from . import headline, interleave, kernel, kernel_model
+from . import grid, headline, interleave, kernel, kernel_model
 from .listrx import BenchError, Listrx, machine_info, provenance, shared_cpu_pct
 from .options import add_common, add_out, convert
 from .stats import MIN_PAIRS, caveat, is_unavailable, unavailable
@@ -104,11 +104,12 @@ def worker_lcore(lcores):
 
 def row_files(row, art, tmp):
     """The row's rule or filter file, written into tmp; returns the --set
-    assignments and the pipeline."""
+    assignments and the pipeline. Generic XDP goes where the binary says
+    its place generic is (art["stages"]: its --list-stages --json)."""
     sets = ["stage.l3-demux.local_ipv4=" + LOCAL_IPV4, "stage.l3-demux.udp_ports=none"]
     stages = BASE_PIPELINE.split(",")
     if row.get("xdp"):
-        stages.insert(stages.index("l3-demux"), "xdp")
+        stages = grid.place_stage(BASE_PIPELINE, "xdp", "generic", art["stages"]).split(",")
         sets += ["stage.xdp.mode=generic", "stage.xdp.prog=" + art["xdp_port_filter"],
                  "stage.xdp.exec=" + row["xdp"]]
     if row.get("netfilter"):
@@ -418,6 +419,7 @@ def measure(args, argv, log, run_done=None):
                 (name == "tc_port_drop" and r.get("tc_bpf")) for r in rows):
             raise BenchError("%s not built (ninja -C %s; the BPF objects need clang)"
                              % (path, build))
+    art["stages"] = Listrx(bins["plain"]).stage_list()
     doc = {"command": shlex.join(["listrx-bench"] + list(argv)),
            "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
            "reps": args.reps, "duration": args.duration,

@@ -33,18 +33,16 @@ LOW_DELIVERY = 0.5
 
 
 def delivery_figures(summary):
-    """delivered, dropped, GRO merges and the top drop reasons of one run.
-    delivered_share counts segments: a packet GRO merged into another is
-    delivered inside it (listrx's summary counts the super-packet once)."""
+    """delivered, dropped, merges and the top drop reasons of one run.
+    delivered_share counts segments: a segment merged into another packet
+    (GRO's, a fragment reassembly joined) is delivered inside it; the
+    summary's merged_segments sums the counters of role merged, whatever
+    the stage names them."""
     fig = {}
-    merged = 0
-    for st in summary.get("stages", []):
-        counters = st.get("counters") or {}
-        if st.get("name") == "gro" and isinstance(counters.get("merged"), int):
-            merged += counters["merged"]
+    merged = summary.get("merged_segments") or 0
     rx = summary.get("rx_packets") or 0
     delivered = summary.get("delivered") or 0
-    fig["gro_merged"] = merged
+    fig["merged_segments"] = merged
     fig["delivered_share"] = ((delivered + merged + (summary.get("tx_packets") or 0)) / rx
                               if rx else unavailable("listrx received no packet"))
     drops = summary.get("drops") or {}

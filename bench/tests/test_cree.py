@@ -53,8 +53,15 @@ class Rows(unittest.TestCase):
         self.assertEqual(cree.worker_lcore("3"), 3)
 
     def test_row_files_put_each_stage_where_the_kernel_runs_it(self):
+        # the binary's stage list (--list-stages --json) as far as it
+        # places generic XDP
+        stages = [{"name": "build-meta", "provides": ["meta", "skb"]},
+                  {"name": "gro", "provides": ["skb"]},
+                  {"name": "xdp", "provides": [], "shortcut": {"places": [
+                      {"value": "native", "position": "first"},
+                      {"value": "generic", "position": "after_skb"}]}}]
         art = {"xdp_port_filter": "/x/xdp_port_filter.bpf.o",
-               "tc_port_drop": "/x/tc_port_drop.bpf.o"}
+               "tc_port_drop": "/x/tc_port_drop.bpf.o", "stages": stages}
         by = {r["row"]: r for r in cree.ROWS}
         with tempfile.TemporaryDirectory() as tmp:
             _, p = cree.row_files(by["xdp-generic-interp"], art, tmp)

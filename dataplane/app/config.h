@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * listrx configuration: INI file read with rte_cfgfile, overridden by
+ * listrx configuration: INI file read with lib/ini, overridden by
  * command-line options, validated completely before anything starts.
  */
 #ifndef LISTRX_CONFIG_H
@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "capture.h"
+#include "ini.h"
 #include "pipeline.h"
 #include "pmu.h"
 #include "sink.h" /* enum lrx_tx_clean */
@@ -113,7 +114,7 @@ struct lrx_config {
 	char absent_where[LRX_PIPELINE_MAX_STAGES][128];
 
 	/* the effective configuration, for --json and /listrx/config */
-	struct rte_cfgfile *cfg;
+	struct lrx_ini *cfg;
 };
 
 /* A command-line override: section, key, value, and the option it came

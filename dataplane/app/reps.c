@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include <jansson.h>
+
 #include "json.h"
 #include "reps.h"
 
@@ -24,35 +26,6 @@ static void on_stop_signal(int sig)
 	 * a kill(1) of this process alone is passed on */
 	if (running_child > 0)
 		kill(running_child, sig);
-}
-
-/* A top-level number of the child's JSON summary. summary.c writes the
- * top-level keys at two spaces of indentation, first, before any nested
- * object, so "\n  \"key\": " names exactly the top-level one. null (a
- * rate of a run that received nothing) is NAN: the rep ran, its figure
- * is not defined. */
-static int top_level_number(const char *json, const char *key, double *value)
-{
-	char pattern[64];
-	snprintf(pattern, sizeof(pattern), "\n  \"%s\": ", key);
-	const char *p = strstr(json, pattern);
-	if (!p)
-		return -ENOENT;
-	p += strlen(pattern);
-	if (strncmp(p, "null", 4) == 0) {
-		*value = NAN;
-		return 0;
-	}
-	char *end;
-	*value = strtod(p, &end);
-	return end == p ? -EINVAL : 0;
-}
-
-static bool top_level_true(const char *json, const char *key)
-{
-	char pattern[64];
-	snprintf(pattern, sizeof(pattern), "\n  \"%s\": true", key);
-	return strstr(json, pattern) != NULL;
 }
 
 static char *read_all(const char *path)
@@ -245,6 +218,24 @@ struct reps_state {
 	int status;
 };
 
+/* The figures of the child's JSON summary (null, a rate of a run that
+ * received nothing, is NAN: the rep ran, its figure is not defined) and
+ * whether a signal stopped it; -EINVAL when a figure is missing. Integers
+ * are read as doubles (a counter may pass 2^63). */
+static int reps_figures(const char *text, double *got, bool *stopped)
+{
+	json_t *root = json_loads(text, JSON_DECODE_INT_AS_REAL, NULL);
+	int rc = json_is_object(root) ? 0 : -EINVAL;
+	for (unsigned f = 0; f < N_FIGURES && rc == 0; f++) {
+		const json_t *v = json_object_get(root, figures[f].key);
+		got[f] = json_is_number(v) ? json_number_value(v) : NAN;
+		rc = json_is_number(v) || json_is_null(v) ? 0 : -EINVAL;
+	}
+	*stopped = json_is_true(json_object_get(root, "stopped_by_signal"));
+	json_decref(root);
+	return rc;
+}
+
 /* one rep's line: Mpps, ns/packet, rx, delivered, dropped */
 static void reps_print_rep(FILE *human, unsigned r, unsigned reps, const double *got)
 {
@@ -278,16 +269,15 @@ static bool reps_one(const struct lrx_reps_args *a, char **argv, const char *jso
 		st->status = rc ? rc : 1;
 		return false;
 	}
-	if (stop_requested || top_level_true(text, "stopped_by_signal")) {
+	double got[N_FIGURES];
+	bool stopped;
+	const int figures_rc = reps_figures(text, got, &stopped);
+	if (stop_requested || stopped) {
 		fprintf(st->human, "rep %u/%u: stopped by a signal: not measured\n", r + 1, a->reps);
 		free(text);
 		return false;
 	}
-	double got[N_FIGURES];
-	bool all = true;
-	for (unsigned f = 0; f < N_FIGURES; f++)
-		all &= top_level_number(text, figures[f].key, &got[f]) == 0;
-	if (!all) {
+	if (figures_rc < 0) {
 		fprintf(stderr, "listrx: --reps: rep %u/%u: the JSON summary lacks a figure\n",
 			r + 1, a->reps);
 		free(text);

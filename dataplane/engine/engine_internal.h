@@ -25,7 +25,7 @@
 #include "pmu.h"
 #include "sink.h"
 
-#include "base/ballast.h"
+#include "ballast.h"
 #include "prefetch.h"
 
 /* One stage instance. Hot fields first: what the loops read per call. */

@@ -358,22 +358,33 @@ void lrx_pipeline_process(struct lrx_pipeline *p, struct rte_mbuf **pkts,
 		engine_run(p, 0, pkts, n, sink);
 }
 
-/* What stage st gives up (stage.h: discard), into the sink with its
- * drop, counted as the stage's drops. */
-static void engine_take_discards(struct lrx_pipeline *p, struct engine_stage *st,
+static inline void engine_give_up(struct lrx_pipeline *p, struct engine_stage *st,
+				  struct lrx_sink *sink, struct rte_mbuf *m, lrx_next_t next)
+{
+	if (p->stats_level != LRX_STATS_OFF)
+		engine_account_exit_one(st, next);
+	lrx_sink_put(sink, m, next);
+}
+
+/* What stage st gives up (stage.h: drop, then consume), into the sink
+ * with its fate, counted as the stage's drops or deliveries. */
+static void engine_take_given_up(struct lrx_pipeline *p, struct engine_stage *st,
 				 struct lrx_sink *sink)
 {
 	struct rte_mbuf *pkts[64];
-	lrx_next_t nexts[64];
+	enum lrx_drop_reason reasons[RTE_DIM(pkts)];
 	uint16_t n, max;
 
-	while ((max = (uint16_t)RTE_MIN(RTE_DIM(pkts), LRX_SINK_MAX - sink->n)) != 0 &&
-	       (n = st->desc->discard(st->ctx, pkts, nexts, max)) != 0)
-		for (uint16_t i = 0; i < n; i++) {
-			if (p->stats_level != LRX_STATS_OFF)
-				engine_account_exit_one(st, nexts[i]);
-			lrx_sink_put(sink, pkts[i], nexts[i]);
-		}
+	while (st->desc->drop != NULL &&
+	       (max = (uint16_t)RTE_MIN(RTE_DIM(pkts), LRX_SINK_MAX - sink->n)) != 0 &&
+	       (n = st->desc->drop(st->ctx, pkts, reasons, max)) != 0)
+		for (uint16_t i = 0; i < n; i++)
+			engine_give_up(p, st, sink, pkts[i], lrx_next_drop(reasons[i]));
+	while (st->desc->consume != NULL &&
+	       (max = (uint16_t)RTE_MIN(RTE_DIM(pkts), LRX_SINK_MAX - sink->n)) != 0 &&
+	       (n = st->desc->consume(st->ctx, pkts, max)) != 0)
+		for (uint16_t i = 0; i < n; i++)
+			engine_give_up(p, st, sink, pkts[i], LRX_NEXT_DELIVER_V);
 }
 
 void lrx_pipeline_poll_end(struct lrx_pipeline *p, bool budget_used,
@@ -386,8 +397,8 @@ void lrx_pipeline_poll_end(struct lrx_pipeline *p, bool budget_used,
 		if (st->desc->flush == NULL)
 			continue;
 		st->desc->flush(st->ctx, budget_used);
-		if (st->desc->discard != NULL)
-			engine_take_discards(p, st, sink);
+		if (st->desc->drop != NULL || st->desc->consume != NULL)
+			engine_take_given_up(p, st, sink);
 		if (st->release == NULL)
 			continue; /* a timer only (stage.h end_run) */
 		/* in pipeline order, so what this stage releases is flushed

@@ -123,29 +123,15 @@ void lrx_report_sub(struct lrx_report *r, const struct lrx_report *then)
 	}
 }
 
-void lrx_cfgfile_foreach(struct rte_cfgfile *cfg,
+void lrx_cfgfile_foreach(const struct lrx_ini *cfg,
 			 void (*fn)(void *arg, const char *section,
 				    const char *key, const char *value),
 			 void *arg)
 {
-	if (!cfg)
-		return;
-	char names[256][CFG_NAME_LEN];
-	char *ptrs[256];
-	for (int i = 0; i < 256; i++)
-		ptrs[i] = names[i];
-	int n = rte_cfgfile_sections(cfg, ptrs, 256);
-	for (int s = 0; s < n; s++) {
-		int ne = rte_cfgfile_section_num_entries(cfg, names[s]);
-		if (ne <= 0)
-			continue;
-		struct rte_cfgfile_entry entries[64];
-		if (ne > 64)
-			ne = 64;
-		rte_cfgfile_section_entries(cfg, names[s], entries, ne);
-		for (int e = 0; e < ne; e++)
-			fn(arg, names[s], entries[e].name, entries[e].value);
-	}
+	for (unsigned s = 0; cfg && s < cfg->n; s++)
+		for (unsigned e = 0; e < cfg->sections[s].n; e++)
+			fn(arg, cfg->sections[s].name, cfg->sections[s].entries[e].key,
+			   cfg->sections[s].entries[e].value);
 }
 
 /* ---- queries ------------------------------------------------------------------- */

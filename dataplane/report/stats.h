@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <rte_cfgfile.h>
+#include "ini.h"
 #include <rte_ethdev.h>
 
 #include "pipeline.h"
@@ -178,7 +178,7 @@ struct lrx_report {
 	uint64_t nombuf_held;
 	/* the config echo: the effective configuration and its file */
 	const char *config_path;
-	struct rte_cfgfile *config;
+	struct lrx_ini *config;
 
 	/* the stages' maps: only lrx_report_fill_maps fills them (the summary
 	 * at exit, telemetry /listrx/xdp/maps), so that the reports the
@@ -201,7 +201,7 @@ void lrx_report_free(struct lrx_report *r);
 
 /* Calls fn for every (section, key, value) of cfg (NULL: none): the
  * config echo of the report (config_path, config). */
-void lrx_cfgfile_foreach(struct rte_cfgfile *cfg,
+void lrx_cfgfile_foreach(const struct lrx_ini *cfg,
 			 void (*fn)(void *arg, const char *section,
 				    const char *key, const char *value),
 			 void *arg);

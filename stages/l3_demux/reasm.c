@@ -33,85 +33,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#include "drop_reason.h"
-#include "reasm.h"
-#include "stage.h"
-
-enum { REASM_FIRST_IN = 1, REASM_LAST_IN = 2 };
-/* reasm_queue_free of a reassembled queue: its mbufs live on in the
- * datagram, only the records go (not a drop reason) */
-enum { REASM_JOINED = LRX_DROP_MAX };
-enum { REASM_INSERT_OK, REASM_INSERT_DUP, REASM_INSERT_OVERLAP };
-
-/* IPFRAG_ECN_*: 1 << the ECN bits of a fragment (ip4_frag_ecn) */
-enum { REASM_ECN_NOT_ECT = 1, REASM_ECN_CE = 8 };
-
-#define REASM_MAXLEN 65535u /* IP_MAX_MTU / IPV6_MAXPLEN */
-#define REASM_MIN_TRUESIZE 256u
-/* bytes past the transport offset pulled into the first segment: the
- * largest TCP header */
-#define REASM_PULL_L4 60u
-
-/* No padding: hashed and compared as bytes. */
-struct l3_reasm_key {
-	uint8_t saddr[16];
-	uint8_t daddr[16];
-	uint32_t id;          /* IPv4: the 16-bit id; IPv6: identification */
-	uint16_t iif;         /* IPv6 scoped destinations: the port */
-	uint8_t family;       /* 4 or 6 */
-	uint8_t proto_ecn;    /* IPv4: protocol; IPv6: ip6_frag_ecn */
-};
-
-struct l3_reasm_queue {
-	struct l3_reasm_key key;
-	uint64_t expires;
-	uint32_t hash_next;       /* indexes are + 1: 0 is none */
-	uint32_t lru_prev, lru_next;
-	uint32_t first, tail;     /* fragments by offset; tail: highest end */
-	uint32_t len, meat;       /* q.len, q.meat */
-	uint32_t truesize;        /* what the queue adds to r->mem */
-	uint32_t n_frags;
-	uint16_t max_size, max_df_size;
-	uint16_t nhoff;           /* IPv6: the byte that names the fragment
-				   * header, in the first fragment */
-	uint8_t flags, ecn;
-	uint32_t peer;            /* IPv4 with ipfrag_max_dist: qp->peer */
-	uint32_t rid;             /* qp->rid */
-};
-
-struct l3_reasm_peer {
-	uint32_t saddr;           /* network order */
-	uint32_t rid;             /* peer->rid: fragments seen */
-	uint32_t refs;            /* queues of this source */
-	uint32_t next;
-};
-
-struct l3_reasm_frag {
-	struct rte_mbuf *m;
-	uint32_t offset, end;
-	uint32_t run;             /* the run head (FRAG_CB's run) */
-	uint32_t run_end;         /* run heads: end of the run */
-	uint32_t truesize;
-	uint32_t next;
-	uint16_t hdr_len;         /* bytes before the fragment's data */
-	uint8_t drop;             /* discarded: its enum lrx_drop_reason */
-	uint16_t noff, mac_len;   /* its meta's, kept here: a metadata ring
-				   * (build-meta placement=pool) may reuse
-				   * a held packet's slot */
-};
-
-static inline struct l3_reasm_queue *rq(struct l3_reasm *r, uint32_t i)
-{
-	return &r->queues[i - 1];
-}
-static inline struct l3_reasm_frag *rf(struct l3_reasm *r, uint32_t i)
-{
-	return &r->frags[i - 1];
-}
-static inline struct l3_reasm_peer *rp(struct l3_reasm *r, uint32_t i)
-{
-	return &r->peers[i - 1];
-}
+#include "l3_modules.h"
 
 static inline uint64_t reasm_now(const struct l3_reasm *r)
 {
@@ -120,9 +42,13 @@ static inline uint64_t reasm_now(const struct l3_reasm *r)
 
 /* ---- init / fini ---------------------------------------------------------- */
 
-int l3_reasm_init(struct l3_reasm *r, const struct l3_reasm_conf *conf,
-		  const struct lrx_stage_init *init)
+static void l3_reasm_fini(struct l3_demux *d);
+
+static int l3_reasm_init(struct l3_demux *d, const struct l3_demux_conf *dconf,
+			 const struct lrx_stage_init *init)
 {
+	struct l3_reasm *r = &d->reasm;
+	const struct l3_reasm_conf *conf = &dconf->reasm;
 	const uint64_t thresh = conf->high_thresh;
 	r->max_dist = conf->max_dist;
 	r->clock_polls = conf->clock == 1;
@@ -152,7 +78,7 @@ int l3_reasm_init(struct l3_reasm *r, const struct l3_reasm_conf *conf,
 				      r->cap * sizeof(*r->peers),
 				      RTE_CACHE_LINE_SIZE, init->socket_id);
 	if (!r->hash || !r->queues || !r->frags || !r->peer_hash || !r->peers) {
-		l3_reasm_fini(r);
+		l3_reasm_fini(d);
 		snprintf(init->err, init->err_len,
 			 "%s: no memory for %u reassembly queues "
 			 "(ipfrag_high_thresh=%lu)", init->instance, r->cap,
@@ -168,15 +94,20 @@ int l3_reasm_init(struct l3_reasm *r, const struct l3_reasm_conf *conf,
 	return 0;
 }
 
-static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, unsigned drop);
 
-void l3_reasm_fini(struct l3_reasm *r)
+static uint16_t l3_reasm_drop(void *ctx, struct rte_mbuf **pkts,
+			      enum lrx_drop_reason *reasons, uint16_t max);
+
+/* Frees every queue and what drop has not taken (uncounted: the run's end
+ * and the engine's drain counted them). */
+static void l3_reasm_fini(struct l3_demux *d)
 {
+	struct l3_reasm *r = &d->reasm;
 	struct rte_mbuf *m;
-	lrx_next_t next;
+	enum lrx_drop_reason reason;
 	while (r->queues && r->lru_head)
 		reasm_queue_free(r, r->lru_head, LRX_DROP_FRAG_REASM_TIMEOUT);
-	while (r->frags && l3_reasm_discard(r, &m, &next, 1))
+	while (r->frags && l3_reasm_drop(d, &m, &reason, 1))
 		rte_pktmbuf_free(m);
 	rte_free(r->hash);
 	rte_free(r->queues);
@@ -244,7 +175,7 @@ static inline void reasm_mem_add(struct l3_reasm *r,
 
 /* inet_frag_find: the queue of key, created if absent; 0 when the memory
  * held is above ipfrag_high_thresh (or no queue is left). */
-static uint32_t reasm_find(struct l3_reasm *r, const struct l3_reasm_key *key)
+uint32_t reasm_find(struct l3_reasm *r, const struct l3_reasm_key *key)
 {
 	if (r->high_thresh == 0 || r->fam_mem[key->family == 6] > r->high_thresh)
 		return 0;
@@ -323,15 +254,20 @@ static void reasm_frags_free(struct l3_reasm *r, struct l3_reasm_queue *q,
 	q->n_frags = 0;
 }
 
-uint16_t l3_reasm_discard(struct l3_reasm *r, struct rte_mbuf **pkts, lrx_next_t *nexts,
-			  uint16_t max)
+/* The fragments of killed queues, each with its drop: FRAG_REASM_TIMEOUT
+ * (ip_expire: inet_frag_destroy of a queue marked INET_FRAG_DROP),
+ * FRAG_TOO_FAR (ip_frag_reinit), or the reason of the fragment that broke
+ * the queue. */
+static uint16_t l3_reasm_drop(void *ctx, struct rte_mbuf **pkts,
+			      enum lrx_drop_reason *reasons, uint16_t max)
 {
+	struct l3_reasm *r = &((struct l3_demux *)ctx)->reasm;
 	uint16_t n = 0;
 	for (unsigned fam = 0; fam < 2; fam++) {
 		while (n < max && r->discard_head[fam]) {
 			const uint32_t i = r->discard_head[fam];
 			pkts[n] = rf(r, i)->m;
-			nexts[n++] = lrx_next_drop((enum lrx_drop_reason)rf(r, i)->drop);
+			reasons[n++] = (enum lrx_drop_reason)rf(r, i)->drop;
 			r->discard_head[fam] = rf(r, i)->next;
 			reasm_frag_unhold(r, i);
 		}
@@ -366,7 +302,7 @@ static void reasm_lru_append(struct l3_reasm *r, uint32_t qi)
 	r->lru_tail = qi;
 }
 
-static void reasm_queue_free(struct l3_reasm *r, uint32_t qi, unsigned drop)
+void reasm_queue_free(struct l3_reasm *r, uint32_t qi, unsigned drop)
 {
 	struct l3_reasm_queue *q = rq(r, qi);
 	reasm_frags_free(r, q, drop);
@@ -392,8 +328,12 @@ static void reasm_expire(struct l3_reasm *r, uint32_t qi)
 	reasm_queue_free(r, qi, LRX_DROP_FRAG_REASM_TIMEOUT);
 }
 
-void l3_reasm_tick(struct l3_reasm *r)
+/* The end of a poll: the clock moves and expired queues are discarded
+ * (ip_expire / ip6_frag_expire: ReasmFails + ReasmTimeout each). */
+static void l3_reasm_tick(void *ctx, bool budget_used)
 {
+	struct l3_reasm *r = &((struct l3_demux *)ctx)->reasm;
+	(void)budget_used;
 	r->polls++;
 	if (r->lru_head == 0)
 		return;
@@ -403,8 +343,10 @@ void l3_reasm_tick(struct l3_reasm *r)
 		reasm_expire(r, r->lru_head);
 }
 
-void l3_reasm_expire_all(struct l3_reasm *r)
+/* The end of the run: every queue left ends as its timer would. */
+static void l3_reasm_expire_all(void *ctx)
 {
+	struct l3_reasm *r = &((struct l3_demux *)ctx)->reasm;
 	while (r->queues && r->lru_head)
 		reasm_expire(r, r->lru_head);
 }
@@ -517,7 +459,7 @@ static int reasm_morph(struct rte_mbuf *a, struct rte_mbuf *b)
  * first segment: bytes of the following segments move into its tailroom
  * until it holds len bytes (or the packet, or the room, ends). Emptied
  * segments stay in the chain (each is a fragment's mbuf). */
-static void reasm_pull(struct rte_mbuf *m, uint32_t len)
+void reasm_pull(struct rte_mbuf *m, uint32_t len)
 {
 	struct rte_mbuf *seg = m->next;
 	while (m->data_len < len && seg != NULL) {
@@ -536,19 +478,8 @@ static void reasm_pull(struct rte_mbuf *m, uint32_t len)
 	}
 }
 
-/* ip_frag_ecn_table: 0xff = an invalid mix (not-ECT with ECT or CE) */
-static inline int reasm_ecn(uint8_t ecn)
-{
-	if ((ecn & REASM_ECN_NOT_ECT) && (ecn & ~REASM_ECN_NOT_ECT))
-		return -1;
-	return (ecn & REASM_ECN_CE) ? 3 : 0;
-}
-
-/* The completing fragment fi (mbuf m) becomes the head and the others are
- * chained after it in offset order. Returns 0, or -errno with the queue
- * untouched. On success the queue's records are freed (not the mbufs). */
-static int reasm_glue(struct l3_reasm *r, uint32_t qi, uint32_t fi,
-		      struct rte_mbuf *m)
+int reasm_glue(struct l3_reasm *r, uint32_t qi, uint32_t fi,
+	       struct rte_mbuf *m)
 {
 	struct l3_reasm_queue *q = rq(r, qi);
 	struct l3_reasm_frag *head = rf(r, q->first);
@@ -617,10 +548,10 @@ static inline void reasm_frag_added(struct l3_reasm *r,
  * is not (no record left: IpReasmFails, NOMEM; inside a run of what is
  * held: DUP_FRAG; overlapping what is held: FRAG_OVERLAP, for the caller
  * to discard the whole queue, RFC 5722). */
-static lrx_next_t reasm_queue_frag(struct l3_reasm *r, struct l3_reasm_queue *q,
-				   struct l3_reasm_mib *mib, struct rte_mbuf *m,
-				   const struct lrx_meta *meta, uint32_t offset,
-				   uint32_t end, uint32_t hdr_len, uint32_t *fi)
+lrx_next_t reasm_queue_frag(struct l3_reasm *r, struct l3_reasm_queue *q,
+			    struct l3_reasm_mib *mib, struct rte_mbuf *m,
+			    const struct lrx_meta *meta, uint32_t offset,
+			    uint32_t end, uint32_t hdr_len, uint32_t *fi)
 {
 	*fi = reasm_frag_new(r, m, meta, offset, end, hdr_len);
 	if (*fi == 0) {
@@ -640,12 +571,6 @@ static lrx_next_t reasm_queue_frag(struct l3_reasm *r, struct l3_reasm_queue *q,
 	}
 	reasm_frag_added(r, q, *fi);
 	return LRX_NEXT_CONTINUE_V;
-}
-
-static inline bool reasm_complete(const struct l3_reasm_queue *q)
-{
-	return q->flags == (REASM_FIRST_IN | REASM_LAST_IN) &&
-	       q->meat == q->len;
 }
 
 /* ---- IPv4: ip_defrag ------------------------------------------------------ */
@@ -680,7 +605,7 @@ static void reasm_reinit(struct l3_reasm *r, uint32_t qi)
 /* ip_frag_queue / ip6_frag_queue: the datagram's length from a fragment
  * that ends at end (last: no more fragments). False: corrupted, the queue
  * goes. */
-static bool reasm_end_ok(struct l3_reasm_queue *q, uint32_t end, bool last)
+bool reasm_end_ok(struct l3_reasm_queue *q, uint32_t end, bool last)
 {
 	if (last) {
 		/* bits beyond the end, or a different end */
@@ -802,206 +727,51 @@ discard_qp:
 	return lrx_next_drop(reason);
 }
 
-/* ---- IPv6: ipv6_frag_rcv -------------------------------------------------- */
+/* ---- the module: keys ipfrag_*, the counters IpReasm* / Ip6Reasm* ------- */
 
-static inline bool reasm_ipv6_is_ext(uint8_t nh)
+static uint32_t l3_reasm_held(const void *ctx)
 {
-	/* ipv6_ext_hdr: hop-by-hop, routing, fragment, AH, none, dest */
-	return nh == 0 || nh == 43 || nh == 44 || nh == 51 || nh == 59 ||
-	       nh == 60;
+	return (uint32_t)((const struct l3_demux *)ctx)->reasm.frags_now;
 }
 
-/* ipv6frag_thdr_truncated (include/net/ipv6_frag.h): a first fragment
- * whose headers, through the upper-layer header, do not fit in it. */
-static bool reasm_ipv6_thdr_truncated(const struct rte_mbuf *m,
-				      uint32_t start, uint32_t pkt_end,
-				      uint8_t nh)
-{
-	/* ipv6_skip_exthdr */
-	while (reasm_ipv6_is_ext(nh)) {
-		uint8_t hp[4];
-		if (nh == 59)
-			return false;
-		const uint8_t *p = rte_pktmbuf_read(m, start, sizeof(hp), hp);
-		if (p == NULL || start + 8 > pkt_end)
-			return false;
-		uint32_t hdrlen;
-		if (nh == 44) {
-			if (((p[2] << 8) | p[3]) & ~7u)
-				return false; /* not the first fragment */
-			hdrlen = 8;
-		} else if (nh == 51) {
-			hdrlen = (p[1] + 2u) << 2;
-		} else {
-			hdrlen = (p[1] + 1u) << 3;
-		}
-		nh = p[0];
-		start += hdrlen;
-	}
-	switch (nh) {
-	case IPPROTO_TCP: start += 20; break;
-	case IPPROTO_UDP: start += 8; break;
-	case IPPROTO_ICMPV6: start += 8; break; /* struct icmp6hdr */
-	default: start += 1; break;
-	}
-	return start > pkt_end;
-}
+static const char *const l3_reasm_clocks[] = {"tsc", "polls", NULL};
 
-/* IP6CB(skb)->nhoff: the next-header byte that names the header at fh. */
-static uint16_t reasm_ipv6_nhoff(const uint8_t *frame, uint32_t noff,
-				 uint32_t fh)
-{
-	uint32_t nhpos = noff + 6, pos = noff + sizeof(struct rte_ipv6_hdr);
-	uint8_t nh = frame[nhpos];
-	while (pos < fh) {
-		nhpos = pos;
-		const uint32_t len = nh == 51 ? (frame[pos + 1] + 2u) << 2
-					      : (frame[pos + 1] + 1u) << 3;
-		nh = frame[pos];
-		pos += len;
-	}
-	return (uint16_t)nhpos;
-}
+static const struct lrx_value_key l3_reasm_keys[] = {
+	L3_KEY(UINT, reasm.time_s, "ipfrag_time", "30", 0, 86400,
+	       "seconds a reassembly queue lives after its first fragment "
+	       "(net.ipv4.ipfrag_time); polls at ipfrag_clock=polls"),
+	L3_KEY(UINT, reasm.high_thresh, "ipfrag_high_thresh", "4194304", 0, 1ul << 31,
+	       "bytes of fragments held above which new fragments fail, for "
+	       "IPv4 and IPv6 apart (net.ipv4.ipfrag_high_thresh, "
+	       "net.ipv6.ip6frag_high_thresh; 0: every fragment fails)"),
+	L3_KEY(UINT, reasm.max_dist, "ipfrag_max_dist", "64", 0, UINT32_MAX,
+	       "IPv4: fragments from one source between two of a datagram above "
+	       "which its queue starts again (net.ipv4.ipfrag_max_dist; 0: off)"),
+	L3_KEY(CHOICE, reasm.clock, "ipfrag_clock", "tsc", l3_reasm_clocks,
+	       "what ipfrag_time counts (polls: ends of poll, the "
+	       "same for every engine)"),
+	{.name = NULL},
+};
 
-/* ip6_frag_reasm: fi (m) completed queue qi; m becomes the datagram, its
- * fragment header removed; *toff and *nexthdr name the header after it.
- * CONSUMED when gluing fails (the queue goes, m with it). */
-static lrx_next_t reasm_finish_ipv6(struct l3_reasm *r, uint32_t qi, uint32_t fi,
-				    struct rte_mbuf *m, struct lrx_meta *meta, uint32_t *toff,
-				    uint8_t *nexthdr)
-{
-	struct l3_reasm_queue *q = rq(r, qi);
-	struct l3_reasm_mib *mib = &r->mib[1];
-	const struct l3_reasm_frag *head = rf(r, q->first);
-	const uint32_t head_fh = head->hdr_len - 8u;
-	const uint16_t head_noff = head->noff, head_mac_len = head->mac_len;
-	const uint32_t payload_len =
-		head_fh - head_noff - (uint32_t)sizeof(struct rte_ipv6_hdr) + q->len;
-	const uint16_t nhoff = q->nhoff;
-	const int ecn = reasm_ecn(q->ecn);
-	if (payload_len > REASM_MAXLEN || ecn < 0 ||
-	    reasm_glue(r, qi, fi, m) != 0) {
-		reasm_queue_free(r, qi, LRX_DROP_FRAG_INVALID);
-		mib->fails++;
-		return LRX_NEXT_CONSUMED_V;
-	}
-	/* the fragment header goes: its next header moves to the header
-	 * before it, the headers before it move up 8 bytes */
-	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
-	const uint8_t next = frame[head_fh];
-	frame[nhoff] = next;
-	memmove(frame + 8, frame, head_fh);
-	rte_pktmbuf_adj(m, 8);
-	frame = rte_pktmbuf_mtod(m, uint8_t *);
-	meta->network_offset = head_noff;
-	meta->mac_len = head_mac_len;
-	struct rte_ipv6_hdr *hdr = (struct rte_ipv6_hdr *)(frame + head_noff);
-	hdr->payload_len = rte_cpu_to_be_16((uint16_t)payload_len);
-	hdr->vtc_flow |= rte_cpu_to_be_32((uint32_t)ecn << 20);
-	meta->len = (uint32_t)sizeof(*hdr) + payload_len;
-	meta->ip_summed = LRX_CHECKSUM_NONE;
-	*toff = head_fh;
-	*nexthdr = next;
-	/* the extension headers after the fragment header too */
-	reasm_pull(m, head_fh + REASM_PULL_L4);
-	mib->oks++;
-	return LRX_NEXT_CONTINUE_V;
-}
+static const struct lrx_stage_counter l3_reasm_counters[] = {
+	L3_COUNTER("IpReasmReqds", reasm.mib[0].reqds),
+	L3_COUNTER("IpReasmOKs", reasm.mib[0].oks),
+	L3_COUNTER("IpReasmFails", reasm.mib[0].fails),
+	L3_COUNTER("IpReasmTimeout", reasm.mib[0].timeout),
+	L3_COUNTER("IpExtReasmOverlaps", reasm.mib[0].overlaps),
+	L3_COUNTER("Ip6ReasmReqds", reasm.mib[1].reqds),
+	L3_COUNTER("Ip6ReasmOKs", reasm.mib[1].oks),
+	L3_COUNTER("Ip6ReasmFails", reasm.mib[1].fails),
+	L3_COUNTER("Ip6ReasmTimeout", reasm.mib[1].timeout),
+	L3_COUNTER("Ip6ReasmOverlaps", reasm.mib[1].overlaps),
+	L3_COUNTER("reasm_frags_dropped", reasm.frags_dropped),
+	L3_COUNTER("reasm_queues", reasm.queues_now, .role = LRX_COUNTER_GAUGE),
+	L3_COUNTER("reasm_mem", reasm.mem, .role = LRX_COUNTER_GAUGE),
+	/* fragments chained into a datagram: they leave inside it */
+	L3_COUNTER("merged", reasm.frags_joined, .role = LRX_COUNTER_MERGED),
+	{.name = NULL},
+};
 
-/* fq_find's key of an IPv6 fragment (header fhdr) that came in on port */
-static void reasm_key_ipv6(struct l3_reasm_key *key, const struct rte_ipv6_hdr *hdr,
-			   const uint8_t *fhdr, uint16_t port)
-{
-	memset(key, 0, sizeof(*key));
-	memcpy(key->saddr, hdr->src_addr, 16);
-	memcpy(key->daddr, hdr->dst_addr, 16);
-	memcpy(&key->id, fhdr + 4, 4);
-	key->family = 6;
-	const uint8_t tclass = (uint8_t)(rte_be_to_cpu_32(hdr->vtc_flow) >> 20);
-	key->proto_ecn = (uint8_t)(1u << (tclass & 3));
-	/* link-local (fe80::/10) and multicast destinations: per device */
-	if (hdr->dst_addr[0] == 0xff ||
-	    (hdr->dst_addr[0] == 0xfe && (hdr->dst_addr[1] & 0xc0) == 0x80))
-		key->iif = port;
-}
-
-lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
-			 struct lrx_meta *meta, uint32_t *toff,
-			 uint8_t *nexthdr, enum l3_reasm_ip_mib *ip_mib)
-{
-	struct l3_reasm_mib *mib = &r->mib[1];
-	const uint32_t noff = meta->network_offset, fh = *toff;
-	const uint32_t pkt_end = noff + meta->len;
-	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
-	struct rte_ipv6_hdr *hdr = (struct rte_ipv6_hdr *)(frame + noff);
-	*ip_mib = L3_REASM_IP_MIB_NONE;
-	mib->reqds++;
-	/* fail_hdr: a jumbogram, or no room for the fragment header (in
-	 * the first segment, where listrx reads headers) */
-	if (hdr->payload_len == 0 || fh + 8 > pkt_end || fh + 8 > m->data_len) {
-		*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
-		return lrx_next_drop(LRX_DROP_IP_INHDR);
-	}
-	const uint8_t *fhdr = frame + fh;
-	const uint16_t frag_off = (uint16_t)((fhdr[2] << 8) | fhdr[3]);
-	if ((frag_off & 0xfff9) == 0) {
-		/* RFC 6946: an atomic fragment is not queued */
-		mib->oks++;
-		*toff = fh + 8;
-		*nexthdr = fhdr[0];
-		return LRX_NEXT_CONTINUE_V;
-	}
-	/* RFC 8200 4.5: the first fragment holds every header through the
-	 * upper-layer one, or it is discarded (Ip6InHdrErrors + ICMP
-	 * parameter problem, code 3; checked against Linux 6.18) */
-	if (reasm_ipv6_thdr_truncated(m, noff + sizeof(*hdr), pkt_end,
-				      hdr->proto)) {
-		*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
-		return lrx_next_drop(LRX_DROP_IP_INHDR);
-	}
-	struct l3_reasm_key key;
-	reasm_key_ipv6(&key, hdr, fhdr, m->port);
-	const uint32_t qi = reasm_find(r, &key);
-	if (qi == 0) {
-		mib->fails++;
-		return lrx_next_drop(LRX_DROP_NOMEM);
-	}
-	struct l3_reasm_queue *q = rq(r, qi);
-
-	/* ip6_frag_queue */
-	const uint32_t offset = frag_off & 0xfff8u;
-	const uint32_t end = offset + (pkt_end - (fh + 8));
-	enum lrx_drop_reason reason = LRX_DROP_FRAG_INVALID;
-	const bool last = !(frag_off & 1);
-	if (end > REASM_MAXLEN || (!last && (end & 7))) {
-		/* a parameter problem at frag_off, or (RFC 2460) in the
-		 * payload length; the queue stays */
-		*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
-		return lrx_next_drop(LRX_DROP_IP_INHDR);
-	}
-	if (!reasm_end_ok(q, end, last) || end == offset)
-		goto discard_fq;
-	uint32_t fi;
-	const lrx_next_t queued = reasm_queue_frag(r, q, mib, m, meta, offset, end,
-						   fh + 8, &fi);
-	if (queued == lrx_next_drop(LRX_DROP_FRAG_OVERLAP)) {
-		reason = LRX_DROP_FRAG_OVERLAP;
-		goto discard_fq;
-	}
-	if (queued != LRX_NEXT_CONTINUE_V)
-		return queued;
-	q->ecn |= key.proto_ecn;
-	q->max_size = (uint16_t)RTE_MAX((uint32_t)q->max_size, meta->len);
-	if (offset == 0)
-		q->nhoff = reasm_ipv6_nhoff(frame, noff, fh);
-	if (!reasm_complete(q))
-		return LRX_NEXT_CONSUMED_V;
-
-	/* ip6_frag_reasm; any failure kills the queue, m with it */
-	return reasm_finish_ipv6(r, qi, fi, m, meta, toff, nexthdr);
-
-discard_fq:
-	reasm_queue_free(r, qi, reason);
-	mib->fails++;
-	return lrx_next_drop(reason);
-}
+L3_MODULE(reasm, .fini = l3_reasm_fini, .flush = l3_reasm_tick,
+	  .end_run = l3_reasm_expire_all, .drop = l3_reasm_drop,
+	  .held = l3_reasm_held);

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* IPv4 and IPv6 reassembly for l3-demux, with the kernel's rules
- * (net/ipv4/ip_fragment.c, net/ipv6/reassembly.c, net/ipv4/inet_fragment.c).
- * Internal to l3-demux: the counters live in its context, the tables are
- * allocated at init. */
+ * (net/ipv4/ip_fragment.c, net/ipv6/reassembly.c, net/ipv4/inet_fragment.c):
+ * l3-demux's module reasm (reasm.c). The tables are allocated at init. */
 #ifndef LRX_L3_REASM_H
 #define LRX_L3_REASM_H
 
@@ -22,10 +21,6 @@ struct l3_reasm_mib {
 	uint64_t timeout;  /* IpReasmTimeout: queues expired (ip_expire) */
 	uint64_t overlaps; /* IpExtReasmOverlaps (Ip6ReasmOverlaps) */
 };
-
-struct l3_reasm_queue;
-struct l3_reasm_frag;
-struct l3_reasm_peer;
 
 struct l3_reasm {
 	struct l3_reasm_mib mib[2];   /* [0] IPv4, [1] IPv6 */
@@ -50,7 +45,7 @@ struct l3_reasm {
 	struct l3_reasm_queue *queues;
 	struct l3_reasm_frag *frags;
 	uint32_t free_queue, free_frag; /* free lists, index + 1 */
-	/* fragments of killed queues until l3_reasm_discard hands them to
+	/* fragments of killed queues until the drop hook hands them to
 	 * the sink (their records stay in use until then); per family, IPv4
 	 * first, so that the order does not depend on how an engine's
 	 * sublists interleave the families */
@@ -63,11 +58,6 @@ struct l3_reasm {
 	uint32_t free_peer;
 };
 
-struct lrx_stage_init;
-
-/* Keys ipfrag_time, ipfrag_high_thresh, ipfrag_clock, ipfrag_max_dist.
- * 0 or -errno with
- * a message in init->err. */
 /* The ipfrag_* keys of l3-demux. */
 struct l3_reasm_conf {
 	uint32_t time_s;       /* ipfrag_time */
@@ -75,17 +65,112 @@ struct l3_reasm_conf {
 	uint32_t max_dist;     /* ipfrag_max_dist */
 	unsigned clock;        /* ipfrag_clock: 0 tsc, 1 polls */
 };
-int l3_reasm_init(struct l3_reasm *r, const struct l3_reasm_conf *conf,
-		  const struct lrx_stage_init *init);
-/* Frees every queue and discard (uncounted: l3_reasm_expire_all and the
- * engine's drain counted the run's end). */
-void l3_reasm_fini(struct l3_reasm *r);
-/* The fragments of killed queues, each with its drop: FRAG_REASM_TIMEOUT
- * (ip_expire: inet_frag_destroy of a queue marked INET_FRAG_DROP),
- * FRAG_TOO_FAR (ip_frag_reinit), or the reason of the fragment that broke
- * the queue. At most max; returns how many. */
-uint16_t l3_reasm_discard(struct l3_reasm *r, struct rte_mbuf **pkts, lrx_next_t *nexts,
-			  uint16_t max);
+/* ---- shared by reasm.c and reasm_ipv6.c (net/ipv4/inet_fragment.c) ---- */
+
+enum { REASM_FIRST_IN = 1, REASM_LAST_IN = 2 };
+/* reasm_queue_free of a reassembled queue: its mbufs live on in the
+ * datagram, only the records go (not a drop reason) */
+enum { REASM_JOINED = LRX_DROP_MAX };
+enum { REASM_INSERT_OK, REASM_INSERT_DUP, REASM_INSERT_OVERLAP };
+
+/* IPFRAG_ECN_*: 1 << the ECN bits of a fragment (ip4_frag_ecn) */
+enum { REASM_ECN_NOT_ECT = 1, REASM_ECN_CE = 8 };
+
+#define REASM_MAXLEN 65535u /* IP_MAX_MTU / IPV6_MAXPLEN */
+#define REASM_MIN_TRUESIZE 256u
+/* bytes past the transport offset pulled into the first segment: the
+ * largest TCP header */
+#define REASM_PULL_L4 60u
+
+/* No padding: hashed and compared as bytes. */
+struct l3_reasm_key {
+	uint8_t saddr[16];
+	uint8_t daddr[16];
+	uint32_t id;          /* IPv4: the 16-bit id; IPv6: identification */
+	uint16_t iif;         /* IPv6 scoped destinations: the port */
+	uint8_t family;       /* 4 or 6 */
+	uint8_t proto_ecn;    /* IPv4: protocol; IPv6: ip6_frag_ecn */
+};
+
+struct l3_reasm_queue {
+	struct l3_reasm_key key;
+	uint64_t expires;
+	uint32_t hash_next;       /* indexes are + 1: 0 is none */
+	uint32_t lru_prev, lru_next;
+	uint32_t first, tail;     /* fragments by offset; tail: highest end */
+	uint32_t len, meat;       /* q.len, q.meat */
+	uint32_t truesize;        /* what the queue adds to r->mem */
+	uint32_t n_frags;
+	uint16_t max_size, max_df_size;
+	uint16_t nhoff;           /* IPv6: the byte that names the fragment
+				   * header, in the first fragment */
+	uint8_t flags, ecn;
+	uint32_t peer;            /* IPv4 with ipfrag_max_dist: qp->peer */
+	uint32_t rid;             /* qp->rid */
+};
+
+struct l3_reasm_peer {
+	uint32_t saddr;           /* network order */
+	uint32_t rid;             /* peer->rid: fragments seen */
+	uint32_t refs;            /* queues of this source */
+	uint32_t next;
+};
+
+struct l3_reasm_frag {
+	struct rte_mbuf *m;
+	uint32_t offset, end;
+	uint32_t run;             /* the run head (FRAG_CB's run) */
+	uint32_t run_end;         /* run heads: end of the run */
+	uint32_t truesize;
+	uint32_t next;
+	uint16_t hdr_len;         /* bytes before the fragment's data */
+	uint8_t drop;             /* discarded: its enum lrx_drop_reason */
+	uint16_t noff, mac_len;   /* its meta's, kept here: a metadata ring
+				   * (build-meta placement=pool) may reuse
+				   * a held packet's slot */
+};
+
+static inline struct l3_reasm_queue *rq(struct l3_reasm *r, uint32_t i)
+{
+	return &r->queues[i - 1];
+}
+static inline struct l3_reasm_frag *rf(struct l3_reasm *r, uint32_t i)
+{
+	return &r->frags[i - 1];
+}
+static inline struct l3_reasm_peer *rp(struct l3_reasm *r, uint32_t i)
+{
+	return &r->peers[i - 1];
+}
+
+/* ip_frag_ecn_table: 0xff = an invalid mix (not-ECT with ECT or CE) */
+static inline int reasm_ecn(uint8_t ecn)
+{
+	if ((ecn & REASM_ECN_NOT_ECT) && (ecn & ~REASM_ECN_NOT_ECT))
+		return -1;
+	return (ecn & REASM_ECN_CE) ? 3 : 0;
+}
+
+/* The completing fragment fi (mbuf m) becomes the head and the others are
+ * chained after it in offset order. Returns 0, or -errno with the queue
+ * untouched. On success the queue's records are freed (not the mbufs). */
+
+static inline bool reasm_complete(const struct l3_reasm_queue *q)
+{
+	return q->flags == (REASM_FIRST_IN | REASM_LAST_IN) &&
+	       q->meat == q->len;
+}
+
+/* reasm.c's queues and fragments, as each family's receive uses them */
+uint32_t reasm_find(struct l3_reasm *r, const struct l3_reasm_key *key);
+void reasm_queue_free(struct l3_reasm *r, uint32_t qi, unsigned drop);
+bool reasm_end_ok(struct l3_reasm_queue *q, uint32_t end, bool last);
+lrx_next_t reasm_queue_frag(struct l3_reasm *r, struct l3_reasm_queue *q,
+			    struct l3_reasm_mib *mib, struct rte_mbuf *m,
+			    const struct lrx_meta *meta, uint32_t offset,
+			    uint32_t end, uint32_t hdr_len, uint32_t *fi);
+int reasm_glue(struct l3_reasm *r, uint32_t qi, uint32_t fi, struct rte_mbuf *m);
+void reasm_pull(struct rte_mbuf *m, uint32_t len);
 
 /* ip_local_deliver -> ip_defrag for an IPv4 fragment whose header checks
  * passed (meta->len trimmed, transport_offset set). Returns CONSUMED (the
@@ -108,17 +193,6 @@ enum l3_reasm_ip_mib {
 lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 			 struct lrx_meta *meta, uint32_t *toff,
 			 uint8_t *nexthdr, enum l3_reasm_ip_mib *ip_mib);
-
-/* End of a poll: the clock moves and expired queues are discarded
- * (ip_expire / ip6_frag_expire: ReasmFails + ReasmTimeout each). */
-void l3_reasm_tick(struct l3_reasm *r);
-/* End of the run: every queue left ends as its timer would. */
-void l3_reasm_expire_all(struct l3_reasm *r);
-
-static inline uint32_t l3_reasm_held(const struct l3_reasm *r)
-{
-	return (uint32_t)r->frags_now;
-}
 
 /* pskb_trim_rcsum: cut the packet to len bytes. Padding in the last
  * segment is the common case; otherwise the chain is cut and the segments

@@ -33,20 +33,11 @@
 
 #define ETH_P_ALL_V LRX_TC_ETH_P_ALL
 
-struct tc_parse {
-	const char *name;
-	unsigned line;
-	char *err;
-	size_t err_len;
-};
-
 /* "name:line: 'word': ..." */
-#define tc_error(ps, word, ...)                                               \
-	lrx_rule_error((ps)->err, (ps)->err_len, (ps)->name, (ps)->line, word, \
-		       __VA_ARGS__)
+#define tc_error lrx_rule_fail
 
 /* portN (N < RTE_MAX_ETHPORTS) or all */
-static int tc_dev(struct tc_parse *ps, const char *word, uint16_t *dev)
+static int tc_dev(struct lrx_rule_reader *ps, const char *word, uint16_t *dev)
 {
 	uint64_t n;
 
@@ -65,7 +56,7 @@ static int tc_dev(struct tc_parse *ps, const char *word, uint16_t *dev)
 }
 
 /* tc's ethertype names (ll_proto_a2n), or a number; network order */
-static int tc_proto(struct tc_parse *ps, const char *word, uint16_t *proto)
+static int tc_proto(struct lrx_rule_reader *ps, const char *word, uint16_t *proto)
 {
 	static const struct { const char *name; uint16_t v; } names[] = {
 		{ "ip", 0x0800 }, { "ipv6", 0x86dd }, { "all", ETH_P_ALL_V },
@@ -95,7 +86,7 @@ static bool proto_is_vlan(uint16_t proto_be)
 
 /* One action (tcf_action_exec with one action): gact's verdicts, or
  * mirred's redirect. *w is the word after "action"; moves past it. */
-static int tc_action(struct tc_parse *ps, char **w, int n, int *at,
+static int tc_action(struct lrx_rule_reader *ps, char **w, int n, int *at,
 		     struct lrx_tc_filter *f)
 {
 	static const struct { const char *name; int8_t act; } gact[] = {
@@ -139,7 +130,7 @@ static int tc_action(struct tc_parse *ps, char **w, int n, int *at,
 			"(this models gact and mirred)");
 }
 
-static int tc_bpf(struct tc_parse *ps, char **w, int n, int at,
+static int tc_bpf(struct lrx_rule_reader *ps, char **w, int n, int at,
 		  struct lrx_tc_filter *f, const char *dir)
 {
 	const char *obj = NULL;
@@ -201,7 +192,7 @@ static int tc_bpf(struct tc_parse *ps, char **w, int n, int at,
 
 /* one flower filter's parse state: the key and mask being filled */
 struct tc_flower_ctx {
-	struct tc_parse *ps;
+	struct lrx_rule_reader *ps;
 	struct lrx_tc_filter *f;
 	struct lrx_tc_flow_key *key, *mask;
 	uint16_t eth_type; /* the ethertype the L3 keys apply to */
@@ -370,7 +361,7 @@ static int tc_flower_ethtype(struct tc_flower_ctx *c, char **w, int n, int at)
 }
 
 /* fl_set_key's order of checks, for the keys listrx matches */
-static int tc_flower(struct tc_parse *ps, char **w, int n, int at,
+static int tc_flower(struct lrx_rule_reader *ps, char **w, int n, int at,
 		     struct lrx_tc_filter *f)
 {
 	struct tc_flower_ctx c = {
@@ -417,7 +408,7 @@ static int tc_flower(struct tc_parse *ps, char **w, int n, int at,
 	return 0;
 }
 
-static int tc_line(struct tc_parse *ps, char **w, int n,
+static int tc_line(struct lrx_rule_reader *ps, char **w, int n,
 		   struct lrx_tc_filter *f, const char *dir)
 {
 	int at = 0;
@@ -517,31 +508,15 @@ int lrx_tc_parse(const char *text, const char *name, const char *dir,
 		 struct lrx_tc_filter *out, unsigned max, char *err,
 		 size_t err_len)
 {
-	struct tc_parse ps = { .name = name, .err = err, .err_len = err_len };
+	struct lrx_rule_reader ps = { .p = text, .name = name, .err = err,
+				      .err_len = err_len };
 	unsigned n_out = 0;
-	const char *p = text;
+	char *w[LRX_RULE_WORDS_MAX];
+	int n;
 
-	while (*p) {
-		const char *end = strchr(p, '\n');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		char line[LRX_RULE_LINE_MAX];
-		char *w[LRX_RULE_WORDS_MAX];
-
-		ps.line++;
-		if (len >= sizeof(line))
-			return tc_error(&ps, NULL, "line longer than %d bytes",
-					LRX_RULE_LINE_MAX - 1);
-		memcpy(line, p, len);
-		line[len] = '\0';
-		p += len + (end ? 1 : 0);
-		int n = lrx_rule_split(line, w, LRX_RULE_WORDS_MAX);
-		if (n == -E2BIG)
-			return tc_error(&ps, NULL, "more than %d words",
-					LRX_RULE_WORDS_MAX);
+	while ((n = lrx_rule_next(&ps, w)) != 0) {
 		if (n < 0)
-			return tc_error(&ps, NULL, "a quote is not closed");
-		if (n == 0)
-			continue;
+			return n;
 		if (n_out == max)
 			return tc_error(&ps, NULL, "more than %u filters", max);
 		int rc = tc_line(&ps, w, n, &out[n_out], dir);

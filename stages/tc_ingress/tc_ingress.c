@@ -44,7 +44,7 @@
 #include "value.h"
 #include "static_entries.h"
 #include "tc_ingress.h"
-#include "xdp/xdp.h"
+#include "ebpf/ebpf.h"
 
 /* A filter file is at most this big. */
 #define TC_FILE_MAX (1u << 20)

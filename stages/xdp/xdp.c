@@ -24,8 +24,9 @@
 #include "meta.h"
 #include "prefetch.h"
 #include "static_entries.h"
-#include "xdp.h"
+#include "ebpf/ebpf.h"
 #include "xdp_builtin.h"
+#include "xdp_stage.h"
 
 
 enum xdp_exec { XDP_EXEC_BUILTIN, XDP_EXEC_JIT, XDP_EXEC_INTERP };
@@ -282,12 +283,71 @@ static int xdp_parse_prog(const char *text, void *out)
 	return rc;
 }
 
+/* map_init = NAME:KEY=VALUE,KEY=VALUE;NAME2:KEY=VALUE, parsed when the
+ * config is read; the maps exist once the program is loaded, where the
+ * names and sizes are checked (apply_map_init). */
+#define XDP_MAP_INIT_MAX 256
+struct xdp_map_init {
+	unsigned n;
+	struct {
+		char map[LRX_XDP_MAP_NAME_MAX];
+		uint64_t key, value;
+	} e[XDP_MAP_INIT_MAX];
+};
+
+static const char xdp_map_init_valid[] =
+	"empty, or NAME:KEY=VALUE,KEY=VALUE;NAME2:... with unsigned integers "
+	"stored host-order in the map's key/value size (1, 2, 4 or 8 bytes), "
+	"for a map the program declares (at most 256 entries)";
+
+/* NAME:KEY=VALUE,KEY=VALUE (a list as the value layer's) into mi */
+static int xdp_parse_map_spec(char *spec, struct xdp_map_init *mi)
+{
+	char *colon = strchr(spec, ':'), kv[64];
+	int rc;
+
+	if (!colon || colon == spec || colon - spec >= LRX_XDP_MAP_NAME_MAX)
+		return -EINVAL;
+	*colon = '\0';
+	for (const char *p = colon + 1; (rc = lrx_value_list_next(&p, kv, sizeof(kv))) > 0;) {
+		char *eq = strchr(kv, '=');
+		if (mi->n == XDP_MAP_INIT_MAX || !eq)
+			return -EINVAL;
+		*eq = '\0';
+		snprintf(mi->e[mi->n].map, LRX_XDP_MAP_NAME_MAX, "%s", spec);
+		if (lrx_value_uint(kv, 0, UINT64_MAX, &mi->e[mi->n].key) ||
+		    lrx_value_uint(eq + 1, 0, UINT64_MAX, &mi->e[mi->n].value))
+			return -EINVAL;
+		mi->n++;
+	}
+	return rc < 0 || colon[1] == '\0' ? -EINVAL : 0;
+}
+
+/* NAME:list;NAME2:list */
+static int xdp_parse_map_init(const char *text, void *out)
+{
+	struct xdp_map_init *mi = out;
+	int rc = 0;
+
+	mi->n = 0;
+	while (*text != '\0' && rc == 0) {
+		const size_t len = strcspn(text, ";");
+		char *spec = strndup(text, len);
+		rc = spec ? xdp_parse_map_spec(spec, mi) : -ENOMEM;
+		free(spec);
+		text += len;
+		if (*text == ';' && *++text == '\0')
+			rc = -EINVAL; /* a trailing ';' */
+	}
+	return rc;
+}
+
 struct xdp_conf {
 	struct xdp_prog_conf prog;
 	char section[64];
 	unsigned exec, mode;  /* xdp_execs[], xdp_modes[] */
 	uint32_t window;
-	char map_init[256];
+	struct xdp_map_init map_init;
 };
 
 /* Stores v in n bytes, host order (as a C integer of that size). */
@@ -302,58 +362,23 @@ static bool store_uint(uint8_t *dst, uint32_t n, uint64_t v)
 	}
 }
 
-/* map_init = NAME:KEY=VALUE,KEY=VALUE;NAME2:KEY=VALUE (the maps exist
- * once the program is loaded: read here, not at config load) */
+/* The map_init entries into the loaded program's maps. */
 static int apply_map_init(struct xdp_ctx *xc, const struct lrx_stage_init *init,
-			  const char *text)
+			  const struct xdp_map_init *mi)
 {
-	static const char valid[] =
-		"NAME:KEY=VALUE,KEY=VALUE;NAME2:... with unsigned integers "
-		"stored host-order in the map's key/value size (1, 2, 4 or 8 "
-		"bytes), for a map the program declares";
-	char *copy = strdup(text), *save_map = NULL;
-	int rc = 0;
-
-	if (copy == NULL)
-		return -ENOMEM;
-	for (char *spec = strtok_r(copy, ";", &save_map); spec != NULL && rc == 0;
-	     spec = strtok_r(NULL, ";", &save_map)) {
-		char *colon = strchr(spec, ':');
-		struct lrx_xdp_map *map;
-
-		if (colon == NULL || xc->prog == NULL) {
-			rc = lrx_key_error(init, "map_init", text, valid);
-			break;
-		}
-		*colon = '\0';
-		map = lrx_xdp_prog_map(xc->prog, spec);
-		if (map == NULL) {
-			rc = lrx_key_error(init, "map_init", text,
-				"the program has no map of that name");
-			break;
-		}
-		char kv[64];
-		const char *p = colon + 1;
-		while (rc == 0 && (rc = lrx_value_list_next(&p, kv, sizeof(kv))) > 0) {
-			char *eq = strchr(kv, '=');
-			uint8_t key[8] = {0}, value[8] = {0};
-			uint64_t k, v;
-
-			rc = 0;
-			if (eq)
-				*eq = '\0';
-			if (eq == NULL || lrx_value_uint(kv, 0, UINT64_MAX, &k) < 0 ||
-			    lrx_value_uint(eq + 1, 0, UINT64_MAX, &v) < 0 ||
-			    !store_uint(key, map->key_size, k) ||
-			    !store_uint(value, map->value_size, v) ||
-			    lrx_xdp_map_update(map, key, value, 0) != 0)
-				rc = -EINVAL;
-		}
-		if (rc < 0)
-			rc = lrx_key_error(init, "map_init", text, valid);
+	for (unsigned i = 0; i < mi->n; i++) {
+		struct lrx_xdp_map *map = lrx_xdp_prog_map(xc->prog, mi->e[i].map);
+		uint8_t key[8] = {0}, value[8] = {0};
+		if (map == NULL)
+			return lrx_key_error(init, "map_init", mi->e[i].map,
+					     "the program has no map of that name");
+		if (!store_uint(key, map->key_size, mi->e[i].key) ||
+		    !store_uint(value, map->value_size, mi->e[i].value) ||
+		    lrx_xdp_map_update(map, key, value, 0) != 0)
+			return lrx_key_error(init, "map_init", mi->e[i].map,
+					     xdp_map_init_valid);
 	}
-	free(copy);
-	return rc;
+	return 0;
 }
 
 /* What the metadata kfuncs read: the timestamp dynfield is registered
@@ -392,7 +417,7 @@ static int xdp_init_object(struct xdp_ctx *xc, const struct xdp_conf *conf,
 			 init->instance, path);
 		rc = -ENOTSUP;
 	} else {
-		rc = apply_map_init(xc, init, conf->map_init);
+		rc = apply_map_init(xc, init, &conf->map_init);
 	}
 	xc->burst_interp = xc->exec == XDP_EXEC_INTERP &&
 			   !lrx_xdp_prog_uses_redirect(xc->prog);
@@ -419,8 +444,8 @@ static int xdp_init(void *ctx, const struct lrx_stage_init *init)
 		return rc;
 	if (conf->prog.object)
 		return xdp_init_object(xc, conf, init);
-	if (conf->map_init[0] != '\0')
-		return lrx_key_error(init, "map_init", conf->map_init,
+	if (conf->map_init.n != 0)
+		return lrx_key_error(init, "map_init", conf->map_init.e[0].map,
 				     "maps exist only for eBPF programs");
 	xc->exec = XDP_EXEC_BUILTIN;
 	xc->builtin = conf->prog.builtin;
@@ -455,7 +480,7 @@ static const struct lrx_value_key xdp_keys[] = {
 	XK(UINT, window, "window", "1600", 64, 65535 - LRX_XDP_MD_SIZE,
 	   "bytes past data an eBPF program may address (checked by "
 	   "rte_bpf; frames in mbufs with less room are aborted)"),
-	XK(STRING, map_init, "map_init", "",
+	XK(CUSTOM, map_init, "map_init", "", xdp_parse_map_init, xdp_map_init_valid,
 	   "NAME:KEY=VALUE,...;NAME2:... initial map entries (decimal)"),
 	{.name = NULL},
 };

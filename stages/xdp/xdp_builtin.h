@@ -17,7 +17,26 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
-#include "xdp.h"
+#include "ebpf/ebpf.h"
+
+/* ---- Built-in C programs ------------------------------------------------ */
+struct lrx_xdp_buff {
+	uint8_t *data, *data_end;
+	uint16_t ingress_port, rx_queue;
+	uint32_t redirect_port; /* set by a program that redirects */
+};
+
+struct lrx_xdp_builtin_conf {
+	uint16_t redirect_port;
+	const uint64_t *udp_ports; /* bitmap of 65536 ports, host order */
+};
+
+typedef uint32_t (*lrx_xdp_builtin_fn)(const struct lrx_xdp_builtin_conf *conf,
+				       struct lrx_xdp_buff *buff);
+
+/* "drop", "pass", "tx", "read", "touch", "abort", "redirect", 
+ * "udp-port-drop" (the argument after ':' is parsed by the stage). */
+lrx_xdp_builtin_fn lrx_xdp_builtin_find(const char *name);
 
 /* X(entry suffix, name): every built-in, the common one first (the
  * dispatch compares in this order) */

@@ -31,7 +31,7 @@
 #include "fuzz_common.h"
 
 extern "C" {
-#include "xdp/xdp.h"
+#include "ebpf/ebpf.h"
 }
 
 static lrx_fuzz::MemFile *file; // the object file, in memory

@@ -30,7 +30,7 @@
 #include "fuzz_common.h"
 
 extern "C" {
-#include "xdp/xdp.h"
+#include "ebpf/ebpf.h"
 }
 
 namespace {

@@ -38,8 +38,15 @@ struct Socks {
 		t.truesize = truesize;
 		t.reader = reader;
 		t.batch = batch;
-		rc = lrx_udp_socks_init(&t, list, rcvbuf, (int)rte_socket_id(), err,
-					sizeof(err));
+		// parsed when the config is read (the value layer's parser),
+		// then the sockets made
+		static lrx_udp_sock_list parsed;
+		rc = lrx_udp_socks_parse(list, &parsed);
+		if (rc != 0)
+			snprintf(err, sizeof(err), "%s", lrx_udp_socks_valid);
+		else
+			rc = lrx_udp_socks_init(&t, &parsed, rcvbuf, (int)rte_socket_id(),
+						err, sizeof(err));
 	}
 	~Socks() { lrx_udp_socks_fini(&t); }
 	lrx_udp_sock *v4(const char *addr, uint16_t port)

@@ -21,7 +21,7 @@
 extern "C" {
 #include "meta.h"
 #include "tc_ingress/tc_ingress.h"
-#include "xdp/xdp.h"
+#include "ebpf/ebpf.h"
 }
 
 using namespace lrx_test::frames;
@@ -164,6 +164,12 @@ TEST_CASE("tc-ingress: the filter file's errors name the line, the word and "
 		 "dst_port 9-5", "'9-5': a port 0..65535 or a range MIN-MAX"},
 		{"filter add dev port0 ingress protocol ip flower vlan_id 5",
 		 "'vlan_id': needs protocol 802.1q"},
+		// fl_set_key_vlan: "Illegal vlan_prio" (a digit above the
+		// maximum once wrapped and was taken)
+		{"filter add dev port0 ingress protocol 802.1q flower vlan_prio 8",
+		 "'8': vlan_prio is 0..7"},
+		{"filter add dev port0 ingress protocol 802.1q flower vlan_prio 9",
+		 "'9': vlan_prio is 0..7"},
 		{"filter add dev port0 ingress protocol ip flower src_ip 10.0.0.300",
 		 "'10.0.0.300': an IPv4 address"},
 		{"filter add dev port0 ingress protocol ip flower action nat",

@@ -12,7 +12,8 @@
 #include "stage_harness.h"
 
 extern "C" {
-#include "xdp/xdp.h"
+#include "ebpf/ebpf.h"
+#include "xdp/xdp_stage.h"
 }
 
 namespace lrx_xdp_test {

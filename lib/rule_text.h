@@ -23,7 +23,8 @@
  * -EINVAL (an unterminated quote). */
 int lrx_rule_split(char *line, char **words, int max);
 
-/* Decimal digits (or 0x and hex digits when hex is true) in 0..max. */
+/* An integer in 0..max in the value layer's grammar (value.h: decimal,
+ * or 0x and hex digits when hex is true). */
 int lrx_rule_uint(const char *text, uint64_t max, bool hex, uint64_t *out);
 /* Whether word is one of names[0..n) (a NULL ends the list early): the
  * spellings of one option in a keyword table. */
@@ -50,6 +51,28 @@ int lrx_rule_counters(const char *text, uint64_t *pkts, uint64_t *bytes);
 int lrx_rule_error(char *err, size_t err_len, const char *name, unsigned line,
 		   const char *word, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
+
+/* A rule file's text read a line at a time: what is left of it, the
+ * file's name and the line's number (for errors: "name:line: ..."), and
+ * where errors go. */
+struct lrx_rule_reader {
+	const char *p, *name;
+	unsigned line;
+	char *err;
+	size_t err_len;
+	char buf[LRX_RULE_LINE_MAX];
+};
+
+/* The next line with words, split into words[LRX_RULE_WORDS_MAX]
+ * (lrx_rule_split, in r->buf): their number, 0 at the end of the text,
+ * or -EINVAL with why in err (a line too long, too many words, a quote
+ * not closed). */
+int lrx_rule_next(struct lrx_rule_reader *r, char **words);
+
+/* lrx_rule_error at the reader's line */
+#define lrx_rule_fail(r, word, ...)                                           \
+	lrx_rule_error((r)->err, (r)->err_len, (r)->name, (r)->line, word,    \
+		       __VA_ARGS__)
 
 /* Reads a whole rule file (a regular file of at most max bytes) into a
  * NUL-terminated buffer the caller frees. Returns 0 or -errno, with why

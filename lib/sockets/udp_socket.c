@@ -7,8 +7,8 @@
 
 #include <rte_malloc.h>
 
-#include "rule_text.h"
 #include "udp_socket.h"
+#include "value.h"
 
 /* the smallest truesize a queued datagram can have (SKB_TRUESIZE(0)): the
  * ring of a socket never needs more slots than rcvbuf / this + 1 */
@@ -22,98 +22,80 @@ uint32_t lrx_udp_rcvbuf(uint32_t val)
 	return RTE_MAX(val * 2, LRX_UDP_MIN_RCVBUF);
 }
 
-/* One ADDR:PORT[:RCVBUF] item; *rcvbuf is left alone without one. */
-static int udp_sock_parse(const char *item, struct lrx_udp_sock *sk,
-			  uint32_t *rcvbuf)
+const char lrx_udp_socks_valid[] =
+	"empty, or a comma list of ADDR:PORT, [ADDR6]:PORT, *:PORT or [::]:PORT, "
+	"each optionally :RCVBUF (SO_RCVBUF, 1..2147483647; ports 1..65535, at "
+	"most 64 sockets, each address and port once: bind's EADDRINUSE)";
+
+/* One ADDR:PORT[:RCVBUF] item. */
+static int udp_sock_parse(char *item, struct lrx_udp_sock_conf *sk)
 {
-	char addr[64], port_text[32];
-	const char *colon, *end;
-	uint64_t port, val;
+	char *colon, *rcvbuf;
+	uint64_t port, val = 0;
 
 	memset(sk, 0, sizeof(*sk));
 	if (item[0] == '[') {
-		const char *close = strchr(item, ']');
-		if (close == NULL || close[1] != ':' ||
-		    (size_t)(close - item - 1) >= sizeof(addr))
+		char *close = strchr(item, ']');
+		if (close == NULL || close[1] != ':')
 			return -EINVAL;
-		snprintf(addr, sizeof(addr), "%.*s", (int)(close - item - 1), item + 1);
-		if (inet_pton(AF_INET6, addr, sk->addr) != 1)
+		*close = '\0';
+		if (inet_pton(AF_INET6, item + 1, sk->addr) != 1)
 			return -EINVAL;
 		sk->v6 = 1;
 		colon = close + 1;
 	} else {
 		colon = strchr(item, ':');
-		if (colon == NULL || (size_t)(colon - item) >= sizeof(addr))
+		if (colon == NULL)
 			return -EINVAL;
-		snprintf(addr, sizeof(addr), "%.*s", (int)(colon - item), item);
-		if (strcmp(addr, "*") == 0)
-			strcpy(addr, "0.0.0.0");
-		if (inet_pton(AF_INET, addr, sk->addr) != 1)
+		*colon = '\0';
+		if (strcmp(item, "*") != 0 && inet_pton(AF_INET, item, sk->addr) != 1)
 			return -EINVAL;
 	}
 	/* PORT, then an optional :RCVBUF (the setsockopt value, 1..INT_MAX) */
-	end = strchr(colon + 1, ':');
-	if (end == NULL)
-		end = colon + 1 + strlen(colon + 1);
-	if ((size_t)(end - colon - 1) >= sizeof(port_text))
+	rcvbuf = strchr(colon + 1, ':');
+	if (rcvbuf)
+		*rcvbuf++ = '\0';
+	if (lrx_value_uint(colon + 1, 1, 65535, &port) != 0 ||
+	    (rcvbuf && lrx_value_uint(rcvbuf, 1, INT32_MAX, &val) != 0))
 		return -EINVAL;
-	snprintf(port_text, sizeof(port_text), "%.*s", (int)(end - colon - 1),
-		 colon + 1);
-	if (lrx_rule_uint(port_text, 65535, false, &port) != 0 || port == 0)
-		return -EINVAL;
-	if (*end == ':') {
-		if (lrx_rule_uint(end + 1, INT32_MAX, false, &val) != 0 || val == 0)
-			return -EINVAL;
-		*rcvbuf = (uint32_t)val;
-	}
 	static const uint8_t zero[16];
 	sk->any = memcmp(sk->addr, zero, sk->v6 ? 16 : 4) == 0;
 	sk->port = (uint16_t)port;
+	sk->rcvbuf = (uint32_t)val;
 	return 0;
 }
 
-int lrx_udp_socks_init(struct lrx_udp_socks *t, const char *list,
-		       uint32_t rcvbuf, int socket_id, char *err,
-		       size_t err_len)
+int lrx_udp_socks_parse(const char *text, void *out)
 {
-	static const char valid[] =
-		"a comma list of ADDR:PORT, [ADDR6]:PORT, *:PORT or [::]:PORT, "
-		"each optionally :RCVBUF (SO_RCVBUF, 1..2147483647; ports "
-		"1..65535, each address and port once)";
-	const char *p = list;
+	struct lrx_udp_sock_list *list = out;
+	char item[96];
+	int rc;
 
+	list->n = 0;
+	while ((rc = lrx_value_list_next(&text, item, sizeof(item))) > 0) {
+		struct lrx_udp_sock_conf *sk = &list->socks[list->n];
+		if (list->n == LRX_UDP_SOCKS_MAX || udp_sock_parse(item, sk) != 0)
+			return -EINVAL;
+		for (unsigned i = 0; i < list->n; i++)
+			if (list->socks[i].port == sk->port && list->socks[i].v6 == sk->v6 &&
+			    memcmp(list->socks[i].addr, sk->addr, 16) == 0)
+				return -EINVAL;
+		list->n++;
+	}
+	return rc;
+}
+
+int lrx_udp_socks_init(struct lrx_udp_socks *t, const struct lrx_udp_sock_list *list,
+		       uint32_t rcvbuf, int socket_id, char *err, size_t err_len)
+{
 	memset(t->bucket, 0xff, sizeof(t->bucket));
 	t->n = 0;
-	while (*p) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		char item[96];
-
-		if (len == 0 || len >= sizeof(item) || t->n == LRX_UDP_SOCKS_MAX) {
-			snprintf(err, err_len, "%s (at most %d sockets)", valid,
-				 LRX_UDP_SOCKS_MAX);
-			return -EINVAL;
-		}
-		snprintf(item, sizeof(item), "%.*s", (int)len, p);
-		p += len + (comma ? 1 : 0);
-		if (comma && *p == '\0') {
-			snprintf(err, err_len, "%s: a list does not end with a comma",
-				 valid);
-			return -EINVAL;
-		}
+	for (unsigned s = 0; s < list->n; s++) {
 		struct lrx_udp_sock *sk = &t->socks[t->n];
-		uint32_t item_rcvbuf = rcvbuf;
-		if (udp_sock_parse(item, sk, &item_rcvbuf) != 0) {
-			snprintf(err, err_len, "'%s': %s", item, valid);
-			return -EINVAL;
-		}
-		for (unsigned i = 0; i < t->n; i++)
-			if (t->socks[i].port == sk->port && t->socks[i].v6 == sk->v6 &&
-			    memcmp(t->socks[i].addr, sk->addr, 16) == 0) {
-				snprintf(err, err_len, "'%s' given twice (bind: "
-					 "EADDRINUSE)", item);
-				return -EINVAL;
-			}
+		*sk = (struct lrx_udp_sock){.v6 = list->socks[s].v6, .any = list->socks[s].any,
+					    .port = list->socks[s].port};
+		memcpy(sk->addr, list->socks[s].addr, sizeof(sk->addr));
+		const uint32_t item_rcvbuf = list->socks[s].rcvbuf ? list->socks[s].rcvbuf : rcvbuf;
 		const uint32_t eff = lrx_udp_rcvbuf(item_rcvbuf);
 		sk->rcvbuf = eff;
 		const uint32_t min = t->truesize ? t->truesize : UDP_MIN_TRUESIZE;
@@ -146,25 +128,15 @@ int lrx_udp_socks_init(struct lrx_udp_socks *t, const char *list,
 	return 0;
 }
 
-uint32_t lrx_udp_socks_capacity(const char *list, uint32_t rcvbuf,
-				uint32_t size)
+uint32_t lrx_udp_socks_capacity(const struct lrx_udp_sock_list *list,
+				uint32_t rcvbuf, uint32_t size)
 {
-	const char *p = list;
 	uint32_t n = 0;
 
-	while (*p && size) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		char item[96];
-		struct lrx_udp_sock sk;
-		uint32_t item_rcvbuf = rcvbuf;
-
-		snprintf(item, sizeof(item), "%.*s", (int)RTE_MIN(len, sizeof(item) - 1), p);
-		p += len + (comma ? 1 : 0);
-		if (udp_sock_parse(item, &sk, &item_rcvbuf) != 0)
-			continue; /* lrx_udp_socks_init refuses it */
+	for (unsigned s = 0; size && s < list->n; s++) {
 		/* lrx_udp_enqueue: what fits, and the first one always */
-		const uint32_t eff = lrx_udp_rcvbuf(item_rcvbuf);
+		const uint32_t eff = lrx_udp_rcvbuf(list->socks[s].rcvbuf ? list->socks[s].rcvbuf
+									: rcvbuf);
 		n += RTE_MIN(eff / size + 1, eff / RTE_MIN(size, UDP_MIN_TRUESIZE) + 2);
 	}
 	return n;

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * IPv6 extension headers on input, with the kernel's rules:
+ * l3-demux's module ipv6: IPv6 input after ip6_rcv_core's checks (in
+ * l3_demux.c): the route of a host that does not forward (local_ipv6),
+ * the resubmission after a fragment, and the extension headers on input,
+ * with the kernel's rules:
  *   ip6_rcv_core parses a hop-by-hop header first (ipv6_parse_hopopts);
  *   ip6_protocol_deliver_rcu (net/ipv6/ip6_input.c) then resubmits the
  *   packet to inet6_protos[nexthdr] until a final protocol; the extension
@@ -8,9 +11,12 @@
  *   (NEXTHDR_NONE) in net/ipv6/exthdrs.c. Both option headers go through
  *   one TLV parser, as ip6_parse_tlv.
  */
-#include <rte_byteorder.h>
+#include <string.h>
 
-#include "exthdrs.h"
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+
+#include "l3_modules.h"
 
 /* IP6_DEFAULT_MAX_HBH_OPTS_CNT and IP6_DEFAULT_MAX_DST_OPTS_CNT
  * (net.ipv6.max_hbh_opts_number, max_dst_opts_number); the option
@@ -319,3 +325,147 @@ uint32_t l3_ipv6_nhoff(const uint8_t *frame, uint32_t noff, uint32_t toff)
 	}
 	return nhoff;
 }
+
+/* ---- IPv6 input: what ip6_protocol_deliver_rcu does around the headers ---- */
+
+/* A header that failed (above): its counter, its drop, and the
+ * parameter problem it asks for. */
+lrx_next_t l3_ipv6_ext_failed(struct l3_ctx *c, struct rte_mbuf *m,
+			      const struct l3_ext_fail *fail)
+{
+	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V6];
+	mib->in_hdr_errors += fail->mib == L3_EXT_MIB_HDR_ERRORS;
+	mib->in_addr_errors += fail->mib == L3_EXT_MIB_ADDR_ERRORS;
+	mib->in_delivers += fail->mib == L3_EXT_MIB_DELIVERS;
+	const lrx_next_t fate = lrx_next_drop(fail->reason);
+	return fail->icmp ? l3_ask(c, m, fate, L3_REPLY_PARAMPROB6,
+				   l3_reply_paramprob6(fail->icmp_code,
+						       fail->icmp_pointer))
+			  : fate;
+}
+
+/* The extension headers ip6_protocol_deliver_rcu resubmits through
+ * (above), and the counter each verdict moves. */
+lrx_next_t l3_ipv6_ext(struct l3_ctx *c, struct rte_mbuf *m, struct lrx_meta *meta,
+		       const struct rte_ipv6_hdr *hdr, uint32_t *toff, uint8_t *nexthdr)
+{
+	struct l3_ext_fail fail;
+	uint32_t end = meta->network_offset + meta->len;
+	if (end > m->data_len) /* only the first segment is walked */
+		end = m->data_len;
+	if (l3_ipv6_exthdrs(l3_frame(m), meta->network_offset, end, toff,
+			    nexthdr, hdr->dst_addr[0] == 0xff,
+			    meta->pkt_type == LRX_PACKET_HOST, l3_ipv6_of(c)->mip6,
+			    &fail) == L3_EXT_UPPER) {
+		meta->transport_offset = (uint16_t)*toff;
+		meta->l4_proto = *nexthdr;
+		return LRX_NEXT_CONTINUE_V;
+	}
+	return l3_ipv6_ext_failed(c, m, &fail);
+}
+
+/* ipv6_frag_rcv and the resubmit after it (ip6_protocol_deliver_rcu):
+ * the headers after the fragment header are walked again; a second
+ * fragment header is a header error (IP6SKB_FRAGMENTED). */
+lrx_next_t l3_ipv6_frag(struct l3_ctx *c, struct rte_mbuf *m,
+			struct lrx_meta *meta, uint32_t toff)
+{
+	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V6];
+	enum l3_reasm_ip_mib which;
+	uint8_t nexthdr;
+	lrx_next_t next = l3_reasm_ipv6(l3_reasm_of(c), m, meta, &toff, &nexthdr,
+					&which);
+	mib->in_hdr_errors += which == L3_REASM_IP_MIB_HDR_ERRORS;
+	if (next != LRX_NEXT_CONTINUE_V)
+		return next;
+	meta->transport_offset = (uint16_t)toff;
+	meta->l4_proto = nexthdr;
+	if (l3_ipv6_is_exthdr(nexthdr)) {
+		const struct rte_ipv6_hdr *hdr = rte_pktmbuf_mtod_offset(
+			m, const struct rte_ipv6_hdr *, meta->network_offset);
+		next = l3_ipv6_ext(c, m, meta, hdr, &toff, &nexthdr);
+		if (next != LRX_NEXT_CONTINUE_V)
+			return next;
+	}
+	if (nexthdr == 44) {
+		mib->in_hdr_errors++;
+		return lrx_next_drop(LRX_DROP_IP_INHDR);
+	}
+	return LRX_NEXT_CONTINUE_V;
+}
+
+/* The prefix length of the local IPv6 prefix holding addr (its on-link
+ * route), else 0 (a default route). */
+unsigned l3_ipv6_route_plen(const struct l3_ipv6 *v6, const uint8_t *addr)
+{
+	for (unsigned i = 0; i < v6->n_local6; i++) {
+		const unsigned plen = v6->plen6[i];
+		const uint8_t *a = v6->local6[i];
+		unsigned bits = plen;
+		bool same = true;
+		for (unsigned b = 0; b < 16 && bits && same; b++) {
+			const unsigned take = bits < 8 ? bits : 8;
+			const uint8_t mask = (uint8_t)(0xff00 >> take);
+			same = ((a[b] ^ addr[b]) & mask) == 0;
+			bits -= take;
+		}
+		if (same)
+			return plen;
+	}
+	return 0;
+}
+
+/* ipv6_dev_get_saddr for a peer: the local address on its prefix, else
+ * the first; false when local_ipv6 is any (no address to choose). */
+bool l3_ipv6_source(const struct l3_ipv6 *v6, const uint8_t *peer, uint8_t *out)
+{
+	if (v6->n_local6 == 0)
+		return false;
+	unsigned pick = 0;
+	const unsigned plen = l3_ipv6_route_plen(v6, peer);
+	for (unsigned i = 0; i < v6->n_local6 && plen; i++)
+		if (v6->plen6[i] == plen) {
+			pick = i;
+			break;
+		}
+	memcpy(out, v6->local6[pick], 16);
+	return true;
+}
+
+static int l3_ipv6_init(struct l3_demux *d, const struct l3_demux_conf *conf,
+			const struct lrx_stage_init *init)
+{
+	struct l3_ipv6 *v6 = &d->ipv6;
+	(void)init;
+	v6->mip6 = conf->ipv6.mip6;
+	v6->n_local6 = conf->ipv6.local_ipv6.n;
+	memcpy(v6->local6, conf->ipv6.local_ipv6.addr, sizeof(v6->local6));
+	memcpy(v6->plen6, conf->ipv6.local_ipv6.plen, sizeof(v6->plen6));
+	return 0;
+}
+
+static const struct lrx_value_key l3_ipv6_keys[] = {
+	L3_KEY(CUSTOM, ipv6.local_ipv6, "local_ipv6", "any", l3_parse_local6, l3_local6_valid,
+	       "same for IPv6: any | list"),
+	L3_KEY(BOOL, ipv6.mip6, "ipv6_mip6", "yes",
+	       "type 2 routing headers as a kernel with (yes, as "
+	       "distribution kernels) or without CONFIG_IPV6_MIP6 (no: unknown, "
+	       "like type 0)"),
+	{.name = NULL},
+};
+
+/* IPv6's IPSTATS_MIB_* (ip6_rcv_core in l3_demux.c counts most of them) */
+static const struct lrx_stage_counter l3_ipv6_counters[] = {
+	L3_COUNTER("Ip6InReceives", core.ip[1].in_receives),
+	L3_COUNTER("Ip6InHdrErrors", core.ip[1].in_hdr_errors),
+	L3_COUNTER("Ip6InAddrErrors", core.ip[1].in_addr_errors),
+	L3_COUNTER("Ip6InUnknownProtos", core.ip[1].in_unknown_protos),
+	L3_COUNTER("Ip6InDiscards", core.ip[1].in_discards),
+	L3_COUNTER("Ip6InDelivers", core.ip[1].in_delivers),
+	L3_COUNTER("Ip6InTruncatedPkts", core.ip[1].in_truncated_pkts),
+	L3_COUNTER("Ip6InMcastPkts", core.ip[1].in_mcast_pkts),
+	L3_COUNTER("Ip6InMcastOctets", core.ip[1].in_mcast_octets),
+	{.name = NULL},
+};
+
+L3_MODULE(ipv6);

@@ -2,15 +2,14 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "rule_text.h"
+#include "text_file.h"
+#include "value.h"
 
 int lrx_rule_error(char *err, size_t err_len, const char *name, unsigned line,
 		   const char *word, const char *fmt, ...)
@@ -67,33 +66,9 @@ bool lrx_rule_word_in(const char *word, const char *const *names, size_t n)
 
 int lrx_rule_uint(const char *text, uint64_t max, bool hex, uint64_t *out)
 {
-	uint64_t v = 0;
-	unsigned base = 10;
-	const char *p = text;
-
-	if (hex && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-		base = 16;
-		p += 2;
-	}
-	if (*p == '\0')
-		return -EINVAL;
-	for (; *p; p++) {
-		unsigned d;
-
-		if (*p >= '0' && *p <= '9')
-			d = (unsigned)(*p - '0');
-		else if (base == 16 && *p >= 'a' && *p <= 'f')
-			d = (unsigned)(*p - 'a' + 10);
-		else if (base == 16 && *p >= 'A' && *p <= 'F')
-			d = (unsigned)(*p - 'A' + 10);
-		else
-			return -EINVAL;
-		if (v > (max - d) / base)
-			return -EINVAL;
-		v = v * base + d;
-	}
-	*out = v;
-	return 0;
+	if (hex && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+		return lrx_value_hex(text + 2, 0, max, out);
+	return lrx_value_uint(text, 0, max, out);
 }
 
 /* A mask of len leading one bits over n bytes. */
@@ -180,6 +155,27 @@ int lrx_rule_port_range(const char *text, char sep, uint16_t *lo,
 	return 0;
 }
 
+int lrx_rule_next(struct lrx_rule_reader *r, char **words)
+{
+	int n = 0;
+	while (n == 0 && *r->p) {
+		const char *end = strchr(r->p, '\n');
+		size_t len = end ? (size_t)(end - r->p) : strlen(r->p);
+		r->line++;
+		if (len >= sizeof(r->buf))
+			return lrx_rule_fail(r, NULL, "line longer than %d bytes",
+					     LRX_RULE_LINE_MAX - 1);
+		memcpy(r->buf, r->p, len);
+		r->buf[len] = '\0';
+		r->p += len + (end ? 1 : 0);
+		n = lrx_rule_split(r->buf, words, LRX_RULE_WORDS_MAX);
+		if (n < 0)
+			return lrx_rule_fail(r, NULL, n == -E2BIG ? "more than %d words"
+					     : "a quote is not closed", LRX_RULE_WORDS_MAX);
+	}
+	return n;
+}
+
 int lrx_rule_counters(const char *text, uint64_t *pkts, uint64_t *bytes)
 {
 	char p[24], b[24];
@@ -201,57 +197,23 @@ int lrx_rule_counters(const char *text, uint64_t *pkts, uint64_t *bytes)
 int lrx_rule_file_read(const char *path, size_t max, char **out, char *err,
 		       size_t err_len)
 {
-	struct stat st;
-	char *buf = NULL;
-	size_t got = 0;
-	int fd, rc = 0;
+	char why[128];
+	size_t len;
+	int rc = lrx_text_file_read(path, max, out, &len, why, sizeof(why));
 
-	*out = NULL;
-	/* O_NONBLOCK: a FIFO must not hang the load; only a regular file is
-	 * read */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
-		return rc;
+	if (rc == -EFBIG) {
+		snprintf(err, err_len, "%s: %zu bytes: a rule file has at most %zu bytes "
+			 "(%zu MiB)", path, len, max, max >> 20);
+		return -EINVAL; /* bad input: a usage error, as a bad value */
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, err_len, "%s: %s", path,
-			 S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
-		rc = -EINVAL;
-		goto out;
-	}
-	if ((size_t)st.st_size > max) {
-		snprintf(err, err_len, "%s: %lld bytes: a rule file has at most %zu "
-			 "bytes (%zu MiB)", path, (long long)st.st_size, max,
-			 max >> 20);
-		rc = -EINVAL; /* bad input: a usage error, as a bad value */
-		goto out;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (buf == NULL) {
-		rc = -ENOMEM;
-		snprintf(err, err_len, "%s: out of memory", path);
-		goto out;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
-	if (memchr(buf, '\0', got) != NULL) {
+	if (rc < 0)
+		snprintf(err, err_len, rc == -EINVAL ? "%s: %s" : "%s: cannot open: %s",
+			 path, why);
+	else if (memchr(*out, '\0', len) != NULL) {
 		snprintf(err, err_len, "%s: a NUL byte: a rule file is text", path);
+		free(*out);
+		*out = NULL;
 		rc = -EINVAL;
-		goto out;
 	}
-	*out = buf;
-	buf = NULL;
-out:
-	free(buf);
-	close(fd);
 	return rc;
 }

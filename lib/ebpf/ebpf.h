@@ -1,22 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The XDP verdict stage (docs/xdp.md): built-in C programs and real eBPF
- * objects run by DPDK rte_bpf (interpreter or x86 JIT), with the kernel's
- * `struct xdp_md` context, array/hash maps and a few helpers supplied by
- * listrx, so that an unmodified kernel XDP object runs here and in the
- * kernel alike.
+ * The eBPF loader the xdp and tc-ingress stages share (docs/xdp.md): real
+ * eBPF objects run by DPDK rte_bpf (interpreter or x86 JIT), with the
+ * kernel's `struct xdp_md` and `struct __sk_buff` contexts, array/hash maps
+ * and a few helpers supplied by listrx, so that an unmodified kernel XDP or
+ * cls_bpf object runs here and in the kernel alike.
  *
  * How an eBPF program sees a frame: rte_bpf verifies memory accesses only
  * against the static size of the program's argument (it has no notion of
- * data/data_end), so the argument is a window that starts with a 32-byte
- * context header written into the mbuf headroom just before the frame and
- * continues over the frame: `ctx->data` is rewritten at load time into
- * `ctx + LRX_XDP_MD_SIZE` (a pointer the verifier can bound), `ctx->data_end`
- * into a 64-bit load of the header's data_end. The per-packet check that
- * the mbuf really has that window (headroom >= 32, buffer after data >=
- * window) keeps what the verifier allowed inside the mbuf's own buffer.
+ * data/data_end), so the argument is a window that starts with a context
+ * header (LRX_XDP_MD_SIZE bytes for XDP) written into the mbuf headroom
+ * just before the frame and continues over the frame: `ctx->data` is
+ * rewritten at load time into `ctx + LRX_XDP_MD_SIZE` (a pointer the
+ * verifier can bound), `ctx->data_end` into a 64-bit load of the header's
+ * data_end. The per-packet check that the mbuf really has that window
+ * (headroom >= the header, buffer after data >= window) keeps what the
+ * verifier allowed inside the mbuf's own buffer.
  */
-#ifndef LISTRX_XDP_H
-#define LISTRX_XDP_H
+#ifndef LISTRX_EBPF_H
+#define LISTRX_EBPF_H
 
 #include <errno.h>
 #include <stdbool.h>
@@ -357,33 +358,5 @@ static inline void lrx_xdp_md_hints(struct lrx_xdp_md *md,
 		md->rx_vlan_rc = on ? 0 : -ENODATA;
 	}
 }
-
-/* ---- Built-in C programs ------------------------------------------------ */
-struct lrx_xdp_buff {
-	uint8_t *data, *data_end;
-	uint16_t ingress_port, rx_queue;
-	uint32_t redirect_port; /* set by a program that redirects */
-};
-
-struct lrx_xdp_builtin_conf {
-	uint16_t redirect_port;
-	const uint64_t *udp_ports; /* bitmap of 65536 ports, host order */
-};
-
-typedef uint32_t (*lrx_xdp_builtin_fn)(const struct lrx_xdp_builtin_conf *conf,
-				       struct lrx_xdp_buff *buff);
-
-/* "drop", "pass", "tx", "read", "touch", "abort", "redirect", 
- * "udp-port-drop" (the argument after ':' is parsed by the stage). */
-lrx_xdp_builtin_fn lrx_xdp_builtin_find(const char *name);
-
-/* ---- The stage ----------------------------------------------------------- */
-extern const struct lrx_stage lrx_stage_xdp;
-/* The entry points, exported for the static engine's direct calls. */
-lrx_next_t lrx_xdp_process_one(void *ctx, struct rte_mbuf *pkt);
-void lrx_xdp_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
-			   lrx_next_t *nexts);
-/* The loaded eBPF program of a stage instance (NULL for a built-in). */
-struct lrx_xdp_prog *lrx_xdp_stage_prog(void *ctx);
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * A loaded rule set against what it may cost and what the run has.
+ * A loaded rule set against what it may cost and what the run has, and
+ * what it shows: its counters as maps and as iptables -L lists them.
  *
  * How long a packet may walk a rule set: ipt_do_table takes every jump a
  * matching rule makes, so a chain jumped to from k rules is walked k
@@ -175,4 +176,93 @@ int lrx_nf_walk_check(const struct lrx_nf *nf, const char *name, char *err,
 	}
 	free(w);
 	return rc;
+}
+
+/* ---- the report ------------------------------------------------------------ */
+
+/* The chains that receive packets: built-ins on a receive hook, and the
+ * user chains. */
+static const struct lrx_nf_chain *nf_shown(const struct lrx_nf *nf, unsigned i)
+{
+	for (unsigned c = 0; c < nf->n_chains; c++)
+		if (!nf->chains[c].builtin || nf->chains[c].hook >= 0) {
+			if (i == 0)
+				return &nf->chains[c];
+			i--;
+		}
+	return NULL;
+}
+
+/* A chain's counters as `iptables -L -v -x` shows them: key the rule's
+ * number (0: the policy), value {pkts, bytes}. */
+static const struct lrx_map_layout nf_counter_layout = {
+	.n_fields = 3,
+	.fields = {
+		{.name = "rule", .offset = 0, .size = 4, .count = 1,
+		 .part = LRX_MAP_KEY, .kind = LRX_MAP_UINT},
+		{.name = "pkts", .offset = 0, .size = 8, .count = 1,
+		 .part = LRX_MAP_VALUE, .kind = LRX_MAP_UINT},
+		{.name = "bytes", .offset = 8, .size = 8, .count = 1,
+		 .part = LRX_MAP_VALUE, .kind = LRX_MAP_UINT},
+	},
+};
+
+bool lrx_nf_map_at(const struct lrx_nf *nf, unsigned i,
+		   struct lrx_stage_map *out)
+{
+	const struct lrx_nf_chain *c = nf ? nf_shown(nf, i) : NULL;
+
+	if (c == NULL)
+		return false;
+	*out = (struct lrx_stage_map){ .name = c->map_name, .type = "array",
+				       .key_size = 4, .value_size = 16,
+				       .max_entries = c->n_rules + 1,
+				       .layout = &nf_counter_layout };
+	return true;
+}
+
+bool lrx_nf_map_next(const struct lrx_nf *nf, const struct lrx_nf_counter *ctr,
+		     unsigned i, uint32_t *cursor, void *key, void *value)
+{
+	const struct lrx_nf_chain *c = nf ? nf_shown(nf, i) : NULL;
+
+	if (c == NULL || *cursor > c->n_rules)
+		return false;
+	/* key 0: the policy / implicit return (the entry after the rules) */
+	uint32_t k = *cursor;
+	uint32_t e = k == 0 ? c->first + c->n_rules : c->first + k - 1;
+	uint64_t v[2] = { ctr[e].pkts, ctr[e].bytes };
+	memcpy(key, &k, 4);
+	memcpy(value, v, sizeof(v));
+	(*cursor)++;
+	return true;
+}
+
+size_t lrx_nf_list(const struct lrx_nf *nf, const struct lrx_nf_counter *ctr,
+		   char *buf, size_t len)
+{
+	size_t used = 0;
+#define NF_PUT(...)                                                            \
+	do {                                                                   \
+		int w_ = snprintf(buf + (used < len ? used : len),             \
+				  used < len ? len - used : 0, __VA_ARGS__);   \
+		used += w_ > 0 ? (size_t)w_ : 0;                               \
+	} while (0)
+	const struct lrx_nf_chain *c;
+	for (unsigned i = 0; (c = nf_shown(nf, i)) != NULL; i++) {
+		const uint32_t end = c->first + c->n_rules;
+		if (c->builtin)
+			NF_PUT("%s Chain %s (policy %s %" PRIu64 " packets, %" PRIu64
+			       " bytes)\n", lrx_nf_table_name(c->table), c->name,
+			       nf->rules[end].verdict == LRX_NF_V_DROP ? "DROP" : "ACCEPT",
+			       ctr[end].pkts, ctr[end].bytes);
+		else
+			NF_PUT("%s Chain %s (implicit return %" PRIu64 " packets)\n",
+			       lrx_nf_table_name(c->table), c->name, ctr[end].pkts);
+		for (uint32_t e = c->first; e < end; e++)
+			NF_PUT("%8" PRIu64 " %10" PRIu64 "  line %u\n", ctr[e].pkts,
+			       ctr[e].bytes, nf->rules[e].line);
+	}
+#undef NF_PUT
+	return used;
 }

@@ -19,7 +19,7 @@
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
 
-#include "xdp.h"
+#include "ebpf.h"
 
 enum { SLOT_EMPTY = 0, SLOT_USED = 1, SLOT_DELETED = 2 };
 

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* IPv6 extension headers on input: the hop-by-hop header of ip6_rcv_core
- * (ipv6_parse_hopopts) and the headers ip6_protocol_deliver_rcu walks
- * through inet6_protos (net/ipv6/exthdrs.c), with one TLV parser for
- * both option headers, as ip6_parse_tlv. Internal to l3-demux. */
+/* IPv6 input after ip6_rcv_core's checks: the route of a host that does
+ * not forward (inline: every packet), the extension headers on input (the
+ * hop-by-hop header of ip6_rcv_core, ipv6_parse_hopopts, and the headers
+ * ip6_protocol_deliver_rcu walks through inet6_protos, net/ipv6/exthdrs.c,
+ * with one TLV parser for both option headers, as ip6_parse_tlv) and the
+ * resubmission after a fragment: l3-demux's module ipv6 (ipv6.c). */
 #ifndef LRX_L3_EXTHDRS_H
 #define LRX_L3_EXTHDRS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "drop_reason.h"
+#include <rte_ip.h>
+
+#include "l3_module.h"
 
 /* Which IPSTATS_MIB_* counter a verdict moves. */
 enum l3_ext_mib {
@@ -41,6 +45,28 @@ struct l3_ext_fail {
 	uint8_t icmp_code;      /* enum l3_paramprob6 */
 	uint32_t icmp_pointer;
 };
+
+struct l3_ipv6 {
+	bool mip6;               /* ipv6_mip6: CONFIG_IPV6_MIP6's rules */
+	uint8_t n_local6;
+	uint8_t local6[L3_LOCAL_ADDR_MAX][16];
+	uint8_t plen6[L3_LOCAL_ADDR_MAX];
+};
+
+struct l3_ipv6_conf {
+	struct l3_addrs local_ipv6;
+	bool mip6;
+};
+
+static inline bool l3_ipv6_is_local(const struct l3_ipv6 *v6, const uint8_t *d)
+{
+	if (d[0] == 0xff || v6->n_local6 == 0)
+		return true;
+	for (unsigned i = 0; i < v6->n_local6; i++)
+		if (memcmp(v6->local6[i], d, 16) == 0)
+			return true;
+	return false;
+}
 
 static inline bool l3_ipv6_is_exthdr(uint8_t nexthdr)
 {
@@ -76,5 +102,23 @@ enum l3_ext_verdict l3_ipv6_exthdrs(const uint8_t *frame, uint32_t noff,
  * the last extension header before it), for the pointer of an
  * ICMPV6_UNK_NEXTHDR parameter problem. */
 uint32_t l3_ipv6_nhoff(const uint8_t *frame, uint32_t noff, uint32_t toff);
+
+/* The route and the source address of a reply to a peer (ipv6.c). */
+unsigned l3_ipv6_route_plen(const struct l3_ipv6 *v6, const uint8_t *addr);
+bool l3_ipv6_source(const struct l3_ipv6 *v6, const uint8_t *peer, uint8_t *out);
+
+/* A header that failed: its counter, its drop, and the parameter problem
+ * it asks for. */
+lrx_next_t l3_ipv6_ext_failed(struct l3_ctx *c, struct rte_mbuf *m,
+			      const struct l3_ext_fail *fail);
+/* The extension headers ip6_protocol_deliver_rcu resubmits through, from
+ * *toff (type *nexthdr): CONTINUE with the upper-layer header in meta, or
+ * the drop. */
+lrx_next_t l3_ipv6_ext(struct l3_ctx *c, struct rte_mbuf *m, struct lrx_meta *meta,
+		       const struct rte_ipv6_hdr *hdr, uint32_t *toff, uint8_t *nexthdr);
+/* ipv6_frag_rcv for the fragment header at toff, and the resubmission
+ * after it. */
+lrx_next_t l3_ipv6_frag(struct l3_ctx *c, struct rte_mbuf *m,
+			struct lrx_meta *meta, uint32_t toff);
 
 #endif

@@ -72,10 +72,7 @@ struct nf_pending {
 };
 
 struct nf_parse {
-	const char *name;
-	unsigned line;
-	char *err;
-	size_t err_len;
+	struct lrx_rule_reader rd;
 	int table;            /* the open table, -1 none */
 	bool committed[LRX_NF_TABLES];
 	unsigned n_chains;
@@ -87,9 +84,7 @@ struct nf_parse {
 };
 
 /* "name:line: 'word': ..." */
-#define nf_error(ps, word, ...)                                               \
-	lrx_rule_error((ps)->err, (ps)->err_len, (ps)->name, (ps)->line, word, \
-		       __VA_ARGS__)
+#define nf_error(ps, word, ...) lrx_rule_fail(&(ps)->rd, word, __VA_ARGS__)
 
 static int nf_chain_find(const struct nf_parse *ps, int table, const char *name)
 {
@@ -120,7 +115,7 @@ static int nf_chain_add(struct nf_parse *ps, int table, const char *name,
 	c->table = (uint8_t)table;
 	c->builtin = b != NULL;
 	c->hook = b ? b->hook : -1;
-	c->line = (uint16_t)ps->line;
+	c->line = (uint16_t)ps->rd.line;
 	ps->policy[ps->n_chains] = policy;
 	return (int)ps->n_chains++;
 }
@@ -206,7 +201,7 @@ static int nf_chain_line(struct nf_parse *ps, char **w, int n)
 	if (b != NULL) {
 		ps->declared[c] = true;
 		ps->policy[c] = policy;
-		ps->chains[c].line = (uint16_t)ps->line;
+		ps->chains[c].line = (uint16_t)ps->rd.line;
 		return 0;
 	}
 	if (strcmp(name, "ACCEPT") == 0 || strcmp(name, "DROP") == 0 ||
@@ -681,7 +676,7 @@ static int nf_rule_open(struct nf_rule_ctx *c)
 	memset(c->pd, 0, sizeof(*c->pd));
 	c->pd->chain = (uint16_t)chain;
 	c->r->in_any = true;
-	c->r->line = (uint16_t)ps->line;
+	c->r->line = (uint16_t)ps->rd.line;
 	c->r->verdict = INT32_MAX; /* no target: counts and goes on */
 	c->r->spts[1] = c->r->dpts[1] = 65535;
 	c->at = at + 2;
@@ -764,7 +759,7 @@ static int nf_loop_check(struct nf_parse *ps, unsigned chain, uint8_t *state,
 			continue;
 		int to = nf_chain_find(ps, ps->chains[chain].table, pd->target);
 		if (to >= 0 && nf_loop_check(ps, (unsigned)to, state, depth + 1) < 0) {
-			ps->line = pd->r.line;
+			ps->rd.line = pd->r.line;
 			return -ELOOP;
 		}
 	}
@@ -784,7 +779,7 @@ static int nf_build(struct nf_parse *ps, struct lrx_nf *nf)
 		const struct nf_pending *pd = &ps->pending[i];
 		if (pd->target[0] && nf_chain_find(ps, ps->chains[pd->chain].table,
 						   pd->target) < 0) {
-			ps->line = pd->r.line;
+			ps->rd.line = pd->r.line;
 			return nf_error(ps, pd->target, "no such chain in table %s: "
 					"targets are ACCEPT, DROP, RETURN or a user "
 					"chain (others, such as REJECT, LOG, MARK, "
@@ -861,7 +856,6 @@ int lrx_nf_parse(const char *text, const char *name, struct lrx_nf **out,
 {
 	struct nf_parse *ps = calloc(1, sizeof(*ps));
 	struct lrx_nf *nf = calloc(1, sizeof(*nf));
-	const char *p = text;
 	int rc = 0;
 
 	/* at most a rule per line, and a policy or return per chain */
@@ -881,34 +875,15 @@ int lrx_nf_parse(const char *text, const char *name, struct lrx_nf **out,
 		goto out;
 	}
 	ps->max_pending = max_pending;
-	ps->name = name;
-	ps->err = err;
-	ps->err_len = err_len;
+	ps->rd = (struct lrx_rule_reader){ .p = text, .name = name, .err = err,
+					   .err_len = err_len };
 	ps->table = -1;
-	while (*p && rc == 0) {
-		const char *end = strchr(p, '\n');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		char line[LRX_RULE_LINE_MAX];
-		char *w[LRX_RULE_WORDS_MAX];
-
-		ps->line++;
-		if (len >= sizeof(line)) {
-			rc = nf_error(ps, NULL, "line longer than %d bytes",
-				      LRX_RULE_LINE_MAX - 1);
-			break;
-		}
-		memcpy(line, p, len);
-		line[len] = '\0';
-		p += len + (end ? 1 : 0);
-		int n = lrx_rule_split(line, w, LRX_RULE_WORDS_MAX);
-		if (n < 0) {
-			rc = nf_error(ps, NULL, n == -E2BIG ? "more than %d words"
-					: "a quote is not closed", LRX_RULE_WORDS_MAX);
-			break;
-		}
-		if (n == 0)
-			continue;
-		if (w[0][0] == '*' && n == 1)
+	char *w[LRX_RULE_WORDS_MAX];
+	int n;
+	while (rc == 0 && (n = lrx_rule_next(&ps->rd, w)) != 0) {
+		if (n < 0)
+			rc = n;
+		else if (w[0][0] == '*' && n == 1)
 			rc = nf_table_line(ps, w[0]);
 		else if (w[0][0] == ':')
 			rc = nf_chain_line(ps, w, n);
@@ -960,93 +935,4 @@ void lrx_nf_free(struct lrx_nf *nf)
 		return;
 	free(nf->rules);
 	free(nf);
-}
-
-/* ---- the report ------------------------------------------------------------ */
-
-/* The chains that receive packets: built-ins on a receive hook, and the
- * user chains. */
-static const struct lrx_nf_chain *nf_shown(const struct lrx_nf *nf, unsigned i)
-{
-	for (unsigned c = 0; c < nf->n_chains; c++)
-		if (!nf->chains[c].builtin || nf->chains[c].hook >= 0) {
-			if (i == 0)
-				return &nf->chains[c];
-			i--;
-		}
-	return NULL;
-}
-
-/* A chain's counters as `iptables -L -v -x` shows them: key the rule's
- * number (0: the policy), value {pkts, bytes}. */
-static const struct lrx_map_layout nf_counter_layout = {
-	.n_fields = 3,
-	.fields = {
-		{.name = "rule", .offset = 0, .size = 4, .count = 1,
-		 .part = LRX_MAP_KEY, .kind = LRX_MAP_UINT},
-		{.name = "pkts", .offset = 0, .size = 8, .count = 1,
-		 .part = LRX_MAP_VALUE, .kind = LRX_MAP_UINT},
-		{.name = "bytes", .offset = 8, .size = 8, .count = 1,
-		 .part = LRX_MAP_VALUE, .kind = LRX_MAP_UINT},
-	},
-};
-
-bool lrx_nf_map_at(const struct lrx_nf *nf, unsigned i,
-		   struct lrx_stage_map *out)
-{
-	const struct lrx_nf_chain *c = nf ? nf_shown(nf, i) : NULL;
-
-	if (c == NULL)
-		return false;
-	*out = (struct lrx_stage_map){ .name = c->map_name, .type = "array",
-				       .key_size = 4, .value_size = 16,
-				       .max_entries = c->n_rules + 1,
-				       .layout = &nf_counter_layout };
-	return true;
-}
-
-bool lrx_nf_map_next(const struct lrx_nf *nf, const struct lrx_nf_counter *ctr,
-		     unsigned i, uint32_t *cursor, void *key, void *value)
-{
-	const struct lrx_nf_chain *c = nf ? nf_shown(nf, i) : NULL;
-
-	if (c == NULL || *cursor > c->n_rules)
-		return false;
-	/* key 0: the policy / implicit return (the entry after the rules) */
-	uint32_t k = *cursor;
-	uint32_t e = k == 0 ? c->first + c->n_rules : c->first + k - 1;
-	uint64_t v[2] = { ctr[e].pkts, ctr[e].bytes };
-	memcpy(key, &k, 4);
-	memcpy(value, v, sizeof(v));
-	(*cursor)++;
-	return true;
-}
-
-size_t lrx_nf_list(const struct lrx_nf *nf, const struct lrx_nf_counter *ctr,
-		   char *buf, size_t len)
-{
-	size_t used = 0;
-#define NF_PUT(...)                                                            \
-	do {                                                                   \
-		int w_ = snprintf(buf + (used < len ? used : len),             \
-				  used < len ? len - used : 0, __VA_ARGS__);   \
-		used += w_ > 0 ? (size_t)w_ : 0;                               \
-	} while (0)
-	const struct lrx_nf_chain *c;
-	for (unsigned i = 0; (c = nf_shown(nf, i)) != NULL; i++) {
-		const uint32_t end = c->first + c->n_rules;
-		if (c->builtin)
-			NF_PUT("%s Chain %s (policy %s %" PRIu64 " packets, %" PRIu64
-			       " bytes)\n", nf_table_names[c->table], c->name,
-			       nf->rules[end].verdict == LRX_NF_V_DROP ? "DROP" : "ACCEPT",
-			       ctr[end].pkts, ctr[end].bytes);
-		else
-			NF_PUT("%s Chain %s (implicit return %" PRIu64 " packets)\n",
-			       nf_table_names[c->table], c->name, ctr[end].pkts);
-		for (uint32_t e = c->first; e < end; e++)
-			NF_PUT("%8" PRIu64 " %10" PRIu64 "  line %u\n", ctr[e].pkts,
-			       ctr[e].bytes, nf->rules[e].line);
-	}
-#undef NF_PUT
-	return used;
 }

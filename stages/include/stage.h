@@ -264,16 +264,20 @@ struct lrx_stage {
 	 * got fewer does not ask again (the kernel hands gro_normal_list one
 	 * list, it does not poll it until empty). */
 	uint16_t (*release)(void *ctx, struct rte_mbuf **pkts, uint16_t max);
-	/* Optional: packets the stage took (CONSUMED) and gives up, each with
-	 * its next: a DROP and its reason (a reassembly queue that timed out
-	 * or broke a rule, as the kernel's inet_frag_rbtree_purge frees with
-	 * a drop reason). The engine asks after each flush and puts them in
-	 * the sink, so a stage never frees a packet and every packet ends in
-	 * one counted fate. Returns how many it wrote (at most max). */
-	uint16_t (*discard)(void *ctx, struct rte_mbuf **pkts, lrx_next_t *nexts,
-			    uint16_t max);
-	/* Optional: packets still held, discards not yet taken included (for
-	 * accounting and the exit flush). */
+	/* Optional: packets the stage took (CONSUMED) and now gives up, each
+	 * with its drop reason, as the kernel frees them (kfree_skb_reason: a
+	 * reassembly queue that timed out or broke a rule,
+	 * inet_frag_rbtree_purge). The engine asks after each flush and puts
+	 * them in the sink, so a stage never frees a packet and every packet
+	 * ends in one counted fate. Returns how many it wrote (at most max). */
+	uint16_t (*drop)(void *ctx, struct rte_mbuf **pkts,
+			 enum lrx_drop_reason *reasons, uint16_t max);
+	/* Optional: packets the stage took (CONSUMED) that now leave
+	 * delivered, as the kernel consumes them (consume_skb: datagrams a
+	 * socket's reader took). Asked after drop; returns how many. */
+	uint16_t (*consume)(void *ctx, struct rte_mbuf **pkts, uint16_t max);
+	/* Optional: packets still held, those drop and consume have not
+	 * taken included (for accounting and the exit flush). */
 	uint32_t (*held)(const void *ctx);
 	/* Optional: the end of the run (lrx_pipeline_drain, before the
 	 * flushes). A stage that frees what it holds when its timers fire,

@@ -14,7 +14,7 @@
 #include <bpf/btf.h>
 #include <linux/btf.h>
 
-#include "xdp.h"
+#include "ebpf.h"
 
 /* nesting deeper than this is taken as malformed BTF (a type that
  * contains itself); more types visited than this (arrays of empty

@@ -71,22 +71,38 @@ struct lrx_udp_socks {
 	struct rte_mbuf **out;
 };
 
-/* Parses the socket list: comma-separated ADDR:PORT, [ADDR6]:PORT,
- * *:PORT (IPv4 wildcard), [::]:PORT (IPv6 wildcard), each optionally
- * followed by :RCVBUF. rcvbuf (an item's own, else this default) is the
+/* A socket of the list (key udp_sockets), as parsed. */
+struct lrx_udp_sock_conf {
+	uint8_t v6, any;
+	uint16_t port;          /* host order */
+	uint8_t addr[16];
+	uint32_t rcvbuf;        /* its own :RCVBUF, 0: the list's default */
+};
+struct lrx_udp_sock_list {
+	unsigned n;
+	struct lrx_udp_sock_conf socks[LRX_UDP_SOCKS_MAX];
+};
+
+/* The value layer's parser of the socket list (value.h, CUSTOM):
+ * comma-separated ADDR:PORT, [ADDR6]:PORT, *:PORT (IPv4 wildcard),
+ * [::]:PORT (IPv6 wildcard), each optionally followed by :RCVBUF; each
+ * address and port once. 0 or -EINVAL; lrx_udp_socks_valid says what is
+ * valid. */
+int lrx_udp_socks_parse(const char *text, void *out);
+extern const char lrx_udp_socks_valid[];
+
+/* The sockets of list. rcvbuf (a socket's own, else this default) is the
  * value an application passes to setsockopt(SO_RCVBUF) (0: none, the
  * socket keeps net.core.rmem_default); the kernel doubles it and bounds
- * it. The
- * queues are allocated on socket_id. Returns 0 or -EINVAL / -ENOMEM with
- * what is valid in err. */
-int lrx_udp_socks_init(struct lrx_udp_socks *t, const char *list,
-		       uint32_t rcvbuf, int socket_id, char *err,
-		       size_t err_len);
+ * it. The queues are allocated on socket_id. Returns 0 or -ENOMEM with
+ * the message in err. */
+int lrx_udp_socks_init(struct lrx_udp_socks *t, const struct lrx_udp_sock_list *list,
+		       uint32_t rcvbuf, int socket_id, char *err, size_t err_len);
 void lrx_udp_socks_fini(struct lrx_udp_socks *t);
 /* The most datagrams the sockets of list can hold at once when each
  * charges size bytes (the pool's mbufs: what to size it for). */
-uint32_t lrx_udp_socks_capacity(const char *list, uint32_t rcvbuf,
-				uint32_t size);
+uint32_t lrx_udp_socks_capacity(const struct lrx_udp_sock_list *list,
+				uint32_t rcvbuf, uint32_t size);
 /* sock_setsockopt SO_RCVBUF: min(val, rmem_max) * 2, at least
  * SOCK_MIN_RCVBUF; 0 is "not set": rmem_default. */
 uint32_t lrx_udp_rcvbuf(uint32_t val);

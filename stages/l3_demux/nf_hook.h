@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * netfilter's IPv4 receive hooks where ip_rcv and ip_local_deliver call
+ * them (NF_HOOK: nf_hook_slow), with the rules of lib/netfilter:
+ * l3-demux's module nf_hook (nf_hook.c).
+ */
+#ifndef LRX_L3_NF_HOOK_H
+#define LRX_L3_NF_HOOK_H
+
+#include <limits.h>
+
+#include "l3_module.h"
+#include "netfilter/netfilter.h"
+
+struct l3_nf_hook {
+	/* NULL, no rules, is the kernel's nf_hooks_needed off (NF_HOOK
+	 * calls okfn directly) */
+	struct lrx_nf *rules;
+	struct lrx_nf_counter *ctr;    /* this instance's rule counters */
+	uint64_t drops[LRX_NF_HOOKS];
+};
+
+struct l3_nf_hook_conf {
+	char file[PATH_MAX];           /* key netfilter; empty: no hooks */
+};
+
+/* One hook on one IPv4 packet: CONTINUE, or the drop. */
+lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c, const struct rte_mbuf *m,
+			   const struct lrx_meta *meta, unsigned hook);
+
+/* The rule counters of the chains, one map per chain (the stage's maps,
+ * stage.h) */
+bool l3_nf_hook_map_at(const void *ctx, unsigned i, struct lrx_stage_map *out);
+bool l3_nf_hook_map_next(const void *ctx, unsigned i, uint32_t *cursor, void *key,
+			 void *value);
+
+#endif

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * IPv6 reassembly, ipv6_frag_rcv (net/ipv6/reassembly.c), over the queues
+ * of reasm.c (inet_fragment.c's part): fq_find's key, ip6_frag_queue's
+ * rules, ip6_frag_reasm.
+ */
+#include <string.h>
+
+#include <rte_ip.h>
+
+#include "l3_modules.h"
+
+static inline bool reasm_ipv6_is_ext(uint8_t nh)
+{
+	/* ipv6_ext_hdr: hop-by-hop, routing, fragment, AH, none, dest */
+	return nh == 0 || nh == 43 || nh == 44 || nh == 51 || nh == 59 ||
+	       nh == 60;
+}
+
+/* ipv6frag_thdr_truncated (include/net/ipv6_frag.h): a first fragment
+ * whose headers, through the upper-layer header, do not fit in it. */
+static bool reasm_ipv6_thdr_truncated(const struct rte_mbuf *m,
+				      uint32_t start, uint32_t pkt_end,
+				      uint8_t nh)
+{
+	/* ipv6_skip_exthdr */
+	while (reasm_ipv6_is_ext(nh)) {
+		uint8_t hp[4];
+		if (nh == 59)
+			return false;
+		const uint8_t *p = rte_pktmbuf_read(m, start, sizeof(hp), hp);
+		if (p == NULL || start + 8 > pkt_end)
+			return false;
+		uint32_t hdrlen;
+		if (nh == 44) {
+			if (((p[2] << 8) | p[3]) & ~7u)
+				return false; /* not the first fragment */
+			hdrlen = 8;
+		} else if (nh == 51) {
+			hdrlen = (p[1] + 2u) << 2;
+		} else {
+			hdrlen = (p[1] + 1u) << 3;
+		}
+		nh = p[0];
+		start += hdrlen;
+	}
+	switch (nh) {
+	case IPPROTO_TCP: start += 20; break;
+	case IPPROTO_UDP: start += 8; break;
+	case IPPROTO_ICMPV6: start += 8; break; /* struct icmp6hdr */
+	default: start += 1; break;
+	}
+	return start > pkt_end;
+}
+
+/* IP6CB(skb)->nhoff: the next-header byte that names the header at fh. */
+static uint16_t reasm_ipv6_nhoff(const uint8_t *frame, uint32_t noff,
+				 uint32_t fh)
+{
+	uint32_t nhpos = noff + 6, pos = noff + sizeof(struct rte_ipv6_hdr);
+	uint8_t nh = frame[nhpos];
+	while (pos < fh) {
+		nhpos = pos;
+		const uint32_t len = nh == 51 ? (frame[pos + 1] + 2u) << 2
+					      : (frame[pos + 1] + 1u) << 3;
+		nh = frame[pos];
+		pos += len;
+	}
+	return (uint16_t)nhpos;
+}
+
+/* ip6_frag_reasm: fi (m) completed queue qi; m becomes the datagram, its
+ * fragment header removed; *toff and *nexthdr name the header after it.
+ * CONSUMED when gluing fails (the queue goes, m with it). */
+static lrx_next_t reasm_finish_ipv6(struct l3_reasm *r, uint32_t qi, uint32_t fi,
+				    struct rte_mbuf *m, struct lrx_meta *meta, uint32_t *toff,
+				    uint8_t *nexthdr)
+{
+	struct l3_reasm_queue *q = rq(r, qi);
+	struct l3_reasm_mib *mib = &r->mib[1];
+	const struct l3_reasm_frag *head = rf(r, q->first);
+	const uint32_t head_fh = head->hdr_len - 8u;
+	const uint16_t head_noff = head->noff, head_mac_len = head->mac_len;
+	const uint32_t payload_len =
+		head_fh - head_noff - (uint32_t)sizeof(struct rte_ipv6_hdr) + q->len;
+	const uint16_t nhoff = q->nhoff;
+	const int ecn = reasm_ecn(q->ecn);
+	if (payload_len > REASM_MAXLEN || ecn < 0 ||
+	    reasm_glue(r, qi, fi, m) != 0) {
+		reasm_queue_free(r, qi, LRX_DROP_FRAG_INVALID);
+		mib->fails++;
+		return LRX_NEXT_CONSUMED_V;
+	}
+	/* the fragment header goes: its next header moves to the header
+	 * before it, the headers before it move up 8 bytes */
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+	const uint8_t next = frame[head_fh];
+	frame[nhoff] = next;
+	memmove(frame + 8, frame, head_fh);
+	rte_pktmbuf_adj(m, 8);
+	frame = rte_pktmbuf_mtod(m, uint8_t *);
+	meta->network_offset = head_noff;
+	meta->mac_len = head_mac_len;
+	struct rte_ipv6_hdr *hdr = (struct rte_ipv6_hdr *)(frame + head_noff);
+	hdr->payload_len = rte_cpu_to_be_16((uint16_t)payload_len);
+	hdr->vtc_flow |= rte_cpu_to_be_32((uint32_t)ecn << 20);
+	meta->len = (uint32_t)sizeof(*hdr) + payload_len;
+	meta->ip_summed = LRX_CHECKSUM_NONE;
+	*toff = head_fh;
+	*nexthdr = next;
+	/* the extension headers after the fragment header too */
+	reasm_pull(m, head_fh + REASM_PULL_L4);
+	mib->oks++;
+	return LRX_NEXT_CONTINUE_V;
+}
+
+/* fq_find's key of an IPv6 fragment (header fhdr) that came in on port */
+static void reasm_key_ipv6(struct l3_reasm_key *key, const struct rte_ipv6_hdr *hdr,
+			   const uint8_t *fhdr, uint16_t port)
+{
+	memset(key, 0, sizeof(*key));
+	memcpy(key->saddr, hdr->src_addr, 16);
+	memcpy(key->daddr, hdr->dst_addr, 16);
+	memcpy(&key->id, fhdr + 4, 4);
+	key->family = 6;
+	const uint8_t tclass = (uint8_t)(rte_be_to_cpu_32(hdr->vtc_flow) >> 20);
+	key->proto_ecn = (uint8_t)(1u << (tclass & 3));
+	/* link-local (fe80::/10) and multicast destinations: per device */
+	if (hdr->dst_addr[0] == 0xff ||
+	    (hdr->dst_addr[0] == 0xfe && (hdr->dst_addr[1] & 0xc0) == 0x80))
+		key->iif = port;
+}
+
+lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
+			 struct lrx_meta *meta, uint32_t *toff,
+			 uint8_t *nexthdr, enum l3_reasm_ip_mib *ip_mib)
+{
+	struct l3_reasm_mib *mib = &r->mib[1];
+	const uint32_t noff = meta->network_offset, fh = *toff;
+	const uint32_t pkt_end = noff + meta->len;
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+	struct rte_ipv6_hdr *hdr = (struct rte_ipv6_hdr *)(frame + noff);
+	*ip_mib = L3_REASM_IP_MIB_NONE;
+	mib->reqds++;
+	/* fail_hdr: a jumbogram, or no room for the fragment header (in
+	 * the first segment, where listrx reads headers) */
+	if (hdr->payload_len == 0 || fh + 8 > pkt_end || fh + 8 > m->data_len) {
+		*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
+		return lrx_next_drop(LRX_DROP_IP_INHDR);
+	}
+	const uint8_t *fhdr = frame + fh;
+	const uint16_t frag_off = (uint16_t)((fhdr[2] << 8) | fhdr[3]);
+	if ((frag_off & 0xfff9) == 0) {
+		/* RFC 6946: an atomic fragment is not queued */
+		mib->oks++;
+		*toff = fh + 8;
+		*nexthdr = fhdr[0];
+		return LRX_NEXT_CONTINUE_V;
+	}
+	/* RFC 8200 4.5: the first fragment holds every header through the
+	 * upper-layer one, or it is discarded (Ip6InHdrErrors + ICMP
+	 * parameter problem, code 3; checked against Linux 6.18) */
+	if (reasm_ipv6_thdr_truncated(m, noff + sizeof(*hdr), pkt_end,
+				      hdr->proto)) {
+		*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
+		return lrx_next_drop(LRX_DROP_IP_INHDR);
+	}
+	struct l3_reasm_key key;
+	reasm_key_ipv6(&key, hdr, fhdr, m->port);
+	const uint32_t qi = reasm_find(r, &key);
+	if (qi == 0) {
+		mib->fails++;
+		return lrx_next_drop(LRX_DROP_NOMEM);
+	}
+	struct l3_reasm_queue *q = rq(r, qi);
+
+	/* ip6_frag_queue */
+	const uint32_t offset = frag_off & 0xfff8u;
+	const uint32_t end = offset + (pkt_end - (fh + 8));
+	enum lrx_drop_reason reason = LRX_DROP_FRAG_INVALID;
+	const bool last = !(frag_off & 1);
+	if (end > REASM_MAXLEN || (!last && (end & 7))) {
+		/* a parameter problem at frag_off, or (RFC 2460) in the
+		 * payload length; the queue stays */
+		*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
+		return lrx_next_drop(LRX_DROP_IP_INHDR);
+	}
+	if (!reasm_end_ok(q, end, last) || end == offset)
+		goto discard_fq;
+	uint32_t fi;
+	const lrx_next_t queued = reasm_queue_frag(r, q, mib, m, meta, offset, end,
+						   fh + 8, &fi);
+	if (queued == lrx_next_drop(LRX_DROP_FRAG_OVERLAP)) {
+		reason = LRX_DROP_FRAG_OVERLAP;
+		goto discard_fq;
+	}
+	if (queued != LRX_NEXT_CONTINUE_V)
+		return queued;
+	q->ecn |= key.proto_ecn;
+	q->max_size = (uint16_t)RTE_MAX((uint32_t)q->max_size, meta->len);
+	if (offset == 0)
+		q->nhoff = reasm_ipv6_nhoff(frame, noff, fh);
+	if (!reasm_complete(q))
+		return LRX_NEXT_CONSUMED_V;
+
+	/* ip6_frag_reasm; any failure kills the queue, m with it */
+	return reasm_finish_ipv6(r, qi, fi, m, meta, toff, nexthdr);
+
+discard_fq:
+	reasm_queue_free(r, qi, reason);
+	mib->fails++;
+	return lrx_next_drop(reason);
+}

@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * l3-demux's module tcp: TCP on receive up to the socket lookup
+ * (net/ipv4/tcp_ipv4.c, net/ipv6/tcp_ipv6.c), the established table of
+ * lib/sockets (key tcp_ehash), and the replies of the receive path
+ * (tcp_v4_send_reset, tcp_v4_send_synack; net/ipv4/tcp_output.c). Keys
+ * tcp_ports, tcp_ehash, tcp_rst, tcp_synack; counters Tcp*, TcpExt* and
+ * tcp_* as nstat names them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+#include <rte_tcp.h>
+
+#include "l3_modules.h"
+
+#define L3_TCP_FIN 0x01
+#define L3_TCP_SYN 0x02
+#define L3_TCP_RST 0x04
+#define L3_TCP_ACK 0x10
+#define L3_TCP_ECE 0x40
+#define L3_TCP_CWR 0x80
+
+/* ---- tcp_v4_rcv / tcp_v6_rcv (up to the socket lookup) ------------------- */
+
+/* The segment's tuple as __inet_lookup_skb passes it: its destination is
+ * the local end. */
+struct l3_tcp_tuple {
+	const uint8_t *laddr, *raddr;
+	uint16_t lport, rport;  /* network order */
+	uint32_t hash;
+};
+
+static __rte_always_inline void l3_tcp_tuple(const struct l3_tcp *t,
+					     const struct rte_mbuf *m,
+					     const struct lrx_meta *meta,
+					     const struct rte_tcp_hdr *th,
+					     const int fam, struct l3_tcp_tuple *tu)
+{
+	const uint8_t *l3 = l3_frame(m) + meta->network_offset;
+	tu->raddr = l3 + (fam == L3_FAMILY_V6 ? 8 : 12);
+	tu->laddr = l3 + (fam == L3_FAMILY_V6 ? 24 : 16);
+	tu->lport = th->dst_port;
+	tu->rport = th->src_port;
+	tu->hash = lrx_tcp_ehashfn(&t->ehash[fam], fam == L3_FAMILY_V6, tu->laddr,
+				   tu->raddr, tu->lport, tu->rport);
+}
+
+/* A SYN alone: what a listener answers with a SYN-ACK
+ * (tcp_rcv_state_process, LISTEN: conn_request) */
+static inline bool l3_tcp_syn_alone(const struct rte_tcp_hdr *th)
+{
+	return (th->tcp_flags & (RTE_TCP_SYN_FLAG | RTE_TCP_ACK_FLAG |
+				 RTE_TCP_RST_FLAG | RTE_TCP_FIN_FLAG)) ==
+	       RTE_TCP_SYN_FLAG;
+}
+
+/* A listener opens a socket for a segment the established table did not
+ * have (key tcp_ehash): inet_ehash_insert of
+ *  - syn: the request socket of tcp_conn_request
+ *    (inet_csk_reqsk_queue_hash_add); a full table is its full SYN queue,
+ *    answered with a syncookie and nothing inserted
+ *    (tcp_syn_flood_action: TCPReqQFullDoCookies), the SYN-ACK still
+ *    going out;
+ *  - any other segment: the child that cookie_v4_check makes of an ACK
+ *    (tcp_get_cookie_sock → inet_csk_complete_hashdance), every such
+ *    segment taken as a valid cookie or a connection older than the run;
+ *    a full table is its full accept queue: tcp_v4_syn_recv_sock counts
+ *    ListenOverflows and cookie_v4_check drops it NO_SOCKET.
+ * Nothing is opened for a broadcast or multicast route (tcp_v4_conn_request
+ * never answers those). CONTINUE, or the drop. Out of line: once per
+ * connection. */
+static __rte_noinline lrx_next_t l3_tcp_open(struct l3_ctx *c,
+					     const struct rte_mbuf *m,
+					     const struct lrx_meta *meta,
+					     const struct l3_tcp_tuple *tu,
+					     int fam, bool syn)
+{
+	struct l3_tcp *t = l3_tcp_of(c);
+	if (l3_route_is_multi(c, m, meta, fam))
+		return LRX_NEXT_CONTINUE_V;
+	if (lrx_tcp_ehash_insert(&t->ehash[fam], fam == L3_FAMILY_V6, tu->hash,
+				 tu->laddr, tu->raddr, tu->lport,
+				 tu->rport) == 0) {
+		t->ehash_inserted++;
+		return LRX_NEXT_CONTINUE_V;
+	}
+	t->ehash_full++;
+	if (syn) {
+		t->reqq_full_do_cookies++;
+		return LRX_NEXT_CONTINUE_V;
+	}
+	t->listen_overflows++;
+	return lrx_next_drop(LRX_DROP_NO_SOCKET);
+}
+
+/* est: the handler of tcp_ehash (l3_tcp_est_handler); a constant, so that
+ * the handler without the table compiles as if it did not exist. */
+static __rte_always_inline lrx_next_t l3_tcp_core_(struct l3_ctx *c, struct rte_mbuf *m,
+				      struct lrx_meta *meta, const int fam,
+				      const bool est)
+{
+	struct l3_tcp *t = l3_tcp_of(c);
+	struct l3_tcp_mib *mib = &t->mib;
+	const uint32_t l4_len = l3_l4_len(meta);
+
+	if (meta->pkt_type != LRX_PACKET_HOST)
+		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
+	mib->in_segs++; /* "Count it even if it's bad" */
+	if (unlikely(l4_len < sizeof(struct rte_tcp_hdr) ||
+		     m->data_len < meta->transport_offset +
+				   sizeof(struct rte_tcp_hdr)))
+		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
+	const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)(
+		l3_frame(m) + meta->transport_offset);
+	const uint32_t doff = (uint32_t)(th->data_off >> 4) * 4;
+	if (unlikely(doff < sizeof(struct rte_tcp_hdr))) {
+		mib->in_errs++; /* bad_packet */
+		return lrx_next_drop(LRX_DROP_PKT_TOO_SMALL);
+	}
+	if (unlikely(doff > l4_len))
+		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
+	if (l3_l4_csum_needed(c, meta) &&
+	    !l3_l4_csum_ok(m, meta, l4_len, fam, true)) {
+		mib->in_csum_errors++;
+		mib->in_errs++;
+		return lrx_next_drop(LRX_DROP_TCP_CSUM);
+	}
+	struct l3_tcp_tuple tu;
+	if (est) {
+		/* __inet_lookup_skb: the established sockets first
+		 * (__inet_lookup_established), the listener after. A request
+		 * socket's own SYN again is a retransmission, answered with
+		 * the SYN-ACK again (tcp_check_req → inet_rtx_syn_ack); any
+		 * other segment is the socket's. */
+		l3_tcp_tuple(t, m, meta, th, fam, &tu);
+		if (lrx_tcp_ehash_lookup(&t->ehash[fam], fam == L3_FAMILY_V6,
+					 tu.hash, tu.laddr, tu.raddr, tu.lport,
+					 tu.rport)) {
+			t->ehash_hits++;
+			return unlikely(l3_tcp_syn_alone(th))
+				       ? l3_ask(c, m, LRX_NEXT_DELIVER_V,
+						L3_REPLY_SYNACK, 0)
+				       : LRX_NEXT_DELIVER_V;
+		}
+	}
+	if (!l3_port_bound(t->ports, t->any,
+			   rte_be_to_cpu_16(th->dst_port))) {
+		/* no_tcp_socket: tcp_v4_send_reset, whose route must be
+		 * RTN_LOCAL (tcp_v6_send_reset: a unicast destination) */
+		t->no_socket++;
+		const lrx_next_t fate = lrx_next_drop(LRX_DROP_NO_SOCKET);
+		return l3_route_is_multi(c, m, meta, fam)
+			       ? fate : l3_ask(c, m, fate, L3_REPLY_RST, 0);
+	}
+	/* A socket on the port is a listener. Without tcp_ehash it also
+	 * holds an established connection for every peer; with it, it opens
+	 * one (l3_tcp_open). A SYN alone gets a SYN-ACK (never for a
+	 * broadcast or multicast route, tcp_v4_conn_request), every other
+	 * segment is delivered */
+	if (est) {
+		const lrx_next_t next = l3_tcp_open(c, m, meta, &tu, fam,
+						    l3_tcp_syn_alone(th));
+		if (unlikely(next != LRX_NEXT_CONTINUE_V))
+			return next;
+	}
+	if (unlikely(l3_tcp_syn_alone(th)))
+		return l3_route_is_multi(c, m, meta, fam)
+			       ? lrx_next_drop(LRX_DROP_NOT_SPECIFIED)
+			       : l3_ask(c, m, LRX_NEXT_DELIVER_V, L3_REPLY_SYNACK, 0);
+	return LRX_NEXT_DELIVER_V;
+}
+static __rte_always_inline lrx_next_t l3_tcp_core(struct l3_ctx *c, struct rte_mbuf *m,
+				     struct lrx_meta *meta, const int fam)
+{
+	return l3_tcp_core_(c, m, meta, fam, false);
+}
+/* The core with the table, one out-of-line copy that the handler's
+ * entries call: an inline copy in each of L3_DEFINE_HANDLER's five loops
+ * would take GCC's inlining budget for this file, and the handlers
+ * without the table would stop inlining their helpers. */
+static __rte_noinline lrx_next_t l3_tcp_est_one(struct l3_ctx *c, struct rte_mbuf *m,
+						struct lrx_meta *meta, int fam)
+{
+	return l3_tcp_core_(c, m, meta, fam, true);
+}
+static __rte_always_inline lrx_next_t l3_tcp_est_core(struct l3_ctx *c, struct rte_mbuf *m,
+					 struct lrx_meta *meta, const int fam)
+{
+	return l3_tcp_est_one(c, m, meta, fam);
+}
+
+L3_DEFINE_HANDLER(tcp, l3_tcp_core)
+L3_DEFINE_HANDLER(tcp_est, l3_tcp_est_core)
+
+/* ---- the replies ---------------------------------------------------------- */
+
+/* What a TCP reply needs of the segment, read before its buffer is
+ * rewritten. */
+struct l3_tcp_seg {
+	uint8_t src[16], dst[16];  /* IPv4: the first 4 bytes */
+	uint16_t sport, dport;     /* network order */
+	uint32_t seq, ack_seq, seg_len;
+	uint8_t flags, tos;
+	/* SYN options */
+	bool opt_ts, opt_sack, opt_ws;
+	uint32_t tsval;
+};
+
+static void l3_tcp_seg_read(const struct rte_mbuf *m,
+			    const struct lrx_meta *meta, int fam,
+			    struct l3_tcp_seg *s)
+{
+	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *l3 = frame + meta->network_offset;
+	const struct rte_tcp_hdr *th =
+		(const void *)(frame + meta->transport_offset);
+	memset(s, 0, sizeof(*s));
+	if (fam) {
+		memcpy(s->src, l3 + 8, 16);
+		memcpy(s->dst, l3 + 24, 16);
+		s->tos = l3_reply_ip6_tclass(l3);
+	} else {
+		memcpy(s->src, l3 + 12, 4);
+		memcpy(s->dst, l3 + 16, 4);
+		s->tos = l3[1];
+	}
+	const uint32_t doff = (uint32_t)(th->data_off >> 4) * 4;
+	s->sport = th->src_port;
+	s->dport = th->dst_port;
+	s->seq = rte_be_to_cpu_32(th->sent_seq);
+	s->ack_seq = rte_be_to_cpu_32(th->recv_ack);
+	s->flags = th->tcp_flags;
+	s->seg_len = meta->len - (meta->transport_offset - meta->network_offset) -
+		     doff;
+	/* tcp_parse_options, for the SYN's */
+	const uint8_t *o = (const uint8_t *)th + 20, *end = (const uint8_t *)th + doff;
+	while (o < end) {
+		if (*o == 0)
+			break;
+		if (*o == 1) {
+			o++;
+			continue;
+		}
+		if (end - o < 2 || o[1] < 2 || o[1] > end - o)
+			break;
+		if (o[0] == 3 && o[1] == 3)
+			s->opt_ws = true;
+		else if (o[0] == 4 && o[1] == 2)
+			s->opt_sack = true;
+		else if (o[0] == 8 && o[1] == 10) {
+			s->opt_ts = true;
+			s->tsval = (uint32_t)o[2] << 24 | (uint32_t)o[3] << 16 |
+				   (uint32_t)o[4] << 8 | o[5];
+		}
+		o += o[1];
+	}
+}
+
+/* Writes the TCP header (and options) and the IP header around it;
+ * returns the TX next. */
+static lrx_next_t l3_tcp_reply_write(struct l3_ctx *c, struct rte_mbuf *m,
+				     struct lrx_meta *meta, lrx_next_t fate,
+				     int fam, const struct l3_tcp_seg *s,
+				     uint32_t seq, uint32_t ack, uint8_t flags,
+				     uint16_t window, const uint8_t *opts,
+				     uint32_t opts_len, uint8_t tos)
+{
+	struct l3_reply *r = &c->reply;
+	struct l3_reply_l2 l2;
+	l3_reply_l2_of(r, m, meta, &l2);
+	const uint32_t l2len = l3_reply_l2_len(&l2);
+	const uint32_t ip_len = fam ? 40 : 20;
+	const uint32_t tcp_len = 20 + opts_len;
+	/* the segment's own header and data room hold the reply; a SYN
+	 * without options is shorter than a SYN-ACK with MSS: grow into
+	 * the tailroom */
+	uint8_t *p = l3_reply_reshape(m, meta->transport_offset, 0,
+				      l2len + ip_len + tcp_len);
+	if (!p)
+		return l3_reply_no_room(r, fate);
+	p = l3_reply_l2_write(p, &l2, fam ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4);
+	if (fam)
+		l3_reply_ip6_write(p, tos, (uint16_t)tcp_len, IPPROTO_TCP, s->dst, s->src);
+	else {
+		uint32_t d, sa;
+		memcpy(&d, s->dst, 4);
+		memcpy(&sa, s->src, 4);
+		/* the control socket: IP_PMTUDISC_DO, so DF and ID 0 */
+		l3_reply_ip4_write(p, tos, (uint16_t)(ip_len + tcp_len), 0, true,
+			     IPPROTO_TCP, d, sa);
+	}
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(p + ip_len);
+	th->src_port = s->dport;
+	th->dst_port = s->sport;
+	th->sent_seq = rte_cpu_to_be_32(seq);
+	th->recv_ack = rte_cpu_to_be_32(ack);
+	th->data_off = (uint8_t)((tcp_len / 4) << 4);
+	th->tcp_flags = flags;
+	th->rx_win = rte_cpu_to_be_16(window);
+	th->cksum = 0;
+	th->tcp_urp = 0;
+	if (opts_len)
+		memcpy(th + 1, opts, opts_len);
+	th->cksum = l3_reply_csum(m, l2len + ip_len, tcp_len, IPPROTO_TCP,
+				  fam ? NULL : p, fam ? p : NULL);
+	l3_tcp_of(c)->out_segs++;
+	return l3_reply_out(r, m, fam);
+}
+
+/* tcp_v4_send_reset / tcp_v6_send_reset: never to a RST; after an ACK
+ * the reset takes its number, else it acknowledges the segment
+ * (SYN and FIN count one); no window, no options; IPv4 TOS and IPv6
+ * traffic class reflected. */
+static lrx_next_t l3_tcp_rst(struct l3_ctx *c, struct rte_mbuf *m,
+			     struct lrx_meta *meta, lrx_next_t fate, int fam)
+{
+	struct l3_tcp_seg s;
+	l3_tcp_seg_read(m, meta, fam, &s);
+	if (s.flags & L3_TCP_RST)
+		return fate;
+	uint32_t seq = 0, ack = 0;
+	uint8_t flags = L3_TCP_RST;
+	if (s.flags & L3_TCP_ACK) {
+		seq = s.ack_seq;
+	} else {
+		flags |= L3_TCP_ACK;
+		ack = s.seq + !!(s.flags & L3_TCP_SYN) + !!(s.flags & L3_TCP_FIN) +
+		      s.seg_len;
+	}
+	lrx_next_t next = l3_tcp_reply_write(c, m, meta, fate, fam, &s, seq, ack,
+					     flags, 0, NULL, 0, s.tos);
+	l3_tcp_of(c)->out_rsts += next != fate;
+	return next;
+}
+
+/* tcp_conn_request → tcp_v4_send_synack / tcp_v6_send_synack for a
+ * listener: the advertised MSS of an MTU of 1500 (1460, IPv6 1440), the
+ * window of tcp_openreq_init_rwin (64 KiB rounded down to whole
+ * segments: tcp_rmem[1] 131072 at the default scaling ratio), window
+ * scale 10 (ilog2 of tcp_rmem[2] = 32 MiB, minus 15) when the SYN had
+ * one, SACK and timestamps when it had them, in tcp_options_write's
+ * order; ECE when the SYN asked for ECN (tcp_ecn = 2). No TOS, DF. */
+static lrx_next_t l3_tcp_synack(struct l3_ctx *c, struct rte_mbuf *m,
+				struct lrx_meta *meta, lrx_next_t fate, int fam)
+{
+	struct l3_tcp_seg s;
+	l3_tcp_seg_read(m, meta, fam, &s);
+	const unsigned alen = fam ? 16 : 4;
+	const uint32_t hash = l3_reply_hash_addr(s.src, alen,
+		l3_reply_hash_addr(s.dst, alen,
+			     rte_hash_crc_4byte((uint32_t)s.sport << 16 | s.dport, 0)));
+	const uint16_t mss = fam ? 1440 : 1460;
+	uint8_t opts[20];
+	uint32_t n = 0;
+	opts[n++] = 2;
+	opts[n++] = 4;
+	opts[n++] = (uint8_t)(mss >> 8);
+	opts[n++] = (uint8_t)mss;
+	if (s.opt_ts) {
+		if (s.opt_sack) {
+			opts[n++] = 4;
+			opts[n++] = 2;
+		} else {
+			opts[n++] = 1;
+			opts[n++] = 1;
+		}
+		opts[n++] = 8;
+		opts[n++] = 10;
+		const rte_be32_t tsval =
+			rte_cpu_to_be_32((uint32_t)l3_reply_now(&c->reply) + hash * 2654435761u);
+		const rte_be32_t tsecr = rte_cpu_to_be_32(s.tsval);
+		memcpy(opts + n, &tsval, 4);
+		memcpy(opts + n + 4, &tsecr, 4);
+		n += 8;
+	} else if (s.opt_sack) {
+		opts[n++] = 1;
+		opts[n++] = 1;
+		opts[n++] = 4;
+		opts[n++] = 2;
+	}
+	if (s.opt_ws) {
+		opts[n++] = 1;
+		opts[n++] = 3;
+		opts[n++] = 3;
+		opts[n++] = 10;
+	}
+	const uint32_t mss_eff = mss - (s.opt_ts ? 12u : 0u);
+	const uint16_t window = (uint16_t)(65536 / mss_eff * mss_eff);
+	uint8_t flags = L3_TCP_SYN | L3_TCP_ACK;
+	if ((s.flags & (L3_TCP_ECE | L3_TCP_CWR)) == (L3_TCP_ECE | L3_TCP_CWR))
+		flags |= L3_TCP_ECE;
+	return l3_tcp_reply_write(c, m, meta, fate, fam, &s, hash, s.seq + 1,
+				  flags, window, opts, n, 0);
+}
+
+lrx_next_t l3_tcp_answer(struct l3_ctx *c, struct rte_mbuf *m,
+			 struct lrx_meta *meta, lrx_next_t fate,
+			 enum l3_reply_kind kind)
+{
+	const struct l3_tcp *t = l3_tcp_of(c);
+	const int fam = meta->protocol == RTE_ETHER_TYPE_IPV6;
+	if (kind == L3_REPLY_RST)
+		return t->rst == 0 ? l3_tcp_rst(c, m, meta, fate, fam) : fate;
+	return t->synack == 0 ? l3_tcp_synack(c, m, meta, fate, fam) : fate;
+}
+
+/* ---- the module ----------------------------------------------------------- */
+
+/* tcp_ehash: 0 (off) or a power of two, as the kernel sizes its ehash
+ * (alloc_large_system_hash rounds to one) */
+static int l3_parse_ehash(const char *text, void *out)
+{
+	uint64_t v;
+	if (lrx_value_uint(text, 0, LRX_TCP_EHASH_MAX, &v) < 0 || (v & (v - 1)) != 0)
+		return -EINVAL;
+	*(uint32_t *)out = (uint32_t)v;
+	return 0;
+}
+#define L3_EHASH_VALID "0 or a power of two in 1..1048576"
+_Static_assert(LRX_TCP_EHASH_MAX == 1048576, "L3_EHASH_VALID says the maximum");
+
+static void l3_tcp_fini(struct l3_demux *d)
+{
+	for (int fam = 0; fam < L3_FAMILIES; fam++)
+		lrx_tcp_ehash_fini(&d->tcp.ehash[fam]);
+}
+
+static int l3_tcp_init(struct l3_demux *d, const struct l3_demux_conf *conf,
+		       const struct lrx_stage_init *init)
+{
+	struct l3_tcp *t = &d->tcp;
+	t->any = conf->tcp.ports.any;
+	memcpy(t->ports, conf->tcp.ports.bits, sizeof(t->ports));
+	t->rst = conf->tcp.rst;
+	t->synack = conf->tcp.synack;
+	for (int fam = 0; fam < L3_FAMILIES && conf->tcp.ehash; fam++) {
+		int rc = lrx_tcp_ehash_init(&t->ehash[fam], conf->tcp.ehash,
+					    init->socket_id);
+		if (rc < 0) {
+			snprintf(init->err, init->err_len,
+				 "%s: key 'tcp_ehash': out of memory for %u "
+				 "buckets", init->instance, conf->tcp.ehash);
+			l3_tcp_fini(d);
+			return rc;
+		}
+	}
+	for (int fam = 0; fam < L3_FAMILIES; fam++)
+		d->core.l4_table[fam][IPPROTO_TCP] =
+			conf->tcp.ehash ? &l3_tcp_est_handler : &l3_tcp_handler;
+	return 0;
+}
+
+static const char *const l3_sends[] = {"send", "none", NULL};
+
+static const struct lrx_value_key l3_tcp_keys[] = {
+	L3_KEY(PORTS, tcp.ports, "tcp_ports", "any", "TCP ports with a socket, as udp_ports"),
+	L3_KEY(CUSTOM, tcp.ehash, "tcp_ehash", "0", l3_parse_ehash, L3_EHASH_VALID,
+	       "buckets of TCP's established-socket table per family "
+	       "(docs/sockets.md): every segment is looked up first "
+	       "(__inet_lookup_established), a listener's new connections are "
+	       "inserted, one per bucket at most; 0: no table, tcp_ports decides"),
+	L3_KEY(CHOICE, tcp.rst, "tcp_rst", "send", l3_sends,
+	       "a RST for a segment to a port without a socket (tcp_v4_send_reset)"),
+	L3_KEY(CHOICE, tcp.synack, "tcp_synack", "send", l3_sends,
+	       "a SYN-ACK for a SYN to a port with a socket"),
+	{.name = NULL},
+};
+
+static const struct lrx_stage_counter l3_tcp_counters[] = {
+	L3_COUNTER("TcpInSegs", tcp.mib.in_segs),
+	L3_COUNTER("TcpInErrs", tcp.mib.in_errs),
+	L3_COUNTER("TcpInCsumErrors", tcp.mib.in_csum_errors),
+	L3_COUNTER("TcpOutSegs", tcp.out_segs),
+	L3_COUNTER("TcpOutRsts", tcp.out_rsts),
+	L3_COUNTER("tcp_no_socket", tcp.no_socket),
+	L3_COUNTER("TcpExtTCPReqQFullDoCookies", tcp.reqq_full_do_cookies),
+	L3_COUNTER("TcpExtListenOverflows", tcp.listen_overflows),
+	L3_COUNTER("tcp_ehash_hits", tcp.ehash_hits),
+	L3_COUNTER("tcp_ehash_inserted", tcp.ehash_inserted),
+	L3_COUNTER("tcp_ehash_full", tcp.ehash_full),
+	{.name = NULL},
+};
+
+L3_MODULE(tcp, .fini = l3_tcp_fini);
