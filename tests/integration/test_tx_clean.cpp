@@ -145,21 +145,25 @@ TEST_CASE("tx_clean rx-poll across lcores: each RX poll cleans the TX queue anot
 	std::vector<std::string> lcores = lrx_test::lcores_args(2);
 	argv.insert(argv.begin() + 1, lcores.begin(), lcores.end());
 	argv.insert(argv.end(), {"--", "--config", conf, "--stats-period", "0", "--json", js,
-				 "--packets", "400000", "--burst", "32", "--pipeline",
+				 "--duration", "0.3", "--burst", "32", "--pipeline",
 				 "build-meta,tx-every", "--set", "stage.tx-every.k=1", "--tx-clean",
 				 "rx-poll"});
 	auto res = run_program(argv);
 	INFO(res.out << res.err);
 	REQUIRE(res.status == 0);
 	json s = json::parse(lrx_test::read_file(js));
-	CHECK(u64(s, "rx_packets") == 400000);
-	CHECK(u64(s, "tx_packets") == 400000);
+	// a time, not a packet count: on a loaded host one lcore can take a
+	// count of packets whole while the OS has the other descheduled
+	CHECK(u64(s, "rx_packets") > 0);
+	CHECK(u64(s, "tx_packets") == u64(s, "rx_packets"));
 	CHECK(u64(s, "mbufs_in_use_at_exit") == 0);
 	CHECK(u64(s, "mbufs_freed_twice_at_exit") == 0);
 	const json &c = s["tx_clean"];
 	// every poll of either lcore tried its paired queue once: cleaned it
 	// or found the other lcore holding its lock
 	REQUIRE(s["lcores"].size() == 2);
+	REQUIRE(u64(s["lcores"][0], "polls") > 0);
+	REQUIRE(u64(s["lcores"][1], "polls") > 0);
 	CHECK(u64(c, "calls") + u64(c, "busy") ==
 	      u64(s["lcores"][0], "polls") + u64(s["lcores"][1], "polls"));
 	CHECK(u64(c, "freed") > 0);
