@@ -452,14 +452,18 @@ static int worker_create(struct lrx_app *app, unsigned lcore_id, uint16_t tx_que
 	struct lrx_pipeline_conf pc = app->conf.pipeline;
 	pc.socket_id = socket;
 	pc.lcore_id = lcore_id;
-	if (app->conf.interleave.n) {
-		pc.engine = app->conf.interleave.kind[e];
-		pc.hybrid_k = app->conf.interleave.hybrid_k[e];
-	}
-	if (pc.engine == LRX_ENGINE_HYBRID)
+	const struct lrx_engine_list *il = &app->conf.interleave;
+	if (il->n) {
+		pc.engine = il->kind[e];
+		pc.hybrid_k = il->hybrid_k[e];
+		if (il->prefetch[e] != LRX_ENGINE_PREFETCH_PIPELINE)
+			pc.prefetch = (uint16_t)il->prefetch[e];
+		lrx_engine_list_item_name(il, e, w->engine, sizeof(w->engine));
+	} else if (pc.engine == LRX_ENGINE_HYBRID) {
 		snprintf(w->engine, sizeof(w->engine), "hybrid:%u", pc.hybrid_k);
-	else
+	} else {
 		snprintf(w->engine, sizeof(w->engine), "%s", lrx_engine_name(pc.engine));
+	}
 	/* the I/O baseline: nothing between RX and the free (lcore_loop.c) */
 	w->rx_only = pc.n_stages == 0 && pc.engine != LRX_ENGINE_GRAPH &&
 		     !w->forwarding && !w->latency;
@@ -883,12 +887,12 @@ static void announce(const struct lrx_app *app)
 				    lrx_telemetry_register_maps(report_fill_maps, app) < 0 ||
 				    (trace && lrx_telemetry_register_trace(trace) < 0)))
 		fprintf(stderr, "listrx: telemetry commands not registered (telemetry disabled in EAL?)\n");
-	char engine[320];
+	char engine[336];
 	unsigned lcores = 0;
 	for (unsigned i = 0; i < app->n_workers; i++)
 		lcores += !app->workers[i]->follower;
 	if (app->conf.interleave.n) {
-		char list[200];
+		char list[208];
 		lrx_engine_list_name(&app->conf.interleave, list, sizeof(list));
 		char window[64];
 		if (app->conf.window_us)

@@ -221,7 +221,7 @@ static const struct lrx_value_key run_keys[] = {
 	   "0, or windows of about this many microseconds: after two blocks of window_polls, "
 	   "the polls the slowest engine ran in this time"),
 	CK(UINT, windows_max, "windows_max", "65536", 16, 1u << 24,
-	   "windows recorded per lcore of an interleaved run (56 bytes each); later ones "
+	   "windows recorded per lcore of an interleaved run (64 bytes each); later ones "
 	   "run unrecorded"),
 	{.name = NULL},
 };

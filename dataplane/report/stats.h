@@ -138,7 +138,7 @@ struct lrx_report {
 	const char *version, *build, *dpdk_version;
 	const char *commit; /* git describe of the source at build time */
 	bool retpoline;
-	char engine[160];               /* "interleave:packet,burst" when interleaved */
+	char engine[208];               /* "interleave:packet,burst" when interleaved */
 	unsigned burst;
 	enum lrx_stats_level stats_level;
 	uint64_t tsc_hz;
