@@ -570,6 +570,7 @@ static void run_prepare(struct lrx_app *app)
 	app->run.measure_from = app->conf.measure_from;
 	app->run.burst = app->conf.pipeline.burst;
 	app->run.busy_cycles = app->conf.pipeline.stats_level != LRX_STATS_OFF;
+	app->run.coalesce_cycles = (uint64_t)app->conf.coalesce_us * rte_get_tsc_hz() / 1000000;
 	/* the quota is signed because lcores reserve a burst past zero
 	 * (lcore_loop.c); a limit beyond what it holds is still a limit:
 	 * packet_limit (unsigned) ends the run, the quota never runs dry
@@ -904,8 +905,12 @@ static void announce(const struct lrx_app *app)
 	} else {
 		snprintf(engine, sizeof(engine), "engine %s", app->workers[0]->engine);
 	}
-	fprintf(human_out, "listrx %s: %u port(s), %u polling lcore(s), %s, burst %u, %u stage(s)%s\n",
-	       LISTRX_VERSION, app->ports.n, lcores, engine, app->conf.pipeline.burst,
+	char coalesce[48] = "";
+	if (app->conf.coalesce_us)
+		snprintf(coalesce, sizeof(coalesce), " (then %u us after a short poll)",
+			 app->conf.coalesce_us);
+	fprintf(human_out, "listrx %s: %u port(s), %u polling lcore(s), %s, burst %u%s, %u stage(s)%s\n",
+	       LISTRX_VERSION, app->ports.n, lcores, engine, app->conf.pipeline.burst, coalesce,
 	       app->conf.pipeline.n_stages,
 	       app->conf.duration_s == 0 && app->conf.packets == 0 ? "; Ctrl-C stops" : "");
 	const char *prefix = strrchr(runtime_dir, '/');

@@ -223,6 +223,10 @@ static const struct lrx_value_key run_keys[] = {
 	CK(UINT, windows_max, "windows_max", "65536", 16, 1u << 24,
 	   "windows recorded per lcore of an interleaved run (64 bytes each); later ones "
 	   "run unrecorded"),
+	CK(UINT, coalesce_us, "coalesce_us", "0", 0, 1000000,
+	   "after a poll that received fewer packets than the budget, wait this many "
+	   "microseconds before the next, as a NIC's interrupt moderation (ethtool -C "
+	   "rx-usecs) delays NAPI's next poll; 0 = poll again at once (poll mode)"),
 	{.name = NULL},
 };
 /* engine and stages are read by load_pipeline */

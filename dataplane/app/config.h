@@ -75,6 +75,7 @@ struct lrx_config {
 	unsigned window_polls;          /* polls per window */
 	unsigned window_us;             /* 0, or windows of about this long */
 	unsigned windows_max;           /* windows recorded per lcore */
+	unsigned coalesce_us;           /* wait after a poll short of the budget; 0 = none */
 
 	/* [pipeline] + [stage.NAME] */
 	struct lrx_pipeline_conf pipeline;

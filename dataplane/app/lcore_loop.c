@@ -127,6 +127,20 @@ static inline void busy_clock_close(struct busy_clock *c, uint64_t *busy)
 	c->open = false;
 }
 
+/* [run] coalesce_us: after a poll short of the budget (the queue drained),
+ * the next poll waits, as NAPI's does for the next interrupt once
+ * napi_complete_done re-armed it and the NIC's moderation (rx-usecs)
+ * holds it back; a slow port then hands over vectors instead of one or
+ * two packets a poll. A spin on the TSC: the lcore stays the queue's. */
+static inline void coalesce_wait(const struct lrx_run *run, uint16_t n, uint16_t budget)
+{
+	if (likely(run->coalesce_cycles == 0 || n == budget))
+		return;
+	const uint64_t until = rte_rdtsc() + run->coalesce_cycles;
+	while (rte_rdtsc() < until && !atomic_load_explicit(&run->stop, memory_order_relaxed))
+		rte_pause();
+}
+
 /* The group counts the thread that opens it: opened here, in the worker,
  * and enabled just before the first poll. */
 static void worker_pmu_start(struct lrx_worker *w)
@@ -186,6 +200,7 @@ static enum window_end window_polls_run(struct lrx_worker *w, struct lrx_run *ru
 			busy_clock_before(clock);
 			uint16_t n = worker_poll_one(w, &w->polls[i], budget);
 			busy_clock_after(clock, &win->busy_cycles, w->polls_total, n, budget);
+			coalesce_wait(run, n, budget);
 			if (limited)
 				quota_return(run, n);
 			w->polls_total++;
@@ -288,6 +303,7 @@ int lrx_worker_main(void *arg)
 			uint16_t n = worker_poll_one(w, &w->polls[i], budget);
 			if (timed)
 				busy_clock_after(&clock, &w->busy_cycles, w->polls_total, n, budget);
+			coalesce_wait(run, n, budget);
 			if (limited)
 				quota_return(run, n);
 			if (unlikely(run->measure_from) && !w->measuring &&

@@ -52,6 +52,9 @@ static const struct app_option app_options[] = {
 	KEY("window-us", "US", "run", "window_us",
 	    "windows of about US microseconds instead: after two blocks of --window-polls, the "
 	    "polls the slowest engine ran in that time"),
+	KEY("coalesce-us", "US", "run", "coalesce_us",
+	    "after a poll short of the budget, wait US microseconds before the next (a NIC's "
+	    "interrupt moderation: larger vectors from a slow port)"),
 	KEY("pipeline", "S,S,...", "pipeline", "stages",
 	    "stage list, e.g. build-meta,gro,l3-demux ('none' = empty pipeline: packets are delivered)"),
 	KEY("footprint", "KB", "pipeline", "footprint_kb",

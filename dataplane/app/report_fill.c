@@ -480,6 +480,7 @@ static void setup_fill(struct lrx_report *r, const struct lrx_app *app)
 		lrx_engine_list_name(&app->conf.interleave, r->engine + 11, sizeof(r->engine) - 11);
 	}
 	r->burst = pc->burst;
+	r->coalesce_us = app->conf.coalesce_us;
 	r->stats_level = pc->stats_level;
 	r->tsc_hz = rte_get_tsc_hz();
 	r->measure_from = app->conf.measure_from;

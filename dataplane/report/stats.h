@@ -140,6 +140,7 @@ struct lrx_report {
 	bool retpoline;
 	char engine[208];               /* "interleave:packet,burst" when interleaved */
 	unsigned burst;
+	unsigned coalesce_us;           /* [run] coalesce_us */
 	enum lrx_stats_level stats_level;
 	uint64_t tsc_hz;
 	double duration_s;

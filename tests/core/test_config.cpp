@@ -199,7 +199,7 @@ TEST_CASE("bad values are rejected with file, line, key, value and what is valid
 		{"[run]\nduration = -1\n",
 		 ":2: [run] duration = -1: must be a number in 0..1e+09"},
 		{"[run]\nfoo = 1\n",
-		 ":2: [run] foo = 1: unknown key; valid keys in [run]: duration, packets, measure_from, stats_period, stats_view, json, capture_drops, capture_delivered, trace, interleave, window_polls, window_us, windows_max"},
+		 ":2: [run] foo = 1: unknown key; valid keys in [run]: duration, packets, measure_from, stats_period, stats_view, json, capture_drops, capture_delivered, trace, interleave, window_polls, window_us, windows_max, coalesce_us"},
 		{"[run]\nstats_view = threads\n",
 		 ":2: [run] stats_view = threads: must be one of stages, ports, lcores"},
 		{"[ports]\ndevice = x\n",

@@ -277,3 +277,20 @@ TEST_CASE("--interleave: what cannot be interleaved is refused before the run (e
 		CHECK(r.err.find(b.says) != std::string::npos);
 	}
 }
+
+TEST_CASE("--coalesce-us: after a poll short of the budget the next one waits", "[binary]")
+{
+	// 200 000 packets/s, a wait of 2 ms after every short poll: each short
+	// poll is followed by at least 2 ms, so the polls are at most the full
+	// ones (rx / burst) and one per 2 ms of the run (no timing asserted:
+	// a wait can only be longer)
+	json s = run_json("coalesce", "net_synth0,profile=udp64,rate=200000",
+			  {"--duration", "0.3", "--pipeline", "build-meta,l3-demux", "--engine",
+			   "burst", "--coalesce-us", "2000"});
+	CHECK(s["coalesce_us"] == 2000);
+	const uint64_t rx = s["rx_packets"], polls = s["lcores"][0]["polls"];
+	const double secs = s["duration_s"];
+	CHECK(rx > 0);
+	CHECK(polls <= rx / 64 + (uint64_t)(secs / 0.002) + 2);
+	CHECK(rx == fates(s));
+}
