@@ -180,6 +180,24 @@ int lrx_rule_port_range(const char *text, char sep, uint16_t *lo,
 	return 0;
 }
 
+int lrx_rule_counters(const char *text, uint64_t *pkts, uint64_t *bytes)
+{
+	char p[24], b[24];
+	const char *colon = strchr(text, ':');
+	const size_t len = strlen(text);
+
+	if (text[0] != '[' || len < 5 || text[len - 1] != ']' || colon == NULL ||
+	    (size_t)(colon - text - 1) >= sizeof(p) ||
+	    (size_t)(text + len - colon - 2) >= sizeof(b))
+		return -EINVAL;
+	snprintf(p, sizeof(p), "%.*s", (int)(colon - text - 1), text + 1);
+	snprintf(b, sizeof(b), "%.*s", (int)(text + len - colon - 2), colon + 1);
+	if (lrx_rule_uint(p, UINT64_MAX, false, pkts) != 0 ||
+	    lrx_rule_uint(b, UINT64_MAX, false, bytes) != 0)
+		return -EINVAL;
+	return 0;
+}
+
 int lrx_rule_file_read(const char *path, size_t max, char **out, char *err,
 		       size_t err_len)
 {
@@ -204,9 +222,10 @@ int lrx_rule_file_read(const char *path, size_t max, char **out, char *err,
 		goto out;
 	}
 	if ((size_t)st.st_size > max) {
-		snprintf(err, err_len, "%s: %lld bytes: a rule file has at most %zu",
-			 path, (long long)st.st_size, max);
-		rc = -EFBIG;
+		snprintf(err, err_len, "%s: %lld bytes: a rule file has at most %zu "
+			 "bytes (%zu MiB)", path, (long long)st.st_size, max,
+			 max >> 20);
+		rc = -EINVAL; /* bad input: a usage error, as a bad value */
 		goto out;
 	}
 	buf = malloc((size_t)st.st_size + 1);

@@ -42,6 +42,9 @@ int lrx_rule_addr(const char *text, int *af, uint8_t addr[16],
 int lrx_rule_port_range(const char *text, char sep, uint16_t *lo,
 			uint16_t *hi);
 
+/* iptables-save -c's "[PACKETS:BYTES]": two decimal counters. */
+int lrx_rule_counters(const char *text, uint64_t *pkts, uint64_t *bytes);
+
 /* Writes "name:line: 'word': <fmt ...>" (without the word part when word
  * is NULL) into err; returns -EINVAL, for `return lrx_rule_error(...)`. */
 int lrx_rule_error(char *err, size_t err_len, const char *name, unsigned line,

@@ -96,6 +96,18 @@ struct lrx_stage_init {
 	size_t err_len;
 };
 
+/* What start() checks a stage against: the run, once every lcore's
+ * pipeline is built and the ports are started. */
+struct lrx_stage_start {
+	const char *instance;   /* stage name as written in the pipeline */
+	const uint16_t *ports;  /* the run's ports (DPDK port ids) */
+	unsigned n_ports;
+	char *err;              /* why start refuses the run */
+	size_t err_len;
+	char *warn;             /* a warning the run prints and goes on */
+	size_t warn_len;
+};
+
 /* What a counter means to the accounting: the report sums and shows
  * counters by role, never by name. */
 enum lrx_counter_role {
@@ -209,12 +221,27 @@ struct lrx_stage {
 
 	/* Returns 0 or -errno, with a message in init->err. */
 	int (*init)(void *ctx, const struct lrx_stage_init *init);
+	/* Optional: once every lcore's pipeline is built and the ports are
+	 * started, before the first poll: what the stage names elsewhere in
+	 * the run is there (rps: a backlog on each lcore of its map;
+	 * tc-ingress: the ports of its filters and redirects; netfilter: the
+	 * input devices of its rules). 0, or -errno (-EINVAL: the config
+	 * names what the run lacks) with a message in start->err; a warning
+	 * in start->warn does not stop the run. */
+	int (*start)(void *ctx, const struct lrx_stage_start *start);
 	void (*fini)(void *ctx);
 	/* Optional, called before the mbuf pools exist: bytes of the mbuf
 	 * private area an instance with this config wants (VPP keeps its
 	 * metadata in the buffer); [mempool] priv_size = auto takes the
 	 * largest. */
 	uint32_t (*mbuf_priv)(const void *conf);
+	/* Optional, called before the mbuf pools exist: the most packets an
+	 * instance with this config can hold between polls (socket queues no
+	 * reader drains, backlogs), when each mbuf charges mbuf_size bytes
+	 * (sizeof(struct rte_mbuf) + private area + data room, as the
+	 * kernel's skb->truesize): the pool gets room for them, or an
+	 * explicit [mempool] mbufs too small for them is refused. */
+	uint32_t (*mbuf_hold)(const void *conf, uint32_t mbuf_size);
 
 	/* One packet; the returned next decides its fate. */
 	lrx_next_t (*process_one)(void *ctx, struct rte_mbuf *pkt);

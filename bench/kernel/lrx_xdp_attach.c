@@ -60,6 +60,37 @@ static void print_ids(struct bpf_object *obj, int prog_fd)
 	printf("}}\n");
 }
 
+static int attach(struct bpf_object *obj, const char *path, const char *dev, int ifindex,
+		  const char *mode, bool bound)
+{
+	struct bpf_program *prog = bpf_object__next_program(obj, NULL);
+	if (prog == NULL) {
+		fprintf(stderr, "lrx-xdp-attach: %s: no program\n", path);
+		return 2;
+	}
+	bpf_program__set_type(prog, BPF_PROG_TYPE_XDP);
+	if (bound) {
+		bpf_program__set_ifindex(prog, (__u32)ifindex);
+		bpf_program__set_flags(prog, BPF_F_XDP_DEV_BOUND_ONLY);
+	}
+	int rc = bpf_object__load(obj);
+	if (rc != 0) {
+		fprintf(stderr, "lrx-xdp-attach: the kernel refused %s%s: %s\n", path,
+			bound ? " (device-bound, Linux 6.3+)" : "", strerror(-rc));
+		return 2;
+	}
+	int fd = bpf_program__fd(prog);
+	__u32 flags = strcmp(mode, "drv") == 0 ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE;
+	rc = bpf_xdp_attach(ifindex, fd, flags, NULL);
+	if (rc != 0) {
+		fprintf(stderr, "lrx-xdp-attach: attaching %s to %s (%s): %s\n", path, dev,
+			mode, strerror(-rc));
+		return 2;
+	}
+	print_ids(obj, fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -94,30 +125,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lrx-xdp-attach: %s: libbpf cannot open it\n", path);
 		return 2;
 	}
-	struct bpf_program *prog = bpf_object__next_program(obj, NULL);
-	if (prog == NULL) {
-		fprintf(stderr, "lrx-xdp-attach: %s: no program\n", path);
-		return 2;
-	}
-	bpf_program__set_type(prog, BPF_PROG_TYPE_XDP);
-	if (bound) {
-		bpf_program__set_ifindex(prog, (__u32)ifindex);
-		bpf_program__set_flags(prog, BPF_F_XDP_DEV_BOUND_ONLY);
-	}
-	int rc = bpf_object__load(obj);
-	if (rc != 0) {
-		fprintf(stderr, "lrx-xdp-attach: the kernel refused %s%s: %s\n", path,
-			bound ? " (device-bound, Linux 6.3+)" : "", strerror(-rc));
-		return 2;
-	}
-	int fd = bpf_program__fd(prog);
-	__u32 flags = strcmp(mode, "drv") == 0 ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE;
-	rc = bpf_xdp_attach(ifindex, fd, flags, NULL);
-	if (rc != 0) {
-		fprintf(stderr, "lrx-xdp-attach: attaching %s to %s (%s): %s\n", path, dev,
-			mode, strerror(-rc));
-		return 2;
-	}
-	print_ids(obj, fd);
-	return 0;
+	int rc = attach(obj, path, dev, ifindex, mode, bound);
+	// the netlink attachment holds the program, and the program its maps
+	bpf_object__close(obj);
+	return rc;
 }
+

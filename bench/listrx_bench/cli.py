@@ -83,6 +83,12 @@ def main(argv=None):
         parser.print_help()
         return 2
     old = {s: signal.signal(s, _stop) for s in STOP_SIGNALS if s != signal.SIGINT}
+    # a shell that starts us in the background ignores SIGINT for us, and
+    # Python then installs no KeyboardInterrupt: a signal to the group
+    # stopped the listrx runs and the command went on, as if each stopped
+    # run were a repetition. As listrx-bench kernel does, it stops us too.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        old[signal.SIGINT] = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         # another clone's listrx-bench (the PATH's link is the first clone
         # set up): said, and each output records it (provenance)

@@ -34,7 +34,7 @@ from .kernel_model import (BATCHES, TRAFFIC, add_answer, assign_samples, calibra
 from .listrx import (STOP_SIGNALS, BenchError, Listrx, allowed_cpus, find_binary, provenance,
                      shared_cpu_pct, signals_held, stop_process)
 from . import grid, interleave
-from .options import add_common, add_out, allowed_cpu, convert
+from .options import add_common, add_out, allowed_cpu, convert, positive_float
 from .progress import Progress, StepLog
 from .report import Doc
 
@@ -105,6 +105,8 @@ def _end_child(proc, timeout):
     except (OSError, subprocess.TimeoutExpired):
         proc.kill()
         proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()
 
 
 class Veth:
@@ -218,9 +220,13 @@ class Veth:
                 "s.setsockopt(socket.SOL_SOCKET,socket.SO_RCVBUF,%d)\n"
                 "s.bind((%r,%d))\nprint('bound',flush=True)\n"
                 "sys.stdin.read()\n" % (rcvbuf, DST_IP, port))
+        # a session of its own: the terminal's Ctrl-C (and a signal to
+        # our process group) reaches the experiment, which closes the
+        # helper's stdin when it cleans up, not the helper, which printed
+        # a KeyboardInterrupt traceback of its own
         self.socket_proc = subprocess.Popen(
             ["ip", "netns", "exec", self.ns, sys.executable, "-c", code],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True)
         if self.socket_proc.stdout.readline().strip() != "bound":
             raise BenchError("cannot bind a UDP socket to %s:%d in %s" % (DST_IP, port, self.ns))
 
@@ -1081,7 +1087,7 @@ def add_parser(sub):
                     help="listrx retpoline build (default: build-retpo/ next to the build)")
     kp.add_argument("--listrx-traffic", default="udp",
                     help="traffic kind of the listrx comparison (default: %(default)s)")
-    kp.add_argument("--listrx-duration", type=float, default=1.0,
+    kp.add_argument("--listrx-duration", type=convert(positive_float), default=1.0,
                     help="seconds per listrx run (default: %(default)s)")
     kp.add_argument("--reps", type=int, default=7,
                     help="--listrx-method processes: alternating listrx repetitions "

@@ -443,9 +443,14 @@ class Listrx:
             return None, "exit %s: %s" % (rc, tail[-300:]), info
         try:
             with open(json_path) as f:
-                return json.load(f), None, info
+                summary = json.load(f)
         except (OSError, ValueError) as e:
             return None, "no JSON summary (%s)" % e, info
+        if summary.get("stopped_by_signal"):
+            # cut short: its figures cover part of the run, never a repetition
+            return None, "stopped by a signal (listrx's stopped_by_signal): not a " \
+                "measurement", info
+        return summary, None, info
 
 
 # listrx's warning when a polling lcore's CPU was busy before the run

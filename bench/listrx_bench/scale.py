@@ -36,7 +36,8 @@ import sys
 import tarfile
 
 from . import grid
-from .listrx import BenchError, find_binary, notice_once, provenance, shared_cpu_pct
+from .listrx import (BenchError, allowed_cpus, find_binary, notice_once, provenance,
+                     remove_runtime_dir, shared_cpu_pct, signals_held)
 from .options import convert, non_negative_int, positive_float, positive_int
 from .report import Doc, matplotlib_pyplot, zero_based
 from .stats import caveat, compare, fmt, median, summary
@@ -154,6 +155,8 @@ def run_figures(summary_):
     """One run's JSON summary -> (total Mpps, [Mpps per lcore], [lcore
     ids], accounting problem or None)."""
     dur = summary_.get("duration_s") or 0
+    if summary_.get("stopped_by_signal"):
+        return None, [], [], "stopped by a signal: not a repetition"
     if not dur or not isinstance(summary_.get("mpps"), (int, float)):
         return None, [], [], "no duration or rate in the summary"
     lcores = summary_.get("lcores", [])
@@ -882,6 +885,7 @@ def cmd_scale(args, argv):
         raw = os.path.join(args.out, "raw")
         binary = find_binary(args.listrx)
         notice_once(binary)
+        check_profile(binary, args.profile, args.pipeline)
         cmd = ["bash", script, "--out", raw, "--listrx", binary,
                "--engines", ",".join(args.engines), "--pipeline", args.pipeline,
                "--profile", args.profile, "--burst", str(args.burst),
@@ -895,9 +899,12 @@ def cmd_scale(args, argv):
             cmd += ["--main-cpu", str(args.main_cpu)]
         if not args.quiet:
             print(" ".join(cmd), file=sys.stderr)
-        proc = subprocess.run(cmd, stderr=subprocess.DEVNULL if args.quiet else None)
+        proc = subprocess.run(cmd, stderr=subprocess.PIPE if args.quiet else None,
+                              text=True)
         if proc.returncode != 0:
-            raise BenchError("bench/scale.sh failed (exit %d)" % proc.returncode)
+            why = (proc.stderr or "").strip().splitlines()
+            raise BenchError("bench/scale.sh failed (exit %d)%s" % (
+                proc.returncode, ": " + why[-1] if why else ""))
     data = load(raw)
     if not data["runs"]:
         raise BenchError("%s: no runs" % raw)
@@ -906,13 +913,53 @@ def cmd_scale(args, argv):
     return 1 if bad else 0
 
 
+# net_synth's RX queues (devarg rxq): one per polling lcore
+SYNTH_MAX_RXQ = 64
+
+
 def lcore_counts(text):
-    """1,2,4 or 1-15: checked here for the syntax; scale.sh checks the host."""
+    """1,2,4 or 1-15, each count within what scale.sh can run on this host:
+    one CPU is the main lcore's, the others poll, a queue each (checked
+    here, not after scale.sh has started: a range that runs backwards
+    measured nothing, a count past the CPUs failed inside scale.sh)."""
+    cpus = len(allowed_cpus())
     for part in grid.split_list(text):
         lo, _, hi = part.partition("-")
         if not lo.isdigit() or (hi and not hi.isdigit()) or int(lo) < 1:
             raise ValueError("%r: want counts >= 1 such as 1,2,4 or 1-15" % part)
+        if hi and int(hi) < int(lo):
+            raise ValueError("%r: a range runs from the smaller count to the larger (%s-%s)"
+                             % (part, hi, lo))
+        top = int(hi or lo)
+        if top > min(cpus - 1, SYNTH_MAX_RXQ):
+            raise ValueError("%r: this process may use %d CPUs; one is the main lcore's, so "
+                             "at most %d polling lcores%s" % (
+                                 part, cpus, min(cpus - 1, SYNTH_MAX_RXQ),
+                                 " (net_synth has 64 RX queues)" if cpus > SYNTH_MAX_RXQ else ""))
     return text
+
+
+def check_profile(binary, profile, pipeline):
+    """The devargs and the pipeline as scale.sh gives them, tried once by the
+    binary before anything runs: a typo (profile=udp-flws) is net_synth's own
+    refusal here, not a curve labelled with it."""
+    prefix = "lrxscalechk%d" % os.getpid()
+    cmd = [binary, "--no-huge", "--no-pci", "--no-shconf", "-m", "512",
+           "--log-level=lib.eal:error", "--file-prefix", prefix,
+           "--vdev", "net_synth0,profile=%s,copy=0" % profile, "--",
+           "--pipeline", pipeline, "--packets", "1", "--stats-period", "0"]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise BenchError("%s: cannot try the profile: %s" % (binary, e))
+    finally:
+        with signals_held():
+            remove_runtime_dir(cmd)
+    if proc.returncode != 0:
+        why = [line for line in (proc.stdout + proc.stderr).splitlines()
+               if line.startswith(("PMD:", "listrx:")) and "warning:" not in line]
+        raise BenchError("--profile %s --pipeline %s: listrx refuses them (exit %d): %s" % (
+            profile, pipeline, proc.returncode, " | ".join(why[-2:]) or "no message"))
 
 
 def add_parser(sub):

@@ -16,8 +16,8 @@ import threading
 import time
 import unittest
 
-from listrx_bench import cli, kernel
-from listrx_bench.listrx import eal_runtime_dir, signals_held
+from listrx_bench import cli, kernel, scale
+from listrx_bench.listrx import Listrx, allowed_cpus, eal_runtime_dir, signals_held
 
 from .support import built_binary
 
@@ -106,6 +106,30 @@ class OneLineErrors(unittest.TestCase):
                 self.assert_refused(["kernel", "--out", d, opt, "0"], "want at least 1")
             self.assert_refused(["kernel", "--out", d, "--traffic", "udp,icmp"],
                                 "traffic 'icmp': want udp")
+            # listrx ran until the 120 s timeout killed it
+            self.assert_refused(["kernel", "--out", d, "--listrx-duration", "0"],
+                                "--listrx-duration: '0': want a number > 0")
+
+    def test_scale_values(self):
+        """scale's lcore counts and profile are refused before any run:
+        '3-1' measured nothing ('s3/raw: no runs'), a count past the CPUs
+        failed inside scale.sh ('failed (exit 2)'), a profile typo
+        measured the default udp64 under its name."""
+        with tempfile.TemporaryDirectory() as d:
+            self.assert_refused(["scale", "--out", d, "--lcores", "3-1"],
+                                "'3-1': a range runs from the smaller count to the larger")
+            n = len(allowed_cpus())
+            self.assert_refused(["scale", "--out", d, "--lcores", "1,%d" % (n + 1)],
+                                "'%d': this process may use %d CPUs; one is the main "
+                                "lcore's, so at most %d polling lcores" % (n + 1, n, n - 1))
+            binary = built_binary(self)
+            self.assert_refused(["scale", "--out", d, "--listrx", binary, "--lcores", "1",
+                                 "--profile", "udp-flws", "-q"],
+                                "--profile udp-flws --pipeline xdp,build-meta,gro,l3-demux: "
+                                "listrx refuses them (exit 2): PMD: net_synth0: bad devarg "
+                                "profile=udp-flws")
+            self.assertEqual(os.listdir(d), [])
+            self.assertEqual(runtime_dirs("lrxscalechk"), [])
 
     def test_empty_grids_are_refused(self):
         with tempfile.TemporaryDirectory() as d:
@@ -118,6 +142,34 @@ class OneLineErrors(unittest.TestCase):
             self.assert_refused(["compare", "--peer", ""], "empty")
             self.assert_refused(["sweep", "--out", d, "--duration", "0"], "want a number > 0")
             self.assert_refused(["sweep", "--out", d, "--reps", "0"], "want an integer >= 1")
+
+
+class SignalledRunsAreNoRepetitions(unittest.TestCase):
+    """A listrx run that a signal stopped is cut short: its figures are
+    never a repetition, whichever command ran it."""
+
+    def test_listrx_run_stopped_by_a_signal_is_an_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "listrx")
+            with open(fake, "w") as f:
+                f.write("#!/bin/sh\nprintf '{\"rx_packets\": 5, \"stopped_by_signal\": %s}' "
+                        "\"$2\" > \"$1\"\n")
+            os.chmod(fake, 0o755)
+            lx = Listrx(fake)
+            js = os.path.join(d, "s.json")
+            summary, err, _ = lx.run([fake, js, "true"], js)
+            self.assertIsNone(summary)
+            self.assertIn("stopped by a signal", err)
+            summary, err, _ = lx.run([fake, js, "false"], js)
+            self.assertIsNone(err)
+            self.assertEqual(summary["rx_packets"], 5)
+
+    def test_scale_run_stopped_by_a_signal_is_a_problem(self):
+        mpps, _, _, problem = scale.run_figures(
+            {"duration_s": 1.0, "mpps": 2.0, "rx_packets": 2000000, "delivered": 2000000,
+             "stopped_by_signal": True})
+        self.assertIsNone(mpps)
+        self.assertEqual(problem, "stopped by a signal: not a repetition")
 
 
 class Signals(unittest.TestCase):
@@ -155,6 +207,60 @@ class Signals(unittest.TestCase):
             self.assertNotIn("Traceback", err)
             self.assertEqual(runtime_dirs(prefix), [])
             self.assertEqual(processes_with(prefix), [])
+
+    def test_group_sigint_stops_a_command_started_in_the_background(self):
+        """A shell starts a background job with SIGINT ignored; a SIGINT to
+        its process group stopped the listrx run and the command went on
+        (cree counted such runs as repetitions). Now the command stops as
+        on Ctrl-C: exit 130, listrx stopped, its runtime directory gone."""
+        binary = built_binary(self)
+        with tempfile.TemporaryDirectory() as d:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "listrx_bench", "sweep", "--listrx", binary, "--out", d,
+                 "--bursts", "64", "--engines", "packet,burst", "--footprints", "0",
+                 "--pipelines", "none", "--profiles", "null", "--reps", "2",
+                 "--duration", "20", "--warmup", "0", "-q"],
+                cwd=BENCH, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                start_new_session=True,
+                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+            prefix = "lrxbench%d_" % proc.pid
+            try:
+                self.assertTrue(wait_for(lambda: runtime_dirs(prefix), 60), "listrx never started")
+                time.sleep(0.3)
+                os.killpg(proc.pid, signal.SIGINT)
+                err = proc.communicate(timeout=60)[1]
+            finally:
+                if proc.poll() is None:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+            self.assertEqual(proc.returncode, 130, err)
+            self.assertIn("listrx-bench: interrupted", err)
+            self.assertNotIn("Traceback", err)
+            self.assertEqual(runtime_dirs(prefix), [])
+            self.assertEqual(processes_with(prefix), [])
+
+    def test_kernel_socket_helper_is_out_of_reach_of_ctrl_c(self):
+        """The in-netns UDP socket helper of listrx-bench kernel printed a
+        KeyboardInterrupt traceback of its own on a double Ctrl-C: it runs
+        in a session of its own, and ends when its stdin closes."""
+        if os.geteuid() != 0:
+            print("SKIPPED: needs root (a network namespace)")
+            self.skipTest("not root")
+        veth = kernel.Veth("hs%d" % (os.getpid() % 10000))
+        try:
+            try:
+                veth.setup(allowed_cpus()[-1])
+            except kernel.Skip as e:
+                print("SKIPPED: %s" % e)
+                self.skipTest(str(e))
+            veth.open_udp_socket(9999)
+            helper = veth.socket_proc
+            self.assertNotEqual(os.getsid(helper.pid), os.getsid(0))
+            self.assertNotEqual(os.getpgid(helper.pid), os.getpgrp())
+            veth.close_socket()
+            self.assertEqual(helper.returncode, 0)
+        finally:
+            veth.close()
 
     def test_ctrl_c_during_the_testpmd_peer(self):
         """compare: Ctrl-C while testpmd runs, and again 50 ms later while

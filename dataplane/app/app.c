@@ -2,7 +2,6 @@
  * listrx [EAL options] -- [listrx options]
  */
 #include <errno.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -32,6 +31,7 @@
 #include "trace.h"
 #include "listrx_build.h"
 #include "reps.h"
+#include "runtime_dir.h"
 #include "summary.h"
 #include "telemetry.h"
 
@@ -275,11 +275,55 @@ static int captures_close(int status)
 
 /* ---- signals and the monitor -------------------------------------------- */
 
+/* A poll that never returns (a stage stuck on one packet, a driver stuck
+ * in rx_burst) never sees the stop flag, and the run would ignore every
+ * signal but SIGKILL (which leaves EAL's runtime directory behind). So a
+ * second SIGINT/SIGTERM/SIGHUP while the polls still run, 1 s or more
+ * after the first, ends the process from the handler: no summary, the
+ * runtime directory removed, exit 128 + the signal (a shell's status for
+ * a program the signal ended). Sooner than 1 s, the check waits for
+ * that second (alarm): a slow but working shutdown is not cut short. */
+#define STUCK_GRACE_NS 1000000000LL
+static volatile sig_atomic_t polls_running;
+static volatile sig_atomic_t stop_signals;
+static struct timespec first_stop;
+
+static void stuck_exit(int sig)
+{
+	static const char msg[] =
+		"listrx: signalled again and the polls did not stop within 1 s of the first "
+		"signal (a stage or driver stuck in a poll): exiting without a summary\n";
+	ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	(void)w;
+	lrx_runtime_dir_remove();
+	_exit(128 + sig);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	if (polls_running)
+		stuck_exit(the_app.signal);
+}
+
 static void on_signal(int sig)
 {
 	the_app.stopped_by_signal = true;
 	the_app.signal = sig;
 	atomic_store(&the_app.run.stop, true);
+	if (stop_signals++ == 0) {
+		clock_gettime(CLOCK_MONOTONIC, &first_stop);
+		return;
+	}
+	if (!polls_running)
+		return;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long long ns = (now.tv_sec - first_stop.tv_sec) * 1000000000LL +
+		       (now.tv_nsec - first_stop.tv_nsec);
+	if (ns >= STUCK_GRACE_NS)
+		stuck_exit(sig);
+	alarm(1);
 }
 
 /* stdout closed under the run (listrx ... | head): SIGPIPE is ignored, so
@@ -338,6 +382,26 @@ static void monitor_stats_line(const struct lrx_app *app, struct lrx_report *rep
 	rep[0] = last;
 }
 
+/* RX found the pool empty (rx_nombuf grew) while the stages held
+ * packets between polls: the summary names what emptied it. Read from
+ * the monitor, as telemetry reads the held counts. */
+static void pool_watch(struct lrx_app *app)
+{
+	uint64_t nombuf = 0, held = 0;
+	struct rte_eth_stats st;
+	for (unsigned i = 0; i < app->ports.n; i++)
+		if (app->ports.ports[i].started &&
+		    rte_eth_stats_get(app->ports.ports[i].port_id, &st) == 0)
+			nombuf += st.rx_nombuf;
+	if (nombuf > app->nombuf_seen) {
+		for (unsigned i = 0; i < app->n_workers; i++)
+			if (app->workers[i]->pipeline)
+				held += lrx_pipeline_held(app->workers[i]->pipeline);
+		app->nombuf_held = RTE_MAX(app->nombuf_held, held);
+	}
+	app->nombuf_seen = nombuf;
+}
+
 /* Periodic stats, the duration limit, and noticing that every worker
  * stopped on its own (packet limit). */
 static void *monitor_main(void *arg)
@@ -357,6 +421,7 @@ static void *monitor_main(void *arg)
 		if (now >= next_link) {
 			/* 10 link reads a second: a transition is seen within 0.1 s */
 			lrx_ports_link_check(&app->ports, now, false);
+			pool_watch(app);
 			next_link = now + 0.1;
 		}
 		if (lines && now >= next_line) {
@@ -628,17 +693,18 @@ static int run(struct lrx_app *app)
 	struct lrx_worker_arg args[RTE_MAX_LCORE], *on_main;
 	run_prepare(app);
 	app->start_tsc = rte_rdtsc();
+	polls_running = 1;
 	int rc = workers_launch(app, args, &on_main);
 	if (rc == 0 && on_main)
 		rc = main_lcore_poll(app, on_main);
 	else if (rc == 0)
 		monitor_main(app);
-	if (rc != 0) {
+	if (rc != 0)
 		atomic_store(&app->run.stop, true);
-		rte_eal_mp_wait_lcore();
-		return rc;
-	}
 	rte_eal_mp_wait_lcore();
+	polls_running = 0;
+	if (rc != 0)
+		return rc;
 	app->end_tsc = rte_rdtsc();
 	/* what stages still hold goes on now, as at napi_disable */
 	for (unsigned i = 0; i < app->n_workers; i++)
@@ -672,41 +738,6 @@ static int split_argv(int argc, char **argv)
 		if (strcmp(argv[i], "--") == 0)
 			return i;
 	return -1;
-}
-
-/* EAL's runtime directory, removed at exit when EAL left it empty
- * (rte_eal_cleanup does not remove it) */
-static char runtime_dir[PATH_MAX];
-
-/* atexit, registered before rte_eal_init: it runs after EAL's own atexit
- * handler (telemetry's unlink_sockets). A directory named after this
- * process is nobody else's: all of it goes. One of a --file-prefix the
- * user gave loses the files EAL's primary creates there (config, the
- * fbarrays, hugepage_info, mp_socket: a shared-config run leaves them)
- * when this process initialised as the primary, then goes if empty; after
- * a failed init (another primary holds the prefix) nothing is touched but
- * an empty directory. */
-static bool own_runtime_dir; /* named after this process: nobody else's */
-static bool primary_runtime_dir; /* rte_eal_init succeeded as the primary */
-static bool eal_runtime_file(const char *name)
-{
-	return !strcmp(name, "config") || !strcmp(name, "hugepage_info") ||
-	       !strncmp(name, "fbarray_", 8) || !strncmp(name, "mp_socket", 9) ||
-	       !strncmp(name, "dpdk_telemetry", 14) || !strcmp(name, "telemetry");
-}
-
-static void remove_runtime_dir(void)
-{
-	if (!runtime_dir[0])
-		return;
-	DIR *d = own_runtime_dir || primary_runtime_dir ? opendir(runtime_dir) : NULL;
-	for (struct dirent *e; d && (e = readdir(d));)
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		    (own_runtime_dir || eal_runtime_file(e->d_name)))
-			unlinkat(dirfd(d), e->d_name, 0); /* a failed init leaves mp_socket */
-	if (d)
-		closedir(d);
-	rmdir(runtime_dir);
 }
 
 static bool has_file_prefix(char *const *argv, int n)
@@ -765,15 +796,13 @@ static int eal_start(struct lrx_app *app, int eal_argc, char **argv)
 	eal_argv[n_eal] = NULL;
 	char *shown[MAX_EAL_ARGS + 1]; /* rte_eal_init's getopt permutes eal_argv */
 	memcpy(shown, eal_argv, sizeof(shown));
-	atexit(remove_runtime_dir);
-	own_runtime_dir = eal_argv[n_eal - 1] == own_prefix;
+	lrx_runtime_dir_prepare(eal_argv[n_eal - 1] == own_prefix);
 	int rc = rte_eal_init(n_eal, eal_argv);
 	/* set from the prefix early in rte_eal_init, also when it fails later */
-	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
-	if (rc >= 0) {
-		primary_runtime_dir = rte_eal_process_type() == RTE_PROC_PRIMARY;
+	lrx_runtime_dir_set(rte_eal_get_runtime_dir(),
+			    rc >= 0 && rte_eal_process_type() == RTE_PROC_PRIMARY);
+	if (rc >= 0)
 		return 0;
-	}
 	fprintf(stderr, "listrx: EAL initialisation failed: %s (EAL options: ",
 		rte_strerror(rte_errno));
 	for (int i = 1; i < n_eal; i++)
@@ -808,6 +837,31 @@ static void warn_busy_lcores(const unsigned *ids, unsigned n)
 				lcores[i], cpus[i], 100 * share[i]);
 }
 
+/* Every pipeline built: each stage checks what it names elsewhere in the
+ * run (stage.h: start). Warnings are printed; 0 or -errno with err. */
+static int workers_start(struct lrx_app *app, char *err, size_t err_len)
+{
+	uint16_t ports[LRX_MAX_PORTS];
+	char warn[2048];
+	for (unsigned i = 0; i < app->ports.n; i++)
+		ports[i] = app->ports.ports[i].port_id;
+	for (unsigned i = 0; i < app->n_workers; i++) {
+		if (!app->workers[i]->pipeline)
+			continue;
+		int rc = lrx_pipeline_start(app->workers[i]->pipeline, ports, app->ports.n, err,
+					    err_len, warn, sizeof(warn));
+		for (char *line = warn, *nl; i == 0 && *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			if (!nl)
+				break;
+			fprintf(stderr, "listrx: warning: %.*s\n", (int)(nl - line), line);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* Ports, lcores and their pipelines. Returns 0 or the exit status. */
 static int setup(struct lrx_app *app)
 {
@@ -831,9 +885,16 @@ static int setup(struct lrx_app *app)
 			 n_lcores, per, RTE_MAX_LCORE);
 		rc = -EINVAL;
 	}
+	/* what the stages can hold between polls, each mbuf charging what
+	 * the kernel's truesize would: the struct, private area, data room;
+	 * every pipeline of an interleaved run holds its own */
+	const uint32_t mbuf_size = (uint32_t)(sizeof(struct rte_mbuf) + app->conf.priv_size +
+					      app->conf.data_room);
+	const uint64_t held = (uint64_t)n_lcores * per *
+			      lrx_pipeline_conf_mbuf_hold(&app->conf.pipeline, mbuf_size);
 	if (rc == 0)
-		rc = lrx_ports_open(&app->conf, n_lcores,
-				    n_lcores * per * LRX_SINK_MAX, &app->ports, err, sizeof(err));
+		rc = lrx_ports_open(&app->conf, n_lcores, n_lcores * per * LRX_SINK_MAX, held,
+				    &app->ports, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "listrx: %s\n", err);
 		return (rc == -EINVAL || rc == -ENODEV) ? EXIT_USAGE : EXIT_RUNTIME;
@@ -854,6 +915,11 @@ static int setup(struct lrx_app *app)
 	if (rc < 0) {
 		fprintf(stderr, "listrx: %s\n", err);
 		return rc == -ENOMEM ? EXIT_RUNTIME : EXIT_USAGE;
+	}
+	rc = workers_start(app, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "listrx: %s\n", err);
+		return setup_error_status(rc);
 	}
 	if (app->conf.trace) {
 		trace = lrx_trace_alloc(app->conf.trace);
@@ -913,7 +979,7 @@ static void announce(const struct lrx_app *app)
 	       LISTRX_VERSION, app->ports.n, lcores, engine, app->conf.pipeline.burst, coalesce,
 	       app->conf.pipeline.n_stages,
 	       app->conf.duration_s == 0 && app->conf.packets == 0 ? "; Ctrl-C stops" : "");
-	const char *prefix = strrchr(runtime_dir, '/');
+	const char *prefix = strrchr(lrx_runtime_dir(), '/');
 	if (app->conf.telemetry && prefix)
 		fprintf(human_out, "telemetry: dpdk-telemetry.py -f %s\n", prefix + 1);
 	fflush(human_out);
@@ -1038,6 +1104,7 @@ int lrx_app_main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal); /* a closed terminal: as SIGTERM */
+	signal(SIGALRM, on_alarm); /* a second signal's wait (stuck_exit) */
 	signal(SIGPIPE, SIG_IGN);  /* a closed stdout: EPIPE (human_out_check) */
 	signal(SIGXFSZ, SIG_IGN);  /* a file over ulimit -f: EFBIG, a write error */
 	char err[2048];

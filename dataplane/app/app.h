@@ -26,6 +26,9 @@ struct lrx_app {
 	struct rte_eth_stats port_stats[LRX_MAX_PORTS];
 	bool stopped_by_signal;
 	int signal;
+	/* the monitor's pool watch: rx_nombuf as last read, and the most
+	 * packets the stages held when it grew (lrx_report.nombuf_held) */
+	uint64_t nombuf_seen, nombuf_held;
 };
 
 /* The whole program: EAL, config, ports, lcores, summary. Returns the exit

@@ -1136,8 +1136,46 @@ static unsigned seen_check(struct seen_name *seen, unsigned *n, unsigned cap,
 	return 0;
 }
 
+/* One comment rule: ';' or '#' starts a comment, at the start of a line
+ * or after a value, to the end of the line (rte_cfgfile knew ';' only,
+ * anywhere, and failed on a long comment line without a line number).
+ * The comments, and the blanks that end a line, go before anything else
+ * reads the text. */
+static void config_strip_comments(char *text)
+{
+	char *out = text;
+	for (const char *p = text; *p;) {
+		if (*p == ';' || *p == '#')
+			while (*p && *p != '\n')
+				p++;
+		if (*p == '\n' || *p == '\0')
+			while (out > text && (out[-1] == ' ' || out[-1] == '\t' || out[-1] == '\r'))
+				out--;
+		if (*p)
+			*out++ = *p++;
+	}
+	*out = '\0';
+}
+
+/* rte_cfgfile on text (it reads files only: an anonymous memory file) */
+static struct rte_cfgfile *cfgfile_from_text(const char *text)
+{
+	int fd = memfd_create("listrx-config", MFD_CLOEXEC);
+	size_t len = strlen(text);
+	struct rte_cfgfile *cfg = NULL;
+	if (fd >= 0 && write(fd, text, len) == (ssize_t)len) {
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		cfg = rte_cfgfile_load(path, CFG_FLAG_EMPTY_VALUES);
+	}
+	if (fd >= 0)
+		close(fd);
+	return cfg;
+}
+
 /* rte_cfgfile accepts lines it then ignores; every line must be blank, a
- * comment (; or #), a [section] or key = value, and a key needs a section. */
+ * [section] or key = value (comments are gone), a key needs a section,
+ * and a line must fit rte_cfgfile's line buffer (a name, a value, " = "). */
 static int config_check_syntax(const char *path, const char *text, char *err,
 			       size_t err_len)
 {
@@ -1162,8 +1200,8 @@ static int config_check_syntax(const char *path, const char *text, char *err,
 		const char *why = NULL;
 		char dup[PATH_MAX + 32];
 		unsigned first = 0;
-		if (s == e || *s == ';' || *s == '#') {
-			/* blank or comment */
+		if (s == e) {
+			/* blank, or a comment */
 		} else if (*s == '[') {
 			if (e[-1] != ']' || e - s < 3)
 				why = "a section header must be [name]";
@@ -1177,7 +1215,7 @@ static int config_check_syntax(const char *path, const char *text, char *err,
 		} else {
 			const char *eq = memchr(s, '=', (size_t)(e - s));
 			if (!eq)
-				why = "expected [section], key = value, or a comment (; or #)";
+				why = "expected [section] or key = value (; or # starts a comment)";
 			else if (eq == s)
 				why = "a key name is missing before '='";
 			else if (!in_section)
@@ -1187,6 +1225,11 @@ static int config_check_syntax(const char *path, const char *text, char *err,
 			const char *k = eq;
 			while (k > s && (k[-1] == ' ' || k[-1] == '\t'))
 				k--;
+			if (!why && (size_t)(k - s) >= CFG_NAME_LEN)
+				why = "key name too long (at most 63 characters)";
+			if (!why && len > CFG_NAME_LEN + CFG_VALUE_LEN + 2)
+				why = "line too long (rte_cfgfile reads at most 322 characters: "
+				      "fewer blanks around '=')";
 			/* rte_cfgfile keeps both and get_entry returns the
 			 * first: a silent choice, so it is an error */
 			if (!why && (first = seen_check(keys, &n_keys, MAX_SEEN, s,
@@ -1222,13 +1265,15 @@ static int config_load_at(struct lrx_config *conf, const char *read_path,
 	int rc = read_text(read_path, name, &text, err, err_len);
 	if (rc < 0)
 		return rc == -EINVAL ? rc : -ENOENT;
+	config_strip_comments(text);
 	rc = config_check_syntax(name, text, err, err_len);
 	if (rc < 0) {
 		free(text);
 		return rc;
 	}
-	/* rte_cfgfile reports a syntax error only by failing; say where */
-	struct rte_cfgfile *cfg = rte_cfgfile_load(read_path, CFG_FLAG_EMPTY_VALUES);
+	/* the syntax check said where rte_cfgfile would fail; this is for
+	 * what it did not foresee */
+	struct rte_cfgfile *cfg = cfgfile_from_text(text);
 	if (!cfg) {
 		snprintf(err, err_len,
 			 "%s: not a valid INI file (rte_cfgfile_load failed: check for a key outside any [section], a line without '=', a name longer than %d or a value longer than %d characters)",

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <rte_bus.h>
 #include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -381,11 +383,35 @@ void lrx_ports_link_check(struct lrx_ports *ports, double now, bool final)
 	}
 }
 
-static int pools_create(const struct lrx_config *conf, const struct lrx_port_conf *pcs,
-			unsigned n_ports, unsigned extra_mbufs, struct lrx_ports *ports,
-			char *err, size_t err_len)
+/* An explicit pool must hold what the stages can keep between polls
+ * (socket queues no reader drains) and still fill a burst per RX queue:
+ * with less, RX finds the pool empty once the queues fill, and a run
+ * with --packets never ends (rx_nombuf only). */
+static int pool_check_held(const struct lrx_config *conf, const struct lrx_port_conf *pcs,
+			   unsigned n_ports, uint64_t held, char *err, size_t err_len)
 {
-	unsigned need = extra_mbufs;
+	uint64_t queues = 0;
+	for (unsigned i = 0; i < n_ports; i++)
+		queues += pcs[i].rx_queues;
+	const uint64_t need = held + queues * conf->pipeline.burst;
+	if (!conf->mbufs || held == 0 || conf->mbufs >= need)
+		return 0;
+	snprintf(err, err_len,
+		 "[mempool] mbufs = %u: the stages can hold %" PRIu64 " packets between polls (socket queues with udp_reader=none or udp_read_batch, RPS backlogs: their buffers over %u-byte mbufs) and each of %" PRIu64 " RX queue(s) needs a burst of %u: raise mbufs to %" PRIu64 " or more, or lower what they hold (udp_rcvbuf, max_backlog)",
+		 conf->mbufs, held,
+		 (unsigned)(sizeof(struct rte_mbuf) + conf->priv_size + conf->data_room), queues,
+		 conf->pipeline.burst, need);
+	return -EINVAL;
+}
+
+static int pools_create(const struct lrx_config *conf, const struct lrx_port_conf *pcs,
+			unsigned n_ports, unsigned extra_mbufs, uint64_t held,
+			struct lrx_ports *ports, char *err, size_t err_len)
+{
+	int rc = pool_check_held(conf, pcs, n_ports, held, err, err_len);
+	if (rc < 0)
+		return rc;
+	unsigned need = extra_mbufs + (unsigned)RTE_MIN(held, (uint64_t)UINT32_MAX / 2);
 	for (unsigned i = 0; i < n_ports; i++)
 		need += (unsigned)pcs[i].rx_queues * pcs[i].rx_desc +
 			RTE_MAX((unsigned)pcs[i].tx_queues, ports->tx_lcores) * pcs[i].tx_desc;
@@ -425,11 +451,42 @@ static int pools_create(const struct lrx_config *conf, const struct lrx_port_con
 	return any ? 0 : -ENOMEM;
 }
 
+/* A --vdev whose driver refused its devargs stays on the vdev bus
+ * unprobed, and rte_eal_init goes on (a bus probe failure is only
+ * logged). Hot-plugging its name for a [port.N] device would probe it
+ * again with the config's devargs (rte_dev_probe replaces the refused
+ * ones), and the run would measure a device nobody asked for. So every
+ * --vdev of the EAL options must have been probed, or the run ends. */
+static int vdevs_check(char *err, size_t err_len)
+{
+	const struct rte_devargs *da;
+
+	RTE_EAL_DEVARGS_FOREACH("vdev", da) {
+		struct rte_dev_iterator it;
+		struct rte_device *dev;
+		bool probed = false;
+		RTE_DEV_FOREACH(dev, "bus=vdev", &it)
+			probed |= strcmp(rte_dev_name(dev), da->name) == 0 &&
+				  rte_dev_is_probed(dev);
+		if (!probed) {
+			snprintf(err, err_len,
+				 "--vdev %s%s%s: its driver refused it (its message is above); nothing is probed in its place",
+				 da->name, da->args && da->args[0] ? "," : "",
+				 da->args ? da->args : "");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int lrx_ports_open(const struct lrx_config *conf, unsigned tx_lcores,
-		   unsigned extra_mbufs, struct lrx_ports *ports, char *err,
-		   size_t err_len)
+		   unsigned extra_mbufs, uint64_t held_mbufs, struct lrx_ports *ports,
+		   char *err, size_t err_len)
 {
 	memset(ports, 0, sizeof(*ports));
+	int refused = vdevs_check(err, err_len);
+	if (refused < 0)
+		return refused;
 	ports->tx_lcores = tx_lcores;
 	struct lrx_port_conf auto_confs[LRX_MAX_PORTS];
 	const struct lrx_port_conf *pcs = conf->ports;
@@ -447,12 +504,6 @@ int lrx_ports_open(const struct lrx_config *conf, unsigned tx_lcores,
 						     .forward_to = -1};
 			rte_eth_dev_get_name_by_port(pid, pc->device);
 			n_ports++;
-		}
-		if (n_ports == 0 && strstr(conf->eal_args, "--vdev")) {
-			snprintf(err, err_len,
-				 "no ports: the --vdev of the EAL options (%s) created no ethdev: its driver refused it (its message is above)",
-				 conf->eal_args);
-			return -ENODEV;
 		}
 		if (n_ports == 0) {
 			snprintf(err, err_len,
@@ -481,7 +532,8 @@ int lrx_ports_open(const struct lrx_config *conf, unsigned tx_lcores,
 		port->socket_id = socket < 0 ? (int)rte_socket_id() : socket;
 		ports->n++;
 	}
-	int rc = pools_create(conf, pcs, n_ports, extra_mbufs, ports, err, err_len);
+	int rc = pools_create(conf, pcs, n_ports, extra_mbufs, held_mbufs, ports, err,
+			      err_len);
 	if (rc < 0)
 		return rc;
 	for (unsigned i = 0; i < ports->n; i++) {

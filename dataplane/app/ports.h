@@ -49,11 +49,14 @@ struct lrx_ports {
 /* Finds or probes every port, creates the mempools, configures, sets up
  * queues (a TX queue per polling lcore of the tx_lcores where the device
  * has them; beyond, lcores share them: lrx_sink_port_ready) and starts.
- * Returns 0; -ENODEV/-EINVAL with a message (bad configuration: the caller
- * exits 2), or another -errno (run-time failure). */
+ * The pools get extra_mbufs more than the rings take, and held_mbufs
+ * for what the stages can hold between polls (an explicit [mempool]
+ * mbufs below that and a burst per RX queue is refused). Returns 0;
+ * -ENODEV/-EINVAL with a message (bad configuration: the caller exits 2),
+ * or another -errno (run-time failure). */
 int lrx_ports_open(const struct lrx_config *conf, unsigned tx_lcores,
-		   unsigned extra_mbufs, struct lrx_ports *ports, char *err,
-		   size_t err_len);
+		   unsigned extra_mbufs, uint64_t held_mbufs, struct lrx_ports *ports,
+		   char *err, size_t err_len);
 /* The monitor's link watch: reads each port's link (no wait) and counts
  * a transition with a message on stderr; `final` closes the down time at
  * the end of the run. now = run seconds. */

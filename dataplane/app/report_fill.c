@@ -493,6 +493,7 @@ static void setup_fill(struct lrx_report *r, const struct lrx_app *app)
 	r->pool_data_room = app->ports.pool_data_room;
 	r->pool_priv_size = app->ports.pool_priv_size;
 	r->pool_packed = app->ports.pool_packed;
+	r->nombuf_held = app->nombuf_held;
 	r->config_path = app->conf.path;
 	r->config = app->conf.cfg;
 	_Static_assert(LRX_MAX_PORTS <= LRX_REPORT_MAX_PORTS, "the report holds every port");

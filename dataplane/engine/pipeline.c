@@ -127,6 +127,18 @@ uint32_t lrx_pipeline_conf_mbuf_priv(const struct lrx_pipeline_conf *conf)
 	return RTE_ALIGN_CEIL(most, RTE_MBUF_PRIV_ALIGN);
 }
 
+uint64_t lrx_pipeline_conf_mbuf_hold(const struct lrx_pipeline_conf *conf,
+				     uint32_t mbuf_size)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < conf->n_stages; i++) {
+		const struct lrx_stage_conf *sc = &conf->stages[i];
+		if (sc->stage != NULL && sc->stage->mbuf_hold != NULL)
+			n += sc->stage->mbuf_hold(sc->conf, mbuf_size);
+	}
+	return n;
+}
+
 static int stage_create(struct lrx_pipeline *p, unsigned index,
 			const struct lrx_pipeline_conf *conf, char *err,
 			size_t err_len)
@@ -179,6 +191,37 @@ static int stage_create(struct lrx_pipeline *p, unsigned index,
 			rte_free(st->ctx);
 			st->ctx = NULL;
 			st->desc = NULL;
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int lrx_pipeline_start(struct lrx_pipeline *p, const uint16_t *ports, unsigned n_ports,
+		       char *err, size_t err_len, char *warn, size_t warn_len)
+{
+	size_t warned = 0;
+
+	warn[0] = '\0';
+	for (unsigned i = 0; i < p->n_stages; i++) {
+		const struct lrx_stage *desc = p->stages[i].desc;
+		char msg[1024] = "", w[1024] = "";
+		if (desc == NULL || desc->start == NULL)
+			continue;
+		struct lrx_stage_start start = {
+			.instance = desc->name, .ports = ports, .n_ports = n_ports,
+			.err = msg, .err_len = sizeof(msg), .warn = w,
+			.warn_len = sizeof(w),
+		};
+		int rc = desc->start(p->stages[i].ctx, &start);
+		if (w[0] && warned < warn_len) {
+			int n = snprintf(warn + warned, warn_len - warned, "stage '%s' (position %u): %s\n",
+					 desc->name, i + 1, w);
+			warned += n > 0 ? (size_t)n : 0;
+		}
+		if (rc < 0) {
+			snprintf(err, err_len, "stage '%s' (position %u): %s", desc->name, i + 1,
+				 msg[0] ? msg : strerror(-rc));
 			return rc;
 		}
 	}

@@ -102,6 +102,10 @@ void lrx_engine_list_item_name(const struct lrx_engine_list *l, unsigned i, char
 /* The mbuf private area the stages of conf want (their mbuf_priv hooks),
  * aligned to RTE_MBUF_PRIV_ALIGN: [mempool] priv_size = auto. */
 uint32_t lrx_pipeline_conf_mbuf_priv(const struct lrx_pipeline_conf *conf);
+/* The packets the stages of conf can hold between polls (their mbuf_hold
+ * hooks), each mbuf charging mbuf_size bytes. */
+uint64_t lrx_pipeline_conf_mbuf_hold(const struct lrx_pipeline_conf *conf,
+				     uint32_t mbuf_size);
 
 /* The keys of every [stage.NAME] beyond the stage's own: the engine's
  * (footprint_kb), over struct lrx_stage_conf. */
@@ -117,6 +121,12 @@ int lrx_footprint_check(unsigned index, unsigned footprint_kb, char *why, size_t
 int lrx_pipeline_create(const struct lrx_pipeline_conf *conf,
 			struct lrx_pipeline **out, char *err, size_t err_len);
 void lrx_pipeline_destroy(struct lrx_pipeline *p);
+/* Every stage's start hook (stage.h), once all pipelines are built and
+ * the ports started; ports: the run's DPDK port ids. Returns 0 or the
+ * first -errno with "stage 'NAME' (position N): why" in err; warnings go
+ * to warn, one per line. */
+int lrx_pipeline_start(struct lrx_pipeline *p, const uint16_t *ports, unsigned n_ports,
+		       char *err, size_t err_len, char *warn, size_t warn_len);
 
 /* Runs n received packets (ownership passes to the pipeline) through the
  * stages; every packet ends in the sink or held by a stage. */

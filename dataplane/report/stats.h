@@ -165,6 +165,9 @@ struct lrx_report {
 	unsigned mbufs_in_use_at_exit, driver_held_mbufs_at_exit, mbufs_per_pool;
 	unsigned pool_cache, pool_data_room, pool_priv_size;
 	bool pool_packed;
+	/* the most packets the stages held when the monitor saw rx_nombuf
+	 * grow (0: never): the pool ran dry because of what they hold */
+	uint64_t nombuf_held;
 	/* the config echo: the effective configuration and its file */
 	const char *config_path;
 	struct rte_cfgfile *config;

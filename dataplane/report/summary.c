@@ -195,7 +195,14 @@ static void text_header(const struct lrx_report *r, FILE *out)
 	if (busy >= 0)
 		fprintf(out, ", %.1f ns/packet busy (TSC in non-empty polls)", busy);
 	fputc('\n', out);
-	if (busy >= 0 && busy_is_headline(r))
+	if (r->nombuf_held)
+		fprintf(out, "the mbuf pool ran dry while the stages held up to %lu packets "
+			     "(rx_nombuf grew): what they hold between polls (socket queues no "
+			     "reader drains, reassembly queues, backlogs) starved RX: the empty "
+			     "polls are that, not an idle source; raise [mempool] mbufs or let "
+			     "them release it\n",
+			(unsigned long)r->nombuf_held);
+	else if (busy >= 0 && busy_is_headline(r))
 		fprintf(out, "the source idled: %.1f %% of polls were empty, so wall ns/packet is its pace; "
 			     "busy ns/packet is the cost of processing, the headline here\n",
 			100 * ratio(t->empty_polls, t->polls));
@@ -796,6 +803,7 @@ static void json_exit(const struct lrx_report *r, struct lrx_json *j)
 	lrx_json_u64(j, "mbufs_in_use_at_exit", r->mbufs_in_use_at_exit);
 	lrx_json_u64(j, "driver_held_mbufs_at_exit", r->driver_held_mbufs_at_exit);
 	lrx_json_u64(j, "mbufs_per_pool", r->mbufs_per_pool);
+	lrx_json_u64(j, "nombuf_held", r->nombuf_held);
 	lrx_json_object_begin(j, "mempool");
 	lrx_json_u64(j, "cache", r->pool_cache);
 	lrx_json_u64(j, "data_room", r->pool_data_room);

@@ -124,6 +124,7 @@ struct synth_options {
 	char tx_pcap[PATH_MAX];
 	uint64_t link_down_ms;     /* after start the link goes down; 0 = never */
 	uint64_t link_down_for_ms; /* and stays down this long; 0 = until stop */
+	uint64_t stall_ms;         /* each queue's first poll spins; 0 = never */
 };
 
 /* one pre-built frame of a queue's schedule */
@@ -179,6 +180,8 @@ struct synth_rx_queue {
 	/* link_down_ms: TSC window in which the link is down (RX empty);
 	 * from 0 = never */
 	uint64_t link_down_from, link_down_until;
+	bool faults;                   /* link_down_ms or a stall pending */
+	uint64_t stall_cycles;         /* stall_ms, until the first poll */
 	uint64_t counters[SYNTH_KIND_MAX + SYNTH_RXC_MAX];
 	/* tcp-stream */
 	struct synth_tcp_flow *tcp_flows;
@@ -237,7 +240,7 @@ int synth_parse_devargs(const char *name, const char *args,
 	"psh_rate=<f> reorder_rate=<f> retrans_rate=<f> opt_change_rate=<f> " \
 	"tos_change_rate=<f> ttl_change_rate=<f> ipv6_share=<f> " \
 	"arp_share=<f> vlan_share=<f> malformed_share=<f> pcap=<path> " \
-	"tx_pcap=<path> link_down_ms=<ms> link_down_for_ms=<ms>"
+	"tx_pcap=<path> link_down_ms=<ms> link_down_for_ms=<ms> stall_ms=<ms>"
 extern const char synth_param_string[];
 
 /* synth_gen.c */

@@ -71,6 +71,9 @@ static const struct lrx_value_key synth_args[] = {
 	   "ms after start when the link goes down (RX delivers nothing), 0 = never"),
 	SK(UINT, link_down_for_ms, "link_down_for_ms", "0", 0, 86400000,
 	   "ms the link stays down, 0 = until the port stops"),
+	SK(UINT, stall_ms, "stall_ms", "0", 0, 86400000,
+	   "ms each RX queue's first poll spins before it returns (a driver stuck in "
+	   "rx_burst, deaf to the stop flag and signals), 0 = never"),
 	{.name = NULL},
 };
 #undef RATE

@@ -172,6 +172,24 @@ synth_rx_fill(struct synth_rx_queue *q, struct rte_mbuf *m,
 	}
 }
 
+/* The injected faults of a poll: a stall (stall_ms: the first poll spins,
+ * as a driver stuck in rx_burst would), then link down (link_down_ms:
+ * nothing arrives). True when the poll returns nothing. */
+static __rte_noinline bool synth_rx_fault(struct synth_rx_queue *q)
+{
+	if (q->stall_cycles) {
+		const uint64_t until = rte_rdtsc() + q->stall_cycles;
+		q->stall_cycles = 0;
+		while (rte_rdtsc() < until)
+			rte_pause();
+		q->faults = q->link_down_from != 0;
+	}
+	/* link down (link_down_ms): nothing arrives */
+	const uint64_t now = rte_rdtsc();
+	return q->link_down_from != 0 && now >= q->link_down_from &&
+	       now < q->link_down_until;
+}
+
 static __rte_always_inline uint16_t
 synth_rx_common(void *queue, struct rte_mbuf **bufs, uint16_t nb, bool copy,
 		bool cold, bool tcp, bool count_kinds)
@@ -184,12 +202,8 @@ synth_rx_common(void *queue, struct rte_mbuf **bufs, uint16_t nb, bool copy,
 					   &cnt[SYNTH_RXC_tx_recycle_calls]);
 		cnt[SYNTH_RXC_tx_completions_reaped] += n;
 	}
-	if (unlikely(q->link_down_from != 0)) {
-		/* link down (link_down_ms): nothing arrives */
-		uint64_t now = rte_rdtsc();
-		if (now >= q->link_down_from && now < q->link_down_until)
-			return 0;
-	}
+	if (unlikely(q->faults) && synth_rx_fault(q))
+		return 0;
 	if (unlikely(q->rate_pps))
 		nb = synth_rate_admit(q, nb);
 	if (unlikely(nb == 0 || (tcp ? q->nb_tcp_flows : q->nb_frames) == 0))
@@ -381,7 +395,12 @@ static int synth_create_prebuilt(struct synth_device *dev,
 	char name[RTE_MEMPOOL_NAMESIZE];
 	uint16_t room = rte_pktmbuf_data_room_size(q->app_pool);
 	uint16_t priv = rte_pktmbuf_priv_size(q->app_pool);
-	unsigned n = RTE_MAX(4096u, 4u * q->nb_desc);
+	/* at least the queue's share of the application's pool: what it
+	 * sized for the packets its stages hold between polls (socket
+	 * queues) must not run dry here first */
+	const unsigned nrxq = RTE_MAX(dev->nb_rxq, (uint16_t)1);
+	unsigned n = RTE_MAX(RTE_MAX(4096u, 4u * q->nb_desc),
+			     (q->app_pool->size + nrxq - 1) / nrxq);
 	unsigned cache = 256;
 	if (dev->opt.cold) {
 		uint64_t bytes = dev->opt.cold_mb ? (uint64_t)dev->opt.cold_mb << 20 :
@@ -587,6 +606,8 @@ static int synth_dev_start(struct rte_eth_dev *eth_dev)
 			continue;
 		q->link_down_from = dev->link_down_from;
 		q->link_down_until = dev->link_down_until;
+		q->stall_cycles = dev->opt.stall_ms * rte_get_tsc_hz() / 1000;
+		q->faults = q->link_down_from != 0 || q->stall_cycles != 0;
 		q->paired_tx = i < eth_dev->data->nb_tx_queues ? dev->txq[i] : NULL;
 		if (dev->opt.rate) {
 			/* the device rate, split over the queues */

@@ -728,10 +728,41 @@ struct pcap_record_header {
 	uint32_t ts_sec, ts_frac, caplen, len;
 };
 
+static int synth_pcap_parse(struct synth_device *dev, FILE *f, size_t size,
+			    bool changed);
+
+/* The file as one snapshot: its st_size bytes, read at once, so that a
+ * capture still being written is parsed as it was at that moment (libpcap
+ * reading the file itself met records that grew under it). *changed says
+ * whether the file's size or mtime moved while it was read. */
+static uint8_t *synth_pcap_snapshot(int fd, const struct stat *st, size_t *got,
+			      bool *changed)
+{
+	const size_t size = (size_t)st->st_size;
+	uint8_t *buf = malloc(size ? size : 1);
+	struct stat after;
+
+	*got = 0;
+	while (buf != NULL && *got < size) {
+		ssize_t n = read(fd, buf + *got, size - *got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		*got += (size_t)n;
+	}
+	*changed = fstat(fd, &after) != 0 || after.st_size != st->st_size ||
+		   after.st_mtim.tv_sec != st->st_mtim.tv_sec ||
+		   after.st_mtim.tv_nsec != st->st_mtim.tv_nsec || *got != size;
+	return buf;
+}
+
 /* pcap=FILE through libpcap: classic pcap (either byte order, micro- or
  * nanosecond) and pcapng (listrx's own --capture-* files among them),
- * Ethernet only. The frames are copied into one buffer no larger than
- * the file. */
+ * Ethernet only, parsed from one snapshot of the file. The frames are
+ * copied into one buffer no larger than the snapshot. Records captured
+ * shorter than they were on the wire (caplen < len: a snap length) are
+ * replayed as captured, and counted at load, as tcpreplay warns. */
 int synth_pcap_load(struct synth_device *dev)
 {
 	const char *path = dev->opt.pcap;
@@ -746,19 +777,38 @@ int synth_pcap_load(struct synth_device *dev)
 			close(fd);
 		return -EINVAL;
 	}
-	FILE *f = fcntl(fd, F_SETFL, 0) == 0 ? fdopen(fd, "rb") : NULL;
+	size_t got;
+	bool changed;
+	uint8_t *snap = synth_pcap_snapshot(fd, &st, &got, &changed);
+	close(fd);
+	FILE *f = snap && got ? fmemopen(snap, got, "rb") : NULL;
 	if (!f) {
-		RTE_LOG(ERR, PMD, "%s: pcap=%s: cannot open: %s\n", dev->name, path,
-			strerror(errno));
-		close(fd);
+		RTE_LOG(ERR, PMD, "%s: pcap=%s: cannot read: %s\n", dev->name, path,
+			!snap ? strerror(ENOMEM) : got ? strerror(errno)
+			: "an empty file (not a pcap or pcapng file)");
+		free(snap);
 		return -EINVAL;
 	}
+	int rc = synth_pcap_parse(dev, f, got, changed);
+	free(snap);
+	return rc;
+}
+
+/* The frames of the snapshot f (size bytes); the file changed while it
+ * was read: a parse error says so. */
+static int synth_pcap_parse(struct synth_device *dev, FILE *f, size_t size,
+			    bool changed)
+{
+	const char *path = dev->opt.pcap;
+	const char *moved = changed ? " (the file changed while it was read: a "
+				      "capture still being written? replay a "
+				      "finished one)" : "";
 	char errbuf[PCAP_ERRBUF_SIZE] = "";
 	pcap_t *p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO,
 							     errbuf);
 	if (!p) {
-		RTE_LOG(ERR, PMD, "%s: pcap=%s: not a pcap or pcapng file: %s\n", dev->name,
-			path, errbuf);
+		RTE_LOG(ERR, PMD, "%s: pcap=%s: not a pcap or pcapng file: %s%s\n", dev->name,
+			path, errbuf, moved);
 		fclose(f);
 		return -EINVAL;
 	}
@@ -770,7 +820,6 @@ int synth_pcap_load(struct synth_device *dev)
 			pcap_datalink_val_to_name(link) ? pcap_datalink_val_to_name(link) : "?");
 		goto out;
 	}
-	size_t size = st.st_size > 0 ? (size_t)st.st_size : 1;
 	dev->pcap_data = malloc(size);
 	size_t cap = 64;
 	dev->pcap_frames = malloc(cap * sizeof(*dev->pcap_frames));
@@ -779,17 +828,19 @@ int synth_pcap_load(struct synth_device *dev)
 		goto out;
 	}
 	size_t used = 0;
+	uint32_t truncated = 0;
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	int got;
 	while ((got = pcap_next_ex(p, &h, &data)) == 1) {
 		uint32_t caplen = h->caplen;
 		if (caplen > SYNTH_MAX_FRAME || caplen < ETH_LEN || used + caplen > size) {
-			RTE_LOG(ERR, PMD, "%s: pcap=%s: record %u has %u bytes; valid %u..%u\n",
+			RTE_LOG(ERR, PMD, "%s: pcap=%s: record %u has %u bytes; valid %u..%u%s\n",
 				dev->name, path, dev->nb_pcap_frames, caplen, ETH_LEN,
-				SYNTH_MAX_FRAME);
+				SYNTH_MAX_FRAME, moved);
 			goto out;
 		}
+		truncated += caplen < h->len;
 		if (dev->nb_pcap_frames == cap) {
 			cap *= 2;
 			void *n = realloc(dev->pcap_frames, cap * sizeof(*dev->pcap_frames));
@@ -807,14 +858,19 @@ int synth_pcap_load(struct synth_device *dev)
 		used += caplen;
 	}
 	if (got == PCAP_ERROR) {
-		RTE_LOG(ERR, PMD, "%s: pcap=%s: record %u: %s\n", dev->name, path,
-			dev->nb_pcap_frames, pcap_geterr(p));
+		RTE_LOG(ERR, PMD, "%s: pcap=%s: record %u: %s%s\n", dev->name, path,
+			dev->nb_pcap_frames, pcap_geterr(p), moved);
 		goto out;
 	}
 	if (dev->nb_pcap_frames == 0) {
 		RTE_LOG(ERR, PMD, "%s: pcap=%s: no packets\n", dev->name, path);
 		goto out;
 	}
+	if (truncated)
+		RTE_LOG(WARNING, PMD,
+			"%s: pcap=%s: %u of %u records were captured shorter than they "
+			"were on the wire (caplen < len: a snap length); they are replayed "
+			"as captured\n", dev->name, path, truncated, dev->nb_pcap_frames);
 	for (uint32_t i = 0; i < dev->nb_pcap_frames; i++)
 		dev->pcap_frames[i].data =
 			dev->pcap_data + (uintptr_t)dev->pcap_frames[i].data;

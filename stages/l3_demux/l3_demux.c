@@ -2053,7 +2053,7 @@ static int l3_demux_init(void *ctx, const struct lrx_stage_init *init)
 		rc = lrx_nf_load(conf->netfilter, &c->nf, why, sizeof(why));
 		if (rc == 0) {
 			c->nf_ctr = rte_zmalloc_socket("l3_nf_counters",
-						       c->nf->n_entries *
+						       RTE_MAX(c->nf->n_entries, 1u) *
 							       sizeof(*c->nf_ctr),
 						       RTE_CACHE_LINE_SIZE,
 						       init->socket_id);
@@ -2117,6 +2117,21 @@ static const char *const l3_sends[] = {"send", "none", NULL};
 static const char *const l3_splits[] = {"auto", "gather", "runs", "none", NULL};
 static const char *const l3_clocks[] = {"tsc", "polls", NULL};
 static const char *const l3_readers[] = {"poll", "none", NULL};
+
+/* What the socket queues hold between polls: nothing past the poll when
+ * the reader drains them all at its end; up to every queue's buffer when
+ * it reads a batch per poll or nothing (udp_reader=none). */
+static uint32_t l3_demux_mbuf_hold(const void *vconf, uint32_t mbuf_size)
+{
+	const struct l3_conf *conf = vconf;
+
+	if (conf->udp_sockets[0] == '\0' ||
+	    (conf->udp_reader == 0 && conf->udp_read_batch == 0))
+		return 0;
+	return lrx_udp_socks_capacity(conf->udp_sockets, conf->udp_rcvbuf,
+				      conf->udp_truesize ? conf->udp_truesize
+							 : mbuf_size);
+}
 
 #define L3K(kind, field, ...) LRX_KEY_##kind(struct l3_conf, field, __VA_ARGS__)
 static const struct lrx_value_key l3_demux_keys[] = {
@@ -2298,6 +2313,18 @@ static uint16_t l3_demux_discard(void *ctx, struct rte_mbuf **pkts, lrx_next_t *
 		return l3_demux_discard_socks(c, pkts, nexts, max);
 	return l3_reasm_discard(&c->reasm, pkts, nexts, max);
 }
+/* netfilter's rules on a device the run does not have never match: said
+ * once the ports are known (iptables takes such a rule too) */
+static int l3_demux_start(void *ctx, const struct lrx_stage_start *start)
+{
+	const struct l3_ctx *c = ctx;
+
+	if (c->nf != NULL)
+		lrx_nf_ports_check(c->nf, "key 'netfilter'", start->ports, start->n_ports,
+				   start->warn, start->warn_len);
+	return 0;
+}
+
 static uint32_t l3_demux_held(const void *ctx)
 {
 	const struct l3_ctx *c = ctx;
@@ -2474,6 +2501,8 @@ static const struct lrx_stage l3_demux_stage = {
 	.flush = l3_demux_flush,
 	.discard = l3_demux_discard,
 	.held = l3_demux_held,
+	.start = l3_demux_start,
+	.mbuf_hold = l3_demux_mbuf_hold,
 	.end_run = l3_demux_end_run,
 	.map_at = l3_demux_map_at,
 	.map_next = l3_demux_map_next,

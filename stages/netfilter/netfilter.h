@@ -155,6 +155,18 @@ int lrx_nf_parse(const char *text, const char *name, struct lrx_nf **out,
 int lrx_nf_load(const char *path, struct lrx_nf **out, char *err,
 		size_t err_len);
 void lrx_nf_free(struct lrx_nf *nf);
+/* The rules a packet may walk from each hooked chain, every jump taken
+ * (nf_check.c): -EINVAL with "name:line: 'CHAIN': ..." in err above
+ * LRX_NF_WALK_MAX (a jump graph that multiplies), else 0. */
+#define LRX_NF_WALK_MAX (1ull << 16)
+int lrx_nf_walk_check(const struct lrx_nf *nf, const char *name, char *err,
+		      size_t err_len);
+/* The input devices the rules name one by one (-i portN, portN.VID)
+ * against the run's ports: the first missing one in warn ("name: line
+ * N: ..."), returns 1; 0 when all are there. A warning: iptables takes a
+ * device that does not exist (yet). */
+int lrx_nf_ports_check(const struct lrx_nf *nf, const char *name, const uint16_t *ports,
+		       unsigned n_ports, char *warn, size_t warn_len);
 const char *lrx_nf_table_name(unsigned table);
 
 /* ---- the report ------------------------------------------------------------

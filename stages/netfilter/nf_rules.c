@@ -81,6 +81,7 @@ struct nf_parse {
 	unsigned n_chains;
 	struct lrx_nf_chain chains[LRX_NF_CHAINS_MAX];
 	int8_t policy[LRX_NF_CHAINS_MAX]; /* LRX_NF_V_ACCEPT / _DROP, 0 user */
+	bool declared[LRX_NF_CHAINS_MAX]; /* a ':CHAIN' line named it */
 	unsigned n_pending, max_pending;
 	struct nf_pending *pending;
 };
@@ -154,6 +155,17 @@ static int nf_table_line(struct nf_parse *ps, const char *word)
 			"filter (security is not modelled, nat needs conntrack)");
 }
 
+/* "[packets:bytes]" as iptables-save -c writes them */
+static int nf_counters(struct nf_parse *ps, const char *word)
+{
+	uint64_t pkts, bytes;
+
+	if (lrx_rule_counters(word, &pkts, &bytes) == 0)
+		return 0;
+	return nf_error(ps, word, "counters are [PACKETS:BYTES], two decimal "
+			"integers (iptables-restore: bad packet/byte counters)");
+}
+
 /* :CHAIN POLICY [p:b] */
 static int nf_chain_line(struct nf_parse *ps, char **w, int n)
 {
@@ -164,6 +176,8 @@ static int nf_chain_line(struct nf_parse *ps, char **w, int n)
 				"(after *filter, ...)");
 	if (n < 2 || n > 3)
 		return nf_error(ps, w[0], "a chain line is ':CHAIN POLICY [p:b]'");
+	if (n == 3 && nf_counters(ps, w[2]) < 0)
+		return -EINVAL;
 	size_t len = strlen(name);
 	if (len == 0 || len >= LRX_NF_CHAIN_NAME_MAX || name[0] == '-' ||
 	    name[0] == '!')
@@ -186,18 +200,23 @@ static int nf_chain_line(struct nf_parse *ps, char **w, int n)
 		return nf_error(ps, w[1], "only built-in chains have a policy; "
 				"a user chain is ':%s - [0:0]'", name);
 	int c = nf_chain_find(ps, ps->table, name);
+	if (c >= 0 && ps->declared[c])
+		return nf_error(ps, w[0], "chain %s declared twice (line %u)", name,
+				ps->chains[c].line);
 	if (b != NULL) {
+		ps->declared[c] = true;
 		ps->policy[c] = policy;
 		ps->chains[c].line = (uint16_t)ps->line;
 		return 0;
 	}
-	if (c >= 0)
-		return nf_error(ps, w[0], "chain %s declared twice (line %u)", name,
-				ps->chains[c].line);
 	if (strcmp(name, "ACCEPT") == 0 || strcmp(name, "DROP") == 0 ||
 	    strcmp(name, "RETURN") == 0)
 		return nf_error(ps, w[0], "a chain cannot be called like a target");
-	return nf_chain_add(ps, ps->table, name, NULL, 0) < 0 ? -EINVAL : 0;
+	c = nf_chain_add(ps, ps->table, name, NULL, 0);
+	if (c < 0)
+		return -EINVAL;
+	ps->declared[c] = true;
+	return 0;
 }
 
 static int nf_ports(struct nf_parse *ps, const char *v, uint16_t pts[2])
@@ -357,6 +376,7 @@ struct nf_rule_ctx {
 	int n;
 	int at; /* the option's value word */
 	bool neg, has_udp, has_tcp, has_mp, has_target;
+	uint8_t seen[16]; /* per nf_rule_opts entry, the spellings given */
 };
 
 /* -p/--protocol: a name from /etc/protocols or 0..255 */
@@ -521,6 +541,8 @@ static int nf_opt_comment(struct nf_rule_ctx *c, const char *k, const char *v)
 {
 	if (v == NULL)
 		return nf_error(c->ps, k, "needs a text");
+	if (c->neg)
+		return nf_error(c->ps, "!", "a comment cannot be inverted");
 	c->at++;
 	return 0;
 }
@@ -530,6 +552,9 @@ static int nf_opt_target(struct nf_rule_ctx *c, const char *k, const char *v)
 {
 	struct lrx_nf_rule *r = c->r;
 
+	if (c->neg)
+		return nf_error(c->ps, "!", "a target cannot be inverted "
+				"(iptables: cannot have ! before %s)", k);
 	if (v == NULL || c->has_target)
 		return nf_error(c->ps, k, v ? "one target per rule"
 				: "needs a target");
@@ -553,35 +578,66 @@ static int nf_opt_target(struct nf_rule_ctx *c, const char *k, const char *v)
 	return 0;
 }
 
-/* -c PKTS BYTES: iptables -c's counters, skipped */
+/* -c PKTS BYTES: iptables -c's counters, checked and skipped */
 static int nf_opt_counters(struct nf_rule_ctx *c, const char *k, const char *v)
 {
-	(void)k;
-	(void)v;
+	const char *b = c->at + 1 < c->n ? c->w[c->at + 1] : NULL;
+	uint64_t n;
+
+	if (c->neg)
+		return nf_error(c->ps, "!", "-c cannot be inverted");
+	if (v == NULL || b == NULL || lrx_rule_uint(v, UINT64_MAX, false, &n) != 0 ||
+	    lrx_rule_uint(b, UINT64_MAX, false, &n) != 0)
+		return nf_error(c->ps, k, "-c PACKETS BYTES: two decimal integers");
 	c->at += 2;
 	return 0;
 }
 
-/* the rule options read, as iptables-save writes them */
+/* the rule options read, as iptables-save writes them. once: names[i]
+ * and names[j] are one option, given at most once per rule, when i / once
+ * == j / once (iptables: "multiple -p flags not allowed", xt_tcpudp's
+ * "Only one of --syn or --tcp-flags", xt_multiport's "can only have one
+ * option"); 0: any number (-m, one match each time) */
 static const struct nf_rule_opt {
 	const char *names[5];
 	int (*fn)(struct nf_rule_ctx *c, const char *k, const char *v);
+	uint8_t once;
 } nf_rule_opts[] = {
-	{ { "-p", "--protocol" }, nf_opt_proto },
-	{ { "-s", "--source", "-d", "--destination" }, nf_opt_addr },
-	{ { "-i", "--in-interface" }, nf_opt_iface },
-	{ { "-o", "--out-interface" }, nf_opt_oface },
-	{ { "-f", "--fragment" }, nf_opt_frag },
-	{ { "-m", "--match" }, nf_opt_match },
+	{ { "-p", "--protocol" }, nf_opt_proto, 2 },
+	{ { "-s", "--source", "-d", "--destination" }, nf_opt_addr, 2 },
+	{ { "-i", "--in-interface" }, nf_opt_iface, 2 },
+	{ { "-o", "--out-interface" }, nf_opt_oface, 2 },
+	{ { "-f", "--fragment" }, nf_opt_frag, 2 },
+	{ { "-m", "--match" }, nf_opt_match, 0 },
 	{ { "--sport", "--source-port", "--dport", "--destination-port" },
-	  nf_opt_port },
-	{ { "--tcp-flags", "--syn" }, nf_opt_tcp_flags },
+	  nf_opt_port, 2 },
+	{ { "--tcp-flags", "--syn" }, nf_opt_tcp_flags, 2 },
 	{ { "--sports", "--dports", "--ports", "--source-ports",
-	    "--destination-ports" }, nf_opt_multiport },
-	{ { "--comment" }, nf_opt_comment },
-	{ { "-j", "--jump", "-g", "--goto" }, nf_opt_target },
-	{ { "-c" }, nf_opt_counters },
+	    "--destination-ports" }, nf_opt_multiport, 5 },
+	{ { "--comment" }, nf_opt_comment, 0 },
+	{ { "-j", "--jump", "-g", "--goto" }, nf_opt_target, 0 }, /* its own */
+	{ { "-c" }, nf_opt_counters, 1 },
 };
+static_assert(RTE_DIM(nf_rule_opts) <= 16, "nf_rule_ctx.seen has 16 entries");
+
+/* an option of the rule given a second time: refused, as iptables does */
+static int nf_rule_opt_once(struct nf_rule_ctx *c, const struct nf_rule_opt *o,
+			    const char *k)
+{
+	size_t i = 0;
+
+	if (o->once == 0)
+		return 0;
+	while (i < RTE_DIM(o->names) && o->names[i] && strcmp(o->names[i], k) != 0)
+		i++;
+	const uint8_t bit = (uint8_t)(1u << (i / o->once));
+	uint8_t *seen = &c->seen[o - nf_rule_opts];
+	if (*seen & bit)
+		return nf_error(c->ps, k, "given twice in one rule (iptables-restore "
+				"refuses an option given twice)");
+	*seen |= bit;
+	return 0;
+}
 
 /* the handler of option k, NULL when it is not modelled */
 static const struct nf_rule_opt *nf_rule_opt_find(const char *k)
@@ -600,8 +656,11 @@ static int nf_rule_open(struct nf_rule_ctx *c)
 	char **w = c->w;
 	int n = c->n, at = 0;
 
-	if (w[0][0] == '[')
+	if (w[0][0] == '[') {
+		if (nf_counters(ps, w[0]) < 0)
+			return -EINVAL;
 		at = 1; /* iptables-save -c: [packets:bytes] */
+	}
 	if (at + 1 >= n || strcmp(w[at], "-A") != 0)
 		return nf_error(ps, w[at < n ? at : 0], "a rule line is '-A CHAIN "
 				"...' (iptables-save's form; -I, -D, -N are not "
@@ -680,7 +739,9 @@ static int nf_rule_line(struct nf_parse *ps, char **w, int n)
 					"udp|tcp (--sport, --dport, --tcp-flags, "
 					"--syn), -m multiport (--sports, --dports, "
 					"--ports), -m comment, -j, -g");
-		rc = o->fn(&c, k, c.at < n ? w[c.at] : NULL);
+		rc = nf_rule_opt_once(&c, o, k);
+		if (rc == 0)
+			rc = o->fn(&c, k, c.at < n ? w[c.at] : NULL);
 		if (rc < 0)
 			return rc;
 	}
@@ -736,6 +797,7 @@ static int nf_build(struct nf_parse *ps, struct lrx_nf *nf)
 			return nf_error(ps, NULL, "a loop of jumps through chain %s: "
 					"iptables-restore refuses it (ELOOP)",
 					ps->chains[c].name);
+
 	nf->n_chains = ps->n_chains;
 	for (unsigned c = 0; c < ps->n_chains; c++) {
 		struct lrx_nf_chain *ch = &ps->chains[c];
@@ -864,6 +926,8 @@ int lrx_nf_parse(const char *text, const char *name, struct lrx_nf **out,
 			      "expected at the end)", nf_table_names[ps->table]);
 	if (rc == 0)
 		rc = nf_build(ps, nf);
+	if (rc == 0)
+		rc = lrx_nf_walk_check(nf, name, err, err_len);
 out:
 	if (ps)
 		free(ps->pending);

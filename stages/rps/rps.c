@@ -47,6 +47,7 @@ struct rps_ctx {
 	bool flow_hash;            /* hash=flow: always the dissector's */
 	bool draining;             /* the run's end: no steering any more */
 	bool resolved;
+	bool listed;               /* cpus named lcores (not all) */
 	unsigned n_targets;
 	uint16_t targets[RTE_MAX_LCORE];  /* the map's lcores, as listed */
 	unsigned n_map;                   /* the map: lcores with a backlog */
@@ -103,6 +104,7 @@ static void rps_resolve(struct rps_ctx *c)
 {
 	char name[RTE_RING_NAMESIZE];
 
+	c->n_map = 0;
 	for (unsigned i = 0; i < c->n_targets; i++) {
 		rps_ring_name(name, sizeof(name), c->targets[i]);
 		struct rte_ring *r = rte_ring_lookup(name);
@@ -258,6 +260,7 @@ static int rps_parse_cpus(const char *text, void *out)
 static int rps_targets(struct rps_ctx *c, const struct rps_cpus *cpus,
 		       const struct lrx_stage_init *init)
 {
+	c->listed = !cpus->all;
 	if (cpus->all) {
 		unsigned lc;
 		RTE_LCORE_FOREACH(lc)
@@ -301,11 +304,56 @@ static int rps_init(void *ctx, const struct lrx_stage_init *init)
 		snprintf(init->err, init->err_len,
 			 "%s: cannot create the backlog of lcore %u (%s): %s",
 			 init->instance, c->lcore, name,
-			 rte_errno == EEXIST ? "one pipeline per lcore has rps"
+			 rte_errno == EEXIST ? "rps is in the pipeline twice: an lcore "
+					       "has one backlog, so once per pipeline"
 					     : rte_strerror(rte_errno));
-		return -rte_errno;
+		/* twice in the pipeline: the config's mistake (exit 2) */
+		return rte_errno == EEXIST ? -EINVAL : -rte_errno;
 	}
 	return 0;
+}
+
+/* Every pipeline is built: the map is the backlogs that exist, and an
+ * lcore the config lists without one would silently drop out of it (the
+ * main lcore, say, when workers poll): refused, naming the lcores that
+ * have one. */
+static int rps_start(void *ctx, const struct lrx_stage_start *start)
+{
+	struct rps_ctx *c = ctx;
+	char name[RTE_RING_NAMESIZE], have[256] = "";
+	size_t used = 0;
+	unsigned lc;
+
+	rps_resolve(c);
+	if (!c->listed || c->n_map == c->n_targets)
+		return 0;
+	RTE_LCORE_FOREACH(lc) {
+		rps_ring_name(name, sizeof(name), lc);
+		if (rte_ring_lookup(name) != NULL && used < sizeof(have)) {
+			int n = snprintf(have + used, sizeof(have) - used, "%s%u",
+					 used ? ", " : "", lc);
+			used += n > 0 ? (size_t)n : 0;
+		}
+	}
+	for (unsigned i = 0; i < c->n_targets; i++) {
+		rps_ring_name(name, sizeof(name), c->targets[i]);
+		if (rte_ring_lookup(name) != NULL)
+			continue;
+		snprintf(start->err, start->err_len,
+			 "%s: key 'cpus': lcore %u runs no pipeline with rps, so it "
+			 "has no backlog and would never process what is steered to "
+			 "it (lcores with one: %s; the main lcore polls only when no "
+			 "worker does)", start->instance, c->targets[i], have);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* the lcore's backlog (netdev_max_backlog + 1) and what it took from it */
+static uint32_t rps_mbuf_hold(const void *vconf, uint32_t mbuf_size)
+{
+	(void)mbuf_size;
+	return ((const struct rps_conf *)vconf)->max_backlog + 1 + LRX_BURST_MAX;
 }
 
 static const char *const rps_hashes[] = {"nic", "flow", NULL};
@@ -346,12 +394,14 @@ const struct lrx_stage lrx_stage_rps = {
 	.counters = rps_counters,
 	.needs = LRX_PROVIDES_META,
 	.init = rps_init,
+	.start = rps_start,
 	.fini = rps_fini,
 	.process_one = lrx_rps_process_one,
 	.process_burst = rps_process_burst,
 	.flush = rps_flush,
 	.release = lrx_rps_release,
 	.held = rps_held,
+	.mbuf_hold = rps_mbuf_hold,
 	.end_run = rps_end_run,
 };
 LRX_STAGE_REGISTER(lrx_stage_rps)

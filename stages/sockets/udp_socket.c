@@ -146,6 +146,30 @@ int lrx_udp_socks_init(struct lrx_udp_socks *t, const char *list,
 	return 0;
 }
 
+uint32_t lrx_udp_socks_capacity(const char *list, uint32_t rcvbuf,
+				uint32_t size)
+{
+	const char *p = list;
+	uint32_t n = 0;
+
+	while (*p && size) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char item[96];
+		struct lrx_udp_sock sk;
+		uint32_t item_rcvbuf = rcvbuf;
+
+		snprintf(item, sizeof(item), "%.*s", (int)RTE_MIN(len, sizeof(item) - 1), p);
+		p += len + (comma ? 1 : 0);
+		if (udp_sock_parse(item, &sk, &item_rcvbuf) != 0)
+			continue; /* lrx_udp_socks_init refuses it */
+		/* lrx_udp_enqueue: what fits, and the first one always */
+		const uint32_t eff = lrx_udp_rcvbuf(item_rcvbuf);
+		n += RTE_MIN(eff / size + 1, eff / RTE_MIN(size, UDP_MIN_TRUESIZE) + 2);
+	}
+	return n;
+}
+
 void lrx_udp_socks_fini(struct lrx_udp_socks *t)
 {
 	/* what a run without a drain left queued goes back to its pool (the

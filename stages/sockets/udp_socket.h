@@ -83,6 +83,10 @@ int lrx_udp_socks_init(struct lrx_udp_socks *t, const char *list,
 		       uint32_t rcvbuf, int socket_id, char *err,
 		       size_t err_len);
 void lrx_udp_socks_fini(struct lrx_udp_socks *t);
+/* The most datagrams the sockets of list can hold at once when each
+ * charges size bytes (the pool's mbufs: what to size it for). */
+uint32_t lrx_udp_socks_capacity(const char *list, uint32_t rcvbuf,
+				uint32_t size);
 /* sock_setsockopt SO_RCVBUF: min(val, rmem_max) * 2, at least
  * SOCK_MIN_RCVBUF; 0 is "not set": rmem_default. */
 uint32_t lrx_udp_rcvbuf(uint32_t val);

@@ -79,6 +79,7 @@ struct tc_ctx {
 	bool jit;
 	uint32_t window;
 	uint16_t prefetch;
+	char path[LRX_TC_PATH_MAX]; /* the filters file, for start's messages */
 	unsigned n_filters, n_tps, n_order;
 	struct lrx_tc_filter *filters;
 	struct tc_filter_run *run;
@@ -551,6 +552,7 @@ static int tc_ingress_init(void *ctx, const struct lrx_stage_init *init)
 		return rc;
 	c->jit = conf->exec == 0;
 	c->window = conf->window;
+	snprintf(c->path, sizeof(c->path), "%.*s", (int)sizeof(c->path) - 1, path);
 	c->prefetch = init->prefetch;
 	if (path[0] == '\0')
 		return 0; /* a clsact with no filter: every packet goes on */
@@ -608,6 +610,43 @@ static int tc_ingress_init(void *ctx, const struct lrx_stage_init *init)
 	if (rc < 0)
 		tc_ingress_fini(c);
 	return rc;
+}
+
+/* tc's "Cannot find device": a filter on, or a mirred redirect to, a port
+ * the run does not have is refused once the ports are known. */
+static bool tc_port_in_run(const struct lrx_stage_start *start, uint16_t port)
+{
+	for (unsigned i = 0; i < start->n_ports; i++)
+		if (start->ports[i] == port)
+			return true;
+	return false;
+}
+
+static int tc_ingress_start(void *ctx, const struct lrx_stage_start *start)
+{
+	const struct tc_ctx *c = ctx;
+
+	for (unsigned i = 0; i < c->n_filters; i++) {
+		const struct lrx_tc_filter *f = &c->filters[i];
+		const bool dev_bad = f->dev != LRX_TC_DEV_ALL && !tc_port_in_run(start, f->dev);
+		if (!dev_bad && (f->action != LRX_TC_ACT_REDIRECT ||
+				 tc_port_in_run(start, f->redirect_port)))
+			continue;
+		char ports[160] = "";
+		size_t used = 0;
+		for (unsigned p = 0; p < start->n_ports && used < sizeof(ports); p++) {
+			int n = snprintf(ports + used, sizeof(ports) - used, "%sport%u",
+					 p ? ", " : "", start->ports[p]);
+			used += n > 0 ? (size_t)n : 0;
+		}
+		snprintf(start->err, start->err_len,
+			 "%s: %s:%u: %s port%u: no such port in this run (tc: Cannot "
+			 "find device); its ports: %s", start->instance, c->path, f->line,
+			 dev_bad ? "dev" : "mirred redirect to", dev_bad ? f->dev : f->redirect_port,
+			 ports);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* ---- the report: per-filter counters and the programs' maps --------------
@@ -727,6 +766,7 @@ const struct lrx_stage lrx_stage_tc_ingress = {
 	.counters = tc_ingress_counters,
 	.needs = LRX_PROVIDES_META,
 	.init = tc_ingress_init,
+	.start = tc_ingress_start,
 	.fini = tc_ingress_fini,
 	.process_one = lrx_tc_ingress_process_one,
 	.process_burst = tc_ingress_process_burst,

@@ -316,6 +316,7 @@ enum {
 	TAG_NULL = 8,       /* the same, known to be NULL */
 	TAG_OTHER = 16,     /* anything else */
 	TAG_VALUE = 32,     /* a lookup result tested non-NULL (map: which) */
+	TAG_PKT_END = 64,   /* ctx->data_end, or it +/- a constant */
 };
 #define TAG_MAP_CONFLICT 0xff
 #define TAG_NULL_CONFLICT 0xffff
@@ -375,6 +376,10 @@ struct kfunc_call {
 struct loader {
 	const char *path, *section;
 	const struct lrx_bpf_ctx_type *type;
+	/* rewrite the packet view (prog_packet_view_check): the context's
+	 * fields read from and written to the frame's first bytes, data is
+	 * the argument itself */
+	bool packet_view;
 	char *err;
 	size_t err_len;
 	struct lrx_xdp_prog *prog;
@@ -416,6 +421,24 @@ static bool insn_is_lookup_call(const struct ebpf_insn *ins)
 	       ins->imm == BPF_FUNC_map_lookup_elem;
 }
 
+static const struct lrx_bpf_ctx_field *ctx_field(const struct lrx_bpf_ctx_type *t,
+						 int16_t off, unsigned size);
+static unsigned bpf_size_bytes(uint8_t code);
+
+/* What a load puts in its register: data_end from the context (the
+ * kernel's PTR_TO_PACKET_END), else something the pass does not track. */
+static struct reg_tag load_tag(const struct loader *ld, const struct ebpf_insn *ins,
+			       const struct flow_state *s)
+{
+	const struct lrx_bpf_ctx_field *f =
+		s->r[ins->src_reg].kinds == TAG_CTX
+			? ctx_field(ld->type, ins->off, bpf_size_bytes(ins->code))
+			: NULL;
+
+	return (struct reg_tag){ .kinds = f != NULL && f->kind == LRX_BPF_CTX_DATA_END
+					  ? TAG_PKT_END : TAG_OTHER };
+}
+
 /* Successor states of instruction i (at most two edges). */
 static void flow_step(const struct loader *ld, uint32_t i,
 		      const struct flow_state *s, struct flow_state *next,
@@ -429,15 +452,19 @@ static void flow_step(const struct loader *ld, uint32_t i,
 	switch (cls) {
 	case BPF_ALU:
 	case EBPF_ALU64:
-		/* a copy keeps the tag, and so does an offset into a value */
+		/* a copy keeps the tag, and so does an offset into a value
+		 * or from data_end */
 		if (ins->code == (EBPF_ALU64 | EBPF_MOV | BPF_X))
 			out.r[ins->dst_reg] = s->r[ins->src_reg];
-		else if (ins->code != (EBPF_ALU64 | BPF_ADD | BPF_K) ||
-			 s->r[ins->dst_reg].kinds != TAG_VALUE)
+		else if (!(ins->code == (EBPF_ALU64 | BPF_ADD | BPF_K) &&
+			   s->r[ins->dst_reg].kinds == TAG_VALUE) &&
+			 !((ins->code == (EBPF_ALU64 | BPF_ADD | BPF_K) ||
+			    ins->code == (EBPF_ALU64 | BPF_SUB | BPF_K)) &&
+			   s->r[ins->dst_reg].kinds == TAG_PKT_END))
 			out.r[ins->dst_reg] = tag_other;
 		break;
 	case BPF_LDX:
-		out.r[ins->dst_reg] = tag_other;
+		out.r[ins->dst_reg] = load_tag(ld, ins, s);
 		break;
 	case BPF_LD:
 		if (ins->code == (BPF_LD | BPF_IMM | EBPF_DW)) {
@@ -584,6 +611,13 @@ static int check_deref(struct loader *ld, uint32_t i, uint8_t reg,
 			"%s through r%u, a map pointer (direct map access "
 			"is not supported: use bpf_map_lookup_elem)",
 			what, reg);
+	if (t->kinds & TAG_PKT_END)
+		return load_error(ld, i,
+			"%s through r%u, which holds data_end (the end of the "
+			"packet%s): packet pointers are compared with it, never "
+			"read or written through it (the kernel: invalid mem "
+			"access 'pkt_end')", what, reg,
+			t->kinds == TAG_PKT_END ? "" : " on some paths");
 	return 0;
 }
 
@@ -645,6 +679,13 @@ static int rewrite_ctx_load(struct loader *ld, uint32_t i,
 	    (size != f->size &&
 	     (!type->narrow_loads || f->kind != LRX_BPF_CTX_FIELD)))
 		goto unsupported;
+	/* bpf_skb_is_valid_access: a narrow load at a multiple of its size */
+	if (ins->off % (int)size != 0)
+		return load_error(ld, i,
+			"context access at offset %d, size %u is misaligned: a "
+			"load of %u bytes starts at a multiple of %u (the kernel's "
+			"bpf_skb_is_valid_access refuses it)", ins->off, size,
+			size, size);
 	switch (f->kind) {
 	case LRX_BPF_CTX_DATA:
 		if (ins->dst_reg != ins->src_reg)
@@ -654,14 +695,15 @@ static int rewrite_ctx_load(struct loader *ld, uint32_t i,
 				.src_reg = ins->src_reg };
 		out[(*n_out)++] = (struct ebpf_insn){
 			.code = EBPF_ALU64 | BPF_ADD | BPF_K,
-			.dst_reg = ins->dst_reg, .imm = (int32_t)type->hdr_size };
+			.dst_reg = ins->dst_reg,
+			.imm = ld->packet_view ? 0 : (int32_t)type->hdr_size };
 		return 0;
 	case LRX_BPF_CTX_DATA_END:
 		x.code = BPF_LDX | BPF_MEM | EBPF_DW;
-		x.off = (int16_t)f->to;
+		x.off = ld->packet_view ? 0 : (int16_t)f->to;
 		break;
 	default: /* a narrow load reads the same bytes of listrx's field */
-		x.off = (int16_t)(f->to + (ins->off - f->off));
+		x.off = ld->packet_view ? 0 : (int16_t)(f->to + (ins->off - f->off));
 		break;
 	}
 	out[(*n_out)++] = x;
@@ -697,7 +739,7 @@ static int rewrite_ctx_store(struct loader *ld, uint32_t i,
 			"store to the %s context at offset %d, size %u: only "
 			"whole 32-bit stores to %s are allowed", type->name,
 			x->off, size, fields);
-	x->off = (int16_t)f->to;
+	x->off = ld->packet_view ? 0 : (int16_t)f->to;
 	return 0;
 }
 
@@ -862,13 +904,15 @@ static int rewrite_kfunc(struct loader *ld, uint32_t i,
 					  "context, a map or a possibly-NULL "
 					  "pointer", kf->name, kf->out[k].reg,
 					  kf->out[k].reg);
+	/* the packet view reads the frame's first bytes instead */
 	out[(*o)++] = (struct ebpf_insn){ .code = BPF_LDX | BPF_MEM | EBPF_DW,
-		.dst_reg = EBPF_REG_0, .src_reg = EBPF_REG_1, .off = kf->rc };
+		.dst_reg = EBPF_REG_0, .src_reg = EBPF_REG_1,
+		.off = ld->packet_view ? 0 : kf->rc };
 	for (unsigned k = 0; k < kf->n_out; k++) {
 		out[(*o)++] = (struct ebpf_insn){
 			.code = BPF_LDX | BPF_MEM | kf->out[k].size,
 			.dst_reg = EBPF_REG_4, .src_reg = EBPF_REG_1,
-			.off = (int16_t)kf->out[k].from };
+			.off = ld->packet_view ? 0 : (int16_t)kf->out[k].from };
 		out[(*o)++] = (struct ebpf_insn){
 			.code = BPF_STX | BPF_MEM | kf->out[k].size,
 			.dst_reg = kf->out[k].reg, .src_reg = EBPF_REG_4 };
@@ -1631,12 +1675,11 @@ static int prog_walk_check(struct loader *ld, const struct ebpf_insn *ins,
 	return 0;
 }
 
-/* rte_bpf_load's refusal, at the object's instruction, with a hint */
-static int prog_rejected(struct loader *ld, const char *why,
-			 const uint32_t *new_at, uint32_t window)
+/* rte_bpf names the rewritten pc; the object's instruction, or
+ * UINT32_MAX */
+static uint32_t insn_of_pc(const struct loader *ld, const char *why,
+			   const uint32_t *new_at)
 {
-	const struct lrx_xdp_prog *prog = ld->prog;
-	/* rte_bpf names the rewritten pc; map it back to the object */
 	const char *pc = strstr(why, "pc: ");
 	uint32_t at = UINT32_MAX;
 
@@ -1647,6 +1690,15 @@ static int prog_rejected(struct loader *ld, const char *why,
 			if (new_at[i] <= n && n < new_at[i + 1])
 				at = i;
 	}
+	return at;
+}
+
+/* rte_bpf_load's refusal, at the object's instruction, with a hint */
+static int prog_rejected(struct loader *ld, const char *why,
+			 const uint32_t *new_at, uint32_t window)
+{
+	const struct lrx_xdp_prog *prog = ld->prog;
+	const uint32_t at = insn_of_pc(ld, why, new_at);
 	/* a hint only for the cause it is about: the window for a
 	 * memory bound (rte_bpf_validate's "boundary violation"),
 	 * the loop rule for "loop at pc" */
@@ -1675,6 +1727,58 @@ static int prog_rejected(struct loader *ld, const char *why,
 		why[0] ? ": " : "", why, hint);
 }
 
+/* listrx's context header sits in front of the frame, in the one buffer
+ * rte_bpf bounds as the program's argument (the xdp_md / __sk_buff
+ * rewrite), so a packet pointer below data reached the header: a
+ * cls_bpf program wrote len, protocol or data_end for the programs
+ * after it. The kernel tracks the packet pointer's offset from data and
+ * refuses a negative one (check_packet_access). Here rte_bpf tracks it:
+ * the program is rewritten once more onto the frame alone (data is the
+ * argument, the context's fields read and write the frame's first
+ * bytes, same layout), and its verifier, ranges and stack spills
+ * included, must accept that view too, which refuses any access below
+ * the argument. The view is loaded to be checked, never run. */
+static int prog_packet_view_check(struct loader *ld, uint32_t window)
+{
+	struct ebpf_insn *view = calloc(2 * (size_t)ld->n, sizeof(*view));
+	uint32_t *at = calloc((size_t)ld->n + 1, sizeof(*at));
+	uint32_t n_view = 0;
+	char why[256];
+	int rc = -ENOMEM;
+
+	if (view != NULL && at != NULL) {
+		ld->packet_view = true;
+		rc = rewrite(ld, view, at, &n_view);
+		ld->packet_view = false;
+	}
+	if (rc == 0) {
+		struct rte_bpf_prm prm = {
+			.ins = view, .nb_ins = n_view,
+			.xsym = ld->prog->xsym, .nb_xsym = ld->prog->nb_xsym,
+			.prog_arg = { .type = RTE_BPF_ARG_PTR, .size = window },
+		};
+		struct rte_bpf *bpf = bpf_load_logged(&prm, why, sizeof(why));
+		if (bpf != NULL)
+			rte_bpf_destroy(bpf);
+		else if (strstr(why, "memory boundary") != NULL)
+			rc = load_error(ld, insn_of_pc(ld, why, at),
+				"a packet access below data: the pointer may be "
+				"before ctx->data, in listrx's %u-byte %s header "
+				"in front of the frame, which is not packet memory "
+				"(the kernel's check_packet_access refuses a "
+				"negative offset) [offset packet pointers from data "
+				"by non-negative amounts]", ld->type->hdr_size,
+				ld->type->name);
+		else
+			rc = load_error(ld, insn_of_pc(ld, why, at),
+				"rte_bpf refused the program's packet view (the "
+				"frame without the context header): %s", why);
+	}
+	free(view);
+	free(at);
+	return rc;
+}
+
 /* the rewritten program through rte_bpf_load, then rte_bpf_get_jit */
 static int prog_rte_load(struct loader *ld, struct ebpf_insn *rewritten,
 			 uint32_t n_new, const uint32_t *new_at, uint32_t window)
@@ -1696,6 +1800,9 @@ static int prog_rte_load(struct loader *ld, struct ebpf_insn *rewritten,
 	prog->bpf = bpf_load_logged(&prm, why, sizeof(why));
 	if (prog->bpf == NULL)
 		return prog_rejected(ld, why, new_at, window);
+	rc = prog_packet_view_check(ld, window);
+	if (rc < 0)
+		return rc;
 	struct rte_bpf_jit jit;
 
 	if (rte_bpf_get_jit(prog->bpf, &jit) == 0)

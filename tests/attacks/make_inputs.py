@@ -117,6 +117,31 @@ def adversarial_frames():
     return frames
 
 
+def jump_dag(n):
+    """An iptables-save file of n user chains, INPUT jumping to the first
+    and each chain to every later one: no loop (iptables-restore takes
+    it), but a packet that takes every jump walks 2^n rules."""
+    lines = ["*filter", ":INPUT ACCEPT [0:0]"]
+    lines += [":c%d - [0:0]" % i for i in range(n)]
+    lines.append("-A INPUT -j c0")
+    lines += ["-A c%d -j c%d" % (i, j) for i in range(n) for j in range(i + 1, n)]
+    return ("\n".join(lines + ["COMMIT"]) + "\n").encode()
+
+
+def udp_to_ports(ports, dst=0x0A000002):
+    """One UDP datagram to each port of ports, in turn (socket queues)."""
+    return [eth(0x0800) + ipv4(udp(b"q" * 32, sport=4000, dport=p), proto=17, dst=dst)
+            for p in ports]
+
+
+def first_fragments(n):
+    """n IPv4 first fragments (MF set, offset 0) of n datagrams that never
+    complete: reassembly holds each until ipfrag_time."""
+    return [eth(0x0800) + ipv4(udp(b"f" * 1000, dport=7), proto=17, ident=i & 0xFFFF,
+                               frag=0x2000, src=0x0A000100 + (i >> 16))
+            for i in range(n)]
+
+
 def write(path, data):
     Path(path).write_bytes(data)
 
@@ -137,6 +162,19 @@ def main():
     write(out / "big_endian.pcap",
           pcap_header(order=">") + b"".join(
               struct.pack(">IIII", 0, 0, len(f), len(f)) + f for f in frames[:50]))
+
+    # hardening round 3: a netfilter jump graph of 40 chains (J1), an
+    # empty rule file (J8), datagrams for 20 sockets (J3), a capture with
+    # records cut short by its snap length (J14)
+    write(out / "jump_dag.rules", jump_dag(40))
+    write(out / "empty.rules", b"")
+    write(out / "sockets.pcap", pcap_header() + b"".join(
+        record(f) for f in udp_to_ports(range(5001, 5021))))
+    write(out / "first_fragments.pcap", pcap_header() + b"".join(
+        record(f) for f in first_fragments(2000)))
+    write(out / "snaplen.pcap", pcap_header() + b"".join(
+        record(f[:60], length=len(f)) if i % 4 == 0 else record(f)
+        for i, f in enumerate(frames[:40])))
 
     write(out / "dup_key.ini", b"[pipeline]\nburst = 32\nengine = burst\nburst = 64\n")
     write(out / "dup_section.ini", b"[run]\nduration = 1\n[pipeline]\nburst = 8\n[run]\npackets = 5\n")

@@ -342,21 +342,47 @@ TEST_CASE("hybrid needs enough stages", "[config]")
 TEST_CASE("a file that is not INI is rejected with the line", "[config]")
 {
 	struct Case {
-		const char *text, *message;
+		std::string text, message;
 	} cases[] = {
 		{"; comment\nthis is not ini\n",
-		 ":2: this is not ini: expected [section], key = value, or a comment (; or #)"},
+		 ":2: this is not ini: expected [section] or key = value (; or # starts a comment)"},
+		{"[run]\n" + std::string(70, 'k') + " = 1\n",
+		 ":2: " + std::string(70, 'k') + " = 1: key name too long (at most 63 characters)"},
+		{"[run]\n" + std::string(320, ' ') + "packets = 10\n",
+		 ":2: packets = 10: line too long (rte_cfgfile reads at most 322 "
+		 "characters: fewer blanks around '=')"},
 		{"burst = 1\n", ":1: burst = 1: key = value before any [section]"},
 		{"[pipeline\n", ":1: [pipeline: a section header must be [name]"},
 		{"[run]\n= 5\n", ":2: = 5: a key name is missing before '='"},
 	};
 	for (const Case &c : cases) {
-		Loaded l(c.text);
+		Loaded l(c.text.c_str());
 		INFO(c.text);
 		CHECK(l.rc == -EINVAL);
 		std::string err = l.err;
 		CHECK(err.substr(err.find(':')) == c.message);
 	}
+}
+
+TEST_CASE("one comment rule: ; or # to the end of the line, also after a value",
+	  "[config]")
+{
+	// a comment longer than rte_cfgfile's line buffer, on a line of its
+	// own or after a value, and blanks at the end of a line
+	const std::string long_comment(400, 'c');
+	const std::string text = "# " + long_comment + "\n[run] ; the run\npackets = 10 # ten\n"
+				 "duration = 2 ; " + long_comment + "\n; " + long_comment + "\n"
+				 "stats_period = 0   \t\n";
+	Loaded l(text.c_str());
+	INFO(l.err);
+	REQUIRE(l.rc == 0);
+	CHECK(l.conf.packets == 10);
+	CHECK(l.conf.duration_s == 2);
+	CHECK(l.conf.stats_period_s == 0);
+	// a key inside a comment is not read, nor named by an error
+	Loaded bad("[pipeline]\n# burst = 9999\nburst = 0\n");
+	CHECK(bad.rc == -EINVAL);
+	CHECK(std::string(bad.err).find(":3: [pipeline] burst = 0:") != std::string::npos);
 }
 
 TEST_CASE("a missing file is reported with its name", "[config]")

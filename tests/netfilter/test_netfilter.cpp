@@ -135,7 +135,27 @@ TEST_CASE("netfilter rules: errors name the line, the word and what is valid",
 		{filter(":a - [0:0]\n:a - [0:0]\n"), "chain a declared twice (line 5)"},
 		{filter(":a - [0:0]\n:b - [0:0]\n-A a -j b\n-A b -p udp -g a\n"),
 		 "a loop of jumps through chain a: iptables-restore refuses it"},
-		{filter("-A INPUT -p all ! -p all -j DROP\n"), "! -p all matches nothing"},
+		{filter("-A INPUT ! -p all -j DROP\n"), "! -p all matches nothing"},
+		// what iptables-restore refuses: bad counters, an option twice,
+		// an inverted target, a built-in chain declared twice
+		{filter("[abc] -A INPUT -j DROP\n"), ":5: '[abc]': counters are [PACKETS:BYTES]"},
+		{filter("[-1:-1] -A INPUT -j DROP\n"), "'[-1:-1]': counters are"},
+		{filter("[1:2:3] -A INPUT -j DROP\n"), "'[1:2:3]': counters are"},
+		{filter(":mine - [1:x]\n"), "'[1:x]': counters are"},
+		{filter("-A INPUT -c 1 -j DROP\n"), "'-c': -c PACKETS BYTES"},
+		{filter("-A INPUT -f -f -j DROP\n"), "'-f': given twice in one rule"},
+		{filter("-A INPUT -p udp -p tcp -j DROP\n"), "'-p': given twice in one rule"},
+		{filter("-A INPUT -s 10.0.0.1 --source 10.0.0.2 -j DROP\n"),
+		 "'--source': given twice"},
+		{filter("-A INPUT -p tcp -m tcp --syn --syn -j DROP\n"), "'--syn': given twice"},
+		{filter("-A INPUT -p tcp -m tcp --syn --tcp-flags SYN SYN -j DROP\n"),
+		 "'--tcp-flags': given twice"},
+		{filter("-A INPUT -p udp --dport 1 --dport 2 -j DROP\n"), "'--dport': given twice"},
+		{filter("-A INPUT -p udp -m multiport --dports 1 --sports 2 -j DROP\n"),
+		 "'--sports': given twice"},
+		{filter("-A INPUT ! -j DROP\n"), "'!': a target cannot be inverted"},
+		{filter("-A INPUT ! -m comment --comment x -j DROP\n"), "a match cannot be inverted"},
+		{filter(":INPUT DROP [0:0]\n"), ":5: ':INPUT': chain INPUT declared twice (line 2)"},
 		{filter("-A INPUT -p tcp -m tcp --tcp-flags SYN,BOGUS SYN -j DROP\n"),
 		 "'BOGUS': TCP flags are"},
 		{"*filter\nCOMMIT\n*filter\nCOMMIT\n", ":3: '*filter': table filter given twice"},
@@ -149,10 +169,61 @@ TEST_CASE("netfilter rules: errors name the line, the word and what is valid",
 		CHECK(std::string(r.err).find(c.second) != std::string::npos);
 		CHECK(std::string(r.err).rfind("rules:", 0) == 0);
 	}
+	// -p/-s/-d twice: once each is fine, as are two comments
+	Rules ok(filter("-A INPUT -s 10.0.0.1 -d 10.0.0.2 -p udp --sport 1 --dport 2 "
+			"-m comment --comment a -m comment --comment b -c 1 2 -j DROP\n"));
+	CHECK(ok.rc == 0);
 	char err[256];
 	lrx_nf *nf;
 	CHECK(lrx_nf_load("/nonexistent/rules", &nf, err, sizeof(err)) == -ENOENT);
 	CHECK(std::string(err).find("/nonexistent/rules: cannot open") != std::string::npos);
+}
+
+TEST_CASE("netfilter rules: an empty file is an empty rule set, as "
+	  "iptables-restore of an empty file", "[netfilter]")
+{
+	for (const char *text : {"", "# nothing\n\n"}) {
+		Rules r(text);
+		REQUIRE(r.rc == 0);
+		CHECK(r.nf->n_entries == 0);
+		CHECK(r.in(udp_src(0x0a000001, 1, 2)) == LRX_NF_ACCEPT);
+	}
+}
+
+// chains c0..c(n-1), INPUT jumping to c0 and each chain to every later one
+static std::string jump_dag(unsigned n)
+{
+	std::string t = "*filter\n:INPUT ACCEPT [0:0]\n";
+	for (unsigned i = 0; i < n; i++)
+		t += ":c" + std::to_string(i) + " - [0:0]\n";
+	t += "-A INPUT -j c0\n";
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = i + 1; j < n; j++)
+			t += "-A c" + std::to_string(i) + " -j c" + std::to_string(j) + "\n";
+	return t + "COMMIT\n";
+}
+
+TEST_CASE("netfilter rules: a jump graph a packet would walk for too long is "
+	  "refused at load, naming the chains", "[netfilter]")
+{
+	// n chains: 2^n rules walked (each chain's rules and return, every
+	// jump taken); 40 chains were a hang (2^39 paths for one packet)
+	Rules small(jump_dag(14));
+	REQUIRE(small.rc == 0);
+	CHECK(small.in(udp_src(0x0a000001, 1, 2)) == LRX_NF_ACCEPT);
+	// every rule of c13 walked once per path to it: 2^12
+	CHECK(small.count("filter/c13", 0).first == 4096);
+	Rules big(jump_dag(17));
+	REQUIRE(big.rc == -EINVAL);
+	INFO(big.err);
+	CHECK(std::string(big.err).find("rules:19: 'c16': a packet through filter/INPUT "
+					"may walk 131073 rules: the jumps reach chain c16 "
+					"by 32768 paths") != std::string::npos);
+	CHECK(std::string(big.err).find("at most 65536 rules per packet") != std::string::npos);
+	Rules huge(jump_dag(40));
+	REQUIRE(huge.rc == -EINVAL);
+	INFO(huge.err);
+	CHECK(std::string(huge.err).find("may walk 1099511627777 rules") != std::string::npos);
 }
 
 TEST_CASE("netfilter: each match of ip_packet_match, xt_tcpudp and "

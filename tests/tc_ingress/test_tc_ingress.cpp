@@ -188,6 +188,14 @@ TEST_CASE("tc-ingress: the filter file's errors name the line, the word and "
 		{"filter add dev port0 ingress bpf da obj " + bad + " sec tc",
 		 "store to the __sk_buff context at offset 0, size 4: only whole "
 		 "32-bit stores to mark@8"},
+		// the __sk_buff header in front of the frame cannot be written
+		// through a packet pointer, nor a field read at an odd offset
+		{"filter add dev port0 ingress bpf da obj " + test_prog("bad_header_forge") +
+		 " sec tc", "instruction 6: a packet access below data: the pointer may "
+		 "be before ctx->data, in listrx's 112-byte __sk_buff header"},
+		{"filter add dev port0 ingress bpf da obj " + test_prog("bad_ctx_misaligned") +
+		 " sec tc", "instruction 0: context access at offset 1, size 2 is "
+		 "misaligned"},
 	};
 	for (auto &c : cases) {
 		INFO(c.first);

@@ -585,6 +585,14 @@ TEST_CASE("load errors name the file, section and instruction",
 		{test_prog_path("bad_null"), "xdp", "instruction",
 		 "may be NULL"},
 		{test_prog_path("bad_extern"), "xdp", "listrx_missing_symbol", ""},
+		// below data is listrx's xdp_md header, not packet memory: a
+		// pointer below it refused, also one spilled to the stack
+		{test_prog_path("bad_before_data"), "xdp", "instruction 6: a packet "
+		 "access below data", "-byte xdp_md header in front of the frame"},
+		{test_prog_path("bad_spill_before_data"), "xdp", "instruction 9: a "
+		 "packet access below data", "check_packet_access"},
+		{test_prog_path("bad_data_end_read"), "xdp", "instruction 5: load "
+		 "through r2, which holds data_end", "invalid mem access 'pkt_end'"},
 	};
 	for (const Case &c : cases) {
 		INFO(c.prog << " section " << c.section);
