@@ -883,6 +883,10 @@ def cmd_scale(args, argv):
         if not os.path.isfile(script):
             raise BenchError("%s: not found (bench/scale.sh beside the package)" % script)
         raw = os.path.join(args.out, "raw")
+        if args.lcores and args.main_cpu is None and \
+                top_lcores(args.lcores) > min(len(allowed_cpus()) - 1, SYNTH_MAX_RXQ):
+            raise BenchError("--lcores " + too_many_lcores(str(top_lcores(args.lcores)),
+                                                           len(allowed_cpus())))
         binary = find_binary(args.listrx)
         notice_once(binary)
         check_profile(binary, args.profile, args.pipeline)
@@ -930,13 +934,25 @@ def lcore_counts(text):
         if hi and int(hi) < int(lo):
             raise ValueError("%r: a range runs from the smaller count to the larger (%s-%s)"
                              % (part, hi, lo))
-        top = int(hi or lo)
-        if top > min(cpus - 1, SYNTH_MAX_RXQ):
-            raise ValueError("%r: this process may use %d CPUs; one is the main lcore's, so "
-                             "at most %d polling lcores%s" % (
-                                 part, cpus, min(cpus - 1, SYNTH_MAX_RXQ),
-                                 " (net_synth has 64 RX queues)" if cpus > SYNTH_MAX_RXQ else ""))
+        # --main-cpu lets the main lcore share a polling CPU: one lcore more
+        # (cmd_scale refuses it without)
+        if int(hi or lo) > min(cpus, SYNTH_MAX_RXQ):
+            raise ValueError(too_many_lcores(part, cpus))
     return text
+
+
+def too_many_lcores(part, cpus):
+    return ("%r: this process may use %d CPUs; one is the main lcore's, so at most %d polling "
+            "lcores%s (%d with --main-cpu, the main lcore beside a polling one)" % (
+                part, cpus, min(cpus - 1, SYNTH_MAX_RXQ),
+                " (net_synth has 64 RX queues)" if cpus > SYNTH_MAX_RXQ else "",
+                min(cpus, SYNTH_MAX_RXQ)))
+
+
+def top_lcores(text):
+    """The largest count of lcore_counts's text."""
+    return max(int(part.partition("-")[2] or part.partition("-")[0])
+               for part in grid.split_list(text))
 
 
 def check_profile(binary, profile, pipeline):
