@@ -480,6 +480,8 @@ static int worker_create(struct lrx_app *app, unsigned lcore_id, uint16_t tx_que
 	}
 	w->lcore_id = lcore_id;
 	w->tx_queue = tx_queue;
+	w->tx_clean = app->conf.tx_clean;
+	w->tx_poll_every = w->tx_poll_countdown = app->conf.tx_clean_polls;
 	w->sink = rte_zmalloc_socket("listrx_sink", sizeof(*w->sink), RTE_CACHE_LINE_SIZE,
 				     socket);
 	if (w->sink) {
@@ -1019,6 +1021,11 @@ static int report_run(const struct lrx_app *app, int status)
 			app->mbufs_in_use_at_exit);
 		status = status ? status : EXIT_RUNTIME;
 	}
+	if (app->mbufs_freed_twice_at_exit) {
+		fprintf(stderr, "listrx: %u more mbufs in the pool at exit than it was made with: freed twice\n",
+			app->mbufs_freed_twice_at_exit);
+		status = status ? status : EXIT_RUNTIME;
+	}
 	return status;
 }
 
@@ -1028,6 +1035,7 @@ static int finish(struct lrx_app *app, int status)
 {
 	ports_snapshot_and_close(app);
 	app->mbufs_in_use_at_exit = lrx_ports_pools_in_use(&app->ports);
+	app->mbufs_freed_twice_at_exit = lrx_ports_pools_over(&app->ports);
 	app->driver_held_mbufs_at_exit = lrx_ports_driver_held(&app->ports);
 	if (app->start_tsc)
 		status = report_run(app, status);

@@ -21,6 +21,7 @@ struct lrx_app {
 	struct lrx_run run;
 	uint64_t start_tsc, end_tsc;    /* 0 until the run starts / ends */
 	unsigned mbufs_in_use_at_exit;
+	unsigned mbufs_freed_twice_at_exit; /* more back in the pools than they hold */
 	unsigned driver_held_mbufs_at_exit;
 	/* ethdev stats taken before the ports closed, for the summary */
 	struct rte_eth_stats port_stats[LRX_MAX_PORTS];

@@ -227,6 +227,13 @@ static const struct lrx_value_key run_keys[] = {
 	   "after a poll that received fewer packets than the budget, wait this many "
 	   "microseconds before the next, as a NIC's interrupt moderation (ethtool -C "
 	   "rx-usecs) delays NAPI's next poll; 0 = poll again at once (poll mode)"),
+	CK(CHOICE, tx_clean, "tx_clean", "driver", lrx_tx_clean_names,
+	   "who frees the mbufs a TX queue holds once sent: the driver as it does by itself, "
+	   "the driver on transmit only (xmit), the RX poll before it receives, from the TX "
+	   "queue paired with its RX queue under a trylock (rx-poll), or a TX poll of the "
+	   "lcore's TX queues every tx_clean_polls polls (tx-poll)"),
+	CK(UINT, tx_clean_polls, "tx_clean_polls", "8", 1, 1u << 20,
+	   "tx_clean = tx-poll: polls between two TX polls"),
 	{.name = NULL},
 };
 /* engine and stages are read by load_pipeline */

@@ -13,6 +13,7 @@
 #include "capture.h"
 #include "pipeline.h"
 #include "pmu.h"
+#include "sink.h" /* enum lrx_tx_clean */
 #include "summary.h" /* enum lrx_stats_view */
 
 #define LRX_MAX_PORTS 16
@@ -76,6 +77,8 @@ struct lrx_config {
 	unsigned window_us;             /* 0, or windows of about this long */
 	unsigned windows_max;           /* windows recorded per lcore */
 	unsigned coalesce_us;           /* wait after a poll short of the budget; 0 = none */
+	enum lrx_tx_clean tx_clean;     /* who frees what TX queues hold once sent */
+	unsigned tx_clean_polls;        /* tx-poll: a TX poll per this many polls */
 
 	/* [pipeline] + [stage.NAME] */
 	struct lrx_pipeline_conf pipeline;

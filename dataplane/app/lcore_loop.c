@@ -45,12 +45,35 @@ static void forward_delivered(struct lrx_worker *w)
 	}
 }
 
+/* Before the RX poll, tx_clean rx-poll: the TX queue paired with this RX
+ * queue freed of what it sent, under a trylock, as virtnet_poll_cleantx
+ * before virtnet_receive (a queue whose lock another lcore holds is left
+ * to it). */
+static inline void worker_clean_before_rx(struct lrx_worker *w,
+					  const struct lrx_worker_poll *poll)
+{
+	if (w->tx_clean == LRX_TX_CLEAN_RX_POLL)
+		lrx_sink_tx_clean(poll->port->port_id, poll->queue, true, &w->counters);
+}
+
+/* After the poll, tx_clean tx-poll: every tx_poll_every polls, the
+ * lcore's TX queues freed of what they sent, as TX NAPI's own poll
+ * (virtnet_poll_tx) after a TX interrupt. */
+static inline void worker_tx_poll(struct lrx_worker *w)
+{
+	if (w->tx_clean != LRX_TX_CLEAN_TX_POLL || --w->tx_poll_countdown != 0)
+		return;
+	w->tx_poll_countdown = w->tx_poll_every;
+	lrx_sink_tx_poll(w->tx_queue, &w->counters);
+}
+
 static inline uint16_t worker_poll_one(struct lrx_worker *w,
 				       struct lrx_worker_poll *poll,
 				       uint16_t budget)
 {
 	uint16_t n;
 
+	worker_clean_before_rx(w, poll);
 	if (w->rx_only) {
 		/* the empty pipeline, as testpmd rxonly: receive, count as
 		 * delivered, free in one bulk (lrx_mbuf_free_burst: one
@@ -74,6 +97,9 @@ static inline uint16_t worker_poll_one(struct lrx_worker *w,
 			lrx_sink_complete(w->sink, w->tx_queue, &w->counters);
 		}
 	}
+	worker_tx_poll(w);
+	if (w->latency)
+		lrx_latency_turnaround(w->latency, &poll->turnaround_last, n);
 	poll->stats.polls++;
 	poll->stats.rx_packets += n;
 	return n;
@@ -184,6 +210,8 @@ static enum window_end window_polls_run(struct lrx_worker *w, struct lrx_run *ru
 					struct busy_clock *clock)
 {
 	const bool limited = run->packet_limit != 0;
+	for (unsigned i = 0; i < w->n_polls; i++) /* its last poll: a window ago */
+		w->polls[i].turnaround_last = 0;
 	for (unsigned p = 0; p < window_polls; p++) {
 		if (atomic_load_explicit(&run->stop, memory_order_relaxed))
 			return WINDOW_STOPPED;

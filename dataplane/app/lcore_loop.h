@@ -25,6 +25,7 @@ struct lrx_worker_poll {
 	struct lrx_port *port;
 	uint16_t queue;
 	struct lrx_queue_stats stats;
+	uint64_t turnaround_last;         /* --latency: TSC at the poll's end */
 };
 
 struct lrx_interleave;
@@ -41,6 +42,10 @@ struct lrx_worker {
 	struct lrx_latency *latency;      /* NULL unless --latency */
 	struct lrx_pmu *pmu;              /* NULL unless [pmu] */
 	bool rx_only;                     /* empty pipeline, no forwarding, no latency */
+	/* [run] tx_clean: who frees what the TX queues hold once sent */
+	enum lrx_tx_clean tx_clean;
+	unsigned tx_poll_every;           /* tx-poll: polls between TX polls */
+	unsigned tx_poll_countdown;       /* polls until the next TX poll */
 	/* [run] interleave: every engine of an lcore has a worker of its
 	 * own (pipeline, sink, counters: what a process of its own had); the
 	 * lcore's first one polls them all, window by window */

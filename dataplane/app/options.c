@@ -55,6 +55,12 @@ static const struct app_option app_options[] = {
 	KEY("coalesce-us", "US", "run", "coalesce_us",
 	    "after a poll short of the budget, wait US microseconds before the next (a NIC's "
 	    "interrupt moderation: larger vectors from a slow port)"),
+	KEY("tx-clean", "MODE", "run", "tx_clean",
+	    "who frees what TX queues hold once sent: driver (as it does by itself), xmit (on "
+	    "transmit only), rx-poll (each RX poll first cleans its paired TX queue, under a "
+	    "trylock, as virtio-net's TX NAPI in the RX poll), tx-poll (a TX poll every "
+	    "--tx-clean-polls polls)"),
+	KEY("tx-clean-polls", "N", "run", "tx_clean_polls", "polls between two TX polls (tx-poll)"),
 	KEY("pipeline", "S,S,...", "pipeline", "stages",
 	    "stage list, e.g. build-meta,gro,l3-demux ('none' = empty pipeline: packets are delivered)"),
 	KEY("footprint", "KB", "pipeline", "footprint_kb",

@@ -15,6 +15,7 @@
 
 #include "mbuf_pool.h"
 #include "ports.h"
+#include "rte_pmd_synth.h"
 #include "sink.h"
 
 struct lrx_port *lrx_ports_by_index(struct lrx_ports *ports, unsigned index)
@@ -260,6 +261,8 @@ static int port_queues_setup(const struct lrx_port_conf *pc, struct lrx_port *po
 	}
 	struct rte_eth_txconf txconf = info->default_txconf;
 	txconf.offloads = eth_conf->txmode.offloads;
+	if (port->tx_free_thresh)
+		txconf.tx_free_thresh = port->tx_free_thresh;
 	for (uint16_t q = 0; q < port->tx_queues; q++) {
 		rc = rte_eth_tx_queue_setup(port->port_id, q, port->tx_desc,
 					    (unsigned)port->socket_id, &txconf);
@@ -290,7 +293,8 @@ static int port_start(const struct lrx_port_conf *pc, const struct lrx_ports *po
 		return rc;
 	}
 	port->started = true;
-	rc = lrx_sink_port_ready(port->port_id, port->tx_queues, ports->tx_lcores);
+	rc = lrx_sink_port_ready(port->port_id, port->tx_queues, ports->tx_lcores,
+				 ports->tx_clean != LRX_TX_CLEAN_DRIVER);
 	if (rc < 0) {
 		snprintf(err, err_len, "port %u (%s): no memory for its TX queue locks", pc->index,
 			 port->name);
@@ -307,6 +311,43 @@ static int port_start(const struct lrx_port_conf *pc, const struct lrx_ports *po
 				pc->index, port->name, text);
 	}
 	return 0;
+}
+
+/* [run] tx_clean other than driver: net_synth stops cleaning TX queues in
+ * its RX poll (rte_pmd_synth_set_rx_clean), so that its TX ring holds what
+ * it sent until the mode's cleaning; xmit frees everything completed on
+ * each transmit (tx_free_thresh = the ring's size). A DPDK PMD already
+ * cleans on transmit only, below its tx_free_thresh. */
+static int port_tx_clean(const struct lrx_port_conf *pc, const struct lrx_ports *ports,
+			 struct lrx_port *port, char *err, size_t err_len)
+{
+	if (ports->tx_clean == LRX_TX_CLEAN_DRIVER || strcmp(port->driver, "net_synth") != 0)
+		return 0;
+	int rc = rte_pmd_synth_set_rx_clean(port->port_id, false);
+	if (rc < 0) {
+		snprintf(err, err_len, "port %u (%s): [run] tx_clean = %s: %s", pc->index,
+			 port->name, lrx_tx_clean_names[ports->tx_clean], strerror(-rc));
+		return rc;
+	}
+	if (ports->tx_clean == LRX_TX_CLEAN_XMIT)
+		port->tx_free_thresh = port->tx_desc;
+	return 0;
+}
+
+/* rx-poll and tx-poll clean with rte_eth_tx_done_cleanup: a driver
+ * without it (net_null frees on transmit) cannot run them. */
+static int port_tx_clean_check(const struct lrx_port_conf *pc, const struct lrx_ports *ports,
+			       const struct lrx_port *port, char *err, size_t err_len)
+{
+	if (ports->tx_clean != LRX_TX_CLEAN_RX_POLL && ports->tx_clean != LRX_TX_CLEAN_TX_POLL)
+		return 0;
+	int rc = rte_eth_tx_done_cleanup(port->port_id, 0, 0);
+	if (rc != -ENOTSUP)
+		return 0;
+	snprintf(err, err_len,
+		 "[run] tx_clean = %s: port %u (%s, driver %s) has no rte_eth_tx_done_cleanup, so the poll cannot clean its TX queues; use driver or xmit",
+		 lrx_tx_clean_names[ports->tx_clean], pc->index, port->name, port->driver);
+	return -EINVAL;
 }
 
 static int port_setup(const struct lrx_port_conf *pc, struct lrx_ports *ports,
@@ -350,8 +391,10 @@ static int port_setup(const struct lrx_port_conf *pc, struct lrx_ports *ports,
 	}
 	struct rte_mempool *mp = NULL;
 	rc = port_rx_pool(pc, ports, port, &info, &mp, err, err_len);
+	rc = rc ?: port_tx_clean(pc, ports, port, err, err_len);
 	rc = rc ?: port_queues_setup(pc, port, &info, &eth_conf, mp, err, err_len);
-	return rc ?: port_start(pc, ports, port, err, err_len);
+	rc = rc ?: port_start(pc, ports, port, err, err_len);
+	return rc ?: port_tx_clean_check(pc, ports, port, err, err_len);
 }
 
 void lrx_ports_link_check(struct lrx_ports *ports, double now, bool final)
@@ -488,6 +531,7 @@ int lrx_ports_open(const struct lrx_config *conf, unsigned tx_lcores,
 	if (refused < 0)
 		return refused;
 	ports->tx_lcores = tx_lcores;
+	ports->tx_clean = conf->tx_clean;
 	struct lrx_port_conf auto_confs[LRX_MAX_PORTS];
 	const struct lrx_port_conf *pcs = conf->ports;
 	unsigned n_ports = conf->n_ports;
@@ -554,7 +598,7 @@ void lrx_ports_close(struct lrx_ports *ports)
 {
 	for (unsigned i = 0; i < ports->n; i++) {
 		struct lrx_port *port = &ports->ports[i];
-		lrx_sink_port_ready(port->port_id, 0, 0);
+		lrx_sink_port_ready(port->port_id, 0, 0, false);
 		if (port->started)
 			rte_eth_dev_stop(port->port_id);
 		port->started = false;
@@ -571,6 +615,23 @@ unsigned lrx_ports_pools_in_use(const struct lrx_ports *ports)
 		if (ports->pools[s])
 			in_use += rte_mempool_in_use_count(ports->pools[s]);
 	return in_use;
+}
+
+unsigned lrx_ports_pools_over(const struct lrx_ports *ports)
+{
+	unsigned over = 0;
+	for (unsigned s = 0; s < RTE_MAX_NUMA_NODES; s++) {
+		const struct rte_mempool *mp = ports->pools[s];
+		if (!mp)
+			continue;
+		/* rte_mempool_avail_count without its cap (the pool's own count
+		 * through its ops: rte_mempool_ops_get_count is not exported) */
+		uint64_t avail = rte_mempool_get_ops(mp->ops_index)->get_count(mp);
+		for (unsigned l = 0; mp->cache_size != 0 && l < RTE_MAX_LCORE; l++)
+			avail += mp->local_cache[l].len;
+		over += avail > mp->size ? (unsigned)(avail - mp->size) : 0;
+	}
+	return over;
 }
 
 unsigned lrx_ports_driver_held(const struct lrx_ports *ports)

@@ -19,6 +19,7 @@ struct lrx_port {
 	char driver[64];
 	uint16_t rx_queues, tx_queues;
 	uint16_t rx_desc, tx_desc;
+	uint16_t tx_free_thresh;   /* rte_eth_txconf's; 0: the driver's default */
 	uint32_t offloads_active;  /* enum lrx_offload bits in use */
 	uint32_t offloads_missing; /* asked for, device lacks them */
 	int forward_port_id;       /* -1: deliver locally */
@@ -44,6 +45,7 @@ struct lrx_ports {
 	unsigned pool_cache, pool_data_room, pool_priv_size;
 	bool pool_packed;
 	unsigned tx_lcores;          /* polling lcores, each transmits */
+	enum lrx_tx_clean tx_clean;  /* [run] tx_clean */
 };
 
 /* Finds or probes every port, creates the mempools, configures, sets up
@@ -66,6 +68,10 @@ void lrx_ports_link_check(struct lrx_ports *ports, double now, bool final);
 void lrx_ports_close(struct lrx_ports *ports);
 /* mbufs not back in listrx's pools (after lrx_ports_close). */
 unsigned lrx_ports_pools_in_use(const struct lrx_ports *ports);
+/* mbufs in listrx's pools beyond what they were made with: an mbuf freed
+ * twice is in the pool twice (rte_mempool_avail_count caps at the pool's
+ * size, which hides it); after the lcores stopped. */
+unsigned lrx_ports_pools_over(const struct lrx_ports *ports);
 /* mbufs kept by drivers known to keep buffers after close (net_af_xdp
  * keeps its fill ring), in the pools given to those ports alone. */
 unsigned lrx_ports_driver_held(const struct lrx_ports *ports);

@@ -170,6 +170,9 @@ static void totals_read(struct lrx_totals *t, const struct lrx_app *app)
 		t->polls += w->polls_total;
 		t->empty_polls += w->empty_polls;
 		t->busy_cycles += w->busy_cycles;
+		t->tx_clean_calls += w->counters.tx_clean_calls;
+		t->tx_cleaned += w->counters.tx_cleaned;
+		t->tx_clean_busy += w->counters.tx_clean_busy;
 	}
 	/* what the pipelines took in and did not put out */
 	uint64_t out = t->tx + t->delivered + t->dropped;
@@ -345,6 +348,7 @@ static void latency_merge(struct lrx_latency *total, const struct lrx_app *app)
 		if (!lat)
 			continue;
 		lrx_latency_hist_merge(&total->hist, &lat->hist);
+		lrx_latency_hist_merge(&total->turnaround, &lat->turnaround);
 		total->at_exit += lat->at_exit;
 		for (unsigned p = 0; p < RTE_DIM(total->not_tsc); p++) {
 			total->not_tsc[p] += lat->not_tsc[p];
@@ -399,6 +403,13 @@ static void latency_fill(struct lrx_report_latency *s, const struct lrx_app *app
 	s->p999_ns = lrx_latency_ticks_to_ns(lrx_latency_hist_quantile(&t->hist, 0.999), hz);
 	s->max_ns = lrx_latency_ticks_to_ns(lrx_latency_hist_max(&t->hist), hz);
 	s->clamp_ns = lrx_latency_ticks_to_ns((double)LRX_LATENCY_MAX_TICKS, hz);
+	const struct lrx_latency_hist *ta = &t->turnaround;
+	s->turnaround_samples = lrx_latency_hist_count(ta);
+	s->turnaround_clamped = ta->clamped;
+	s->turnaround_p50_ns = lrx_latency_ticks_to_ns(lrx_latency_hist_quantile(ta, 0.50), hz);
+	s->turnaround_p99_ns = lrx_latency_ticks_to_ns(lrx_latency_hist_quantile(ta, 0.99), hz);
+	s->turnaround_p999_ns = lrx_latency_ticks_to_ns(lrx_latency_hist_quantile(ta, 0.999), hz);
+	s->turnaround_max_ns = lrx_latency_ticks_to_ns(lrx_latency_hist_max(ta), hz);
 	latency_reasons(s, t, app);
 	free(t);
 }
@@ -481,12 +492,15 @@ static void setup_fill(struct lrx_report *r, const struct lrx_app *app)
 	}
 	r->burst = pc->burst;
 	r->coalesce_us = app->conf.coalesce_us;
+	r->tx_clean = app->conf.tx_clean;
+	r->tx_clean_polls = app->conf.tx_clean_polls;
 	r->stats_level = pc->stats_level;
 	r->tsc_hz = rte_get_tsc_hz();
 	r->measure_from = app->conf.measure_from;
 	r->stopped_by_signal = app->stopped_by_signal;
 	r->topo = app->topo;
 	r->mbufs_in_use_at_exit = app->mbufs_in_use_at_exit;
+	r->mbufs_freed_twice_at_exit = app->mbufs_freed_twice_at_exit;
 	r->driver_held_mbufs_at_exit = app->driver_held_mbufs_at_exit;
 	r->mbufs_per_pool = app->ports.mbufs_per_pool;
 	r->pool_cache = app->ports.pool_cache;

@@ -22,7 +22,9 @@
  * and rte_eth_tx_burst on it is undefined. A port with fewer TX queues
  * than polling lcores has a lock per queue, taken around each transmit:
  * lcore i sends on queue i % tx_queues, as VPP shares a device's queues
- * among more threads (the kernel's HARD_TX_LOCK). */
+ * among more threads (the kernel's HARD_TX_LOCK); so does every queue
+ * when the poll cleans TX queues ([run] tx_clean), which another lcore's
+ * RX poll may do. */
 struct sink_tx_lock {
 	rte_spinlock_t lock;
 } __rte_cache_aligned;
@@ -33,15 +35,34 @@ struct sink_port {
 };
 
 static struct sink_port sink_ports[RTE_MAX_ETHPORTS];
+/* the ready ports' ids, for the TX poll */
+static uint16_t ready_ports[RTE_MAX_ETHPORTS];
+static unsigned n_ready_ports;
 
-int lrx_sink_port_ready(uint16_t port, uint16_t tx_queues, unsigned lcores)
+const char *const lrx_tx_clean_names[] = {
+	[LRX_TX_CLEAN_DRIVER] = "driver", [LRX_TX_CLEAN_XMIT] = "xmit",
+	[LRX_TX_CLEAN_RX_POLL] = "rx-poll", [LRX_TX_CLEAN_TX_POLL] = "tx-poll", NULL};
+
+static void ready_ports_update(uint16_t port, bool ready)
+{
+	unsigned keep = 0;
+	for (unsigned i = 0; i < n_ready_ports; i++)
+		if (ready_ports[i] != port)
+			ready_ports[keep++] = ready_ports[i];
+	n_ready_ports = keep;
+	if (ready)
+		ready_ports[n_ready_ports++] = port;
+}
+
+int lrx_sink_port_ready(uint16_t port, uint16_t tx_queues, unsigned lcores, bool locked)
 {
 	if (port >= RTE_MAX_ETHPORTS)
 		return -EINVAL;
 	struct sink_port *sp = &sink_ports[port];
 	rte_free(sp->locks);
 	*sp = (struct sink_port){0};
-	if (tx_queues != 0 && lcores > tx_queues) {
+	ready_ports_update(port, false);
+	if (tx_queues != 0 && (lcores > tx_queues || locked)) {
 		sp->locks = rte_zmalloc("listrx_tx_locks", sizeof(*sp->locks) * tx_queues,
 					RTE_CACHE_LINE_SIZE);
 		if (!sp->locks)
@@ -50,7 +71,40 @@ int lrx_sink_port_ready(uint16_t port, uint16_t tx_queues, unsigned lcores)
 			rte_spinlock_init(&sp->locks[q].lock);
 	}
 	sp->tx_queues = tx_queues;
+	if (tx_queues != 0)
+		ready_ports_update(port, true);
 	return 0;
+}
+
+int lrx_sink_tx_clean(uint16_t port, uint16_t queue, bool try_only, struct lrx_sink_counters *counters)
+{
+	if (port >= RTE_MAX_ETHPORTS || queue >= sink_ports[port].tx_queues)
+		return 0;
+	const struct sink_port *sp = &sink_ports[port];
+	if (sp->locks) {
+		if (!try_only) {
+			rte_spinlock_lock(&sp->locks[queue].lock);
+		} else if (!rte_spinlock_trylock(&sp->locks[queue].lock)) {
+			counters->tx_clean_busy++;
+			return 0;
+		}
+	}
+	int freed = rte_eth_tx_done_cleanup(port, queue, 0);
+	if (sp->locks)
+		rte_spinlock_unlock(&sp->locks[queue].lock);
+	counters->tx_clean_calls++;
+	counters->tx_cleaned += freed > 0 ? (unsigned)freed : 0;
+	return freed;
+}
+
+void lrx_sink_tx_poll(uint16_t tx_queue, struct lrx_sink_counters *counters)
+{
+	for (unsigned i = 0; i < n_ready_ports; i++) {
+		const uint16_t port = ready_ports[i];
+		const uint16_t queues = sink_ports[port].tx_queues;
+		lrx_sink_tx_clean(port, tx_queue < queues ? tx_queue : tx_queue % queues, false,
+				  counters);
+	}
 }
 
 static inline bool sink_port_ready(uint32_t port)

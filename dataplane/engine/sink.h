@@ -44,7 +44,26 @@ struct lrx_sink_counters {
 	uint64_t tx_failed;      /* TX ring full: freed, also counted as drop */
 	uint64_t dropped;        /* all drops, any reason */
 	uint64_t drops[LRX_DROP_MAX];
+	/* [run] tx_clean rx-poll / tx-poll: the poll's cleaning of TX
+	 * completions (rte_eth_tx_done_cleanup) */
+	uint64_t tx_clean_calls; /* queues cleaned */
+	uint64_t tx_cleaned;     /* mbufs they freed */
+	uint64_t tx_clean_busy;  /* rx-poll: the queue's lock was held, left */
 };
+
+/* Who frees the mbufs a TX queue holds once sent ([run] tx_clean;
+ * docs/config.md): the driver as it does by itself, the driver on transmit
+ * only (free_old_xmit_skbs in virtio-net's start_xmit before TX NAPI), the
+ * RX poll before it receives (virtnet_poll_cleantx: the TX queue paired
+ * with the RX queue, under a trylock), or a TX poll every N polls
+ * (virtnet_poll_tx, TX NAPI's own interrupt). */
+enum lrx_tx_clean {
+	LRX_TX_CLEAN_DRIVER,
+	LRX_TX_CLEAN_XMIT,
+	LRX_TX_CLEAN_RX_POLL,
+	LRX_TX_CLEAN_TX_POLL,
+};
+extern const char *const lrx_tx_clean_names[]; /* NULL-terminated, by enum */
 
 static inline void lrx_sink_put(struct lrx_sink *sink, struct rte_mbuf *pkt,
 				lrx_next_t next)
@@ -94,8 +113,23 @@ void lrx_sink_complete(struct lrx_sink *sink, uint16_t tx_queue,
  * polling lcores (the port layer calls it after rte_eth_dev_start, and
  * with 0 queues before stopping); TX and REDIRECT to any other port are
  * TC_EGRESS drops. Lcore i sends on queue i % tx_queues; with fewer queues
- * than lcores each queue gets a lock. 0, or -ENOMEM (the locks). */
-int lrx_sink_port_ready(uint16_t port, uint16_t tx_queues, unsigned lcores);
+ * than lcores, or `locked` (the poll cleans TX queues: another lcore may
+ * clean this one), each queue gets a lock, taken around each transmit as
+ * the kernel's HARD_TX_LOCK. 0, or -ENOMEM (the locks). */
+int lrx_sink_port_ready(uint16_t port, uint16_t tx_queues, unsigned lcores, bool locked);
+
+/* Frees what TX queue `queue` of `port` holds once sent
+ * (rte_eth_tx_done_cleanup, all of it) under the queue's lock: taken
+ * (try_only false: virtnet_poll_tx's __netif_tx_lock), or tried (try_only true:
+ * virtnet_poll_cleantx's __netif_tx_trylock: a queue another lcore is
+ * sending on or cleaning is left to it, counted in tx_clean_busy). A port
+ * that is not ready, or has no such queue, is left alone. Returns the
+ * mbufs freed, or a driver's -errno. */
+int lrx_sink_tx_clean(uint16_t port, uint16_t queue, bool try_only, struct lrx_sink_counters *counters);
+
+/* The TX poll: lrx_sink_tx_clean of this lcore's queue (tx_queue, as
+ * lrx_sink_complete sends on) of every ready port, the lock taken. */
+void lrx_sink_tx_poll(uint16_t tx_queue, struct lrx_sink_counters *counters);
 
 /* Frees everything in the sink without sending (tests, teardown). */
 void lrx_sink_discard(struct lrx_sink *sink);

@@ -106,3 +106,11 @@ void lrx_latency_record(struct lrx_latency *lat, struct rte_mbuf *const *pkts, u
 		lrx_latency_hist_add(&lat->hist, now - stamp);
 	}
 }
+
+void lrx_latency_turnaround(struct lrx_latency *lat, uint64_t *last, uint16_t n)
+{
+	const uint64_t now = rte_rdtsc();
+	if (n != 0 && *last != 0)
+		lrx_latency_hist_add_n(&lat->turnaround, now - *last, n);
+	*last = now;
+}

@@ -39,13 +39,19 @@ static inline unsigned lrx_latency_bucket(uint64_t ticks)
 	return (shift << LRX_LATENCY_SUB_BITS) + (unsigned)(ticks >> shift);
 }
 
-static inline void lrx_latency_hist_add(struct lrx_latency_hist *h, uint64_t ticks)
+/* n samples of one value */
+static inline void lrx_latency_hist_add_n(struct lrx_latency_hist *h, uint64_t ticks, uint64_t n)
 {
 	/* a stamp ahead of now (TSC skew between cores) counts as 0 */
 	ticks = (int64_t)ticks < 0 ? 0 : ticks;
-	h->clamped += ticks > LRX_LATENCY_MAX_TICKS;
+	h->clamped += ticks > LRX_LATENCY_MAX_TICKS ? n : 0;
 	ticks = ticks > LRX_LATENCY_MAX_TICKS ? LRX_LATENCY_MAX_TICKS : ticks;
-	h->counts[lrx_latency_bucket(ticks)]++;
+	h->counts[lrx_latency_bucket(ticks)] += n;
+}
+
+static inline void lrx_latency_hist_add(struct lrx_latency_hist *h, uint64_t ticks)
+{
+	lrx_latency_hist_add_n(h, ticks, 1);
 }
 
 /* Smallest and largest value of bucket i. */
@@ -74,6 +80,10 @@ struct lrx_latency {
 	uint64_t at_exit;          /* completed by the drain after the run: held
 				    * until it stopped, not recorded */
 	struct lrx_latency_hist hist;
+	/* turnaround: TSC from the end of the queue's previous poll to the
+	 * end of this one, its transmit, frees and TX cleaning included, a
+	 * sample per packet received (lrx_latency_turnaround) */
+	struct lrx_latency_hist turnaround;
 };
 
 /* Registers (or finds) the RX timestamp dynfield and flag. Returns 0 or
@@ -85,5 +95,14 @@ int lrx_latency_init(struct lrx_latency *lat);
  * now - stamp into the histogram (stamps of other clocks are counted in
  * not_tsc: a NIC clock is not comparable with the TSC). */
 void lrx_latency_record(struct lrx_latency *lat, struct rte_mbuf *const *pkts, uint32_t n);
+
+/* At the end of every poll of a queue (n packets received, 0 too): one
+ * rte_rdtsc(); with n > 0 and a previous poll of the queue (*last, the
+ * TSC at its end; 0: none), n samples of the TSC since then; *last = now.
+ * In a closed loop (a client sends its next request when the reply
+ * leaves: request-response with every poll full) that is each request's
+ * wait and service, with whatever TX cleaning the loop does between
+ * (docs/measuring.md, "Latency"). */
+void lrx_latency_turnaround(struct lrx_latency *lat, uint64_t *last, uint16_t n);
 
 #endif

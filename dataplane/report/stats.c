@@ -44,6 +44,9 @@ static void totals_sub(struct lrx_totals *t, const struct lrx_totals *then)
 	t->polls -= then->polls;
 	t->empty_polls -= then->empty_polls;
 	t->busy_cycles -= then->busy_cycles;
+	t->tx_clean_calls -= then->tx_clean_calls;
+	t->tx_cleaned -= then->tx_cleaned;
+	t->tx_clean_busy -= then->tx_clean_busy;
 	/* held and held_now are what stages hold now: r's */
 }
 

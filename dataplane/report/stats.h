@@ -21,6 +21,7 @@
 
 #include "pipeline.h"
 #include "pmu.h"
+#include "sink.h" /* enum lrx_tx_clean */
 #include "topology.h"
 #include "windows.h"
 
@@ -41,6 +42,8 @@ struct lrx_totals {
 			       * rx = tx + delivered + dropped + merged + held_now */
 	uint64_t drops[LRX_DROP_MAX];
 	uint64_t polls, empty_polls, busy_cycles;
+	/* [run] tx_clean rx-poll / tx-poll: the poll's cleaning (sink.h) */
+	uint64_t tx_clean_calls, tx_cleaned, tx_clean_busy;
 };
 
 struct lrx_report_counter {
@@ -102,6 +105,9 @@ struct lrx_report_latency {
 	bool on;                                /* --latency */
 	uint64_t samples, clamped, at_exit;
 	double p50_ns, p99_ns, p999_ns, max_ns; /* meaningful with samples */
+	/* turnaround (lrx_latency_turnaround): the same figures */
+	uint64_t turnaround_samples, turnaround_clamped;
+	double turnaround_p50_ns, turnaround_p99_ns, turnaround_p999_ns, turnaround_max_ns;
 	double clamp_ns;                        /* the histogram's range */
 	char reason[LRX_REPORT_REASON_LEN];     /* why (some) latency is missing */
 };
@@ -141,6 +147,8 @@ struct lrx_report {
 	char engine[208];               /* "interleave:packet,burst" when interleaved */
 	unsigned burst;
 	unsigned coalesce_us;           /* [run] coalesce_us */
+	enum lrx_tx_clean tx_clean;     /* [run] tx_clean */
+	unsigned tx_clean_polls;        /* tx-poll's polls between TX polls */
 	enum lrx_stats_level stats_level;
 	uint64_t tsc_hz;
 	double duration_s;
@@ -163,6 +171,7 @@ struct lrx_report {
 	unsigned footprint_bytes;
 	struct lrx_topology topo;
 	unsigned mbufs_in_use_at_exit, driver_held_mbufs_at_exit, mbufs_per_pool;
+	unsigned mbufs_freed_twice_at_exit; /* lrx_ports_pools_over */
 	unsigned pool_cache, pool_data_room, pool_priv_size;
 	bool pool_packed;
 	/* the most packets the stages held when the monitor saw rx_nombuf

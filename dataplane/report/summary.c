@@ -213,6 +213,10 @@ static void text_header(const struct lrx_report *r, FILE *out)
 		fprintf(out, ", merged %lu (inside other packets: GRO, reassembly)",
 			(unsigned long)t->merged);
 	fprintf(out, ", held %lu\n", (unsigned long)t->held_now);
+	if (r->tx_clean == LRX_TX_CLEAN_RX_POLL || r->tx_clean == LRX_TX_CLEAN_TX_POLL)
+		fprintf(out, "tx clean %s: %lu queue cleanings freed %lu mbufs, %lu left to a busy queue\n",
+			lrx_tx_clean_names[r->tx_clean], (unsigned long)t->tx_clean_calls,
+			(unsigned long)t->tx_cleaned, (unsigned long)t->tx_clean_busy);
 }
 
 static void text_ports(const struct lrx_report *r, FILE *out)
@@ -349,9 +353,15 @@ static void text_latency(const struct lrx_report_latency *s, FILE *out)
 		fprintf(out,
 			"latency, RX stamp to verdict (synth-tsc, %lu samples, \u00b11.6%%): p50 %.1f ns, p99 %.1f ns, p99.9 %.1f ns, max %.1f ns\n",
 			(unsigned long)s->samples, s->p50_ns, s->p99_ns, s->p999_ns, s->max_ns);
-	if (s->clamped)
-		fprintf(out, "latency: %lu samples above the histogram's %.3f ms counted at it\n",
-			(unsigned long)s->clamped, s->clamp_ns / 1e6);
+	if (s->turnaround_samples)
+		fprintf(out,
+			"turnaround, the queue's previous poll's end to this poll's end (%lu samples, \u00b11.6%%): p50 %.1f ns, p99 %.1f ns, p99.9 %.1f ns, max %.1f ns\n",
+			(unsigned long)s->turnaround_samples, s->turnaround_p50_ns,
+			s->turnaround_p99_ns, s->turnaround_p999_ns, s->turnaround_max_ns);
+	if (s->clamped || s->turnaround_clamped)
+		fprintf(out, "latency: %lu (turnaround: %lu) samples above the histogram's %.3f ms counted at it\n",
+			(unsigned long)s->clamped, (unsigned long)s->turnaround_clamped,
+			s->clamp_ns / 1e6);
 	if (s->at_exit)
 		fprintf(out, "latency: %lu packets held until the run stopped, not recorded\n",
 			(unsigned long)s->at_exit);
@@ -409,6 +419,9 @@ static void text_pmu_stages(const struct lrx_report *r, FILE *out)
 static void text_mbufs(const struct lrx_report *r, FILE *out)
 {
 	fprintf(out, "\nmbufs in use at exit: %u\n", r->mbufs_in_use_at_exit);
+	if (r->mbufs_freed_twice_at_exit)
+		fprintf(out, "mbufs freed twice (more in the pool than it holds): %u\n",
+			r->mbufs_freed_twice_at_exit);
 	if (r->driver_held_mbufs_at_exit)
 		fprintf(out,
 			"mbufs kept by drivers after close: %u (net_af_xdp keeps its fill ring; in a pool of its own)\n",
@@ -464,6 +477,16 @@ static void json_latency(const struct lrx_report_latency *s, struct lrx_json *j)
 		lrx_json_string(j, "source", "synth-tsc");
 	else
 		lrx_json_null(j, "source");
+	/* the TSC alone: no RX stamp needed */
+	lrx_json_object_begin(j, "turnaround");
+	const bool any = s->turnaround_samples != 0;
+	lrx_json_double(j, "p50", any ? s->turnaround_p50_ns : NAN);
+	lrx_json_double(j, "p99", any ? s->turnaround_p99_ns : NAN);
+	lrx_json_double(j, "p999", any ? s->turnaround_p999_ns : NAN);
+	lrx_json_double(j, "max", any ? s->turnaround_max_ns : NAN);
+	lrx_json_u64(j, "samples", s->turnaround_samples);
+	lrx_json_u64(j, "clamped", s->turnaround_clamped);
+	lrx_json_object_end(j);
 	lrx_json_object_end(j);
 	if (s->reason[0])
 		lrx_json_string(j, "latency_unavailable", s->reason);
@@ -646,6 +669,14 @@ static void json_totals(const struct lrx_report *r, struct lrx_json *j)
 	lrx_json_string(j, "ns_per_packet_headline",
 			busy >= 0 && busy_is_headline(r) ? "busy" : "wall");
 	lrx_json_u64(j, "tsc_hz", r->tsc_hz);
+	lrx_json_object_begin(j, "tx_clean");
+	lrx_json_string(j, "mode", lrx_tx_clean_names[r->tx_clean]);
+	if (r->tx_clean == LRX_TX_CLEAN_TX_POLL)
+		lrx_json_u64(j, "polls_between", r->tx_clean_polls);
+	lrx_json_u64(j, "calls", t->tx_clean_calls);
+	lrx_json_u64(j, "freed", t->tx_cleaned);
+	lrx_json_u64(j, "busy", t->tx_clean_busy);
+	lrx_json_object_end(j);
 }
 
 static void json_port_queues(const struct lrx_report *r, unsigned port, struct lrx_json *j)
@@ -801,6 +832,7 @@ static void json_config_entry(void *arg, const char *section, const char *key,
 static void json_exit(const struct lrx_report *r, struct lrx_json *j)
 {
 	lrx_json_u64(j, "mbufs_in_use_at_exit", r->mbufs_in_use_at_exit);
+	lrx_json_u64(j, "mbufs_freed_twice_at_exit", r->mbufs_freed_twice_at_exit);
 	lrx_json_u64(j, "driver_held_mbufs_at_exit", r->driver_held_mbufs_at_exit);
 	lrx_json_u64(j, "mbufs_per_pool", r->mbufs_per_pool);
 	lrx_json_u64(j, "nombuf_held", r->nombuf_held);

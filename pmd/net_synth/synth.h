@@ -204,6 +204,10 @@ struct synth_tx_queue {
 	struct synth_device *dev;
 	uint64_t counters[SYNTH_TXC_MAX];
 	uint16_t queue_id;
+	/* rte_eth_txconf.tx_free_thresh: transmit frees everything completed
+	 * when fewer descriptors than this are free (0: only what a burst
+	 * that does not fit needs) */
+	uint16_t free_thresh;
 	bool recycle_bulk;
 } __rte_cache_aligned;
 
@@ -223,6 +227,9 @@ struct synth_device {
 	uint8_t rss_key[SYNTH_RSS_KEY_LEN] __rte_aligned(16); /* rte_softrss loads words */
 	uint16_t reta[SYNTH_RETA_SIZE];
 	uint16_t nb_rxq, nb_txq;
+	/* the RX poll of queue i frees what TX queue i completed (the
+	 * default; rte_pmd_synth_set_rx_clean) */
+	bool rx_clean;
 	struct synth_rx_queue *rxq[RTE_MAX_QUEUES_PER_PORT];
 	struct synth_tx_queue *txq[RTE_MAX_QUEUES_PER_PORT];
 };

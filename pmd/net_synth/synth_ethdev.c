@@ -14,9 +14,12 @@
  *    TTL, checksums) are therefore undone at the next hand-out; payload
  *    edits beyond the head are not (docs/net_synth.md says so).
  *
- * TX holds transmitted mbufs on a completion ring; they are freed in bulk
- * at the next RX poll of the queue with the same index, as a NIC driver
- * cleans its TX ring from the RX NAPI poll (ixgbe_poll -> ixgbe_clean_tx_irq).
+ * TX holds transmitted mbufs on a completion ring (the TX ring); they are
+ * freed in bulk at the next RX poll of the queue with the same index, as a
+ * NIC driver cleans its TX ring from the RX NAPI poll (ixgbe_poll ->
+ * ixgbe_clean_tx_irq), unless the application turned that off
+ * (rte_pmd_synth_set_rx_clean): then, as in a DPDK PMD, they stay until
+ * rte_eth_tx_done_cleanup, a transmit below tx_free_thresh, or stop.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -37,6 +40,7 @@
 #endif
 
 #include "mbuf_pool.h"
+#include "rte_pmd_synth.h"
 #include "synth.h"
 #include "synth_abi.h"
 
@@ -277,10 +281,14 @@ static uint16_t synth_tx_burst(void *queue, struct rte_mbuf **bufs, uint16_t nb)
 {
 	struct synth_tx_queue *t = queue;
 	unsigned space = rte_ring_free_count(t->completions);
-	if (unlikely(space < nb)) {
-		/* ring full: clean on the xmit path, as ixgbe_xmit_pkts does */
+	if (unlikely(space < nb || space < t->free_thresh)) {
+		/* clean on the xmit path: below tx_free_thresh everything
+		 * completed (virtio-net's free_old_xmit_skbs in start_xmit;
+		 * ixgbe_xmit_pkts below its tx_free_thresh), else what the
+		 * burst needs to fit */
+		unsigned want = space < t->free_thresh ? UINT32_MAX : nb - space;
 		t->counters[SYNTH_TXC_completion_freed] +=
-			synth_tx_reap(t, nb - space, &t->counters[SYNTH_TXC_recycle_calls]);
+			synth_tx_reap(t, want, &t->counters[SYNTH_TXC_recycle_calls]);
 		t->counters[SYNTH_TXC_clean_on_xmit]++;
 	}
 	uint16_t n = (uint16_t)rte_ring_sp_enqueue_burst(t->completions,
@@ -522,9 +530,14 @@ static int synth_tx_queue_setup(struct rte_eth_dev *eth_dev, uint16_t qid,
 				uint16_t nb_desc, unsigned int socket,
 				const struct rte_eth_txconf *conf)
 {
-	(void)conf;
 	static unsigned generation;
 	struct synth_device *dev = synth_dev(eth_dev);
+	const unsigned ring_size = RTE_MAX(nb_desc, (uint16_t)32);
+	if (conf && conf->tx_free_thresh > ring_size) {
+		RTE_LOG(ERR, PMD, "%s: TX queue %u: tx_free_thresh %u above the ring's %u descriptors\n",
+			dev->name, qid, conf->tx_free_thresh, ring_size);
+		return -EINVAL;
+	}
 	if (dev->txq[qid])
 		synth_tx_queue_release(eth_dev, qid);
 	struct synth_tx_queue *t = rte_zmalloc_socket("synth_txq", sizeof(*t),
@@ -536,8 +549,7 @@ static int synth_tx_queue_setup(struct rte_eth_dev *eth_dev, uint16_t qid,
 		 __atomic_fetch_add(&generation, 1, __ATOMIC_RELAXED));
 	/* one producer (the TX lcore); consumers: the RX poll of the paired
 	 * queue, tx_done_cleanup and the xmit path when full */
-	t->completions = rte_ring_create(name, RTE_MAX(nb_desc, (uint16_t)32),
-					 (int)socket,
+	t->completions = rte_ring_create(name, ring_size, (int)socket,
 					 RING_F_SP_ENQ | RING_F_EXACT_SZ);
 	if (!t->completions) {
 		rte_free(t);
@@ -545,6 +557,7 @@ static int synth_tx_queue_setup(struct rte_eth_dev *eth_dev, uint16_t qid,
 	}
 	t->dev = dev;
 	t->queue_id = qid;
+	t->free_thresh = conf ? conf->tx_free_thresh : 0;
 	t->recycle_bulk = dev->opt.recycle_bulk;
 	dev->txq[qid] = t;
 	eth_dev->data->tx_queues[qid] = t;
@@ -608,7 +621,8 @@ static int synth_dev_start(struct rte_eth_dev *eth_dev)
 		q->link_down_until = dev->link_down_until;
 		q->stall_cycles = dev->opt.stall_ms * rte_get_tsc_hz() / 1000;
 		q->faults = q->link_down_from != 0 || q->stall_cycles != 0;
-		q->paired_tx = i < eth_dev->data->nb_tx_queues ? dev->txq[i] : NULL;
+		q->paired_tx = dev->rx_clean && i < eth_dev->data->nb_tx_queues ? dev->txq[i]
+										: NULL;
 		if (dev->opt.rate) {
 			/* the device rate, split over the queues */
 			q->rate_pps = dev->opt.rate / nrx + (i < dev->opt.rate % nrx);
@@ -935,6 +949,7 @@ static int synth_probe(struct rte_vdev_device *vdev)
 	dev->port_id = port_id;
 	dev->mac = synth_mac;
 	dev->mtu = RTE_ETHER_MTU;
+	dev->rx_clean = true;
 	synth_init_pattern(dev);
 	memcpy(dev->rss_key, synth_default_rss_key, SYNTH_RSS_KEY_LEN);
 	if (opt.profile == SYNTH_PROFILE_PCAP) {
@@ -984,6 +999,23 @@ static int synth_remove(struct rte_vdev_device *vdev)
 		return 0; /* closed already: rte_eth_dev_close released it */
 	synth_dev_close(eth_dev);
 	rte_eth_dev_release_port(eth_dev);
+	return 0;
+}
+
+int rte_pmd_synth_set_rx_clean(uint16_t port_id, bool on)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	if (rte_eth_dev_get_name_by_port(port_id, name) != 0)
+		return -ENODEV;
+	struct rte_eth_dev *eth_dev = rte_eth_dev_allocated(name);
+	if (!eth_dev)
+		return -ENODEV;
+	if (eth_dev->dev_ops != &synth_ops)
+		return -ENOTSUP;
+	struct synth_device *dev = synth_dev(eth_dev);
+	if (dev->started)
+		return -EBUSY;
+	dev->rx_clean = on;
 	return 0;
 }
 

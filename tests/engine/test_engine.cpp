@@ -624,7 +624,7 @@ uint16_t null_port()
 	REQUIRE(rte_eth_rx_queue_setup(id, 0, 256, (unsigned)rte_socket_id(), nullptr, pool()) == 0);
 	REQUIRE(rte_eth_tx_queue_setup(id, 0, 256, (unsigned)rte_socket_id(), nullptr) == 0);
 	REQUIRE(rte_eth_dev_start(id) == 0);
-	REQUIRE(lrx_sink_port_ready(id, 1, 1) == 0);
+	REQUIRE(lrx_sink_port_ready(id, 1, 1, false) == 0);
 	port = id;
 	return id;
 }
@@ -661,13 +661,13 @@ TEST_CASE("sink completion: TX per port, drops by reason, bad port is TC_EGRESS"
 	CHECK(c.drops[LRX_DROP_TC_EGRESS] == 2);
 
 	// a port DPDK knows but listrx has not started (no TX queue of ours)
-	lrx_sink_port_ready(port, 0, 0);
+	lrx_sink_port_ready(port, 0, 0, false);
 	auto more = to_mbufs(frames, 0, 2);
 	lrx_sink_put(&sink, more[0], lrx_next_tx(port));
 	lrx_sink_put(&sink, more[1], lrx_next_redirect(port));
 	lrx_sink_counters d{};
 	lrx_sink_complete(&sink, 0, &d);
-	REQUIRE(lrx_sink_port_ready(port, 1, 1) == 0);
+	REQUIRE(lrx_sink_port_ready(port, 1, 1, false) == 0);
 	CHECK(d.tx == 0);
 	CHECK(d.drops[LRX_DROP_TC_EGRESS] == 2);
 	LRX_REQUIRE_POOL_FULL(mp);
@@ -680,7 +680,7 @@ TEST_CASE("sink completion: lcores beyond the port's TX queues share them", "[en
 	// three polling lcores on a port with one TX queue: lcore 2 sends on
 	// queue 2 % 1 = 0 under its lock (queue 2 does not exist: sending on it
 	// would be undefined)
-	REQUIRE(lrx_sink_port_ready(port, 1, 3) == 0);
+	REQUIRE(lrx_sink_port_ready(port, 1, 3, false) == 0);
 	rte_eth_stats before{}, after{};
 	REQUIRE(rte_eth_stats_get(port, &before) == 0);
 	static lrx_sink sink;
@@ -693,7 +693,7 @@ TEST_CASE("sink completion: lcores beyond the port's TX queues share them", "[en
 	lrx_sink_counters c{};
 	lrx_sink_complete(&sink, 2, &c);
 	REQUIRE(rte_eth_stats_get(port, &after) == 0);
-	REQUIRE(lrx_sink_port_ready(port, 1, 1) == 0);
+	REQUIRE(lrx_sink_port_ready(port, 1, 1, false) == 0);
 	CHECK(c.tx == 3);
 	CHECK(c.delivered == 2);
 	CHECK(c.dropped == 0);

@@ -25,6 +25,7 @@
 #include <rte_thash.h>
 #include <rte_udp.h>
 
+#include "rte_pmd_synth.h"
 #include "test_eal.h"
 
 namespace {
@@ -52,8 +53,11 @@ struct Port {
 	uint16_t id = 0;
 	uint16_t nrxq = 1, ntxq = 1;
 
+	// tx_free_thresh: the TX queues' (0: the default); rx_clean false:
+	// rte_pmd_synth_set_rx_clean(id, false) before the start
 	Port(const std::string &args, uint16_t rxq = 1, uint16_t txq = 1,
-	     rte_mempool *pool = lrx_test::mbuf_pool())
+	     rte_mempool *pool = lrx_test::mbuf_pool(), uint16_t tx_free_thresh = 0,
+	     bool rx_clean = true)
 		: nrxq(rxq), ntxq(txq)
 	{
 		name = "net_synth" + std::to_string(100 + vdev_counter++);
@@ -68,8 +72,13 @@ struct Port {
 		REQUIRE(rte_eth_dev_configure(id, rxq, txq, &conf) == 0);
 		for (uint16_t q = 0; q < rxq; q++)
 			REQUIRE(rte_eth_rx_queue_setup(id, q, 512, 0, nullptr, pool) == 0);
+		rte_eth_txconf txconf;
+		memset(&txconf, 0, sizeof(txconf));
+		txconf.tx_free_thresh = tx_free_thresh;
 		for (uint16_t q = 0; q < txq; q++)
-			REQUIRE(rte_eth_tx_queue_setup(id, q, 512, 0, nullptr) == 0);
+			REQUIRE(rte_eth_tx_queue_setup(id, q, 512, 0, &txconf) == 0);
+		if (!rx_clean)
+			REQUIRE(rte_pmd_synth_set_rx_clean(id, false) == 0);
 		REQUIRE(rte_eth_dev_start(id) == 0);
 	}
 	~Port()
@@ -666,6 +675,97 @@ TEST_CASE("TX: completion ring reaped at the next RX poll, tx_pcap, done_cleanup
 		remove(path.c_str());
 	}
 	LRX_REQUIRE_POOL_FULL(pool);
+}
+
+namespace {
+// n mbufs of 64 bytes from pool, sent on queue 0 of p
+void tx_n(uint16_t port, rte_mempool *pool, unsigned n)
+{
+	std::vector<rte_mbuf *> b(n);
+	REQUIRE(rte_pktmbuf_alloc_bulk(pool, b.data(), n) == 0);
+	for (rte_mbuf *m : b)
+		memset(rte_pktmbuf_append(m, 64), 0x5a, 64);
+	REQUIRE(rte_eth_tx_burst(port, 0, b.data(), (uint16_t)n) == n);
+}
+} // namespace
+
+TEST_CASE("TX: without the RX poll's cleaning the ring holds what it sent until cleaned",
+	  "[synth]")
+{
+	rte_mempool *pool = lrx_test::mbuf_pool();
+	{
+		Port p("profile=udp64,copy=1", 1, 1, pool, 0, false);
+		REQUIRE(rte_pmd_synth_set_rx_clean(p.id, true) == -EBUSY); // started
+		tx_n(p.id, pool, 10);
+		p.rx(0, 4);
+		auto x = p.xstats();
+		CHECK(x["rx_q0_tx_completions_reaped"] == 0);
+		CHECK(lrx_test::in_use(pool) == 10); // the RX poll left them
+		CHECK(rte_eth_tx_done_cleanup(p.id, 0, 0) == 10);
+		LRX_REQUIRE_POOL_FULL(pool);
+		// a burst that does not fit frees what it needs, the oldest first
+		tx_n(p.id, pool, 500);
+		tx_n(p.id, pool, 30);
+		x = p.xstats();
+		CHECK(x["tx_q0_clean_on_xmit"] == 1);
+		CHECK(x["tx_q0_completion_freed"] == 10 + 18);
+		CHECK(lrx_test::in_use(pool) == 512);
+		CHECK(rte_eth_tx_done_cleanup(p.id, 0, 0) == 512);
+		// every mbuf sent freed once: by the RX poll, transmit or cleanup
+		x = p.xstats();
+		CHECK(x["tx_q0_completion_queued"] ==
+		      x["tx_q0_completion_freed"] + x["rx_q0_tx_completions_reaped"]);
+		LRX_REQUIRE_POOL_FULL(pool);
+	}
+	uint16_t none = RTE_MAX_ETHPORTS - 1;
+	CHECK(rte_pmd_synth_set_rx_clean(none, false) == -ENODEV);
+}
+
+TEST_CASE("TX: tx_free_thresh frees everything completed on transmit", "[synth]")
+{
+	rte_mempool *pool = lrx_test::mbuf_pool();
+	{
+		// the ring's size: every transmit first frees what the ring holds
+		// (virtio-net's free_old_xmit_skbs in start_xmit)
+		Port p("profile=udp64,copy=1", 1, 1, pool, 512, false);
+		tx_n(p.id, pool, 10);
+		CHECK(lrx_test::in_use(pool) == 10);
+		CHECK(p.xstats()["tx_q0_clean_on_xmit"] == 0); // the ring was empty
+		tx_n(p.id, pool, 5);
+		auto x = p.xstats();
+		CHECK(x["tx_q0_clean_on_xmit"] == 1);
+		CHECK(x["tx_q0_completion_freed"] == 10);
+		CHECK(lrx_test::in_use(pool) == 5);
+		p.rx(0, 4);
+		CHECK(lrx_test::in_use(pool) == 5); // not the RX poll's to free
+	}
+	LRX_REQUIRE_POOL_FULL(pool);
+	{
+		// 64: transmit cleans once fewer than 64 descriptors are free
+		Port p("profile=udp64,copy=1", 1, 1, pool, 64, false);
+		tx_n(p.id, pool, 400);
+		tx_n(p.id, pool, 60);
+		CHECK(p.xstats()["tx_q0_clean_on_xmit"] == 0);
+		CHECK(lrx_test::in_use(pool) == 460);
+		tx_n(p.id, pool, 1); // 52 free < 64
+		CHECK(p.xstats()["tx_q0_clean_on_xmit"] == 1);
+		CHECK(lrx_test::in_use(pool) == 1);
+	}
+	LRX_REQUIRE_POOL_FULL(pool);
+	// above the ring's size: refused at setup
+	std::string name = "net_synth" + std::to_string(100 + vdev_counter++);
+	REQUIRE(rte_vdev_init(name.c_str(), "profile=udp64") == 0);
+	uint16_t id;
+	REQUIRE(rte_eth_dev_get_port_by_name(name.c_str(), &id) == 0);
+	rte_eth_conf conf;
+	memset(&conf, 0, sizeof(conf));
+	REQUIRE(rte_eth_dev_configure(id, 1, 1, &conf) == 0);
+	rte_eth_txconf txconf;
+	memset(&txconf, 0, sizeof(txconf));
+	txconf.tx_free_thresh = 513;
+	CHECK(rte_eth_tx_queue_setup(id, 0, 512, 0, &txconf) == -EINVAL);
+	rte_eth_dev_close(id);
+	rte_vdev_uninit(name.c_str());
 }
 
 TEST_CASE("rate= caps packets per second", "[synth]")

@@ -1,6 +1,5 @@
-"""Seeds 002 (virtio TX-NAPI: TX completions cleaned in the RX poll) and
-003 (zero-copy receive: devmem TCP, io_uring zcrx): their sections are
-filled by a later change; until then the page says so."""
+"""Seed 003 (zero-copy receive: devmem TCP, io_uring zcrx): its section
+is filled by a later change; until then the page says so."""
 
 
 def section(seed, title, source):
@@ -19,14 +18,11 @@ def section(seed, title, source):
         def measure(ctx):
             return {"tables": [], "method": [],
                     "checks": [], "figures": {},
-                    "coming": "coming: the TX-completion and zero-copy tables are "
-                              "another change's (the seeds' second issue)"}
+                    "coming": "coming: the zero-copy tables are another change's "
+                              "(the seeds' second issue)"}
     return Coming
 
 
-TX_NAPI = section("002", "TX completions in the RX poll (virtio TX-NAPI)",
-                  "Willem de Bruijn, \"virtio-net: napi for transmit completion\" "
-                  "(netdev patch series, 2017)")
 ZERO_COPY = section("003", "zero-copy receive (devmem TCP, io_uring zcrx)",
                     "Hadi Salim, Bitar, Nogueira, Tammela, \"The Battle Of The ZCs\" "
                     "(Bloomberg, netdev talk)")

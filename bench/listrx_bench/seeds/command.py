@@ -11,7 +11,7 @@ import sys
 import tempfile
 import types
 
-from .. import headline, kernel
+from .. import grid, headline, kernel
 from ..cree import loadavg
 from ..listrx import BenchError, Listrx, allowed_cpus, machine_info, provenance
 from ..stats import is_unavailable
@@ -69,6 +69,10 @@ def add_parser(sub):
                     help="seed 001's listrx builds: retpoline,plain (default: both)")
     sp.add_argument("--listrx-retpo", help="the retpoline build's listrx (default: "
                     "build-retpo/dataplane/listrx beside the plain one)")
+    # a request-response row's flows are its requests per poll: a burst
+    sp.add_argument("--tx-flows", type=convert(grid.parse_bursts, "flow count"),
+                    default=[1, 10, 100],
+                    help="seed 002's flow counts, a comma list (default: 1,10,100)")
     sp.add_argument("--cree-kernel-pairs", type=int, default=12,
                     help="pairs of windows per kernel row of seed 001 (default: %(default)s)")
     sp.set_defaults(func=cmd_seeds)

@@ -87,8 +87,11 @@ def cells(doc):
 
 
 def is_measured_cell(text):
-    """A number with an interval ("83.1 ns [80.2–85.0]..."), or a stated
-    reason ("unavailable: ...", "not modelled: ...", "not measured: ...")."""
+    """A number with an interval ("83.1 ns [80.2–85.0]..."), a simulated
+    count that says it is one ("812.3 Ir/request (callgrind: ..."), or a
+    stated reason ("unavailable: ...", "not modelled: ...", "not
+    measured: ...")."""
     return (is_unavailable(text) or text.startswith("not modelled: ") or
             text.startswith("not measured: ") or
+            bool(re.match(r"^[-+]?\d[\d.]* [^()]+ \(callgrind: simulated", text)) or
             bool(re.match(r"^[-+]?\d[\d.]*\S* ?\S* \[[-+]?\d[\d.]*–[-+]?\d[\d.]*\]", text)))
