@@ -8,6 +8,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Whether the RX poll of queue i frees what TX queue i completed, as a
  * kernel driver cleans its TX ring from its RX NAPI poll (ixgbe_poll ->
  * ixgbe_clean_tx_irq): on by default. Off, the TX ring holds transmitted
@@ -18,5 +22,9 @@
  * 0, -ENODEV (no such port), -ENOTSUP (not a net_synth port) or -EBUSY
  * (started). */
 int rte_pmd_synth_set_rx_clean(uint16_t port_id, bool on);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
