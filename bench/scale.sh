@@ -9,7 +9,7 @@
 #   bench/scale.sh --out DIR [--listrx CMD] [--config FILE] [--lcores LIST]
 #                  [--engines LIST] [--pipeline P] [--profile P] [--burst B]
 #                  [--duration S] [--reps N] [--calibrate N] [--budget S]
-#                  [--mem MB]
+#                  [--mem MB] [--main-cpu CPU]
 #
 # DIR/host/ gets the machine (lscpu if there is one, and the same from /sys
 # and /proc without it: sockets, cores, SMT siblings, NUMA nodes, caches, CPU
@@ -44,19 +44,23 @@ usage: scale.sh --out DIR [options]
   --budget S       start no run that would end past S seconds from the start,
                    by the longest run so far (default: 540)
   --mem MB         EAL -m (default: 2048)
+  --main-cpu CPU   the main lcore's CPU (the monitor, awake every 2 ms); one of the
+                   polling CPUs too when it is one of them, so that a 2-CPU host
+                   runs 2 polling lcores, the first sharing its CPU with the monitor
+                   (default: the last CPU of the order, which then polls nothing)
 EOF
 }
 
 out= listrx=build/dataplane/listrx config= lcores= engines=packet,burst
 pipeline=xdp,build-meta,gro,l3-demux profile=udp-flows,flows=4096 burst=64
-duration=2 reps=3 budget=540 mem=2048 calibrate=
+duration=2 reps=3 budget=540 mem=2048 calibrate= main_arg=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=$2 ;; --listrx) listrx=$2 ;; --config) config=$2 ;;
 	--lcores) lcores=$2 ;; --engines) engines=$2 ;; --pipeline) pipeline=$2 ;;
 	--profile) profile=$2 ;; --burst) burst=$2 ;; --duration) duration=$2 ;;
 	--reps) reps=$2 ;; --budget) budget=$2 ;; --mem) mem=$2 ;;
-	--calibrate) calibrate=$2 ;;
+	--calibrate) calibrate=$2 ;; --main-cpu) main_arg=$2 ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "scale.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -124,6 +128,16 @@ order=($first $second)
 ncpu=${#order[@]}
 main_cpu=${order[$((ncpu - 1))]}
 max_lcores=$((ncpu - 1))
+main_shares=no
+if [ -n "$main_arg" ]; then
+	case " ${order[*]} " in
+	*" $main_arg "*) ;;
+	*) echo "scale.sh: --main-cpu $main_arg: not a CPU this process may use (${order[*]})" >&2; exit 2 ;;
+	esac
+	# the polling lcores take the order from its start; the main lcore
+	# shares the CPU of the one it lands on
+	main_cpu=$main_arg max_lcores=$ncpu main_shares=yes
+fi
 if [ "$max_lcores" -lt 1 ]; then
 	echo "scale.sh: this process may use one CPU (${order[*]}): the main lcore and a polling lcore need two" >&2
 	exit 2
@@ -137,7 +151,7 @@ top=0
 for n in $lcores; do
 	case $n in ''|*[!0-9]*|0) echo "scale.sh: --lcores: '$n' is not a count >= 1" >&2; exit 2 ;; esac
 	if [ "$n" -gt "$max_lcores" ]; then
-		echo "scale.sh: --lcores $n: this process may use $ncpu CPUs (${order[*]}); one is the main lcore's, so at most $max_lcores polling lcores" >&2
+		echo "scale.sh: --lcores $n: this process may use $ncpu CPUs (${order[*]}); one is the main lcore's, so at most $max_lcores polling lcores (--main-cpu CPU: the main lcore beside a polling one)" >&2
 		exit 2
 	fi
 	if [ "$n" -gt 64 ]; then
@@ -147,7 +161,7 @@ for n in $lcores; do
 	[ "$n" -gt "$top" ] && top=$n
 done
 if [ "$max_lcores" -lt 2 ]; then
-	echo "scale.sh: this process may use $ncpu CPUs (${order[*]}); one is the main lcore's, so one polling lcore: no scaling curve on this host" >&2
+	echo "scale.sh: this process may use $ncpu CPUs (${order[*]}); one is the main lcore's, so one polling lcore: no scaling curve on this host (--main-cpu CPU puts the main lcore beside a polling one)" >&2
 fi
 [ -n "$calibrate" ] || calibrate=$((top > 1 ? 1 : 0))
 cal_cpus=("${order[@]:0:top}")
@@ -173,6 +187,7 @@ mkdir -p "$out/host" "$out/runs" || exit 1
 	echo "cpus_allowed ${allowed% }"
 	echo "order ${order[*]}"
 	echo "main_cpu $main_cpu"
+	echo "main_shares $main_shares"
 	echo "max_lcores $max_lcores"
 	echo "lcores $lcores"
 	echo "engines ${engine_list// /,}"

@@ -8,10 +8,13 @@ DEFAULT_ENGINES = "packet,burst,hybrid:2,static,graph"
 DEFAULT_FOOTPRINTS = "0,L1i/2,L1i,2xL1i,4xL1i"
 # the kernel RX path: native XDP on the raw frame, build_skb, GRO, ip_rcv
 KERNEL_PIPELINE = "xdp,build-meta,gro,l3-demux"
-ENGINE_RE = re.compile(r"^(packet|burst|static|graph|hybrid:\d+)(-aa)?$")
+ENGINE_RE = re.compile(r"^(packet|burst|static|graph|hybrid:\d+)(/prefetch=(\d+))?(-aa)?$")
 # ENGINE-aa: the same engine as a cell of its own, measured like any other
 # (the A/A comparison: packet vs packet-aa shows what noise alone gives)
 AA_SUFFIX = "-aa"
+# ENGINE/prefetch=K: the engine with [pipeline] prefetch = K (listrx
+# --interleave takes it as an item; a process of its own gets --set)
+PREFETCH_MAX = 16
 
 
 def split_list(text):
@@ -32,15 +35,30 @@ def parse_bursts(text):
 def parse_engines(text):
     engines = split_list(text)
     for e in engines:
-        if not ENGINE_RE.match(e):
+        m = ENGINE_RE.match(e)
+        if not m or (m.group(3) and int(m.group(3)) > PREFETCH_MAX):
             raise ValueError("engine %r: want packet, burst, hybrid:K, static or graph "
-                             "(ENGINE-aa: the same engine again, for an A/A comparison)" % e)
+                             "(ENGINE-aa: the same engine again, for an A/A comparison; "
+                             "ENGINE/prefetch=K, K 0..%d: with that prefetch distance)"
+                             % (e, PREFETCH_MAX))
     return engines
 
 
 def engine_arg(engine):
-    """listrx's --engine of a cell's engine (packet-aa runs packet)."""
+    """listrx's --interleave item of a cell's engine (packet-aa runs
+    packet; burst/prefetch=4 stays)."""
     return engine[:-len(AA_SUFFIX)] if engine.endswith(AA_SUFFIX) else engine
+
+
+def engine_kind(engine):
+    """listrx's --engine of a cell's engine: the engine alone."""
+    return engine_arg(engine).split("/")[0]
+
+
+def engine_prefetch(engine):
+    """K of ENGINE/prefetch=K, or None."""
+    m = ENGINE_RE.match(engine)
+    return int(m.group(3)) if m and m.group(3) else None
 
 
 def parse_footprint(item, l1i_bytes):

@@ -3,32 +3,36 @@
 The kernel pipeline (xdp,build-meta,gro,l3-demux) on valid UDP, per packet
 against listified engines, at a few burst sizes and code footprints, in both
 build flavours (plain and retpoline, the latter as a Spectre-mitigated kernel
-is built), timed with alternating repetitions plus cachegrind at one burst
-size. It is the sweep (sweep.Sweep) run once per flavour over a small grid,
-with repetitions added where the verdict is not yet narrow enough; this
-module chooses the grid, finds the two binaries, pairs the repetitions
-(stats.speedup) and writes the verdict, headline.json, one table per flavour
-(one renderer: stdout, headline.md, report.md/.html) and the report.
+is built), on each input asked for (--input: net_synth's hot frames, its
+cold ones, a kernel-fed port; inputs.py), timed with the engines interleaved
+in one process (interleave.py) plus cachegrind at one burst size. Each
+input's flavour is a part: the interleaved runs, then the sweep
+(sweep.Sweep: the zoom-in, cachegrind) over a small grid. This module
+chooses the grid, finds the two binaries, sets the inputs up, pairs the
+figures and builds headline.json's document; headline_page.py renders it
+(the verdict, one table per part, headline.md, report.md/.html).
 """
 
 import datetime
-import json
 import os
 import shlex
 import sys
 import time
 
-from . import backends, grid, interleave, report, results
-from .listrx import (BenchError, Listrx, caches_source, find_binary, machine_info,
-                     provenance)
-from .options import (add_cg_caches, add_common, add_out, convert, positive_float,
-                      positive_int)
+from . import backends, grid, inputs, interleave, report, results
+# the page is rendered there; its names stay reachable from here
+from .headline_page import (FLAVOURS, HEADER, INDIRECT, SIDES, STAGE_SHORT,  # noqa: F401
+                            ballast, part_key, part_rows, side_deltas, table_rows,
+                            write_headline)
+from .listrx import (BenchError, Listrx, caches_source, default_lcores, find_binary,
+                     machine_info, provenance)
+from .options import (add_cg_caches, add_common, add_out, convert, non_negative_int,
+                      positive_float, positive_int)
 from .progress import Progress, _clock
-from .stats import (MIN_PAIRS, at_median, caveat, fmt, is_unavailable, median, number,
+from .stats import (MIN_PAIRS, at_median, caveat, is_unavailable, median, number,
                     speedup, stalled, summary, unavailable)
 from .sweep import (LOW_DELIVERY, RUN_KIND, Sweep, default_options, low_delivery, meta_for)
 
-FLAVOURS = ("plain", "retpoline")
 # build directory of each flavour, next to each other in the source tree
 # (scripts/setup builds both)
 FLAVOUR_DIRS = {"plain": "build", "retpoline": "build-retpo"}
@@ -51,13 +55,6 @@ ADAPTIVE = {"max_reps": 15, "spread": 10.0, "max_time": 420.0}
 # the sweep then runs each cell once (its Mpps column is not used, its
 # zoom-in, delivery check and cachegrind are)
 PAIRED = {"duration": interleave.DURATION, "reps": interleave.RUNS}
-# the columns of the one headline table (stdout, headline.md, report)
-INDIRECT = "indirect/pkt (Bi + thunks)"
-HEADER = ["engine", "burst", "footprint KB", "Mpps", "ns/pkt", "packet ns/pkt, same pairs",
-          "saved ns/pkt", "speedup [95 % interval]", "verdict", "reps used/run (pairs)",
-          "I1 miss/pkt", "D1 miss/pkt", "LL miss/pkt", "instr/pkt", INDIRECT, "stage ns/pkt",
-          "delivered %"]
-STAGE_SHORT = {"xdp": "xdp", "build-meta": "bm", "gro": "gro", "l3-demux": "l3"}
 
 
 def add_parser(sub):
@@ -112,6 +109,17 @@ def add_parser(sub):
                    help="seconds per timed run (default %s)" % QUICK["duration"])
     p.add_argument("--profile", default="udp64",
                    help="traffic (see sweep --profiles) (default: %(default)s)")
+    p.add_argument("--input", type=convert(inputs.parse_inputs, "input"), default=["hot"],
+                   help="where the frames come from, one table and verdict each: hot "
+                   "(net_synth's, in the L1d), cold (net_synth cold=1: buffers over 4 x "
+                   "the LLC, shuffled, heads written around the caches), kernel (net_af_xdp "
+                   "on a veth a kernel sender feeds from another CPU; root) "
+                   "(default: hot)")
+    p.add_argument("--kernel-coalesce-us", type=convert(non_negative_int),
+                   default=inputs.KERNEL_COALESCE_US,
+                   help="--input kernel: after a poll short of the burst, wait this many "
+                   "microseconds before the next, as a NIC's interrupt moderation (listrx "
+                   "--coalesce-us; 0: poll again at once) (default: %(default)s)")
     p.add_argument("--cg-burst", type=convert(grid.parse_burst), default=64,
                    help="the verdict's burst size, where cachegrind runs too "
                    "(default: %(default)s)")
@@ -140,6 +148,9 @@ def cmd_headline(args, argv):
     if args.cg_burst not in args.bursts:
         raise BenchError("--cg-burst %d: not one of --bursts %s"
                          % (args.cg_burst, ",".join(str(b) for b in args.bursts)))
+    if args.kernel_coalesce_us > 10 ** 6:
+        raise BenchError("--kernel-coalesce-us %d: want 0..1000000 (listrx --coalesce-us)"
+                         % args.kernel_coalesce_us)
     if "packet" not in args.engines:
         raise BenchError("--engines %s: the speedups need the packet engine"
                          % ",".join(args.engines))
@@ -339,14 +350,16 @@ def paired_counts(m, engine):
                 low_delivery=share is not None and share < LOW_DELIVERY)
 
 
-def headline_rows(flavour, rows, cg_burst, matches, paired=None):
+def headline_rows(flavour, rows, cg_burst, matches, paired=None, inp=None):
     """One row per (engine, burst, footprint) from a flavour's sweep rows.
     An engine's row is one comparison with the packet cell of the same
     burst and footprint (comparison_figures: every figure from the same
     pairs); the packet row's own figures are over its runs that did not
     stall. paired: {(burst, footprint KB): interleave.measure_cells's}:
     the comparisons (and the A/A control's row) come from the interleaved
-    runs instead, the rest of each row from the sweep."""
+    runs instead, the rest of each row from the sweep. inp: the input
+    (inputs.Input; None: hot frames), whose cachegrind reason fills the
+    cachegrind columns where it cannot measure."""
     cells = {}
     for r in rows:
         if r.get("status") == "ok":
@@ -359,7 +372,9 @@ def headline_rows(flavour, rows, cg_burst, matches, paired=None):
     for (engine, burst, fp), rs in cells.items():
         shares = [r.get("delivered_share") for r in rs
                   if number(r.get("delivered_share")) is not None]
-        row = {"flavour": flavour, "matches_kernel": matches, "engine": engine,
+        row = {"input": inp.name if inp else "hot", "input_label": inp.label if inp else
+               inputs.LABELS["hot"], "flavour": flavour, "matches_kernel": matches,
+               "engine": engine,
                "burst": burst, "footprint_kb": fp, "footprint": str(rs[0].get("footprint", fp)),
                "runs": len(rs),
                "shared_cpu_runs": sum(1 for r in rs if r.get("shared_cpu_pct") is not None),
@@ -385,7 +400,8 @@ def headline_rows(flavour, rows, cg_burst, matches, paired=None):
         else:
             row.update(comparison_figures(cells.get(("packet", burst, fp), []), rs, engine))
         for key, cg_key in CG_FIGURES:
-            row[key] = cg_value(rs, cg_key, burst, cg_burst)
+            row[key] = (inp.cachegrind if inp and inp.cachegrind
+                        else cg_value(rs, cg_key, burst, cg_burst))
         for key in ("perf_cycles_per_packet", "perf_l1i_misses_per_packet",
                     "perf_l1d_misses_per_packet", "perf_llc_misses_per_packet"):
             if key in rs[0]:
@@ -406,20 +422,15 @@ def verdict_cell(h, burst):
     return h["engine"] != "packet" and h["burst"] == burst
 
 
-def ballast(h):
-    if not h["footprint_kb"]:
-        return "no ballast"
-    label = h.get("footprint")
-    return "%d KB ballast%s" % (h["footprint_kb"], " (%s)" % label
-                               if label and label != str(h["footprint_kb"]) else "")
-
-
-def verdict_text(h):
-    """One sentence: where, what the engine saves or costs against packet
-    and both sides' ns/packet (the median pair's), then the comparison's
-    caveat (stats.caveat: speedup [95 % interval], pairs, left out, shared
-    the CPU, resolved or not and why) and the pairs left out."""
+def verdict_text(h, with_input=False):
+    """One sentence: where (the input first when the page has several),
+    what the engine saves or costs against packet and both sides'
+    ns/packet (the median pair's), then the comparison's caveat
+    (stats.caveat: speedup [95 % interval], pairs, left out, shared the
+    CPU, resolved or not and why) and the pairs left out."""
     where = "%s build, burst %d, %s" % (h["flavour"], h["burst"], ballast(h))
+    if with_input:
+        where = "%s, %s" % (h.get("input_label") or inputs.LABELS["hot"], where)
     if h["speedup"] is None:
         return "%s: %s against packet: no pair to compare (%s)" % (
             where, h["engine"], h["resolution"] or "no run of both")
@@ -444,9 +455,10 @@ def verdict_text(h):
 
 
 def verdicts(hrows, burst):
-    return [{"flavour": h["flavour"], "engine": h["engine"], "burst": h["burst"],
-             "footprint_kb": h["footprint_kb"], "resolved": h["resolved"],
-             "text": verdict_text(h)} for h in hrows if verdict_cell(h, burst)]
+    with_input = any(h.get("input", "hot") != "hot" for h in hrows)
+    return [{"input": h.get("input", "hot"), "flavour": h["flavour"], "engine": h["engine"],
+             "burst": h["burst"], "footprint_kb": h["footprint_kb"], "resolved": h["resolved"],
+             "text": verdict_text(h, with_input)} for h in hrows if verdict_cell(h, burst)]
 
 
 def contention(hrows):
@@ -455,234 +467,6 @@ def contention(hrows):
     return {"shared": sum(h["shared_cpu_runs"] for h in hrows),
             "runs": sum(h["runs"] for h in hrows),
             "left_out": sum(len(h["left_out"]) for h in hrows)}
-
-
-# ---- the one table --------------------------------------------------------------
-
-def _cell(v, digits=2):
-    return "n/a" if number(v) is None else fmt(v, digits)
-
-
-def table_rows(hrows):
-    """HEADER's cells for each row: the same table on stdout, in headline.md
-    and in the report. An engine's row holds both sides of its comparison
-    (its own and the packet engine's figures of the same pairs), so the
-    ns/packet ratio and difference in the row are its speedup and saving."""
-    out = []
-    for h in hrows:
-        if h["engine"] == "packet":
-            base, saved, sp, verdict = "(base)", "-", "1 (base)", "base"
-            reps = "%d/%d, %d shared" % (h["reps"], h["runs"], h["shared_cpu_runs"])
-        elif h["speedup"] is None:
-            base, saved, sp, verdict = "-", "-", "-", "NOT RESOLVED (no pair)"
-            reps = "0/%d" % h["pairs"]
-        else:
-            lo, hi = h["speedup_ci"]
-            base, saved = _cell(h["base_ns_per_packet"], 1), "%.1f" % h["saved_ns_per_packet"]
-            sp = "%.2f× [%.2f–%.2f]" % (h["speedup"], lo, hi)
-            verdict = "resolved" if h["resolved"] else "NOT RESOLVED"
-            reps = "%d/%d" % (h["clean_pairs"], h["pairs"]) + (
-                "" if h["shared_cpu_pairs"] is None else ", %d shared" % h["shared_cpu_pairs"])
-        if h["low_delivery"]:
-            verdict += ", LOW DELIVERY %.0f%%" % (100 * h["delivered_share"])
-        out.append([
-            h["engine"], h["burst"], h["footprint_kb"], _cell(h["mpps"]),
-            _cell(h["ns_per_packet"], 1), base, saved, sp, verdict, reps,
-            _cell(h["i1_misses_per_packet"]),
-            _cell(h["d1_misses_per_packet"]), _cell(h["ll_misses_per_packet"]),
-            _cell(h["instructions_per_packet"], 0), _cell(h["indirect_per_packet"]),
-            " ".join("%s %.0f" % (STAGE_SHORT.get(s, s), v)
-                     for s, v in h["stage_ns_per_packet"].items()),
-            "%.1f" % (100 * h["delivered_share"]) if h["delivered_share"] is not None
-            else "-"])
-    return out
-
-
-def flavour_title(flavour, doc):
-    match = doc["kernel_flavour"] == flavour
-    return "%s build%s" % (flavour, " (matches the running kernel)" if match else "")
-
-
-def add_verdict(d, doc):
-    d.h(2, "Verdict (burst %d)" % doc["verdict_burst"])
-    d.ul([v["text"] for v in doc["verdicts"]] or ["no verdict: no cell of a listified engine "
-                                                  "at burst %d" % doc["verdict_burst"]])
-
-
-def add_tables(d, doc, per_flavour=None):
-    """Each flavour's table, with its contention and repetitions lines, and
-    per_flavour(d, flavour, rows)'s blocks after it (the report's)."""
-    for flavour in FLAVOURS:
-        hrows = [h for h in doc["rows"] if h["flavour"] == flavour]
-        d.h(2, flavour_title(flavour, doc))
-        if not hrows:
-            d.p(str(doc["flavours"].get(flavour)))
-            continue
-        c = doc["contention"][flavour]
-        a = doc["adaptive"].get(flavour, {})
-        if doc.get("method") == "interleave":
-            w = [h["windows_text"] for h in hrows if h.get("windows_text")
-                 and h["burst"] == doc["verdict_burst"] and h["engine"] != "packet"]
-            d.p("%d/%d interleaved runs shared their CPU (listrx warned that the polling CPU "
-                "was busy before the start); at burst %d: %s." % (
-                    c["shared"], c["runs"], doc["verdict_burst"], "; ".join(sorted(set(w)))
-                    or "no windows"))
-        else:
-            d.p("%d/%d runs shared their CPU (listrx warned that the polling CPU was busy "
-                "before the start); %d pair(s) left out as stalled. Repetitions: %d, %s." % (
-                    c["shared"], c["runs"], c["left_out"], a.get("initial_reps", doc["reps"]),
-                    added_text(a)))
-        d.table(HEADER, table_rows(hrows))
-        if flavour == "retpoline":
-            d.p("%s: cachegrind's indirect branches (Bi) plus the entries into "
-                "__x86_indirect_thunk_* (callgrind), which a retpoline build calls instead "
-                "of branching indirectly; in the plain build there is no thunk." % INDIRECT)
-        if per_flavour:
-            per_flavour(d, flavour, hrows)
-
-
-def method_text(doc):
-    """How an interleaved headline timed its speedups."""
-    p = doc["paired"]
-    return ("Speedups from %d interleaved run(s) of %.1f s per burst and footprint, in "
-            "rounds over the cells: every engine and the A/A control (packet against itself) "
-            "polled in turn in one process, a window of about %d us each; a run's figure is "
-            "the median engine ÷ packet ratio of its pairs of adjacent windows, the windows "
-            "the OS disturbed left out (docs/measuring.md, \"Interleaved windows\"); the "
-            "speedup is the median over the runs with its 95 %% interval, the Mpps and ns/pkt "
-            "beside it the median run's; the other columns from one run per cell." % (
-                p["reps"], p["duration_s"], p["window_us"]))
-
-
-def added_text(a):
-    if not a.get("added"):
-        return "none added (%s)" % (a.get("stopped") or "adaptive repetitions off")
-    return "%d round(s) added for %s; stopped: %s" % (
-        a["added"], ", ".join(a.get("cells", [])) or "-", a.get("stopped") or "-")
-
-
-# ---- the report -------------------------------------------------------------------
-
-SIDES = (("Δ instr/pkt", "instructions_per_packet"), ("Δ I1 miss/pkt", "i1_misses_per_packet"),
-         ("Δ indirect/pkt", "indirect_per_packet"), ("Δ D1 miss/pkt", "d1_misses_per_packet"),
-         ("Δ LL miss/pkt", "ll_misses_per_packet"))
-
-
-def side_deltas(hrows, burst):
-    """"I side saved, D side spent": each engine minus packet at the same
-    burst and footprint, per packet: [(engine, footprint KB, {measure:
-    delta or None}, speedup)]."""
-    out = []
-    for h in hrows:
-        if h["burst"] != burst or h["engine"] == "packet":
-            continue
-        base = next((b for b in hrows if b["engine"] == "packet" and b["burst"] == h["burst"]
-                     and b["footprint_kb"] == h["footprint_kb"]), None)
-        if not base:
-            continue
-        deltas = {}
-        for name, key in SIDES:
-            a, b = number(base[key]), number(h[key])
-            deltas[name] = None if a is None or b is None else b - a
-        out.append((h["engine"], h["footprint_kb"], deltas, h["speedup"]))
-    return out
-
-
-def speedup_panels(doc):
-    """speedup_chart's panels: a flavour each, a series per engine and
-    footprint."""
-    panels = []
-    for flavour in FLAVOURS:
-        hrows = [h for h in doc["rows"] if h["flavour"] == flavour]
-        bursts = sorted({h["burst"] for h in hrows})
-        series = []
-        keys = sorted({(h["engine"], h["footprint_kb"]) for h in hrows if h["engine"] != "packet"},
-                      key=lambda k: (k[1], k[0]))
-        for engine, fp in keys:
-            by = {h["burst"]: h for h in hrows if (h["engine"], h["footprint_kb"]) == (engine, fp)}
-            pts = [(by[b]["speedup"], by[b]["speedup_ci"][0], by[b]["speedup_ci"][1])
-                   if b in by and by[b]["speedup"] is not None else None for b in bursts]
-            res = [bool(by[b]["resolved"]) if b in by else True for b in bursts]
-            series.append(("%s, %s" % (engine, ballast(by[next(iter(by))])), pts, res))
-        panels.append((flavour_title(flavour, doc), bursts, series))
-    return panels
-
-
-def write_headline_report(out_dir, doc):
-    """report.md/report.html of the headline: the verdict first, the
-    speedup chart, each flavour's table, "I side saved, D side spent" as a
-    table and a chart, and the flavour's plots (its sweep's report)."""
-    d = report.Doc()
-    d.h(1, "listrx headline: what listification saves on the kernel RX path")
-    add_verdict(d, doc)
-    if doc.get("method") == "interleave":
-        d.p("Command: `%s`. Pipeline %s, traffic %s. %s Cachegrind (callgrind, simulated "
-            "I1/D1/LL %s, %s) at burst %d. Elapsed %s." % (
-                doc["command"], doc["pipeline"], doc["profile"], method_text(doc),
-                " ".join("%s=%s" % kv for kv in sorted(doc["cachegrind_caches"].items())),
-                doc["cachegrind_caches_source"], doc["verdict_burst"],
-                _clock(doc["elapsed_s"])))
-    else:
-        d.p("Command: `%s`. Pipeline %s, traffic %s, %d alternating repetitions of %.2f s per "
-        "cell first, then repetitions added to the verdict's cells while their 95 %% interval "
-        "was wider than %g %% (at most %d repetitions, %s in all); speedup = the median of "
-        "packet ns/pkt ÷ engine ns/pkt paired by repetition, a pair with a stalled side left "
-        "out, with its 95 %% interval; an engine's Mpps, ns/pkt and the packet side's beside "
-        "them are the median pair's (docs/measuring.md, \"One comparison\"); cachegrind "
-        "(callgrind, simulated I1/D1/LL %s, %s) at burst %d. Elapsed %s." % (
-            doc["command"], doc["pipeline"], doc["profile"], doc["reps"], doc["duration_s"],
-            doc["spread_pct"], doc["max_reps"], _clock(doc["max_time_s"]),
-            " ".join("%s=%s" % kv for kv in sorted(doc["cachegrind_caches"].items())),
-            doc["cachegrind_caches_source"], doc["verdict_burst"],
-            _clock(doc["elapsed_s"])))
-    plt, why = report.matplotlib_pyplot()
-    chart = os.path.join(out_dir, "speedup.png")
-    if plt is None:
-        d.p("plots unavailable: " + why)
-    elif report.speedup_chart(plt, chart, "speedup over per-packet processing, %s, pipeline "
-                              "%s" % (doc["profile"], doc["pipeline"]), speedup_panels(doc)):
-        d.img(chart, "Speedup over the packet engine per burst size: a bar per engine and "
-              "footprint, whiskers the 95 % interval, hatched where not resolved, the dashed "
-              "line at 1×")
-
-    def per_flavour(d, flavour, hrows):
-        sides = side_deltas(hrows, doc["verdict_burst"])
-        d.h(3, "I side saved, D side spent (burst %d, per packet, vs packet engine)"
-            % doc["verdict_burst"])
-        d.table(["engine", "footprint KB"] + [n for n, _ in SIDES] + ["speedup"],
-                [[e, fp] + ["-" if deltas[n] is None else "%+.2f" % deltas[n]
-                            for n, _ in SIDES] + [fmt(sp)] for e, fp, deltas, sp in sides])
-        png = os.path.join(out_dir, "sides-%s.png" % flavour)
-        labels = ["%s, %d KB" % (e, fp) for e, fp, _, _ in sides]
-        if plt is not None and report.delta_chart(
-                plt, png, "I side saved, D side spent, %s build, burst %d (engine − packet; "
-                "left of 0: saved)" % (flavour, doc["verdict_burst"]), [n for n, _ in SIDES],
-                labels, {lab: deltas for lab, (_, _, deltas, _) in zip(labels, sides)}):
-            d.img(png, "I side saved, D side spent, %s build: a bar per engine and footprint, "
-                  "a panel per measure" % flavour)
-        for key, caption in (("time_mpps", "Mpps"), ("cg_i1_misses_per_packet", "I1 misses"),
-                             ("cg_d1_misses_per_packet", "D1 misses")):
-            png = os.path.join(out_dir, flavour, "plots", "g0_%s.png" % key)
-            if os.path.exists(png):
-                d.img(png, "%s, %s build: a bar per engine and burst size, a panel per "
-                      "footprint" % (caption, flavour))
-        d.p("All figures of this flavour: %s/report.md (per-stage zoom-in, all cells)." % flavour)
-
-    add_tables(d, doc, per_flavour)
-    d.h(2, "Machine and backends")
-    mit = doc["kernel_mitigations"]
-    d.p("Running kernel: spectre_v2 `%s`; spec_rstack_overflow `%s` → the **%s** build "
-        "matches it. CPU: %s." % (mit.get("spectre_v2"), mit.get("spec_rstack_overflow"),
-                                 doc["kernel_flavour"], doc["machine"].get("cpu_model")
-                                 or doc["machine"].get("cpu")))
-    d.table(["backend", "status"], [[k, v] for k, v in doc["backends"].items()])
-    md = os.path.join(out_dir, "report.md")
-    html_path = os.path.join(out_dir, "report.html")
-    with open(md, "w") as f:
-        f.write(d.markdown(out_dir))
-    with open(html_path, "w") as f:
-        f.write(d.html("listrx headline"))
-    return md, html_path
 
 
 # ---- the run ----------------------------------------------------------------------
@@ -739,6 +523,100 @@ def loadavg():
     return interleave.loadavg()
 
 
+def prepare_inputs(args, binaries):
+    """The inputs of --input that can run here (inputs.Input), and
+    {input: "skipped: why"} for the others."""
+    plain = next(b for b in (binaries.get(f) for f in FLAVOURS) if not is_unavailable(b))
+    lx = Listrx(plain, eal=args.eal, lcores=args.lcores, log_dir=None)
+    ready, skipped = [], {}
+    for name in args.input:
+        try:
+            ready.append(inputs.prepare(name, args.profile, args.eal, lx.topology(),
+                                        os.path.dirname(os.path.dirname(plain)),
+                                        args.lcores or default_lcores(),
+                                        args.kernel_coalesce_us))
+        except BenchError as e:
+            skipped[name] = "skipped: %s" % e
+            print("listrx-bench: %s: %s" % (inputs.LABELS[name], skipped[name]),
+                  file=sys.stderr)
+    return ready, skipped
+
+
+def plan_parts(args, binaries, ready, status, counters):
+    """One part per input and flavour: (input, flavour, lx, sweep options,
+    Sweep, cells)."""
+    plan = []
+    for inp in ready:
+        for flavour in FLAVOURS:
+            binary = binaries[flavour]
+            if is_unavailable(binary):
+                if inp is ready[0]:
+                    print("listrx-bench: %s build %s" % (flavour, binary), file=sys.stderr)
+                continue
+            sub = os.path.join(args.out, part_key(inp.name, flavour))
+            os.makedirs(sub, exist_ok=True)
+            lx = Listrx(binary, eal=inp.eal, lcores=args.lcores, log_dir=None)
+            if "perf" not in status:
+                reason = perf_reason(lx, sub)
+                status["perf"] = "ok" if reason is None else unavailable(reason)
+            fl_counters = counters + (["perf"] if status["perf"] == "ok" else [])
+            if args.method == "interleave":
+                # the interleaved runs time the engines and count what they
+                # delivered; the sweep runs the zoom-in and cachegrind
+                fl_counters = [c for c in fl_counters if c != "time"]
+            build = lx.version().get("build") or ""
+            if "sanitize=" in build and "cachegrind" in fl_counters:
+                # valgrind cannot run an ASan-instrumented binary
+                fl_counters.remove("cachegrind")
+                status["cachegrind"] = unavailable("cachegrind cannot run a sanitizer build "
+                                                   "(%s)" % build)
+            if inp.cachegrind and "cachegrind" in fl_counters:
+                fl_counters.remove("cachegrind")
+            sargs = sweep_options(args, sub, fl_counters)
+            sargs.profiles = [inp.profile]
+            if inp.cg_eal_mb:
+                sargs.cg_eal = inputs.eal_memory(sargs.cg_eal, inp.cg_eal_mb)
+            plan.append((inp, flavour, lx, sargs, Sweep(lx, sargs, sub), part_cells(lx, sargs,
+                                                                                   inp)))
+    return plan
+
+
+def part_cells(lx, sargs, inp):
+    """The part's sweep cells, each with the input's --set assignments."""
+    cells = grid.expand([inp.profile], [grid.KERNEL_PIPELINE],
+                        grid.parse_footprints(sargs.footprints, lx.topology().get("l1i_bytes")),
+                        sargs.engines, sargs.bursts)
+    for c in cells:
+        c["sets"] = list(inp.sets)
+    return cells
+
+
+def measure_part(args, argv, started, part, progress, t0, adaptive, paired, kernel_flavour,
+                 left):
+    """An input's flavour: the interleaved runs, then the sweep (zoom-in,
+    cachegrind); its headline rows and its sweep rows."""
+    inp, flavour, lx, sargs, sw, cells = part
+    key = part_key(inp.name, flavour)
+    label = "%s " % key
+    adaptive[key] = {}
+    if args.method == "interleave":
+        # before the sweep: its cachegrind phase would share the CPUs
+        paired[key] = interleave.measure_cells(
+            lx, paired_cells(cells), list(args.engines), os.path.join(sargs.out, "runs"),
+            duration=args.paired_duration, reps=args.paired_reps, timeout=args.timeout,
+            progress=progress, label_prefix=label)
+    rows = sw.run(cells, sargs.reps, progress=progress, label_prefix=label,
+                  more=adaptive_reps(args, flavour, sw, cells, progress, t0, adaptive[key],
+                                     left))
+    adaptive[key].pop("until", None)
+    meta = meta_for(lx, sargs, argv, sw.status, started, sw.caches)
+    results.write(sargs.out, meta, rows)
+    report.write_report(sargs.out, title="listrx headline, %s" % key.replace("/", ", "),
+                        zoom_burst=args.cg_burst)
+    return headline_rows(flavour, rows, args.cg_burst, flavour == kernel_flavour,
+                         paired.get(key), inp), rows
+
+
 def run_headline(args, argv, stream=None):
     stream = stream or sys.stdout
     t0 = time.monotonic()
@@ -746,6 +624,8 @@ def run_headline(args, argv, stream=None):
     load0 = loadavg()
     out_dir = args.out
     binaries = flavour_binaries(args.listrx, args.listrx_retpo)
+    if all(is_unavailable(binaries[f]) for f in FLAVOURS):
+        raise BenchError("no listrx build to measure")
     mit = kernel_mitigations()
     kernel_flavour = matching_flavour(mit)
     status = {}
@@ -760,136 +640,75 @@ def run_headline(args, argv, stream=None):
             counters.append(name)
         else:
             status[name] = unavailable(reason)
-    plan = []
-    for flavour in FLAVOURS:
-        binary = binaries[flavour]
-        if is_unavailable(binary):
-            print("listrx-bench: %s build %s" % (flavour, binary), file=sys.stderr)
-            continue
-        sub = os.path.join(out_dir, flavour)
-        os.makedirs(sub, exist_ok=True)
-        lx = Listrx(binary, eal=args.eal, lcores=args.lcores, log_dir=None)
-        if "perf" not in status:
-            reason = perf_reason(lx, sub)
-            status["perf"] = "ok" if reason is None else unavailable(reason)
-        fl_counters = counters + (["perf"] if status["perf"] == "ok" else [])
-        if args.method == "interleave":
-            # the interleaved runs time the engines and count what they
-            # delivered; the sweep runs the zoom-in and cachegrind
-            fl_counters = [c for c in fl_counters if c != "time"]
-        build = lx.version().get("build") or ""
-        if "sanitize=" in build and "cachegrind" in fl_counters:
-            # valgrind cannot run an ASan-instrumented binary
-            fl_counters.remove("cachegrind")
-            status["cachegrind"] = unavailable("cachegrind cannot run a sanitizer build (%s)"
-                                               % build)
-        sargs = sweep_options(args, sub, fl_counters)
-        topo = lx.topology()
-        cells = grid.expand([args.profile], [grid.KERNEL_PIPELINE],
-                            grid.parse_footprints(sargs.footprints, topo.get("l1i_bytes")),
-                            sargs.engines, sargs.bursts)
-        plan.append((flavour, lx, sargs, Sweep(lx, sargs, sub), cells))
+    ready, skipped = prepare_inputs(args, binaries)
+    plan = plan_parts(args, binaries, ready, status, counters)
     if not plan:
-        raise BenchError("no listrx build to measure")
+        raise BenchError("no input to measure: %s" % "; ".join(
+            "%s %s" % (inputs.LABELS[k], v) for k, v in skipped.items()))
     progress = Progress(enabled=not args.quiet)
-    for _, _, sargs, sw, cells in plan:
+    for _, _, _, sargs, sw, cells in plan:
         sw.plan(progress, cells, sargs.reps)
         if args.method == "interleave":
             interleave.plan_cells(progress, paired_cells(cells), args.paired_reps,
                                   args.paired_duration)
-    progress.show("%d runs, %s" % (progress.total, ", ".join(p[0] for p in plan)))
+    progress.show("%d runs, %s" % (progress.total, ", ".join(
+        part_key(p[0].name, p[1]) for p in plan)))
     all_rows, sweep_rows, adaptive, paired = [], [], {}, {}
-    for i, (flavour, lx, sargs, sw, cells) in enumerate(plan):
-        adaptive[flavour] = {}
-        if args.method == "interleave":
-            # before the sweep: its cachegrind phase would share the CPUs
-            paired[flavour] = interleave.measure_cells(
-                lx, paired_cells(cells), [e for e in args.engines], os.path.join(sargs.out,
-                                                                                   "runs"),
-                duration=args.paired_duration, reps=args.paired_reps, timeout=args.timeout,
-                progress=progress, label_prefix=flavour + " ")
-        rows = sw.run(cells, sargs.reps, progress=progress, label_prefix=flavour + " ",
-                      more=adaptive_reps(args, flavour, sw, cells, progress, t0,
-                                         adaptive[flavour], len(plan) - i))
-        adaptive[flavour].pop("until", None)
-        sweep_rows += rows
-        meta = meta_for(lx, sargs, argv, sw.status, started, sw.caches)
-        results.write(sargs.out, meta, rows)
-        report.write_report(sargs.out, title="listrx headline, %s build" % flavour,
-                            zoom_burst=args.cg_burst)
-        all_rows += headline_rows(flavour, rows, args.cg_burst, flavour == kernel_flavour,
-                                  paired.get(flavour))
+    done = 0
+    for inp in ready:
+        mine = [p for p in plan if p[0] is inp]
+        try:
+            with inp:
+                if inp.session:
+                    inputs.probe_port(mine[0][2], inp, os.path.join(mine[0][3].out, "runs"))
+                for part in mine:
+                    part = part[:5] + (part_cells(part[2], part[3], inp),)
+                    part[3].profiles = [inp.profile]
+                    rows, srows = measure_part(args, argv, started, part, progress, t0,
+                                               adaptive, paired, kernel_flavour,
+                                               len(plan) - done)
+                    all_rows += rows
+                    sweep_rows += srows
+                    done += 1
+        except inputs.InputUnavailable as e:
+            skipped[inp.name] = "skipped: %s" % e
+            print("listrx-bench: %s: %s" % (inp.label, skipped[inp.name]), file=sys.stderr)
+            done += len(mine)
     progress.close()
-    for name, st in plan[0][3].status.items():
+    for name, st in plan[0][4].status.items():
         status.setdefault(name, st)
     # a probe that passed says nothing about the figures: "ok" only for a
     # backend that gave a number in some run
     status = {name: backends.figure_status(name, st, sweep_rows) for name, st in status.items()}
-    cg = [r["i1_misses_per_packet"] for r in all_rows if r["burst"] == args.cg_burst]
+    cg = [r["i1_misses_per_packet"] for r in all_rows if r["burst"] == args.cg_burst
+          and r["input"] != "kernel"]
     if status.get("cachegrind", "ok") == "ok" and cg and all(number(v) is None for v in cg):
         status["cachegrind"] = unavailable("no figure in any row (%s)" % cg[0])
     elapsed = time.monotonic() - t0
     doc = {"tool": "listrx-bench headline", "created": started,
            "command": "listrx-bench " + " ".join(shlex.quote(a) for a in argv),
            "elapsed_s": elapsed, "pipeline": grid.KERNEL_PIPELINE, "profile": args.profile,
+           "input_order": list(args.input),
+           "inputs": dict({i.name: i.info for i in ready if i.name not in skipped}, **skipped),
            "reps": args.reps, "max_reps": args.max_reps, "spread_pct": args.spread,
            "max_time_s": args.max_time, "duration_s": args.duration,
            "cg_burst": args.cg_burst, "verdict_burst": args.cg_burst,
            "kernel_mitigations": mit, "kernel_flavour": kernel_flavour,
            "flavours": {f: binaries[f] for f in FLAVOURS}, "backends": status,
-           "cachegrind_caches": plan[0][3].caches,
+           "cachegrind_caches": plan[0][4].caches,
            "cachegrind_caches_source": caches_source(args.cg_caches),
-           "machine": machine_info(plan[0][1]),
-           "provenance": provenance([p[1] for p in plan]), "adaptive": adaptive,
+           "machine": machine_info(plan[0][2]),
+           "provenance": provenance([p[2] for p in plan if p[0] is plan[0][0]]),
+           "adaptive": adaptive,
            "method": args.method, "load_average": {"start": load0, "end": loadavg()},
            "paired": {"duration_s": args.paired_duration, "reps": args.paired_reps,
                       "window_us": interleave.WINDOW_US,
-                      "runs": {f: {"b%d fp%d" % k: {kk: v[kk] for kk in ("runs", "commands",
+                      "runs": {k: {"b%d fp%d" % c: {kk: v[kk] for kk in ("runs", "commands",
                                                                           "load", "rx")}
-                                   for k, v in cells_.items()}
-                               for f, cells_ in paired.items()}}
+                                   for c, v in cells_.items()}
+                               for k, cells_ in paired.items()}}
            if args.method == "interleave" else None,
-           "contention": {f: contention([h for h in all_rows if h["flavour"] == f])
-                          for f in FLAVOURS},
+           "contention": {part_key(i, f): contention(part_rows({"rows": all_rows}, i, f))
+                          for i in args.input for f in FLAVOURS},
            "verdicts": verdicts(all_rows, args.cg_burst), "rows": all_rows}
     return write_headline(out_dir, doc, stream)
-
-
-def write_headline(out_dir, doc, stream):
-    """headline.json, report.md/.html, headline.md (the verdict, then each
-    flavour's table) and stdout (the tables, then the verdict)."""
-    with open(os.path.join(out_dir, "headline.json"), "w") as f:
-        json.dump(doc, f, indent=1, default=str)
-        f.write("\n")
-    md, html_path = write_headline_report(out_dir, doc)
-    d = report.Doc()
-    add_verdict(d, doc)
-    add_tables(d, doc)
-    with open(os.path.join(out_dir, "headline.md"), "w") as f:
-        f.write(d.markdown(out_dir))
-    out = report.Doc()
-    timing = (method_text(doc) if doc.get("method") == "interleave" else
-              "%d alternating reps x %.2f s (+ adaptive, up to %d)" % (
-                  doc["reps"], doc["duration_s"], doc["max_reps"]))
-    out.p("listrx headline: pipeline %s, traffic %s, %s; cachegrind at burst %d (backends: %s)"
-          "; load average %s at the start, %s at the end" % (
-              doc["pipeline"], doc["profile"], timing, doc["cg_burst"],
-              ", ".join(k for k, v in doc["backends"].items() if v == "ok") or "time",
-              (doc.get("load_average") or {}).get("start"),
-              (doc.get("load_average") or {}).get("end")))
-    add_tables(out, doc)
-    mit = doc["kernel_mitigations"]
-    notes = ["kernel: spectre_v2 %s; spec_rstack_overflow %s" % (
-        mit.get("spectre_v2"), mit.get("spec_rstack_overflow"))]
-    notes += ["%s %s" % (name, st) for name, st in doc["backends"].items() if st != "ok"]
-    low = [h for h in doc["rows"] if h["low_delivery"]]
-    if low:
-        notes.append("WARNING: %d cell(s) delivered less than %d %% of what they received"
-                      % (len(low), 100 * LOW_DELIVERY))
-    notes.append("wrote %s, %s, %s, %s (elapsed %s)" % (
-        os.path.join(out_dir, "headline.json"), os.path.join(out_dir, "headline.md"), md,
-        html_path, _clock(doc["elapsed_s"])))
-    out.p("\n".join(notes))
-    add_verdict(out, doc)
-    print(out.text(), end="", file=stream)
-    return 0 if doc["rows"] else 1

@@ -67,8 +67,8 @@ def lcore_windows(lcore):
     out = []
     for k in range(n):
         w = {f: (cols[f][k] if isinstance(cols.get(f), list) else None)
-             for f in ("engine", "polls", "packets", "cycles", "span_cycles", "gap_cycles",
-                       "cpu_ns", "run_delay_ns", "nivcsw")}
+             for f in ("engine", "polls", "empty_polls", "packets", "cycles", "busy_cycles",
+                       "span_cycles", "gap_cycles", "cpu_ns", "run_delay_ns", "nivcsw")}
         w["k"] = k
         out.append(w)
     return out
@@ -96,7 +96,12 @@ def signals_unavailable(lcore):
 
 
 def ns_per_packet(w, tsc_hz):
-    return w["cycles"] / tsc_hz * 1e9 / w["packets"] if w["packets"] and tsc_hz else None
+    """A window's cost per packet: its busy cycles (the polls that received
+    packets; listrx since it records them) per packet. Where every poll
+    was full they are the window's cycles; on a port slower than the lcore
+    (a kernel-fed one) the empty polls are waiting, not cost."""
+    cycles = w["busy_cycles"] if w.get("busy_cycles") is not None else w["cycles"]
+    return cycles / tsc_hz * 1e9 / w["packets"] if w["packets"] and tsc_hz else None
 
 
 def window_pairs(summary, base, other):
@@ -105,7 +110,7 @@ def window_pairs(summary, base, other):
     [(key, why)] left out, counts). key = (lcore, block)."""
     tsc = number(summary.get("tsc_hz"))
     pairs, left_out = [], []
-    counts = {"windows": 0, "disturbed": 0, "warmup": 0, "partial": 0, "reasons": {}}
+    counts = new_counts()
     for lc in (summary.get("interleave") or {}).get("lcores", []):
         labels = engine_labels([e["engine"] for e in lc["engines"]])
         if base not in labels or other not in labels:
@@ -119,6 +124,8 @@ def window_pairs(summary, base, other):
                                  % (lc["lcore"], w["k"], w["engine"], window_engine(w["k"], n)))
             why = disturbance(w, tsc)
             counts["windows"] += 1
+            for k in POLL_COUNTS:
+                counts[k] += w.get(k) or 0
             if why:
                 counts["disturbed"] += 1
                 bad[w["k"]] = why
@@ -182,10 +189,10 @@ def comparison(summaries, base, other, shared_runs=None):
     "runs" (each run's ratio, interval, window pairs), "window_pairs",
     "windows" (the counts over every run) and "windows_text"."""
     runs, pairs, left_out, levels = [], [], [], {}
-    counts = {"windows": 0, "disturbed": 0, "warmup": 0, "partial": 0, "reasons": {}}
+    counts = new_counts()
     for i, s in enumerate(summaries):
         rc = run_comparison(s, base, other)
-        for k in ("windows", "disturbed", "warmup", "partial"):
+        for k in ("windows", "disturbed", "warmup", "partial") + POLL_COUNTS:
             counts[k] += rc["windows"][k]
         for r, v in rc["windows"]["reasons"].items():
             counts["reasons"][r] = counts["reasons"].get(r, 0) + v
@@ -213,12 +220,36 @@ def comparison(summaries, base, other, shared_runs=None):
     return c
 
 
+# what the windows' polls are summed into (window_pairs, comparison)
+POLL_COUNTS = ("polls", "empty_polls", "packets")
+
+
+def new_counts():
+    return dict({"windows": 0, "disturbed": 0, "warmup": 0, "partial": 0, "reasons": {}},
+                **{k: 0 for k in POLL_COUNTS})
+
+
+def source_text(counts):
+    """What a port slower than the lcore gave: the share of empty polls and
+    the packets per poll that received some (None when every poll did)."""
+    empty, polls = counts.get("empty_polls", 0), counts.get("polls", 0)
+    if not empty or not polls:
+        return None
+    return ("the port was slower than the lcore: %d of %d polls empty (%.0f %%), %.1f "
+            "packets per poll that received; ns/packet over those polls' cycles" % (
+                empty, polls, 100.0 * empty / polls,
+                counts["packets"] / (polls - empty) if polls > empty else 0.0))
+
+
 def windows_text(counts, window_pairs=None, runs=None):
     """"a pair per run, 9000 window pairs in all; 312 of 4000 windows
-    disturbed, left out (off CPU 300, ...)"."""
+    disturbed, left out (off CPU 300, ...)"; and what a slower port gave
+    (source_text)."""
     text = "%d of %d windows disturbed, left out" % (counts["disturbed"], counts["windows"])
     if counts["reasons"]:
         text += " (%s)" % ", ".join("%s %d" % kv for kv in sorted(counts["reasons"].items()))
+    if source_text(counts):
+        text += "; " + source_text(counts)
     if window_pairs is not None:
         text = "a pair per run (the median of its window pairs), %d window pairs in %d " \
                "run(s); %s" % (window_pairs, runs, text)
@@ -293,18 +324,18 @@ RUNS = 9
 DURATION = 0.5
 
 
-def interleave_arg(engines, aa=True):
-    """listrx's --interleave for engines (packet first), with the A/A
-    control (packet again, second) unless aa is off: the labels in the
-    order of listrx's engines, and the argument."""
+def interleave_arg(engines, aa=True, base="packet"):
+    """listrx's --interleave for engines (base first), with the A/A
+    control (base again, right after it) unless aa is off: the labels in
+    the order of listrx's engines, and the argument."""
     labels = list(engines)
-    if aa and "packet" in labels and "packet" + grid.AA_SUFFIX not in labels:
-        labels.insert(labels.index("packet") + 1, "packet" + grid.AA_SUFFIX)
+    if aa and base in labels and base + grid.AA_SUFFIX not in labels:
+        labels.insert(labels.index(base) + 1, base + grid.AA_SUFFIX)
     return labels, ",".join(grid.engine_arg(e) for e in labels)
 
 
 def run_interleaved(lx, spec, engines, json_path, duration=DURATION, polls=None, aa=True,
-                    timeout=120, rotate=0, window_us=WINDOW_US, extra=()):
+                    timeout=120, rotate=0, window_us=WINDOW_US, extra=(), base="packet"):
     """One listrx process polling with every engine of spec in turn:
     (summary, error, info) as Listrx.run gives them. spec is a sweep cell
     (profile, burst, pipeline_arg, footprint_kb); its engine is unused.
@@ -314,10 +345,12 @@ def run_interleaved(lx, spec, engines, json_path, duration=DURATION, polls=None,
     listed from the rotate-th on, so that repetitions give each engine's
     pipeline another place in memory (an instance's placement moved an
     A/A by up to 2.5 %: docs/measuring.md)."""
-    labels, _ = interleave_arg(engines, aa)
+    labels, _ = interleave_arg(engines, aa, base)
     r = rotate % len(labels)
     arg = ",".join(grid.engine_arg(e) for e in labels[r:] + labels[:r])
-    cell = dict(spec, engine=grid.engine_arg(labels[0]))
+    # --engine is unused beside --interleave; the engine alone, so that a
+    # /prefetch=K does not become the pipeline's default
+    cell = dict(spec, engine=grid.engine_kind(labels[0]))
     polls = polls or window_polls(spec["burst"])
     cmd = lx.command(cell, json_path, duration=duration,
                      extra=["--interleave", arg, "--window-polls", str(polls),

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 
-from .grid import engine_arg
+from .grid import engine_kind, engine_prefetch
 
 # EAL arguments that run on a machine without hugepages or NICs; --eal on
 # the command line replaces them (e.g. "-a 0000:3b:00.0" for a real NIC).
@@ -385,7 +385,7 @@ class Listrx:
         cmd += ["--"] + profile_listrx(spec["profile"])
         if latency:
             cmd += ["--latency"]
-        cmd += ["--engine", engine_arg(spec["engine"]), "--burst", str(spec["burst"]),
+        cmd += ["--engine", engine_kind(spec["engine"]), "--burst", str(spec["burst"]),
                 "--pipeline", spec["pipeline_arg"],
                 "--footprint", str(spec["footprint_kb"]),
                 "--stats-level", stats_level or spec.get("stats_level", "counters"),
@@ -395,6 +395,8 @@ class Listrx:
         if duration:
             cmd += ["--duration", str(duration)]
         sets = list(spec.get("sets", ()))
+        if engine_prefetch(spec["engine"]) is not None:
+            sets.append("pipeline.prefetch=%d" % engine_prefetch(spec["engine"]))
         # engines are compared on the same input: GRO's age flush reads the
         # TSC by default (as the kernel's jiffies), which lets merges differ
         # with timing; the poll clock makes them equal across engines

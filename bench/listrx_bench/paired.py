@@ -25,8 +25,13 @@ def add_parser(sub):
     add_common(p)
     p.add_argument("--engines", type=convert(grid.parse_engines, "engine"),
                    default=["packet", "burst"],
-                   help="engines, packet first (default: packet,burst); the A/A control "
-                   "(packet twice) is added unless --no-aa")
+                   help="engines (default: packet,burst); ENGINE/prefetch=K runs one with "
+                   "that prefetch distance; the A/A control (--base twice) is added "
+                   "unless --no-aa")
+    p.add_argument("--base", default="packet",
+                   help="the engine every other is compared with, one of --engines "
+                   "(default: %(default)s; burst with --engines "
+                   "burst,burst/prefetch=4 compares prefetch distances)")
     p.add_argument("--no-aa", action="store_true", help="no A/A control")
     p.add_argument("--burst", type=convert(grid.parse_burst), default=64,
                    help="packets per poll (default: %(default)s)")
@@ -54,9 +59,9 @@ def add_parser(sub):
 
 
 def cmd_paired(args, argv):
-    if args.engines[0] != "packet":
-        raise BenchError("--engines %s: packet first (the ratios are to packet)"
-                         % ",".join(args.engines))
+    if args.base not in args.engines:
+        raise BenchError("--base %s: not one of --engines %s (the ratios are to it)"
+                         % (args.base, ",".join(args.engines)))
     lx = Listrx(find_binary(args.listrx), eal=args.eal, lcores=args.lcores)
     spec = {"profile": args.profile, "burst": args.burst, "pipeline_arg": args.pipeline,
             "footprint_kb": args.footprint, "sets": list(args.set)}
@@ -68,7 +73,7 @@ def cmd_paired(args, argv):
             s, err, info = interleave.run_interleaved(
                 lx, spec, args.engines, path, args.duration, args.window_polls,
                 aa=not args.no_aa, timeout=args.timeout + args.duration, rotate=rep,
-                window_us=args.window_us)
+                window_us=args.window_us, base=args.base)
             if err:
                 raise BenchError("%s\n  %s" % (err, info["command"]))
             summaries.append(s)
@@ -77,7 +82,8 @@ def cmd_paired(args, argv):
             if not args.quiet:
                 print("run %d/%d: %s" % (rep + 1, args.reps, info["command"]), file=sys.stderr)
     load["after"] = interleave.loadavg()
-    result = interleave.compare_engines(summaries, args.engines, shared_runs=shared)
+    result = interleave.compare_engines(summaries, args.engines, base=args.base,
+                                        shared_runs=shared)
     host = machine_info(lx)
     window = ("about %d us (%s polls)" % (args.window_us, ",".join(
         str(lc["window_polls"]) for s in summaries for lc in s["interleave"]["lcores"]))

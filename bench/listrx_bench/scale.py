@@ -403,10 +403,29 @@ def analyse(data):
     return rows
 
 
+def together_vs_alone(data, solo, engine, cpu):
+    """(n, summary over the runs at the largest count n whose lcores include
+    cpu of that lcore's rate ÷ the CPU's solo median), or (None, None):
+    where a CPU loses when every lcore runs, against itself alone."""
+    order = [int(c) for c in data["plan"].get("order", "").split()]
+    alone = (solo.get(engine, {}).get(cpu) or {}).get("median")
+    runs = [r for r in data["runs"] if r["engine"] == engine and r["mpps"]]
+    if not alone or not runs:
+        return None, None
+    n = max(r["lcores"] for r in runs)
+    if n < 2:
+        return None, None
+    vals = [mpps / alone for r in runs if r["lcores"] == n
+            for mpps, lc in zip(r["per_lcore"], r["lcore_ids"])
+            if isinstance(lc, int) and 0 < lc <= len(order) and order[lc - 1] == cpu]
+    return (n, summary(vals)) if vals else (None, None)
+
+
 def calibration_rows(data):
     """One row per calibrated CPU: its core and node, each pipeline's solo
-    Mpps (summary over the passes) and ÷ the median CPU's, the steal and
-    interrupt time of its runs, the CPU MHz before and after."""
+    Mpps (summary over the passes) and ÷ the median CPU's, its lcore's rate
+    together (the largest count) ÷ alone, the steal and interrupt time of
+    its runs, the CPU MHz before and after."""
     solo = solo_rates(data)
     if not solo:
         return []
@@ -424,12 +443,16 @@ def calibration_rows(data):
         row = {"cpu": cpu, "core": ":".join(topo[cpu]) if cpu in topo else None,
                "numa_node": nodes.get(cpu), "mhz_before": mhz0.get(cpu),
                "mhz_after": mhz1.get(cpu), "mpps": {}, "vs_median_cpu": {},
+               "together_vs_alone": {}, "together_lcores": None,
                "steal_pct": cpu_time_figure(runs, [cpu], "steal"),
                "irq_pct": cpu_time_figure(runs, [cpu], "irq")}
         for e in engines:
             st = solo[e].get(cpu)
             row["mpps"][e] = st
             row["vs_median_cpu"][e] = st["median"] / mid[e] if st and mid[e] else None
+            n, tva = together_vs_alone(data, solo, e, cpu)
+            row["together_vs_alone"][e] = tva
+            row["together_lcores"] = n or row["together_lcores"]
         rows.append(row)
     return rows
 
@@ -548,11 +571,19 @@ def limits_note(plan):
     """Why the curve stops where it does."""
     max_l = int(plan.get("max_lcores", "0") or 0)
     order = plan.get("order", "").split()
+    if plan.get("main_shares") == "yes":
+        return ("This host lets the run use %d CPU(s) (%s); the main lcore (the monitor, "
+                "awake every 2 ms) shares CPU %s with a polling lcore (--main-cpu), so at "
+                "most %d polling lcore(s), the one on CPU %s (and its calibration alone "
+                "there) sharing its CPU with the monitor" % (
+                    len(order), " ".join(order), plan.get("main_cpu"), max_l,
+                    plan.get("main_cpu")))
     return ("This host lets the run use %d CPU(s) (%s): one is the main lcore's (the monitor), "
             "so at most %d polling lcore(s)%s" % (
                 len(order), " ".join(order), max_l,
                 "; a scaling curve needs a host with more cores (bench/scale.sh there, then "
-                "`listrx-bench scale --from DIR`)" if max_l < 2 else ""))
+                "`listrx-bench scale --from DIR`, or --main-cpu to put the main lcore beside "
+                "a polling one)" if max_l < 2 else ""))
 
 
 def plot(rows, cal, path, title):
@@ -768,20 +799,27 @@ def calibration_section(doc, data, rows, cal):
     doc.p("One polling lcore on each CPU the curve uses, alone, every pipeline, %s pass(es) "
           "(pass k after the curve's rep k)%s. A CPU's solo rate is what it does with no "
           "other polling lcore running: the CPUs' own speeds, which a guest's vCPUs (host "
-          "cores, SMT neighbours, frequency) need not share." % (
+          "cores, SMT neighbours, frequency) need not share; together ÷ alone: the CPU's "
+          "lcore in the largest count's runs ÷ its rate alone, which CPU loses when every "
+          "lcore runs (median [min–max] over the runs)." % (
               plan.get("calibrate", "?"),
               "; (fastest − slowest CPU) ÷ median CPU: " + ", ".join(spreads) if spreads else ""))
     first = next((r for r in rows if r["engine"] == EMPTY and r["lcores"] == 1), None)
+    together = next((r["together_lcores"] for r in cal if r["together_lcores"]), None)
     header = ["CPU", "core", "node"] + ["%s Mpps" % engine_label(e) for e in engines] + \
         ["%s ÷ median CPU" % (engines[0] if engines[0] != EMPTY else "empty pipeline")
-         if engines else "÷ median CPU",
-         "steal %", "irq %", "MHz before/after"]
+         if engines else "÷ median CPU"] + \
+        ["%s together (%d lcores) ÷ alone" % (engine_label(e), together)
+         for e in (engines if together else [])] + \
+        ["steal %", "irq %", "MHz before/after"]
     table = []
     for r in cal:
         table.append([r["cpu"], r["core"] or "-", r["numa_node"] or "-"] +
                      [cell(r["mpps"].get(e)) for e in engines] +
-                     [fmt(r["vs_median_cpu"].get(engines[0])) if engines else "-",
-                      cell(r["steal_pct"], 2), cell(r["irq_pct"], 2),
+                     [fmt(r["vs_median_cpu"].get(engines[0])) if engines else "-"] +
+                     [cell(r["together_vs_alone"].get(e)) for e in
+                      (engines if together else [])] +
+                     [cell(r["steal_pct"], 2), cell(r["irq_pct"], 2),
                       "%s/%s" % (fmt(r["mhz_before"], 4), fmt(r["mhz_after"], 4))])
     doc.table(header, table)
     if first and first["mpps"]["n"] and plan.get("order"):
@@ -845,6 +883,10 @@ def cmd_scale(args, argv):
         if not os.path.isfile(script):
             raise BenchError("%s: not found (bench/scale.sh beside the package)" % script)
         raw = os.path.join(args.out, "raw")
+        if args.lcores and args.main_cpu is None and \
+                top_lcores(args.lcores) > min(len(allowed_cpus()) - 1, SYNTH_MAX_RXQ):
+            raise BenchError("--lcores " + too_many_lcores(str(top_lcores(args.lcores)),
+                                                           len(allowed_cpus())))
         binary = find_binary(args.listrx)
         notice_once(binary)
         check_profile(binary, args.profile, args.pipeline)
@@ -857,6 +899,8 @@ def cmd_scale(args, argv):
             cmd += ["--lcores", args.lcores]
         if args.calibrate is not None:
             cmd += ["--calibrate", str(args.calibrate)]
+        if args.main_cpu is not None:
+            cmd += ["--main-cpu", str(args.main_cpu)]
         if not args.quiet:
             print(" ".join(cmd), file=sys.stderr)
         proc = subprocess.run(cmd, stderr=subprocess.PIPE if args.quiet else None,
@@ -890,13 +934,25 @@ def lcore_counts(text):
         if hi and int(hi) < int(lo):
             raise ValueError("%r: a range runs from the smaller count to the larger (%s-%s)"
                              % (part, hi, lo))
-        top = int(hi or lo)
-        if top > min(cpus - 1, SYNTH_MAX_RXQ):
-            raise ValueError("%r: this process may use %d CPUs; one is the main lcore's, so "
-                             "at most %d polling lcores%s" % (
-                                 part, cpus, min(cpus - 1, SYNTH_MAX_RXQ),
-                                 " (net_synth has 64 RX queues)" if cpus > SYNTH_MAX_RXQ else ""))
+        # --main-cpu lets the main lcore share a polling CPU: one lcore more
+        # (cmd_scale refuses it without)
+        if int(hi or lo) > min(cpus, SYNTH_MAX_RXQ):
+            raise ValueError(too_many_lcores(part, cpus))
     return text
+
+
+def too_many_lcores(part, cpus):
+    return ("%r: this process may use %d CPUs; one is the main lcore's, so at most %d polling "
+            "lcores%s (%d with --main-cpu, the main lcore beside a polling one)" % (
+                part, cpus, min(cpus - 1, SYNTH_MAX_RXQ),
+                " (net_synth has 64 RX queues)" if cpus > SYNTH_MAX_RXQ else "",
+                min(cpus, SYNTH_MAX_RXQ)))
+
+
+def top_lcores(text):
+    """The largest count of lcore_counts's text."""
+    return max(int(part.partition("-")[2] or part.partition("-")[0])
+               for part in grid.split_list(text))
 
 
 def check_profile(binary, profile, pipeline):
@@ -950,6 +1006,10 @@ def add_parser(sub):
     p.add_argument("--calibrate", type=convert(non_negative_int), default=None,
                    help="passes over the CPUs the curve uses, each alone (their own speeds; "
                    "0 = none; default: 1 when a count is above 1)")
+    p.add_argument("--main-cpu", type=convert(non_negative_int), default=None,
+                   help="the main lcore's CPU; a polling CPU too when it is one of them "
+                   "(a 2-CPU host: 2 polling lcores, one sharing its CPU with the monitor) "
+                   "(default: a CPU of its own, the last one)")
     p.add_argument("--budget", type=convert(positive_int), default=540,
                    help="seconds: no run starts that would end past it (default: %(default)s)")
     p.add_argument("-q", "--quiet", action="store_true", help="no per-run lines")

@@ -239,7 +239,7 @@ class Sweep:
         a = self.args
         events = a.perf_events
         extra = ["--pmu=" + ",".join(events)]
-        engine = grid.engine_arg(cell["engine"])
+        engine = grid.engine_kind(cell["engine"])
         vector = engine in ("burst", "graph") or engine.startswith("hybrid")
         stages = a.perf_stages and vector and cell["pipeline_arg"] not in ("none", "")
         if stages:

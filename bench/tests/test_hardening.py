@@ -122,6 +122,10 @@ class OneLineErrors(unittest.TestCase):
             self.assert_refused(["scale", "--out", d, "--lcores", "1,%d" % (n + 1)],
                                 "'%d': this process may use %d CPUs; one is the main "
                                 "lcore's, so at most %d polling lcores" % (n + 1, n, n - 1))
+            # every CPU polling needs the main lcore beside one (--main-cpu)
+            self.assert_refused(["scale", "--out", d, "--lcores", "1-%d" % n],
+                                "'%d': this process may use %d CPUs; one is the main "
+                                "lcore's, so at most %d polling lcores" % (n, n, n - 1))
             binary = built_binary(self)
             self.assert_refused(["scale", "--out", d, "--listrx", binary, "--lcores", "1",
                                  "--profile", "udp-flws", "-q"],

@@ -11,8 +11,8 @@ import statistics
 import tempfile
 import unittest
 
-from listrx_bench import cli, interleave, stats
-from listrx_bench.listrx import BenchError, find_binary
+from listrx_bench import cli, grid, interleave, stats
+from listrx_bench.listrx import BenchError, Listrx, find_binary
 
 from .support import data
 
@@ -53,6 +53,71 @@ class Order(unittest.TestCase):
         self.assertEqual(arg, "packet,packet,burst,graph")
         self.assertEqual(interleave.interleave_arg(["packet", "burst"], aa=False)[1],
                          "packet,burst")
+
+
+    def test_an_engine_with_a_prefetch_distance_and_another_base(self):
+        self.assertEqual(grid.parse_engines("burst,burst/prefetch=4,hybrid:2/prefetch=16"),
+                         ["burst", "burst/prefetch=4", "hybrid:2/prefetch=16"])
+        for bad in ("burst/prefetch=17", "burst/prefetch=", "burst/fetch=2", "/prefetch=2"):
+            with self.assertRaises(ValueError):
+                grid.parse_engines(bad)
+        self.assertEqual(grid.engine_kind("burst/prefetch=4-aa"), "burst")
+        self.assertEqual(grid.engine_arg("burst/prefetch=4-aa"), "burst/prefetch=4")
+        self.assertEqual(grid.engine_prefetch("burst/prefetch=4"), 4)
+        self.assertIsNone(grid.engine_prefetch("burst"))
+        labels, arg = interleave.interleave_arg(["burst", "burst/prefetch=4"], base="burst")
+        self.assertEqual(labels, ["burst", "burst-aa", "burst/prefetch=4"])
+        self.assertEqual(arg, "burst,burst,burst/prefetch=4")
+
+    def test_a_process_of_its_own_gets_the_distance_as_a_set(self):
+        lx = Listrx("/bin/true", lcores="0,1")
+        cmd = lx.command({"profile": "udp64", "engine": "burst/prefetch=4", "burst": 64,
+                          "pipeline_arg": "build-meta", "footprint_kb": 0}, "x.json")
+        self.assertEqual(cmd[cmd.index("--engine") + 1], "burst")
+        self.assertIn("pipeline.prefetch=4", cmd)
+
+
+class SlowPort(unittest.TestCase):
+    """A port slower than the lcore (a kernel-fed one): a window's cost is
+    its busy cycles (the polls that received), its empty polls are
+    waiting; the verdict says how much of the polling was."""
+
+    def slow(self, share_busy, empty_share=0.5):
+        s = recorded()
+        w = s["interleave"]["lcores"][0]["windows"]
+        burst = [e["engine"] for e in s["interleave"]["lcores"][0]["engines"]].index("burst")
+        w["busy_cycles"] = [int(c * (share_busy if e == burst else 1.0))
+                            for e, c in zip(w["engine"], w["cycles"])]
+        w["empty_polls"] = [int(p * empty_share) for p in w["polls"]]
+        return s
+
+    def test_busy_cycles_are_the_cost(self):
+        one = interleave.run_comparison(recorded(), "packet", "burst")
+        half = interleave.run_comparison(self.slow(0.5), "packet", "burst")
+        # burst's windows: half their cycles were busy, packet's all
+        self.assertAlmostEqual(half["ratio"], 2 * one["ratio"], delta=0.01 * half["ratio"])
+        w = interleave.lcore_windows(self.slow(0.5)["interleave"]["lcores"][0])[5]
+        self.assertAlmostEqual(interleave.ns_per_packet(w, TSC),
+                               w["busy_cycles"] / TSC * 1e9 / w["packets"])
+
+    def test_without_busy_cycles_the_window_cycles(self):
+        w = interleave.lcore_windows(recorded()["interleave"]["lcores"][0])[5]
+        self.assertIsNone(w["busy_cycles"])
+        self.assertAlmostEqual(interleave.ns_per_packet(w, TSC),
+                               w["cycles"] / TSC * 1e9 / w["packets"])
+
+    def test_the_verdict_says_the_port_was_slower(self):
+        self.assertIsNone(interleave.source_text(interleave.run_comparison(
+            recorded(), "packet", "burst")["windows"]))
+        c = interleave.comparison([self.slow(1.0)] * 6, "packet", "burst")
+        self.assertRegex(c["windows_text"], r"the port was slower than the lcore: \d+ of \d+ "
+                         r"polls empty \(50 %\), [\d.]+ packets per poll that received")
+        counts = c["windows"]
+        self.assertEqual(counts["empty_polls"] * 2, counts["polls"])
+        self.assertAlmostEqual(float(c["windows_text"].split("packets per poll")[0]
+                                     .split(", ")[-1]),
+                               counts["packets"] / (counts["polls"] - counts["empty_polls"]),
+                               places=1)
 
 
 class Disturbance(unittest.TestCase):

@@ -280,6 +280,23 @@ class Calibration(unittest.TestCase):
         self.assertEqual(cal[2]["core"], "0:2")
         self.assertAlmostEqual(scale.cpu_speed_spread(list(cal.values()), "none"), 0.5,
                                places=3)
+        # each CPU's lcore at 3 lcores against itself alone: burst runs at
+        # its CPUs' own speeds, packet at 3/4 of them on every CPU
+        for cpu in (0, 1, 2):
+            self.assertEqual(cal[cpu]["together_lcores"], 3)
+            self.assertAlmostEqual(cal[cpu]["together_vs_alone"]["burst"]["median"], 1.0,
+                                   places=3)
+            self.assertAlmostEqual(cal[cpu]["together_vs_alone"]["packet"]["median"], 0.75,
+                                   places=3)
+            self.assertEqual(cal[cpu]["together_vs_alone"]["packet"]["n"], 2)
+
+    def test_one_lcore_count_has_no_together(self):
+        with tempfile.TemporaryDirectory() as d:
+            write_raw(d, {k: v for k, v in CAL_CELLS.items() if k[1] == 1},
+                      topology=CAL_TOPOLOGY, calibration={("burst", 0): [20.0]})
+            cal = scale.calibration_rows(scale.load(d))
+        self.assertEqual(cal[0]["together_lcores"], None)
+        self.assertEqual(cal[0]["together_vs_alone"], {"burst": None})
 
     def test_verdict_says_which_limit_applies(self):
         data = self.data()
@@ -331,6 +348,7 @@ class Calibration(unittest.TestCase):
             out = text.getvalue()
             self.assertIn("Each CPU alone (calibration)", out)
             self.assertIn("The curve against the CPUs' own speeds", out)
+            self.assertIn("packet together (3 lcores) ÷ alone", out)
             self.assertIn("at 3 lcores, polling lcores share physical cores (SMT siblings: "
                           "0+2)", out)
             with open(os.path.join(d, "scale.json")) as f:
@@ -377,6 +395,8 @@ class Script(unittest.TestCase):
                            (["--lcores", "999"], "polling lcores"),
                            (["--frobnicate", "1"], "unknown option '--frobnicate'"),
                            (["--calibrate", "x"], "--calibrate x: want a number of passes"),
+                           (["--main-cpu", "4096"], "--main-cpu 4096: not a CPU this "
+                            "process may use"),
                            ([], "--out DIR is required")):
             with tempfile.TemporaryDirectory() as d:
                 cmd = ["bash", self.SCRIPT] + (["--out", d] if args else []) + args
@@ -427,6 +447,39 @@ class Script(unittest.TestCase):
                 if "cpu MHz" in f.read():
                     self.assertIn(cpu0, scale.read_mhz(data["host"]["mhz_before"]))
             self.assertIn(cpu0, scale.read_topology(data["host"]["topology"]))
+
+    def test_the_main_lcore_beside_a_polling_one(self):
+        """--main-cpu on a polling CPU: a 2-CPU host runs 2 polling lcores,
+        each CPU also alone, and the report has each CPU's rate together ÷
+        alone. Not timed: any rate is accepted."""
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2:
+            self.skipTest("SKIPPED: this process may use one CPU")
+        binary = built_binary(self)
+        with tempfile.TemporaryDirectory() as d:
+            p = subprocess.run(["bash", self.SCRIPT, "--out", d, "--listrx", binary,
+                                "--lcores", "1,2", "--engines", "burst", "--reps", "1",
+                                "--calibrate", "1", "--duration", "0.3", "--mem", "512",
+                                "--main-cpu", str(cpus[0])],
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            data = scale.load(d)
+            self.assertEqual(data["plan"]["main_shares"], "yes")
+            self.assertEqual(data["plan"]["main_cpu"], str(cpus[0]))
+            self.assertEqual(sorted((r["lcores"], r["engine"], r["status"])
+                                    for r in data["runs"]),
+                             [(1, "burst", 0), (1, "none", 0), (2, "burst", 0), (2, "none", 0)])
+            two = [r for r in data["runs"] if r["lcores"] == 2]
+            for r in two:
+                self.assertEqual(len(r["per_lcore"]), 2, r)
+                self.assertTrue(all(v > 0 for v in r["per_lcore"]), r)
+            cal = scale.calibration_rows(data)
+            self.assertEqual(len(cal), 2)
+            for c in cal:
+                self.assertEqual(c["together_lcores"], 2)
+                self.assertGreater(c["together_vs_alone"]["burst"]["median"], 0)
+            self.assertIn("shares CPU %d with a polling lcore" % cpus[0],
+                          scale.limits_note(data["plan"]))
 
 
 if __name__ == "__main__":

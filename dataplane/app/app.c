@@ -311,14 +311,18 @@ static int worker_create(struct lrx_app *app, unsigned lcore_id, uint16_t tx_que
 	struct lrx_pipeline_conf pc = app->conf.pipeline;
 	pc.socket_id = socket;
 	pc.lcore_id = lcore_id;
-	if (app->conf.interleave.n) {
-		pc.engine = app->conf.interleave.kind[e];
-		pc.hybrid_k = app->conf.interleave.hybrid_k[e];
-	}
-	if (pc.engine == LRX_ENGINE_HYBRID)
+	const struct lrx_engine_list *il = &app->conf.interleave;
+	if (il->n) {
+		pc.engine = il->kind[e];
+		pc.hybrid_k = il->hybrid_k[e];
+		if (il->prefetch[e] != LRX_ENGINE_PREFETCH_PIPELINE)
+			pc.prefetch = (uint16_t)il->prefetch[e];
+		lrx_engine_list_item_name(il, e, w->engine, sizeof(w->engine));
+	} else if (pc.engine == LRX_ENGINE_HYBRID) {
 		snprintf(w->engine, sizeof(w->engine), "hybrid:%u", pc.hybrid_k);
-	else
+	} else {
 		snprintf(w->engine, sizeof(w->engine), "%s", lrx_engine_name(pc.engine));
+	}
 	/* the I/O baseline: nothing between RX and the free (lcore_loop.c) */
 	w->rx_only = pc.n_stages == 0 && pc.engine != LRX_ENGINE_GRAPH &&
 		     !w->forwarding && !w->latency;
@@ -425,6 +429,7 @@ static void run_prepare(struct lrx_app *app)
 	app->run.measure_from = app->conf.measure_from;
 	app->run.burst = app->conf.pipeline.burst;
 	app->run.busy_cycles = app->conf.pipeline.stats_level != LRX_STATS_OFF;
+	app->run.coalesce_cycles = (uint64_t)app->conf.coalesce_us * rte_get_tsc_hz() / 1000000;
 	/* the quota is signed because lcores reserve a burst past zero
 	 * (lcore_loop.c); a limit beyond what it holds is still a limit:
 	 * packet_limit (unsigned) ends the run, the quota never runs dry
@@ -738,12 +743,12 @@ static void announce(const struct lrx_app *app)
 				    lrx_telemetry_register_maps(report_fill_maps, app) < 0 ||
 				    (trace && lrx_telemetry_register_trace(trace) < 0)))
 		fprintf(stderr, "listrx: telemetry commands not registered (telemetry disabled in EAL?)\n");
-	char engine[320];
+	char engine[336];
 	unsigned lcores = 0;
 	for (unsigned i = 0; i < app->n_workers; i++)
 		lcores += !app->workers[i]->follower;
 	if (app->conf.interleave.n) {
-		char list[200];
+		char list[208];
 		lrx_engine_list_name(&app->conf.interleave, list, sizeof(list));
 		char window[64];
 		if (app->conf.window_us)
@@ -755,8 +760,12 @@ static void announce(const struct lrx_app *app)
 	} else {
 		snprintf(engine, sizeof(engine), "engine %s", app->workers[0]->engine);
 	}
-	fprintf(human_out, "listrx %s: %u port(s), %u polling lcore(s), %s, burst %u, %u stage(s)%s\n",
-	       LISTRX_VERSION, app->ports.n, lcores, engine, app->conf.pipeline.burst,
+	char coalesce[48] = "";
+	if (app->conf.coalesce_us)
+		snprintf(coalesce, sizeof(coalesce), " (then %u us after a short poll)",
+			 app->conf.coalesce_us);
+	fprintf(human_out, "listrx %s: %u port(s), %u polling lcore(s), %s, burst %u%s, %u stage(s)%s\n",
+	       LISTRX_VERSION, app->ports.n, lcores, engine, app->conf.pipeline.burst, coalesce,
 	       app->conf.pipeline.n_stages,
 	       app->conf.duration_s == 0 && app->conf.packets == 0 ? "; Ctrl-C stops" : "");
 	const char *prefix = strrchr(lrx_runtime_dir(), '/');

@@ -77,6 +77,7 @@ struct lrx_config {
 	unsigned window_polls;          /* polls per window */
 	unsigned window_us;             /* 0, or windows of about this long */
 	unsigned windows_max;           /* windows recorded per lcore */
+	unsigned coalesce_us;           /* wait after a poll short of the budget; 0 = none */
 	enum lrx_tx_clean tx_clean;     /* who frees what TX queues hold once sent */
 	unsigned tx_clean_polls;        /* tx-poll: a TX poll per this many polls */
 

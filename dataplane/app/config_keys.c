@@ -115,8 +115,12 @@ const struct lrx_value_key config_run_keys[] = {
 	   "0, or windows of about this many microseconds: after two blocks of window_polls, "
 	   "the polls the slowest engine ran in this time"),
 	CK(UINT, windows_max, "windows_max", "65536", 16, 1u << 24,
-	   "windows recorded per lcore of an interleaved run (56 bytes each); later ones "
+	   "windows recorded per lcore of an interleaved run (64 bytes each); later ones "
 	   "run unrecorded"),
+	CK(UINT, coalesce_us, "coalesce_us", "0", 0, 1000000,
+	   "after a poll that received fewer packets than the budget, wait this many "
+	   "microseconds before the next, as a NIC's interrupt moderation (ethtool -C "
+	   "rx-usecs) delays NAPI's next poll; 0 = poll again at once (poll mode)"),
 	CK(CHOICE, tx_clean, "tx_clean", "driver", lrx_tx_clean_names,
 	   "who frees the mbufs a TX queue holds once sent: the driver as it does by itself, "
 	   "the driver on transmit only (xmit), the RX poll before it receives, from the TX "

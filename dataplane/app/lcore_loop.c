@@ -129,28 +129,42 @@ static inline void busy_clock_before(struct busy_clock *c)
 		c->mark = rte_rdtsc();
 }
 
-static inline void busy_clock_after(struct busy_clock *c, struct lrx_worker *w,
+static inline void busy_clock_after(struct busy_clock *c, uint64_t *busy, uint64_t polls,
 				    uint16_t n, uint16_t budget)
 {
 	if (likely(n == budget)) {
 		c->open = true;
-		if (unlikely((w->polls_total & (BUSY_CLOCK_FLUSH_POLLS - 1)) == 0)) {
+		if (unlikely((polls & (BUSY_CLOCK_FLUSH_POLLS - 1)) == 0)) {
 			uint64_t now = rte_rdtsc();
-			w->busy_cycles += now - c->mark;
+			*busy += now - c->mark;
 			c->mark = now;
 		}
 		return;
 	}
 	if (n != 0 || c->open)
-		w->busy_cycles += rte_rdtsc() - c->mark;
+		*busy += rte_rdtsc() - c->mark;
 	c->open = false;
 }
 
-static inline void busy_clock_close(struct busy_clock *c, struct lrx_worker *w)
+static inline void busy_clock_close(struct busy_clock *c, uint64_t *busy)
 {
 	if (c->open)
-		w->busy_cycles += rte_rdtsc() - c->mark;
+		*busy += rte_rdtsc() - c->mark;
 	c->open = false;
+}
+
+/* [run] coalesce_us: after a poll short of the budget (the queue drained),
+ * the next poll waits, as NAPI's does for the next interrupt once
+ * napi_complete_done re-armed it and the NIC's moderation (rx-usecs)
+ * holds it back; a slow port then hands over vectors instead of one or
+ * two packets a poll. A spin on the TSC: the lcore stays the queue's. */
+static inline void coalesce_wait(const struct lrx_run *run, uint16_t n, uint16_t budget)
+{
+	if (likely(run->coalesce_cycles == 0 || n == budget))
+		return;
+	const uint64_t until = rte_rdtsc() + run->coalesce_cycles;
+	while (rte_rdtsc() < until && !atomic_load_explicit(&run->stop, memory_order_relaxed))
+		rte_pause();
 }
 
 /* The group counts the thread that opens it: opened here, in the worker,
@@ -186,9 +200,14 @@ enum window_end { WINDOW_FULL, WINDOW_STOPPED, WINDOW_QUOTA_DONE };
 /* One window: window_polls rounds of the lcore's polls by engine worker
  * w, each poll whole (its end-of-poll flushes included, as
  * napi_complete_done's), so that the next window starts on a poll
- * boundary. A stop or the end of --packets ends it early. */
-static enum window_end interleave_window(struct lrx_worker *w, struct lrx_run *run,
-					 unsigned window_polls, struct lrx_window *win)
+ * boundary. A stop or the end of --packets ends it early. Its busy
+ * cycles (the polls that received something, busy_clock: no TSC read
+ * per poll while the polls are full) are what the packets cost where the
+ * port is slower than the lcore (a kernel-fed port), whose empty polls
+ * are waiting. */
+static enum window_end window_polls_run(struct lrx_worker *w, struct lrx_run *run,
+					unsigned window_polls, struct lrx_window *win,
+					struct busy_clock *clock)
 {
 	const bool limited = run->packet_limit != 0;
 	for (unsigned i = 0; i < w->n_polls; i++) /* its last poll: a window ago */
@@ -206,17 +225,30 @@ static enum window_end interleave_window(struct lrx_worker *w, struct lrx_run *r
 					       ? WINDOW_QUOTA_DONE
 					       : WINDOW_FULL;
 			}
+			busy_clock_before(clock);
 			uint16_t n = worker_poll_one(w, &w->polls[i], budget);
+			busy_clock_after(clock, &win->busy_cycles, w->polls_total, n, budget);
+			coalesce_wait(run, n, budget);
 			if (limited)
 				quota_return(run, n);
 			w->polls_total++;
 			w->rx_packets += n;
 			w->empty_polls += n == 0;
+			win->empty_polls += n == 0;
 			win->packets += n;
 		}
 		win->polls++;
 	}
 	return WINDOW_FULL;
+}
+
+static enum window_end interleave_window(struct lrx_worker *w, struct lrx_run *run,
+					 unsigned window_polls, struct lrx_window *win)
+{
+	struct busy_clock clock = {0};
+	enum window_end end = window_polls_run(w, run, window_polls, win, &clock);
+	busy_clock_close(&clock, &win->busy_cycles);
+	return end;
 }
 
 /* The lcore's engines in turn, A B B A, a window each; every window
@@ -247,7 +279,7 @@ static int interleave_main(struct lrx_worker *lead, struct lrx_run *run)
 		const uint64_t stop = rte_rdtsc();
 		win.cycles = stop - start;
 		win.gap_cycles = (uint32_t)RTE_MIN(start - last_end, (uint64_t)UINT32_MAX);
-		w->busy_cycles += win.cycles;
+		w->busy_cycles += win.busy_cycles;
 		lrx_thread_probe_read(&log->probe, &after);
 		if (win.polls || win.packets)
 			lrx_window_log_add(log, &win, &before, &after);
@@ -286,7 +318,7 @@ int lrx_worker_main(void *arg)
 				if (budget == 0) {
 					quota_return(run, 0);
 					if (timed) /* waiting is not busy */
-						busy_clock_close(&clock, w);
+						busy_clock_close(&clock, &w->busy_cycles);
 					if (atomic_load_explicit(&run->received, memory_order_relaxed) >=
 					    run->packet_limit)
 						goto out;
@@ -298,7 +330,8 @@ int lrx_worker_main(void *arg)
 				busy_clock_before(&clock);
 			uint16_t n = worker_poll_one(w, &w->polls[i], budget);
 			if (timed)
-				busy_clock_after(&clock, w, n, budget);
+				busy_clock_after(&clock, &w->busy_cycles, w->polls_total, n, budget);
+			coalesce_wait(run, n, budget);
 			if (limited)
 				quota_return(run, n);
 			if (unlikely(run->measure_from) && !w->measuring &&
@@ -317,7 +350,7 @@ int lrx_worker_main(void *arg)
 	}
 out:
 	if (timed)
-		busy_clock_close(&clock, w);
+		busy_clock_close(&clock, &w->busy_cycles);
 	if (w->pmu) {
 		lrx_pmu_stop(w->pmu);
 		/* the drain after the loop is not charged to stages */

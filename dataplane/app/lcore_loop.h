@@ -80,6 +80,7 @@ struct lrx_run {
 	uint64_t measure_from;            /* [run] measure_from; 0 = no window */
 	uint16_t burst;
 	bool busy_cycles;                 /* TSC per poll (stats level != off) */
+	uint64_t coalesce_cycles;         /* [run] coalesce_us in TSC cycles; 0 = none */
 	/* start gate: every polling lcore waits until `lcores` have arrived,
 	 * so that a quota or a duration is shared from the same start (0 =
 	 * no gate) */

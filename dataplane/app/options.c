@@ -52,6 +52,9 @@ static const struct app_option app_options[] = {
 	KEY("window-us", "US", "run", "window_us",
 	    "windows of about US microseconds instead: after two blocks of --window-polls, the "
 	    "polls the slowest engine ran in that time"),
+	KEY("coalesce-us", "US", "run", "coalesce_us",
+	    "after a poll short of the budget, wait US microseconds before the next (a NIC's "
+	    "interrupt moderation: larger vectors from a slow port)"),
 	KEY("tx-clean", "MODE", "run", "tx_clean",
 	    "who frees what TX queues hold once sent: driver (as it does by itself), xmit (on "
 	    "transmit only), rx-poll (each RX poll first cleans its paired TX queue, under a "

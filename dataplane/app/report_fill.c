@@ -491,6 +491,7 @@ static void setup_fill(struct lrx_report *r, const struct lrx_app *app)
 		lrx_engine_list_name(&app->conf.interleave, r->engine + 11, sizeof(r->engine) - 11);
 	}
 	r->burst = pc->burst;
+	r->coalesce_us = app->conf.coalesce_us;
 	r->tx_clean = app->conf.tx_clean;
 	r->tx_clean_polls = app->conf.tx_clean_polls;
 	r->stats_level = pc->stats_level;

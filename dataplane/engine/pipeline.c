@@ -49,6 +49,24 @@ const char *lrx_engine_name(enum lrx_engine_kind kind)
 						      : "unknown";
 }
 
+/* "ENGINE" or "ENGINE/prefetch=K" */
+static int engine_item_parse(char *item, enum lrx_engine_kind *kind, unsigned *hybrid_k,
+			     int *prefetch)
+{
+	static const char key[] = "prefetch=";
+	char *slash = strchr(item, '/');
+	*prefetch = LRX_ENGINE_PREFETCH_PIPELINE;
+	if (slash) {
+		uint64_t k;
+		*slash = '\0';
+		if (strncmp(slash + 1, key, sizeof(key) - 1) != 0 ||
+		    lrx_value_uint(slash + sizeof(key), 0, LRX_PREFETCH_MAX, &k) < 0)
+			return -EINVAL;
+		*prefetch = (int)k;
+	}
+	return lrx_engine_parse(item, kind, hybrid_k);
+}
+
 int lrx_engine_list_parse(const char *text, void *out)
 {
 	struct lrx_engine_list *l = out, got = {0};
@@ -57,7 +75,8 @@ int lrx_engine_list_parse(const char *text, void *out)
 		int rc;
 		while ((rc = lrx_value_list_next(&text, item, sizeof(item))) == 1) {
 			if (got.n == LRX_ENGINE_LIST_MAX ||
-			    lrx_engine_parse(item, &got.kind[got.n], &got.hybrid_k[got.n]) < 0)
+			    engine_item_parse(item, &got.kind[got.n], &got.hybrid_k[got.n],
+					      &got.prefetch[got.n]) < 0)
 				return -EINVAL;
 			got.n++;
 		}
@@ -68,16 +87,25 @@ int lrx_engine_list_parse(const char *text, void *out)
 	return 0;
 }
 
+void lrx_engine_list_item_name(const struct lrx_engine_list *l, unsigned i, char *buf,
+			       size_t len)
+{
+	int w = l->kind[i] == LRX_ENGINE_HYBRID
+			? snprintf(buf, len, "hybrid:%u", l->hybrid_k[i])
+			: snprintf(buf, len, "%s", lrx_engine_name(l->kind[i]));
+	size_t used = w > 0 ? (size_t)w : 0;
+	if (l->prefetch[i] != LRX_ENGINE_PREFETCH_PIPELINE && used < len)
+		snprintf(buf + used, len - used, "/prefetch=%d", l->prefetch[i]);
+}
+
 void lrx_engine_list_name(const struct lrx_engine_list *l, char *buf, size_t len)
 {
 	size_t used = 0;
 	buf[0] = '\0';
 	for (unsigned i = 0; i < l->n && used < len; i++) {
-		int w = l->kind[i] == LRX_ENGINE_HYBRID
-				? snprintf(buf + used, len - used, "%shybrid:%u", i ? "," : "",
-					   l->hybrid_k[i])
-				: snprintf(buf + used, len - used, "%s%s", i ? "," : "",
-					   lrx_engine_name(l->kind[i]));
+		char item[32];
+		lrx_engine_list_item_name(l, i, item, sizeof(item));
+		int w = snprintf(buf + used, len - used, "%s%s", i ? "," : "", item);
 		used += w > 0 ? (size_t)w : 0;
 	}
 }

@@ -75,20 +75,29 @@ int lrx_engine_parse(const char *text, enum lrx_engine_kind *kind,
 		     unsigned *hybrid_k);
 const char *lrx_engine_name(enum lrx_engine_kind kind);
 
-/* [run] interleave: the engines one lcore polls with in turn ("none": 0). */
+/* [run] interleave: the engines one lcore polls with in turn ("none": 0);
+ * an item ENGINE/prefetch=K runs that engine's pipeline with [pipeline]
+ * prefetch = K, so that prefetch distances are compared in one process. */
 #define LRX_ENGINE_LIST_MAX 8
+#define LRX_ENGINE_PREFETCH_PIPELINE (-1) /* the item has no /prefetch=K */
 struct lrx_engine_list {
 	unsigned n;
 	enum lrx_engine_kind kind[LRX_ENGINE_LIST_MAX];
 	unsigned hybrid_k[LRX_ENGINE_LIST_MAX];
+	int prefetch[LRX_ENGINE_LIST_MAX];
 };
 #define LRX_ENGINE_LIST_VALID                                                  \
 	"none, or 2 to 8 engines separated by commas (packet, burst, hybrid:K, static, graph; " \
-	"an engine may come twice: packet,packet is an A/A comparison)"
+	"an engine may come twice: packet,packet is an A/A comparison; ENGINE/prefetch=K "      \
+	"with K 0..16 runs it with that prefetch distance)"
 /* The value layer's CUSTOM parse (lib/value.h) of a struct lrx_engine_list. */
 int lrx_engine_list_parse(const char *text, void *out);
-/* "packet,burst" (the engines' names, hybrid:K with its K) into buf. */
+/* "packet,burst" (the engines' names, hybrid:K with its K, /prefetch=K
+ * where given) into buf. */
 void lrx_engine_list_name(const struct lrx_engine_list *l, char *buf, size_t len);
+/* Item i of l ("burst/prefetch=4") into buf. */
+void lrx_engine_list_item_name(const struct lrx_engine_list *l, unsigned i, char *buf,
+			       size_t len);
 
 /* The mbuf private area the stages of conf want (their mbuf_priv hooks),
  * aligned to RTE_MBUF_PRIV_ALIGN: [mempool] priv_size = auto. */

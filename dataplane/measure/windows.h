@@ -61,11 +61,14 @@ void lrx_thread_probe_close(struct lrx_thread_probe *p);
  * window to the one after it (the window and one round of bookkeeping). */
 struct lrx_window {
 	uint64_t cycles;        /* TSC from before the first poll to after the last */
+	uint64_t busy_cycles;   /* TSC in the polls that received packets (a
+				 * stretch of full polls timed as one) */
 	uint64_t span_cycles;   /* TSC between the two samples */
 	uint64_t cpu_ns;        /* thread CPU time over the span */
 	uint64_t run_delay_ns;  /* run-queue wait over the span */
 	uint32_t packets;       /* received in the window */
 	uint32_t polls;         /* W, or fewer for the last window of a run */
+	uint32_t empty_polls;   /* polls that received nothing */
 	uint32_t gap_cycles;    /* TSC from the previous window's end to this
 				 * one's start: the bookkeeping (saturated) */
 	uint16_t nivcsw, nvcsw; /* context switches over the span (saturated) */

@@ -19,7 +19,7 @@ static unsigned lcore_engines(const struct lrx_report *r, unsigned first)
 }
 
 struct engine_windows {
-	uint64_t windows, packets, cycles;
+	uint64_t windows, packets, cycles, busy_cycles, empty_polls;
 };
 
 static void windows_per_engine(const struct lrx_window_log *log, struct engine_windows *out)
@@ -30,6 +30,8 @@ static void windows_per_engine(const struct lrx_window_log *log, struct engine_w
 		out[w->engine].windows++;
 		out[w->engine].packets += w->packets;
 		out[w->engine].cycles += w->cycles;
+		out[w->engine].busy_cycles += w->busy_cycles;
+		out[w->engine].empty_polls += w->empty_polls;
 	}
 }
 
@@ -116,12 +118,13 @@ void lrx_interleave_print(const struct lrx_report *r, FILE *out)
 /* ---- JSON -------------------------------------------------------------------- */
 
 enum window_field {
-	F_ENGINE, F_POLLS, F_PACKETS, F_CYCLES, F_GAP, F_SPAN, F_CPU, F_DELAY, F_NIVCSW, F_NVCSW,
-	N_FIELDS,
+	F_ENGINE, F_POLLS, F_EMPTY, F_PACKETS, F_CYCLES, F_BUSY, F_GAP, F_SPAN, F_CPU, F_DELAY,
+	F_NIVCSW, F_NVCSW, N_FIELDS,
 };
 static const char *const field_names[N_FIELDS] = {
-	[F_ENGINE] = "engine", [F_POLLS] = "polls", [F_PACKETS] = "packets",
-	[F_CYCLES] = "cycles", [F_GAP] = "gap_cycles", [F_SPAN] = "span_cycles",
+	[F_ENGINE] = "engine", [F_POLLS] = "polls", [F_EMPTY] = "empty_polls",
+	[F_PACKETS] = "packets", [F_CYCLES] = "cycles", [F_BUSY] = "busy_cycles",
+	[F_GAP] = "gap_cycles", [F_SPAN] = "span_cycles",
 	[F_CPU] = "cpu_ns", [F_DELAY] = "run_delay_ns", [F_NIVCSW] = "nivcsw",
 	[F_NVCSW] = "nvcsw",
 };
@@ -131,8 +134,10 @@ static uint64_t field_of(const struct lrx_window *w, enum window_field f)
 	switch (f) {
 	case F_ENGINE: return w->engine;
 	case F_POLLS: return w->polls;
+	case F_EMPTY: return w->empty_polls;
 	case F_PACKETS: return w->packets;
 	case F_CYCLES: return w->cycles;
+	case F_BUSY: return w->busy_cycles;
 	case F_GAP: return w->gap_cycles;
 	case F_SPAN: return w->span_cycles;
 	case F_CPU: return w->cpu_ns;
@@ -206,6 +211,8 @@ static void json_lcore(const struct lrx_report *r, unsigned first, struct lrx_js
 		lrx_json_u64(j, "windows", ew[e].windows);
 		lrx_json_u64(j, "window_packets", ew[e].packets);
 		lrx_json_u64(j, "window_cycles", ew[e].cycles);
+		lrx_json_u64(j, "window_busy_cycles", ew[e].busy_cycles);
+		lrx_json_u64(j, "window_empty_polls", ew[e].empty_polls);
 		lrx_json_object_end(j);
 	}
 	lrx_json_array_end(j);

@@ -144,8 +144,9 @@ struct lrx_report {
 	const char *version, *build, *dpdk_version;
 	const char *commit; /* git describe of the source at build time */
 	bool retpoline;
-	char engine[160];               /* "interleave:packet,burst" when interleaved */
+	char engine[208];               /* "interleave:packet,burst" when interleaved */
 	unsigned burst;
+	unsigned coalesce_us;           /* [run] coalesce_us */
 	enum lrx_tx_clean tx_clean;     /* [run] tx_clean */
 	unsigned tx_clean_polls;        /* tx-poll's polls between TX polls */
 	enum lrx_stats_level stats_level;

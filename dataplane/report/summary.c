@@ -625,6 +625,7 @@ static void json_setup(const struct lrx_report *r, struct lrx_json *j)
 	lrx_json_string(j, "dpdk_version", r->dpdk_version);
 	lrx_json_string(j, "engine", r->engine);
 	lrx_json_u64(j, "burst", r->burst);
+	lrx_json_u64(j, "coalesce_us", r->coalesce_us);
 	lrx_json_string(j, "stats_level", stats_level_names[r->stats_level]);
 }
 

@@ -199,7 +199,7 @@ TEST_CASE("bad values are rejected with file, line, key, value and what is valid
 		{"[run]\nduration = -1\n",
 		 ":2: [run] duration = -1: must be a number in 0..1e+09"},
 		{"[run]\nfoo = 1\n",
-		 ":2: [run] foo = 1: unknown key; valid keys in [run]: duration, packets, measure_from, stats_period, stats_view, json, capture_drops, capture_delivered, trace, interleave, window_polls, window_us, windows_max, tx_clean, tx_clean_polls"},
+		 ":2: [run] foo = 1: unknown key; valid keys in [run]: duration, packets, measure_from, stats_period, stats_view, json, capture_drops, capture_delivered, trace, interleave, window_polls, window_us, windows_max, coalesce_us, tx_clean, tx_clean_polls"},
 		{"[run]\nstats_view = threads\n",
 		 ":2: [run] stats_view = threads: must be one of stages, ports, lcores"},
 		{"[run]\ntx_clean = napi\n",

@@ -172,13 +172,41 @@ TEST_CASE("[run] interleave takes 2 to 8 engines, a repeated one too", "[windows
 	char name[128];
 	lrx_engine_list_name(&l, name, sizeof(name));
 	CHECK(std::string(name) == "packet,packet,burst,hybrid:2,graph");
+	for (unsigned i = 0; i < l.n; i++)
+		CHECK(l.prefetch[i] == LRX_ENGINE_PREFETCH_PIPELINE);
 	REQUIRE(lrx_engine_list_parse("none", &l) == 0);
 	CHECK(l.n == 0);
 	l.n = 7;
 	for (const char *bad : {"packet", "", "packet,,burst", "packet,burst,", "packet,bust",
-				"hybrid:0,packet", "packet,packet,packet,packet,packet,packet,packet,packet,packet"}) {
+				"hybrid:0,packet", "packet,packet,packet,packet,packet,packet,packet,packet,packet",
+				"burst,burst/prefetch=17", "burst,burst/prefetch=", "burst,burst/prefetch=-1",
+				"burst,burst/fetch=4", "burst,burst/", "burst,/prefetch=4",
+				"burst,burst/prefetch=4/prefetch=2"}) {
 		INFO("'" << bad << "'");
 		CHECK(lrx_engine_list_parse(bad, &l) == -EINVAL);
 		CHECK(l.n == 7); // a refused value leaves the field as it was
 	}
+}
+
+TEST_CASE("[run] interleave: ENGINE/prefetch=K gives that engine its own prefetch distance",
+	  "[windows][config]")
+{
+	lrx_engine_list l{};
+	REQUIRE(lrx_engine_list_parse("burst,burst/prefetch=4,hybrid:2/prefetch=16,packet/prefetch=0",
+				      &l) == 0);
+	REQUIRE(l.n == 4);
+	CHECK(l.kind[1] == LRX_ENGINE_BURST);
+	CHECK(l.prefetch[0] == LRX_ENGINE_PREFETCH_PIPELINE);
+	CHECK(l.prefetch[1] == 4);
+	CHECK(l.kind[2] == LRX_ENGINE_HYBRID);
+	CHECK(l.hybrid_k[2] == 2);
+	CHECK(l.prefetch[2] == 16);
+	CHECK(l.kind[3] == LRX_ENGINE_PACKET);
+	CHECK(l.prefetch[3] == 0);
+	char name[160];
+	lrx_engine_list_name(&l, name, sizeof(name));
+	CHECK(std::string(name) == "burst,burst/prefetch=4,hybrid:2/prefetch=16,packet/prefetch=0");
+	char item[32];
+	lrx_engine_list_item_name(&l, 2, item, sizeof(item));
+	CHECK(std::string(item) == "hybrid:2/prefetch=16");
 }

@@ -87,7 +87,7 @@ TEST_CASE("--interleave: every packet in one engine's window, accounted for by t
 	const size_t n = w["engine"].size();
 	REQUIRE(n == l["windows_recorded"].get<size_t>());
 	REQUIRE(n > 30);
-	std::map<unsigned, uint64_t> win_packets, win_polls, win_count;
+	std::map<unsigned, uint64_t> win_packets, win_polls, win_count, win_empty;
 	for (size_t k = 0; k < n; k++) {
 		INFO("window " << k);
 		unsigned e = w["engine"][k];
@@ -97,6 +97,10 @@ TEST_CASE("--interleave: every packet in one engine's window, accounted for by t
 			CHECK(w["polls"][k] == window_polls);
 		CHECK(w["packets"][k].get<uint64_t>() <= w["polls"][k].get<uint64_t>() * 32);
 		CHECK(w["span_cycles"][k].get<uint64_t>() >= w["cycles"][k].get<uint64_t>());
+		// the busy polls are timed inside the window
+		CHECK(w["busy_cycles"][k].get<uint64_t>() <= w["cycles"][k].get<uint64_t>());
+		CHECK(w["empty_polls"][k].get<uint64_t>() <= w["polls"][k].get<uint64_t>());
+		win_empty[e] += w["empty_polls"][k].get<uint64_t>();
 		win_packets[e] += w["packets"][k].get<uint64_t>();
 		win_polls[e] += w["polls"][k].get<uint64_t>();
 		win_count[e]++;
@@ -110,6 +114,7 @@ TEST_CASE("--interleave: every packet in one engine's window, accounted for by t
 		CHECK(eng[e]["window_packets"].get<uint64_t>() == win_packets[e]);
 		CHECK(eng[e]["polls"].get<uint64_t>() == win_polls[e]);
 		CHECK(eng[e]["windows"].get<uint64_t>() == win_count[e]);
+		CHECK(eng[e]["window_empty_polls"].get<uint64_t>() == win_empty[e]);
 		CHECK(eng[e]["rx_packets"].get<uint64_t>() == fates(eng[e]));
 		CHECK(eng[e]["rx_packets"].get<uint64_t>() > 0);
 		CHECK(eng[e]["merged_segments"].get<uint64_t>() > 0);
@@ -121,6 +126,7 @@ TEST_CASE("--interleave: every packet in one engine's window, accounted for by t
 	for (unsigned e = 0; e < 3; e++) {
 		CHECK(s["lcores"][e]["engine"] == eng[e]["engine"]);
 		CHECK(s["lcores"][e]["packets"] == eng[e]["rx_packets"]);
+		CHECK(s["lcores"][e]["empty_polls"] == win_empty[e]);
 	}
 	// the queue was polled once per poll of any engine
 	CHECK(s["ports"][0]["queues"].size() == 1);
@@ -192,7 +198,9 @@ TEST_CASE("--interleave on a stateless pipeline: the engines' verdicts and packe
 		return c;
 	};
 	Capture plain = run("plain", {"--engine", "packet"});
-	Capture inter = run("inter", {"--interleave", "burst,packet,hybrid:1", "--window-polls", "2"});
+	// an engine with a prefetch distance of its own is the same engine
+	Capture inter = run("inter", {"--interleave", "burst,packet,hybrid:1,burst/prefetch=4",
+				      "--window-polls", "2"});
 	const json &p = plain.summary, &i = inter.summary;
 	REQUIRE(p["rx_packets"] == 12000);
 	REQUIRE(i["rx_packets"] == 12000);
@@ -215,8 +223,34 @@ TEST_CASE("--interleave on a stateless pipeline: the engines' verdicts and packe
 		REQUIRE(inter.dropped[k].comment == plain.dropped[k].comment);
 	}
 	// and every engine had a share of them
-	for (const json &e : i["interleave"]["lcores"][0]["engines"])
+	const json &engines = i["interleave"]["lcores"][0]["engines"];
+	REQUIRE(engines.size() == 4);
+	CHECK(engines[3]["engine"] == "burst/prefetch=4");
+	for (const json &e : engines)
 		CHECK(e["rx_packets"].get<uint64_t>() > 0);
+}
+
+TEST_CASE("--interleave on a port slower than the lcore: the windows' empty polls are counted "
+	  "and left out of their busy cycles",
+	  "[binary][interleave]")
+{
+	// 200 000 packets/s: most polls find nothing, as on a kernel-fed port
+	json s = run_json("interleave-slow", "net_synth0,profile=udp64,rate=200000",
+			  {"--duration", "0.3", "--pipeline", "build-meta,l3-demux", "--interleave",
+			   "packet,burst", "--window-polls", "64"});
+	const json &w = s["interleave"]["lcores"][0]["windows"];
+	uint64_t empty = 0, packets = 0, busy = 0, cycles = 0;
+	for (size_t k = 0; k < w["engine"].size(); k++) {
+		empty += w["empty_polls"][k].get<uint64_t>();
+		packets += w["packets"][k].get<uint64_t>();
+		busy += w["busy_cycles"][k].get<uint64_t>();
+		cycles += w["cycles"][k].get<uint64_t>();
+	}
+	CHECK(packets > 0);
+	CHECK(empty > 0);
+	CHECK(busy > 0);
+	CHECK(busy < cycles);
+	CHECK(s["rx_packets"].get<uint64_t>() == fates(s));
 }
 
 TEST_CASE("--interleave: what cannot be interleaved is refused before the run (exit 2)",
@@ -229,6 +263,7 @@ TEST_CASE("--interleave: what cannot be interleaved is refused before the run (e
 	for (const Bad &b : std::vector<Bad>{
 		     {{"--interleave", "packet"}, "2 to 8 engines"},
 		     {{"--interleave", "packet,burst,"}, "2 to 8 engines"},
+		     {{"--interleave", "packet,burst/prefetch=17"}, "ENGINE/prefetch=K"},
 		     {{"--interleave", "packet,hybrid:3", "--pipeline", "build-meta"},
 		      "hybrid:3 needs at least 3 stages"},
 		     {{"--interleave", "packet,burst", "--pmu"}, "not with an interleaved run"},
@@ -241,4 +276,21 @@ TEST_CASE("--interleave: what cannot be interleaved is refused before the run (e
 		CHECK(r.status == 2);
 		CHECK(r.err.find(b.says) != std::string::npos);
 	}
+}
+
+TEST_CASE("--coalesce-us: after a poll short of the budget the next one waits", "[binary]")
+{
+	// 200 000 packets/s, a wait of 2 ms after every short poll: each short
+	// poll is followed by at least 2 ms, so the polls are at most the full
+	// ones (rx / burst) and one per 2 ms of the run (no timing asserted:
+	// a wait can only be longer)
+	json s = run_json("coalesce", "net_synth0,profile=udp64,rate=200000",
+			  {"--duration", "0.3", "--pipeline", "build-meta,l3-demux", "--engine",
+			   "burst", "--coalesce-us", "2000"});
+	CHECK(s["coalesce_us"] == 2000);
+	const uint64_t rx = s["rx_packets"], polls = s["lcores"][0]["polls"];
+	const double secs = s["duration_s"];
+	CHECK(rx > 0);
+	CHECK(polls <= rx / 64 + (uint64_t)(secs / 0.002) + 2);
+	CHECK(rx == fates(s));
 }
