@@ -2,7 +2,7 @@
  * l3-demux's module route: IPv4 route input of a host that does not
  * forward (the lookup inline in route.h) and the IP options on receive
  * (net/ipv4/route.c, net/ipv4/ip_options.c). Keys martians, route_hint,
- * local_ipv4, accept_source_route; counters in_martian_src,
+ * local_ipv4, accept_source_route, accept_local; counters in_martian_src,
  * in_martian_dst, route_hint_hits.
  */
 #include <errno.h>
@@ -15,8 +15,9 @@
 /* ip_route_input_rcu's multicast branch: a group this port has not joined
  * (ip_check_mc_rcu) is dropped with only InReceives counted (the route
  * error, NOT_SPECIFIED); a joined one goes to ip_route_input_mc, whose
- * ip_mc_validate_source judges the source. No route hint: the verdict
- * also depends on the port. */
+ * ip_mc_validate_source judges the source (a local one by
+ * fib_validate_source: IP_LOCAL_SOURCE, no in_martian_src). No route
+ * hint: the verdict also depends on the port. */
 lrx_next_t l3_ipv4_route_mc(struct l3_ctx *c, const struct rte_ipv4_hdr *iph,
 			    uint16_t port, enum l3_rt *rt)
 {
@@ -28,6 +29,8 @@ lrx_next_t l3_ipv4_route_mc(struct l3_ctx *c, const struct rte_ipv4_hdr *iph,
 				 rte_be_to_cpu_32(iph->dst_addr),
 				 iph->next_proto_id))
 		return lrx_next_drop(LRX_DROP_IP_INVALID_SOURCE);
+	if (l3_ipv4_local_source(l3_route_of(c), iph->src_addr))
+		return lrx_next_drop(LRX_DROP_IP_LOCAL_SOURCE);
 	*rt = L3_RT_MCAST;
 	return LRX_NEXT_CONTINUE_V;
 }
@@ -201,6 +204,7 @@ static int l3_route_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 	r->martians_drop = conf->route.martians == 0;
 	r->route_hint = conf->route.route_hint;
 	r->accept_source_route = conf->route.accept_source_route;
+	r->local_source_drop = r->martians_drop && !conf->route.accept_local;
 	r->n_local4 = conf->route.local_ipv4.n;
 	for (unsigned i = 0; i < r->n_local4; i++)
 		memcpy(&r->local4[i], conf->route.local_ipv4.addr[i], 4);
@@ -213,7 +217,11 @@ static const char *const l3_martians[] = {"drop", "accept", NULL};
 static const struct lrx_value_key l3_route_keys[] = {
 	L3_KEY(CHOICE, route.martians, "martians", "drop", l3_martians,
 	       "drop | accept martian sources/destinations (0/8, 127/8, multicast "
-	       "or broadcast source)"),
+	       "or broadcast source, a local_ipv4 address as source)"),
+	L3_KEY(BOOL, route.accept_local, "accept_local", "no",
+	       "packets whose source is a local_ipv4 address "
+	       "(net.ipv4.conf.all.accept_local); no drops them IP_LOCAL_SOURCE, "
+	       "counted in_martian_src"),
 	L3_KEY(BOOL, route.route_hint, "route_hint", "yes",
 	       "in bursts, reuse the previous packet's route lookup when "
 	       "the destination is the same (ip_can_use_hint)"),

@@ -16,6 +16,7 @@ struct l3_route {
 	bool martians_drop;
 	bool route_hint;
 	bool accept_source_route;
+	bool local_source_drop;        /* martians=drop, accept_local=no */
 	uint8_t n_local4;
 	uint32_t local4[L3_LOCAL_ADDR_MAX];         /* network order */
 	uint8_t plen4[L3_LOCAL_ADDR_MAX];
@@ -26,7 +27,7 @@ struct l3_route {
 
 struct l3_route_conf {
 	unsigned martians;
-	bool route_hint, accept_source_route;
+	bool route_hint, accept_source_route, accept_local;
 	struct l3_addrs local_ipv4;
 };
 
@@ -56,6 +57,20 @@ static inline bool l3_ipv4_is_local(const struct l3_route *r, uint32_t daddr)
 		if (r->local4[i] == daddr)
 			return true;
 	return false;
+}
+
+/* fib_validate_source's fast path (rp_filter off, accept_local off, no
+ * custom local routes or rules): a source that is one of the host's
+ * addresses (inet_lookup_ifaddr_rcu) is refused, IP_LOCAL_SOURCE. Its
+ * callers skip a source in 0.0.0.0/8 (brd_input, ip_mc_validate_source).
+ * With local_ipv4=any no address is known to be the host's. */
+static inline bool l3_ipv4_local_source(const struct l3_route *r,
+					uint32_t saddr_be)
+{
+	if (!r->local_source_drop || r->n_local4 == 0 ||
+	    (saddr_be & rte_cpu_to_be_32(0xff000000)) == 0)
+		return false;
+	return l3_ipv4_is_local(r, saddr_be);
 }
 
 /* ip_route_input_slow's martian tests, in its order (s, d host order). */
@@ -114,6 +129,13 @@ static inline lrx_next_t l3_ipv4_route(struct l3_ctx *c, struct l3_route *r,
 			*hint = here;
 		else
 			hint = &here;
+	}
+	/* RTN_LOCAL and brd_input validate the source (so does
+	 * ip_route_use_hint for an RTCF_LOCAL route): a LAND frame, from
+	 * one of the host's own addresses, is a martian source */
+	if (unlikely(hint->local && l3_ipv4_local_source(r, iph->src_addr))) {
+		r->in_martian_src++;
+		return lrx_next_drop(LRX_DROP_IP_LOCAL_SOURCE);
 	}
 	*rt = !hint->local ? L3_RT_UNREACH : hint->bcast ? L3_RT_BCAST
 							: L3_RT_LOCAL;

@@ -142,6 +142,22 @@ def first_fragments(n):
             for i in range(n)]
 
 
+def land_frames():
+    """Frames from the host's own address 10.0.0.2 (LAND, J4): an echo
+    request, a SYN to a listening port (2000), UDP to a closed port, UDP to
+    the limited and the directed broadcast. Each one answered would be a
+    reply to the host itself."""
+    me = 0x0A000002
+    echo = struct.pack("!BBHHH", 8, 0, 0, 1, 1) + b"e" * 32
+    echo = echo[:2] + struct.pack("!H", csum(echo)) + echo[4:]
+    bcast = b"\xff" * 6 + eth(0x0800)[6:]
+    return [eth(0x0800) + ipv4(echo, proto=1, src=me),
+            eth(0x0800) + ipv4(tcp(1, flags=0x02, src=me), src=me),
+            eth(0x0800) + ipv4(udp(b"u" * 18, dport=3000), proto=17, src=me),
+            bcast + ipv4(udp(b"b" * 18, dport=3000), proto=17, src=me, dst=0xFFFFFFFF),
+            bcast + ipv4(udp(b"d" * 18, dport=3000), proto=17, src=me, dst=0x0A0000FF)]
+
+
 def write(path, data):
     Path(path).write_bytes(data)
 
@@ -172,6 +188,7 @@ def main():
         record(f) for f in udp_to_ports(range(5001, 5021))))
     write(out / "first_fragments.pcap", pcap_header() + b"".join(
         record(f) for f in first_fragments(2000)))
+    write(out / "land.pcap", pcap_header() + b"".join(record(f) for f in land_frames()))
     write(out / "snaplen.pcap", pcap_header() + b"".join(
         record(f[:60], length=len(f)) if i % 4 == 0 else record(f)
         for i, f in enumerate(frames[:40])))

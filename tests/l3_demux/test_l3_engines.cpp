@@ -372,3 +372,78 @@ TEST_CASE("build-meta,l3-demux with tcp_ehash: identical results under every "
 	}
 	LRX_REQUIRE_POOL_FULL(pool());
 }
+
+// LAND: frames whose source is one of the host's own addresses
+// (fib_validate_source's inet_lookup_ifaddr_rcu) are martian sources for
+// a local destination (RTN_LOCAL) and a broadcast (brd_input), in_martian_src
+// and IP_LOCAL_SOURCE, and for a joined group (ip_mc_validate_source)
+// IP_LOCAL_SOURCE alone: no echo reply, SYN-ACK or port unreachable goes
+// back to the host itself, under every engine. Each LAND frame follows a
+// good one to the same destination, so that the route hint (reused in a
+// burst) would carry it past the check if it skipped it. accept_local=yes
+// lets them through, as net.ipv4.conf.all.accept_local=1.
+TEST_CASE("LAND frames (source a local address) are dropped IP_LOCAL_SOURCE "
+	  "with no reply under every engine", "[l3_demux][equivalence][land]")
+{
+	pool(); // EAL first
+	const uint32_t self = ip4(10, 0, 0, 2);
+	auto land = [&](Frame f) { return f.ip4_src(self); };
+	Frame echo = with([](Spec &s) { s.l4 = L4::icmp; s.icmp_type = 8; });
+	Frame syn = tcp4(TCP_SYN, 1000, 2000);       // a listening port
+	Frame closed = udp4(1000, 3000);              // no socket
+	Frame lbcast = bc4(0xffffffff, 3000), dbcast = bc4(ip4(10, 0, 0, 255), 3000);
+	Frame group = mc4(ip4(239, 1, 1, 1), 2000);
+	// pairs: a good frame, then the same from the host's own address
+	const std::vector<Frame> frames = {
+		echo, land(echo), syn, land(syn), closed, land(closed),
+		lbcast, land(lbcast), dbcast, land(dbcast), group, land(group),
+		udp4().ip4_src(ip4(10, 0, 0, 3)), // a neighbour: not LAND
+	};
+	const size_t n_land = 6, n_martian = 5; // the group: no in_martian_src
+	std::vector<uint16_t> ids(frames.size());
+	for (size_t i = 0; i < ids.size(); i++)
+		ids[i] = (uint16_t)i;
+	const Keys bm = {{"host_mac", "02:00:00:00:00:02"}};
+	Keys l3 = {{"local_ipv4", "10.0.0.2/24"}, {"mcast_groups", "239.1.1.1"},
+		   {"udp_ports", "2000"}, {"tcp_ports", "2000"},
+		   {"icmp_clock", "polls"}};
+	for (uint16_t burst : {1, 4, 32}) {
+		INFO("burst " << burst);
+		std::vector<uint16_t> polls;
+		for (size_t done = 0; done < frames.size(); done += burst)
+			polls.push_back((uint16_t)std::min<size_t>(burst, frames.size() - done));
+		lrx_test::engine_prefetch = 0;
+		Run ref = run(LRX_ENGINE_PACKET, 0, burst, {bm, l3}, ids, frames, polls);
+		REQUIRE(ref.out.size() == frames.size());
+		size_t replies = 0;
+		for (size_t i = 0; i < frames.size(); i++) {
+			INFO("frame " << i);
+			const bool is_land = i % 2 == 1 && i < 2 * n_land;
+			const bool tx = lrx_next_kind(ref.out[i].first) == LRX_NEXT_TX;
+			replies += tx;
+			if (is_land)
+				CHECK(ref.out[i].first == lrx_next_drop(LRX_DROP_IP_LOCAL_SOURCE));
+			else
+				CHECK(ref.out[i].first != lrx_next_drop(LRX_DROP_IP_LOCAL_SOURCE));
+		}
+		// the good echo, SYN and closed port each got their reply
+		CHECK(replies == 3);
+		CHECK(ref.stats[1].drops[LRX_DROP_IP_LOCAL_SOURCE] == n_land);
+		CHECK(ref.counters[1]["in_martian_src"] == n_martian);
+		lrx_test::for_each_engine(2, [&](lrx_engine_kind kind, unsigned k) {
+			lrx_test::require_same_run(
+				run(kind, k, burst, {bm, l3}, ids, frames, polls), ref);
+		});
+	}
+	// accept_local=yes: the LAND echo, SYN and closed port are answered
+	l3.emplace_back("accept_local", "yes");
+	Run acc = run(LRX_ENGINE_BURST, 1, 32, {bm, l3}, ids, frames,
+		      {(uint16_t)frames.size()});
+	size_t replies = 0;
+	for (auto &o : acc.out)
+		replies += lrx_next_kind(o.first) == LRX_NEXT_TX;
+	CHECK(replies == 6);
+	CHECK(acc.stats[1].drops[LRX_DROP_IP_LOCAL_SOURCE] == 0);
+	CHECK(acc.counters[1]["in_martian_src"] == 0);
+	LRX_REQUIRE_POOL_FULL(pool());
+}
