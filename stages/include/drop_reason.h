@@ -38,6 +38,7 @@
 	X(INVALID_PROTO)    /* icmp_rcv: echo etc. to broadcast/multicast */  \
 	X(IP_INVALID_SOURCE) /* martian source (ip_route_input_slow) */       \
 	X(IP_LOCAL_SOURCE)  /* source is a local address (fib_validate_source) */ \
+	X(IP_LOCALNET)      /* 127/8 source or destination (route_localnet off) */ \
 	X(IP_INVALID_DEST)  /* martian destination */                        \
 	X(TC_INGRESS)       /* TC_ACT_SHOT at the ingress hook (sch_handle_ingress) */ \
 	X(NETFILTER_DROP)   /* NF_DROP from a hook (nf_hook_slow) */              \

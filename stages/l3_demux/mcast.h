@@ -117,17 +117,20 @@ static inline bool l3_mcast_joined6(const struct l3_mcast *mc,
 	return false;
 }
 
-/* ip_mc_validate_source (s, d host order; martians=drop): a multicast,
- * limited-broadcast or loopback source is invalid, and 0.0.0.0/8 only
- * sends to link-local groups (224.0.0.0/24) or IGMP. */
-static inline bool l3_mcast_source_ok4(uint32_t s, uint32_t d, uint8_t proto)
+/* ip_mc_validate_source (s, d host order; martians=drop): a multicast or
+ * limited-broadcast source is IP_INVALID_SOURCE, a loopback one
+ * IP_LOCALNET, and 0.0.0.0/8 only sends to link-local groups
+ * (224.0.0.0/24) or IGMP. NOT_SPECIFIED: the source is fine. */
+static inline enum lrx_drop_reason l3_mcast_source_check4(uint32_t s, uint32_t d,
+							  uint8_t proto)
 {
-	if ((s & 0xf0000000) == 0xe0000000 || s == UINT32_MAX ||
-	    (s >> 24) == 127)
-		return false;
-	if ((s >> 24) == 0)
-		return (d & 0xffffff00) == 0xe0000000 || proto == 2;
-	return true;
+	if ((s & 0xf0000000) == 0xe0000000 || s == UINT32_MAX)
+		return LRX_DROP_IP_INVALID_SOURCE;
+	if ((s >> 24) == 127)
+		return LRX_DROP_IP_LOCALNET;
+	if ((s >> 24) == 0 && (d & 0xffffff00) != 0xe0000000 && proto != 2)
+		return LRX_DROP_IP_INVALID_SOURCE;
+	return LRX_DROP_NOT_SPECIFIED;
 }
 
 #endif

@@ -24,11 +24,13 @@ lrx_next_t l3_ipv4_route_mc(struct l3_ctx *c, const struct rte_ipv4_hdr *iph,
 	c->route_lookups++;
 	if (!l3_mcast_joined4(&c->mc, iph->dst_addr, port))
 		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
-	if (l3_route_of(c)->martians_drop &&
-	    !l3_mcast_source_ok4(rte_be_to_cpu_32(iph->src_addr),
-				 rte_be_to_cpu_32(iph->dst_addr),
-				 iph->next_proto_id))
-		return lrx_next_drop(LRX_DROP_IP_INVALID_SOURCE);
+	if (l3_route_of(c)->martians_drop) {
+		enum lrx_drop_reason why = l3_mcast_source_check4(
+			rte_be_to_cpu_32(iph->src_addr), rte_be_to_cpu_32(iph->dst_addr),
+			iph->next_proto_id);
+		if (why != LRX_DROP_NOT_SPECIFIED)
+			return lrx_next_drop(why);
+	}
 	if (l3_ipv4_local_source(l3_route_of(c), iph->src_addr))
 		return lrx_next_drop(LRX_DROP_IP_LOCAL_SOURCE);
 	*rt = L3_RT_MCAST;

@@ -84,11 +84,15 @@ static inline lrx_next_t l3_ipv4_martians(struct l3_route *r, uint32_t s,
 	if ((s >> 24) == 0)
 		goto martian_source;
 	if ((d >> 24) == 0 || (d >> 24) == 127) {
+		/* since Linux 6.13 a loopback one is IP_LOCALNET */
 		r->in_martian_dst++;
-		return lrx_next_drop(LRX_DROP_IP_INVALID_DEST);
+		return lrx_next_drop((d >> 24) == 127 ? LRX_DROP_IP_LOCALNET
+						      : LRX_DROP_IP_INVALID_DEST);
 	}
-	if ((s >> 24) == 127)
-		goto martian_source;
+	if ((s >> 24) == 127) {
+		r->in_martian_src++;
+		return lrx_next_drop(LRX_DROP_IP_LOCALNET);
+	}
 	return LRX_NEXT_CONTINUE_V;
 martian_source:
 	r->in_martian_src++;

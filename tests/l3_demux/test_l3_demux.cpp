@@ -150,16 +150,16 @@ std::vector<Row> verdict_table()
 		{"v4 total length < ihl", [] { return udp4().ip4_total_length(16); },
 		 drop(LRX_DROP_IP_INHDR), {{"IpInReceives", 1}, {"IpInHdrErrors", 1}}},
 		// ---- ip_rcv_finish_core: route, options; ip_local_deliver
-		{"martian source loopback", [] { return udp4().ip4_src(ip4(127, 0, 0, 1)); },
-		 drop(LRX_DROP_IP_INVALID_SOURCE), {{"IpInReceives", 1}}},
+		{"martian source loopback (IP_LOCALNET since Linux 6.13)",
+		 [] { return udp4().ip4_src(ip4(127, 0, 0, 1)); }, drop(LRX_DROP_IP_LOCALNET), {{"IpInReceives", 1}}},
 		{"martian source multicast", [] { return udp4().ip4_src(ip4(224, 0, 0, 5)); },
 		 drop(LRX_DROP_IP_INVALID_SOURCE), {{"IpInReceives", 1}}},
 		{"martian source zeronet", [] { return udp4().ip4_src(ip4(0, 1, 2, 3)); },
 		 drop(LRX_DROP_IP_INVALID_SOURCE), {{"IpInReceives", 1}}},
 		{"martian destination zeronet", [] { return udp4().ip4_dst(ip4(0, 0, 0, 7)); },
 		 drop(LRX_DROP_IP_INVALID_DEST), {{"IpInReceives", 1}}},
-		{"martian destination loopback", [] { return udp4().ip4_dst(ip4(127, 0, 0, 1)); },
-		 drop(LRX_DROP_IP_INVALID_DEST), {{"IpInReceives", 1}}},
+		{"martian destination loopback (IP_LOCALNET since Linux 6.13)",
+		 [] { return udp4().ip4_dst(ip4(127, 0, 0, 1)); }, drop(LRX_DROP_IP_LOCALNET), {{"IpInReceives", 1}}},
 		{"not a local address", [] { return udp4().ip4_dst(ip4(10, 0, 0, 99)); },
 		 drop(LRX_DROP_IP_INADDRERRORS), {{"IpInReceives", 1}, {"IpInAddrErrors", 1}}},
 		{"limited broadcast", [] { return with([](Spec &s) {
@@ -486,7 +486,7 @@ std::vector<Row> mcast_table()
 		 drop(LRX_DROP_IP_INVALID_SOURCE), {{"IpInReceives", 1}}, 0, K},
 		{"v4 loopback source to a group",
 		 [] { return mc4(ip4(239, 1, 1, 1), 2000, 18, ip4(127, 0, 0, 1)); },
-		 drop(LRX_DROP_IP_INVALID_SOURCE), {{"IpInReceives", 1}}, 0, K},
+		 drop(LRX_DROP_IP_LOCALNET), {{"IpInReceives", 1}}, 0, K},
 		{"v4 subnet-directed broadcast, no socket",
 		 [] { return bc4(ip4(10, 0, 0, 255), 3000); }, ignored4,
 		 plus(bc4_in, {{"UdpIgnoredMulti", 1}}), 0, K},
@@ -851,7 +851,7 @@ TEST_CASE("l3-demux burst path: sublists per handler and route hints",
 	lrx_next_t n2[2];
 	run_burst({&bm2, &l32}, two, 2, n2);
 	CHECK(n2[0] == LRX_NEXT_DELIVER_V);
-	CHECK(n2[1] == lrx_next_drop(LRX_DROP_IP_INVALID_SOURCE));
+	CHECK(n2[1] == lrx_next_drop(LRX_DROP_IP_LOCALNET));
 	rte_pktmbuf_free(two[0]);
 	rte_pktmbuf_free(two[1]);
 	LRX_REQUIRE_POOL_FULL(pool());
