@@ -261,6 +261,29 @@ static bool l3_icmp6_allowed(struct l3_ctx *c, uint8_t type,
 
 /* ---- the messages ---------------------------------------------------------- */
 
+/* An error's ICMP header: type, code and the 4 bytes after the checksum. */
+static void l3_icmp_error_hdr(uint8_t *icmp, uint8_t type, uint8_t code,
+			      uint32_t rest)
+{
+	icmp[0] = type;
+	icmp[1] = code;
+	const rte_be32_t be = rte_cpu_to_be_32(rest);
+	memcpy(icmp + 4, &be, 4);
+}
+
+/* The checksum of the ICMP message at l4_off (ICMPv6's with the pseudo
+ * header of the IPv6 header ip6), and the reply out. */
+static lrx_next_t l3_icmp_send(struct l3_reply *r, struct rte_mbuf *m,
+			       uint8_t *icmp, uint32_t l4_off, uint32_t len,
+			       const uint8_t *ip6)
+{
+	icmp[2] = icmp[3] = 0;
+	const uint16_t csum = l3_reply_csum(m, l4_off, len,
+					    ip6 ? IPPROTO_ICMPV6 : 0, NULL, ip6);
+	memcpy(icmp + 2, &csum, 2);
+	return l3_reply_out(r, m, ip6 != NULL);
+}
+
 /* icmp_pointers[].error: the ICMP types that are errors (and any past
  * NR_ICMP_TYPES): icmp_send never answers one. */
 static bool l3_icmp4_is_error(uint8_t type)
@@ -300,24 +323,14 @@ static lrx_next_t l3_icmp4_error(struct l3_ctx *c, struct rte_mbuf *m,
 							       : l3_ipv4_source(route, saddr_in);
 	/* icmp_pointers[].error: TOS of the error's class */
 	const uint8_t tos = (iph->type_of_service & 0x1e) | 0xc0;
-	struct l3_reply_l2 l2;
-	l3_reply_l2_of(r, m, meta, &l2);
 	const uint32_t quote = RTE_MIN(meta->len, 576u - 20 - 8);
-	const uint32_t l2len = l3_reply_l2_len(&l2);
-	uint8_t *p = l3_reply_reshape(m, noff, quote, l2len + 28);
+	uint32_t l4_off;
+	uint8_t *p = l3_reply_ip_frame(r, m, meta, 0, noff, quote, 28, &l4_off);
 	if (!p)
 		return l3_reply_no_room(r, fate);
-	p = l3_reply_l2_write(p, &l2, RTE_ETHER_TYPE_IPV4);
 	l3_reply_ip4_write(p, tos, (uint16_t)(28 + quote), r->ip_id++, false,
 		     IPPROTO_ICMP, src, saddr_in);
-	uint8_t *icmp = p + 20;
-	icmp[0] = type;
-	icmp[1] = code;
-	icmp[2] = icmp[3] = 0;
-	const rte_be32_t be = rte_cpu_to_be_32(rest);
-	memcpy(icmp + 4, &be, 4);
-	const uint16_t csum = l3_reply_csum(m, l2len + 20, 8 + quote, 0, NULL, NULL);
-	memcpy(icmp + 2, &csum, 2);
+	l3_icmp_error_hdr(p + 20, type, code, rest);
 	ic->icmp_out_msgs++;
 	if (type == 3) {
 		ic->icmp_out_dest_unreachs++;
@@ -326,7 +339,7 @@ static lrx_next_t l3_icmp4_error(struct l3_ctx *c, struct rte_mbuf *m,
 		ic->icmp_out_parm_probs++;
 		ic->icmp_out_type12++;
 	}
-	return l3_reply_out(r, m, 0);
+	return l3_icmp_send(r, m, p + 20, l4_off, 8 + quote, NULL);
 }
 
 /* ms since midnight UTC (inet_current_timestamp); at clock=polls the
@@ -367,16 +380,13 @@ static lrx_next_t l3_icmp4_reply(struct l3_ctx *c, struct rte_mbuf *m,
 	memcpy(head, frame + toff, 8);
 	if (timestamp)
 		memcpy(origin, frame + toff + 8, 4);
-	struct l3_reply_l2 l2;
-	l3_reply_l2_of(r, m, meta, &l2);
-	const uint32_t l2len = l3_reply_l2_len(&l2);
 	const uint32_t icmp_len = timestamp ? 20 : l4_len;
+	uint32_t l4_off;
 	uint8_t *p = timestamp
-		? l3_reply_reshape(m, toff, 0, l2len + 20 + icmp_len)
-		: l3_reply_reshape(m, toff + 8, l4_len - 8, l2len + 28);
+		? l3_reply_ip_frame(r, m, meta, 0, toff, 0, 20 + icmp_len, &l4_off)
+		: l3_reply_ip_frame(r, m, meta, 0, toff + 8, l4_len - 8, 28, &l4_off);
 	if (!p)
 		return l3_reply_no_room(r, fate);
-	p = l3_reply_l2_write(p, &l2, RTE_ETHER_TYPE_IPV4);
 	l3_reply_ip4_write(p, tos, (uint16_t)(20 + icmp_len), r->ip_id++, false,
 		     IPPROTO_ICMP, daddr_in, saddr_in);
 	uint8_t *icmp = p + 20;
@@ -389,13 +399,10 @@ static lrx_next_t l3_icmp4_reply(struct l3_ctx *c, struct rte_mbuf *m,
 		memcpy(icmp + 12, &now, 4);
 		memcpy(icmp + 16, &now, 4);
 	}
-	icmp[2] = icmp[3] = 0;
-	const uint16_t csum = l3_reply_csum(m, l2len + 20, icmp_len, 0, NULL, NULL);
-	memcpy(icmp + 2, &csum, 2);
 	ic->icmp_out_msgs++;
 	ic->icmp_out_echo_reps++;
 	ic->icmp_out_type0++;
-	return l3_reply_out(r, m, 0);
+	return l3_icmp_send(r, m, icmp, l4_off, icmp_len, NULL);
 }
 
 /* is_ineligible: the packet is (or is too short to tell whether it is)
@@ -448,24 +455,13 @@ static lrx_next_t l3_icmp6_error(struct l3_ctx *c, struct rte_mbuf *m,
 		return fate;
 	if (!l3_icmp6_allowed(c, type, src_in))
 		return fate;
-	struct l3_reply_l2 l2;
-	l3_reply_l2_of(r, m, meta, &l2);
 	const uint32_t quote = RTE_MIN(meta->len, 1280u - 40 - 8);
-	const uint32_t l2len = l3_reply_l2_len(&l2);
-	uint8_t *p = l3_reply_reshape(m, noff, quote, l2len + 48);
+	uint32_t l4_off;
+	uint8_t *p = l3_reply_ip_frame(r, m, meta, 1, noff, quote, 48, &l4_off);
 	if (!p)
 		return l3_reply_no_room(r, fate);
-	p = l3_reply_l2_write(p, &l2, RTE_ETHER_TYPE_IPV6);
 	l3_reply_ip6_write(p, 0, (uint16_t)(8 + quote), IPPROTO_ICMPV6, src, dst);
-	uint8_t *icmp = p + 40;
-	icmp[0] = type;
-	icmp[1] = code;
-	icmp[2] = icmp[3] = 0;
-	const rte_be32_t be = rte_cpu_to_be_32(pointer);
-	memcpy(icmp + 4, &be, 4);
-	const uint16_t csum = l3_reply_csum(m, l2len + 40, 8 + quote,
-					    IPPROTO_ICMPV6, NULL, p);
-	memcpy(icmp + 2, &csum, 2);
+	l3_icmp_error_hdr(p + 40, type, code, pointer);
 	ic->icmp6_out_msgs++;
 	if (type == 1) {
 		ic->icmp6_out_dest_unreachs++;
@@ -474,7 +470,7 @@ static lrx_next_t l3_icmp6_error(struct l3_ctx *c, struct rte_mbuf *m,
 		ic->icmp6_out_parm_problems++;
 		ic->icmp6_out_type4++;
 	}
-	return l3_reply_out(r, m, 1);
+	return l3_icmp_send(r, m, p + 40, l4_off, 8 + quote, p);
 }
 
 /* icmpv6_echo_reply: from the address asked, or for a group from this
@@ -501,25 +497,18 @@ static lrx_next_t l3_icmp6_echo(struct l3_ctx *c, struct rte_mbuf *m,
 	const uint8_t tclass = l3_reply_ip6_tclass(frame + noff);
 	memcpy(head, frame + toff, 8);
 	const uint32_t l4_len = meta->len - (toff - noff);
-	struct l3_reply_l2 l2;
-	l3_reply_l2_of(r, m, meta, &l2);
-	const uint32_t l2len = l3_reply_l2_len(&l2);
-	uint8_t *p = l3_reply_reshape(m, toff + 8, l4_len - 8, l2len + 48);
+	uint32_t l4_off;
+	uint8_t *p = l3_reply_ip_frame(r, m, meta, 1, toff + 8, l4_len - 8, 48, &l4_off);
 	if (!p)
 		return l3_reply_no_room(r, fate);
-	p = l3_reply_l2_write(p, &l2, RTE_ETHER_TYPE_IPV6);
 	l3_reply_ip6_write(p, tclass, (uint16_t)l4_len, IPPROTO_ICMPV6, src, dst);
 	uint8_t *icmp = p + 40;
 	memcpy(icmp, head, 8);
 	icmp[0] = 129;
-	icmp[2] = icmp[3] = 0;
-	const uint16_t csum = l3_reply_csum(m, l2len + 40, l4_len, IPPROTO_ICMPV6,
-					    NULL, p);
-	memcpy(icmp + 2, &csum, 2);
 	ic->icmp6_out_msgs++;
 	ic->icmp6_out_echo_replies++;
 	ic->icmp6_out_type129++;
-	return l3_reply_out(r, m, 1);
+	return l3_icmp_send(r, m, icmp, l4_off, l4_len, p);
 }
 
 lrx_next_t l3_icmp_answer(struct l3_ctx *c, struct rte_mbuf *m,
