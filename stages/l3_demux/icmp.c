@@ -209,6 +209,25 @@ static bool l3_peer_allow(struct l3_icmp *ic, int fam, const uint8_t *addr,
 	return ok;
 }
 
+/* icmp_global_allow, the peer's bucket with timeout tmo ms (the
+ * family's xrlim_allow), icmp_global_consume. */
+static bool l3_icmp_rate_ok(struct l3_ctx *c, int fam, const uint8_t *peer,
+			    uint32_t tmo)
+{
+	struct l3_icmp *ic = l3_icmp_of(c);
+	const uint64_t now = l3_reply_now(&c->reply);
+	if (!l3_global_allow(ic, now)) {
+		ic->icmp_out_ratelimit_global++;
+		return false;
+	}
+	if (!l3_peer_allow(ic, fam, peer, tmo, now)) {
+		ic->out[fam].ratelimit_host++;
+		return false;
+	}
+	ic->global_credit--; /* icmp_global_consume */
+	return true;
+}
+
 /* icmpv4_global_allow + icmpv4_xrlim_allow for a message of type/code
  * to peer (network order). */
 static bool l3_icmp4_allowed(struct l3_ctx *c, uint8_t type, uint8_t code,
@@ -220,17 +239,8 @@ static bool l3_icmp4_allowed(struct l3_ctx *c, uint8_t type, uint8_t code,
 	if (type > 18 || (type == 3 && code == 4) ||
 	    !((1u << type) & ic->conf.ratemask4))
 		return true;
-	const uint64_t now = l3_reply_now(&c->reply);
-	if (!l3_global_allow(ic, now)) {
-		ic->icmp_out_ratelimit_global++;
-		return false;
-	}
-	if (!l3_peer_allow(ic, 0, (const uint8_t *)&peer, ic->conf.ratelimit4_ms, now)) {
-		ic->icmp_out_ratelimit_host++;
-		return false;
-	}
-	ic->global_credit--; /* icmp_global_consume */
-	return true;
+	return l3_icmp_rate_ok(c, L3_FAMILY_V4, (const uint8_t *)&peer,
+			       ic->conf.ratelimit4_ms);
 }
 
 /* icmpv6_global_allow (its refusal counted in the IPv4 MIB, as the
@@ -242,24 +252,51 @@ static bool l3_icmp6_allowed(struct l3_ctx *c, uint8_t type,
 	struct l3_icmp *ic = l3_icmp_of(c);
 	if (!((ic->conf.ratemask6[type >> 6] >> (type & 63)) & 1))
 		return true;
-	const uint64_t now = l3_reply_now(&c->reply);
-	if (!l3_global_allow(ic, now)) {
-		ic->icmp_out_ratelimit_global++;
-		return false;
-	}
 	uint32_t tmo = ic->conf.ratelimit6_ms;
 	const unsigned plen = l3_ipv6_route_plen(l3_ipv6_of(c), peer);
 	if (plen < 128)
 		tmo >>= (128 - plen) >> 5;
-	if (!l3_peer_allow(ic, 1, peer, tmo, now)) {
-		ic->icmp6_out_ratelimit_host++;
-		return false;
-	}
-	ic->global_credit--;
-	return true;
+	return l3_icmp_rate_ok(c, L3_FAMILY_V6, peer, tmo);
 }
 
 /* ---- the messages ---------------------------------------------------------- */
+
+/* An error's ICMP header: type, code and the 4 bytes after the checksum. */
+static void l3_icmp_error_hdr(uint8_t *icmp, uint8_t type, uint8_t code,
+			      uint32_t rest)
+{
+	icmp[0] = type;
+	icmp[1] = code;
+	const rte_be32_t be = rte_cpu_to_be_32(rest);
+	memcpy(icmp + 4, &be, 4);
+}
+
+/* An error's Out counters: a destination unreachable, or a parameter
+ * problem. */
+static void l3_icmp_count_error(struct l3_icmp_out *o, bool unreach)
+{
+	o->msgs++;
+	if (unreach) {
+		o->dest_unreachs++;
+		o->type_unreach++;
+	} else {
+		o->parm_probs++;
+		o->type_parm++;
+	}
+}
+
+/* The checksum of the ICMP message at l4_off (ICMPv6's with the pseudo
+ * header of the IPv6 header ip6), and the reply out. */
+static lrx_next_t l3_icmp_send(struct l3_reply *r, struct rte_mbuf *m,
+			       uint8_t *icmp, uint32_t l4_off, uint32_t len,
+			       const uint8_t *ip6)
+{
+	icmp[2] = icmp[3] = 0;
+	const uint16_t csum = l3_reply_csum(m, l4_off, len,
+					    ip6 ? IPPROTO_ICMPV6 : 0, NULL, ip6);
+	memcpy(icmp + 2, &csum, 2);
+	return l3_reply_out(r, m, ip6 != NULL);
+}
 
 /* icmp_pointers[].error: the ICMP types that are errors (and any past
  * NR_ICMP_TYPES): icmp_send never answers one. */
@@ -300,33 +337,16 @@ static lrx_next_t l3_icmp4_error(struct l3_ctx *c, struct rte_mbuf *m,
 							       : l3_ipv4_source(route, saddr_in);
 	/* icmp_pointers[].error: TOS of the error's class */
 	const uint8_t tos = (iph->type_of_service & 0x1e) | 0xc0;
-	struct l3_reply_l2 l2;
-	l3_reply_l2_of(r, m, meta, &l2);
 	const uint32_t quote = RTE_MIN(meta->len, 576u - 20 - 8);
-	const uint32_t l2len = l3_reply_l2_len(&l2);
-	uint8_t *p = l3_reply_reshape(m, noff, quote, l2len + 28);
+	uint32_t l4_off;
+	uint8_t *p = l3_reply_ip_frame(r, m, meta, 0, noff, quote, 28, &l4_off);
 	if (!p)
 		return l3_reply_no_room(r, fate);
-	p = l3_reply_l2_write(p, &l2, RTE_ETHER_TYPE_IPV4);
 	l3_reply_ip4_write(p, tos, (uint16_t)(28 + quote), r->ip_id++, false,
 		     IPPROTO_ICMP, src, saddr_in);
-	uint8_t *icmp = p + 20;
-	icmp[0] = type;
-	icmp[1] = code;
-	icmp[2] = icmp[3] = 0;
-	const rte_be32_t be = rte_cpu_to_be_32(rest);
-	memcpy(icmp + 4, &be, 4);
-	const uint16_t csum = l3_reply_csum(m, l2len + 20, 8 + quote, 0, NULL, NULL);
-	memcpy(icmp + 2, &csum, 2);
-	ic->icmp_out_msgs++;
-	if (type == 3) {
-		ic->icmp_out_dest_unreachs++;
-		ic->icmp_out_type3++;
-	} else {
-		ic->icmp_out_parm_probs++;
-		ic->icmp_out_type12++;
-	}
-	return l3_reply_out(r, m, 0);
+	l3_icmp_error_hdr(p + 20, type, code, rest);
+	l3_icmp_count_error(&ic->out[L3_FAMILY_V4], type == 3);
+	return l3_icmp_send(r, m, p + 20, l4_off, 8 + quote, NULL);
 }
 
 /* ms since midnight UTC (inet_current_timestamp); at clock=polls the
@@ -367,16 +387,13 @@ static lrx_next_t l3_icmp4_reply(struct l3_ctx *c, struct rte_mbuf *m,
 	memcpy(head, frame + toff, 8);
 	if (timestamp)
 		memcpy(origin, frame + toff + 8, 4);
-	struct l3_reply_l2 l2;
-	l3_reply_l2_of(r, m, meta, &l2);
-	const uint32_t l2len = l3_reply_l2_len(&l2);
 	const uint32_t icmp_len = timestamp ? 20 : l4_len;
+	uint32_t l4_off;
 	uint8_t *p = timestamp
-		? l3_reply_reshape(m, toff, 0, l2len + 20 + icmp_len)
-		: l3_reply_reshape(m, toff + 8, l4_len - 8, l2len + 28);
+		? l3_reply_ip_frame(r, m, meta, 0, toff, 0, 20 + icmp_len, &l4_off)
+		: l3_reply_ip_frame(r, m, meta, 0, toff + 8, l4_len - 8, 28, &l4_off);
 	if (!p)
 		return l3_reply_no_room(r, fate);
-	p = l3_reply_l2_write(p, &l2, RTE_ETHER_TYPE_IPV4);
 	l3_reply_ip4_write(p, tos, (uint16_t)(20 + icmp_len), r->ip_id++, false,
 		     IPPROTO_ICMP, daddr_in, saddr_in);
 	uint8_t *icmp = p + 20;
@@ -389,13 +406,11 @@ static lrx_next_t l3_icmp4_reply(struct l3_ctx *c, struct rte_mbuf *m,
 		memcpy(icmp + 12, &now, 4);
 		memcpy(icmp + 16, &now, 4);
 	}
-	icmp[2] = icmp[3] = 0;
-	const uint16_t csum = l3_reply_csum(m, l2len + 20, icmp_len, 0, NULL, NULL);
-	memcpy(icmp + 2, &csum, 2);
-	ic->icmp_out_msgs++;
-	ic->icmp_out_echo_reps++;
-	ic->icmp_out_type0++;
-	return l3_reply_out(r, m, 0);
+	struct l3_icmp_out *o = &ic->out[L3_FAMILY_V4];
+	o->msgs++;
+	o->echo_reps++;
+	o->type_echo_rep++;
+	return l3_icmp_send(r, m, icmp, l4_off, icmp_len, NULL);
 }
 
 /* is_ineligible: the packet is (or is too short to tell whether it is)
@@ -448,33 +463,15 @@ static lrx_next_t l3_icmp6_error(struct l3_ctx *c, struct rte_mbuf *m,
 		return fate;
 	if (!l3_icmp6_allowed(c, type, src_in))
 		return fate;
-	struct l3_reply_l2 l2;
-	l3_reply_l2_of(r, m, meta, &l2);
 	const uint32_t quote = RTE_MIN(meta->len, 1280u - 40 - 8);
-	const uint32_t l2len = l3_reply_l2_len(&l2);
-	uint8_t *p = l3_reply_reshape(m, noff, quote, l2len + 48);
+	uint32_t l4_off;
+	uint8_t *p = l3_reply_ip_frame(r, m, meta, 1, noff, quote, 48, &l4_off);
 	if (!p)
 		return l3_reply_no_room(r, fate);
-	p = l3_reply_l2_write(p, &l2, RTE_ETHER_TYPE_IPV6);
 	l3_reply_ip6_write(p, 0, (uint16_t)(8 + quote), IPPROTO_ICMPV6, src, dst);
-	uint8_t *icmp = p + 40;
-	icmp[0] = type;
-	icmp[1] = code;
-	icmp[2] = icmp[3] = 0;
-	const rte_be32_t be = rte_cpu_to_be_32(pointer);
-	memcpy(icmp + 4, &be, 4);
-	const uint16_t csum = l3_reply_csum(m, l2len + 40, 8 + quote,
-					    IPPROTO_ICMPV6, NULL, p);
-	memcpy(icmp + 2, &csum, 2);
-	ic->icmp6_out_msgs++;
-	if (type == 1) {
-		ic->icmp6_out_dest_unreachs++;
-		ic->icmp6_out_type1++;
-	} else {
-		ic->icmp6_out_parm_problems++;
-		ic->icmp6_out_type4++;
-	}
-	return l3_reply_out(r, m, 1);
+	l3_icmp_error_hdr(p + 40, type, code, pointer);
+	l3_icmp_count_error(&ic->out[L3_FAMILY_V6], type == 1);
+	return l3_icmp_send(r, m, p + 40, l4_off, 8 + quote, p);
 }
 
 /* icmpv6_echo_reply: from the address asked, or for a group from this
@@ -501,25 +498,19 @@ static lrx_next_t l3_icmp6_echo(struct l3_ctx *c, struct rte_mbuf *m,
 	const uint8_t tclass = l3_reply_ip6_tclass(frame + noff);
 	memcpy(head, frame + toff, 8);
 	const uint32_t l4_len = meta->len - (toff - noff);
-	struct l3_reply_l2 l2;
-	l3_reply_l2_of(r, m, meta, &l2);
-	const uint32_t l2len = l3_reply_l2_len(&l2);
-	uint8_t *p = l3_reply_reshape(m, toff + 8, l4_len - 8, l2len + 48);
+	uint32_t l4_off;
+	uint8_t *p = l3_reply_ip_frame(r, m, meta, 1, toff + 8, l4_len - 8, 48, &l4_off);
 	if (!p)
 		return l3_reply_no_room(r, fate);
-	p = l3_reply_l2_write(p, &l2, RTE_ETHER_TYPE_IPV6);
 	l3_reply_ip6_write(p, tclass, (uint16_t)l4_len, IPPROTO_ICMPV6, src, dst);
 	uint8_t *icmp = p + 40;
 	memcpy(icmp, head, 8);
 	icmp[0] = 129;
-	icmp[2] = icmp[3] = 0;
-	const uint16_t csum = l3_reply_csum(m, l2len + 40, l4_len, IPPROTO_ICMPV6,
-					    NULL, p);
-	memcpy(icmp + 2, &csum, 2);
-	ic->icmp6_out_msgs++;
-	ic->icmp6_out_echo_replies++;
-	ic->icmp6_out_type129++;
-	return l3_reply_out(r, m, 1);
+	struct l3_icmp_out *o = &ic->out[L3_FAMILY_V6];
+	o->msgs++;
+	o->echo_reps++;
+	o->type_echo_rep++;
+	return l3_icmp_send(r, m, icmp, l4_off, l4_len, p);
 }
 
 lrx_next_t l3_icmp_answer(struct l3_ctx *c, struct rte_mbuf *m,
@@ -647,27 +638,27 @@ static const struct lrx_stage_counter l3_icmp_counters[] = {
 	L3_COUNTER("IcmpInErrors", icmp.mib[0].in_errors),
 	L3_COUNTER("IcmpInCsumErrors", icmp.mib[0].in_csum_errors),
 	L3_COUNTER("IcmpInEchos", icmp.mib[0].in_echos),
-	L3_COUNTER("IcmpOutMsgs", icmp.icmp_out_msgs),
-	L3_COUNTER("IcmpOutEchoReps", icmp.icmp_out_echo_reps),
-	L3_COUNTER("IcmpOutDestUnreachs", icmp.icmp_out_dest_unreachs),
-	L3_COUNTER("IcmpOutParmProbs", icmp.icmp_out_parm_probs),
+	L3_COUNTER("IcmpOutMsgs", icmp.out[0].msgs),
+	L3_COUNTER("IcmpOutEchoReps", icmp.out[0].echo_reps),
+	L3_COUNTER("IcmpOutDestUnreachs", icmp.out[0].dest_unreachs),
+	L3_COUNTER("IcmpOutParmProbs", icmp.out[0].parm_probs),
 	L3_COUNTER("IcmpOutRateLimitGlobal", icmp.icmp_out_ratelimit_global),
-	L3_COUNTER("IcmpOutRateLimitHost", icmp.icmp_out_ratelimit_host),
-	L3_COUNTER("IcmpMsgOutType0", icmp.icmp_out_type0),
-	L3_COUNTER("IcmpMsgOutType3", icmp.icmp_out_type3),
-	L3_COUNTER("IcmpMsgOutType12", icmp.icmp_out_type12),
+	L3_COUNTER("IcmpOutRateLimitHost", icmp.out[0].ratelimit_host),
+	L3_COUNTER("IcmpMsgOutType0", icmp.out[0].type_echo_rep),
+	L3_COUNTER("IcmpMsgOutType3", icmp.out[0].type_unreach),
+	L3_COUNTER("IcmpMsgOutType12", icmp.out[0].type_parm),
 	L3_COUNTER("Icmp6InMsgs", icmp.mib[1].in_msgs),
 	L3_COUNTER("Icmp6InErrors", icmp.mib[1].in_errors),
 	L3_COUNTER("Icmp6InCsumErrors", icmp.mib[1].in_csum_errors),
 	L3_COUNTER("Icmp6InEchos", icmp.mib[1].in_echos),
-	L3_COUNTER("Icmp6OutMsgs", icmp.icmp6_out_msgs),
-	L3_COUNTER("Icmp6OutEchoReplies", icmp.icmp6_out_echo_replies),
-	L3_COUNTER("Icmp6OutDestUnreachs", icmp.icmp6_out_dest_unreachs),
-	L3_COUNTER("Icmp6OutParmProblems", icmp.icmp6_out_parm_problems),
-	L3_COUNTER("Icmp6OutRateLimitHost", icmp.icmp6_out_ratelimit_host),
-	L3_COUNTER("Icmp6OutType1", icmp.icmp6_out_type1),
-	L3_COUNTER("Icmp6OutType4", icmp.icmp6_out_type4),
-	L3_COUNTER("Icmp6OutType129", icmp.icmp6_out_type129),
+	L3_COUNTER("Icmp6OutMsgs", icmp.out[1].msgs),
+	L3_COUNTER("Icmp6OutEchoReplies", icmp.out[1].echo_reps),
+	L3_COUNTER("Icmp6OutDestUnreachs", icmp.out[1].dest_unreachs),
+	L3_COUNTER("Icmp6OutParmProblems", icmp.out[1].parm_probs),
+	L3_COUNTER("Icmp6OutRateLimitHost", icmp.out[1].ratelimit_host),
+	L3_COUNTER("Icmp6OutType1", icmp.out[1].type_unreach),
+	L3_COUNTER("Icmp6OutType4", icmp.out[1].type_parm),
+	L3_COUNTER("Icmp6OutType129", icmp.out[1].type_echo_rep),
 	{.name = NULL},
 };
 

@@ -43,6 +43,13 @@ struct l3_icmp_conf {
 	uint64_t ratemask6[4];         /* bits 0..255 */
 };
 
+/* ICMP_MIB_OUT* / ICMP6_MIB_OUT* of one family; the types' counters
+ * (IcmpMsgOutType0, 3, 12; Icmp6OutType129, 1, 4) by what they are */
+struct l3_icmp_out {
+	uint64_t msgs, echo_reps, dest_unreachs, parm_probs, ratelimit_host;
+	uint64_t type_echo_rep, type_unreach, type_parm;
+};
+
 struct l3_icmp {
 	struct l3_icmp_mib mib[L3_FAMILIES];
 	struct l3_icmp_conf conf;
@@ -52,14 +59,8 @@ struct l3_icmp {
 	uint64_t global_stamp;      /* ms */
 	struct l3_peer peers[2][L3_PEERS];
 	/* counters, as nstat names them */
-	uint64_t icmp_out_msgs, icmp_out_echo_reps, icmp_out_dest_unreachs,
-		icmp_out_parm_probs;
-	uint64_t icmp_out_type0, icmp_out_type3, icmp_out_type12;
-	uint64_t icmp_out_ratelimit_global, icmp_out_ratelimit_host;
-	uint64_t icmp6_out_msgs, icmp6_out_echo_replies,
-		icmp6_out_dest_unreachs, icmp6_out_parm_problems;
-	uint64_t icmp6_out_type1, icmp6_out_type4, icmp6_out_type129;
-	uint64_t icmp6_out_ratelimit_host;
+	struct l3_icmp_out out[L3_FAMILIES];
+	uint64_t icmp_out_ratelimit_global;
 };
 
 L3_DECLARE_HANDLER(icmp)

@@ -456,12 +456,7 @@ static const struct lrx_value_key l3_ipv6_keys[] = {
 
 /* IPv6's IPSTATS_MIB_* (ip6_rcv_core in l3_demux.c counts most of them) */
 static const struct lrx_stage_counter l3_ipv6_counters[] = {
-	L3_COUNTER("Ip6InReceives", core.ip[1].in_receives),
-	L3_COUNTER("Ip6InHdrErrors", core.ip[1].in_hdr_errors),
-	L3_COUNTER("Ip6InAddrErrors", core.ip[1].in_addr_errors),
-	L3_COUNTER("Ip6InUnknownProtos", core.ip[1].in_unknown_protos),
-	L3_COUNTER("Ip6InDiscards", core.ip[1].in_discards),
-	L3_COUNTER("Ip6InDelivers", core.ip[1].in_delivers),
+	L3_IP_COUNTERS("Ip6", 1),
 	L3_COUNTER("Ip6InTruncatedPkts", core.ip[1].in_truncated_pkts),
 	L3_COUNTER("Ip6InMcastPkts", core.ip[1].in_mcast_pkts),
 	L3_COUNTER("Ip6InMcastOctets", core.ip[1].in_mcast_octets),

@@ -840,12 +840,7 @@ static const struct lrx_value_key l3_demux_keys[] = {
 };
 
 static const struct lrx_stage_counter l3_demux_counters[] = {
-	L3_COUNTER("IpInReceives", core.ip[0].in_receives),
-	L3_COUNTER("IpInHdrErrors", core.ip[0].in_hdr_errors),
-	L3_COUNTER("IpInAddrErrors", core.ip[0].in_addr_errors),
-	L3_COUNTER("IpInUnknownProtos", core.ip[0].in_unknown_protos),
-	L3_COUNTER("IpInDiscards", core.ip[0].in_discards),
-	L3_COUNTER("IpInDelivers", core.ip[0].in_delivers),
+	L3_IP_COUNTERS("Ip", 0),
 	L3_COUNTER("IpExtInTruncatedPkts", core.ip[0].in_truncated_pkts),
 	L3_COUNTER("IpExtInCsumErrors", core.ip[0].in_csum_errors),
 	L3_COUNTER("IpExtInMcastPkts", core.ip[0].in_mcast_pkts),

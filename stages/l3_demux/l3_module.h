@@ -317,4 +317,14 @@ l3_l4_list_loop(struct l3_ctx *c, struct rte_mbuf **pkts,
 #define L3_COUNTER(n, field, ...)                                             \
 	{.name = n, .offset = offsetof(struct l3_demux, field), __VA_ARGS__}
 
+/* the IPSTATS_MIB_* both families count under the same names (l3_demux.c's
+ * Ip*, ipv6.c's Ip6*), with prefix P */
+#define L3_IP_COUNTERS(P, fam)                                                \
+	L3_COUNTER(P "InReceives", core.ip[fam].in_receives),                 \
+	L3_COUNTER(P "InHdrErrors", core.ip[fam].in_hdr_errors),              \
+	L3_COUNTER(P "InAddrErrors", core.ip[fam].in_addr_errors),            \
+	L3_COUNTER(P "InUnknownProtos", core.ip[fam].in_unknown_protos),      \
+	L3_COUNTER(P "InDiscards", core.ip[fam].in_discards),                 \
+	L3_COUNTER(P "InDelivers", core.ip[fam].in_delivers)
+
 #endif

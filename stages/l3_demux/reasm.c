@@ -753,17 +753,18 @@ static const struct lrx_value_key l3_reasm_keys[] = {
 	{.name = NULL},
 };
 
+/* one family's reassembly MIB, as nstat names it with prefix P (IPv4's
+ * overlaps are an IpExt counter) */
+#define L3_REASM_COUNTERS(P, ovl_name, fam)                                   \
+	L3_COUNTER(P "ReasmReqds", reasm.mib[fam].reqds),                     \
+	L3_COUNTER(P "ReasmOKs", reasm.mib[fam].oks),                         \
+	L3_COUNTER(P "ReasmFails", reasm.mib[fam].fails),                     \
+	L3_COUNTER(P "ReasmTimeout", reasm.mib[fam].timeout),                 \
+	L3_COUNTER(ovl_name, reasm.mib[fam].overlaps)
+
 static const struct lrx_stage_counter l3_reasm_counters[] = {
-	L3_COUNTER("IpReasmReqds", reasm.mib[0].reqds),
-	L3_COUNTER("IpReasmOKs", reasm.mib[0].oks),
-	L3_COUNTER("IpReasmFails", reasm.mib[0].fails),
-	L3_COUNTER("IpReasmTimeout", reasm.mib[0].timeout),
-	L3_COUNTER("IpExtReasmOverlaps", reasm.mib[0].overlaps),
-	L3_COUNTER("Ip6ReasmReqds", reasm.mib[1].reqds),
-	L3_COUNTER("Ip6ReasmOKs", reasm.mib[1].oks),
-	L3_COUNTER("Ip6ReasmFails", reasm.mib[1].fails),
-	L3_COUNTER("Ip6ReasmTimeout", reasm.mib[1].timeout),
-	L3_COUNTER("Ip6ReasmOverlaps", reasm.mib[1].overlaps),
+	L3_REASM_COUNTERS("Ip", "IpExtReasmOverlaps", 0),
+	L3_REASM_COUNTERS("Ip6", "Ip6ReasmOverlaps", 1),
 	L3_COUNTER("reasm_frags_dropped", reasm.frags_dropped),
 	L3_COUNTER("reasm_queues", reasm.queues_now, .role = LRX_COUNTER_GAUGE),
 	L3_COUNTER("reasm_mem", reasm.mem, .role = LRX_COUNTER_GAUGE),

@@ -105,6 +105,25 @@ uint8_t *l3_reply_reshape(struct rte_mbuf *m, uint32_t keep_off,
 	return rte_pktmbuf_mtod(m, uint8_t *);
 }
 
+/* The frame of an IP reply (fam: IPv6) in m's own buffer: Ethernet to
+ * the asker, hdr_len bytes of IP and L4 headers, then m's bytes
+ * [keep_off, +keep_len). Returns where the IP header goes and the L4
+ * header's offset in *l4_off, or NULL when it does not fit. */
+uint8_t *l3_reply_ip_frame(const struct l3_reply *r, struct rte_mbuf *m,
+			   const struct lrx_meta *meta, int fam, uint32_t keep_off,
+			   uint32_t keep_len, uint32_t hdr_len, uint32_t *l4_off)
+{
+	struct l3_reply_l2 l2;
+	l3_reply_l2_of(r, m, meta, &l2);
+	const uint32_t l2len = l3_reply_l2_len(&l2);
+	uint8_t *p = l3_reply_reshape(m, keep_off, keep_len, l2len + hdr_len);
+	if (!p)
+		return NULL;
+	*l4_off = l2len + (fam ? 40 : 20);
+	return l3_reply_l2_write(p, &l2, fam ? RTE_ETHER_TYPE_IPV6
+					     : RTE_ETHER_TYPE_IPV4);
+}
+
 void l3_reply_ip4_write(uint8_t *p, uint8_t tos, uint16_t total, uint16_t id,
 			 bool df, uint8_t proto, uint32_t src, uint32_t dst)
 {

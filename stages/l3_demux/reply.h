@@ -119,6 +119,9 @@ uint32_t l3_reply_l2_len(const struct l3_reply_l2 *l2);
 uint8_t *l3_reply_l2_write(uint8_t *p, const struct l3_reply_l2 *l2, uint16_t ethertype);
 uint8_t *l3_reply_reshape(struct rte_mbuf *m, uint32_t keep_off, uint32_t keep_len,
 			  uint32_t hdr_len);
+uint8_t *l3_reply_ip_frame(const struct l3_reply *r, struct rte_mbuf *m,
+			   const struct lrx_meta *meta, int fam, uint32_t keep_off,
+			   uint32_t keep_len, uint32_t hdr_len, uint32_t *l4_off);
 void l3_reply_ip4_write(uint8_t *p, uint8_t tos, uint16_t total, uint16_t id, bool df,
 			uint8_t proto, uint32_t src, uint32_t dst);
 uint8_t l3_reply_ip6_tclass(const uint8_t *ip6);

@@ -269,19 +269,16 @@ static lrx_next_t l3_tcp_reply_write(struct l3_ctx *c, struct rte_mbuf *m,
 				     uint32_t opts_len, uint8_t tos)
 {
 	struct l3_reply *r = &c->reply;
-	struct l3_reply_l2 l2;
-	l3_reply_l2_of(r, m, meta, &l2);
-	const uint32_t l2len = l3_reply_l2_len(&l2);
 	const uint32_t ip_len = fam ? 40 : 20;
 	const uint32_t tcp_len = 20 + opts_len;
 	/* the segment's own header and data room hold the reply; a SYN
 	 * without options is shorter than a SYN-ACK with MSS: grow into
 	 * the tailroom */
-	uint8_t *p = l3_reply_reshape(m, meta->transport_offset, 0,
-				      l2len + ip_len + tcp_len);
+	uint32_t l4_off;
+	uint8_t *p = l3_reply_ip_frame(r, m, meta, fam, meta->transport_offset, 0,
+				       ip_len + tcp_len, &l4_off);
 	if (!p)
 		return l3_reply_no_room(r, fate);
-	p = l3_reply_l2_write(p, &l2, fam ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4);
 	if (fam)
 		l3_reply_ip6_write(p, tos, (uint16_t)tcp_len, IPPROTO_TCP, s->dst, s->src);
 	else {
@@ -304,7 +301,7 @@ static lrx_next_t l3_tcp_reply_write(struct l3_ctx *c, struct rte_mbuf *m,
 	th->tcp_urp = 0;
 	if (opts_len)
 		memcpy(th + 1, opts, opts_len);
-	th->cksum = l3_reply_csum(m, l2len + ip_len, tcp_len, IPPROTO_TCP,
+	th->cksum = l3_reply_csum(m, l4_off, tcp_len, IPPROTO_TCP,
 				  fam ? NULL : p, fam ? p : NULL);
 	l3_tcp_of(c)->out_segs++;
 	return l3_reply_out(r, m, fam);

@@ -245,19 +245,18 @@ static const struct lrx_value_key l3_udp_keys[] = {
 	{.name = NULL},
 };
 
+/* UDP_MIB_* of one family, as nstat names them with prefix P */
+#define L3_UDP_COUNTERS(P, fam)                                               \
+	L3_COUNTER(P "InDatagrams", udp.mib[fam].in_datagrams),               \
+	L3_COUNTER(P "NoPorts", udp.mib[fam].no_ports),                       \
+	L3_COUNTER(P "InErrors", udp.mib[fam].in_errors),                     \
+	L3_COUNTER(P "InCsumErrors", udp.mib[fam].in_csum_errors),            \
+	L3_COUNTER(P "IgnoredMulti", udp.mib[fam].ignored_multi),             \
+	L3_COUNTER(P "RcvbufErrors", udp.rcvbuf_errors[fam])
+
 static const struct lrx_stage_counter l3_udp_counters[] = {
-	L3_COUNTER("UdpInDatagrams", udp.mib[0].in_datagrams),
-	L3_COUNTER("UdpNoPorts", udp.mib[0].no_ports),
-	L3_COUNTER("UdpInErrors", udp.mib[0].in_errors),
-	L3_COUNTER("UdpInCsumErrors", udp.mib[0].in_csum_errors),
-	L3_COUNTER("UdpIgnoredMulti", udp.mib[0].ignored_multi),
-	L3_COUNTER("UdpRcvbufErrors", udp.rcvbuf_errors[0]),
-	L3_COUNTER("Udp6InDatagrams", udp.mib[1].in_datagrams),
-	L3_COUNTER("Udp6NoPorts", udp.mib[1].no_ports),
-	L3_COUNTER("Udp6InErrors", udp.mib[1].in_errors),
-	L3_COUNTER("Udp6InCsumErrors", udp.mib[1].in_csum_errors),
-	L3_COUNTER("Udp6IgnoredMulti", udp.mib[1].ignored_multi),
-	L3_COUNTER("Udp6RcvbufErrors", udp.rcvbuf_errors[1]),
+	L3_UDP_COUNTERS("Udp", 0),
+	L3_UDP_COUNTERS("Udp6", 1),
 	L3_COUNTER("udp_trimmed", udp.trimmed),
 	{.name = NULL},
 };

@@ -56,32 +56,20 @@ lrx_xdp_builtin_fn lrx_xdp_builtin_find(const char *name);
 LRX_XDP_BUILTINS(LRX_XDP_BUILTIN_DECLARE)
 #undef LRX_XDP_BUILTIN_DECLARE
 
-static __rte_always_inline uint32_t
-lrx_xdp_builtin_drop_body(const struct lrx_xdp_builtin_conf *conf,
-			  struct lrx_xdp_buff *buff)
-{
-	RTE_SET_USED(conf);
-	RTE_SET_USED(buff);
-	return LRX_XDP_DROP;
-}
-
-static __rte_always_inline uint32_t
-lrx_xdp_builtin_pass_body(const struct lrx_xdp_builtin_conf *conf,
-			  struct lrx_xdp_buff *buff)
-{
-	RTE_SET_USED(conf);
-	RTE_SET_USED(buff);
-	return LRX_XDP_PASS;
-}
-
-static __rte_always_inline uint32_t
-lrx_xdp_builtin_abort_body(const struct lrx_xdp_builtin_conf *conf,
-			   struct lrx_xdp_buff *buff)
-{
-	RTE_SET_USED(conf);
-	RTE_SET_USED(buff);
-	return LRX_XDP_ABORTED;
-}
+/* the built-ins that only return their verdict */
+#define LRX_XDP_BUILTIN_VERDICT(fn, verdict)                                  \
+	static __rte_always_inline uint32_t lrx_xdp_builtin_##fn##_body(      \
+		const struct lrx_xdp_builtin_conf *conf,                      \
+		struct lrx_xdp_buff *buff)                                    \
+	{                                                                     \
+		RTE_SET_USED(conf);                                           \
+		RTE_SET_USED(buff);                                           \
+		return verdict;                                               \
+	}
+LRX_XDP_BUILTIN_VERDICT(drop, LRX_XDP_DROP)
+LRX_XDP_BUILTIN_VERDICT(pass, LRX_XDP_PASS)
+LRX_XDP_BUILTIN_VERDICT(abort, LRX_XDP_ABORTED)
+#undef LRX_XDP_BUILTIN_VERDICT
 
 static __rte_always_inline uint32_t
 lrx_xdp_builtin_redirect_body(const struct lrx_xdp_builtin_conf *conf,
