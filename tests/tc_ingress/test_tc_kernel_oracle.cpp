@@ -385,3 +385,131 @@ TEST_CASE("kernel oracle: u32 filters (keys, offsets, hash tables, links) "
 	}
 	LRX_REQUIRE_POOL_FULL(mp);
 }
+
+TEST_CASE("kernel oracle: a cls_bpf program whose map is filled from outside "
+	  "(bpftool map update; listrx: map_init) drops the same frames",
+	  "[tc_ingress][kernel]")
+{
+	if (std::string why = oracle_unavailable(); !why.empty()) {
+		WARN("SKIPPED: " << why);
+		return;
+	}
+	if (sh("command -v tc && command -v bpftool") != 0) {
+		WARN("SKIPPED: needs tc and bpftool (apt-get install iproute2 bpftool)");
+		return;
+	}
+	Netns net;
+	if (!net.ok) {
+		WARN("SKIPPED: " << net.why);
+		return;
+	}
+	const std::string batch =
+		"qdisc add dev %DEV% clsact\n"
+		"filter add dev %DEV% ingress protocol ip pref 1 bpf da obj " +
+		test_prog("tc_port_block") + " sec tc\n";
+	auto with_dev = [&](const std::string &dev) {
+		return std::regex_replace(batch, std::regex("%DEV%"), dev);
+	};
+	TempFile kernel_file(with_dev(net.inside)), listrx_file(with_dev("port0"));
+	if (sh("ip netns exec " + net.ns + " tc -batch " + kernel_file.path) != 0) {
+		WARN("SKIPPED: the kernel refused the clsact / cls_bpf set-up "
+		     "(tc -batch)");
+		return;
+	}
+	// the control plane: ports 53 and 123 blocked, 9 present but 0
+	const std::vector<std::pair<uint16_t, uint32_t>> entries = {
+		{53, 1}, {123, 1}, {9, 0}};
+	auto prog = nlohmann::json::parse(
+		sh_out("ip netns exec " + net.ns + " tc -j filter show dev " +
+		       net.inside + " ingress"), nullptr, false);
+	int blocked_id = -1;
+	for (auto &f : prog) {
+		if (!f.contains("options") || !f["options"].contains("prog"))
+			continue;
+		auto p = nlohmann::json::parse(
+			sh_out("bpftool -j prog show id " +
+			       std::to_string(f["options"]["prog"]["id"].get<int>())),
+			nullptr, false);
+		for (auto &mid : p["map_ids"]) {
+			auto m = nlohmann::json::parse(
+				sh_out("bpftool -j map show id " +
+				       std::to_string(mid.get<int>())), nullptr, false);
+			if (m["name"] == "blocked")
+				blocked_id = mid.get<int>();
+		}
+	}
+	REQUIRE(blocked_id > 0);
+	std::string map_init = "blocked:";
+	for (auto &e : entries) {
+		char cmd[160];
+		// key and value host order (x86: little endian), as map_init
+		snprintf(cmd, sizeof(cmd), "bpftool map update id %d key %u %u value "
+			 "%u 0 0 0", blocked_id, e.first & 0xff, e.first >> 8, e.second);
+		REQUIRE(sh(cmd) == 0);
+		map_init += std::to_string(e.first) + "=" + std::to_string(e.second) + ",";
+	}
+	map_init.pop_back();
+
+	const std::vector<Frame> frames = {
+		udp4(1, 53), udp4(1, 123), udp4(1, 9), udp4(1, 54), tcp4(TCP_ACK, 1, 53),
+		udp6(1, 53), udp4(1, 53).ip4_frag(0x2000),
+		arp_request(ip4(10, 0, 0, 1), ip4(10, 0, 0, 2)), udp4(1, 123).append(30),
+	};
+	const unsigned repeat = 3;
+
+	eal_init();
+	rte_mempool *mp = mbuf_pool("tc_block_oracle_pool", 1023);
+	auto before = nstat(net.ns);
+	REQUIRE(replay(net.outside, frames, repeat));
+	auto after = nstat(net.ns);
+	auto kmap = kernel_map(net.ns, net.inside); // both maps: slots 0..3
+
+	StageInstance bm("build-meta", {{"host_mac", "02:00:00:00:00:02"}});
+	StageInstance tc("tc-ingress", {{"filters", listrx_file.path},
+					{"map_init", map_init}});
+	StageInstance l3("l3-demux", {{"local_ipv4", "10.0.0.2/24"},
+				      {"local_ipv6", "2001:db8::2"},
+				      {"udp_ports", "none"},
+				      {"tcp_ports", "none"},
+				      {"mcast_groups", "none"},
+				      {"trust_ip_csum_hint", "no"}});
+	REQUIRE(tc.ok());
+	REQUIRE(l3.ok());
+	for (unsigned r = 0; r < repeat; r++)
+		for (auto &f : frames) {
+			rte_mbuf *m = f.to_mbuf(mp);
+			lrx_next_t next;
+			run_packet({&bm, &tc, &l3}, &m, 1, &next);
+			rte_pktmbuf_free(m);
+		}
+	std::map<uint32_t, uint64_t> lmap;
+	lrx_stage_map info;
+	for (unsigned i = 1; tc.desc()->map_at(tc.ctx(), i, &info); i++) {
+		if (std::string(info.name) != "block_stats")
+			continue;
+		uint32_t cursor = 0, key;
+		uint64_t value;
+		while (tc.desc()->map_next(tc.ctx(), i, &cursor, &key, &value))
+			lmap[key] = value;
+	}
+	// kernel_map reads every map of the program: block_stats' slots,
+	// and the blocked entries (keys 53, 123, 9) beside them
+	for (uint32_t k = 0; k < 3; k++) {
+		INFO("block_stats[" << k << "]: kernel " << kmap[k] << ", listrx " << lmap[k]);
+		CHECK(kmap[k] == lmap[k]);
+	}
+	// 53, 123, 123 with a longer payload, a first fragment to 53 (the
+	// program reads no fragment bits)
+	CHECK(lmap[1] == repeat * 4);
+	CHECK(tc.counter("act_shot") == lmap[1]);
+	const char *compared[] = {
+		"IpInReceives", "IpInDelivers", "UdpNoPorts", "TcpInSegs",
+		"IpReasmReqds", "Ip6InReceives", "Udp6NoPorts",
+	};
+	for (const char *name : compared) {
+		uint64_t kernel = after[name] - before[name];
+		INFO(name << ": kernel " << kernel << ", listrx " << l3.counter(name));
+		CHECK(kernel == l3.counter(name));
+	}
+	LRX_REQUIRE_POOL_FULL(mp);
+}
