@@ -545,3 +545,80 @@ TEST_CASE("tc-ingress: process_one and process_burst agree on random bursts",
 	CHECK(a.tc.counter("act_stolen") > 0);
 	LRX_REQUIRE_POOL_FULL(pool());
 }
+
+TEST_CASE("tc-ingress: u32 keys, a link into a hash table, terminal nodes, "
+	  "matchall and gact reclassify", "[tc_ingress]")
+{
+	pool();
+	Tc t("filter add dev port0 ingress protocol ip pref 1 u32 match ip dport 7 ffff "
+	     "action continue\n"                                              // 0
+	     "filter add dev port0 ingress protocol ip pref 1 u32 match ip dport 7 ffff "
+	     "match ip src 10.0.0.0/24 action drop\n"                         // 1
+	     "filter add dev port0 ingress pref 2 handle 1: protocol ip u32 divisor 2\n" // 2
+	     "filter add dev port0 ingress protocol ip pref 2 u32 match ip protocol 17 ff "
+	     "offset at 0 mask 0f00 shift 6 eat link 1: hashkey mask 1 at 20 "
+	     "action drop\n"                                                  // 3
+	     "filter add dev port0 ingress protocol ip pref 2 u32 ht 1:1: match u16 0x1 "
+	     "0x1 at 2 classid 1:1\n"                                        // 4
+	     "filter add dev port0 ingress protocol ip pref 3 u32 match ip tos 0x20 ff "
+	     "action reclassify\n"                                            // 5
+	     "filter add dev port0 ingress pref 4 matchall action drop\n");   // 6
+	REQUIRE(t.tc.ok());
+	Spec tos;
+	tos.tos = 0x20;
+	tos.dport = 2000;
+	// dport 7: node 0 continues, node 1 drops
+	CHECK(t.one(udp4(1, 7)) == SHOT);
+	CHECK(t.filter(0) == std::vector<uint64_t>{1, 1, 46});
+	CHECK(t.filter(1) == std::vector<uint64_t>{1, 1, 46});
+	// odd dport: bucket 1 (dport & 1 after the hash key at 20), its
+	// node matches and passes (TC_ACT_OK ends the walk)
+	CHECK(t.one(udp4(1, 9)) == CONT);
+	CHECK(t.filter(4) == std::vector<uint64_t>{1, 1, 46});
+	CHECK(t.filter(3)[1] == 0);
+	// even dport: bucket 0 is empty: POP to node 3, terminal: drop
+	CHECK(t.one(udp4(1, 10)) == SHOT);
+	CHECK(t.filter(3) == std::vector<uint64_t>{2, 1, 46});
+	// TCP: nothing in prefs 1-3 matches, matchall drops
+	CHECK(t.one(tcp4()) == SHOT);
+	CHECK(t.filter(6)[1] == 1);
+	CHECK(t.tc.counter("matchall_calls") == 1);
+	// tos 0x20 reclassifies: 16 restarts, the 17th gives up and drops;
+	// for UDP to an even port pref 2's drop comes first
+	CHECK(t.one(build(tos)) == SHOT);
+	CHECK(t.tc.counter("reclassify_loop") == 0);
+	tos.l4 = L4::tcp; // pref 2 is UDP only: pref 3 reclassifies
+	CHECK(t.one(build(tos)) == SHOT);
+	CHECK(t.filter(5)[1] == 17);
+	CHECK(t.tc.counter("reclassify_loop") == 1);
+	CHECK(t.tc.counter("u32_calls") > 0);
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
+TEST_CASE("tc-ingress: map_init fills the bpf filters' maps, and names a "
+	  "map no object has", "[tc_ingress]")
+{
+	pool();
+	const std::string line = "filter add dev port0 ingress protocol ip bpf da obj " +
+				 test_prog("tc_port_block") + " sec tc\n";
+	Tc t(line, {{"map_init", "blocked:53=1,9=0"}});
+	REQUIRE(t.tc.ok());
+	CHECK(t.one(udp4(1, 53)) == SHOT);
+	CHECK(t.one(udp4(1, 9)) == CONT);
+	CHECK(t.one(udp4(1, 10)) == CONT);
+	CHECK(t.prog_map("block_stats", 0) == 2);
+	CHECK(t.prog_map("block_stats", 1) == 1);
+
+	Tc none(line, {{"map_init", "nosuch:1=1"}});
+	CHECK_FALSE(none.tc.ok());
+	CHECK(std::string(none.tc.error()).find("'nosuch': no bpf filter's object "
+						"has a map of that name") != std::string::npos);
+	Tc big(line, {{"map_init", "blocked:70000=1"}});
+	CHECK_FALSE(big.tc.ok());
+	CHECK(std::string(big.tc.error()).find("key/value size") != std::string::npos);
+	StageInstance bare("tc-ingress", {{"map_init", "blocked:1=1"}});
+	CHECK_FALSE(bare.ok());
+	CHECK(std::string(bare.error()).find("maps exist only for bpf filters") !=
+	      std::string::npos);
+	LRX_REQUIRE_POOL_FULL(pool());
+}
