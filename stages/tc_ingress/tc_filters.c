@@ -11,7 +11,10 @@
  *                 [dst_mac M] [src_mac M] [ip_proto tcp|udp|icmp|icmpv6|N]
  *                 [src_ip A[/N]] [dst_ip A[/N]]
  *                 [src_port P[-Q]] [dst_port P[-Q]] [action A]
- *   A: drop|shot|pass|ok|continue|pipe | mirred egress redirect dev DEV
+ *          u32 ...                                (tc_u32_parse.c)
+ *          matchall [skip_hw] [classid X] [action A]
+ *   A: drop|shot|pass|ok|continue|pipe|reclassify
+ *      | mirred egress redirect dev DEV
  *
  * DEV is portN (the DPDK port N) or `all` (every port; a listrx
  * extension). The checks tc and the kernel make (fl_set_key: ip_proto

@@ -16,6 +16,9 @@
  *  - flower (fl_classify): the packet's key against each filter's key
  *    and mask (masks in the order they were first used), port ranges as
  *    fl_range_port_dst_cmp; the first match runs its action;
+ *  - u32 (u32_classify, tc_u32.c) and matchall (mall_classify);
+ *  - TC_ACT_RECLASSIFY restarts the walk, 16 times at most
+ *    (__tcf_classify), then drops;
  *  - the verdict (sch_handle_ingress): OK, RECLASSIFY, PIPE, UNSPEC go on;
  *    SHOT drops (TC_INGRESS); STOLEN, QUEUED, TRAP are consumed
  *    (consume_skb: listrx counts them delivered); REDIRECT leaves by the
@@ -794,8 +797,9 @@ static const char *const tc_execs[] = {"jit", "interp", NULL};
 static const struct lrx_value_key tc_ingress_keys[] = {
 	LRX_KEY_STRING(struct tc_conf, filters, "filters", "",
 		       "file of tc -batch lines: 'filter add dev portN ingress "
-		       "[protocol P] [pref N] bpf da obj FILE.o [sec S]' and "
-		       "'... flower [KEYS] action A' (docs/tc.md); empty: no filter"),
+		       "[protocol P] [pref N] bpf da obj FILE.o [sec S]', "
+		       "'... flower|u32|matchall ... action A' (docs/tc.md); "
+		       "empty: no filter"),
 	LRX_KEY_CHOICE(struct tc_conf, exec, "exec", "jit", tc_execs,
 		       "rte_bpf x86 JIT or interpreter for bpf filters"),
 	LRX_KEY_UINT(struct tc_conf, window, "window", "1600", 64, 65535 - LRX_SKB_MD_SIZE,
@@ -829,7 +833,8 @@ static const struct lrx_stage_counter tc_ingress_counters[] = {
 const struct lrx_stage lrx_stage_tc_ingress = {
 	.name = TC_INGRESS_STAGE_NAME,
 	.summary = "tc ingress hook (sch_handle_ingress/tcf_classify): cls_bpf "
-		   "eBPF objects (__sk_buff) and flower filters per port",
+		   "eBPF objects (__sk_buff), flower, u32 and matchall filters "
+		   "per port",
 	.ctx_size = sizeof(struct tc_ctx),
 	.keys = tc_ingress_keys,
 	.conf_size = sizeof(struct tc_conf),

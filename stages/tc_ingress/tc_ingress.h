@@ -2,8 +2,8 @@
  * The tc-ingress stage (docs/tc.md): the clsact ingress hook of
  * __netif_receive_skb_core (sch_handle_ingress -> tc_run -> tcf_classify),
  * with two classifiers: cls_bpf running real eBPF objects through the xdp
- * stage's loader and rte_bpf, with a struct __sk_buff context, and a
- * flower-like exact/mask matcher. Filters come from a file of `tc -batch`
+ * stage's loader and rte_bpf, with a struct __sk_buff context, a
+ * flower-like exact/mask matcher, cls_u32 and matchall. Filters come from a file of `tc -batch`
  * lines (`filter add dev port0 ingress prio 1 bpf da obj F.o sec tc`).
  */
 #ifndef LISTRX_TC_INGRESS_H
