@@ -71,6 +71,24 @@ int lrx_rule_uint(const char *text, uint64_t max, bool hex, uint64_t *out)
 	return lrx_value_uint(text, 0, max, out);
 }
 
+int lrx_rule_int(const char *text, int64_t max, bool hex, int64_t *out)
+{
+	const bool neg = text[0] == '-';
+	uint64_t u;
+
+	if (max < 0 || lrx_rule_uint(text + neg, (uint64_t)max, hex, &u) != 0)
+		return -EINVAL;
+	*out = neg ? -(int64_t)u : (int64_t)u;
+	return 0;
+}
+
+int lrx_rule_hex(const char *text, uint64_t max, uint64_t *out)
+{
+	if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+		text += 2;
+	return lrx_value_hex(text, 0, max, out);
+}
+
 /* A mask of len leading one bits over n bytes. */
 static void prefix_mask(unsigned len, unsigned n, uint8_t *mask)
 {

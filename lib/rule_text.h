@@ -26,6 +26,12 @@ int lrx_rule_split(char *line, char **words, int max);
 /* An integer in 0..max in the value layer's grammar (value.h: decimal,
  * or 0x and hex digits when hex is true). */
 int lrx_rule_uint(const char *text, uint64_t max, bool hex, uint64_t *out);
+/* A signed integer in -max..max: an optional '-' before lrx_rule_uint's
+ * grammar (tc's get_integer for offsets: "at -2"). */
+int lrx_rule_int(const char *text, int64_t max, bool hex, int64_t *out);
+/* An integer in 0..max read as hexadecimal, with or without 0x (tc's
+ * get_u32(..., 16) for u32 masks: "ffff" is 0xffff). */
+int lrx_rule_hex(const char *text, uint64_t max, uint64_t *out);
 /* Whether word is one of names[0..n) (a NULL ends the list early): the
  * spellings of one option in a keyword table. */
 bool lrx_rule_word_in(const char *word, const char *const *names, size_t n);

@@ -11,7 +11,10 @@
  *                 [dst_mac M] [src_mac M] [ip_proto tcp|udp|icmp|icmpv6|N]
  *                 [src_ip A[/N]] [dst_ip A[/N]]
  *                 [src_port P[-Q]] [dst_port P[-Q]] [action A]
- *   A: drop|shot|pass|ok|continue|pipe | mirred egress redirect dev DEV
+ *          u32 ...                                (tc_u32_parse.c)
+ *          matchall [skip_hw] [classid X] [action A]
+ *   A: drop|shot|pass|ok|continue|pipe|reclassify
+ *      | mirred egress redirect dev DEV
  *
  * DEV is portN (the DPDK port N) or `all` (every port; a listrx
  * extension). The checks tc and the kernel make (fl_set_key: ip_proto
@@ -86,13 +89,14 @@ static bool proto_is_vlan(uint16_t proto_be)
 
 /* One action (tcf_action_exec with one action): gact's verdicts, or
  * mirred's redirect. *w is the word after "action"; moves past it. */
-static int tc_action(struct lrx_rule_reader *ps, char **w, int n, int *at,
-		     struct lrx_tc_filter *f)
+int lrx_tc_action_parse(struct lrx_rule_reader *ps, char **w, int n, int *at,
+			struct lrx_tc_filter *f)
 {
 	static const struct { const char *name; int8_t act; } gact[] = {
 		{ "drop", LRX_TC_ACT_SHOT }, { "shot", LRX_TC_ACT_SHOT },
 		{ "pass", LRX_TC_ACT_OK }, { "ok", LRX_TC_ACT_OK },
 		{ "continue", LRX_TC_ACT_UNSPEC }, { "pipe", LRX_TC_ACT_PIPE },
+		{ "reclassify", LRX_TC_ACT_RECLASSIFY },
 	};
 	const char *a = *at < n ? w[(*at)++] : NULL;
 
@@ -100,7 +104,8 @@ static int tc_action(struct lrx_rule_reader *ps, char **w, int n, int *at,
 		a = *at < n ? w[(*at)++] : NULL;
 	if (a == NULL)
 		return tc_error(ps, "action", "needs a verdict: drop, pass, "
-				"continue, pipe or mirred egress redirect dev DEV");
+				"continue, pipe, reclassify or mirred egress "
+				"redirect dev DEV");
 	for (size_t i = 0; i < sizeof(gact) / sizeof(gact[0]); i++)
 		if (strcmp(a, gact[i].name) == 0) {
 			f->action = gact[i].act;
@@ -126,8 +131,8 @@ static int tc_action(struct lrx_rule_reader *ps, char **w, int n, int *at,
 		return 0;
 	}
 	return tc_error(ps, a, "valid actions: drop (shot), pass (ok), "
-			"continue, pipe, mirred egress redirect dev DEV "
-			"(this models gact and mirred)");
+			"continue, pipe, reclassify, mirred egress redirect dev "
+			"DEV (this models gact and mirred)");
 }
 
 static int tc_bpf(struct lrx_rule_reader *ps, char **w, int n, int at,
@@ -163,7 +168,7 @@ static int tc_bpf(struct lrx_rule_reader *ps, char **w, int n, int at,
 		} else if (strcmp(k, "skip_hw") == 0 || strcmp(k, "verbose") == 0) {
 			/* nothing to offload to */
 		} else if (strcmp(k, "action") == 0 || strcmp(k, "actions") == 0) {
-			int rc = tc_action(ps, w, n, &at, f);
+			int rc = lrx_tc_action_parse(ps, w, n, &at, f);
 			if (rc < 0)
 				return rc;
 			has_action = true;
@@ -384,7 +389,7 @@ static int tc_flower(struct lrx_rule_reader *ps, char **w, int n, int at,
 			return tc_error(ps, k, "a hardware-only filter: listrx runs "
 					"filters in software");
 		if (strcmp(k, "action") == 0 || strcmp(k, "actions") == 0) {
-			rc = tc_action(ps, w, n, &at, f);
+			rc = lrx_tc_action_parse(ps, w, n, &at, f);
 			if (rc < 0)
 				return rc;
 			if (at < n)
@@ -408,6 +413,54 @@ static int tc_flower(struct lrx_rule_reader *ps, char **w, int n, int at,
 	return 0;
 }
 
+/* matchall [skip_hw] [classid X] [action A] (f_matchall.c) */
+static int tc_matchall(struct lrx_rule_reader *ps, char **w, int n, int at,
+		       struct lrx_tc_filter *f)
+{
+	f->kind = LRX_TC_KIND_MATCHALL;
+	f->action = LRX_TC_ACT_OK; /* tcf_exts_exec with no action */
+	while (at < n) {
+		const char *k = w[at++];
+		if (strcmp(k, "skip_hw") == 0 || strcmp(k, "verbose") == 0)
+			continue;
+		if ((strcmp(k, "classid") == 0 || strcmp(k, "flowid") == 0) &&
+		    at < n) {
+			at++; /* no qdisc classes at ingress: taken, unused */
+			continue;
+		}
+		if (strcmp(k, "action") != 0 && strcmp(k, "actions") != 0)
+			return tc_error(ps, k, "matchall takes skip_hw, classid "
+					"X, action A (not skip_sw)");
+		int rc = lrx_tc_action_parse(ps, w, n, &at, f);
+		if (rc < 0)
+			return rc;
+		if (at < n)
+			return tc_error(ps, w[at], "one action per filter "
+					"(after it, nothing)");
+	}
+	return 0;
+}
+
+/* the kind's words: bpf, flower, u32, matchall */
+static int tc_kind(struct lrx_rule_reader *ps, char **w, int n, int at,
+		   struct lrx_tc_filter *f, const char *dir, const char *handle)
+{
+	const char *k = w[at - 1];
+	uint64_t u;
+
+	if (strcmp(k, "u32") == 0)
+		return lrx_tc_u32_parse(ps, w, n, at, handle, f);
+	if (handle != NULL && lrx_rule_uint(handle, UINT32_MAX, true, &u) != 0)
+		return tc_error(ps, handle, "a handle is a number");
+	if (strcmp(k, "bpf") == 0)
+		return tc_bpf(ps, w, n, at, f, dir);
+	if (strcmp(k, "flower") == 0)
+		return tc_flower(ps, w, n, at, f);
+	return tc_matchall(ps, w, n, at, f);
+}
+
+static const char *const tc_kinds[] = { "bpf", "flower", "u32", "matchall" };
+
 static int tc_line(struct lrx_rule_reader *ps, char **w, int n,
 		   struct lrx_tc_filter *f, const char *dir)
 {
@@ -428,6 +481,7 @@ static int tc_line(struct lrx_rule_reader *ps, char **w, int n,
 	f->line = (uint16_t)ps->line;
 	f->protocol = htons(ETH_P_ALL_V); /* tc's default protocol */
 	bool has_dev = false, has_ingress = false, has_pref = false;
+	const char *handle = NULL;
 	while (at < n) {
 		const char *k = w[at++];
 		const char *v = at < n ? w[at] : NULL;
@@ -473,27 +527,27 @@ static int tc_line(struct lrx_rule_reader *ps, char **w, int n,
 			has_pref = true;
 			at++;
 		} else if (strcmp(k, "handle") == 0) {
-			if (v == NULL || lrx_rule_uint(v, UINT32_MAX, true, &u) != 0)
-				return tc_error(ps, v ? v : k, "a handle is a number");
-			at++; /* names the filter to tc; nothing here */
+			if (v == NULL)
+				return tc_error(ps, k, "needs a handle");
+			handle = v; /* checked by the kind: u32 reads X: */
+			at++;
 		} else if (strcmp(k, "chain") == 0) {
 			if (v == NULL || strcmp(v, "0") != 0)
 				return tc_error(ps, v ? v : k, "listrx models chain 0 "
 						"only (no goto chain actions)");
 			at++;
-		} else if (strcmp(k, "bpf") == 0 || strcmp(k, "flower") == 0) {
+		} else if (lrx_rule_word_in(k, tc_kinds, RTE_DIM(tc_kinds))) {
 			if (!has_dev || !has_ingress)
 				return tc_error(ps, k, "a filter needs dev DEV and "
 						"ingress (or parent ffff:) before "
 						"its kind");
 			f->pref = has_pref ? f->pref : 0; /* 0: tcf_auto_prio */
-			return k[0] == 'b' ? tc_bpf(ps, w, n, at, f, dir)
-					   : tc_flower(ps, w, n, at, f);
+			return tc_kind(ps, w, n, at, f, dir, handle);
 		} else {
 			return tc_error(ps, k, "expected dev, ingress, parent, "
 					"protocol, pref, handle, chain, or the kind "
-					"(bpf, flower; this kernel's u32 and others are "
-					"not modelled)");
+					"(bpf, flower, u32, matchall; others are not "
+					"modelled)");
 		}
 	}
 	if (qdisc) {
@@ -501,7 +555,8 @@ static int tc_line(struct lrx_rule_reader *ps, char **w, int n,
 			return tc_error(ps, NULL, "a qdisc line needs dev DEV");
 		return 1; /* nothing to add */
 	}
-	return tc_error(ps, NULL, "a filter line needs its kind (bpf or flower)");
+	return tc_error(ps, NULL, "a filter line needs its kind (bpf, flower, "
+			"u32 or matchall)");
 }
 
 int lrx_tc_parse(const char *text, const char *name, const char *dir,

@@ -16,6 +16,9 @@
  *  - flower (fl_classify): the packet's key against each filter's key
  *    and mask (masks in the order they were first used), port ranges as
  *    fl_range_port_dst_cmp; the first match runs its action;
+ *  - u32 (u32_classify, tc_u32.c) and matchall (mall_classify);
+ *  - TC_ACT_RECLASSIFY restarts the walk, 16 times at most
+ *    (__tcf_classify), then drops;
  *  - the verdict (sch_handle_ingress): OK, RECLASSIFY, PIPE, UNSPEC go on;
  *    SHOT drops (TC_INGRESS); STOLEN, QUEUED, TRAP are consumed
  *    (consume_skb: listrx counts them delivered); REDIRECT leaves by the
@@ -44,49 +47,12 @@
 #include "value.h"
 #include "static_entries.h"
 #include "tc_ingress.h"
+#include "tc_ingress_int.h"
 #include "ebpf/ebpf.h"
+#include "ebpf/ebpf_map_init.h"
 
 /* A filter file is at most this big. */
 #define TC_FILE_MAX (1u << 20)
-
-/* A tcf_proto: one classifier call over its filters, in order. */
-struct tc_tp {
-	uint32_t pref;
-	uint16_t protocol; /* network order */
-	uint8_t kind;
-	uint16_t first, n; /* its filters: order[first .. first + n) */
-};
-
-/* Per filter, what runs and what it counts (per stage instance). */
-struct tc_filter_run {
-	const struct rte_bpf *bpf;
-	uint64_t (*jit)(void *);
-	struct lrx_xdp_prog *prog;
-	/* counters: the "filters" map (value: runs, packets, bytes) */
-	uint64_t runs, packets, bytes;
-};
-
-struct tc_chain {
-	uint16_t first_tp, n_tps;
-};
-
-struct tc_ctx {
-	/* counters */
-	uint64_t n_classified; /* packets of a port with filters */
-	uint64_t n_ok, n_shot, n_stolen, n_redirect, n_unspec;
-	uint64_t n_bpf_runs, n_flower_calls, n_window_error;
-
-	bool jit;
-	uint32_t window;
-	uint16_t prefetch;
-	char path[LRX_TC_PATH_MAX]; /* the filters file, for start's messages */
-	unsigned n_filters, n_tps, n_order;
-	struct lrx_tc_filter *filters;
-	struct tc_filter_run *run;
-	uint16_t *order;
-	struct tc_tp *tps;
-	struct tc_chain chains[RTE_MAX_ETHPORTS];
-};
 
 /* skb_protocol(skb, false): the outer tag's TPID when the packet has
  * one (the NIC's tag is 802.1Q), else skb->protocol. Network order. */
@@ -298,7 +264,45 @@ static inline int tc_bpf_classify(struct tc_ctx *c, const struct tc_tp *tp,
 
 /* ---- the hook ------------------------------------------------------------ */
 
-/* __tcf_classify over the port's chain. */
+/* mall_classify: every packet runs the one filter's action */
+static inline int tc_matchall_classify(struct tc_ctx *c, const struct tc_tp *tp,
+				       uint32_t skb_len, uint32_t *redirect)
+{
+	const uint16_t i = c->order[tp->first];
+	struct tc_filter_run *r = &c->run[i];
+
+	c->n_matchall_calls++;
+	r->runs++;
+	r->packets++;
+	r->bytes += skb_len;
+	*redirect = c->filters[i].redirect_port;
+	return c->filters[i].action;
+}
+
+/* __tcf_classify's limit on TC_ACT_RECLASSIFY restarts */
+#define TC_MAX_RECLASSIFY_LOOP 16
+
+/* One tcf_proto's classifier. */
+static inline int tc_tp_classify(struct tc_ctx *c, const struct tc_tp *tp,
+				 struct rte_mbuf *m, struct lrx_meta *meta,
+				 struct lrx_skb_md **md, uint32_t skb_len,
+				 uint32_t *redirect)
+{
+	switch (tp->kind) {
+	case LRX_TC_KIND_BPF:
+		return tc_bpf_classify(c, tp, m, meta, md, skb_len, redirect);
+	case LRX_TC_KIND_FLOWER:
+		return tc_flower_classify(c, tp, m, meta, skb_len, redirect);
+	case LRX_TC_KIND_U32:
+		return tc_u32_classify(c, tp, m, meta, skb_len, redirect);
+	default:
+		return tc_matchall_classify(c, tp, skb_len, redirect);
+	}
+}
+
+/* __tcf_classify over the port's chain; TC_ACT_RECLASSIFY starts it
+ * again from the first tcf_proto, at most 16 times, then drops
+ * (SKB_DROP_REASON_TC_RECLASSIFY_LOOP). */
 static inline int tc_classify(struct tc_ctx *c, const struct tc_chain *chain,
 			      struct rte_mbuf *m, struct lrx_meta *meta,
 			      uint32_t *redirect)
@@ -307,7 +311,7 @@ static inline int tc_classify(struct tc_ctx *c, const struct tc_chain *chain,
 	const uint32_t skb_len = m->pkt_len - meta->mac_len;
 	const uint16_t protocol = tc_skb_protocol(m, meta);
 	struct lrx_skb_md *md = NULL;
-	int ret = LRX_TC_ACT_UNSPEC;
+	int ret = LRX_TC_ACT_UNSPEC, limit = 0;
 
 	for (uint16_t t = 0; t < chain->n_tps; t++) {
 		const struct tc_tp *tp = &c->tps[chain->first_tp + t];
@@ -315,11 +319,16 @@ static inline int tc_classify(struct tc_ctx *c, const struct tc_chain *chain,
 		if (tp->protocol != protocol &&
 		    tp->protocol != rte_cpu_to_be_16(LRX_TC_ETH_P_ALL))
 			continue;
-		ret = tp->kind == LRX_TC_KIND_BPF
-			      ? tc_bpf_classify(c, tp, m, meta, &md, skb_len,
-						redirect)
-			      : tc_flower_classify(c, tp, m, meta, skb_len,
-						   redirect);
+		ret = tc_tp_classify(c, tp, m, meta, &md, skb_len, redirect);
+		if (unlikely(ret == LRX_TC_ACT_RECLASSIFY)) {
+			if (limit++ >= TC_MAX_RECLASSIFY_LOOP) {
+				c->n_reclassify_loop++;
+				ret = LRX_TC_ACT_SHOT;
+				break;
+			}
+			t = UINT16_MAX; /* ++ makes it 0: the first tp again */
+			continue;
+		}
 		if (ret >= 0)
 			break;
 	}
@@ -357,7 +366,7 @@ static __rte_always_inline lrx_next_t tc_ingress_core(struct tc_ctx *c,
 	case LRX_TC_ACT_UNSPEC:
 		c->n_unspec++;
 		return LRX_NEXT_CONTINUE_V;
-	default: /* OK, RECLASSIFY, PIPE */
+	default: /* OK, PIPE (RECLASSIFY restarts the chain) */
 		c->n_ok++;
 		return LRX_NEXT_CONTINUE_V;
 	}
@@ -403,6 +412,18 @@ static bool tc_on_port(const struct lrx_tc_filter *f, uint16_t port)
 	return f->dev == port || f->dev == LRX_TC_DEV_ALL;
 }
 
+/* the classifier of a tcf_proto: a u32 table line is a u32 filter */
+static enum lrx_tc_kind tc_tp_kind(const struct lrx_tc_filter *f)
+{
+	return f->kind == LRX_TC_KIND_U32_HT ? LRX_TC_KIND_U32 : f->kind;
+}
+
+static const char *const tc_kind_names[] = {
+	[LRX_TC_KIND_BPF] = "bpf", [LRX_TC_KIND_FLOWER] = "flower",
+	[LRX_TC_KIND_U32] = "u32", [LRX_TC_KIND_U32_HT] = "u32",
+	[LRX_TC_KIND_MATCHALL] = "matchall",
+};
+
 static bool tc_same_mask(const struct lrx_tc_filter *a,
 			 const struct lrx_tc_filter *b)
 {
@@ -444,7 +465,7 @@ static int tc_build_port(struct tc_ctx *c, uint16_t port, const char *file,
 				continue;
 			if (head == NULL) {
 				head = f;
-			} else if (f->kind != head->kind ||
+			} else if (tc_tp_kind(f) != tc_tp_kind(head) ||
 				   f->protocol != head->protocol) {
 				snprintf(err, err_len,
 					 "%.256s:%u: pref %u on port%u is already a "
@@ -452,15 +473,23 @@ static int tc_build_port(struct tc_ctx *c, uint16_t port, const char *file,
 					 "one pref is one classifier of one "
 					 "protocol; use another pref", file,
 					 f->line, pref, port,
-					 head->kind == LRX_TC_KIND_BPF ? "bpf" : "flower",
+					 tc_kind_names[tc_tp_kind(head)],
 					 ntohs(head->protocol), head->line);
+				return -EINVAL;
+			} else if (f->kind == LRX_TC_KIND_MATCHALL) {
+				snprintf(err, err_len, "%.256s:%u: pref %u on "
+					 "port%u has a matchall filter already "
+					 "(line %u): one per pref (mall_change: "
+					 "File exists)", file, f->line, pref,
+					 port, head->line);
 				return -EINVAL;
 			}
 			in[n] = (uint16_t)i;
 			taken[n++] = false;
 		}
 		tp->pref = pref;
-		tp->kind = head->kind;
+		tp->kind = (uint8_t)tc_tp_kind(head);
+		tp->root = tp->kind == LRX_TC_KIND_U32 ? tc_u32_root(c, port, pref) : 0;
 		tp->protocol = head->protocol;
 		tp->first = (uint16_t)c->n_order;
 		tp->n = n;
@@ -523,6 +552,7 @@ static void tc_ingress_fini(void *ctx)
 
 	for (unsigned i = 0; c->run && i < c->n_filters; i++)
 		lrx_xdp_prog_free(c->run[i].prog);
+	tc_u32_free(c);
 	rte_free(c->run);
 	rte_free(c->filters);
 	rte_free(c->order);
@@ -537,7 +567,34 @@ struct tc_conf {
 	char filters[PATH_MAX];
 	unsigned exec;
 	uint32_t window;
+	struct lrx_bpf_map_init map_init;
 };
+
+/* map_init into the maps of that name of every bpf filter's object (tc
+ * loads each filter's object apart: each has its own maps, as many as
+ * `bpftool map update` calls on the kernel's side) */
+static int tc_apply_map_init(struct tc_ctx *c, const struct lrx_stage_init *init,
+			     const struct lrx_bpf_map_init *mi)
+{
+	for (unsigned e = 0; e < mi->n; e++) {
+		unsigned found = 0;
+		for (unsigned i = 0; i < c->n_filters; i++) {
+			struct lrx_xdp_map *map = c->run[i].prog == NULL ? NULL
+				: lrx_xdp_prog_map(c->run[i].prog, mi->e[e].map);
+			if (map == NULL)
+				continue;
+			found++;
+			if (lrx_bpf_map_init_store(map, mi, e) != 0)
+				return lrx_key_error(init, "map_init", mi->e[e].map,
+						     lrx_bpf_map_init_valid);
+		}
+		if (found == 0)
+			return lrx_key_error(init, "map_init", mi->e[e].map,
+					     "no bpf filter's object has a map "
+					     "of that name");
+	}
+	return 0;
+}
 
 static int tc_ingress_init(void *ctx, const struct lrx_stage_init *init)
 {
@@ -554,8 +611,12 @@ static int tc_ingress_init(void *ctx, const struct lrx_stage_init *init)
 	c->window = conf->window;
 	snprintf(c->path, sizeof(c->path), "%.*s", (int)sizeof(c->path) - 1, path);
 	c->prefetch = init->prefetch;
-	if (path[0] == '\0')
+	if (path[0] == '\0') {
+		if (conf->map_init.n != 0)
+			return lrx_key_error(init, "map_init", conf->map_init.e[0].map,
+					     "maps exist only for bpf filters");
 		return 0; /* a clsact with no filter: every packet goes on */
+	}
 
 	char why[512];
 	rc = lrx_rule_file_read(path, TC_FILE_MAX, &text, why, sizeof(why));
@@ -597,7 +658,10 @@ static int tc_ingress_init(void *ctx, const struct lrx_stage_init *init)
 		tc_ingress_fini(c);
 		return -ENOMEM;
 	}
-	for (uint16_t port = 0; port < RTE_MAX_ETHPORTS; port++) {
+	rc = tc_u32_build(c, path, init->socket_id, why, sizeof(why));
+	if (rc == -EINVAL)
+		snprintf(init->err, init->err_len, "%s: %s", init->instance, why);
+	for (uint16_t port = 0; rc == 0 && port < RTE_MAX_ETHPORTS; port++) {
 		rc = tc_build_port(c, port, path, why, sizeof(why));
 		if (rc < 0) {
 			snprintf(init->err, init->err_len, "%s: %s",
@@ -607,6 +671,8 @@ static int tc_ingress_init(void *ctx, const struct lrx_stage_init *init)
 	}
 	if (rc == 0)
 		rc = tc_load_programs(c, init);
+	if (rc == 0)
+		rc = tc_apply_map_init(c, init, &conf->map_init);
 	if (rc < 0)
 		tc_ingress_fini(c);
 	return rc;
@@ -731,14 +797,19 @@ static const char *const tc_execs[] = {"jit", "interp", NULL};
 static const struct lrx_value_key tc_ingress_keys[] = {
 	LRX_KEY_STRING(struct tc_conf, filters, "filters", "",
 		       "file of tc -batch lines: 'filter add dev portN ingress "
-		       "[protocol P] [pref N] bpf da obj FILE.o [sec S]' and "
-		       "'... flower [KEYS] action A' (docs/tc.md); empty: no filter"),
+		       "[protocol P] [pref N] bpf da obj FILE.o [sec S]', "
+		       "'... flower|u32|matchall ... action A' (docs/tc.md); "
+		       "empty: no filter"),
 	LRX_KEY_CHOICE(struct tc_conf, exec, "exec", "jit", tc_execs,
 		       "rte_bpf x86 JIT or interpreter for bpf filters"),
 	LRX_KEY_UINT(struct tc_conf, window, "window", "1600", 64, 65535 - LRX_SKB_MD_SIZE,
 		     "bytes past data a bpf filter may address (checked by "
 		     "rte_bpf; frames in mbufs with less room are dropped, "
 		     "counted in window_error)"),
+	LRX_KEY_CUSTOM(struct tc_conf, map_init, "map_init", "",
+		       lrx_bpf_map_init_parse, lrx_bpf_map_init_valid,
+		       "NAME:KEY=VALUE,...;NAME2:... initial entries of the bpf "
+		       "filters' maps (as xdp's map_init)"),
 	{.name = NULL},
 };
 
@@ -753,13 +824,17 @@ static const struct lrx_stage_counter tc_ingress_counters[] = {
 	TC_COUNTER("bpf_runs", n_bpf_runs),
 	TC_COUNTER("flower_calls", n_flower_calls),
 	TC_COUNTER("window_error", n_window_error),
+	TC_COUNTER("u32_calls", n_u32_calls),
+	TC_COUNTER("matchall_calls", n_matchall_calls),
+	TC_COUNTER("reclassify_loop", n_reclassify_loop),
 	{ .name = NULL },
 };
 
 const struct lrx_stage lrx_stage_tc_ingress = {
 	.name = TC_INGRESS_STAGE_NAME,
 	.summary = "tc ingress hook (sch_handle_ingress/tcf_classify): cls_bpf "
-		   "eBPF objects (__sk_buff) and flower filters per port",
+		   "eBPF objects (__sk_buff), flower, u32 and matchall filters "
+		   "per port",
 	.ctx_size = sizeof(struct tc_ctx),
 	.keys = tc_ingress_keys,
 	.conf_size = sizeof(struct tc_conf),

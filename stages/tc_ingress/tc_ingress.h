@@ -2,8 +2,8 @@
  * The tc-ingress stage (docs/tc.md): the clsact ingress hook of
  * __netif_receive_skb_core (sch_handle_ingress -> tc_run -> tcf_classify),
  * with two classifiers: cls_bpf running real eBPF objects through the xdp
- * stage's loader and rte_bpf, with a struct __sk_buff context, and a
- * flower-like exact/mask matcher. Filters come from a file of `tc -batch`
+ * stage's loader and rte_bpf, with a struct __sk_buff context, a
+ * flower-like exact/mask matcher, cls_u32 and matchall. Filters come from a file of `tc -batch`
  * lines (`filter add dev port0 ingress prio 1 bpf da obj F.o sec tc`).
  */
 #ifndef LISTRX_TC_INGRESS_H
@@ -41,7 +41,44 @@ enum lrx_tc_act {
 #define LRX_TC_DEV_ALL UINT16_MAX
 #define LRX_TC_PATH_MAX 512
 
-enum lrx_tc_kind { LRX_TC_KIND_BPF, LRX_TC_KIND_FLOWER };
+enum lrx_tc_kind {
+	LRX_TC_KIND_BPF,
+	LRX_TC_KIND_FLOWER,
+	LRX_TC_KIND_U32,      /* a key node (tc_u_knode) */
+	LRX_TC_KIND_U32_HT,   /* a u32 line with divisor: a hash table */
+	LRX_TC_KIND_MATCHALL,
+};
+
+/* cls_u32 (include/uapi/linux/pkt_cls.h: struct tc_u32_sel/tc_u32_key).
+ * The kernel takes 128 keys per node; listrx 32. */
+#define LRX_TC_U32_KEYS_MAX 32
+#define LRX_TC_U32_TERMINAL 1
+#define LRX_TC_U32_OFFSET 2
+#define LRX_TC_U32_VAROFFSET 4
+#define LRX_TC_U32_EAT 8
+/* TC_U32_HTID: a table's handle is its top 12 bits; 800: is the root of
+ * the device's first u32 pref (u32_init), 801:... the later prefs' */
+#define LRX_TC_U32_ROOT_HT 0x80000000u
+#define LRX_TC_U32_DIVISOR_MAX 256
+
+struct lrx_tc_u32_key {
+	uint32_t mask, val;   /* network order, val already masked */
+	int32_t off, offmask; /* offmask: -1 = "at nexthdr+OFF" (off2) */
+};
+
+struct lrx_tc_u32 {
+	uint32_t ht;          /* the table this node is in (0: the pref's root) */
+	uint16_t bucket;      /* its bucket there (ht X:Y:) */
+	uint16_t divisor;     /* LRX_TC_KIND_U32_HT: buckets (1..256) */
+	uint32_t handle;      /* LRX_TC_KIND_U32_HT: the table's handle */
+	uint32_t link;        /* the table a match walks down to, 0: none */
+	/* struct tc_u32_sel */
+	uint8_t flags, offshift, nkeys;
+	uint16_t offmask;     /* network order */
+	int16_t off, offoff, hoff;
+	uint32_t hmask;       /* network order */
+	struct lrx_tc_u32_key keys[LRX_TC_U32_KEYS_MAX];
+};
 
 /* What flower compares (fl_flow_key, the fields listrx matches): the
  * dissected packet, a filter's key and its mask have this layout, and a
@@ -73,6 +110,8 @@ struct lrx_tc_filter {
 	struct lrx_tc_flow_key key, mask;
 	bool sport_range, dport_range;  /* fl_range_port_dst_cmp */
 	uint16_t sport_min, sport_max, dport_min, dport_max;
+	/* u32 */
+	struct lrx_tc_u32 u32;
 	/* bpf */
 	bool direct_action;
 	char obj[LRX_TC_PATH_MAX];
@@ -87,6 +126,16 @@ struct lrx_tc_filter {
 int lrx_tc_parse(const char *text, const char *name, const char *dir,
 		 struct lrx_tc_filter *out, unsigned max, char *err,
 		 size_t err_len);
+
+struct lrx_rule_reader;
+/* The words after "u32" (f_u32.c's u32_parse_opt), from w[at], into f;
+ * handle is the line's `handle` word or NULL. 0 or -EINVAL naming the
+ * word. */
+int lrx_tc_u32_parse(struct lrx_rule_reader *ps, char **w, int n, int at,
+		     const char *handle, struct lrx_tc_filter *f);
+/* One action after "action" (gact or mirred), from w[*at]. */
+int lrx_tc_action_parse(struct lrx_rule_reader *ps, char **w, int n, int *at,
+			struct lrx_tc_filter *f);
 
 extern const struct lrx_stage lrx_stage_tc_ingress;
 lrx_next_t lrx_tc_ingress_process_one(void *ctx, struct rte_mbuf *pkt);

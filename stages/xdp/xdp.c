@@ -25,6 +25,7 @@
 #include "prefetch.h"
 #include "static_entries.h"
 #include "ebpf/ebpf.h"
+#include "ebpf/ebpf_map_init.h"
 #include "xdp_builtin.h"
 #include "xdp_stage.h"
 
@@ -283,100 +284,30 @@ static int xdp_parse_prog(const char *text, void *out)
 	return rc;
 }
 
-/* map_init = NAME:KEY=VALUE,KEY=VALUE;NAME2:KEY=VALUE, parsed when the
- * config is read; the maps exist once the program is loaded, where the
- * names and sizes are checked (apply_map_init). */
-#define XDP_MAP_INIT_MAX 256
-struct xdp_map_init {
-	unsigned n;
-	struct {
-		char map[LRX_XDP_MAP_NAME_MAX];
-		uint64_t key, value;
-	} e[XDP_MAP_INIT_MAX];
-};
-
-static const char xdp_map_init_valid[] =
-	"empty, or NAME:KEY=VALUE,KEY=VALUE;NAME2:... with unsigned integers "
-	"stored host-order in the map's key/value size (1, 2, 4 or 8 bytes), "
-	"for a map the program declares (at most 256 entries)";
-
-/* NAME:KEY=VALUE,KEY=VALUE (a list as the value layer's) into mi */
-static int xdp_parse_map_spec(char *spec, struct xdp_map_init *mi)
-{
-	char *colon = strchr(spec, ':'), kv[64];
-	int rc;
-
-	if (!colon || colon == spec || colon - spec >= LRX_XDP_MAP_NAME_MAX)
-		return -EINVAL;
-	*colon = '\0';
-	for (const char *p = colon + 1; (rc = lrx_value_list_next(&p, kv, sizeof(kv))) > 0;) {
-		char *eq = strchr(kv, '=');
-		if (mi->n == XDP_MAP_INIT_MAX || !eq)
-			return -EINVAL;
-		*eq = '\0';
-		snprintf(mi->e[mi->n].map, LRX_XDP_MAP_NAME_MAX, "%s", spec);
-		if (lrx_value_uint(kv, 0, UINT64_MAX, &mi->e[mi->n].key) ||
-		    lrx_value_uint(eq + 1, 0, UINT64_MAX, &mi->e[mi->n].value))
-			return -EINVAL;
-		mi->n++;
-	}
-	return rc < 0 || colon[1] == '\0' ? -EINVAL : 0;
-}
-
-/* NAME:list;NAME2:list */
-static int xdp_parse_map_init(const char *text, void *out)
-{
-	struct xdp_map_init *mi = out;
-	int rc = 0;
-
-	mi->n = 0;
-	while (*text != '\0' && rc == 0) {
-		const size_t len = strcspn(text, ";");
-		char *spec = strndup(text, len);
-		rc = spec ? xdp_parse_map_spec(spec, mi) : -ENOMEM;
-		free(spec);
-		text += len;
-		if (*text == ';' && *++text == '\0')
-			rc = -EINVAL; /* a trailing ';' */
-	}
-	return rc;
-}
+/* map_init (lib/ebpf/ebpf_map_init.h) is parsed when the config is read;
+ * the maps exist once the program is loaded, where the names and sizes
+ * are checked (apply_map_init). */
 
 struct xdp_conf {
 	struct xdp_prog_conf prog;
 	char section[64];
 	unsigned exec, mode;  /* xdp_execs[], xdp_modes[] */
 	uint32_t window;
-	struct xdp_map_init map_init;
+	struct lrx_bpf_map_init map_init;
 };
-
-/* Stores v in n bytes, host order (as a C integer of that size). */
-static bool store_uint(uint8_t *dst, uint32_t n, uint64_t v)
-{
-	switch (n) {
-	case 1: { uint8_t x = (uint8_t)v; memcpy(dst, &x, 1); return v <= UINT8_MAX; }
-	case 2: { uint16_t x = (uint16_t)v; memcpy(dst, &x, 2); return v <= UINT16_MAX; }
-	case 4: { uint32_t x = (uint32_t)v; memcpy(dst, &x, 4); return v <= UINT32_MAX; }
-	case 8: memcpy(dst, &v, 8); return true;
-	default: return false;
-	}
-}
 
 /* The map_init entries into the loaded program's maps. */
 static int apply_map_init(struct xdp_ctx *xc, const struct lrx_stage_init *init,
-			  const struct xdp_map_init *mi)
+			  const struct lrx_bpf_map_init *mi)
 {
 	for (unsigned i = 0; i < mi->n; i++) {
 		struct lrx_xdp_map *map = lrx_xdp_prog_map(xc->prog, mi->e[i].map);
-		uint8_t key[8] = {0}, value[8] = {0};
 		if (map == NULL)
 			return lrx_key_error(init, "map_init", mi->e[i].map,
 					     "the program has no map of that name");
-		if (!store_uint(key, map->key_size, mi->e[i].key) ||
-		    !store_uint(value, map->value_size, mi->e[i].value) ||
-		    lrx_xdp_map_update(map, key, value, 0) != 0)
+		if (lrx_bpf_map_init_store(map, mi, i) != 0)
 			return lrx_key_error(init, "map_init", mi->e[i].map,
-					     xdp_map_init_valid);
+					     lrx_bpf_map_init_valid);
 	}
 	return 0;
 }
@@ -480,7 +411,7 @@ static const struct lrx_value_key xdp_keys[] = {
 	XK(UINT, window, "window", "1600", 64, 65535 - LRX_XDP_MD_SIZE,
 	   "bytes past data an eBPF program may address (checked by "
 	   "rte_bpf; frames in mbufs with less room are aborted)"),
-	XK(CUSTOM, map_init, "map_init", "", xdp_parse_map_init, xdp_map_init_valid,
+	XK(CUSTOM, map_init, "map_init", "", lrx_bpf_map_init_parse, lrx_bpf_map_init_valid,
 	   "NAME:KEY=VALUE,...;NAME2:... initial map entries (decimal)"),
 	{.name = NULL},
 };

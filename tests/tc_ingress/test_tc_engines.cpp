@@ -100,3 +100,63 @@ TEST_CASE("build-meta,tc-ingress,l3-demux give identical results under every "
 	}
 	LRX_REQUIRE_POOL_FULL(pool());
 }
+
+TEST_CASE("u32 (hash table, link, offsets), matchall and gact reclassify give "
+	  "identical results under every engine", "[tc_ingress][equivalence]")
+{
+	pool();
+	TempFile filters(
+		"qdisc add dev port0 clsact\n"
+		"filter add dev port0 ingress protocol ip pref 1 u32 match ip protocol 17 0xff "
+		"match ip dport 1000 0xfffe action continue\n"
+		"filter add dev port0 ingress pref 2 handle 1: protocol ip u32 divisor 4\n"
+		"filter add dev port0 ingress protocol ip pref 2 u32 match ip protocol 17 0xff "
+		"offset at 0 mask 0f00 shift 6 eat link 1: hashkey mask 0x3 at 20\n"
+		"filter add dev port0 ingress protocol ip pref 2 u32 ht 1:2: match u16 1002 ffff "
+		"at 2 action drop\n"
+		"filter add dev port0 ingress protocol ip pref 2 u32 ht 1:3: match u16 1003 ffff "
+		"at 2 action mirred egress redirect dev port1\n"
+		"filter add dev port0 ingress protocol ipv6 pref 3 u32 match ip6 dport 53 0xffff "
+		"action drop\n"
+		"filter add dev port0 ingress protocol ip pref 4 u32 match ip src 10.0.0.9/32 "
+		"action reclassify\n"
+		"filter add dev port0 ingress protocol all pref 5 matchall action pipe\n");
+	const std::vector<Frame> frames = {
+		udp4(1, 1000), udp4(1, 1001), udp4(1, 1002), udp4(1, 1003),
+		udp4(1, 1006), udp4(1, 1007), udp4(1, 2000), tcp4(), udp6(1, 53),
+		udp6(1, 54), udp4(1, 1003).ip4_frag(0x2000), udp4().truncate(20),
+		with([](Spec &s) { s.ip4_options = {1, 1, 1, 1}; s.dport = 1003; }),
+		with([](Spec &s) { s.ip4_src = lrx_test::frames::ip4(10, 0, 0, 9); }),
+		with([](Spec &s) { s.vlans = {5}; s.dport = 1002; }),
+		arp_request(ip4(10, 0, 0, 1), ip4(10, 0, 0, 2)),
+	};
+	std::mt19937 rng(4343);
+	const uint16_t burst = 32;
+	std::vector<uint16_t> polls;
+	size_t total = 0;
+	while (total < 2000) {
+		uint16_t n = (uint16_t)(1 + rng() % burst);
+		polls.push_back(n);
+		total += n;
+	}
+	std::vector<uint16_t> ids(total);
+	for (auto &id : ids)
+		id = (uint16_t)(rng() % frames.size());
+	const std::vector<lrx_test::PipelineStage> stages = {
+		{"build-meta", {{"host_mac", "02:00:00:00:00:02"}}},
+		{"tc-ingress", {{"filters", filters.path}}},
+		{"l3-demux", {{"local_ipv4", "10.0.0.2"}}},
+	};
+	auto make = [&](size_t at) { return frames[ids[at]].to_mbuf(pool()); };
+	lrx_test::engine_prefetch = 0;
+	auto ref = lrx_test::run_engine(LRX_ENGINE_PACKET, 0, burst, stages, make, polls);
+	for (const char *c : {"u32_calls", "matchall_calls", "reclassify_loop",
+			      "act_redirect", "act_shot", "act_ok"})
+		REQUIRE(ref.counters[1].at(c) > 0);
+	lrx_test::for_each_engine(2, [&](lrx_engine_kind kind, unsigned k) {
+		auto r = lrx_test::run_engine(kind, k, burst, stages, make, polls);
+		lrx_test::require_same_run(r, ref);
+	});
+	CHECK(ref.maps.at(1).count("filters") == 1);
+	LRX_REQUIRE_POOL_FULL(pool());
+}

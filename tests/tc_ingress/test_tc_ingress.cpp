@@ -176,8 +176,59 @@ TEST_CASE("tc-ingress: the filter file's errors name the line, the word and "
 		 "'nat': valid actions"},
 		{"filter add dev port0 ingress bpf da obj x.o action drop",
 		 "a direct-action program returns its own verdict"},
-		{"filter add dev port0 ingress u32 match ip dport 9 0xffff",
-		 "'u32': expected dev"},
+		{"filter add dev port0 u32 match ip dport 9 0xffff",
+		 "'u32': a filter needs dev DEV and ingress"},
+		{"filter add dev port0 ingress protocol ip u32 match ip dport 9",
+		 "'dport': needs VALUE MASK"},
+		{"filter add dev port0 ingress protocol ip u32 match ip dport 70000 ffff",
+		 "'70000': a value 0..0xffff"},
+		{"filter add dev port0 ingress protocol ip u32 match ip dport 9 zz",
+		 "'zz': a mask is hexadecimal"},
+		{"filter add dev port0 ingress protocol ip u32 match u32 1 ffffffff at 2",
+		 "a u32 match is at a multiple of 4"},
+		{"filter add dev port0 ingress protocol ip u32 match ip protocol 6 ff "
+		 "match ip protocol 17 ff", "'protocol': clashes with an earlier match"},
+		{"filter add dev port0 ingress protocol ip u32 match tcp dst 80 ffff",
+		 "'tcp': listrx models match u32, u16, u8, ip and ip6"},
+		{"filter add dev port0 ingress protocol ip u32 match ip6 src 10.0.0.1",
+		 "'10.0.0.1': an IPv6 address"},
+		{"filter add dev port0 ingress protocol ip u32 classid 1:1",
+		 "'u32': needs a selector"},
+		{"filter add dev port0 ingress handle 1: protocol ip u32 divisor 3",
+		 "'divisor': a divisor is a power of 2, 1..256"},
+		{"filter add dev port0 ingress protocol ip u32 divisor 4",
+		 "'divisor': needs handle X:"},
+		{"filter add dev port0 ingress protocol ip u32 ht 5: match u32 0 0",
+		 ":1: ht: no such table on this device"},
+		{"filter add dev port0 ingress handle 1: protocol ip u32 divisor 2\n"
+		 "filter add dev port0 ingress protocol ip u32 ht 1:2: match u32 0 0",
+		 ":2: ht X:Y:: the bucket is beyond the table's divisor"},
+		{"filter add dev port0 ingress protocol ip u32 match u32 0 0 link 800:",
+		 ":1: link: a root table"},
+		{"filter add dev port0 ingress protocol ip u32 match u32 0 0 link 7:",
+		 ":1: link: no such table"},
+		{"filter add dev all ingress protocol ip u32 match u32 0 0",
+		 ":1: 'all': u32 tables belong to one device"},
+		{"filter add dev port0 ingress protocol ip u32 offset at 1 match u32 0 0",
+		 "'1': offset at takes -32767..32767, even"},
+		{"filter add dev port0 ingress protocol ip u32 match u32 0 0 sample ip "
+		 "src 1.2.3.4", "'sample': u32 takes match"},
+		{"filter add dev port0 ingress protocol ip u32 match u32 0 0 handle 1",
+		 "'handle': u32 takes match"},
+		{"filter add dev port0 ingress handle 800::1 protocol ip u32 match u32 0 0",
+		 "'800::1': a u32 node's handle is not modelled"},
+		{"filter add dev port0 ingress protocol ip u32 ht 1:2:3 match u32 0 0",
+		 "'1:2:3': a u32 table is X: or X:Y:"},
+		{"filter add dev port0 ingress pref 3 matchall action drop\n"
+		 "filter add dev port0 ingress pref 3 matchall action pass",
+		 ":2: pref 3 on port0 has a matchall filter already (line 1)"},
+		{"filter add dev port0 ingress matchall skip_sw",
+		 "'skip_sw': matchall takes"},
+		{"filter add dev port0 ingress pref 4 protocol ip u32 match u32 0 0\n"
+		 "filter add dev port0 ingress pref 4 protocol ip matchall",
+		 ":2: pref 4 on port0 is already a u32 filter"},
+		{"filter add dev port0 ingress protocol ip u32 match u32 0 0 action nat",
+		 "'nat': valid actions: drop (shot), pass (ok), continue, pipe, reclassify"},
 		{"filter del dev port0 ingress", "'del': only add"},
 		{"filter add dev port0 ingress bpf da", "'bpf': needs obj FILE"},
 		{"filter add dev port0 ingress prio 0 bpf da obj x.o",
@@ -492,5 +543,82 @@ TEST_CASE("tc-ingress: process_one and process_burst agree on random bursts",
 	CHECK(a.tc.counter("act_redirect") > 0);
 	CHECK(a.tc.counter("act_shot") > 0);
 	CHECK(a.tc.counter("act_stolen") > 0);
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
+TEST_CASE("tc-ingress: u32 keys, a link into a hash table, terminal nodes, "
+	  "matchall and gact reclassify", "[tc_ingress]")
+{
+	pool();
+	Tc t("filter add dev port0 ingress protocol ip pref 1 u32 match ip dport 7 ffff "
+	     "action continue\n"                                              // 0
+	     "filter add dev port0 ingress protocol ip pref 1 u32 match ip dport 7 ffff "
+	     "match ip src 10.0.0.0/24 action drop\n"                         // 1
+	     "filter add dev port0 ingress pref 2 handle 1: protocol ip u32 divisor 2\n" // 2
+	     "filter add dev port0 ingress protocol ip pref 2 u32 match ip protocol 17 ff "
+	     "offset at 0 mask 0f00 shift 6 eat link 1: hashkey mask 1 at 20 "
+	     "action drop\n"                                                  // 3
+	     "filter add dev port0 ingress protocol ip pref 2 u32 ht 1:1: match u16 0x1 "
+	     "0x1 at 2 classid 1:1\n"                                        // 4
+	     "filter add dev port0 ingress protocol ip pref 3 u32 match ip tos 0x20 ff "
+	     "action reclassify\n"                                            // 5
+	     "filter add dev port0 ingress pref 4 matchall action drop\n");   // 6
+	REQUIRE(t.tc.ok());
+	Spec tos;
+	tos.tos = 0x20;
+	tos.dport = 2000;
+	// dport 7: node 0 continues, node 1 drops
+	CHECK(t.one(udp4(1, 7)) == SHOT);
+	CHECK(t.filter(0) == std::vector<uint64_t>{1, 1, 46});
+	CHECK(t.filter(1) == std::vector<uint64_t>{1, 1, 46});
+	// odd dport: bucket 1 (dport & 1 after the hash key at 20), its
+	// node matches and passes (TC_ACT_OK ends the walk)
+	CHECK(t.one(udp4(1, 9)) == CONT);
+	CHECK(t.filter(4) == std::vector<uint64_t>{1, 1, 46});
+	CHECK(t.filter(3)[1] == 0);
+	// even dport: bucket 0 is empty: POP to node 3, terminal: drop
+	CHECK(t.one(udp4(1, 10)) == SHOT);
+	CHECK(t.filter(3) == std::vector<uint64_t>{2, 1, 46});
+	// TCP: nothing in prefs 1-3 matches, matchall drops
+	CHECK(t.one(tcp4()) == SHOT);
+	CHECK(t.filter(6)[1] == 1);
+	CHECK(t.tc.counter("matchall_calls") == 1);
+	// tos 0x20 reclassifies: 16 restarts, the 17th gives up and drops;
+	// for UDP to an even port pref 2's drop comes first
+	CHECK(t.one(build(tos)) == SHOT);
+	CHECK(t.tc.counter("reclassify_loop") == 0);
+	tos.l4 = L4::tcp; // pref 2 is UDP only: pref 3 reclassifies
+	CHECK(t.one(build(tos)) == SHOT);
+	CHECK(t.filter(5)[1] == 17);
+	CHECK(t.tc.counter("reclassify_loop") == 1);
+	CHECK(t.tc.counter("u32_calls") > 0);
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
+TEST_CASE("tc-ingress: map_init fills the bpf filters' maps, and names a "
+	  "map no object has", "[tc_ingress]")
+{
+	pool();
+	const std::string line = "filter add dev port0 ingress protocol ip bpf da obj " +
+				 test_prog("tc_port_block") + " sec tc\n";
+	Tc t(line, {{"map_init", "blocked:53=1,9=0"}});
+	REQUIRE(t.tc.ok());
+	CHECK(t.one(udp4(1, 53)) == SHOT);
+	CHECK(t.one(udp4(1, 9)) == CONT);
+	CHECK(t.one(udp4(1, 10)) == CONT);
+	CHECK(t.prog_map("block_stats", 0) == 2);
+	CHECK(t.prog_map("block_stats", 1) == 1);
+
+	Tc none(line, {{"map_init", "nosuch:1=1"}});
+	CHECK_FALSE(none.tc.ok());
+	CHECK(std::string(none.tc.error()).find("'nosuch': no bpf filter's object "
+						"has a map of that name") != std::string::npos);
+	Tc big(line, {{"map_init", "blocked:70000=1"}});
+	CHECK_FALSE(big.tc.ok());
+	CHECK(std::string(big.tc.error()).find("key/value size") != std::string::npos);
+	StageInstance bare("tc-ingress", {{"map_init", "blocked:1=1"}});
+	CHECK_FALSE(bare.ok());
+	CHECK(std::string(bare.error()).find("maps exist only for bpf filters") !=
+	      std::string::npos);
 	LRX_REQUIRE_POOL_FULL(pool());
 }

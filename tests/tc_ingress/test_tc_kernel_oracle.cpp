@@ -188,3 +188,335 @@ TEST_CASE("kernel oracle: cls_bpf on a veth in a netns and tc-ingress count "
 	}
 	LRX_REQUIRE_POOL_FULL(mp);
 }
+
+namespace {
+
+// A second veth pair: one end in the oracle's namespace (the mirred
+// target), the other in a namespace of its own, so that what is
+// redirected leaves the host under test.
+struct Sink {
+	std::string ns, dev, peer;
+	bool ok = false;
+	explicit Sink(const Netns &net)
+	{
+		std::string id = std::to_string(getpid() % 100000);
+		ns = "lrxsink_" + id;
+		dev = "lrxc" + id;
+		peer = "lrxd" + id;
+		ok = sh("ip netns add " + ns) == 0 &&
+		     sh("ip -n " + net.ns + " link add " + dev + " type veth peer name " +
+			peer + " netns " + ns) == 0 &&
+		     // no IPv6 on it: its DAD and MLD would count in Ip6 input
+		     sh("ip netns exec " + net.ns + " sysctl -qw net.ipv6.conf." + dev +
+			".disable_ipv6=1") == 0 &&
+		     sh("ip -n " + net.ns + " link set " + dev + " up") == 0 &&
+		     sh("ip -n " + ns + " link set " + peer + " up") == 0;
+	}
+	~Sink() { sh("ip netns del " + ns); }
+};
+
+// The mirred actions' stats (tc -s filter show: "Sent B bytes P pkt"),
+// by action index (1 = the first mirred made).
+std::map<int, std::pair<uint64_t, uint64_t>> kernel_mirred(const std::string &ns,
+							   const std::string &dev)
+{
+	std::map<int, std::pair<uint64_t, uint64_t>> out;
+	// iproute2 6.x prints a u32 node's "offset" and "eat" as bare
+	// strings in the JSON object (" eat ", no value): made keys here
+	std::string text = std::regex_replace(
+		sh_out("ip netns exec " + ns + " tc -s -j filter show dev " + dev +
+		       " ingress"),
+		std::regex("\"\\s*(eat|offset)\\s*\"(?=[,}])"), "\"$1\":true");
+	auto filters = nlohmann::json::parse(text, nullptr, false);
+	for (auto &f : filters) {
+		if (!f.contains("options") || !f["options"].contains("actions"))
+			continue;
+		for (auto &a : f["options"]["actions"])
+			out[a["index"].get<int>()] = {a["stats"]["packets"].get<uint64_t>(),
+						      a["stats"]["bytes"].get<uint64_t>()};
+	}
+	return out;
+}
+
+} // namespace
+
+TEST_CASE("kernel oracle: u32 filters (keys, offsets, hash tables, links) "
+	  "on a veth in a netns and tc-ingress redirect and pass the same "
+	  "frames", "[tc_ingress][kernel]")
+{
+	if (std::string why = oracle_unavailable(); !why.empty()) {
+		WARN("SKIPPED: " << why);
+		return;
+	}
+	if (sh("command -v tc") != 0) {
+		WARN("SKIPPED: needs tc (apt-get install iproute2)");
+		return;
+	}
+	Netns net;
+	if (!net.ok) {
+		WARN("SKIPPED: " << net.why);
+		return;
+	}
+	Sink sink(net);
+	if (!sink.ok) {
+		WARN("SKIPPED: cannot make the mirred target (a veth pair into a "
+		     "second netns)");
+		return;
+	}
+	if (!settle(net)) {
+		WARN("SKIPPED: IPv6 DAD did not finish in the namespace");
+		return;
+	}
+	// This kernel has cls_u32 and act_mirred, not act_gact: the verdicts
+	// it can show are mirred's redirect and a terminal node without
+	// action (classid: TC_ACT_OK, the walk ends).
+	const std::string mirred = " action mirred egress redirect dev %OUT%\n";
+	const std::string batch =
+		"qdisc add dev %DEV% clsact\n"
+		"filter add dev %DEV% ingress protocol ip pref 1 u32 match ip protocol 17 0xff "
+		"match ip dport 53 0xffff" + mirred +
+		"filter add dev %DEV% ingress protocol ip pref 1 u32 match ip src 10.0.0.64/26" + mirred +
+		"filter add dev %DEV% ingress protocol ip pref 1 u32 match ip tos 0x10 ff classid 1:1\n"
+		"filter add dev %DEV% ingress pref 2 handle 1: protocol ip u32 divisor 4\n"
+		"filter add dev %DEV% ingress protocol ip pref 2 u32 match ip protocol 6 0xff "
+		"offset at 0 mask 0f00 shift 6 eat link 1: hashkey mask 0x00000003 at 20\n"
+		"filter add dev %DEV% ingress protocol ip pref 2 u32 ht 1:0: match u16 8080 ffff at 2" + mirred +
+		"filter add dev %DEV% ingress protocol ip pref 2 u32 ht 1:1: match u16 0x1000 0xf000 at 0" + mirred +
+		"filter add dev %DEV% ingress protocol ip pref 3 u32 match u8 0x40 0xf0 at 0 "
+		"match u16 0x2000 0x3fff at 6" + mirred +
+		"filter add dev %DEV% ingress protocol ipv6 pref 4 u32 match ip6 dst 2001:db8::2/128 "
+		"match ip6 protocol 17 0xff match ip6 dport 7 0xffff" + mirred +
+		"filter add dev %DEV% ingress protocol all pref 5 u32 match u16 0x0806 0xffff at -2" + mirred +
+		// a node of pref 6 put in pref 1's root (800: is the device's
+		// first u32 table), linking down without eat: off2 for nexthdr+
+		"filter add dev %DEV% ingress pref 6 handle 2: protocol ip u32 divisor 1\n"
+		"filter add dev %DEV% ingress protocol ip pref 6 u32 ht 2: match u16 9 ffff "
+		"at nexthdr+2" + mirred +
+		"filter add dev %DEV% ingress protocol ip pref 6 u32 ht 800:: match ip dst "
+		"10.0.0.0/8 offset at 0 mask 0f00 shift 6 link 2:\n";
+	auto with = [&](const std::string &dev, const std::string &out) {
+		return std::regex_replace(std::regex_replace(batch, std::regex("%DEV%"), dev),
+					  std::regex("%OUT%"), out);
+	};
+	TempFile kernel_file(with(net.inside, sink.dev)), listrx_file(with("port0", "port1"));
+	if (sh("ip netns exec " + net.ns + " tc -batch " + kernel_file.path) != 0) {
+		WARN("SKIPPED: the kernel refused the u32 set-up (tc -batch; "
+		     "CONFIG_NET_CLS_U32, CONFIG_NET_ACT_MIRRED)");
+		return;
+	}
+
+	Spec src70, tos, opt, tcp_sport;
+	src70.ip4_src = ip4(10, 0, 0, 70);
+	src70.dport = 9;
+	tos.tos = 0x10;
+	tos.l4 = L4::tcp;
+	tos.dport = 8080;
+	opt.ip4_options = {1, 1, 1, 1};
+	opt.l4 = L4::tcp;
+	opt.dport = 8080;
+	tcp_sport.l4 = L4::tcp;
+	tcp_sport.sport = 5000;
+	tcp_sport.dport = 8081;
+	const std::vector<Frame> frames = {
+		udp4(1, 53), udp4(1, 54), build(src70), build(tos),
+		tcp4(TCP_ACK, 1000, 8080), build(tcp_sport), tcp4(TCP_ACK, 1000, 8081),
+		build(opt), udp4(1, 12000).ip4_frag(0x2000), udp6(1, 7), udp6(1, 8),
+		arp_request(ip4(10, 0, 0, 1), ip4(10, 0, 0, 2)), udp4(1, 9),
+		tcp4(), udp4(1, 9).append(30),
+	};
+	const unsigned repeat = 3;
+
+	eal_init();
+	rte_mempool *mp = mbuf_pool("tc_u32_oracle_pool", 1023);
+	auto before = nstat(net.ns);
+	REQUIRE(replay(net.outside, frames, repeat));
+	auto after = nstat(net.ns);
+	auto kmirred = kernel_mirred(net.ns, net.inside);
+	REQUIRE(kmirred.size() == 8);
+
+	StageInstance bm("build-meta", {{"host_mac", "02:00:00:00:00:02"}});
+	StageInstance tc("tc-ingress", {{"filters", listrx_file.path}});
+	StageInstance l3("l3-demux", {{"local_ipv4", "10.0.0.2/24"},
+				      {"local_ipv6", "2001:db8::2"},
+				      {"udp_ports", "none"},
+				      {"tcp_ports", "none"},
+				      {"mcast_groups", "none"},
+				      {"trust_ip_csum_hint", "no"}});
+	REQUIRE(tc.ok());
+	REQUIRE(l3.ok());
+	uint64_t redirected = 0;
+	for (unsigned r = 0; r < repeat; r++)
+		for (auto &f : frames) {
+			rte_mbuf *m = f.to_mbuf(mp);
+			lrx_next_t next;
+			run_packet({&bm, &tc, &l3}, &m, 1, &next);
+			redirected += next == lrx_next_redirect(1);
+			rte_pktmbuf_free(m);
+		}
+
+	// the k-th filter with mirred in the file made action index k
+	lrx_stage_map info;
+	REQUIRE(tc.desc()->map_at(tc.ctx(), 0, &info));
+	uint32_t cursor = 0, key;
+	uint64_t v[3];
+	int index = 0;
+	uint64_t ksum = 0;
+	unsigned line = 0;
+	std::vector<std::string> lines;
+	for (size_t at = 0, nl; (nl = batch.find('\n', at)) != std::string::npos; at = nl + 1)
+		lines.push_back(batch.substr(at, nl - at));
+	while (tc.desc()->map_next(tc.ctx(), 0, &cursor, &key, v)) {
+		while (++line < lines.size() && lines[line].rfind("filter", 0) != 0)
+			;
+		if (lines[line].find("mirred") == std::string::npos)
+			continue;
+		auto k = kmirred[++index];
+		INFO("filter " << key << " (" << lines[line] << "): kernel " << k.first
+			       << " pkt " << k.second << " bytes, listrx " << v[1]
+			       << " pkt " << v[2] << " bytes");
+		CHECK(k.first == v[1]);
+		CHECK(k.second == v[2]);
+		ksum += k.first;
+	}
+	CHECK(index == 8);
+	CHECK(ksum == redirected);
+	CHECK(redirected > 0);
+	const char *compared[] = {
+		"IpInReceives", "IpInHdrErrors", "IpInDelivers", "UdpNoPorts",
+		"TcpInSegs", "IpReasmReqds", "Ip6InReceives", "Udp6NoPorts",
+	};
+	for (const char *name : compared) {
+		uint64_t kernel = after[name] - before[name];
+		INFO(name << ": kernel " << kernel << ", listrx " << l3.counter(name));
+		CHECK(kernel == l3.counter(name));
+	}
+	LRX_REQUIRE_POOL_FULL(mp);
+}
+
+TEST_CASE("kernel oracle: a cls_bpf program whose map is filled from outside "
+	  "(bpftool map update; listrx: map_init) drops the same frames",
+	  "[tc_ingress][kernel]")
+{
+	if (std::string why = oracle_unavailable(); !why.empty()) {
+		WARN("SKIPPED: " << why);
+		return;
+	}
+	if (sh("command -v tc && command -v bpftool") != 0) {
+		WARN("SKIPPED: needs tc and bpftool (apt-get install iproute2 bpftool)");
+		return;
+	}
+	Netns net;
+	if (!net.ok) {
+		WARN("SKIPPED: " << net.why);
+		return;
+	}
+	const std::string batch =
+		"qdisc add dev %DEV% clsact\n"
+		"filter add dev %DEV% ingress protocol ip pref 1 bpf da obj " +
+		test_prog("tc_port_block") + " sec tc\n";
+	auto with_dev = [&](const std::string &dev) {
+		return std::regex_replace(batch, std::regex("%DEV%"), dev);
+	};
+	TempFile kernel_file(with_dev(net.inside)), listrx_file(with_dev("port0"));
+	if (sh("ip netns exec " + net.ns + " tc -batch " + kernel_file.path) != 0) {
+		WARN("SKIPPED: the kernel refused the clsact / cls_bpf set-up "
+		     "(tc -batch)");
+		return;
+	}
+	// the control plane: ports 53 and 123 blocked, 9 present but 0
+	const std::vector<std::pair<uint16_t, uint32_t>> entries = {
+		{53, 1}, {123, 1}, {9, 0}};
+	auto prog = nlohmann::json::parse(
+		sh_out("ip netns exec " + net.ns + " tc -j filter show dev " +
+		       net.inside + " ingress"), nullptr, false);
+	int blocked_id = -1;
+	for (auto &f : prog) {
+		if (!f.contains("options") || !f["options"].contains("prog"))
+			continue;
+		auto p = nlohmann::json::parse(
+			sh_out("bpftool -j prog show id " +
+			       std::to_string(f["options"]["prog"]["id"].get<int>())),
+			nullptr, false);
+		for (auto &mid : p["map_ids"]) {
+			auto m = nlohmann::json::parse(
+				sh_out("bpftool -j map show id " +
+				       std::to_string(mid.get<int>())), nullptr, false);
+			if (m["name"] == "blocked")
+				blocked_id = mid.get<int>();
+		}
+	}
+	REQUIRE(blocked_id > 0);
+	std::string map_init = "blocked:";
+	for (auto &e : entries) {
+		char cmd[160];
+		// key and value host order (x86: little endian), as map_init
+		snprintf(cmd, sizeof(cmd), "bpftool map update id %d key %u %u value "
+			 "%u 0 0 0", blocked_id, e.first & 0xff, e.first >> 8, e.second);
+		REQUIRE(sh(cmd) == 0);
+		map_init += std::to_string(e.first) + "=" + std::to_string(e.second) + ",";
+	}
+	map_init.pop_back();
+
+	const std::vector<Frame> frames = {
+		udp4(1, 53), udp4(1, 123), udp4(1, 9), udp4(1, 54), tcp4(TCP_ACK, 1, 53),
+		udp6(1, 53), udp4(1, 53).ip4_frag(0x2000),
+		arp_request(ip4(10, 0, 0, 1), ip4(10, 0, 0, 2)), udp4(1, 123).append(30),
+	};
+	const unsigned repeat = 3;
+
+	eal_init();
+	rte_mempool *mp = mbuf_pool("tc_block_oracle_pool", 1023);
+	auto before = nstat(net.ns);
+	REQUIRE(replay(net.outside, frames, repeat));
+	auto after = nstat(net.ns);
+	auto kmap = kernel_map(net.ns, net.inside); // both maps: slots 0..3
+
+	StageInstance bm("build-meta", {{"host_mac", "02:00:00:00:00:02"}});
+	StageInstance tc("tc-ingress", {{"filters", listrx_file.path},
+					{"map_init", map_init}});
+	StageInstance l3("l3-demux", {{"local_ipv4", "10.0.0.2/24"},
+				      {"local_ipv6", "2001:db8::2"},
+				      {"udp_ports", "none"},
+				      {"tcp_ports", "none"},
+				      {"mcast_groups", "none"},
+				      {"trust_ip_csum_hint", "no"}});
+	REQUIRE(tc.ok());
+	REQUIRE(l3.ok());
+	for (unsigned r = 0; r < repeat; r++)
+		for (auto &f : frames) {
+			rte_mbuf *m = f.to_mbuf(mp);
+			lrx_next_t next;
+			run_packet({&bm, &tc, &l3}, &m, 1, &next);
+			rte_pktmbuf_free(m);
+		}
+	std::map<uint32_t, uint64_t> lmap;
+	lrx_stage_map info;
+	for (unsigned i = 1; tc.desc()->map_at(tc.ctx(), i, &info); i++) {
+		if (std::string(info.name) != "block_stats")
+			continue;
+		uint32_t cursor = 0, key;
+		uint64_t value;
+		while (tc.desc()->map_next(tc.ctx(), i, &cursor, &key, &value))
+			lmap[key] = value;
+	}
+	// kernel_map reads every map of the program: block_stats' slots,
+	// and the blocked entries (keys 53, 123, 9) beside them
+	for (uint32_t k = 0; k < 3; k++) {
+		INFO("block_stats[" << k << "]: kernel " << kmap[k] << ", listrx " << lmap[k]);
+		CHECK(kmap[k] == lmap[k]);
+	}
+	// 53, 123, 123 with a longer payload, a first fragment to 53 (the
+	// program reads no fragment bits)
+	CHECK(lmap[1] == repeat * 4);
+	CHECK(tc.counter("act_shot") == lmap[1]);
+	const char *compared[] = {
+		"IpInReceives", "IpInDelivers", "UdpNoPorts", "TcpInSegs",
+		"IpReasmReqds", "Ip6InReceives", "Udp6NoPorts",
+	};
+	for (const char *name : compared) {
+		uint64_t kernel = after[name] - before[name];
+		INFO(name << ": kernel " << kernel << ", listrx " << l3.counter(name));
+		CHECK(kernel == l3.counter(name));
+	}
+	LRX_REQUIRE_POOL_FULL(mp);
+}
