@@ -265,7 +265,9 @@ TEST_CASE("kernel oracle: rp_filter strict and loose, all and per device, "
 // ip6_rcv_core (RFC 4291 2.5.3, 2.7 and errata 3480): a loopback source
 // or destination on a device that is not the loopback, a multicast
 // source, a multicast destination of scope 0 or 1 are header errors
-// (Ip6InHdrErrors, SKB_DROP_REASON_IP_INHDR), before any reply.
+// (Ip6InHdrErrors, SKB_DROP_REASON_IP_INHDR), before any reply; so is a
+// unicast destination in an L2 broadcast or multicast on a device with
+// drop_unicast_in_l2_multicast (UNICAST_IN_L2_MULTICAST).
 TEST_CASE("kernel oracle: IPv6 multicast and loopback sources get no reply "
 	  "and count as the kernel's under every engine",
 	  "[l3_demux][kernel][martian6]")
@@ -321,6 +323,59 @@ TEST_CASE("kernel oracle: IPv6 multicast and loopback sources get no reply "
 			INFO(name << ": kernel " << k.counters[name] << ", listrx "
 				  << r.counters[1][name]);
 			CHECK(k.counters[name] == r.counters[1][name]);
+		}
+	}
+
+	// drop_unicast_in_l2_multicast on the device: a unicast destination
+	// in an L2 broadcast or multicast frame is refused after the
+	// loopback checks and before the multicast-source one
+	REQUIRE(net.in("sysctl -w net.ipv6.conf." + net.inside +
+		       ".drop_unicast_in_l2_multicast=1") == "");
+	auto l2 = [](Frame f, Mac mac) {
+		for (size_t b = 0; b < 6; b++)
+			f.set_u8(b, mac[b]);
+		return f;
+	};
+	const Mac all_nodes = {0x33, 0x33, 0, 0, 0, 1};
+	const std::vector<Named> frames2 = {
+		{"echo6 from the peer", echo6(peer, self)},
+		{"echo6 in an L2 broadcast", l2(echo6(peer, self), mac_broadcast)},
+		{"echo6 in an L2 multicast", l2(echo6(peer, self), all_nodes)},
+		{"echo6 from ff02::1 in an L2 broadcast",
+		 l2(echo6(ip6({0xff02, 0, 0, 0, 0, 0, 0, 1}), self), mac_broadcast)},
+		{"echo6 from ::1 in an L2 broadcast", l2(echo6(lo, self), mac_broadcast)},
+		{"echo6 to ff02::1", echo6(peer, ip6({0xff02, 0, 0, 0, 0, 0, 0, 1}))},
+	};
+	// a reply, or the drop and its reason
+	const lrx_drop_reason L2MC = LRX_DROP_UNICAST_IN_L2_MULTICAST;
+	const std::vector<std::pair<bool, lrx_drop_reason>> want2 = {
+		{true, LRX_DROP_MAX}, {false, L2MC}, {false, L2MC}, {false, L2MC},
+		{false, LRX_DROP_IP_INHDR}, {true, LRX_DROP_MAX}};
+	KernelRun k2 = kernel_run(net, frames2, 15);
+	CHECK(k2.counters["Ip6InHdrErrors"] == 4);
+	StageKeys keys2 = l3_keys;
+	keys2.emplace_back("drop_unicast_in_l2_multicast", "0");
+	for (auto kind : {LRX_ENGINE_PACKET, LRX_ENGINE_BURST, LRX_ENGINE_GRAPH}) {
+		INFO("engine " << lrx_engine_name(kind));
+		EngineRun r = run_engine(
+			kind, 1, 8,
+			{{"build-meta", {{"host_mac", "02:00:00:00:00:02"}}}, {"l3-demux", keys2}},
+			[&](size_t at) { return frames2[at].frame.to_mbuf(mp); },
+			{(uint16_t)frames2.size()});
+		REQUIRE(r.out.size() == frames2.size());
+		for (size_t i = 0; i < frames2.size(); i++) {
+			INFO("frame " << frames2[i].name);
+			const bool tx = lrx_next_kind(r.out[i].first) == LRX_NEXT_TX;
+			CHECK(k2.replies[i].size() == (tx ? 1u : 0u));
+			if (want2[i].first)
+				CHECK(tx);
+			else
+				CHECK(r.out[i].first == lrx_next_drop(want2[i].second));
+		}
+		for (const char *name : compared) {
+			INFO(name << ": kernel " << k2.counters[name] << ", listrx "
+				  << r.counters[1][name]);
+			CHECK(k2.counters[name] == r.counters[1][name]);
 		}
 	}
 	LRX_REQUIRE_POOL_FULL(mp);

@@ -2,7 +2,8 @@
 // l3-demux route: the source validation of a local route, a broadcast and
 // a joined group (fib_validate_source) with the reverse path filter
 // (rp_filter strict and loose, all and per port, ipv4_routes and the
-// local_ipv4 subnets), per packet and in a burst of one; the key errors.
+// local_ipv4 subnets), per packet and in a burst of one; IPv6's
+// drop_unicast_in_l2_multicast; the key errors.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -146,6 +147,61 @@ TEST_CASE("l3-demux route: rp_filter strict and loose against ipv4_routes, "
 	LRX_REQUIRE_POOL_FULL(pool());
 }
 
+// ip6_rcv_core's "hole-196" check, between the loopback checks and the
+// multicast-source one, on the ports drop_unicast_in_l2_multicast names.
+TEST_CASE("l3-demux ip6_rcv_core: drop_unicast_in_l2_multicast per port, in "
+	  "the kernel's order", "[l3_demux][route]")
+{
+	eal_init();
+	auto l2 = [](Frame f, Mac mac) {
+		for (size_t b = 0; b < 6; b++)
+			f.set_u8(b, mac[b]);
+		return f;
+	};
+	const Mac all_nodes = {0x33, 0x33, 0, 0, 0, 1};
+	const Ip6 lo = ip6({0, 0, 0, 0, 0, 0, 0, 1}), ff02_1 = ip6({0xff02, 0, 0, 0, 0, 0, 0, 1});
+	const auto L2MC = lrx_next_drop(LRX_DROP_UNICAST_IN_L2_MULTICAST);
+	const auto INHDR = lrx_next_drop(LRX_DROP_IP_INHDR);
+	struct Case {
+		const char *name;
+		Frame frame;
+		uint16_t port;
+		const char *ports;
+		lrx_next_t expect;
+	};
+	const Case cases[] = {
+		{"off: delivered", l2(udp6(), mac_broadcast), 0, "none", LRX_NEXT_DELIVER_V},
+		{"L2 broadcast", l2(udp6(), mac_broadcast), 0, "0", L2MC},
+		{"L2 multicast", l2(udp6(), all_nodes), 0, "any", L2MC},
+		{"another port", l2(udp6(), mac_broadcast), 1, "0", LRX_NEXT_DELIVER_V},
+		{"L2 unicast", udp6(), 0, "0", LRX_NEXT_DELIVER_V},
+		{"a group in an L2 multicast", l2(udp6().ip6_dst(ff02_1), all_nodes), 0, "0",
+		 LRX_NEXT_DELIVER_V},
+		{"from ::1 (checked first)", l2(udp6().ip6_src(lo), mac_broadcast), 0, "0", INHDR},
+		{"from ff02::1 (checked after)", l2(udp6().ip6_src(ff02_1), mac_broadcast), 0, "0",
+		 L2MC},
+	};
+	for (const Case &cs : cases) {
+		INFO(cs.name);
+		StageInstance bm(BUILD_META_STAGE_NAME, bm_keys);
+		StageInstance l3(L3_DEMUX_STAGE_NAME,
+				 {{"local_ipv6", "2001:db8::2/64"}, {"udp_ports", "2000"},
+				  {"mcast_groups", "none"},
+				  {"drop_unicast_in_l2_multicast", cs.ports}});
+		REQUIRE(l3.ok());
+		rte_mbuf *m = cs.frame.to_mbuf(pool());
+		REQUIRE(m);
+		m->port = cs.port;
+		lrx_next_t next;
+		run_packet({&bm, &l3}, &m, 1, &next);
+		rte_pktmbuf_free(m);
+		CHECK(next_name(next) == next_name(cs.expect));
+		const bool refused = cs.expect == L2MC || cs.expect == INHDR;
+		CHECK(l3.counter("Ip6InHdrErrors") == (refused ? 1u : 0u));
+	}
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
 TEST_CASE("l3-demux route: bad rp_filter, rp_filter_ports and ipv4_routes "
 	  "are refused with a message", "[l3_demux][route]")
 {
@@ -162,7 +218,8 @@ TEST_CASE("l3-demux route: bad rp_filter, rp_filter_ports and ipv4_routes "
 		Bad{"ipv4_routes", "10.9.0.5/24", "no host bits"},
 		Bad{"ipv4_routes", "10.9.0.0/24%x", "%port"},
 		Bad{"ipv4_routes", "10.9.0.0/33", "IPv4 prefixes"},
-		Bad{"ipv4_routes", "2001:db8::/64", "IPv4 prefixes"});
+		Bad{"ipv4_routes", "2001:db8::/64", "IPv4 prefixes"},
+		Bad{"drop_unicast_in_l2_multicast", "yes", "ports"});
 	StageInstance bm(BUILD_META_STAGE_NAME);
 	StageInstance l3(L3_DEMUX_STAGE_NAME, {{bad.key, bad.value}});
 	CHECK(l3.rc() == -EINVAL);
