@@ -43,7 +43,9 @@
 	X(TC_INGRESS)       /* TC_ACT_SHOT at the ingress hook (sch_handle_ingress) */ \
 	X(NETFILTER_DROP)   /* NF_DROP from a hook (nf_hook_slow) */              \
 	X(CPU_BACKLOG)      /* RPS: the target's backlog is full (enqueue_to_backlog) */ \
-	X(SOCKET_RCVBUFF)   /* a UDP socket's receive buffer is full */
+	X(SOCKET_RCVBUFF)   /* a UDP socket's receive buffer is full */      \
+	X(UNICAST_IN_L2_MULTICAST) /* IPv6 unicast in an L2 broadcast/multicast \
+	                     * (drop_unicast_in_l2_multicast) */
 
 enum lrx_drop_reason {
 #define LRX_DROP_ENUM(name) LRX_DROP_##name,

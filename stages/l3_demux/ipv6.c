@@ -438,6 +438,10 @@ static int l3_ipv6_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 	struct l3_ipv6 *v6 = &d->ipv6;
 	(void)init;
 	v6->mip6 = conf->ipv6.mip6;
+	for (uint16_t port = 0; port < RTE_MAX_ETHPORTS; port++) {
+		v6->drop_l2mc[port] = lrx_port_set_has(&conf->ipv6.drop_l2mc, port);
+		v6->drop_l2mc_some |= v6->drop_l2mc[port];
+	}
 	v6->n_local6 = conf->ipv6.local_ipv6.n;
 	memcpy(v6->local6, conf->ipv6.local_ipv6.addr, sizeof(v6->local6));
 	memcpy(v6->plen6, conf->ipv6.local_ipv6.plen, sizeof(v6->plen6));
@@ -451,6 +455,11 @@ static const struct lrx_value_key l3_ipv6_keys[] = {
 	       "type 2 routing headers as a kernel with (yes, as "
 	       "distribution kernels) or without CONFIG_IPV6_MIP6 (no: unknown, "
 	       "like type 0)"),
+	L3_KEY(PORTS, ipv6.drop_l2mc, "drop_unicast_in_l2_multicast", "none",
+	       "ports whose IPv6 packets to a unicast address in an L2 "
+	       "broadcast or multicast frame are dropped "
+	       "(net.ipv6.conf.IF.drop_unicast_in_l2_multicast): any | none | "
+	       "list; UNICAST_IN_L2_MULTICAST, counted Ip6InHdrErrors"),
 	{.name = NULL},
 };
 

@@ -48,6 +48,8 @@ struct l3_ext_fail {
 
 struct l3_ipv6 {
 	bool mip6;               /* ipv6_mip6: CONFIG_IPV6_MIP6's rules */
+	bool drop_l2mc_some;     /* drop_unicast_in_l2_multicast on a port */
+	bool drop_l2mc[RTE_MAX_ETHPORTS];
 	uint8_t n_local6;
 	uint8_t local6[L3_LOCAL_ADDR_MAX][16];
 	uint8_t plen6[L3_LOCAL_ADDR_MAX];
@@ -56,7 +58,41 @@ struct l3_ipv6 {
 struct l3_ipv6_conf {
 	struct l3_addrs local_ipv6;
 	bool mip6;
+	struct lrx_port_set drop_l2mc;
 };
+
+static inline bool l3_ipv6_is_loopback(const uint8_t *a)
+{
+	static const uint8_t lo[16] = {[15] = 1};
+	return memcmp(a, lo, 16) == 0;
+}
+
+/* ip6_rcv_core's address checks, in its order: true when the packet is
+ * refused (Ip6InHdrErrors), the reason in *why (NOT_SPECIFIED: IP_INHDR,
+ * as its SKB_DR_OR). RFC 4291 2.5.3: ::1 must not appear on the wire;
+ * errata 3480: an interface-local group (scope 1) from another node; the
+ * "hole-196" check of a unicast destination in an L2 broadcast or
+ * multicast frame on a port with drop_unicast_in_l2_multicast
+ * (idev->cnf: the device's own value); 2.7: a group of reserved scope 0,
+ * a multicast source. */
+static inline bool l3_ipv6_addr_refused(const struct l3_ipv6 *v6,
+					const struct rte_ipv6_hdr *hdr,
+					uint8_t pkt_type, uint16_t port,
+					enum lrx_drop_reason *why)
+{
+	const uint8_t *s = hdr->src_addr, *d = hdr->dst_addr;
+	*why = LRX_DROP_NOT_SPECIFIED;
+	if (l3_ipv6_is_loopback(s) || l3_ipv6_is_loopback(d) ||
+	    (d[0] == 0xff && (d[1] & 0x0f) <= 1))
+		return true;
+	if (unlikely(v6->drop_l2mc_some) && d[0] != 0xff &&
+	    (pkt_type == LRX_PACKET_BROADCAST || pkt_type == LRX_PACKET_MULTICAST) &&
+	    port < RTE_MAX_ETHPORTS && v6->drop_l2mc[port]) {
+		*why = LRX_DROP_UNICAST_IN_L2_MULTICAST;
+		return true;
+	}
+	return s[0] == 0xff;
+}
 
 static inline bool l3_ipv6_is_local(const struct l3_ipv6 *v6, const uint8_t *d)
 {

@@ -341,12 +341,6 @@ static __rte_always_inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct 
 
 /* ---- IPv6: ip6_rcv_core (+ hop-by-hop), the route (ipv6.c) --------------- */
 
-static inline bool l3_ipv6_is_loopback(const uint8_t *a)
-{
-	static const uint8_t loopback[16] = {[15] = 1};
-	return memcmp(a, loopback, 16) == 0;
-}
-
 static __rte_always_inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
 					  struct lrx_meta *meta,
 					  struct l3_route_hint *hint)
@@ -366,9 +360,6 @@ static __rte_always_inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct 
 	if (unlikely((hdr->vtc_flow & rte_cpu_to_be_32(0xf0000000)) !=
 		     rte_cpu_to_be_32(0x60000000)))
 		return l3_ip_inhdr_error(mib, LRX_DROP_UNHANDLED_PROTO);
-	/* RFC 4291 2.5.3: loopback must not appear on the wire; 2.7:
-	 * interface-local (1) and reserved (0) multicast scopes from another
-	 * node; multicast sources */
 	uint32_t plen = rte_be_to_cpu_16(hdr->payload_len);
 	/* a BIG TCP GRO packet over 64 KB: payload_len 0, the length in the
 	 * jumbo option ipv6_gro_complete inserts; listrx's GRO inserts none,
@@ -376,11 +367,9 @@ static __rte_always_inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct 
 	if (unlikely(plen == 0) && meta->gso_size && hdr->proto == IPPROTO_TCP &&
 	    skb_len > sizeof(struct rte_ipv6_hdr))
 		plen = skb_len - (uint32_t)sizeof(struct rte_ipv6_hdr);
-	if (l3_ipv6_is_loopback(hdr->src_addr) ||
-	    l3_ipv6_is_loopback(hdr->dst_addr) ||
-	    (hdr->dst_addr[0] == 0xff && (hdr->dst_addr[1] & 0x0f) <= 1) ||
-	    hdr->src_addr[0] == 0xff)
-		return l3_ip_inhdr_error(mib, LRX_DROP_NOT_SPECIFIED);
+	enum lrx_drop_reason why;
+	if (l3_ipv6_addr_refused(l3_ipv6_of(c), hdr, meta->pkt_type, m->port, &why))
+		return l3_ip_inhdr_error(mib, why);
 	uint32_t toff = noff + sizeof(struct rte_ipv6_hdr);
 	uint8_t nexthdr = hdr->proto;
 	/* "pkt_len may be zero if Jumbo payload option is present": then

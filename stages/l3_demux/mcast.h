@@ -117,20 +117,23 @@ static inline bool l3_mcast_joined6(const struct l3_mcast *mc,
 	return false;
 }
 
-/* ip_mc_validate_source (s, d host order; martians=drop): a multicast or
+/* ip_mc_validate_source's own tests (s, d host order; martians=drop):
+ * true when the source is refused, the reason in *why: a multicast or
  * limited-broadcast source is IP_INVALID_SOURCE, a loopback one
  * IP_LOCALNET, and 0.0.0.0/8 only sends to link-local groups
- * (224.0.0.0/24) or IGMP. NOT_SPECIFIED: the source is fine. */
-static inline enum lrx_drop_reason l3_mcast_source_check4(uint32_t s, uint32_t d,
-							  uint8_t proto)
+ * (224.0.0.0/24) or IGMP. Then fib_validate_source judges the rest. */
+static inline bool l3_mcast_source_refused4(uint32_t s, uint32_t d, uint8_t proto,
+					    enum lrx_drop_reason *why)
 {
 	if ((s & 0xf0000000) == 0xe0000000 || s == UINT32_MAX)
-		return LRX_DROP_IP_INVALID_SOURCE;
-	if ((s >> 24) == 127)
-		return LRX_DROP_IP_LOCALNET;
-	if ((s >> 24) == 0 && (d & 0xffffff00) != 0xe0000000 && proto != 2)
-		return LRX_DROP_IP_INVALID_SOURCE;
-	return LRX_DROP_NOT_SPECIFIED;
+		*why = LRX_DROP_IP_INVALID_SOURCE;
+	else if ((s >> 24) == 127)
+		*why = LRX_DROP_IP_LOCALNET;
+	else if ((s >> 24) == 0 && (d & 0xffffff00) != 0xe0000000 && proto != 2)
+		*why = LRX_DROP_IP_INVALID_SOURCE;
+	else
+		return false;
+	return true;
 }
 
 #endif

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * l3-demux's module route: IPv4 route input of a host that does not
  * forward (the lookup inline in route.h) and the IP options on receive
- * (net/ipv4/route.c, net/ipv4/ip_options.c). Keys martians, route_hint,
- * local_ipv4, accept_source_route, accept_local; counters in_martian_src,
- * in_martian_dst, route_hint_hits.
+ * (net/ipv4/route.c, net/ipv4/ip_options.c), and the source validation
+ * of a local route with its reverse path filter (fib_validate_source,
+ * net/ipv4/fib_frontend.c). Keys martians, route_hint, local_ipv4,
+ * accept_source_route, accept_local, rp_filter, rp_filter_ports,
+ * ipv4_routes; counters in_martian_src, in_martian_dst, route_hint_hits,
+ * TcpExtIPReversePathFilter.
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <rte_ip.h>
 
@@ -16,23 +20,28 @@
  * (ip_check_mc_rcu) is dropped with only InReceives counted (the route
  * error, NOT_SPECIFIED); a joined one goes to ip_route_input_mc, whose
  * ip_mc_validate_source judges the source (a local one by
- * fib_validate_source: IP_LOCAL_SOURCE, no in_martian_src). No route
- * hint: the verdict also depends on the port. */
+ * fib_validate_source: IP_LOCAL_SOURCE or the reverse path filter's
+ * IP_RPFILTER, no in_martian_src). No route hint: the verdict also
+ * depends on the port. */
 lrx_next_t l3_ipv4_route_mc(struct l3_ctx *c, const struct rte_ipv4_hdr *iph,
 			    uint16_t port, enum l3_rt *rt)
 {
+	struct l3_route *r = l3_route_of(c);
+	enum lrx_drop_reason why;
 	c->route_lookups++;
 	if (!l3_mcast_joined4(&c->mc, iph->dst_addr, port))
 		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
-	if (l3_route_of(c)->martians_drop) {
-		enum lrx_drop_reason why = l3_mcast_source_check4(
-			rte_be_to_cpu_32(iph->src_addr), rte_be_to_cpu_32(iph->dst_addr),
-			iph->next_proto_id);
-		if (why != LRX_DROP_NOT_SPECIFIED)
-			return lrx_next_drop(why);
+	if (r->martians_drop &&
+	    l3_mcast_source_refused4(rte_be_to_cpu_32(iph->src_addr),
+				     rte_be_to_cpu_32(iph->dst_addr),
+				     iph->next_proto_id, &why))
+		return lrx_next_drop(why);
+	if (l3_ipv4_source_refused(c, r, iph->src_addr, port, &why)) {
+		/* ip_rcv_finish_core counts the filter's drops, whatever
+		 * the route */
+		r->rp_filter_drops += why == LRX_DROP_IP_RPFILTER;
+		return lrx_next_drop(why);
 	}
-	if (l3_ipv4_local_source(l3_route_of(c), iph->src_addr))
-		return lrx_next_drop(LRX_DROP_IP_LOCAL_SOURCE);
 	*rt = L3_RT_MCAST;
 	return LRX_NEXT_CONTINUE_V;
 }
@@ -198,6 +207,148 @@ uint32_t l3_ipv4_source(const struct l3_route *r, uint32_t peer)
 	return r->local4[0];
 }
 
+/* __fib_validate_source with the port's rp_filter (the max of all and
+ * the port's, IN_DEV_RPFILTER), or fib_validate_source's fast path where
+ * that is 0. The lookup of the source (fib_lookup, flowi4 daddr = the
+ * source): the local table first, where the host's addresses are
+ * RTN_LOCAL (refused IP_LOCAL_SOURCE unless accept_local; listrx's
+ * addresses belong to no one port, so their route matches any) and the
+ * subnet broadcasts RTN_BROADCAST (neither unicast nor local:
+ * IP_INVALID_SOURCE); then the longest prefix of the main table. No route
+ * back is IP_RPFILTER (last_resort); strict (1) wants the route to leave
+ * by the port the packet came in on (fib_info_nh_uses_dev), loose (2)
+ * takes any route. */
+bool l3_ipv4_source_refused_fib(const struct l3_ctx *c,
+				const struct l3_route *r, uint32_t saddr_be,
+				uint16_t port, enum lrx_drop_reason *why)
+{
+	const uint8_t rpf = port < RTE_MAX_ETHPORTS ? r->rp_filter[port]
+						    : r->rp_filter_all;
+	if ((saddr_be & rte_cpu_to_be_32(0xff000000)) == 0)
+		return false;
+	*why = LRX_DROP_IP_LOCAL_SOURCE;
+	if (r->n_local4 && l3_ipv4_is_local(r, saddr_be))
+		return !r->accept_local;
+	if (rpf == 0)
+		return false;
+	*why = LRX_DROP_IP_INVALID_SOURCE;
+	if (l3_mcast_is_bcast4(&c->mc, saddr_be))
+		return true;
+	const struct l3_routes4 *t = &r->routes4;
+	const uint32_t s = rte_be_to_cpu_32(saddr_be);
+	int best = -1;
+	for (unsigned i = 0; i < t->n; i++) {
+		const uint32_t mask = t->plen[i] ? UINT32_MAX << (32 - t->plen[i]) : 0;
+		if (((s ^ rte_be_to_cpu_32(t->prefix[i])) & mask) == 0 &&
+		    (best < 0 || t->plen[i] > t->plen[best]))
+			best = (int)i;
+	}
+	*why = LRX_DROP_IP_RPFILTER;
+	if (best < 0)
+		return true;
+	return rpf == 1 && t->port[best] != L3_ROUTE_ANY_PORT &&
+	       t->port[best] != port;
+}
+
+const char l3_routes4_valid[] =
+	"none, or a list of up to 32 IPv4 prefixes with no host bits set, each "
+	"optionally %port (the port its route leaves by; absent: any), "
+	"e.g. 10.9.0.0/24%1+0.0.0.0/0%0";
+const char l3_rp_filters_valid[] =
+	"none, or a list of port:mode (mode 0 off, 1 strict, 2 loose), e.g. 0:1+1:2";
+
+/* A port after '%' or ':' (lrx_value_uint's range, one parser). */
+static int l3_parse_port(const char *text, uint16_t *port)
+{
+	uint64_t v;
+	int rc = lrx_value_uint(text, 0, RTE_MAX_ETHPORTS - 1, &v);
+	*port = (uint16_t)v;
+	return rc;
+}
+
+int l3_parse_routes4(const char *text, void *out)
+{
+	struct l3_routes4 *t = out;
+	char item[64];
+	int rc;
+	memset(t, 0, sizeof(*t));
+	if (strcmp(text, "none") == 0)
+		return 0;
+	for (const char *p = text; (rc = lrx_value_list_next(&p, item, sizeof(item))) > 0;) {
+		uint16_t port = L3_ROUTE_ANY_PORT;
+		char *pct = strchr(item, '%');
+		if (pct) {
+			*pct = '\0';
+			if (l3_parse_port(pct + 1, &port) < 0)
+				return -EINVAL;
+		}
+		uint32_t prefix;
+		unsigned plen;
+		if (t->n == L3_ROUTES_MAX || lrx_value_addr(item, AF_INET, &prefix, &plen) < 0)
+			return -EINVAL;
+		const uint32_t mask = plen ? UINT32_MAX << (32 - plen) : 0;
+		if (rte_be_to_cpu_32(prefix) & ~mask) /* as `ip route add` */
+			return -EINVAL;
+		t->prefix[t->n] = prefix;
+		t->plen[t->n] = (uint8_t)plen;
+		t->port[t->n++] = port;
+	}
+	return rc < 0 || t->n == 0 ? -EINVAL : 0;
+}
+
+int l3_parse_rp_filters(const char *text, void *out)
+{
+	struct l3_rp_filters *f = out;
+	char item[64];
+	int rc;
+	memset(f, 0, sizeof(*f));
+	if (strcmp(text, "none") == 0)
+		return 0;
+	for (const char *p = text; (rc = lrx_value_list_next(&p, item, sizeof(item))) > 0;) {
+		char *colon = strchr(item, ':');
+		uint64_t mode;
+		if (!colon || f->n == RTE_MAX_ETHPORTS)
+			return -EINVAL;
+		*colon = '\0';
+		if (l3_parse_port(item, &f->port[f->n]) < 0 ||
+		    lrx_value_uint(colon + 1, 0, 2, &mode) < 0)
+			return -EINVAL;
+		f->mode[f->n++] = (uint8_t)mode;
+	}
+	return rc < 0 || f->n == 0 ? -EINVAL : 0;
+}
+
+/* Each port's rp_filter (IN_DEV_MAXCONF: the max of all and the port's)
+ * and which source check the route does. */
+static void l3_route_init_rp_filter(struct l3_route *r,
+				    const struct l3_route_conf *conf)
+{
+	bool on = conf->rp_filter != 0;
+	r->rp_filter_all = conf->rp_filter;
+	memset(r->rp_filter, conf->rp_filter, sizeof(r->rp_filter));
+	for (unsigned i = 0; i < conf->rp_filter_ports.n; i++) {
+		const uint16_t port = conf->rp_filter_ports.port[i];
+		r->rp_filter[port] = RTE_MAX(conf->rp_filter, conf->rp_filter_ports.mode[i]);
+		on |= r->rp_filter[port] != 0;
+	}
+	r->source_check = !r->martians_drop ? L3_SOURCE_NONE
+			  : on		    ? L3_SOURCE_FIB
+			  : r->accept_local ? L3_SOURCE_NONE
+					    : L3_SOURCE_LOCAL;
+	/* ipv4_routes, then each address's prefix route (fib_add_ifaddr) */
+	r->routes4 = conf->routes4;
+	for (unsigned i = 0; i < r->n_local4; i++) {
+		const uint8_t plen = r->plen4[i];
+		if (plen >= 32)
+			continue;
+		const uint32_t mask = plen ? UINT32_MAX << (32 - plen) : 0;
+		struct l3_routes4 *t = &r->routes4;
+		t->prefix[t->n] = rte_cpu_to_be_32(rte_be_to_cpu_32(r->local4[i]) & mask);
+		t->plen[t->n] = plen;
+		t->port[t->n++] = L3_ROUTE_ANY_PORT;
+	}
+}
+
 static int l3_route_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 			 const struct lrx_stage_init *init)
 {
@@ -206,11 +357,12 @@ static int l3_route_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 	r->martians_drop = conf->route.martians == 0;
 	r->route_hint = conf->route.route_hint;
 	r->accept_source_route = conf->route.accept_source_route;
-	r->local_source_drop = r->martians_drop && !conf->route.accept_local;
+	r->accept_local = conf->route.accept_local;
 	r->n_local4 = conf->route.local_ipv4.n;
 	for (unsigned i = 0; i < r->n_local4; i++)
 		memcpy(&r->local4[i], conf->route.local_ipv4.addr[i], 4);
 	memcpy(r->plen4, conf->route.local_ipv4.plen, sizeof(r->plen4));
+	l3_route_init_rp_filter(r, &conf->route);
 	return 0;
 }
 
@@ -219,11 +371,28 @@ static const char *const l3_martians[] = {"drop", "accept", NULL};
 static const struct lrx_value_key l3_route_keys[] = {
 	L3_KEY(CHOICE, route.martians, "martians", "drop", l3_martians,
 	       "drop | accept martian sources/destinations (0/8, 127/8, multicast "
-	       "or broadcast source, a local_ipv4 address as source)"),
+	       "or broadcast source, a local_ipv4 address as source); accept "
+	       "also turns rp_filter off"),
 	L3_KEY(BOOL, route.accept_local, "accept_local", "no",
 	       "packets whose source is a local_ipv4 address "
 	       "(net.ipv4.conf.all.accept_local); no drops them IP_LOCAL_SOURCE, "
 	       "counted in_martian_src"),
+	L3_KEY(UINT, route.rp_filter, "rp_filter", "0", 0, 2,
+	       "reverse path filter of every port (net.ipv4.conf.all.rp_filter): "
+	       "0 off, 1 strict (the route back to the source must leave by the "
+	       "port the packet came in on), 2 loose (any route back will do); "
+	       "looked up in ipv4_routes and the local_ipv4 subnets; a refused "
+	       "source drops IP_RPFILTER, counted in_martian_src and "
+	       "TcpExtIPReversePathFilter"),
+	L3_KEY(CUSTOM, route.rp_filter_ports, "rp_filter_ports", "none",
+	       l3_parse_rp_filters, l3_rp_filters_valid,
+	       "each port's own rp_filter (net.ipv4.conf.IF.rp_filter): the "
+	       "higher of it and rp_filter applies, as the kernel takes the max"),
+	L3_KEY(CUSTOM, route.routes4, "ipv4_routes", "none", l3_parse_routes4,
+	       l3_routes4_valid,
+	       "the unicast routes the reverse path filter looks a source up in "
+	       "(ip route add PREFIX dev PORT), beside each local_ipv4 subnet, "
+	       "which any port reaches"),
 	L3_KEY(BOOL, route.route_hint, "route_hint", "yes",
 	       "in bursts, reuse the previous packet's route lookup when "
 	       "the destination is the same (ip_can_use_hint)"),
@@ -241,6 +410,7 @@ static const struct lrx_stage_counter l3_route_counters[] = {
 	L3_COUNTER("in_martian_src", route.in_martian_src),
 	L3_COUNTER("in_martian_dst", route.in_martian_dst),
 	L3_COUNTER("route_hint_hits", route.route_hint_hits),
+	L3_COUNTER("TcpExtIPReversePathFilter", route.rp_filter_drops),
 	{.name = NULL},
 };
 

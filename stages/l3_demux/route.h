@@ -12,22 +12,68 @@
 
 #include "l3_module.h"
 
+/* How a route's source is validated (fib_validate_source), decided at
+ * init: none (martians=accept, or accept_local with rp_filter off on
+ * every port), its fast path (a local address is refused), or the full
+ * lookup of __fib_validate_source (rp_filter on some port). */
+enum l3_source_check {
+	L3_SOURCE_NONE,
+	L3_SOURCE_LOCAL,
+	L3_SOURCE_FIB,
+};
+
+#define L3_ROUTES_MAX 32
+#define L3_ROUTES_SLOTS (L3_ROUTES_MAX + L3_LOCAL_ADDR_MAX)
+#define L3_ROUTE_ANY_PORT UINT16_MAX
+
+/* The main table's unicast routes the reverse path filter looks the
+ * source up in: ipv4_routes as listed, then the subnet of each local_ipv4
+ * address (fib_add_ifaddr's prefix route) through any port. */
+struct l3_routes4 {
+	uint8_t n;
+	uint8_t plen[L3_ROUTES_SLOTS];
+	uint16_t port[L3_ROUTES_SLOTS];   /* L3_ROUTE_ANY_PORT: every port */
+	uint32_t prefix[L3_ROUTES_SLOTS]; /* network order */
+};
+/* ipv4_routes: "none" or a list of PREFIX[%PORT] (value layer's CUSTOM). */
+int l3_parse_routes4(const char *text, void *out);
+extern const char l3_routes4_valid[];
+
+/* rp_filter_ports as parsed: net.ipv4.conf.IF.rp_filter per port. */
+struct l3_rp_filters {
+	uint8_t n;
+	uint16_t port[RTE_MAX_ETHPORTS];
+	uint8_t mode[RTE_MAX_ETHPORTS];
+};
+/* rp_filter_ports: "none" or a list of PORT:MODE. */
+int l3_parse_rp_filters(const char *text, void *out);
+extern const char l3_rp_filters_valid[];
+
 struct l3_route {
 	bool martians_drop;
 	bool route_hint;
 	bool accept_source_route;
-	bool local_source_drop;        /* martians=drop, accept_local=no */
+	bool accept_local;
+	uint8_t source_check;          /* enum l3_source_check */
 	uint8_t n_local4;
 	uint32_t local4[L3_LOCAL_ADDR_MAX];         /* network order */
 	uint8_t plen4[L3_LOCAL_ADDR_MAX];
 	uint64_t route_hint_hits;      /* ip_can_use_hint: lookup reused */
 	uint64_t in_martian_src;       /* rt_cache stat in_martian_src */
 	uint64_t in_martian_dst;
+	uint64_t rp_filter_drops;      /* LINUX_MIB_IPRPFILTER */
+	/* read only when source_check is L3_SOURCE_FIB */
+	uint8_t rp_filter_all;
+	uint8_t rp_filter[RTE_MAX_ETHPORTS]; /* max(all, the port's) */
+	struct l3_routes4 routes4;
 };
 
 struct l3_route_conf {
 	unsigned martians;
 	bool route_hint, accept_source_route, accept_local;
+	uint8_t rp_filter;
+	struct l3_rp_filters rp_filter_ports;
+	struct l3_routes4 routes4;
 	struct l3_addrs local_ipv4;
 };
 
@@ -59,17 +105,31 @@ static inline bool l3_ipv4_is_local(const struct l3_route *r, uint32_t daddr)
 	return false;
 }
 
-/* fib_validate_source's fast path (rp_filter off, accept_local off, no
- * custom local routes or rules): a source that is one of the host's
- * addresses (inet_lookup_ifaddr_rcu) is refused, IP_LOCAL_SOURCE. Its
- * callers skip a source in 0.0.0.0/8 (brd_input, ip_mc_validate_source).
- * With local_ipv4=any no address is known to be the host's. */
-static inline bool l3_ipv4_local_source(const struct l3_route *r,
-					uint32_t saddr_be)
+/* __fib_validate_source, for a port with rp_filter on or a host with
+ * some port so (route.c): true when the source is refused, the reason in
+ * *why. */
+bool l3_ipv4_source_refused_fib(const struct l3_ctx *c,
+				const struct l3_route *r, uint32_t saddr_be,
+				uint16_t port, enum lrx_drop_reason *why);
+
+/* fib_validate_source for a local route, a broadcast or a joined group:
+ * true when the source is refused, the reason in *why. Its fast path
+ * (rp_filter off everywhere, accept_local off, no custom local routes or
+ * rules) refuses a source that is one of the host's addresses
+ * (inet_lookup_ifaddr_rcu), IP_LOCAL_SOURCE; with local_ipv4=any no
+ * address is known to be the host's. Its callers skip a source in
+ * 0.0.0.0/8 (brd_input, ip_mc_validate_source). */
+static inline bool l3_ipv4_source_refused(const struct l3_ctx *c,
+					  const struct l3_route *r,
+					  uint32_t saddr_be, uint16_t port,
+					  enum lrx_drop_reason *why)
 {
-	if (!r->local_source_drop || r->n_local4 == 0 ||
-	    (saddr_be & rte_cpu_to_be_32(0xff000000)) == 0)
+	if (r->source_check != L3_SOURCE_LOCAL)
+		return r->source_check == L3_SOURCE_FIB &&
+		       l3_ipv4_source_refused_fib(c, r, saddr_be, port, why);
+	if (r->n_local4 == 0 || (saddr_be & rte_cpu_to_be_32(0xff000000)) == 0)
 		return false;
+	*why = LRX_DROP_IP_LOCAL_SOURCE;
 	return l3_ipv4_is_local(r, saddr_be);
 }
 
@@ -77,26 +137,25 @@ static inline bool l3_ipv4_local_source(const struct l3_route *r,
 static inline lrx_next_t l3_ipv4_martians(struct l3_route *r, uint32_t s,
 					  uint32_t d)
 {
-	if ((s & 0xf0000000) == 0xe0000000 || s == 0xffffffff)
-		goto martian_source;
-	if (d == 0xffffffff || (s == 0 && d == 0))
+	enum lrx_drop_reason why;
+	if ((s & 0xf0000000) == 0xe0000000 || s == 0xffffffff) {
+		why = LRX_DROP_IP_INVALID_SOURCE;
+	} else if (d == 0xffffffff || (s == 0 && d == 0)) {
 		return LRX_NEXT_CONTINUE_V; /* brd_input */
-	if ((s >> 24) == 0)
-		goto martian_source;
-	if ((d >> 24) == 0 || (d >> 24) == 127) {
+	} else if ((s >> 24) == 0) {
+		why = LRX_DROP_IP_INVALID_SOURCE;
+	} else if ((d >> 24) == 0 || (d >> 24) == 127) {
 		/* since Linux 6.13 a loopback one is IP_LOCALNET */
 		r->in_martian_dst++;
 		return lrx_next_drop((d >> 24) == 127 ? LRX_DROP_IP_LOCALNET
 						      : LRX_DROP_IP_INVALID_DEST);
+	} else if ((s >> 24) == 127) {
+		why = LRX_DROP_IP_LOCALNET;
+	} else {
+		return LRX_NEXT_CONTINUE_V;
 	}
-	if ((s >> 24) == 127) {
-		r->in_martian_src++;
-		return lrx_next_drop(LRX_DROP_IP_LOCALNET);
-	}
-	return LRX_NEXT_CONTINUE_V;
-martian_source:
 	r->in_martian_src++;
-	return lrx_next_drop(LRX_DROP_IP_INVALID_SOURCE);
+	return lrx_next_drop(why);
 }
 
 /* ip_route_input_rcu's multicast branch (route.c). */
@@ -137,9 +196,12 @@ static inline lrx_next_t l3_ipv4_route(struct l3_ctx *c, struct l3_route *r,
 	/* RTN_LOCAL and brd_input validate the source (so does
 	 * ip_route_use_hint for an RTCF_LOCAL route): a LAND frame, from
 	 * one of the host's own addresses, is a martian source */
-	if (unlikely(hint->local && l3_ipv4_local_source(r, iph->src_addr))) {
+	enum lrx_drop_reason why;
+	if (unlikely(hint->local &&
+		     l3_ipv4_source_refused(c, r, iph->src_addr, port, &why))) {
 		r->in_martian_src++;
-		return lrx_next_drop(LRX_DROP_IP_LOCAL_SOURCE);
+		r->rp_filter_drops += why == LRX_DROP_IP_RPFILTER;
+		return lrx_next_drop(why);
 	}
 	*rt = !hint->local ? L3_RT_UNREACH : hint->bcast ? L3_RT_BCAST
 							: L3_RT_LOCAL;

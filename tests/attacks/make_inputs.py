@@ -158,6 +158,23 @@ def land_frames():
             bcast + ipv4(udp(b"d" * 18, dport=3000), proto=17, src=me, dst=0x0A0000FF)]
 
 
+def spoofed_frames():
+    """Frames from sources the reverse path filter refuses (J4 with
+    rp_filter=1 and a route to 10.9.0.0/24 by port 1; they come in on port
+    0): from 10.9.0.5 (a route back by another port) and 10.7.0.5 (no
+    route back), an echo request, a SYN to a listening port (2000) and UDP
+    to a closed port each. Answered, each would be a reply to a spoofed
+    address."""
+    frames = []
+    for src in (0x0A090005, 0x0A070005):
+        echo = struct.pack("!BBHHH", 8, 0, 0, 1, 1) + b"e" * 32
+        echo = echo[:2] + struct.pack("!H", csum(echo)) + echo[4:]
+        frames += [eth(0x0800) + ipv4(echo, proto=1, src=src),
+                   eth(0x0800) + ipv4(tcp(1, flags=0x02, src=src), src=src),
+                   eth(0x0800) + ipv4(udp(b"u" * 18, dport=3000), proto=17, src=src)]
+    return frames
+
+
 def write(path, data):
     Path(path).write_bytes(data)
 
@@ -189,6 +206,7 @@ def main():
     write(out / "first_fragments.pcap", pcap_header() + b"".join(
         record(f) for f in first_fragments(2000)))
     write(out / "land.pcap", pcap_header() + b"".join(record(f) for f in land_frames()))
+    write(out / "spoofed.pcap", pcap_header() + b"".join(record(f) for f in spoofed_frames()))
     write(out / "snaplen.pcap", pcap_header() + b"".join(
         record(f[:60], length=len(f)) if i % 4 == 0 else record(f)
         for i, f in enumerate(frames[:40])))

@@ -95,7 +95,11 @@ std::vector<PipelineSpec> pipeline_specs()
 			    {"l3-demux", {{"dispatch", "direct"},
 					  {"trust_ip_csum_hint", "no"},
 					  {"ipfrag_high_thresh", "20000"},
-					  {"ipv6_mip6", "no"}}}}},
+					  {"ipv6_mip6", "no"},
+					  {"rp_filter", "1"},
+					  {"rp_filter_ports", "1:2"},
+					  {"ipv4_routes", "10.9.0.0/16%1+0.0.0.0/0%0"},
+					  {"drop_unicast_in_l2_multicast", "any"}}}}},
 		{"burst", {meta, l3, {"xdp", {{"mode", "generic"}, {"prog", "tx"}}}}},
 		{"graph", {meta, gro, l3}},
 	};

@@ -10,8 +10,7 @@
 // flow label, a SYN-ACK's sequence number and timestamp, a timestamp
 // reply's clock), and the nstat counters equal: ICMP and TCP replies,
 // IPv4 options, IPv6 hop-by-hop and destination options, the per-peer
-// ICMP rate limit, frames from the host's own address (LAND: no reply,
-// in_martian_src), VLAN tags with no VLAN device (this kernel has no
+// ICMP rate limit, VLAN tags with no VLAN device (this kernel has no
 // 802.1Q devices: CONFIG_VLAN_8021Q is off here, and a tagged packet for
 // a device cannot be compared). Needs root; skips with a printed reason
 // otherwise.
@@ -31,6 +30,7 @@
 #include <vector>
 
 #include "engine_run.h"
+#include "oracle_reply.h"
 #include "frames.h"
 #include "netns_oracle.h"
 #include "test_eal.h"
@@ -41,15 +41,9 @@ extern "C" {
 
 using namespace lrx_test;
 using namespace lrx_test::frames;
+using namespace lrx_test::oracle;
 
 namespace {
-
-using Bytes = std::vector<uint8_t>;
-
-struct Named {
-	std::string name;
-	Frame frame;
-};
 
 Frame v4opt(const std::vector<uint8_t> &opts, uint32_t dst = ip4(10, 0, 0, 2),
 	    L4 l4 = L4::udp, uint8_t icmp_type = 0)
@@ -62,35 +56,6 @@ Frame v4opt(const std::vector<uint8_t> &opts, uint32_t dst = ip4(10, 0, 0, 2),
 		s.icmp_type = icmp_type;
 		if (dst == ip4(10, 0, 0, 255))
 			s.dst = mac_broadcast;
-	});
-}
-
-Frame icmp4(uint8_t type, size_t payload, uint8_t tos = 0, uint8_t code = 0)
-{
-	return with([&](Spec &s) {
-		s.l4 = L4::icmp;
-		s.icmp_type = type;
-		s.icmp_code = code;
-		s.tos = tos;
-		s.payload.assign(payload, 0x70);
-	});
-}
-
-Frame tcp(bool v6, uint8_t flags, uint16_t dport, const std::vector<uint8_t> &opts = {},
-	  size_t payload = 0, uint8_t tos = 0, uint16_t sport = 2000)
-{
-	return with([&](Spec &s) {
-		s.l3 = v6 ? L3::ipv6 : L3::ipv4;
-		s.l4 = L4::tcp;
-		s.tcp_flags = flags;
-		s.seq = 1000;
-		s.ack = flags & TCP_ACK ? 5555 : 0;
-		s.sport = sport;
-		s.dport = dport;
-		s.tos = tos;
-		s.tcp_options = opts;
-		s.payload.assign(payload, 0x64);
-		s.default_payload = false;
 	});
 }
 
@@ -238,199 +203,6 @@ std::vector<Named> reply_frames()
 		{"SYN6 with every option to a listener", tcp(true, TCP_SYN, 5201, all_opts, 0, 0, 2006)},
 	};
 }
-
-// The counters compared (the kernel's nstat deltas, listrx's l3-demux).
-const char *const compared[] = {
-	"IpInReceives", "IpInHdrErrors", "IpInAddrErrors", "IpInDelivers",
-	"IpInUnknownProtos", "IpExtInBcastPkts", "IpOutRequests",
-	"UdpInDatagrams", "UdpNoPorts", "UdpInErrors", "UdpIgnoredMulti",
-	"TcpInSegs", "TcpInErrs", "TcpOutSegs", "TcpOutRsts",
-	"IcmpInMsgs", "IcmpInErrors", "IcmpInEchos", "IcmpOutMsgs",
-	"IcmpOutEchoReps", "IcmpOutDestUnreachs", "IcmpOutParmProbs",
-	"IcmpOutRateLimitHost", "IcmpMsgOutType0", "IcmpMsgOutType3",
-	"IcmpMsgOutType12",
-	"Ip6InReceives", "Ip6InHdrErrors", "Ip6InTruncatedPkts", "Ip6InAddrErrors",
-	"Ip6InDelivers", "Ip6InUnknownProtos", "Ip6InMcastPkts", "Ip6OutRequests",
-	"Udp6InDatagrams", "Udp6NoPorts", "Udp6IgnoredMulti",
-	"Icmp6InMsgs", "Icmp6InEchos", "Icmp6OutMsgs", "Icmp6OutEchoReplies",
-	"Icmp6OutDestUnreachs", "Icmp6OutParmProblems", "Icmp6OutRateLimitHost",
-	"Icmp6OutType1", "Icmp6OutType4", "Icmp6OutType129",
-};
-
-// A kernel reply with IP options (echoed from the request,
-// __ip_options_echo: listrx does not echo them) without them.
-Bytes strip_ip_options(Bytes b)
-{
-	if (b.size() < 34 || b[12] != 0x08 || b[13] != 0x00 || (b[14] & 0xf) == 5)
-		return b;
-	const size_t opt = (b[14] & 0xf) * 4u - 20;
-	b.erase(b.begin() + 34, b.begin() + 34 + (long)opt);
-	b[14] = 0x45;
-	const uint16_t total = (uint16_t)((b[16] << 8 | b[17]) - opt);
-	b[16] = (uint8_t)(total >> 8);
-	b[17] = (uint8_t)total;
-	return b;
-}
-
-// What the kernel draws from a secret or the clock, cleared on both sides:
-// the IPv4 ID and header checksum, the IPv6 flow label, a timestamp
-// reply's times and checksum, a SYN-ACK's sequence number, timestamp
-// value and checksum.
-Bytes normalize(Bytes b)
-{
-	if (b.size() < 14)
-		return b;
-	size_t l3 = 12;
-	uint16_t type = (uint16_t)(b[l3] << 8 | b[l3 + 1]);
-	while (type == 0x8100 && b.size() >= l3 + 6) {
-		l3 += 4;
-		type = (uint16_t)(b[l3] << 8 | b[l3 + 1]);
-	}
-	l3 += 2;
-	size_t l4 = 0;
-	uint8_t proto = 0;
-	if (type == 0x0800 && b.size() >= l3 + 20) {
-		b[l3 + 4] = b[l3 + 5] = b[l3 + 10] = b[l3 + 11] = 0;
-		l4 = l3 + (b[l3] & 0xf) * 4u;
-		proto = b[l3 + 9];
-	} else if (type == 0x86dd && b.size() >= l3 + 40) {
-		b[l3 + 1] &= 0xf0;
-		b[l3 + 2] = b[l3 + 3] = 0;
-		l4 = l3 + 40;
-		proto = b[l3 + 6];
-	}
-	if (proto == 1 && b.size() >= l4 + 20 && b[l4] == 14) {
-		for (size_t i = 12; i < 20; i++)
-			b[l4 + i] = 0;
-		b[l4 + 2] = b[l4 + 3] = 0;
-	}
-	if (proto == 6 && b.size() >= l4 + 20 && (b[l4 + 13] & 0x12) == 0x12) {
-		for (size_t i = 4; i < 8; i++)
-			b[l4 + i] = 0;
-		b[l4 + 16] = b[l4 + 17] = 0;
-		const size_t end = l4 + (b[l4 + 12] >> 4) * 4u;
-		for (size_t o = l4 + 20; o + 1 < end && o + 1 < b.size();) {
-			if (b[o] <= 1) {
-				o++;
-				continue;
-			}
-			if (b[o] == 8 && o + 6 <= b.size())
-				b[o + 2] = b[o + 3] = b[o + 4] = b[o + 5] = 0;
-			o += b[o + 1] ? b[o + 1] : 1;
-		}
-	}
-	return b;
-}
-
-std::string hex(const Bytes &b)
-{
-	std::string s;
-	char x[4];
-	for (uint8_t c : b) {
-		snprintf(x, sizeof(x), "%02x", c);
-		s += x;
-	}
-	return s;
-}
-
-// A TCP listener on 5201 (IPv4 and IPv6) inside the namespace, made from a
-// thread that enters it.
-struct Listener {
-	std::vector<int> fds;
-	std::string error;
-	explicit Listener(const Netns &net)
-	{
-		std::string failed;
-		error = in_netns(net, [&] {
-			int one = 1;
-			int v4 = socket(AF_INET, SOCK_STREAM, 0);
-			sockaddr_in a4{};
-			a4.sin_family = AF_INET;
-			a4.sin_port = htons(5201);
-			int v6 = socket(AF_INET6, SOCK_STREAM, 0);
-			setsockopt(v6, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-			sockaddr_in6 a6{};
-			a6.sin6_family = AF_INET6;
-			a6.sin6_port = htons(5201);
-			if (bind(v4, (sockaddr *)&a4, sizeof(a4)) || listen(v4, 64) ||
-			    bind(v6, (sockaddr *)&a6, sizeof(a6)) || listen(v6, 64))
-				failed = "cannot listen on 5201";
-			fds = {v4, v6};
-		});
-		if (error.empty())
-			error = failed;
-	}
-	~Listener()
-	{
-		for (int fd : fds)
-			close(fd);
-	}
-};
-
-struct KernelRun {
-	std::vector<std::vector<Bytes>> replies; // per frame
-	std::map<std::string, uint64_t> counters;
-};
-
-// Frames sent one at a time, each frame's replies read for wait_ms
-// (or all at once, then every reply read together: burst).
-KernelRun kernel_run(const Netns &net, const std::vector<Named> &frames, int wait_ms,
-		     bool burst = false)
-{
-	KernelRun k;
-	ReplyTap tap(net.outside);
-	REQUIRE(tap.ok());
-	tap.take(50);
-	auto before = nstat(net.ns);
-	RawSender tx(net.outside);
-	REQUIRE(tx.ok());
-	if (burst) {
-		for (auto &f : frames)
-			REQUIRE(tx.send(f.frame.data));
-		k.replies.push_back(tap.take(wait_ms));
-	} else {
-		for (auto &f : frames) {
-			REQUIRE(tx.send(f.frame.data));
-			k.replies.push_back(tap.take(wait_ms));
-		}
-	}
-	std::this_thread::sleep_for(std::chrono::milliseconds(100));
-	auto after = nstat(net.ns);
-	for (const char *name : compared)
-		k.counters[name] = after[name] - before[name];
-	// what the host sends on its own (neighbour discovery, MLD reports:
-	// ICMPv6 133..143) is no reply
-	uint64_t own = 0;
-	for (int t = 133; t <= 143; t++) {
-		const std::string name = "Icmp6OutType" + std::to_string(t);
-		own += after[name] - before[name];
-	}
-	k.counters["Icmp6OutMsgs"] -= own;
-	k.counters["Ip6OutRequests"] -= own;
-	return k;
-}
-
-bool can_run(Netns &net)
-{
-	if (std::string why = oracle_unavailable(); !why.empty()) {
-		WARN("SKIPPED: " << why);
-		return false;
-	}
-	if (!net.ok) {
-		WARN("SKIPPED: " << net.why);
-		return false;
-	}
-	eal_init();
-	return true;
-}
-
-const StageKeys l3_keys = {
-	{"local_ipv4", "10.0.0.2/24"}, {"local_ipv6", "2001:db8::2/64"},
-	{"udp_ports", "none"},         {"tcp_ports", "5201"},
-	{"mcast_groups", "none"},      {"trust_ip_csum_hint", "no"},
-	{"arp_mac", "02:00:00:00:00:02"}, {"icmp_clock", "polls"},
-	{"ipv6_mip6", "no"},
-};
 
 } // namespace
 
@@ -716,145 +488,6 @@ TEST_CASE("kernel oracle: VLAN tags with no VLAN device "
 				CHECK(d1[name] - d0[name] == r.counters[1][name]);
 			}
 		}
-	}
-	LRX_REQUIRE_POOL_FULL(mp);
-}
-
-namespace {
-
-// rt_cache's in_martian_src summed over the CPUs (/proc/net/stat/rt_cache,
-// hex, one line per CPU). The statistic is the kernel's, not the
-// namespace's (RT_CACHE_STAT_INC on a per-CPU global): a martian source
-// elsewhere on the host while the frames go in counts too.
-uint64_t in_martian_src()
-{
-	FILE *f = std::fopen("/proc/net/stat/rt_cache", "r");
-	if (!f)
-		return 0;
-	char line[1024];
-	uint64_t sum = 0;
-	int col = -1;
-	while (std::fgets(line, sizeof(line), f)) {
-		std::istringstream is(line);
-		std::vector<std::string> words;
-		for (std::string w; is >> w;)
-			words.push_back(w);
-		if (col < 0) {
-			for (size_t i = 0; i < words.size(); i++)
-				if (words[i] == "in_martian_src")
-					col = (int)i;
-			continue;
-		}
-		if ((size_t)col < words.size())
-			sum += std::stoull(words[(size_t)col], nullptr, 16);
-	}
-	std::fclose(f);
-	return sum;
-}
-
-} // namespace
-
-// LAND: the namespace's own address as the source. fib_validate_source
-// (rp_filter 0, accept_local 0: its fast path) finds it among the local
-// addresses (inet_lookup_ifaddr_rcu) and ip_route_input_slow drops it as
-// a martian source, SKB_DROP_REASON_IP_LOCAL_SOURCE, in_martian_src, for
-// a local destination and a broadcast; ip_mc_validate_source drops it for
-// a group without in_martian_src. A reply would go to the host itself
-// (through lo, not out of the veth): the nstat counters show there is
-// none (IpOutRequests, IcmpOutMsgs, TcpOutSegs).
-TEST_CASE("kernel oracle: frames from the host's own address (LAND) get no "
-	  "reply and count in_martian_src as the kernel's under every engine",
-	  "[l3_demux][kernel][land]")
-{
-	Netns net;
-	if (!can_run(net))
-		return;
-	REQUIRE(net.static_peer() == "");
-	Listener listener(net);
-	INFO(listener.error);
-	REQUIRE(listener.error.empty());
-	REQUIRE(settle(net));
-	auto land = [](Frame f) { return f.ip4_src(ip4(10, 0, 0, 2)); };
-	auto bcast = [](uint32_t dst, Mac mac) {
-		return with([&](Spec &s) { s.dst = mac; s.ip4_dst = dst; s.dport = 3000; });
-	};
-	const std::vector<Named> frames = {
-		{"echo", land(icmp4(8, 20))},
-		{"SYN to a listener", land(tcp(false, TCP_SYN, 5201, {}, 0, 0, 2010))},
-		{"udp to a closed port", land(udp4(1000, 3000))},
-		{"udp to 255.255.255.255", land(bcast(0xffffffff, mac_broadcast))},
-		{"udp to the directed broadcast", land(bcast(ip4(10, 0, 0, 255), mac_broadcast))},
-		{"udp to 224.0.0.1 (no in_martian_src)",
-		 land(bcast(ip4(224, 0, 0, 1), {0x01, 0x00, 0x5e, 0, 0, 1}))},
-	};
-	// the statistic is host-wide: one more try if something else
-	// counted a martian source meanwhile
-	KernelRun k;
-	uint64_t martians = 0;
-	for (int attempt = 0; attempt < 2; attempt++) {
-		const uint64_t before = in_martian_src();
-		k = kernel_run(net, frames, 15);
-		martians = in_martian_src() - before;
-		if (martians == 5)
-			break;
-	}
-	CHECK(martians == 5);
-	CHECK(k.counters["IpInReceives"] == frames.size());
-	CHECK(k.counters["IpOutRequests"] == 0);
-	CHECK(k.counters["IcmpOutMsgs"] == 0);
-	CHECK(k.counters["TcpOutSegs"] == 0);
-
-	rte_mempool *mp = mbuf_pool("oracle_land_pool", 255);
-	for (auto kind : {LRX_ENGINE_PACKET, LRX_ENGINE_BURST, LRX_ENGINE_HYBRID,
-			  LRX_ENGINE_STATIC, LRX_ENGINE_GRAPH}) {
-		INFO("engine " << lrx_engine_name(kind));
-		EngineRun r = run_engine(
-			kind, 1, 8,
-			{{"build-meta", {{"host_mac", "02:00:00:00:00:02"}}}, {"l3-demux", l3_keys}},
-			[&](size_t at) { return frames[at].frame.to_mbuf(mp); },
-			{(uint16_t)frames.size()});
-		REQUIRE(r.out.size() == frames.size());
-		for (size_t i = 0; i < frames.size(); i++) {
-			INFO("frame " << frames[i].name);
-			CHECK(k.replies[i].empty());
-			CHECK(r.out[i].first == lrx_next_drop(LRX_DROP_IP_LOCAL_SOURCE));
-		}
-		CHECK(r.counters[1]["in_martian_src"] == martians);
-		for (const char *name : compared) {
-			INFO(name << ": kernel " << k.counters[name] << ", listrx "
-				  << r.counters[1][name]);
-			CHECK(k.counters[name] == r.counters[1][name]);
-		}
-	}
-
-	// IPv6 has no such check (ip6_rcv_core refuses a multicast or
-	// loopback source only): the kernel answers its own address, through
-	// lo, where its reply comes back in; the replies sent are compared
-	REQUIRE(net.in("sysctl -w net.ipv6.icmp.ratelimit=0") == "");
-	const Ip6 self6 = ip6_doc(2);
-	const std::vector<Named> frames6 = {
-		{"echo6", with([&](Spec &s) { s.l3 = L3::ipv6; s.l4 = L4::icmp;
-					      s.icmp_type = 128; s.ip6_src = self6; })},
-		{"udp6 to a closed port", udp6(1000, 3000).ip6_src(self6)},
-	};
-	KernelRun k6 = kernel_run(net, frames6, 15);
-	const char *const sent6[] = {"Icmp6OutEchoReplies", "Icmp6OutDestUnreachs"};
-	for (const char *name : sent6)
-		CHECK(k6.counters[name] == 1);
-	StageKeys keys6 = l3_keys;
-	keys6.emplace_back("icmpv6_ratelimit", "0");
-	for (auto kind : {LRX_ENGINE_PACKET, LRX_ENGINE_BURST, LRX_ENGINE_GRAPH}) {
-		INFO("engine " << lrx_engine_name(kind));
-		EngineRun r = run_engine(
-			kind, 1, 8,
-			{{"build-meta", {{"host_mac", "02:00:00:00:00:02"}}}, {"l3-demux", keys6}},
-			[&](size_t at) { return frames6[at].frame.to_mbuf(mp); },
-			{(uint16_t)frames6.size()});
-		REQUIRE(r.out.size() == frames6.size());
-		for (auto &o : r.out)
-			CHECK(lrx_next_kind(o.first) == LRX_NEXT_TX);
-		for (const char *name : sent6)
-			CHECK(k6.counters[name] == r.counters[1][name]);
 	}
 	LRX_REQUIRE_POOL_FULL(mp);
 }
