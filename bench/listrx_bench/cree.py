@@ -27,7 +27,7 @@ import tempfile
 
 from . import grid, headline, interleave, kernel, kernel_model
 from .listrx import BenchError, Listrx, machine_info, provenance, shared_cpu_pct
-from .options import add_common, add_out, convert
+from .options import add_common, add_out, convert, named_list
 from .stats import MIN_PAIRS, caveat, is_unavailable, unavailable
 
 DROP_LO, DROP_HI = kernel.DROP_PORTS
@@ -381,14 +381,6 @@ def method_line(doc):
             "kernel)." % (MIN_PAIRS, doc["reps"], doc["duration"]))
 
 
-def loadavg():
-    try:
-        with open("/proc/loadavg") as f:
-            return " ".join(f.read().split()[:3])
-    except OSError:
-        return "unknown"
-
-
 def run_cree(args, argv):
     log = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr))
     doc = measure(args, argv, log)
@@ -427,7 +419,7 @@ def measure(args, argv, log, run_done=None):
            "method": getattr(args, "method", "processes"),
            "paired_reps": getattr(args, "paired_reps", None),
            "paired_duration": getattr(args, "paired_duration", None),
-           "load": {"before": loadavg()},
+           "load": {"before": interleave.loadavg()},
            "flavours": bins, "mitigations": headline.kernel_mitigations(),
            "notes": [
                "listrx's traffic: net_synth udp-flows, %d flows of 64-byte UDP to %s:9, "
@@ -456,7 +448,7 @@ def measure(args, argv, log, run_done=None):
             doc["host"] = {"hostname": os.uname().nodename}
         log("kernel rows")
         krows = kernel_rows(args, rows, log)
-    doc["load"]["after"] = loadavg()
+    doc["load"]["after"] = interleave.loadavg()
     doc["provenance"] = provenance(measured)
     doc["kernel"] = {k: v for k, v in krows.items() if k != "rows"}
     out_rows = []
@@ -498,31 +490,15 @@ def write(doc, out):
     return doc["failed_checks"]
 
 
-def _rows_arg(text):
-    names = [t for t in text.split(",") if t]
-    bad = [n for n in names if n not in ROW_NAMES]
-    if bad or not names:
-        raise ValueError("rows %s: want a comma list of %s" % (",".join(bad) or "(none)",
-                                                               ",".join(ROW_NAMES)))
-    return names
-
-
-def _flavours_arg(text):
-    names = [t for t in text.split(",") if t]
-    if not names or any(n not in headline.FLAVOURS for n in names):
-        raise ValueError("flavours %s: want plain, retpoline or both" % text)
-    return names
-
-
 def add_parser(sub):
     """The `cree` subcommand (registered by cli.py)."""
     cp = sub.add_parser("cree", help="seed 001's table (Cree's listified RX): each row on "
                         "listrx (both build flavours) and on this host's kernel (root)")
     add_common(cp)
     add_out(cp, what="output directory (cree.json, cree.md)")
-    cp.add_argument("--rows", type=convert(_rows_arg, "row"), default=ROW_NAMES,
+    cp.add_argument("--rows", type=convert(named_list("rows", ROW_NAMES), "row"), default=ROW_NAMES,
                     help="rows: %s (default: all)" % ",".join(ROW_NAMES))
-    cp.add_argument("--flavours", type=convert(_flavours_arg, "flavour"),
+    cp.add_argument("--flavours", type=convert(named_list("flavours", headline.FLAVOURS), "flavour"),
                     default=["retpoline", "plain"],
                     help="listrx builds: retpoline,plain (default: both)")
     cp.add_argument("--listrx-retpo", help="the retpoline build's listrx (default: "

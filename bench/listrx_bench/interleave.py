@@ -89,12 +89,6 @@ def disturbance(w, tsc_hz):
     return why
 
 
-def signals_unavailable(lcore):
-    """{signal: reason} of the signals listrx could not read."""
-    return {f: v for f, v in lcore["windows"].items()
-            if f in SIGNALS and isinstance(v, str)}
-
-
 def ns_per_packet(w, tsc_hz):
     """A window's cost per packet: its busy cycles (the polls that received
     packets; listrx since it records them) per packet. Where every poll

@@ -67,6 +67,19 @@ def choices_list(valid):
     return parse
 
 
+def named_list(what, valid):
+    """A comma-separated list of some of `valid`; the error names `what`
+    and the items that are not valid."""
+    def parse(text):
+        names = grid.split_list(text)
+        bad = [n for n in names if n not in valid]
+        if bad or not names:
+            raise ValueError("%s %s: want a comma list of %s"
+                             % (what, ",".join(bad) or "(none)", ",".join(valid)))
+        return names
+    return parse
+
+
 def onoff(text):
     if text in ("on", "1", "yes", "true"):
         return True

@@ -422,6 +422,12 @@ def delta_chart(plt, path, title, measures, labels, deltas):
     return True
 
 
+def _key_names(rows, prefix, suffix):
+    """The NAMEs of the keys prefix + NAME + suffix in rows, first seen first."""
+    return list(dict.fromkeys(k[len(prefix):-len(suffix)] for r in rows for k in r
+                              if k.startswith(prefix) and k.endswith(suffix)))
+
+
 def zoom_tables(doc, tree, zoom_burst):
     """Seed 000's "zoom-in": per stage ns/packet for the per-packet and the
     burst engine side by side (TSC cycles per stage at stats level cycles ÷
@@ -436,20 +442,8 @@ def zoom_tables(doc, tree, zoom_burst):
                 continue
             burst = zoom_burst if zoom_burst in common else (64 if 64 in common else common[-1])
             prow, brow = engines["packet"][burst], engines["burst"][burst]
-            stages = []
-            for r in prow + brow:
-                for k in r:
-                    if k.startswith("stage.") and k.endswith(".ns_per_packet"):
-                        name = k[len("stage."):-len(".ns_per_packet")]
-                        if name not in stages:
-                            stages.append(name)
-            groups = []
-            for r in prow + brow:
-                for k in r:
-                    if k.startswith("cg_stage.") and k.endswith(".i1_misses_per_packet"):
-                        g = k[len("cg_stage."):-len(".i1_misses_per_packet")]
-                        if g not in groups:
-                            groups.append(g)
+            stages = _key_names(prow + brow, "stage.", ".ns_per_packet")
+            groups = _key_names(prow + brow, "cg_stage.", ".i1_misses_per_packet")
             if not stages and not groups:
                 continue
             any_table = True

@@ -15,21 +15,11 @@ extern const struct lrx_stage lrx_stage_drop_every;
 extern const struct lrx_stage lrx_stage_tx_every;
 extern const struct lrx_stage lrx_stage_hold;
 
-lrx_next_t lrx_null_process_one(void *ctx, struct rte_mbuf *pkt);
-void lrx_null_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
-			    lrx_next_t *nexts);
-lrx_next_t lrx_touch_process_one(void *ctx, struct rte_mbuf *pkt);
-void lrx_touch_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
-			     lrx_next_t *nexts);
-lrx_next_t lrx_drop_every_process_one(void *ctx, struct rte_mbuf *pkt);
-void lrx_drop_every_process_burst(void *ctx, struct rte_mbuf **pkts,
-				  uint16_t n, lrx_next_t *nexts);
-lrx_next_t lrx_tx_every_process_one(void *ctx, struct rte_mbuf *pkt);
-void lrx_tx_every_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
-				lrx_next_t *nexts);
-lrx_next_t lrx_hold_process_one(void *ctx, struct rte_mbuf *pkt);
-void lrx_hold_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
-			    lrx_next_t *nexts);
+LRX_STAGE_ENTRIES_DECLARE(null)
+LRX_STAGE_ENTRIES_DECLARE(touch)
+LRX_STAGE_ENTRIES_DECLARE(drop_every)
+LRX_STAGE_ENTRIES_DECLARE(tx_every)
+LRX_STAGE_ENTRIES_DECLARE(hold)
 uint16_t lrx_hold_release(void *ctx, struct rte_mbuf **pkts, uint16_t max);
 
 #endif

@@ -11,8 +11,10 @@ struct drop_every_ctx {
 	uint64_t dropped; /* counter "dropped" */
 };
 
-static inline lrx_next_t drop_every_core(struct drop_every_ctx *dc)
+static inline lrx_next_t drop_every_core(struct drop_every_ctx *dc,
+					  struct rte_mbuf *pkt)
 {
+	(void)pkt;
 	bool drop = ++dc->seen == dc->k;
 
 	dc->seen = drop ? 0 : dc->seen;
@@ -20,19 +22,7 @@ static inline lrx_next_t drop_every_core(struct drop_every_ctx *dc)
 	return drop ? lrx_next_drop(LRX_DROP_TEST_DROP) : LRX_NEXT_CONTINUE_V;
 }
 
-lrx_next_t lrx_drop_every_process_one(void *ctx, struct rte_mbuf *pkt)
-{
-	(void)pkt;
-	return drop_every_core(ctx);
-}
-
-void lrx_drop_every_process_burst(void *ctx, struct rte_mbuf **pkts,
-				  uint16_t n, lrx_next_t *nexts)
-{
-	(void)pkts;
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = drop_every_core(ctx);
-}
+LRX_STAGE_ENTRIES(drop_every, drop_every_core)
 
 struct drop_every_conf {
 	uint32_t k;
@@ -52,19 +42,15 @@ static const struct lrx_value_key drop_every_keys[] = {
 };
 
 static const struct lrx_stage_counter drop_every_counters[] = {
-	{ .name = "dropped", .offset = offsetof(struct drop_every_ctx, dropped) },
+	LRX_STAGE_COUNTER(struct drop_every_ctx, "dropped", dropped),
 	{ .name = NULL },
 };
 
-const struct lrx_stage lrx_stage_drop_every = {
+LRX_STAGE_DEFINE(lrx_stage_drop_every, struct drop_every_ctx, struct drop_every_conf,
+		 drop_every_keys, drop_every_counters,
 	.name = "drop-every",
 	.summary = "test: drops every k-th packet (key k) as TEST_DROP",
-	.ctx_size = sizeof(struct drop_every_ctx),
-	.keys = drop_every_keys,
-	.conf_size = sizeof(struct drop_every_conf),
-	.counters = drop_every_counters,
 	.init = drop_every_init,
 	.process_one = lrx_drop_every_process_one,
 	.process_burst = lrx_drop_every_process_burst,
-};
-LRX_STAGE_REGISTER(lrx_stage_drop_every)
+)

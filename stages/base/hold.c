@@ -41,17 +41,7 @@ static inline lrx_next_t hold_core(struct hold_ctx *hc, struct rte_mbuf *pkt)
 	return LRX_NEXT_CONSUMED_V;
 }
 
-lrx_next_t lrx_hold_process_one(void *ctx, struct rte_mbuf *pkt)
-{
-	return hold_core(ctx, pkt);
-}
-
-void lrx_hold_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
-			    lrx_next_t *nexts)
-{
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = hold_core(ctx, pkts[i]);
-}
+LRX_STAGE_ENTRIES(hold, hold_core)
 
 static void hold_flush(void *ctx, bool budget_used)
 {
@@ -114,18 +104,14 @@ static const struct lrx_value_key hold_keys[] = {
 };
 
 static const struct lrx_stage_counter hold_counters[] = {
-	{ .name = "held", .offset = offsetof(struct hold_ctx, held_total) },
-	{ .name = "passed_full", .offset = offsetof(struct hold_ctx, passed_full) },
+	LRX_STAGE_COUNTER(struct hold_ctx, "held", held_total),
+	LRX_STAGE_COUNTER(struct hold_ctx, "passed_full", passed_full),
 	{ .name = NULL },
 };
 
-const struct lrx_stage lrx_stage_hold = {
+LRX_STAGE_DEFINE(lrx_stage_hold, struct hold_ctx, struct hold_conf, hold_keys, hold_counters,
 	.name = "hold",
 	.summary = "test: holds every packet until the end-of-poll flush (key release)",
-	.ctx_size = sizeof(struct hold_ctx),
-	.keys = hold_keys,
-	.conf_size = sizeof(struct hold_conf),
-	.counters = hold_counters,
 	.init = hold_init,
 	.fini = hold_fini,
 	.process_one = lrx_hold_process_one,
@@ -133,5 +119,4 @@ const struct lrx_stage lrx_stage_hold = {
 	.flush = hold_flush,
 	.release = lrx_hold_release,
 	.held = hold_held,
-};
-LRX_STAGE_REGISTER(lrx_stage_hold)
+)

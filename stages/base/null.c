@@ -4,25 +4,14 @@
  */
 #include "base_stages.h"
 
-static inline lrx_next_t null_core(struct rte_mbuf *pkt)
+static inline lrx_next_t null_core(void *ctx, struct rte_mbuf *pkt)
 {
+	(void)ctx;
 	(void)pkt;
 	return LRX_NEXT_CONTINUE_V;
 }
 
-lrx_next_t lrx_null_process_one(void *ctx, struct rte_mbuf *pkt)
-{
-	(void)ctx;
-	return null_core(pkt);
-}
-
-void lrx_null_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
-			    lrx_next_t *nexts)
-{
-	(void)ctx;
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = null_core(pkts[i]);
-}
+LRX_STAGE_ENTRIES(null, null_core)
 
 const struct lrx_stage lrx_stage_null = {
 	.name = "null",

@@ -32,17 +32,7 @@ static inline lrx_next_t touch_core(struct touch_ctx *tc, struct rte_mbuf *pkt)
 	return LRX_NEXT_CONTINUE_V;
 }
 
-lrx_next_t lrx_touch_process_one(void *ctx, struct rte_mbuf *pkt)
-{
-	return touch_core(ctx, pkt);
-}
-
-void lrx_touch_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
-			     lrx_next_t *nexts)
-{
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = touch_core(ctx, pkts[i]);
-}
+LRX_STAGE_ENTRIES(touch, touch_core)
 
 struct touch_conf {
 	uint32_t bytes;
@@ -62,20 +52,16 @@ static const struct lrx_value_key touch_keys[] = {
 };
 
 static const struct lrx_stage_counter touch_counters[] = {
-	{ .name = "sum", .offset = offsetof(struct touch_ctx, sum) },
-	{ .name = "bytes_read", .offset = offsetof(struct touch_ctx, bytes_read) },
+	LRX_STAGE_COUNTER(struct touch_ctx, "sum", sum),
+	LRX_STAGE_COUNTER(struct touch_ctx, "bytes_read", bytes_read),
 	{ .name = NULL },
 };
 
-const struct lrx_stage lrx_stage_touch = {
+LRX_STAGE_DEFINE(lrx_stage_touch, struct touch_ctx, struct touch_conf, touch_keys,
+		 touch_counters,
 	.name = "touch",
 	.summary = "reads N bytes of each packet (key bytes), continues",
-	.ctx_size = sizeof(struct touch_ctx),
-	.keys = touch_keys,
-	.conf_size = sizeof(struct touch_conf),
-	.counters = touch_counters,
 	.init = touch_init,
 	.process_one = lrx_touch_process_one,
 	.process_burst = lrx_touch_process_burst,
-};
-LRX_STAGE_REGISTER(lrx_stage_touch)
+)

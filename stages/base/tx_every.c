@@ -11,8 +11,9 @@ struct tx_every_ctx {
 	uint64_t sent; /* counter "sent" */
 };
 
-static inline lrx_next_t tx_every_core(struct tx_every_ctx *tc)
+static inline lrx_next_t tx_every_core(struct tx_every_ctx *tc, struct rte_mbuf *pkt)
 {
+	(void)pkt;
 	bool tx = ++tc->seen == tc->k;
 
 	tc->seen = tx ? 0 : tc->seen;
@@ -20,19 +21,7 @@ static inline lrx_next_t tx_every_core(struct tx_every_ctx *tc)
 	return tx ? lrx_next_tx(tc->port) : LRX_NEXT_CONTINUE_V;
 }
 
-lrx_next_t lrx_tx_every_process_one(void *ctx, struct rte_mbuf *pkt)
-{
-	(void)pkt;
-	return tx_every_core(ctx);
-}
-
-void lrx_tx_every_process_burst(void *ctx, struct rte_mbuf **pkts, uint16_t n,
-				lrx_next_t *nexts)
-{
-	(void)pkts;
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = tx_every_core(ctx);
-}
+LRX_STAGE_ENTRIES(tx_every, tx_every_core)
 
 struct tx_every_conf {
 	uint32_t k;
@@ -58,19 +47,15 @@ static const struct lrx_value_key tx_every_keys[] = {
 };
 
 static const struct lrx_stage_counter tx_every_counters[] = {
-	{ .name = "sent", .offset = offsetof(struct tx_every_ctx, sent) },
+	LRX_STAGE_COUNTER(struct tx_every_ctx, "sent", sent),
 	{ .name = NULL },
 };
 
-const struct lrx_stage lrx_stage_tx_every = {
+LRX_STAGE_DEFINE(lrx_stage_tx_every, struct tx_every_ctx, struct tx_every_conf,
+		 tx_every_keys, tx_every_counters,
 	.name = "tx-every",
 	.summary = "test: sends every k-th packet (key k) to port (key port)",
-	.ctx_size = sizeof(struct tx_every_ctx),
-	.keys = tx_every_keys,
-	.conf_size = sizeof(struct tx_every_conf),
-	.counters = tx_every_counters,
 	.init = tx_every_init,
 	.process_one = lrx_tx_every_process_one,
 	.process_burst = lrx_tx_every_process_burst,
-};
-LRX_STAGE_REGISTER(lrx_stage_tx_every)
+)

@@ -609,19 +609,14 @@ static uint32_t build_meta_mbuf_priv(const void *vconf)
 	return priv ? conf->meta_size : 0;
 }
 
-static const struct lrx_stage build_meta_stage = {
+static LRX_STAGE_DEFINE(build_meta_stage, struct build_meta_ctx, struct build_meta_conf,
+		 build_meta_keys, build_meta_counters,
 	.name = BUILD_META_STAGE_NAME,
 	.summary = "build skb-like metadata: L2/VLAN parse, offsets, NIC hints",
-	.ctx_size = sizeof(struct build_meta_ctx),
-	.keys = build_meta_keys,
-	.conf_size = sizeof(struct build_meta_conf),
-	.counters = build_meta_counters,
 	.provides = LRX_PROVIDES_META | LRX_PROVIDES_SKB,
 	.init = build_meta_init,
 	.fini = build_meta_fini,
 	.mbuf_priv = build_meta_mbuf_priv,
 	.process_one = lrx_build_meta_process_one,
 	.process_burst = build_meta_process_burst,
-};
-
-LRX_STAGE_REGISTER(build_meta_stage)
+)

@@ -854,14 +854,11 @@ static void gro_fini(void *vctx)
 	gro_release_free(ctx);
 }
 
-static const struct lrx_stage gro = {
+static LRX_STAGE_DEFINE(gro, struct gro_ctx, struct gro_conf,
+		 gro_keys, gro_counters,
 	.name = "gro",
 	.summary = "generic receive offload: merge TCP (and UDP with udp_gro=on) "
 		   "segments as Linux dev_gro_receive",
-	.ctx_size = sizeof(struct gro_ctx),
-	.keys = gro_keys,
-	.conf_size = sizeof(struct gro_conf),
-	.counters = gro_counters,
 	.provides = LRX_PROVIDES_SKB,
 	.init = gro_init,
 	.fini = gro_fini,
@@ -870,5 +867,4 @@ static const struct lrx_stage gro = {
 	.flush = gro_flush,
 	.release = lrx_gro_release,
 	.held = gro_held_count,
-};
-LRX_STAGE_REGISTER(gro)
+)

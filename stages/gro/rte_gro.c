@@ -292,14 +292,11 @@ static void rte_gro_fini(void *vctx)
 	gro_release_free(ctx);
 }
 
-static const struct lrx_stage rte_gro = {
+static LRX_STAGE_DEFINE(rte_gro, struct gro_ctx, struct gro_conf,
+		 rte_gro_keys, gro_counters,
 	.name = "rte-gro",
 	.summary = "DPDK rte_gro (heavy, or light with mode=light) over the same "
 		   "stream, as the peer of gro (TCP/IPv4 only)",
-	.ctx_size = sizeof(struct gro_ctx),
-	.keys = rte_gro_keys,
-	.conf_size = sizeof(struct gro_conf),
-	.counters = gro_counters,
 	.provides = LRX_PROVIDES_SKB,
 	.init = rte_gro_init,
 	.fini = rte_gro_fini,
@@ -308,5 +305,4 @@ static const struct lrx_stage rte_gro = {
 	.flush = rte_gro_flush,
 	.release = lrx_gro_release,
 	.held = rte_gro_held_count,
-};
-LRX_STAGE_REGISTER(rte_gro)
+)

@@ -304,6 +304,38 @@ void lrx_stage_register(const struct lrx_stage *stage);
 #define LRX_STAGE_REGISTER(desc)                                              \
 	static void __attribute__((constructor, used))                        \
 	lrx_stage_register_##desc(void) { lrx_stage_register(&(desc)); }
+/* A stage's descriptor with its context and config types and its key and
+ * counter tables, registered: LRX_STAGE_DEFINE(lrx_stage_x, struct x_ctx,
+ * struct x_conf, x_keys, x_counters, .name = "x", .init = ...). */
+#define LRX_STAGE_DEFINE(desc, ctx_type, conf_type, keys_, counters_, ...)    \
+	const struct lrx_stage desc = {.ctx_size = sizeof(ctx_type),          \
+				       .conf_size = sizeof(conf_type),        \
+				       .keys = keys_, .counters = counters_,  \
+				       __VA_ARGS__};                          \
+	LRX_STAGE_REGISTER(desc)
+/* A counter of the stage context's field (a uint64_t) */
+#define LRX_STAGE_COUNTER(ctx_type, name_, field, ...)                        \
+	{.name = name_, .offset = offsetof(ctx_type, field), __VA_ARGS__}
+
+/* The two entry points of a stage whose burst is a loop over its inline
+ * core, lrx_next_t core(ctx, pkt): lrx_NAME_process_one and
+ * lrx_NAME_process_burst, exported for the static engine
+ * (static_entries.h). */
+#define LRX_STAGE_ENTRIES_DECLARE(name)                                       \
+	lrx_next_t lrx_##name##_process_one(void *ctx, struct rte_mbuf *pkt);  \
+	void lrx_##name##_process_burst(void *ctx, struct rte_mbuf **pkts,     \
+					uint16_t n, lrx_next_t *nexts);
+#define LRX_STAGE_ENTRIES(name, core)                                         \
+	lrx_next_t lrx_##name##_process_one(void *ctx, struct rte_mbuf *pkt)   \
+	{                                                                     \
+		return core(ctx, pkt);                                        \
+	}                                                                     \
+	void lrx_##name##_process_burst(void *ctx, struct rte_mbuf **pkts,     \
+					uint16_t n, lrx_next_t *nexts)         \
+	{                                                                     \
+		for (uint16_t i = 0; i < n; i++)                              \
+			nexts[i] = core(ctx, pkts[i]);                        \
+	}
 const struct lrx_stage *lrx_stage_find(const char *name);
 /* Iterate: returns NULL after the last. */
 const struct lrx_stage *lrx_stage_at(unsigned index);

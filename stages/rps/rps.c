@@ -384,14 +384,10 @@ static const struct lrx_stage_counter rps_counters[] = {
 	{ .name = NULL },
 };
 
-const struct lrx_stage lrx_stage_rps = {
+LRX_STAGE_DEFINE(lrx_stage_rps, struct rps_ctx, struct rps_conf, rps_keys, rps_counters,
 	.name = RPS_STAGE_NAME,
 	.summary = "Receive Packet Steering: by hash to the lcores' backlogs "
 		   "(get_rps_cpu, enqueue_to_backlog, process_backlog)",
-	.ctx_size = sizeof(struct rps_ctx),
-	.keys = rps_keys,
-	.conf_size = sizeof(struct rps_conf),
-	.counters = rps_counters,
 	.needs = LRX_PROVIDES_META,
 	.init = rps_init,
 	.start = rps_start,
@@ -403,5 +399,4 @@ const struct lrx_stage lrx_stage_rps = {
 	.held = rps_held,
 	.mbuf_hold = rps_mbuf_hold,
 	.end_run = rps_end_run,
-};
-LRX_STAGE_REGISTER(lrx_stage_rps)
+)

@@ -830,15 +830,12 @@ static const struct lrx_stage_counter tc_ingress_counters[] = {
 	{ .name = NULL },
 };
 
-const struct lrx_stage lrx_stage_tc_ingress = {
+LRX_STAGE_DEFINE(lrx_stage_tc_ingress, struct tc_ctx, struct tc_conf,
+		 tc_ingress_keys, tc_ingress_counters,
 	.name = TC_INGRESS_STAGE_NAME,
 	.summary = "tc ingress hook (sch_handle_ingress/tcf_classify): cls_bpf "
 		   "eBPF objects (__sk_buff), flower, u32 and matchall filters "
 		   "per port",
-	.ctx_size = sizeof(struct tc_ctx),
-	.keys = tc_ingress_keys,
-	.conf_size = sizeof(struct tc_conf),
-	.counters = tc_ingress_counters,
 	.needs = LRX_PROVIDES_META,
 	.init = tc_ingress_init,
 	.start = tc_ingress_start,
@@ -847,5 +844,4 @@ const struct lrx_stage lrx_stage_tc_ingress = {
 	.process_burst = tc_ingress_process_burst,
 	.map_at = tc_map_at,
 	.map_next = tc_map_next,
-};
-LRX_STAGE_REGISTER(lrx_stage_tc_ingress)
+)

@@ -485,20 +485,15 @@ static bool xdp_map_next(const void *ctx, unsigned i, uint32_t *cursor, void *ke
 	return m && lrx_xdp_map_next(m, cursor, key, value);
 }
 
-const struct lrx_stage lrx_stage_xdp = {
+LRX_STAGE_DEFINE(lrx_stage_xdp, struct xdp_ctx, struct xdp_conf, xdp_keys, xdp_counters,
 	.name = "xdp",
 	.shortcut = &xdp_shortcut,
 	.summary = "XDP verdict: built-in or eBPF program (rte_bpf JIT or "
 		   "interpreter), DROP/PASS/TX/REDIRECT/ABORTED",
-	.ctx_size = sizeof(struct xdp_ctx),
-	.keys = xdp_keys,
-	.conf_size = sizeof(struct xdp_conf),
-	.counters = xdp_counters,
 	.init = xdp_init,
 	.fini = xdp_fini,
 	.process_one = lrx_xdp_process_one,
 	.process_burst = lrx_xdp_process_burst,
 	.map_at = xdp_map_at,
 	.map_next = xdp_map_next,
-};
-LRX_STAGE_REGISTER(lrx_stage_xdp)
+)

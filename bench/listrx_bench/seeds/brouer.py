@@ -28,10 +28,6 @@ PIPELINE = "build-meta,gro,l3-demux"
 ENGINES = ("packet", "burst")
 
 
-def _ns(mpps):
-    return 1e3 / mpps
-
-
 # the author's rows: (key, label, Mpps, text, why)
 ROWS = [
     ("native drop", "native XDP_DROP, no touch", 19.803663,

@@ -12,10 +12,10 @@ import tempfile
 import types
 
 from .. import grid, headline, kernel
-from ..cree import loadavg
+from ..interleave import loadavg
 from ..listrx import BenchError, Listrx, allowed_cpus, machine_info, provenance
 from ..stats import is_unavailable
-from ..options import add_common, add_out, allowed_cpu, convert, positive_int
+from ..options import add_common, add_out, allowed_cpu, convert, named_list, positive_int
 from ..progress import Progress
 from . import SECTIONS, page
 from .kernel_xdp import unavailable_reason
@@ -26,19 +26,8 @@ XDP_OBJECTS = ("xdp_drop", "xdp_read_drop", "xdp_tx_swap", "xdp_hints_none",
 
 
 def seeds_arg(text):
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    bad = [n for n in names if n not in SECTIONS]
-    if bad or not names:
-        raise ValueError("seeds %s: want a comma list of %s" % (
-            ",".join(bad) or "(none)", ",".join(SECTIONS)))
+    names = named_list("seeds", SECTIONS)(text)
     return [s for s in SECTIONS if s in names]
-
-
-def flavours_arg(text):
-    names = [t for t in text.split(",") if t]
-    if not names or any(n not in headline.FLAVOURS for n in names):
-        raise ValueError("flavours %s: want plain, retpoline or both" % text)
-    return names
 
 
 def add_parser(sub):
@@ -64,7 +53,7 @@ def add_parser(sub):
     sp.add_argument("--kernel-cpu", type=convert(allowed_cpu), default=allowed_cpus()[-1],
                     help="CPU of the kernel side's sender and NAPI thread (default: the "
                     "last this process may use)")
-    sp.add_argument("--flavours", type=convert(flavours_arg, "flavour"),
+    sp.add_argument("--flavours", type=convert(named_list("flavours", headline.FLAVOURS), "flavour"),
                     default=["retpoline", "plain"],
                     help="seed 001's listrx builds: retpoline,plain (default: both)")
     sp.add_argument("--listrx-retpo", help="the retpoline build's listrx (default: "
