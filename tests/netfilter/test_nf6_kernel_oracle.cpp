@@ -129,7 +129,9 @@ std::vector<Frame> frames6()
 	return {
 		udp6(1, 7), udp6(1, 53), udp6(1, 150), udp6(1, 250), udp6(1, 9),
 		udp6(1, 1234), udp6(5000, 9), udp6(5000, 1234),
-		v6([&](Spec &s) { s.ip6_src = far; s.dport = 53; }),
+		// from off the link: dropped (the namespace has no route back
+		// to answer, which is routing's business, not netfilter's)
+		v6([&](Spec &s) { s.ip6_src = far; s.dport = 9; }),
 		v6([&](Spec &s) { s.ip6_src = far; s.sport = 5000; }),
 		v6([&](Spec &s) { s.ip6_src = in80; s.l4 = L4::icmp; s.icmp_type = 128; }),
 		v6([](Spec &s) { s.l4 = L4::icmp; s.icmp_type = 128; }),
@@ -233,7 +235,7 @@ TEST_CASE("kernel oracle: ip6tables-legacy in a netns and l3-demux's netfilter6 
 				CHECK(mine[k] == chain.second[k]);
 			}
 		}
-		CHECK(compared_chains == 6); // raw/PREROUTING .. filter/udp_in
+		CHECK(compared_chains == 5); // raw/PREROUTING .. filter/udp_in
 		for (const char *name : compared) {
 			uint64_t k = after[name] - before[name];
 			INFO(name << ": kernel " << k << ", listrx " << r.counters[1][name]);
