@@ -15,15 +15,14 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
-#include <map>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "engine_run.h"
 #include "frames.h"
 #include "netns_oracle.h"
+#include "nf_counts.h"
 #include "temp_file.h"
 #include "test_eal.h"
 
@@ -71,45 +70,6 @@ const char *rules6_text =
 std::string with_if(const std::string &text, const std::string &dev)
 {
 	return std::regex_replace(text, std::regex("%IF%"), dev);
-}
-
-// "table/chain" -> counters in file order: [0] the policy ([0:0] for a
-// user chain), then the rules ([p:b] -A lines of ip6tables-save -c)
-using Counts = std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>>;
-
-Counts parse_save(const std::string &text)
-{
-	Counts out;
-	std::istringstream in(text);
-	std::string line, table;
-	std::regex chain_re(R"(^:(\S+) (\S+) \[(\d+):(\d+)\])");
-	std::regex rule_re(R"(^\[(\d+):(\d+)\] -A (\S+))");
-	std::smatch m;
-	while (std::getline(in, line)) {
-		if (line.size() > 1 && line[0] == '*')
-			table = "ip6/" + line.substr(1);
-		else if (std::regex_search(line, m, chain_re))
-			out[table + "/" + m[1].str()].push_back(
-				{std::stoull(m[3]), std::stoull(m[4])});
-		else if (std::regex_search(line, m, rule_re))
-			out[table + "/" + m[3].str()].push_back(
-				{std::stoull(m[1]), std::stoull(m[2])});
-	}
-	return out;
-}
-
-Counts listrx_counts(const EngineRun &r, size_t stage)
-{
-	Counts out;
-	for (auto &map : r.maps.at(stage)) {
-		auto &v = out[map.first];
-		for (auto &e : map.second) {
-			uint64_t c[2];
-			std::memcpy(c, e.data() + 4, 16);
-			v.push_back({c[0], c[1]});
-		}
-	}
-	return out;
 }
 
 Frame v6(const std::function<void(Spec &)> &f)
@@ -190,7 +150,7 @@ TEST_CASE("kernel oracle: ip6tables-legacy in a netns and l3-demux's netfilter6 
 	auto after = nstat(net.ns);
 	const std::string saved =
 		sh_out("ip netns exec " + net.ns + " ip6tables-legacy-save -c");
-	Counts kernel = parse_save(saved);
+	NfCounts kernel = nf_parse_save(saved, "ip6/");
 	REQUIRE(kernel.count("ip6/filter/INPUT") == 1);
 	CHECK(kernel_replies > 0);
 
@@ -216,7 +176,7 @@ TEST_CASE("kernel oracle: ip6tables-legacy in a netns and l3-demux's netfilter6 
 			  LRX_ENGINE_STATIC, LRX_ENGINE_GRAPH}) {
 		INFO("engine " << lrx_engine_name(kind));
 		EngineRun r = run_engine(kind, 1, 64, stages, make, polls);
-		Counts ours = listrx_counts(r, 1);
+		NfCounts ours = nf_listrx_counts(r, 1);
 		unsigned compared_chains = 0;
 		for (auto &chain : kernel) {
 			// FORWARD, OUTPUT, POSTROUTING are not on the receive path
