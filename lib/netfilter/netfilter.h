@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Netfilter's IPv4 hooks on the receive path, as l3-demux calls them
+ * Netfilter's hooks on the receive path, as l3-demux calls them
  * (docs/netfilter.md): NF_INET_PRE_ROUTING in ip_rcv after ip_rcv_core and
- * NF_INET_LOCAL_IN in ip_local_deliver after ip_defrag, each running the
- * iptables tables registered there in priority order (raw -300, mangle
+ * NF_INET_LOCAL_IN in ip_local_deliver after ip_defrag (IPv4, iptables);
+ * PRE_ROUTING in ipv6_rcv after ip6_rcv_core and LOCAL_IN in ip6_input
+ * (IPv6, ip6tables: a rule set of family AF_INET6). Each hook runs the
+ * tables registered there in priority order (raw -300, mangle
  * -150 at PREROUTING; mangle -150, filter 0 at INPUT), as nf_hook_slow
  * runs its hook entries: NF_ACCEPT goes on to the next table, NF_DROP
  * ends it (SKB_DROP_REASON_NETFILTER_DROP).
@@ -13,7 +15,9 @@
  * bytes) and takes its verdict: ACCEPT or DROP end the table, RETURN pops
  * the jump stack (or goes to the chain's policy, the underflow), a jump
  * pushes, a goto does not. ip_packet_match compares the addresses, the
- * input device, the protocol and the fragment flag; the udp, tcp and
+ * input device, the protocol and the fragment flag (ip6_packet_match: the
+ * addresses, the device and the upper-layer protocol ipv6_find_hdr finds
+ * past the extension headers); the udp, tcp and
  * multiport matches (xt_tcpudp, xt_multiport) never match a non-first
  * fragment and drop a packet too short for their ports (hotdrop).
  *
@@ -28,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <rte_common.h>
 #include <rte_ethdev.h>
@@ -67,11 +72,13 @@ enum { LRX_NF_MP_SOURCE, LRX_NF_MP_DESTINATION, LRX_NF_MP_EITHER };
 
 static_assert(RTE_MAX_ETHPORTS <= 64, "a port bitmap is 64 bits");
 
-/* One entry (struct ipt_entry with its matches and target). */
+/* One entry (struct ipt_entry or ip6t_entry with its matches and
+ * target). */
 struct lrx_nf_rule {
 	/* struct ipt_ip, addresses network order */
 	uint32_t src, smsk, dst, dmsk;
 	uint8_t proto;        /* 0: any */
+	bool proto_set;       /* IP6T_F_PROTO: -p given (IPv6: -p all too) */
 	uint8_t inv;          /* LRX_NF_INV_* */
 	bool frag;            /* -f: non-first fragments only */
 	uint8_t matches;      /* LRX_NF_M_* */
@@ -94,6 +101,8 @@ struct lrx_nf_rule {
 	int32_t verdict;
 	bool is_goto;         /* -g: no return to this chain */
 	uint16_t line;        /* in the file; 0 for a policy / implicit return */
+	/* struct ip6t_ip6's addresses (a rule set of family AF_INET6) */
+	uint8_t src6[16], smsk6[16], dst6[16], dmsk6[16];
 };
 
 struct lrx_nf_counter {
@@ -116,12 +125,14 @@ struct lrx_nf_chain {
 	uint32_t first;       /* its first entry */
 	uint32_t n_rules;     /* its rules; the entry after them is the
 			       * policy (built-in) or the implicit RETURN */
-	char map_name[40];    /* "TABLE/CHAIN", its counters' map */
+	char map_name[48];    /* "TABLE/CHAIN" ("ip6/TABLE/CHAIN"), its
+			       * counters' map */
 };
 
 /* A loaded rule set. The rules are read-only once loaded and may be
  * shared; the counters are per user (per stage instance). */
 struct lrx_nf {
+	int family;           /* AF_INET: iptables, AF_INET6: ip6tables */
 	uint32_t n_entries;
 	struct lrx_nf_rule *rules;
 	unsigned n_chains;
@@ -137,21 +148,30 @@ struct lrx_nf {
 
 /* The packet as the hooks see it. */
 struct lrx_nf_pkt {
-	const uint8_t *iph;   /* the IPv4 header, in the first segment */
+	const uint8_t *iph;   /* the IPv4 / IPv6 header, in the first segment */
 	uint32_t len;         /* skb->len at the hook: the IP packet */
 	uint32_t thoff;       /* the transport header's offset from iph */
 	uint32_t seg_len;     /* bytes from iph in the first segment */
-	uint16_t fragoff;     /* ntohs(frag_off) & IP_OFFSET */
+	uint16_t fragoff;     /* IPv4: ntohs(frag_off) & IP_OFFSET; IPv6:
+			       * the fragment header's offset in bytes */
 	uint16_t in_port, in_vid; /* the input device: portN or portN.VID */
+	int16_t nexthdr;      /* IPv6: lrx_nf6_find_hdr's result (thoff and
+			       * fragoff are its) */
 };
 
 /* ---- loading ------------------------------------------------------------- */
-/* Parses an iptables-save text (nf_rules.c). name names it in messages.
- * Returns 0, or -EINVAL with "name:line: ..." and what is valid in err;
- * *out is freed with lrx_nf_free. */
+/* Parses an iptables-save text (family AF_INET) or an ip6tables-save
+ * text (AF_INET6) (nf_rules.c). name names it in messages. Returns 0, or
+ * -EINVAL with "name:line: ..." and what is valid in err; *out is freed
+ * with lrx_nf_free. */
+int lrx_nf_parse_family(const char *text, const char *name, int family,
+			struct lrx_nf **out, char *err, size_t err_len);
+/* lrx_nf_parse_family(text, name, AF_INET, ...) */
 int lrx_nf_parse(const char *text, const char *name, struct lrx_nf **out,
 		 char *err, size_t err_len);
 /* Reads the file and parses it. */
+int lrx_nf_load_family(const char *path, int family, struct lrx_nf **out,
+		       char *err, size_t err_len);
 int lrx_nf_load(const char *path, struct lrx_nf **out, char *err,
 		size_t err_len);
 void lrx_nf_free(struct lrx_nf *nf);
@@ -220,25 +240,11 @@ static inline bool lrx_nf_iface(const struct lrx_nf_rule *r,
 	       (r->in_vlan_vid == p->in_vid && r->in_vlan_port == p->in_port);
 }
 
-/* ip_packet_match and the rule's matches; *hotdrop as par->hotdrop. */
-static inline bool lrx_nf_match(const struct lrx_nf_rule *r,
-				const struct lrx_nf_pkt *p, bool *hotdrop)
+/* The rule's matches (xt_tcpudp, xt_multiport) past ip_packet_match /
+ * ip6_packet_match; *hotdrop as par->hotdrop. */
+static inline bool lrx_nf_xt_match(const struct lrx_nf_rule *r,
+				   const struct lrx_nf_pkt *p, bool *hotdrop)
 {
-	uint32_t saddr, daddr;
-
-	memcpy(&saddr, p->iph + 12, 4);
-	memcpy(&daddr, p->iph + 16, 4);
-	if (((saddr & r->smsk) != r->src) ^ !!(r->inv & LRX_NF_INV_SRC) ||
-	    ((daddr & r->dmsk) != r->dst) ^ !!(r->inv & LRX_NF_INV_DST))
-		return false;
-	if (!lrx_nf_iface(r, p) ^ !!(r->inv & LRX_NF_INV_IN))
-		return false;
-	if (r->proto && (p->iph[9] != r->proto) ^ !!(r->inv & LRX_NF_INV_PROTO))
-		return false;
-	if (r->frag && (p->fragoff == 0) ^ !!(r->inv & LRX_NF_INV_FRAG))
-		return false;
-	if (likely(r->matches == 0))
-		return true;
 	/* xt_tcpudp and xt_multiport: a non-first fragment has no ports
 	 * (tcp_mt drops a fragment at offset 1, a flag overwrite) */
 	if (p->fragoff != 0) {
@@ -276,11 +282,138 @@ static inline bool lrx_nf_match(const struct lrx_nf_rule *r,
 	return true;
 }
 
-/* ipt_do_table: the table's chains from its hook entry. */
-static inline unsigned lrx_nf_do_table(const struct lrx_nf *nf,
-				       struct lrx_nf_counter *ctr,
-				       unsigned table, unsigned hook,
-				       const struct lrx_nf_pkt *p)
+/* ip_packet_match and the rule's matches; *hotdrop as par->hotdrop. */
+static inline bool lrx_nf_match(const struct lrx_nf_rule *r,
+				const struct lrx_nf_pkt *p, bool *hotdrop)
+{
+	uint32_t saddr, daddr;
+
+	memcpy(&saddr, p->iph + 12, 4);
+	memcpy(&daddr, p->iph + 16, 4);
+	if (((saddr & r->smsk) != r->src) ^ !!(r->inv & LRX_NF_INV_SRC) ||
+	    ((daddr & r->dmsk) != r->dst) ^ !!(r->inv & LRX_NF_INV_DST))
+		return false;
+	if (!lrx_nf_iface(r, p) ^ !!(r->inv & LRX_NF_INV_IN))
+		return false;
+	if (r->proto && (p->iph[9] != r->proto) ^ !!(r->inv & LRX_NF_INV_PROTO))
+		return false;
+	if (r->frag && (p->fragoff == 0) ^ !!(r->inv & LRX_NF_INV_FRAG))
+		return false;
+	if (likely(r->matches == 0))
+		return true;
+	return lrx_nf_xt_match(r, p, hotdrop);
+}
+
+#define LRX_NF6_NOT_LINEAR (-2)
+
+/* ipv6_masked_addr_cmp: whether a & m differs from want */
+static inline bool lrx_nf6_addr_differs(const uint8_t *a, const uint8_t *m,
+					const uint8_t *want)
+{
+	uint64_t x[2], mk[2], w[2];
+
+	memcpy(x, a, 16);
+	memcpy(mk, m, 16);
+	memcpy(w, want, 16);
+	return ((x[0] & mk[0]) ^ w[0]) | ((x[1] & mk[1]) ^ w[1]);
+}
+
+/* ip6_packet_match and the rule's matches. The protocol is the header
+ * ipv6_find_hdr found past the extension headers (p->nexthdr, once per
+ * packet: the same for every rule); when it failed (a truncated or
+ * unparsable chain) a rule with -p drops the packet (hotdrop). */
+static inline bool lrx_nf6_match(const struct lrx_nf_rule *r,
+				 const struct lrx_nf_pkt *p, bool *hotdrop)
+{
+	if (lrx_nf6_addr_differs(p->iph + 8, r->smsk6, r->src6) ^
+		    !!(r->inv & LRX_NF_INV_SRC) ||
+	    lrx_nf6_addr_differs(p->iph + 24, r->dmsk6, r->dst6) ^
+		    !!(r->inv & LRX_NF_INV_DST))
+		return false;
+	if (!lrx_nf_iface(r, p) ^ !!(r->inv & LRX_NF_INV_IN))
+		return false;
+	if (r->proto_set) {
+		if (p->nexthdr < 0) {
+			*hotdrop = p->nexthdr != LRX_NF6_NOT_LINEAR;
+			return false;
+		}
+		if (r->proto == p->nexthdr) {
+			if (r->inv & LRX_NF_INV_PROTO)
+				return false;
+		} else if (r->proto != 0 && !(r->inv & LRX_NF_INV_PROTO)) {
+			return false; /* "-p all" matches any header */
+		}
+	}
+	if (likely(r->matches == 0))
+		return true;
+	return lrx_nf_xt_match(r, p, hotdrop);
+}
+
+/* ipv6_find_hdr(skb, &thoff, -1, &fragoff, NULL) over the IPv6 packet at
+ * iph (len bytes, seg_len of them readable): the upper-layer protocol
+ * past hop-by-hop, routing, fragment, AH and destination options headers
+ * (a non-first fragment stops at its fragment header), its offset in
+ * *thoff (0 for a non-first fragment) and a fragment's offset (bytes) in *fragoff; -1 (-EBADMSG,
+ * -ENOENT) where the kernel fails, LRX_NF6_NOT_LINEAR where a header lies
+ * past the first segment (then no rule with -p matches). */
+static inline bool lrx_nf6_ext_hdr(uint8_t nh)
+{
+	/* ipv6_ext_hdr, less NEXTHDR_NONE (where the walk ends too) */
+	return nh == 0 || nh == 43 || nh == 44 || nh == 51 || nh == 60;
+}
+
+static inline int lrx_nf6_find_hdr(const uint8_t *iph, uint32_t len,
+				   uint32_t seg_len, uint32_t *thoff,
+				   uint16_t *fragoff)
+{
+	uint32_t start = 40;
+	uint8_t nexthdr = iph[6];
+
+	*fragoff = 0;
+	for (;;) {
+		if (!lrx_nf6_ext_hdr(nexthdr))
+			break;
+		/* skb_header_pointer of the 2 bytes every extension header
+		 * starts with (4: a fragment header's offset) */
+		const uint32_t need = nexthdr == 44 ? 4 : 2;
+		if (start + need > len)
+			return -1; /* -EBADMSG */
+		if (start + need > seg_len)
+			return LRX_NF6_NOT_LINEAR;
+		const uint8_t *hp = iph + start;
+		uint32_t hdrlen;
+		if (nexthdr == 44) {
+			const uint16_t off = (uint16_t)((hp[2] << 8 | hp[3]) & ~7);
+			if (off) {
+				const uint8_t nh = hp[0];
+				if (!lrx_nf6_ext_hdr(nh)) {
+					/* *offset is left as it was (0) */
+					*fragoff = off;
+					*thoff = 0;
+					return nh;
+				}
+				return -1; /* -ENOENT, *fragoff still 0 */
+			}
+			hdrlen = 8;
+		} else if (nexthdr == 51) {
+			hdrlen = (hp[1] + 2u) << 2; /* ipv6_authlen */
+		} else {
+			hdrlen = (hp[1] + 1u) << 3; /* ipv6_optlen */
+		}
+		nexthdr = hp[0];
+		start += hdrlen;
+	}
+	*thoff = start;
+	return nexthdr;
+}
+
+/* ipt_do_table / ip6t_do_table (v6): the table's chains from its hook
+ * entry. */
+static __rte_always_inline unsigned lrx_nf_do_table(const struct lrx_nf *nf,
+						    struct lrx_nf_counter *ctr,
+						    unsigned table, unsigned hook,
+						    const struct lrx_nf_pkt *p,
+						    bool v6)
 {
 	uint32_t stack[LRX_NF_CHAINS_MAX + 1];
 	uint32_t sp = 0, e = nf->hook_entry[table][hook];
@@ -289,7 +422,8 @@ static inline unsigned lrx_nf_do_table(const struct lrx_nf *nf,
 	for (;;) {
 		const struct lrx_nf_rule *r = &nf->rules[e];
 
-		if (!lrx_nf_match(r, p, &hotdrop)) {
+		if (!(v6 ? lrx_nf6_match(r, p, &hotdrop)
+			 : lrx_nf_match(r, p, &hotdrop))) {
 			if (unlikely(hotdrop))
 				return LRX_NF_DROP;
 			e++;
@@ -313,17 +447,30 @@ static inline unsigned lrx_nf_do_table(const struct lrx_nf *nf,
 	}
 }
 
-/* nf_hook_slow: every table of the hook; LRX_NF_ACCEPT or LRX_NF_DROP. */
+static __rte_always_inline unsigned lrx_nf_hook_tables(const struct lrx_nf *nf,
+						       struct lrx_nf_counter *ctr,
+						       unsigned hook,
+						       const struct lrx_nf_pkt *p,
+						       bool v6)
+{
+	for (unsigned t = 0; t < nf->n_hook_tables[hook]; t++)
+		if (lrx_nf_do_table(nf, ctr, nf->hook_tables[hook][t], hook, p,
+				    v6) == LRX_NF_DROP)
+			return LRX_NF_DROP;
+	return LRX_NF_ACCEPT;
+}
+
+/* nf_hook_slow: every table of the hook; LRX_NF_ACCEPT or LRX_NF_DROP.
+ * An IPv6 rule set reads p->nexthdr, thoff and fragoff as
+ * lrx_nf6_find_hdr set them. */
 static inline unsigned lrx_nf_hook_slow(const struct lrx_nf *nf,
 					struct lrx_nf_counter *ctr,
 					unsigned hook,
 					const struct lrx_nf_pkt *p)
 {
-	for (unsigned t = 0; t < nf->n_hook_tables[hook]; t++)
-		if (lrx_nf_do_table(nf, ctr, nf->hook_tables[hook][t], hook, p) ==
-		    LRX_NF_DROP)
-			return LRX_NF_DROP;
-	return LRX_NF_ACCEPT;
+	if (nf->family == AF_INET6)
+		return lrx_nf_hook_tables(nf, ctr, hook, p, true);
+	return lrx_nf_hook_tables(nf, ctr, hook, p, false);
 }
 
 #endif

@@ -2,7 +2,8 @@
  * The netfilter rule file: the subset of iptables-save's text that the
  * receive path's hooks run, so that `iptables-save > f` on a host (with
  * its device names as listrx's) loads here and `iptables-restore < f`
- * loads a kernel:
+ * loads a kernel; an ip6tables-save text is the same grammar with IPv6
+ * addresses (family AF_INET6), without -f:
  *
  *   *raw | *mangle | *filter          a table, up to COMMIT
  *   :CHAIN POLICY [p:b]               built-in chain (ACCEPT|DROP) or
@@ -10,7 +11,7 @@
  *   [p:b] -A CHAIN [MATCHES] [-j TARGET | -g CHAIN]
  *   COMMIT
  *
- * MATCHES: [!] -p udp|tcp|icmp|all|N, [!] -s A[/M], [!] -d A[/M],
+ * MATCHES: [!] -p udp|tcp|icmp|icmpv6|all|N, [!] -s A[/M], [!] -d A[/M],
  * [!] -i DEV (portN, portN.VID, a prefix with '+'), [!] -f,
  * -m udp|tcp [[!] --sport P[:Q]] [[!] --dport P[:Q]]
  *            [[!] --tcp-flags MASK COMP | [!] --syn],
@@ -73,6 +74,7 @@ struct nf_pending {
 
 struct nf_parse {
 	struct lrx_rule_reader rd;
+	int family;           /* AF_INET or AF_INET6 */
 	int table;            /* the open table, -1 none */
 	bool committed[LRX_NF_TABLES];
 	unsigned n_chains;
@@ -348,17 +350,28 @@ static int nf_iface(struct nf_parse *ps, const char *v, struct lrx_nf_rule *r)
 	return 0;
 }
 
-static int nf_addr(struct nf_parse *ps, const char *v, uint32_t *addr,
-		   uint32_t *mask)
+/* -s/-d: an address of the rule set's family and its mask, into the
+ * rule's IPv4 (struct ipt_ip) or IPv6 (struct ip6t_ip6) fields */
+static int nf_addr(struct nf_parse *ps, const char *v, struct lrx_nf_rule *r,
+		   bool src)
 {
 	uint8_t a[16], m[16];
-	int af = AF_INET;
+	int af = ps->family;
 
 	if (v == NULL || lrx_rule_addr(v, &af, a, m) != 0)
-		return nf_error(ps, v ? v : "address", "an IPv4 address, optionally "
-				"/N or /a.b.c.d (IPv6 is ip6tables', not modelled)");
-	memcpy(addr, a, 4);
-	memcpy(mask, m, 4);
+		return nf_error(ps, v ? v : "address", ps->family == AF_INET6
+				? "an IPv6 address, optionally /N (IPv4 rules "
+				  "are iptables', in the netfilter file)"
+				: "an IPv4 address, optionally /N or /a.b.c.d "
+				  "(IPv6 rules are ip6tables', in the netfilter6 "
+				  "file)");
+	if (ps->family == AF_INET6) {
+		memcpy(src ? r->src6 : r->dst6, a, 16);
+		memcpy(src ? r->smsk6 : r->dmsk6, m, 16);
+	} else {
+		memcpy(src ? &r->src : &r->dst, a, 4);
+		memcpy(src ? &r->smsk : &r->dmsk, m, 4);
+	}
 	return 0;
 }
 
@@ -381,6 +394,7 @@ static int nf_opt_proto(struct nf_rule_ctx *c, const char *k, const char *v)
 		{ "tcp", 6 }, { "udp", 17 }, { "icmp", 1 }, { "all", 0 },
 		{ "udplite", 136 }, { "sctp", 132 }, { "dccp", 33 },
 		{ "gre", 47 }, { "esp", 50 }, { "ah", 51 },
+		{ "icmpv6", 58 }, { "ipv6-icmp", 58 }, { "mh", 135 },
 	};
 	struct lrx_nf_rule *r = c->r;
 	uint64_t u;
@@ -394,12 +408,13 @@ static int nf_opt_proto(struct nf_rule_ctx *c, const char *k, const char *v)
 		r->proto = (uint8_t)u;
 	else
 		return nf_error(c->ps, v ? v : k, "a protocol is tcp, udp, "
-				"icmp, udplite, sctp, dccp, gre, esp, "
-				"ah, all or 0..255");
+				"icmp, icmpv6 (ipv6-icmp), udplite, sctp, dccp, "
+				"gre, esp, ah, mh, all or 0..255");
 	if (r->proto == 0 && c->neg)
 		return nf_error(c->ps, v, "! -p all matches nothing "
 				"(iptables refuses it)");
 	r->inv |= c->neg ? LRX_NF_INV_PROTO : 0;
+	r->proto_set = true;
 	c->at++;
 	return 0;
 }
@@ -409,8 +424,7 @@ static int nf_opt_addr(struct nf_rule_ctx *c, const char *k, const char *v)
 {
 	struct lrx_nf_rule *r = c->r;
 	bool src = k[1] == 's' || k[2] == 's';
-	int rc = nf_addr(c->ps, v, src ? &r->src : &r->dst,
-			 src ? &r->smsk : &r->dmsk);
+	int rc = nf_addr(c->ps, v, r, src);
 
 	r->inv |= c->neg ? (src ? LRX_NF_INV_SRC : LRX_NF_INV_DST) : 0;
 	c->at++;
@@ -439,8 +453,10 @@ static int nf_opt_oface(struct nf_rule_ctx *c, const char *k, const char *v)
 /* -f/--fragment: non-first fragments */
 static int nf_opt_frag(struct nf_rule_ctx *c, const char *k, const char *v)
 {
-	(void)k;
 	(void)v;
+	if (c->ps->family == AF_INET6)
+		return nf_error(c->ps, k, "ip6tables has no -f (its fragment "
+				"match, -m frag, is not modelled)");
 	c->r->frag = true;
 	c->r->inv |= c->neg ? LRX_NF_INV_FRAG : 0;
 	return 0;
@@ -813,7 +829,8 @@ static int nf_build(struct nf_parse *ps, struct lrx_nf *nf)
 		e++;
 		nf->chains[c] = *ch;
 		char map_name[sizeof(ch->map_name)];
-		snprintf(map_name, sizeof(map_name), "%s/%s",
+		snprintf(map_name, sizeof(map_name), "%s%s/%s",
+			 ps->family == AF_INET6 ? "ip6/" : "",
 			 nf_table_names[ch->table], ch->name);
 		memcpy(nf->chains[c].map_name, map_name, sizeof(map_name));
 	}
@@ -851,8 +868,8 @@ static int nf_build(struct nf_parse *ps, struct lrx_nf *nf)
 	return 0;
 }
 
-int lrx_nf_parse(const char *text, const char *name, struct lrx_nf **out,
-		 char *err, size_t err_len)
+int lrx_nf_parse_family(const char *text, const char *name, int family,
+			struct lrx_nf **out, char *err, size_t err_len)
 {
 	struct nf_parse *ps = calloc(1, sizeof(*ps));
 	struct lrx_nf *nf = calloc(1, sizeof(*nf));
@@ -875,6 +892,7 @@ int lrx_nf_parse(const char *text, const char *name, struct lrx_nf **out,
 		goto out;
 	}
 	ps->max_pending = max_pending;
+	ps->family = nf->family = family == AF_INET6 ? AF_INET6 : AF_INET;
 	ps->rd = (struct lrx_rule_reader){ .p = text, .name = name, .err = err,
 					   .err_len = err_len };
 	ps->table = -1;
@@ -915,8 +933,14 @@ out:
 	return 0;
 }
 
-int lrx_nf_load(const char *path, struct lrx_nf **out, char *err,
-		size_t err_len)
+int lrx_nf_parse(const char *text, const char *name, struct lrx_nf **out,
+		 char *err, size_t err_len)
+{
+	return lrx_nf_parse_family(text, name, AF_INET, out, err, err_len);
+}
+
+int lrx_nf_load_family(const char *path, int family, struct lrx_nf **out,
+		       char *err, size_t err_len)
 {
 	char *text = NULL;
 	int rc = lrx_rule_file_read(path, NF_FILE_MAX, &text, err, err_len);
@@ -924,9 +948,15 @@ int lrx_nf_load(const char *path, struct lrx_nf **out, char *err,
 	*out = NULL;
 	if (rc < 0)
 		return rc;
-	rc = lrx_nf_parse(text, path, out, err, err_len);
+	rc = lrx_nf_parse_family(text, path, family, out, err, err_len);
 	free(text);
 	return rc;
+}
+
+int lrx_nf_load(const char *path, struct lrx_nf **out, char *err,
+		size_t err_len)
+{
+	return lrx_nf_load_family(path, AF_INET, out, err, err_len);
 }
 
 void lrx_nf_free(struct lrx_nf *nf)

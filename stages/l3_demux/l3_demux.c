@@ -410,6 +410,14 @@ static __rte_always_inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct 
 	meta->transport_offset = (uint16_t)toff;
 	meta->l4_proto = nexthdr;
 
+	/* NF_HOOK(NFPROTO_IPV6, NF_INET_PRE_ROUTING, ..., ip6_rcv_finish):
+	 * the list path runs it here too, packet by packet (what
+	 * nf_hook_slow_list does; nothing here depends on the order) */
+	if (l3_nf_hook_of(c)->rules6 != NULL) {
+		next = l3_ipv6_nf_hook(c, m, meta, LRX_NF_PRE_ROUTING);
+		if (next != LRX_NEXT_CONTINUE_V)
+			return next;
+	}
 	/* ip6_route_input: a non-forwarding host's ip6_forward error */
 	c->route_lookups++;
 	if (!l3_ipv6_is_local(l3_ipv6_of(c), hdr->dst_addr)) {
@@ -423,6 +431,13 @@ static __rte_always_inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct 
 		mib->in_mcast_octets += meta->len;
 		if (!l3_mcast_joined6(&c->mc, hdr->dst_addr, m->port))
 			return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
+	}
+	/* ip6_input: NF_HOOK(NF_INET_LOCAL_IN, ..., ip6_input_finish), before
+	 * the extension headers and reassembly (ip6_protocol_deliver_rcu) */
+	if (l3_nf_hook_of(c)->rules6 != NULL) {
+		next = l3_ipv6_nf_hook(c, m, meta, LRX_NF_LOCAL_IN);
+		if (next != LRX_NEXT_CONTINUE_V)
+			return next;
 	}
 	if (unlikely(l3_ipv6_is_exthdr(nexthdr))) {
 		next = l3_ipv6_ext(c, m, meta, hdr, &toff, &nexthdr);

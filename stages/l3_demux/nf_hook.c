@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * l3-demux's module nf_hook: netfilter's IPv4 receive hooks, PREROUTING
- * after ip_rcv_core and LOCAL_IN after ip_defrag (net/ipv4/ip_input.c's
- * NF_HOOK calls), over the rules of lib/netfilter. Key netfilter;
- * counters nf_prerouting_drops, nf_local_in_drops; the rule counters as
- * the stage's maps.
+ * l3-demux's module nf_hook: netfilter's receive hooks over the rules of
+ * lib/netfilter. IPv4 (key netfilter): PREROUTING after ip_rcv_core and
+ * LOCAL_IN after ip_defrag (net/ipv4/ip_input.c's NF_HOOK calls); IPv6
+ * (key netfilter6, ip6tables): PREROUTING after ip6_rcv_core and LOCAL_IN
+ * in ip6_input (net/ipv6/ip6_input.c). Counters nf_prerouting_drops,
+ * nf_local_in_drops, nf6_prerouting_drops, nf6_local_in_drops; the rule
+ * counters as the stage's maps (the IPv6 ones named ip6/TABLE/CHAIN).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -41,28 +43,55 @@ __rte_noinline lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c, const struct rte_mbu
 	return lrx_next_drop(LRX_DROP_NETFILTER_DROP);
 }
 
-static int l3_nf_hook_init(struct l3_demux *d, const struct l3_demux_conf *conf,
-			   const struct lrx_stage_init *init)
+/* The same for IPv6 (ipv6_rcv's and ip6_input's NF_HOOK, ip6t_do_table).
+ * ip6_packet_match's protocol is the header ipv6_find_hdr finds past the
+ * extension headers: found once per packet here, as every rule would find
+ * the same. skb->len is the IPv6 packet, header included, after
+ * ip6_rcv_core's trim. The LOCAL_IN hook sees each fragment: IPv6
+ * reassembles after it, in ip6_protocol_deliver_rcu. */
+__rte_noinline lrx_next_t l3_ipv6_nf_hook(struct l3_ctx *c, const struct rte_mbuf *m,
+					  const struct lrx_meta *meta, unsigned hook)
 {
-	struct l3_nf_hook *nf = &d->nf_hook;
+	struct l3_nf_hook *nf = l3_nf_hook_of(c);
+	const uint32_t noff = meta->network_offset;
+	struct lrx_nf_pkt p = {
+		.iph = l3_frame(m) + noff,
+		.len = meta->len,
+		.seg_len = RTE_MIN(m->data_len - noff, meta->len),
+		.in_port = meta->ingress_port,
+		.in_vid = meta->vlan_vid,
+	};
+	p.nexthdr = (int16_t)lrx_nf6_find_hdr(p.iph, p.len, p.seg_len, &p.thoff,
+					      &p.fragoff);
+	if (lrx_nf_hook_slow(nf->rules6, nf->ctr6, hook, &p) == LRX_NF_ACCEPT)
+		return LRX_NEXT_CONTINUE_V;
+	nf->drops6[hook]++;
+	return lrx_next_drop(LRX_DROP_NETFILTER_DROP);
+}
+
+/* one rule file (key 'key', family) into *rules, its counters into *ctr */
+static int l3_nf_hook_load(const char *file, int family, const char *key,
+			   const struct lrx_stage_init *init, struct lrx_nf **rules,
+			   struct lrx_nf_counter **ctr)
+{
 	char why[512];
-	if (conf->nf_hook.file[0] == '\0')
+	if (file[0] == '\0')
 		return 0;
-	int rc = lrx_nf_load(conf->nf_hook.file, &nf->rules, why, sizeof(why));
+	int rc = lrx_nf_load_family(file, family, rules, why, sizeof(why));
 	if (rc == 0) {
-		nf->ctr = rte_zmalloc_socket("l3_nf_counters",
-					     RTE_MAX(nf->rules->n_entries, 1u) * sizeof(*nf->ctr),
-					     RTE_CACHE_LINE_SIZE, init->socket_id);
-		if (nf->ctr == NULL) {
+		*ctr = rte_zmalloc_socket("l3_nf_counters",
+					  RTE_MAX((*rules)->n_entries, 1u) * sizeof(**ctr),
+					  RTE_CACHE_LINE_SIZE, init->socket_id);
+		if (*ctr == NULL) {
 			snprintf(why, sizeof(why), "out of memory");
 			rc = -ENOMEM;
 		}
 	}
 	if (rc < 0) {
-		snprintf(init->err, init->err_len, "%s: key 'netfilter': %s",
-			 init->instance, why);
-		lrx_nf_free(nf->rules);
-		nf->rules = NULL;
+		snprintf(init->err, init->err_len, "%s: key '%s': %s",
+			 init->instance, key, why);
+		lrx_nf_free(*rules);
+		*rules = NULL;
 	}
 	return rc;
 }
@@ -71,32 +100,69 @@ static void l3_nf_hook_fini(struct l3_demux *d)
 {
 	lrx_nf_free(d->nf_hook.rules);
 	rte_free(d->nf_hook.ctr);
-	d->nf_hook.rules = NULL;
-	d->nf_hook.ctr = NULL;
+	lrx_nf_free(d->nf_hook.rules6);
+	rte_free(d->nf_hook.ctr6);
+	d->nf_hook.rules = d->nf_hook.rules6 = NULL;
+	d->nf_hook.ctr = d->nf_hook.ctr6 = NULL;
+}
+
+static int l3_nf_hook_init(struct l3_demux *d, const struct l3_demux_conf *conf,
+			   const struct lrx_stage_init *init)
+{
+	struct l3_nf_hook *nf = &d->nf_hook;
+	int rc = l3_nf_hook_load(conf->nf_hook.file, AF_INET, "netfilter", init,
+				 &nf->rules, &nf->ctr);
+	if (rc == 0)
+		rc = l3_nf_hook_load(conf->nf_hook.file6, AF_INET6, "netfilter6",
+				     init, &nf->rules6, &nf->ctr6);
+	if (rc < 0)
+		l3_nf_hook_fini(d);
+	return rc;
 }
 
 /* netfilter's rules on a device the run does not have never match: said
  * once the ports are known (iptables takes such a rule too) */
 static int l3_nf_hook_start(void *ctx, const struct lrx_stage_start *start)
 {
-	const struct lrx_nf *rules = ((const struct l3_demux *)ctx)->nf_hook.rules;
-	if (rules != NULL)
-		lrx_nf_ports_check(rules, "key 'netfilter'", start->ports, start->n_ports,
-				   start->warn, start->warn_len);
+	const struct l3_nf_hook *nf = &((const struct l3_demux *)ctx)->nf_hook;
+	if (nf->rules != NULL &&
+	    lrx_nf_ports_check(nf->rules, "key 'netfilter'", start->ports,
+			       start->n_ports, start->warn, start->warn_len) != 0)
+		return 0; /* one warning */
+	if (nf->rules6 != NULL)
+		lrx_nf_ports_check(nf->rules6, "key 'netfilter6'", start->ports,
+				   start->n_ports, start->warn, start->warn_len);
 	return 0;
 }
 
-/* as iptables -L -v -x */
+/* the IPv4 chains' maps, then the IPv6 ones: map i of the IPv6 set is
+ * map n4 + i */
+static unsigned l3_nf_hook_n4(const struct l3_nf_hook *nf)
+{
+	struct lrx_stage_map info;
+	unsigned n = 0;
+	while (nf->rules != NULL && lrx_nf_map_at(nf->rules, n, &info))
+		n++;
+	return n;
+}
+
+/* as iptables -L -v -x (ip6tables -L -v -x) */
 bool l3_nf_hook_map_at(const void *ctx, unsigned i, struct lrx_stage_map *out)
 {
-	return lrx_nf_map_at(((const struct l3_demux *)ctx)->nf_hook.rules, i, out);
+	const struct l3_nf_hook *nf = &((const struct l3_demux *)ctx)->nf_hook;
+	if (lrx_nf_map_at(nf->rules, i, out))
+		return true;
+	return lrx_nf_map_at(nf->rules6, i - l3_nf_hook_n4(nf), out);
 }
 
 bool l3_nf_hook_map_next(const void *ctx, unsigned i, uint32_t *cursor, void *key,
 			 void *value)
 {
 	const struct l3_nf_hook *nf = &((const struct l3_demux *)ctx)->nf_hook;
-	return lrx_nf_map_next(nf->rules, nf->ctr, i, cursor, key, value);
+	const unsigned n4 = l3_nf_hook_n4(nf);
+	if (i < n4)
+		return lrx_nf_map_next(nf->rules, nf->ctr, i, cursor, key, value);
+	return lrx_nf_map_next(nf->rules6, nf->ctr6, i - n4, cursor, key, value);
 }
 
 static const struct lrx_value_key l3_nf_hook_keys[] = {
@@ -104,12 +170,18 @@ static const struct lrx_value_key l3_nf_hook_keys[] = {
 	       "iptables-save file of IPv4 rules (raw, mangle, filter; "
 	       "docs/netfilter.md) run at PREROUTING (after ip_rcv_core) and INPUT "
 	       "(after ip_defrag); empty: no hooks"),
+	L3_KEY(STRING, nf_hook.file6, "netfilter6", "",
+	       "ip6tables-save file of IPv6 rules (raw, mangle, filter; "
+	       "docs/netfilter.md) run at PREROUTING (after ip6_rcv_core) and INPUT "
+	       "(ip6_input, before reassembly); empty: no hooks"),
 	{.name = NULL},
 };
 
 static const struct lrx_stage_counter l3_nf_hook_counters[] = {
 	L3_COUNTER("nf_prerouting_drops", nf_hook.drops[LRX_NF_PRE_ROUTING]),
 	L3_COUNTER("nf_local_in_drops", nf_hook.drops[LRX_NF_LOCAL_IN]),
+	L3_COUNTER("nf6_prerouting_drops", nf_hook.drops6[LRX_NF_PRE_ROUTING]),
+	L3_COUNTER("nf6_local_in_drops", nf_hook.drops6[LRX_NF_LOCAL_IN]),
 	{.name = NULL},
 };
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * netfilter's IPv4 receive hooks where ip_rcv and ip_local_deliver call
- * them (NF_HOOK: nf_hook_slow), with the rules of lib/netfilter:
- * l3-demux's module nf_hook (nf_hook.c).
+ * netfilter's receive hooks where ip_rcv and ip_local_deliver (IPv4,
+ * iptables) and ipv6_rcv and ip6_input (IPv6, ip6tables) call them
+ * (NF_HOOK: nf_hook_slow), with the rules of lib/netfilter: l3-demux's
+ * module nf_hook (nf_hook.c).
  */
 #ifndef LRX_L3_NF_HOOK_H
 #define LRX_L3_NF_HOOK_H
@@ -17,14 +18,23 @@ struct l3_nf_hook {
 	struct lrx_nf *rules;
 	struct lrx_nf_counter *ctr;    /* this instance's rule counters */
 	uint64_t drops[LRX_NF_HOOKS];
+	/* the IPv6 rules (ip6tables), the same way */
+	struct lrx_nf *rules6;
+	struct lrx_nf_counter *ctr6;
+	uint64_t drops6[LRX_NF_HOOKS];
 };
 
 struct l3_nf_hook_conf {
 	char file[PATH_MAX];           /* key netfilter; empty: no hooks */
+	char file6[PATH_MAX];          /* key netfilter6; empty: no hooks */
 };
 
 /* One hook on one IPv4 packet: CONTINUE, or the drop. */
 lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c, const struct rte_mbuf *m,
+			   const struct lrx_meta *meta, unsigned hook);
+
+/* One hook on one IPv6 packet (ip6tables): CONTINUE, or the drop. */
+lrx_next_t l3_ipv6_nf_hook(struct l3_ctx *c, const struct rte_mbuf *m,
 			   const struct lrx_meta *meta, unsigned hook);
 
 /* The rule counters of the chains, one map per chain (the stage's maps,

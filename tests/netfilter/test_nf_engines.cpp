@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -122,4 +123,117 @@ TEST_CASE("l3-demux: a netfilter file that does not load fails init, naming "
 	lrx_test::StageInstance missing("l3-demux", {{"netfilter", "/nonexistent"}});
 	CHECK(std::string(missing.error()).find("/nonexistent: cannot open") !=
 	      std::string::npos);
+}
+
+TEST_CASE("build-meta,l3-demux with ip6tables rules (netfilter6) give identical "
+	  "results under every engine", "[netfilter][equivalence]")
+{
+	pool();
+	const lrx_test::TempFile file4(
+		"*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+		"-A INPUT -p udp -m udp --dport 7 -j DROP\n"
+		"COMMIT\n");
+	const lrx_test::TempFile file6(
+		"*raw\n:PREROUTING ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+		"-A PREROUTING -p udp -m udp --dport 7 -j DROP\n"
+		"-A PREROUTING -s 2001:db8::9/128 -j DROP\n"
+		"COMMIT\n"
+		"*filter\n:INPUT DROP [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+		":u - [0:0]\n"
+		"-A INPUT -p ipv6-icmp -j ACCEPT\n"
+		"-A INPUT -p udp -j u\n"
+		"-A INPUT -p tcp -m tcp --syn -j ACCEPT\n"
+		"-A u -p udp -m udp --dport 53 -j ACCEPT\n"
+		"-A u -p udp -m multiport --dports 100:200,300 -j ACCEPT\n"
+		"-A u ! -s 2001:db8::/64 -j ACCEPT\n"
+		"COMMIT\n");
+	const Ip6 far = ip6({0x2001, 0xdb9, 0, 0, 0, 0, 0, 1});
+	auto v6 = [](const std::function<void(Spec &)> &f) {
+		return with([&](Spec &s) {
+			s.l3 = L3::ipv6;
+			f(s);
+		});
+	};
+	auto frag6 = [](uint16_t off_flags) {
+		return ip6_insert_ext(udp6(1, 53), 44,
+				      lrx_test::frames::ip6_ext(
+					      17, {(uint8_t)(off_flags >> 8),
+						   (uint8_t)off_flags, 0, 0, 0, 9}));
+	};
+	Frame cut = ip6_insert_ext(udp6(1, 53), 60,
+				   lrx_test::frames::ip6_ext(17, {0, 0, 0, 0, 0, 0}));
+	cut.ip6_payload_length(1);
+	const std::vector<Frame> frames = {
+		udp6(1, 7), udp6(1, 9), udp6(1, 53), udp6(1, 150), udp6(1, 300),
+		v6([](Spec &s) { s.l4 = L4::icmp; s.icmp_type = 128; }),
+		v6([](Spec &s) { s.l4 = L4::tcp; s.tcp_flags = TCP_SYN; }),
+		v6([](Spec &s) { s.l4 = L4::tcp; s.tcp_flags = TCP_ACK; }),
+		v6([&](Spec &s) { s.ip6_src = far; }),
+		v6([](Spec &s) { s.ip6_src = ip6_doc(9); s.l4 = L4::icmp; }),
+		v6([](Spec &s) { s.ip6_hop_by_hop = true; s.dport = 53; }),
+		v6([](Spec &s) { s.vlans = {5}; s.dport = 7; }),
+		frag6(0x0001), frag6(0x0008), cut,
+		udp6(1, 53).ip6_dst(ip6_doc(0x99)).l4_fix_csum(),
+		udp4(1, 7), udp4(1, 9), tcp4(TCP_SYN),
+	};
+	std::mt19937 rng(366);
+	for (const char *split : {"none", "gather", "runs"}) {
+		const uint16_t burst = 32;
+		std::vector<uint16_t> polls;
+		size_t total = 0;
+		while (total < 2000) {
+			uint16_t n = (uint16_t)(1 + rng() % burst);
+			polls.push_back(n);
+			total += n;
+		}
+		std::vector<uint16_t> ids(total);
+		for (auto &id : ids)
+			id = (uint16_t)(rng() % frames.size());
+		const std::vector<lrx_test::PipelineStage> stages = {
+			{"build-meta", {}},
+			{"l3-demux", {{"local_ipv4", "10.0.0.2/24"},
+				      {"local_ipv6", "2001:db8::2/64"},
+				      {"netfilter", file4.path}, {"netfilter6", file6.path},
+				      {"list_split", split}, {"ipfrag_clock", "polls"}}},
+		};
+		auto make = [&](size_t at) { return frames[ids[at]].to_mbuf(pool()); };
+		auto clean = [](lrx_test::EngineRun &r) {
+			for (auto &c : r.counters)
+				for (const char *how : {"l3_sublists", "l4_sublists",
+							"route_hint_hits", "route_lookups",
+							"pool_wraps"})
+					c.erase(how);
+		};
+		lrx_test::engine_prefetch = 0;
+		auto ref = lrx_test::run_engine(LRX_ENGINE_PACKET, 0, burst, stages, make,
+						polls);
+		clean(ref);
+		REQUIRE(ref.counters[1].at("nf6_prerouting_drops") > 0);
+		REQUIRE(ref.counters[1].at("nf6_local_in_drops") > 0);
+		REQUIRE(ref.counters[1].at("nf_local_in_drops") > 0);
+		REQUIRE(ref.maps[1].count("ip6/filter/u") == 1);
+		REQUIRE(ref.maps[1].count("filter/INPUT") == 1);
+		INFO(split);
+		lrx_test::for_each_engine(1, [&](lrx_engine_kind kind, unsigned k) {
+			auto r = lrx_test::run_engine(kind, k, burst, stages, make, polls);
+			clean(r);
+			lrx_test::require_same_run(r, ref);
+		});
+	}
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
+TEST_CASE("l3-demux: a netfilter6 file that does not load fails init, naming "
+	  "the key, the file and line and what is valid", "[netfilter]")
+{
+	pool();
+	const lrx_test::TempFile file("*filter\n:INPUT ACCEPT [0:0]\n"
+				      "-A INPUT -s 10.0.0.1 -j DROP\nCOMMIT\n");
+	const std::string path = file.path;
+	lrx_test::StageInstance l3("l3-demux", {{"netfilter6", path}});
+	CHECK_FALSE(l3.ok());
+	const std::string err = l3.error();
+	INFO(err);
+	CHECK(err.find(std::string("l3-demux: key 'netfilter6': ") + path +
+		       ":3: '10.0.0.1': an IPv6 address") != std::string::npos);
 }
