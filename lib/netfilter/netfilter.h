@@ -17,9 +17,10 @@
  * multiport matches (xt_tcpudp, xt_multiport) never match a non-first
  * fragment and drop a packet too short for their ports (hotdrop).
  *
- * The rules come from a file in iptables-save syntax (nf_rules.c); there
- * is no connection tracking (docs/netfilter.md says what nf_conntrack_in
- * would add).
+ * The rules come from a file in iptables-save syntax (nf_rules.c). The
+ * state matches (xt_conntrack's --ctstate, xt_state's --state) read the
+ * state nf_conntrack_in gave the packet (conntrack.h), and the raw table's
+ * CT --notrack target sets it UNTRACKED.
  */
 #ifndef LISTRX_NETFILTER_H
 #define LISTRX_NETFILTER_H
@@ -60,7 +61,16 @@ enum {
 	LRX_NF_INV_FRAG = 0x20,
 	LRX_NF_INV_PROTO = 0x40,
 };
-enum { LRX_NF_M_UDP = 1, LRX_NF_M_TCP = 2, LRX_NF_M_MULTIPORT = 4 };
+enum { LRX_NF_M_UDP = 1, LRX_NF_M_TCP = 2, LRX_NF_M_MULTIPORT = 4, LRX_NF_M_CTSTATE = 8 };
+/* A packet's conntrack state as xt_state / xt_conntrack test it: one bit
+ * (XT_STATE_BIT(ctinfo), XT_STATE_INVALID, XT_STATE_UNTRACKED) */
+enum {
+	LRX_NF_CT_INVALID = 1,
+	LRX_NF_CT_ESTABLISHED = 2,
+	LRX_NF_CT_RELATED = 4,
+	LRX_NF_CT_NEW = 8,
+	LRX_NF_CT_UNTRACKED = 64,
+};
 enum { LRX_NF_TU_INV_SRC = 1, LRX_NF_TU_INV_DST = 2, LRX_NF_TU_INV_FLAGS = 4 };
 enum { LRX_NF_MP_SOURCE, LRX_NF_MP_DESTINATION, LRX_NF_MP_EITHER };
 #define LRX_NF_MULTI_PORTS 15 /* XT_MULTI_PORTS */
@@ -90,6 +100,10 @@ struct lrx_nf_rule {
 	bool mp_invert;
 	uint16_t mp_ports[LRX_NF_MULTI_PORTS];
 	uint8_t mp_pflags[LRX_NF_MULTI_PORTS];
+	/* xt_conntrack --ctstate / xt_state --state: LRX_NF_CT_* bits */
+	uint8_t ct_states;
+	bool ct_invert;
+	bool notrack;         /* -j CT --notrack (raw): UNTRACKED, go on */
 	/* the standard target: LRX_NF_V_* or an entry index */
 	int32_t verdict;
 	bool is_goto;         /* -g: no return to this chain */
@@ -133,6 +147,8 @@ struct lrx_nf {
 	uint32_t hook_entry[LRX_NF_TABLES][LRX_NF_HOOKS];
 	uint32_t underflow[LRX_NF_TABLES][LRX_NF_HOOKS];
 	uint32_t stacksize;   /* user chains + 1 */
+	bool uses_conntrack;  /* a state match or CT --notrack: the rules
+			       * need nf_conntrack (nf_ct_netns_get) */
 };
 
 /* The packet as the hooks see it. */
@@ -143,6 +159,8 @@ struct lrx_nf_pkt {
 	uint32_t seg_len;     /* bytes from iph in the first segment */
 	uint16_t fragoff;     /* ntohs(frag_off) & IP_OFFSET */
 	uint16_t in_port, in_vid; /* the input device: portN or portN.VID */
+	uint8_t ctstate;      /* LRX_NF_CT_*: nf_conntrack_in's verdict on
+			       * the packet (0: conntrack off) */
 };
 
 /* ---- loading ------------------------------------------------------------- */
@@ -239,6 +257,13 @@ static inline bool lrx_nf_match(const struct lrx_nf_rule *r,
 		return false;
 	if (likely(r->matches == 0))
 		return true;
+	if (r->matches & LRX_NF_M_CTSTATE) {
+		/* state_mt / conntrack_mt_v3's state test */
+		if (((p->ctstate & r->ct_states) != 0) == r->ct_invert)
+			return false;
+		if (r->matches == LRX_NF_M_CTSTATE)
+			return true;
+	}
 	/* xt_tcpudp and xt_multiport: a non-first fragment has no ports
 	 * (tcp_mt drops a fragment at offset 1, a flag overwrite) */
 	if (p->fragoff != 0) {
@@ -276,11 +301,12 @@ static inline bool lrx_nf_match(const struct lrx_nf_rule *r,
 	return true;
 }
 
-/* ipt_do_table: the table's chains from its hook entry. */
+/* ipt_do_table: the table's chains from its hook entry. A CT --notrack
+ * target writes the packet's state. */
 static inline unsigned lrx_nf_do_table(const struct lrx_nf *nf,
 				       struct lrx_nf_counter *ctr,
 				       unsigned table, unsigned hook,
-				       const struct lrx_nf_pkt *p)
+				       struct lrx_nf_pkt *p)
 {
 	uint32_t stack[LRX_NF_CHAINS_MAX + 1];
 	uint32_t sp = 0, e = nf->hook_entry[table][hook];
@@ -297,6 +323,8 @@ static inline unsigned lrx_nf_do_table(const struct lrx_nf *nf,
 		}
 		ctr[e].pkts++;
 		ctr[e].bytes += p->len;
+		if (unlikely(r->notrack))
+			p->ctstate = LRX_NF_CT_UNTRACKED; /* xt_ct_target: XT_CONTINUE */
 		const int32_t v = r->verdict;
 		if (v < 0) {
 			if (v != LRX_NF_V_RETURN)
@@ -313,17 +341,36 @@ static inline unsigned lrx_nf_do_table(const struct lrx_nf *nf,
 	}
 }
 
-/* nf_hook_slow: every table of the hook; LRX_NF_ACCEPT or LRX_NF_DROP. */
-static inline unsigned lrx_nf_hook_slow(const struct lrx_nf *nf,
-					struct lrx_nf_counter *ctr,
-					unsigned hook,
-					const struct lrx_nf_pkt *p)
+/* nf_hook_slow over the hook's tables [from, to) in priority order;
+ * LRX_NF_ACCEPT or LRX_NF_DROP. */
+static inline unsigned lrx_nf_hook_tables(const struct lrx_nf *nf,
+					  struct lrx_nf_counter *ctr, unsigned hook,
+					  struct lrx_nf_pkt *p, unsigned from,
+					  unsigned to)
 {
-	for (unsigned t = 0; t < nf->n_hook_tables[hook]; t++)
+	for (unsigned t = from; t < to; t++)
 		if (lrx_nf_do_table(nf, ctr, nf->hook_tables[hook][t], hook, p) ==
 		    LRX_NF_DROP)
 			return LRX_NF_DROP;
 	return LRX_NF_ACCEPT;
+}
+
+/* nf_hook_slow: every table of the hook; LRX_NF_ACCEPT or LRX_NF_DROP. */
+static inline unsigned lrx_nf_hook_slow(const struct lrx_nf *nf,
+					struct lrx_nf_counter *ctr,
+					unsigned hook,
+					struct lrx_nf_pkt *p)
+{
+	return lrx_nf_hook_tables(nf, ctr, hook, p, 0, nf->n_hook_tables[hook]);
+}
+
+/* The hook's tables that run before nf_conntrack_in (priority -200):
+ * raw (-300) at PREROUTING. */
+static inline unsigned lrx_nf_tables_before_conntrack(const struct lrx_nf *nf,
+						      unsigned hook)
+{
+	return hook == LRX_NF_PRE_ROUTING && nf->n_hook_tables[hook] > 0 &&
+	       nf->hook_tables[hook][0] == LRX_NF_RAW;
 }
 
 #endif

@@ -12,6 +12,48 @@
 
 #include "l3_modules.h"
 
+/* The hooks with connection tracking: at PREROUTING raw (-300),
+ * nf_conntrack_in (-200), then the rest; at LOCAL_IN the tables, then
+ * nf_confirm (INT_MAX). The packet's state goes from one to the other in
+ * nf->ctstate (the kernel's skb->_nfct): l3-demux runs each packet
+ * through both before the next when conntrack is on. */
+static unsigned l3_nf_hook_ct(struct l3_ctx *c, struct l3_nf_hook *nf,
+			      struct lrx_nf_pkt *p, unsigned hook)
+{
+	const struct lrx_nf *rules = nf->rules;
+	const unsigned n = rules->n_hook_tables[hook];
+	const uint64_t now = l3_reply_now(&c->reply);
+	if (hook == LRX_NF_LOCAL_IN) {
+		p->ctstate = nf->ctstate;
+		if (lrx_nf_hook_slow(rules, nf->ctr, hook, p) == LRX_NF_DROP)
+			return LRX_NF_DROP;
+		lrx_ct_confirm(nf->ct, now);
+		return LRX_NF_ACCEPT;
+	}
+	const unsigned raw = lrx_nf_tables_before_conntrack(rules, hook);
+	p->ctstate = 0;
+	nf->ctstate = 0;
+	if (lrx_nf_hook_tables(rules, nf->ctr, hook, p, 0, raw) == LRX_NF_DROP)
+		return LRX_NF_DROP;
+	if (lrx_ct_in(nf->ct, p, now) == LRX_NF_DROP)
+		return LRX_NF_DROP;
+	nf->ctstate = p->ctstate;
+	return lrx_nf_hook_tables(rules, nf->ctr, hook, p, raw, n);
+}
+
+void l3_nf_ct_local_out(struct lrx_ct *ct, const struct rte_mbuf *m, uint32_t noff,
+			uint64_t now)
+{
+	const uint8_t *iph = l3_frame(m) + noff;
+	struct lrx_nf_pkt p = {
+		.iph = iph,
+		.len = m->pkt_len - noff,
+		.thoff = (uint32_t)(iph[0] & 0xf) * 4,
+		.seg_len = m->data_len - noff,
+	};
+	lrx_ct_local_out(ct, &p, now);
+}
+
 /* One netfilter hook on one IPv4 packet (nf_hook_slow): CONTINUE, or the
  * drop (SKB_DROP_REASON_NETFILTER_DROP). skb->len is the IP packet, after
  * the trim (PREROUTING) or the reassembly (LOCAL_IN). Out of line, as the
@@ -24,7 +66,7 @@ __rte_noinline lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c, const struct rte_mbu
 	struct l3_nf_hook *nf = l3_nf_hook_of(c);
 	const uint32_t noff = meta->network_offset;
 	const uint8_t *iph = l3_frame(m) + noff;
-	const struct lrx_nf_pkt p = {
+	struct lrx_nf_pkt p = {
 		.iph = iph,
 		.len = m->pkt_len - noff,
 		.thoff = meta->transport_offset - noff,
@@ -35,10 +77,35 @@ __rte_noinline lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c, const struct rte_mbu
 		.in_port = meta->ingress_port,
 		.in_vid = meta->vlan_vid,
 	};
-	if (lrx_nf_hook_slow(nf->rules, nf->ctr, hook, &p) == LRX_NF_ACCEPT)
+	unsigned verdict;
+	if (nf->ct == NULL)
+		verdict = lrx_nf_hook_slow(nf->rules, nf->ctr, hook, &p);
+	else
+		verdict = l3_nf_hook_ct(c, nf, &p, hook);
+	if (verdict == LRX_NF_ACCEPT)
 		return LRX_NEXT_CONTINUE_V;
 	nf->drops[hook]++;
 	return lrx_next_drop(LRX_DROP_NETFILTER_DROP);
+}
+
+/* conntrack's table when the rules need it or the key asks for it */
+static int l3_nf_ct_init(struct l3_demux *d, const struct l3_demux_conf *conf,
+			 const struct lrx_stage_init *init)
+{
+	struct l3_nf_hook *nf = &d->nf_hook;
+	if (!nf->rules->uses_conntrack && conf->nf_hook.conntrack != 1)
+		return 0;
+	int rc = lrx_ct_init(&nf->ct_table, conf->nf_hook.conntrack_max,
+			     init->socket_id);
+	if (rc < 0) {
+		snprintf(init->err, init->err_len, "%s: key 'nf_conntrack_max': "
+			 "%u entries: out of memory", init->instance,
+			 conf->nf_hook.conntrack_max);
+		return rc;
+	}
+	nf->ct = &nf->ct_table;
+	d->core.reply.ct = nf->ct;
+	return 0;
 }
 
 static int l3_nf_hook_init(struct l3_demux *d, const struct l3_demux_conf *conf,
@@ -46,9 +113,13 @@ static int l3_nf_hook_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 {
 	struct l3_nf_hook *nf = &d->nf_hook;
 	char why[512];
-	if (conf->nf_hook.file[0] == '\0')
+	int rc;
+	if (conf->nf_hook.file[0] != '\0')
+		rc = lrx_nf_load(conf->nf_hook.file, &nf->rules, why, sizeof(why));
+	else if (conf->nf_hook.conntrack == 1) /* conntrack=on, no rules */
+		rc = lrx_nf_parse("", "key 'conntrack'", &nf->rules, why, sizeof(why));
+	else
 		return 0;
-	int rc = lrx_nf_load(conf->nf_hook.file, &nf->rules, why, sizeof(why));
 	if (rc == 0) {
 		nf->ctr = rte_zmalloc_socket("l3_nf_counters",
 					     RTE_MAX(nf->rules->n_entries, 1u) * sizeof(*nf->ctr),
@@ -63,14 +134,19 @@ static int l3_nf_hook_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 			 init->instance, why);
 		lrx_nf_free(nf->rules);
 		nf->rules = NULL;
+		return rc;
 	}
-	return rc;
+	return l3_nf_ct_init(d, conf, init);
 }
 
 static void l3_nf_hook_fini(struct l3_demux *d)
 {
 	lrx_nf_free(d->nf_hook.rules);
 	rte_free(d->nf_hook.ctr);
+	if (d->nf_hook.ct != NULL)
+		lrx_ct_fini(d->nf_hook.ct);
+	d->nf_hook.ct = NULL;
+	d->core.reply.ct = NULL;
 	d->nf_hook.rules = NULL;
 	d->nf_hook.ctr = NULL;
 }
@@ -99,17 +175,36 @@ bool l3_nf_hook_map_next(const void *ctx, unsigned i, uint32_t *cursor, void *ke
 	return lrx_nf_map_next(nf->rules, nf->ctr, i, cursor, key, value);
 }
 
+static const char *const l3_nf_conntracks[] = {"auto", "on", NULL};
+
 static const struct lrx_value_key l3_nf_hook_keys[] = {
 	L3_KEY(STRING, nf_hook.file, "netfilter", "",
 	       "iptables-save file of IPv4 rules (raw, mangle, filter; "
 	       "docs/netfilter.md) run at PREROUTING (after ip_rcv_core) and INPUT "
 	       "(after ip_defrag); empty: no hooks"),
+	L3_KEY(CHOICE, nf_hook.conntrack, "conntrack", "auto", l3_nf_conntracks,
+	       "connection tracking (nf_conntrack_in at PREROUTING -200, nf_confirm "
+	       "at INPUT's end, nf_defrag_ipv4 before PREROUTING; docs/netfilter.md): "
+	       "auto (on when the netfilter rules use -m conntrack, -m state or "
+	       "-j CT) | on"),
+	L3_KEY(UINT, nf_hook.conntrack_max, "nf_conntrack_max", "65536", 1, 1 << 26,
+	       "conntrack's table size per polling lcore (net.netfilter."
+	       "nf_conntrack_max); a new flow in a full table evicts unassured "
+	       "entries (early_drop) or is dropped"),
 	{.name = NULL},
 };
 
 static const struct lrx_stage_counter l3_nf_hook_counters[] = {
 	L3_COUNTER("nf_prerouting_drops", nf_hook.drops[LRX_NF_PRE_ROUTING]),
 	L3_COUNTER("nf_local_in_drops", nf_hook.drops[LRX_NF_LOCAL_IN]),
+	/* conntrack -S (/proc/net/stat/nf_conntrack) and the entry count */
+	L3_COUNTER("nf_conntrack_found", nf_hook.ct_table.st.found),
+	L3_COUNTER("nf_conntrack_invalid", nf_hook.ct_table.st.invalid),
+	L3_COUNTER("nf_conntrack_insert", nf_hook.ct_table.st.insert),
+	L3_COUNTER("nf_conntrack_drop", nf_hook.ct_table.st.drop),
+	L3_COUNTER("nf_conntrack_early_drop", nf_hook.ct_table.st.early_drop),
+	L3_COUNTER("nf_conntrack_icmp_error", nf_hook.ct_table.st.error),
+	L3_COUNTER("nf_conntrack_count", nf_hook.ct_table.st.entries),
 	{.name = NULL},
 };
 
