@@ -700,6 +700,17 @@ static __rte_always_inline lrx_next_t l3_demux_one(void *ctx, struct rte_mbuf *m
 	return l3_demux_core_inline(ctx, m);
 }
 
+/* With conntrack on, the burst packet by packet: a flow's packets change
+ * its entry one after the other, and the host's reply to one is what
+ * makes the next ESTABLISHED; the kernel's list path (PREROUTING over the
+ * whole sublist before any LOCAL_IN) would give verdicts that depend on
+ * where a burst is cut. Out of line: the sublist path stays as it was. */
+static __rte_noinline void l3_demux_burst_in_order(struct l3_ctx *c, struct rte_mbuf **pkts,
+						   uint16_t n, lrx_next_t *nexts)
+{
+	lrx_list_loop(c, pkts, n, nexts, c->prefetch, l3_demux_one);
+}
+
 /* One first-level sublist: the handler of class cls over pkts[idx[..n]]
  * (idx l3_identity with the arrays at the run's start, or the class's
  * indexes with the arrays at the burst's start). */
@@ -739,15 +750,14 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 
 	if (n == 0)
 		return;
-	/* conntrack on: a flow's packets change its entry one after the
-	 * other, and the host's reply to one is what makes the next
-	 * ESTABLISHED; the kernel's list path (PREROUTING over the whole
-	 * sublist before any LOCAL_IN) would give verdicts that depend on
-	 * how a burst is cut. Each packet goes all the way before the next. */
-	if (c->split == L3_SPLIT_NONE || l3_nf_hook_of(c)->ct != NULL) {
+	if (c->split == L3_SPLIT_NONE) {
 		/* no sublists: the per-packet path over the burst, in one
 		 * call (the engine's saving), with its prefetch */
 		lrx_list_loop(c, pkts, n, nexts, c->prefetch, l3_demux_one);
+		return;
+	}
+	if (unlikely(l3_nf_hook_of(c)->ct != NULL)) {
+		l3_demux_burst_in_order(c, pkts, n, nexts);
 		return;
 	}
 	c->reply_later = true;
