@@ -375,9 +375,7 @@ void lrx_ct_confirm(struct lrx_ct *ct, uint64_t now)
 	ct->st.entries++;
 }
 
-/* the packet that had the pending entry did not reach nf_confirm: the
- * entry goes with it (nf_conntrack_destroy of an unconfirmed one) */
-static inline void lrx_ct_release(struct lrx_ct *ct)
+void lrx_ct_release(struct lrx_ct *ct)
 {
 	if (ct->pending != LRX_CT_NIL) {
 		lrx_ct_free_entry(ct, ct->pending);

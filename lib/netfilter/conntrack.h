@@ -94,6 +94,10 @@ void lrx_ct_fini(struct lrx_ct *ct);
  * evicted. A new entry stays pending until lrx_ct_confirm (or the next
  * packet, which frees it: the packet was dropped). now: ms. */
 unsigned lrx_ct_in(struct lrx_ct *ct, struct lrx_nf_pkt *p, uint64_t now);
+/* The packet that had the pending entry did not reach nf_confirm (it was
+ * dropped): the entry goes with it (nf_conntrack_destroy of an
+ * unconfirmed one). lrx_ct_in does it first too. */
+void lrx_ct_release(struct lrx_ct *ct);
 /* nf_confirm: inserts the pending entry, if any. */
 void lrx_ct_confirm(struct lrx_ct *ct, uint64_t now);
 /* ipv4_conntrack_local then the POSTROUTING confirm, for a packet the host

@@ -31,6 +31,7 @@ static unsigned l3_nf_hook_ct(struct l3_ctx *c, struct l3_nf_hook *nf,
 		return LRX_NF_ACCEPT;
 	}
 	const unsigned raw = lrx_nf_tables_before_conntrack(rules, hook);
+	lrx_ct_release(nf->ct); /* the last packet's, if it was dropped */
 	p->ctstate = 0;
 	nf->ctstate = 0;
 	if (lrx_nf_hook_tables(rules, nf->ctr, hook, p, 0, raw) == LRX_NF_DROP)
