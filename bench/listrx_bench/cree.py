@@ -39,6 +39,11 @@ BASE_PIPELINE = "build-meta,gro,l3-demux"
 
 NF_RULE = ("*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
            "-A INPUT -p udp -m udp --dport %d:%d -j DROP\nCOMMIT\n" % (DROP_LO, DROP_HI))
+# the conntrack row: INVALID dropped first, as a stateful host does (it
+# turns connection tracking on), then the nf-rule row's rule
+NF_CT_RULES = ("*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+               "-A INPUT -m conntrack --ctstate INVALID -j DROP\n"
+               "-A INPUT -p udp -m udp --dport %d:%d -j DROP\nCOMMIT\n" % (DROP_LO, DROP_HI))
 # a set of flower filters, none matching the traffic (UDP to port 9): port
 # ranges, addresses, a VLAN, TCP; each its own pref (its own classifier call)
 FLOWER = "".join(
@@ -73,6 +78,11 @@ def _rows():
          "what": "+ one iptables rule in INPUT: UDP to %d-%d dropped (the traffic never "
                  "matches)" % (DROP_LO, DROP_HI),
          "paper": {"gain": None, "text": "baseline slower, \"a similar delta\""}},
+        {"row": "conntrack", "queues": 4, "kernel": "conntrack", "netfilter": NF_CT_RULES,
+         "rules": 2, "conntrack": True, "beyond_paper": True,
+         "what": "+ conntrack on: -m conntrack --ctstate INVALID -j DROP before the nf-rule "
+                 "row's rule (every packet looked up in the table; none INVALID)",
+         "paper": {"gain": None, "text": "(not in the paper)"}},
         {"row": "tc-flower", "queues": 1, "tc": FLOWER,
          "kernel_none": "this kernel has no flower (the tc-bpf row is its tc row)",
          "what": "+ %d tc flower filters on the ingress hook, none matching, one RX queue"
@@ -87,6 +97,8 @@ def _rows():
 
 ROWS = _rows()
 ROW_NAMES = [r["row"] for r in ROWS]
+# seed 001's rows: the paper's (the conntrack row is listrx's own)
+PAPER_ROW_NAMES = [r["row"] for r in ROWS if not r.get("beyond_paper")]
 
 
 def worker_lcore(lcores):
@@ -190,11 +202,19 @@ def row_check(row, summary):
                            _stage(summary, "xdp").get("packets") or 0, "into the xdp stage")
     if row.get("netfilter"):
         c = map_values(summary, "l3-demux", "filter/INPUT")
-        policy, rule = (c.get(0) or [0])[0], (c.get(1) or [0])[0]
+        policy = (c.get(0) or [0])[0]
+        rules = [(c.get(k) or [0])[0] for k in range(1, row.get("rules", 1) + 1)]
         into = _counter(summary, "l3-demux", "IpInDelivers") or 0
-        return {"ok": policy > 0 and rule == 0 and policy == into,
-                "text": "filter/INPUT: %d packets through the chain (policy ACCEPT), %d "
-                "matched the rule, %d delivered" % (policy, rule, into)}
+        ok = policy > 0 and not any(rules) and policy == into
+        text = ("filter/INPUT: %d packets through the chain (policy ACCEPT), %s matched "
+                "the rule%s, %d delivered" % (policy, "/".join(map(str, rules)),
+                                              "s" if len(rules) > 1 else "", into))
+        if row.get("conntrack"):
+            entries = _counter(summary, "l3-demux", "nf_conntrack_count") or 0
+            found = _counter(summary, "l3-demux", "nf_conntrack_found") or 0
+            ok = ok and entries > 0 and found > 0
+            text += ", %d conntrack entries, %d lookups found one" % (entries, found)
+        return {"ok": ok, "text": text}
     if row.get("tc_bpf"):
         return _passed_all(summary, "tc-ingress", "tc_port_stats",
                            _counter(summary, "tc-ingress", "classified") or 0, "classified")

@@ -593,6 +593,45 @@ def _nf_check(exp, state, sent):
             "matched the rule, %d sent" % (state["iptables"], policy, hits, sent)}
 
 
+# the conntrack row: a stateful host's first rule (INVALID dropped) before
+# the nf-rule row's rule; the traffic is NEW (no reply), never INVALID
+CT_RULES = (("-m", "conntrack", "--ctstate", "INVALID", "-j", "DROP"),
+            ("-p", "udp", "--dport", "%d:%d" % DROP_PORTS, "-j", "DROP"))
+
+
+def _ct_setup(exp):
+    ipt = _iptables()
+    for rule in CT_RULES:
+        exp.veth.nsx(ipt, "-A", "INPUT", *rule)
+    return {"iptables": ipt}
+
+
+def _ct_entries(exp):
+    """The entries of the netns's conntrack table (conntrack -L), or None."""
+    r = exp.veth.nsx("cat", "/proc/net/nf_conntrack", check=False)
+    return len(r.stdout.splitlines()) if r.returncode == 0 else None
+
+
+def _ct_check(exp, state, sent):
+    text = exp.veth.nsx(state["iptables"], "-L", "INPUT", "-v", "-x", "-n").stdout
+    m = re.search(r"Chain INPUT \(policy ACCEPT (\d+) packets", text)
+    hits = [int(x) for x in re.findall(r"^\s*(\d+)\s+\d+\s+DROP\b", text, re.M)]
+    policy = int(m.group(1)) if m else None
+    entries = _ct_entries(exp)
+    ok = (policy is not None and policy >= sent and hits == [0, 0] and
+          entries is not None and entries > 0)
+    return {"ok": ok, "tool": state["iptables"], "policy_packets": policy,
+            "rule_packets": hits, "conntrack_entries": entries, "expected": sent,
+            "text": "%s -L INPUT -v -x: %s packets through the chain (policy ACCEPT), the "
+            "rules matched %s, %s conntrack entries, %d sent"
+            % (state["iptables"], policy, hits, entries, sent)}
+
+
+def _ct_teardown(exp, state):
+    for rule in CT_RULES:
+        exp.veth.nsx(state["iptables"], "-D", "INPUT", *rule, check=False)
+
+
 def _nft_setup(exp):
     if not shutil.which("nft"):
         raise Skip("the nft-rule row needs nft (apt-get install nftables)")
@@ -708,6 +747,10 @@ VARIANTS = {
     "nf-rule": {"what": "one iptables rule in INPUT: UDP to ports %d-%d dropped (the traffic "
                 "never matches)" % DROP_PORTS,
                 "setup": _nf_setup, "check": _nf_check},
+    "conntrack": {"what": "connection tracking on: -m conntrack --ctstate INVALID -j DROP, "
+                  "then the nf-rule row's rule, in INPUT (every packet looked up in the "
+                  "conntrack table; none INVALID, none matching)",
+                  "setup": _ct_setup, "check": _ct_check, "teardown": _ct_teardown},
     "nft-rule": {"what": "the same rule in nftables (a base chain on the input hook)",
                  "setup": _nft_setup, "check": _nft_check},
     "tc-bpf": {"what": "a cls_bpf direct-action filter on clsact ingress, the same port range "

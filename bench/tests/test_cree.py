@@ -37,8 +37,8 @@ def a_map(stage, name, entries):
 class Rows(unittest.TestCase):
     def test_the_papers_rows_in_order(self):
         self.assertEqual(cree.ROW_NAMES, ["baseline", "single-rxq", "xdp-generic-jit",
-                                          "xdp-generic-interp", "nf-rule", "tc-flower",
-                                          "tc-bpf"])
+                                          "xdp-generic-interp", "nf-rule", "conntrack",
+                                          "tc-flower", "tc-bpf"])
         gains = {r["row"]: r["paper"]["gain"] for r in cree.ROWS}
         self.assertEqual(gains["baseline"], 1.266)
         self.assertEqual(gains["xdp-generic-interp"], 1.395)
@@ -110,6 +110,22 @@ class Checks(unittest.TestCase):
         hit = summary((10,) * 4, [a_map("l3-demux", "filter/INPUT",
                                          {0: (39, 1794), 1: (1, 46)})], st)
         self.assertFalse(cree.row_check(row, hit)["ok"])
+
+    def test_conntrack_row_needs_the_table_used_and_no_rule_matching(self):
+        row = self.by["conntrack"]
+        self.assertIn("--ctstate INVALID", row["netfilter"])
+        st = [{"name": "l3-demux", "counters": {"IpInDelivers": 40, "nf_conntrack_count": 6,
+                                                "nf_conntrack_found": 34}}]
+        ok = summary((10,) * 4, [a_map("l3-demux", "filter/INPUT",
+                                        {0: (40, 1840), 1: (0, 0), 2: (0, 0)})], st)
+        self.assertTrue(cree.row_check(row, ok)["ok"])
+        invalid = summary((10,) * 4, [a_map("l3-demux", "filter/INPUT",
+                                             {0: (39, 1794), 1: (1, 46), 2: (0, 0)})], st)
+        self.assertFalse(cree.row_check(row, invalid)["ok"])
+        st_off = [{"name": "l3-demux", "counters": {"IpInDelivers": 40}}]
+        off = summary((10,) * 4, [a_map("l3-demux", "filter/INPUT",
+                                         {0: (40, 1840), 1: (0, 0), 2: (0, 0)})], st_off)
+        self.assertFalse(cree.row_check(row, off)["ok"])
 
     def test_flower_filters_each_run_none_match(self):
         row = self.by["tc-flower"]

@@ -21,9 +21,10 @@
  * multiport matches (xt_tcpudp, xt_multiport) never match a non-first
  * fragment and drop a packet too short for their ports (hotdrop).
  *
- * The rules come from a file in iptables-save syntax (nf_rules.c); there
- * is no connection tracking (docs/netfilter.md says what nf_conntrack_in
- * would add).
+ * The rules come from a file in iptables-save syntax (nf_rules.c). The
+ * state matches (xt_conntrack's --ctstate, xt_state's --state) read the
+ * state nf_conntrack_in gave the packet (conntrack.h), and the raw table's
+ * CT --notrack target sets it UNTRACKED.
  */
 #ifndef LISTRX_NETFILTER_H
 #define LISTRX_NETFILTER_H
@@ -65,7 +66,16 @@ enum {
 	LRX_NF_INV_FRAG = 0x20,
 	LRX_NF_INV_PROTO = 0x40,
 };
-enum { LRX_NF_M_UDP = 1, LRX_NF_M_TCP = 2, LRX_NF_M_MULTIPORT = 4 };
+enum { LRX_NF_M_UDP = 1, LRX_NF_M_TCP = 2, LRX_NF_M_MULTIPORT = 4, LRX_NF_M_CTSTATE = 8 };
+/* A packet's conntrack state as xt_state / xt_conntrack test it: one bit
+ * (XT_STATE_BIT(ctinfo), XT_STATE_INVALID, XT_STATE_UNTRACKED) */
+enum {
+	LRX_NF_CT_INVALID = 1,
+	LRX_NF_CT_ESTABLISHED = 2,
+	LRX_NF_CT_RELATED = 4,
+	LRX_NF_CT_NEW = 8,
+	LRX_NF_CT_UNTRACKED = 64,
+};
 enum { LRX_NF_TU_INV_SRC = 1, LRX_NF_TU_INV_DST = 2, LRX_NF_TU_INV_FLAGS = 4 };
 enum { LRX_NF_MP_SOURCE, LRX_NF_MP_DESTINATION, LRX_NF_MP_EITHER };
 #define LRX_NF_MULTI_PORTS 15 /* XT_MULTI_PORTS */
@@ -97,6 +107,10 @@ struct lrx_nf_rule {
 	bool mp_invert;
 	uint16_t mp_ports[LRX_NF_MULTI_PORTS];
 	uint8_t mp_pflags[LRX_NF_MULTI_PORTS];
+	/* xt_conntrack --ctstate / xt_state --state: LRX_NF_CT_* bits */
+	uint8_t ct_states;
+	bool ct_invert;
+	bool notrack;         /* -j CT --notrack (raw): UNTRACKED, go on */
 	/* the standard target: LRX_NF_V_* or an entry index */
 	int32_t verdict;
 	bool is_goto;         /* -g: no return to this chain */
@@ -144,6 +158,8 @@ struct lrx_nf {
 	uint32_t hook_entry[LRX_NF_TABLES][LRX_NF_HOOKS];
 	uint32_t underflow[LRX_NF_TABLES][LRX_NF_HOOKS];
 	uint32_t stacksize;   /* user chains + 1 */
+	bool uses_conntrack;  /* a state match or CT --notrack: the rules
+			       * need nf_conntrack (nf_ct_netns_get) */
 };
 
 /* The packet as the hooks see it. */
@@ -157,6 +173,8 @@ struct lrx_nf_pkt {
 	uint16_t in_port, in_vid; /* the input device: portN or portN.VID */
 	int16_t nexthdr;      /* IPv6: lrx_nf6_find_hdr's result (thoff and
 			       * fragoff are its) */
+	uint8_t ctstate;      /* LRX_NF_CT_*: nf_conntrack_in's verdict on
+			       * the packet (0: conntrack off) */
 };
 
 /* ---- loading ------------------------------------------------------------- */
@@ -245,6 +263,13 @@ static inline bool lrx_nf_iface(const struct lrx_nf_rule *r,
 static inline bool lrx_nf_xt_match(const struct lrx_nf_rule *r,
 				   const struct lrx_nf_pkt *p, bool *hotdrop)
 {
+	if (r->matches & LRX_NF_M_CTSTATE) {
+		/* state_mt / conntrack_mt_v3's state test */
+		if (((p->ctstate & r->ct_states) != 0) == r->ct_invert)
+			return false;
+		if (r->matches == LRX_NF_M_CTSTATE)
+			return true;
+	}
 	/* xt_tcpudp and xt_multiport: a non-first fragment has no ports
 	 * (tcp_mt drops a fragment at offset 1, a flag overwrite) */
 	if (p->fragoff != 0) {
@@ -408,11 +433,11 @@ static inline int lrx_nf6_find_hdr(const uint8_t *iph, uint32_t len,
 }
 
 /* ipt_do_table / ip6t_do_table (v6): the table's chains from its hook
- * entry. */
+ * entry. A CT --notrack target writes the packet's state. */
 static __rte_always_inline unsigned lrx_nf_do_table(const struct lrx_nf *nf,
 						    struct lrx_nf_counter *ctr,
 						    unsigned table, unsigned hook,
-						    const struct lrx_nf_pkt *p,
+						    struct lrx_nf_pkt *p,
 						    bool v6)
 {
 	uint32_t stack[LRX_NF_CHAINS_MAX + 1];
@@ -431,6 +456,8 @@ static __rte_always_inline unsigned lrx_nf_do_table(const struct lrx_nf *nf,
 		}
 		ctr[e].pkts++;
 		ctr[e].bytes += p->len;
+		if (unlikely(r->notrack))
+			p->ctstate = LRX_NF_CT_UNTRACKED; /* xt_ct_target: XT_CONTINUE */
 		const int32_t v = r->verdict;
 		if (v < 0) {
 			if (v != LRX_NF_V_RETURN)
@@ -447,13 +474,16 @@ static __rte_always_inline unsigned lrx_nf_do_table(const struct lrx_nf *nf,
 	}
 }
 
+/* nf_hook_slow over the hook's tables [from, to) in priority order;
+ * LRX_NF_ACCEPT or LRX_NF_DROP. */
 static __rte_always_inline unsigned lrx_nf_hook_tables(const struct lrx_nf *nf,
 						       struct lrx_nf_counter *ctr,
 						       unsigned hook,
-						       const struct lrx_nf_pkt *p,
+						       struct lrx_nf_pkt *p,
+						       unsigned from, unsigned to,
 						       bool v6)
 {
-	for (unsigned t = 0; t < nf->n_hook_tables[hook]; t++)
+	for (unsigned t = from; t < to; t++)
 		if (lrx_nf_do_table(nf, ctr, nf->hook_tables[hook][t], hook, p,
 				    v6) == LRX_NF_DROP)
 			return LRX_NF_DROP;
@@ -466,11 +496,21 @@ static __rte_always_inline unsigned lrx_nf_hook_tables(const struct lrx_nf *nf,
 static inline unsigned lrx_nf_hook_slow(const struct lrx_nf *nf,
 					struct lrx_nf_counter *ctr,
 					unsigned hook,
-					const struct lrx_nf_pkt *p)
+					struct lrx_nf_pkt *p)
 {
+	const unsigned n = nf->n_hook_tables[hook];
 	if (nf->family == AF_INET6)
-		return lrx_nf_hook_tables(nf, ctr, hook, p, true);
-	return lrx_nf_hook_tables(nf, ctr, hook, p, false);
+		return lrx_nf_hook_tables(nf, ctr, hook, p, 0, n, true);
+	return lrx_nf_hook_tables(nf, ctr, hook, p, 0, n, false);
+}
+
+/* The hook's tables that run before nf_conntrack_in (priority -200):
+ * raw (-300) at PREROUTING. */
+static inline unsigned lrx_nf_tables_before_conntrack(const struct lrx_nf *nf,
+						      unsigned hook)
+{
+	return hook == LRX_NF_PRE_ROUTING && nf->n_hook_tables[hook] > 0 &&
+	       nf->hook_tables[hook][0] == LRX_NF_RAW;
 }
 
 #endif

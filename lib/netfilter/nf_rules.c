@@ -16,12 +16,15 @@
  * -m udp|tcp [[!] --sport P[:Q]] [[!] --dport P[:Q]]
  *            [[!] --tcp-flags MASK COMP | [!] --syn],
  * -m multiport [!] --sports|--dports|--ports P[,P:Q...] (15 at most),
- * -m comment --comment TEXT. TARGET: ACCEPT, DROP, RETURN or a user chain.
+ * -m comment --comment TEXT, -m conntrack [!] --ctstate S[,S...],
+ * -m state [!] --state S[,S...] (INVALID, ESTABLISHED, NEW, RELATED,
+ * UNTRACKED). TARGET: ACCEPT, DROP, RETURN, a user chain, or in raw
+ * CT --notrack (NOTRACK).
  * Counters in the file ([p:b]) are not loaded: every counter starts at 0.
  * What iptables-restore refuses is refused (a loop of jumps, an unknown
  * chain, -o on an input chain, a port match without its protocol); what
- * listrx does not model is refused naming it (the nat table and
- * conntrack matches need connection tracking; other targets and matches).
+ * listrx does not model is refused naming it (the nat table; other
+ * targets and matches).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -384,6 +387,7 @@ struct nf_rule_ctx {
 	int n;
 	int at; /* the option's value word */
 	bool neg, has_udp, has_tcp, has_mp, has_target;
+	bool has_ctmatch, has_state, has_ct_target;
 	uint8_t seen[16]; /* per nf_rule_opts entry, the spellings given */
 };
 
@@ -478,12 +482,14 @@ static int nf_opt_match(struct nf_rule_ctx *c, const char *k, const char *v)
 		c->has_mp = true;
 	else if (strcmp(v, "comment") == 0)
 		;
-	else if (strcmp(v, "conntrack") == 0 || strcmp(v, "state") == 0)
-		return nf_error(c->ps, v, "needs connection tracking "
-				"(nf_conntrack_in), which listrx does not model");
+	else if (strcmp(v, "conntrack") == 0)
+		c->has_ctmatch = true;
+	else if (strcmp(v, "state") == 0)
+		c->has_state = true;
 	else
 		return nf_error(c->ps, v, "matches: udp, tcp, multiport, "
-				"comment (others are not modelled)");
+				"comment, conntrack, state (others are not "
+				"modelled)");
 	return 0;
 }
 
@@ -558,6 +564,49 @@ static int nf_opt_comment(struct nf_rule_ctx *c, const char *k, const char *v)
 	return 0;
 }
 
+/* --ctstate / --state: the states, comma-separated (xt_conntrack's
+ * conntrack_ps_states, xt_state's state_parse_states) */
+static int nf_opt_ctstate(struct nf_rule_ctx *c, const char *k, const char *v)
+{
+	static const struct { const char *name; uint8_t bit; } states[] = {
+		{ "INVALID", LRX_NF_CT_INVALID }, { "ESTABLISHED", LRX_NF_CT_ESTABLISHED },
+		{ "RELATED", LRX_NF_CT_RELATED }, { "NEW", LRX_NF_CT_NEW },
+		{ "UNTRACKED", LRX_NF_CT_UNTRACKED },
+	};
+	const bool state = strcmp(k, "--state") == 0;
+	if (state ? !c->has_state : !c->has_ctmatch)
+		return nf_error(c->ps, k, "needs -m %s before it",
+				state ? "state" : "conntrack");
+	if (v == NULL)
+		return nf_error(c->ps, k, "needs a list of states");
+	c->at++;
+	struct lrx_nf_rule *r = c->r;
+	for (const char *s = v; *s;) {
+		size_t len = strcspn(s, ","), i = 0;
+		while (i < RTE_DIM(states) && (strlen(states[i].name) != len ||
+					       strncmp(s, states[i].name, len) != 0))
+			i++;
+		if (i == RTE_DIM(states))
+			return nf_error(c->ps, v, "states: INVALID, ESTABLISHED, "
+					"RELATED, NEW, UNTRACKED (SNAT and DNAT "
+					"need NAT, not modelled)");
+		r->ct_states |= states[i].bit;
+		s += len + (s[len] == ',');
+	}
+	r->ct_invert = c->neg;
+	return 0;
+}
+
+/* --notrack: CT's option (the only one modelled) */
+static int nf_opt_notrack(struct nf_rule_ctx *c, const char *k, const char *v)
+{
+	(void)v;
+	if (!c->has_ct_target || c->neg)
+		return nf_error(c->ps, k, "an option of -j CT (not inverted)");
+	c->r->notrack = true;
+	return 0;
+}
+
 /* -j/-g: the target, a verdict or a user chain resolved later */
 static int nf_opt_target(struct nf_rule_ctx *c, const char *k, const char *v)
 {
@@ -572,7 +621,15 @@ static int nf_opt_target(struct nf_rule_ctx *c, const char *k, const char *v)
 	c->has_target = true;
 	r->is_goto = k[1] == 'g' || k[2] == 'g';
 	c->at++;
-	if (strcmp(v, "ACCEPT") == 0 || strcmp(v, "DROP") == 0 ||
+	if (strcmp(v, "CT") == 0 || strcmp(v, "NOTRACK") == 0) {
+		/* xt_ct_tg_check: the raw table only; CT without --notrack
+		 * (zones, helpers, timeouts) is not modelled */
+		if (r->is_goto || c->ps->table != LRX_NF_RAW)
+			return nf_error(c->ps, v, "the CT target is valid in the raw "
+					"table only (-j CT --notrack)");
+		c->has_ct_target = v[0] == 'C';
+		r->notrack = v[0] == 'N';
+	} else if (strcmp(v, "ACCEPT") == 0 || strcmp(v, "DROP") == 0 ||
 	    strcmp(v, "RETURN") == 0) {
 		if (r->is_goto)
 			return nf_error(c->ps, v, "-g goes to a user chain");
@@ -626,6 +683,8 @@ static const struct nf_rule_opt {
 	{ { "--sports", "--dports", "--ports", "--source-ports",
 	    "--destination-ports" }, nf_opt_multiport, 5 },
 	{ { "--comment" }, nf_opt_comment, 0 },
+	{ { "--ctstate", "--state" }, nf_opt_ctstate, 1 },
+	{ { "--notrack" }, nf_opt_notrack, 1 },
 	{ { "-j", "--jump", "-g", "--goto" }, nf_opt_target, 0 }, /* its own */
 	{ { "-c" }, nf_opt_counters, 1 },
 };
@@ -705,6 +764,7 @@ static int nf_rule_close(struct nf_rule_ctx *c)
 	struct nf_parse *ps = c->ps;
 	struct lrx_nf_rule *r = c->r;
 	bool has_udp = c->has_udp, has_tcp = c->has_tcp, has_mp = c->has_mp;
+	const bool has_ct = c->has_ctmatch || c->has_state;
 
 	if ((has_udp && (r->proto != 17 || (r->inv & LRX_NF_INV_PROTO))) ||
 	    (has_tcp && (r->proto != 6 || (r->inv & LRX_NF_INV_PROTO))))
@@ -719,9 +779,20 @@ static int nf_rule_close(struct nf_rule_ctx *c)
 				? "needs -p tcp, udp, udplite, sctp or dccp (not "
 				  "inverted)"
 				: "needs --sports, --dports or --ports");
+	if (has_ct && r->ct_states == 0)
+		return nf_error(ps, c->has_state ? "state" : "conntrack", "needs "
+				"%s (the other --ct* options are not modelled)",
+				c->has_state ? "--state" : "--ctstate");
+	if (c->has_ct_target && !r->notrack)
+		return nf_error(ps, "CT", "-j CT is modelled with --notrack only");
+	if ((has_ct || c->has_ct_target) && ps->family == AF_INET6)
+		return nf_error(ps, has_ct ? (c->has_state ? "state" : "conntrack")
+				: "CT", "connection tracking is modelled for IPv4 "
+				"only (nf_conntrack_ipv6 is not)");
 	r->matches = (uint8_t)((has_udp ? LRX_NF_M_UDP : 0) |
 			       (has_tcp ? LRX_NF_M_TCP : 0) |
-			       (has_mp ? LRX_NF_M_MULTIPORT : 0));
+			       (has_mp ? LRX_NF_M_MULTIPORT : 0) |
+			       (has_ct ? LRX_NF_M_CTSTATE : 0));
 	ps->chains[c->pd->chain].n_rules++;
 	ps->n_pending++;
 	return 0;
@@ -749,7 +820,9 @@ static int nf_rule_line(struct nf_parse *ps, char **w, int n)
 			return nf_error(ps, k, "options: -p, -s, -d, -i, -f, -m "
 					"udp|tcp (--sport, --dport, --tcp-flags, "
 					"--syn), -m multiport (--sports, --dports, "
-					"--ports), -m comment, -j, -g");
+					"--ports), -m comment, -m conntrack "
+					"(--ctstate), -m state (--state), -j, "
+					"-g");
 		rc = nf_rule_opt_once(&c, o, k);
 		if (rc == 0)
 			rc = o->fn(&c, k, c.at < n ? w[c.at] : NULL);
@@ -814,8 +887,12 @@ static int nf_build(struct nf_parse *ps, struct lrx_nf *nf)
 		struct lrx_nf_chain *ch = &ps->chains[c];
 		ch->first = e;
 		for (unsigned i = 0; i < ps->n_pending; i++)
-			if (ps->pending[i].chain == c)
-				nf->rules[e++] = ps->pending[i].r;
+			if (ps->pending[i].chain == c) {
+				const struct lrx_nf_rule *r = &ps->pending[i].r;
+				nf->uses_conntrack |= r->notrack ||
+						      (r->matches & LRX_NF_M_CTSTATE);
+				nf->rules[e++] = *r;
+			}
 		/* the policy (built-in) or the implicit RETURN: unconditional */
 		struct lrx_nf_rule *t = &nf->rules[e];
 		memset(t, 0, sizeof(*t));

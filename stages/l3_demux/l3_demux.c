@@ -320,6 +320,25 @@ static __rte_always_inline lrx_next_t l3_ipv4_rcv_finish(struct l3_ctx *c,
 	return LRX_NEXT_CONTINUE_V;
 }
 
+/* NF_HOOK(NF_INET_PRE_ROUTING): with conntrack, nf_defrag_ipv4 (-400)
+ * first: a fragment waits there, the whole datagram goes on (ip_defrag
+ * with IP_DEFRAG_CONNTRACK_IN, the same counters), so every hook and
+ * ip_local_deliver see it whole. */
+static __rte_noinline lrx_next_t l3_ipv4_nf_prerouting(struct l3_ctx *c, struct rte_mbuf *m,
+						       struct lrx_meta *meta)
+{
+	const struct rte_ipv4_hdr *iph =
+		(const struct rte_ipv4_hdr *)(l3_frame(m) + meta->network_offset);
+	if (l3_nf_hook_of(c)->ct != NULL &&
+	    (iph->fragment_offset &
+	     rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK))) {
+		const lrx_next_t next = l3_reasm_ipv4(l3_reasm_of(c), m, meta);
+		if (next != LRX_NEXT_CONTINUE_V)
+			return next;
+	}
+	return l3_ipv4_nf_hook(c, m, meta, LRX_NF_PRE_ROUTING);
+}
+
 /* Everything ip_rcv does to one packet before the L4 handler: ip_rcv_core,
  * NF_HOOK(NF_INET_PRE_ROUTING), ip_rcv_finish, ip_local_deliver. Returns
  * CONTINUE when the packet is to be delivered locally. hint may be NULL
@@ -332,7 +351,7 @@ static __rte_always_inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct 
 	if (unlikely(next != LRX_NEXT_CONTINUE_V))
 		return next;
 	if (l3_nf_hook_of(c)->rules != NULL) {
-		next = l3_ipv4_nf_hook(c, m, meta, LRX_NF_PRE_ROUTING);
+		next = l3_ipv4_nf_prerouting(c, m, meta);
 		if (next != LRX_NEXT_CONTINUE_V)
 			return next;
 	}
@@ -685,6 +704,17 @@ static __rte_always_inline lrx_next_t l3_demux_one(void *ctx, struct rte_mbuf *m
 	return l3_demux_core_inline(ctx, m);
 }
 
+/* With conntrack on, the burst packet by packet: a flow's packets change
+ * its entry one after the other, and the host's reply to one is what
+ * makes the next ESTABLISHED; the kernel's list path (PREROUTING over the
+ * whole sublist before any LOCAL_IN) would give verdicts that depend on
+ * where a burst is cut. Out of line: the sublist path stays as it was. */
+static __rte_noinline void l3_demux_burst_in_order(struct l3_ctx *c, struct rte_mbuf **pkts,
+						   uint16_t n, lrx_next_t *nexts)
+{
+	lrx_list_loop(c, pkts, n, nexts, c->prefetch, l3_demux_one);
+}
+
 /* One first-level sublist: the handler of class cls over pkts[idx[..n]]
  * (idx l3_identity with the arrays at the run's start, or the class's
  * indexes with the arrays at the burst's start). */
@@ -728,6 +758,10 @@ static void l3_demux_process_burst(void *ctx, struct rte_mbuf **pkts,
 		/* no sublists: the per-packet path over the burst, in one
 		 * call (the engine's saving), with its prefetch */
 		lrx_list_loop(c, pkts, n, nexts, c->prefetch, l3_demux_one);
+		return;
+	}
+	if (unlikely(l3_nf_hook_of(c)->ct != NULL)) {
+		l3_demux_burst_in_order(c, pkts, n, nexts);
 		return;
 	}
 	c->reply_later = true;

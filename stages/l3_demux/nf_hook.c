@@ -14,6 +14,50 @@
 
 #include "l3_modules.h"
 
+/* The hooks with connection tracking: at PREROUTING raw (-300),
+ * nf_conntrack_in (-200), then the rest; at LOCAL_IN the tables, then
+ * nf_confirm (INT_MAX). The packet's state goes from one to the other in
+ * nf->ctstate (the kernel's skb->_nfct): l3-demux runs each packet
+ * through both before the next when conntrack is on. */
+static unsigned l3_nf_hook_ct(struct l3_ctx *c, struct l3_nf_hook *nf,
+			      struct lrx_nf_pkt *p, unsigned hook)
+{
+	const struct lrx_nf *rules = nf->rules;
+	const unsigned n = rules->n_hook_tables[hook];
+	const uint64_t now = l3_reply_now(&c->reply);
+	if (hook == LRX_NF_LOCAL_IN) {
+		p->ctstate = nf->ctstate;
+		if (lrx_nf_hook_slow(rules, nf->ctr, hook, p) == LRX_NF_DROP)
+			return LRX_NF_DROP;
+		lrx_ct_confirm(nf->ct, now);
+		return LRX_NF_ACCEPT;
+	}
+	const unsigned raw = lrx_nf_tables_before_conntrack(rules, hook);
+	lrx_ct_release(nf->ct); /* the last packet's, if it was dropped */
+	p->ctstate = 0;
+	nf->ctstate = 0;
+	if (lrx_nf_hook_tables(rules, nf->ctr, hook, p, 0, raw, false) ==
+	    LRX_NF_DROP)
+		return LRX_NF_DROP;
+	if (lrx_ct_in(nf->ct, p, now) == LRX_NF_DROP)
+		return LRX_NF_DROP;
+	nf->ctstate = p->ctstate;
+	return lrx_nf_hook_tables(rules, nf->ctr, hook, p, raw, n, false);
+}
+
+void l3_nf_ct_local_out(struct lrx_ct *ct, const struct rte_mbuf *m, uint32_t noff,
+			uint64_t now)
+{
+	const uint8_t *iph = l3_frame(m) + noff;
+	struct lrx_nf_pkt p = {
+		.iph = iph,
+		.len = m->pkt_len - noff,
+		.thoff = (uint32_t)(iph[0] & 0xf) * 4,
+		.seg_len = m->data_len - noff,
+	};
+	lrx_ct_local_out(ct, &p, now);
+}
+
 /* One netfilter hook on one IPv4 packet (nf_hook_slow): CONTINUE, or the
  * drop (SKB_DROP_REASON_NETFILTER_DROP). skb->len is the IP packet, after
  * the trim (PREROUTING) or the reassembly (LOCAL_IN). Out of line, as the
@@ -26,7 +70,7 @@ __rte_noinline lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c, const struct rte_mbu
 	struct l3_nf_hook *nf = l3_nf_hook_of(c);
 	const uint32_t noff = meta->network_offset;
 	const uint8_t *iph = l3_frame(m) + noff;
-	const struct lrx_nf_pkt p = {
+	struct lrx_nf_pkt p = {
 		.iph = iph,
 		.len = m->pkt_len - noff,
 		.thoff = meta->transport_offset - noff,
@@ -37,7 +81,12 @@ __rte_noinline lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c, const struct rte_mbu
 		.in_port = meta->ingress_port,
 		.in_vid = meta->vlan_vid,
 	};
-	if (lrx_nf_hook_slow(nf->rules, nf->ctr, hook, &p) == LRX_NF_ACCEPT)
+	unsigned verdict;
+	if (nf->ct == NULL)
+		verdict = lrx_nf_hook_slow(nf->rules, nf->ctr, hook, &p);
+	else
+		verdict = l3_nf_hook_ct(c, nf, &p, hook);
+	if (verdict == LRX_NF_ACCEPT)
 		return LRX_NEXT_CONTINUE_V;
 	nf->drops[hook]++;
 	return lrx_next_drop(LRX_DROP_NETFILTER_DROP);
@@ -69,15 +118,22 @@ __rte_noinline lrx_next_t l3_ipv6_nf_hook(struct l3_ctx *c, const struct rte_mbu
 	return lrx_next_drop(LRX_DROP_NETFILTER_DROP);
 }
 
-/* one rule file (key 'key', family) into *rules, its counters into *ctr */
+/* one rule file (key 'key', family) into *rules, its counters into *ctr;
+ * without a file none, unless empty (conntrack=on without rules: an empty
+ * rule set, so that the hooks run) */
 static int l3_nf_hook_load(const char *file, int family, const char *key,
-			   const struct lrx_stage_init *init, struct lrx_nf **rules,
-			   struct lrx_nf_counter **ctr)
+			   bool empty, const struct lrx_stage_init *init,
+			   struct lrx_nf **rules, struct lrx_nf_counter **ctr)
 {
 	char why[512];
-	if (file[0] == '\0')
+	int rc;
+	if (file[0] != '\0')
+		rc = lrx_nf_load_family(file, family, rules, why, sizeof(why));
+	else if (empty)
+		rc = lrx_nf_parse_family("", "key 'conntrack'", family, rules, why,
+					 sizeof(why));
+	else
 		return 0;
-	int rc = lrx_nf_load_family(file, family, rules, why, sizeof(why));
 	if (rc == 0) {
 		*ctr = rte_zmalloc_socket("l3_nf_counters",
 					  RTE_MAX((*rules)->n_entries, 1u) * sizeof(**ctr),
@@ -96,12 +152,37 @@ static int l3_nf_hook_load(const char *file, int family, const char *key,
 	return rc;
 }
 
+/* conntrack's table when the IPv4 rules need it or the key asks for it */
+static int l3_nf_ct_init(struct l3_demux *d, const struct l3_demux_conf *conf,
+			 const struct lrx_stage_init *init)
+{
+	struct l3_nf_hook *nf = &d->nf_hook;
+	if (nf->rules == NULL ||
+	    (!nf->rules->uses_conntrack && conf->nf_hook.conntrack != 1))
+		return 0;
+	int rc = lrx_ct_init(&nf->ct_table, conf->nf_hook.conntrack_max,
+			     init->socket_id);
+	if (rc < 0) {
+		snprintf(init->err, init->err_len, "%s: key 'nf_conntrack_max': "
+			 "%u entries: out of memory", init->instance,
+			 conf->nf_hook.conntrack_max);
+		return rc;
+	}
+	nf->ct = &nf->ct_table;
+	d->core.reply.ct = nf->ct;
+	return 0;
+}
+
 static void l3_nf_hook_fini(struct l3_demux *d)
 {
 	lrx_nf_free(d->nf_hook.rules);
 	rte_free(d->nf_hook.ctr);
 	lrx_nf_free(d->nf_hook.rules6);
 	rte_free(d->nf_hook.ctr6);
+	if (d->nf_hook.ct != NULL)
+		lrx_ct_fini(d->nf_hook.ct);
+	d->nf_hook.ct = NULL;
+	d->core.reply.ct = NULL;
 	d->nf_hook.rules = d->nf_hook.rules6 = NULL;
 	d->nf_hook.ctr = d->nf_hook.ctr6 = NULL;
 }
@@ -110,11 +191,14 @@ static int l3_nf_hook_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 			   const struct lrx_stage_init *init)
 {
 	struct l3_nf_hook *nf = &d->nf_hook;
-	int rc = l3_nf_hook_load(conf->nf_hook.file, AF_INET, "netfilter", init,
-				 &nf->rules, &nf->ctr);
+	int rc = l3_nf_hook_load(conf->nf_hook.file, AF_INET, "netfilter",
+				 conf->nf_hook.conntrack == 1, init, &nf->rules,
+				 &nf->ctr);
 	if (rc == 0)
 		rc = l3_nf_hook_load(conf->nf_hook.file6, AF_INET6, "netfilter6",
-				     init, &nf->rules6, &nf->ctr6);
+				     false, init, &nf->rules6, &nf->ctr6);
+	if (rc == 0)
+		rc = l3_nf_ct_init(d, conf, init);
 	if (rc < 0)
 		l3_nf_hook_fini(d);
 	return rc;
@@ -165,6 +249,8 @@ bool l3_nf_hook_map_next(const void *ctx, unsigned i, uint32_t *cursor, void *ke
 	return lrx_nf_map_next(nf->rules6, nf->ctr6, i - n4, cursor, key, value);
 }
 
+static const char *const l3_nf_conntracks[] = {"auto", "on", NULL};
+
 static const struct lrx_value_key l3_nf_hook_keys[] = {
 	L3_KEY(STRING, nf_hook.file, "netfilter", "",
 	       "iptables-save file of IPv4 rules (raw, mangle, filter; "
@@ -174,6 +260,15 @@ static const struct lrx_value_key l3_nf_hook_keys[] = {
 	       "ip6tables-save file of IPv6 rules (raw, mangle, filter; "
 	       "docs/netfilter.md) run at PREROUTING (after ip6_rcv_core) and INPUT "
 	       "(ip6_input, before reassembly); empty: no hooks"),
+	L3_KEY(CHOICE, nf_hook.conntrack, "conntrack", "auto", l3_nf_conntracks,
+	       "connection tracking (nf_conntrack_in at PREROUTING -200, nf_confirm "
+	       "at INPUT's end, nf_defrag_ipv4 before PREROUTING; docs/netfilter.md): "
+	       "auto (on when the netfilter rules use -m conntrack, -m state or "
+	       "-j CT) | on"),
+	L3_KEY(UINT, nf_hook.conntrack_max, "nf_conntrack_max", "65536", 1, 1 << 26,
+	       "conntrack's table size per polling lcore (net.netfilter."
+	       "nf_conntrack_max); a new flow in a full table evicts unassured "
+	       "entries (early_drop) or is dropped"),
 	{.name = NULL},
 };
 
@@ -182,6 +277,14 @@ static const struct lrx_stage_counter l3_nf_hook_counters[] = {
 	L3_COUNTER("nf_local_in_drops", nf_hook.drops[LRX_NF_LOCAL_IN]),
 	L3_COUNTER("nf6_prerouting_drops", nf_hook.drops6[LRX_NF_PRE_ROUTING]),
 	L3_COUNTER("nf6_local_in_drops", nf_hook.drops6[LRX_NF_LOCAL_IN]),
+	/* conntrack -S (/proc/net/stat/nf_conntrack) and the entry count */
+	L3_COUNTER("nf_conntrack_found", nf_hook.ct_table.st.found),
+	L3_COUNTER("nf_conntrack_invalid", nf_hook.ct_table.st.invalid),
+	L3_COUNTER("nf_conntrack_insert", nf_hook.ct_table.st.insert),
+	L3_COUNTER("nf_conntrack_drop", nf_hook.ct_table.st.drop),
+	L3_COUNTER("nf_conntrack_early_drop", nf_hook.ct_table.st.early_drop),
+	L3_COUNTER("nf_conntrack_icmp_error", nf_hook.ct_table.st.error),
+	L3_COUNTER("nf_conntrack_count", nf_hook.ct_table.st.entries),
 	{.name = NULL},
 };
 

@@ -10,6 +10,7 @@
 #include <limits.h>
 
 #include "l3_module.h"
+#include "netfilter/conntrack.h"
 #include "netfilter/netfilter.h"
 
 struct l3_nf_hook {
@@ -22,11 +23,18 @@ struct l3_nf_hook {
 	struct lrx_nf *rules6;
 	struct lrx_nf_counter *ctr6;
 	uint64_t drops6[LRX_NF_HOOKS];
+	/* connection tracking (conntrack.h), this lcore's table: ct is
+	 * &ct_table when on, else NULL */
+	struct lrx_ct *ct;
+	uint8_t ctstate;               /* the packet's, PREROUTING to LOCAL_IN */
+	struct lrx_ct ct_table;
 };
 
 struct l3_nf_hook_conf {
 	char file[PATH_MAX];           /* key netfilter; empty: no hooks */
 	char file6[PATH_MAX];          /* key netfilter6; empty: no hooks */
+	uint8_t conntrack;             /* key conntrack: auto, on */
+	uint32_t conntrack_max;        /* key nf_conntrack_max */
 };
 
 /* One hook on one IPv4 packet: CONTINUE, or the drop. */
@@ -36,6 +44,10 @@ lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c, const struct rte_mbuf *m,
 /* One hook on one IPv6 packet (ip6tables): CONTINUE, or the drop. */
 lrx_next_t l3_ipv6_nf_hook(struct l3_ctx *c, const struct rte_mbuf *m,
 			   const struct lrx_meta *meta, unsigned hook);
+/* A frame the host sends (a reply; IPv4 at noff) through conntrack as
+ * ipv4_conntrack_local and the POSTROUTING confirm. */
+void l3_nf_ct_local_out(struct lrx_ct *ct, const struct rte_mbuf *m, uint32_t noff,
+			uint64_t now);
 
 /* The rule counters of the chains, one map per chain (the stage's maps,
  * stage.h) */

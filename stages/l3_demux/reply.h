@@ -74,6 +74,8 @@ static inline uint32_t l3_reply_paramprob6(uint8_t code, uint32_t pointer)
 	return (uint32_t)code << 13 | (pointer & 0x1fff);
 }
 
+struct lrx_ct;
+
 struct l3_reply {
 	/* configuration: the modules' keys set it (arp_mac, icmp_clock) */
 	bool clock_polls;
@@ -81,6 +83,8 @@ struct l3_reply {
 	struct rte_ether_addr mac;  /* arp_mac when not from the port */
 	uint64_t tsc_per_ms;
 	uint64_t tsc_start;
+
+	struct lrx_ct *ct;          /* conntrack's table (LOCAL_OUT), or NULL */
 
 	/* state */
 	uint64_t polls;             /* clock=polls: the time in ms */

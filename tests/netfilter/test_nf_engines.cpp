@@ -107,6 +107,104 @@ TEST_CASE("build-meta,l3-demux with netfilter give identical results under "
 	LRX_REQUIRE_POOL_FULL(pool());
 }
 
+TEST_CASE("build-meta,l3-demux with conntrack give identical results under "
+	  "every engine", "[netfilter][conntrack][equivalence]")
+{
+	pool();
+	const lrx_test::TempFile file(
+		"*raw\n:PREROUTING ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+		"-A PREROUTING -p udp -m udp --dport 7 -j CT --notrack\n"
+		"COMMIT\n"
+		"*filter\n:INPUT DROP [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+		"-A INPUT -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT\n"
+		"-A INPUT -m conntrack --ctstate INVALID -j DROP\n"
+		"-A INPUT -m state --state UNTRACKED -j ACCEPT\n"
+		"-A INPUT -p tcp -m multiport --dports 22,24 -m conntrack --ctstate NEW -j ACCEPT\n"
+		"-A INPUT -p udp -m udp --dport 53 -m state --state NEW -j ACCEPT\n"
+		"-A INPUT -p icmp -m state --state NEW -j ACCEPT\n"
+		"COMMIT\n");
+	const char *path = file.path.c_str();
+	auto tcp = [](int flags, uint16_t sport, uint16_t dport) {
+		return with([&](Spec &s) {
+			s.l4 = L4::tcp;
+			s.tcp_flags = (uint8_t)flags;
+			s.sport = sport;
+			s.dport = dport;
+		});
+	};
+	const Frame from_host = with([](Spec &s) {
+		s.ip4_src = ip4(10, 0, 0, 2);
+		s.ip4_dst = ip4(10, 0, 0, 1);
+		s.sport = 53;
+		s.dport = 2;
+	});
+	std::vector<uint8_t> quoted(from_host.data.begin() + from_host.l2_len,
+				    from_host.data.begin() + from_host.l4_off + 8);
+	std::vector<Frame> frames = {
+		udp4(2, 53), udp4(3, 53), udp4(1, 7), udp4(1, 9),
+		with([&](Spec &s) { s.l4 = L4::icmp; s.icmp_type = 3; s.icmp_code = 3;
+				    s.payload = quoted; s.default_payload = false; }),
+		with([](Spec &s) { s.l4 = L4::icmp; }),
+		with([](Spec &s) { s.l4 = L4::icmp; s.icmp_type = 0; }),
+		udp4(2, 53).ip4_frag(0x2000), udp4(2, 53).ip4_frag(0x0004),
+		udp6(), arp_request(ip4(10, 0, 0, 1), ip4(10, 0, 0, 2)),
+	};
+	for (uint16_t sport : {40000, 40001, 40002})
+		for (uint16_t dport : {22, 23, 24})
+			for (int flags : {(int)TCP_SYN, (int)TCP_ACK, TCP_SYN | TCP_ACK, (int)TCP_RST,
+					  TCP_FIN | TCP_ACK})
+				frames.push_back(tcp(flags, sport, dport));
+	std::mt19937 rng(43);
+	for (const char *split : {"none", "gather"}) {
+		const uint16_t burst = 32;
+		std::vector<uint16_t> polls;
+		size_t total = 0;
+		while (total < 3000) {
+			uint16_t n = (uint16_t)(1 + rng() % burst);
+			polls.push_back(n);
+			total += n;
+		}
+		std::vector<uint16_t> ids(total);
+		for (auto &id : ids)
+			id = (uint16_t)(rng() % frames.size());
+		// a small table: early drops and drops happen
+		const std::vector<lrx_test::PipelineStage> stages = {
+			{"build-meta", {}},
+			{"l3-demux", {{"local_ipv4", "10.0.0.2/24"}, {"netfilter", path},
+				      {"tcp_ports", "22"}, {"udp_ports", "none"},
+				      {"list_split", split}, {"ipfrag_clock", "polls"},
+				      {"icmp_clock", "polls"}, {"icmp_ratelimit", "0"},
+				      {"arp_mac", "02:00:00:00:00:02"},
+				      {"nf_conntrack_max", "6"}}},
+		};
+		auto make = [&](size_t at) { return frames[ids[at]].to_mbuf(pool()); };
+		auto clean = [](lrx_test::EngineRun &r) {
+			for (auto &c : r.counters)
+				for (const char *how : {"l3_sublists", "l4_sublists",
+							"route_hint_hits", "route_lookups",
+							"pool_wraps"})
+					c.erase(how);
+		};
+		lrx_test::engine_prefetch = 0;
+		auto ref = lrx_test::run_engine(LRX_ENGINE_PACKET, 0, burst, stages, make,
+						polls);
+		clean(ref);
+		for (const char *c : {"nf_conntrack_insert", "nf_conntrack_invalid",
+				      "nf_conntrack_found", "nf_conntrack_early_drop",
+				      "nf_conntrack_icmp_error"}) {
+			INFO(c);
+			REQUIRE(ref.counters[1].at(c) > 0);
+		}
+		INFO(split);
+		lrx_test::for_each_engine(1, [&](lrx_engine_kind kind, unsigned k) {
+			auto r = lrx_test::run_engine(kind, k, burst, stages, make, polls);
+			clean(r);
+			lrx_test::require_same_run(r, ref);
+		});
+	}
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
 TEST_CASE("l3-demux: a netfilter file that does not load fails init, naming "
 	  "the key, the file and line and what is valid", "[netfilter]")
 {

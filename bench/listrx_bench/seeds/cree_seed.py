@@ -38,14 +38,14 @@ WHY = {
 def cree_args(args):
     """cree.measure's options from seeds' (its rows, both flavours)."""
     return argparse.Namespace(
-        rows=cree.ROW_NAMES, flavours=args.flavours, listrx=args.listrx,
+        rows=cree.PAPER_ROW_NAMES, flavours=args.flavours, listrx=args.listrx,
         listrx_retpo=args.listrx_retpo, eal=args.eal, lcores=args.lcores,
         reps=args.reps, duration=args.duration, kernel=args.kernel,
         kernel_pairs=args.cree_kernel_pairs, timeout=args.timeout, quiet=True)
 
 
 def plan(ctx):
-    n = len(cree.ROW_NAMES) * len(ctx.args.flavours) * ctx.args.reps * 2
+    n = len(cree.PAPER_ROW_NAMES) * len(ctx.args.flavours) * ctx.args.reps * 2
     return [("run", n, ctx.args.duration + 0.8)] + (
         [("cree kernel", 1, 60.0)] if ctx.kernel_ok and ctx.args.kernel != "off" else [])
 

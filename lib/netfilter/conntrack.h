@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * IPv4 connection tracking as net/netfilter/nf_conntrack_core.c runs it on
+ * a host's receive path (docs/netfilter.md): nf_conntrack_in at
+ * PREROUTING (priority -200, after raw) finds the packet's entry by its
+ * tuple or makes an unconfirmed one, the protocol's tracker
+ * (nf_conntrack_proto_tcp.c, _udp.c, _icmp.c, _generic.c) judges the
+ * packet, and nf_confirm at LOCAL_IN's end inserts a new entry. What the
+ * host sends (listrx's replies) goes through lrx_ct_local_out, as
+ * ipv4_conntrack_local and the POSTROUTING confirm.
+ *
+ * One table per user (per l3-demux instance, so per polling lcore); the
+ * kernel's is one per network namespace, shared by every CPU.
+ */
+#ifndef LISTRX_CONNTRACK_H
+#define LISTRX_CONNTRACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "netfilter.h"
+
+/* struct nf_conntrack_tuple for IPv4: addresses network order, ports
+ * (or ICMP id, and type << 8 | code in dport) host order */
+struct lrx_ct_tuple {
+	uint32_t src, dst;
+	uint16_t sport, dport;
+	uint8_t proto;
+	uint8_t pad[3];
+};
+
+/* enum tcp_conntrack, then sIV (MAX) and sIG */
+enum lrx_tcp_ct {
+	LRX_TCP_CT_NONE, LRX_TCP_CT_SYN_SENT, LRX_TCP_CT_SYN_RECV,
+	LRX_TCP_CT_ESTABLISHED, LRX_TCP_CT_FIN_WAIT, LRX_TCP_CT_CLOSE_WAIT,
+	LRX_TCP_CT_LAST_ACK, LRX_TCP_CT_TIME_WAIT, LRX_TCP_CT_CLOSE,
+	LRX_TCP_CT_SYN_SENT2, LRX_TCP_CT_MAX, LRX_TCP_CT_IGNORE,
+};
+/* enum tcp_bit_set: get_conntrack_index of the flags */
+enum lrx_tcp_bit { LRX_TCP_SYN_SET, LRX_TCP_SYNACK_SET, LRX_TCP_FIN_SET,
+		   LRX_TCP_ACK_SET, LRX_TCP_RST_SET, LRX_TCP_NONE_SET };
+
+/* tcp_conntracks[dir][index][state] */
+enum lrx_tcp_ct lrx_tcp_ct_next(unsigned dir, enum lrx_tcp_bit index,
+				enum lrx_tcp_ct state);
+enum lrx_tcp_bit lrx_tcp_ct_index(uint8_t tcp_flags);
+const char *lrx_tcp_ct_name(enum lrx_tcp_ct state);
+
+#define LRX_CT_NIL UINT32_MAX
+
+/* IPS_* status bits kept */
+enum { LRX_CT_CONFIRMED = 1, LRX_CT_SEEN_REPLY = 2, LRX_CT_ASSURED = 4 };
+
+struct lrx_ct_entry {
+	struct lrx_ct_tuple tuple[2];  /* tuplehash[IP_CT_DIR_ORIGINAL/REPLY] */
+	uint32_t next[2];              /* the bucket chains, node = i << 1 | dir */
+	uint64_t expires;              /* ms on the run's clock */
+	uint64_t stream_ts;            /* UDP: 2 s after creation */
+	uint32_t last_end;             /* TCP: last_seq + len of the last one */
+	uint8_t status;
+	uint8_t tcp_state, last_index, last_dir;
+	uint8_t close_init;            /* IP_CT_TCP_FLAG_CLOSE_INIT, per dir */
+};
+
+/* conntrack -S's counters (/proc/net/stat/nf_conntrack) */
+struct lrx_ct_stats {
+	uint64_t found;       /* lookups that found an entry (resolve_normal_ct) */
+	uint64_t invalid;     /* packets left without an entry */
+	uint64_t insert;      /* entries confirmed */
+	uint64_t drop;        /* packets dropped: table full, no early drop */
+	uint64_t early_drop;  /* unassured entries evicted for a new one */
+	uint64_t error;       /* ICMP errors not about a tracked flow */
+	uint64_t entries;     /* the entries now (nf_conntrack_count) */
+};
+
+struct lrx_ct {
+	uint32_t max;                  /* nf_conntrack_max */
+	uint32_t bucket_mask;
+	uint32_t *buckets;             /* first node of each chain, LRX_CT_NIL */
+	struct lrx_ct_entry *entries;  /* max of them */
+	uint32_t free_head;            /* chained through next[0] */
+	uint32_t pending;              /* the packet's unconfirmed entry */
+	uint32_t gc_bucket;            /* gc_worker's position */
+	uint64_t gc_ms;                /* the last sweep */
+	struct lrx_ct_stats st;
+};
+
+/* Sets up ct with a table of max entries on socket: 0, -ENOMEM. */
+int lrx_ct_init(struct lrx_ct *ct, uint32_t max, int socket);
+void lrx_ct_fini(struct lrx_ct *ct);
+
+/* nf_conntrack_in on a received IPv4 packet (whole: nf_defrag_ipv4 ran
+ * before). p->ctstate is set (an UNTRACKED one is left alone); returns
+ * LRX_NF_ACCEPT, or LRX_NF_DROP when the table is full and nothing can be
+ * evicted. A new entry stays pending until lrx_ct_confirm (or the next
+ * packet, which frees it: the packet was dropped). now: ms. */
+unsigned lrx_ct_in(struct lrx_ct *ct, struct lrx_nf_pkt *p, uint64_t now);
+/* The packet that had the pending entry did not reach nf_confirm (it was
+ * dropped): the entry goes with it (nf_conntrack_destroy of an
+ * unconfirmed one). lrx_ct_in does it first too. */
+void lrx_ct_release(struct lrx_ct *ct);
+/* nf_confirm: inserts the pending entry, if any. */
+void lrx_ct_confirm(struct lrx_ct *ct, uint64_t now);
+/* ipv4_conntrack_local then the POSTROUTING confirm, for a packet the host
+ * sends: its entry updated (or one made and inserted). No checksum test,
+ * as the kernel skips it on output. */
+void lrx_ct_local_out(struct lrx_ct *ct, struct lrx_nf_pkt *p, uint64_t now);
+/* gc_worker: up to n buckets swept of expired entries. */
+void lrx_ct_gc(struct lrx_ct *ct, uint64_t now, unsigned n);
+/* The entry of a tuple (either direction), LRX_CT_NIL if none; *dir its
+ * direction. For tests and listings. */
+uint32_t lrx_ct_find(struct lrx_ct *ct, const struct lrx_ct_tuple *t,
+		     uint64_t now, unsigned *dir);
+
+#endif

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Kernel oracle for connection tracking: a host firewall's rule set
+// (ESTABLISHED,RELATED accepted, INVALID dropped, NEW to a few ports,
+// policy DROP, a raw CT --notrack) is loaded by iptables-legacy-restore
+// into a veth's netns (a TCP listener on 5201) and by l3-demux; the same
+// frames go to both in order: a TCP handshake to the listener (SYN, its
+// retransmission, the ACK), a SYN and a stray ACK to closed ports (one
+// NEW-accepted, answered by RST; one dropped by the policy), an
+// unsolicited SYN-ACK and RST, a UDP query to a closed port twice (the
+// host's port unreachable is RELATED), an ICMP error RELATED to that flow
+// and one about no flow, an UNTRACKED datagram, an echo request twice.
+// Every rule's and policy's counters, the nstat counters and conntrack's
+// (/proc/net/stat/nf_conntrack's invalid, icmp_error, drop, early_drop;
+// the entries of /proc/net/nf_conntrack)
+// must be equal under every engine. nf_conntrack_tcp_be_liberal=1 in the
+// netns: listrx does not model TCP's window (docs/netfilter.md). Needs
+// root and iptables-legacy; skips with a printed reason otherwise.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine_run.h"
+#include "frames.h"
+#include "netns_oracle.h"
+#include "temp_file.h"
+#include "test_eal.h"
+
+extern "C" {
+#include "pipeline.h"
+}
+
+using namespace lrx_test;
+using namespace lrx_test::frames;
+
+namespace {
+
+const char *rules_text =
+	"*raw\n"
+	":PREROUTING ACCEPT [0:0]\n"
+	":OUTPUT ACCEPT [0:0]\n"
+	"-A PREROUTING -p udp -m udp --dport 7 -j CT --notrack\n"
+	"COMMIT\n"
+	"*filter\n"
+	":INPUT DROP [0:0]\n"
+	":FORWARD ACCEPT [0:0]\n"
+	":OUTPUT ACCEPT [0:0]\n"
+	"-A INPUT -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT\n"
+	"-A INPUT -m conntrack --ctstate INVALID -j DROP\n"
+	"-A INPUT -m conntrack --ctstate UNTRACKED -j ACCEPT\n"
+	"-A INPUT -p tcp -m tcp --dport 5201 -m conntrack --ctstate NEW -j ACCEPT\n"
+	"-A INPUT -p tcp -m tcp --dport 24 -m state --state NEW -j ACCEPT\n"
+	"-A INPUT -p udp -m udp --dport 53 -m conntrack --ctstate NEW -j ACCEPT\n"
+	"-A INPUT -p icmp -m state --state NEW -j ACCEPT\n"
+	"COMMIT\n";
+
+using Counts = std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>>;
+
+Counts parse_save(const std::string &text)
+{
+	Counts out;
+	std::istringstream in(text);
+	std::string line, table;
+	std::regex chain_re(R"(^:(\S+) (\S+) \[(\d+):(\d+)\])");
+	std::regex rule_re(R"(^\[(\d+):(\d+)\] -A (\S+))");
+	std::smatch m;
+	while (std::getline(in, line)) {
+		if (line.size() > 1 && line[0] == '*')
+			table = line.substr(1);
+		else if (std::regex_search(line, m, chain_re))
+			out[table + "/" + m[1].str()].push_back(
+				{std::stoull(m[3]), std::stoull(m[4])});
+		else if (std::regex_search(line, m, rule_re))
+			out[table + "/" + m[3].str()].push_back(
+				{std::stoull(m[1]), std::stoull(m[2])});
+	}
+	return out;
+}
+
+Counts listrx_counts(const EngineRun &r, size_t stage)
+{
+	Counts out;
+	for (auto &map : r.maps.at(stage)) {
+		auto &v = out[map.first];
+		for (auto &e : map.second) {
+			uint64_t c[2];
+			std::memcpy(c, e.data() + 4, 16);
+			v.push_back({c[0], c[1]});
+		}
+	}
+	return out;
+}
+
+// /proc/net/stat/nf_conntrack: one row of hex per CPU under a header;
+// every column summed, but entries (the table's, on every row)
+std::map<std::string, uint64_t> ct_stat(const std::string &ns)
+{
+	std::istringstream in(sh_out("ip netns exec " + ns + " cat /proc/net/stat/nf_conntrack"));
+	std::string header, row;
+	std::vector<std::string> names;
+	std::map<std::string, uint64_t> out;
+	if (!std::getline(in, header))
+		return out;
+	std::istringstream h(header);
+	for (std::string n; h >> n;)
+		names.push_back(n);
+	bool first = true;
+	while (std::getline(in, row)) {
+		std::istringstream r(row);
+		for (size_t i = 0; i < names.size(); i++) {
+			std::string v;
+			if (!(r >> v))
+				break;
+			const uint64_t x = std::stoull(v, nullptr, 16);
+			if (names[i] != "entries" || first)
+				out[names[i]] += x;
+		}
+		first = false;
+	}
+	return out;
+}
+
+struct Listener {
+	int fd = -1;
+	std::string error;
+	explicit Listener(const Netns &net)
+	{
+		std::string failed;
+		error = in_netns(net, [&] {
+			fd = socket(AF_INET, SOCK_STREAM, 0);
+			sockaddr_in a{};
+			a.sin_family = AF_INET;
+			a.sin_port = htons(5201);
+			if (bind(fd, (sockaddr *)&a, sizeof(a)) || listen(fd, 64))
+				failed = "cannot listen on 5201";
+		});
+		if (error.empty())
+			error = failed;
+	}
+	~Listener()
+	{
+		if (fd >= 0)
+			close(fd);
+	}
+};
+
+constexpr uint32_t peer = ip4(10, 0, 0, 1), host = ip4(10, 0, 0, 2);
+
+Frame tcp(uint8_t flags, uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack)
+{
+	return with([&](Spec &s) {
+		s.l4 = L4::tcp;
+		s.tcp_flags = flags;
+		s.sport = sport;
+		s.dport = dport;
+		s.seq = seq;
+		s.ack = ack;
+		s.default_payload = false;
+	});
+}
+
+Frame udp_from_host(uint16_t sport, uint16_t dport)
+{
+	return with([&](Spec &s) {
+		s.ip4_src = host;
+		s.ip4_dst = peer;
+		s.sport = sport;
+		s.dport = dport;
+	});
+}
+
+// a port unreachable from the peer quoting what the host sent it
+Frame unreachable_about(const Frame &sent)
+{
+	std::vector<uint8_t> q(sent.data.begin() + sent.l2_len,
+			       sent.data.begin() + sent.l4_off + 8);
+	return with([&](Spec &s) {
+		s.l4 = L4::icmp;
+		s.icmp_type = 3;
+		s.icmp_code = 3;
+		s.payload = q;
+		s.default_payload = false;
+	});
+}
+
+} // namespace
+
+TEST_CASE("kernel oracle: a stateful firewall (conntrack) counts every rule, "
+	  "nstat and conntrack counter alike, under every engine",
+	  "[netfilter][conntrack][kernel]")
+{
+	if (std::string why = oracle_unavailable(); !why.empty()) {
+		WARN("SKIPPED: " << why);
+		return;
+	}
+	if (sh("command -v iptables-legacy-restore && command -v iptables-legacy-save") != 0) {
+		WARN("SKIPPED: needs iptables-legacy-restore (apt-get install iptables)");
+		return;
+	}
+	Netns net;
+	if (!net.ok) {
+		WARN("SKIPPED: " << net.why);
+		return;
+	}
+	const TempFile file(rules_text, "lrx_ct_rules");
+	if (sh("ip netns exec " + net.ns + " iptables-legacy-restore " + file.path) != 0) {
+		WARN("SKIPPED: iptables-legacy-restore refused the rules in the netns "
+		     "(no xt_conntrack, xt_state or xt_CT in this kernel?)");
+		return;
+	}
+	if (sh("ip netns exec " + net.ns +
+	       " sysctl -w net.netfilter.nf_conntrack_tcp_be_liberal=1") != 0) {
+		WARN("SKIPPED: no net.netfilter.nf_conntrack_tcp_be_liberal in the netns");
+		return;
+	}
+	Listener listener(net);
+	if (!listener.error.empty()) {
+		WARN("SKIPPED: " << listener.error);
+		return;
+	}
+
+	const std::vector<Frame> frames = {
+		tcp(TCP_SYN, 40000, 5201, 100, 0),           // NEW, SYN-ACK out
+		tcp(TCP_SYN, 40000, 5201, 100, 0),           // ESTABLISHED (ignored)
+		tcp(TCP_ACK, 40000, 5201, 101, 1),           // ESTABLISHED
+		tcp(TCP_SYN, 40001, 23, 7, 0),               // NEW: policy
+		tcp(TCP_ACK, 40001, 23, 8, 9),               // NEW (loose): policy
+		tcp(TCP_SYN, 40002, 24, 7, 0),               // NEW, RST out: gone
+		tcp(TCP_ACK, 40003, 24, 8, 9),               // NEW, RST out: gone
+		tcp(TCP_SYN | TCP_ACK, 40004, 5201, 7, 9),   // INVALID
+		tcp(TCP_RST, 40005, 5201, 7, 0),             // INVALID
+		udp4(5353, 53),                              // NEW, unreachable out
+		udp4(5353, 53),                              // NEW again
+		unreachable_about(udp_from_host(53, 5353)),  // RELATED
+		unreachable_about(udp_from_host(1, 2)),      // INVALID (error)
+		udp4(1, 7),                                  // UNTRACKED
+		with([](Spec &s) { s.l4 = L4::icmp; }),      // echo: NEW
+		with([](Spec &s) { s.l4 = L4::icmp; }),      // ESTABLISHED
+		udp4(1, 9),                                  // NEW: policy
+	};
+
+	auto before = nstat(net.ns);
+	auto ct_before = ct_stat(net.ns);
+	REQUIRE(replay(net.outside, frames, 1));
+	auto after = nstat(net.ns);
+	auto ct_after = ct_stat(net.ns);
+	// the table's entries (conntrack -L): the stat's entries column also
+	// counts deleted entries that packets in flight still hold (an RST
+	// queued for ARP keeps its flow's entry)
+	const std::string table =
+		sh_out("ip netns exec " + net.ns + " cat /proc/net/nf_conntrack");
+	uint64_t entries = 0;
+	for (char ch : table)
+		entries += ch == '\n';
+	REQUIRE(ct_after.count("insert") == 1);
+	const std::string saved = sh_out("ip netns exec " + net.ns + " iptables-legacy-save -c");
+	Counts kernel = parse_save(saved);
+	REQUIRE(kernel.count("filter/INPUT") == 1);
+
+	eal_init();
+	rte_mempool *mp = mbuf_pool("ct_oracle_pool", 2047);
+	const std::vector<PipelineStage> stages = {
+		{"build-meta", {{"host_mac", "02:00:00:00:00:02"}}},
+		{"l3-demux", {{"local_ipv4", "10.0.0.2/24"},
+			      {"local_ipv6", "2001:db8::2"},
+			      {"udp_ports", "none"},
+			      {"tcp_ports", "5201"},
+			      {"mcast_groups", "none"},
+			      {"trust_ip_csum_hint", "no"},
+			      {"arp_mac", "02:00:00:00:00:02"},
+			      {"icmp_clock", "polls"},
+			      {"netfilter", file.path}}},
+	};
+	auto make = [&](size_t at) { return frames[at % frames.size()].to_mbuf(mp); };
+	// a poll of 5, then the rest: bursts cut flows apart
+	const std::vector<uint16_t> polls = {5, (uint16_t)(frames.size() - 5)};
+	for (auto kind : {LRX_ENGINE_PACKET, LRX_ENGINE_BURST, LRX_ENGINE_HYBRID,
+			  LRX_ENGINE_STATIC, LRX_ENGINE_GRAPH}) {
+		INFO("engine " << lrx_engine_name(kind));
+		EngineRun r = run_engine(kind, 1, 64, stages, make, polls);
+		Counts ours = listrx_counts(r, 1);
+		for (auto &chain : kernel) {
+			if (ours.count(chain.first) == 0)
+				continue;
+			auto &mine = ours[chain.first];
+			REQUIRE(mine.size() == chain.second.size());
+			for (size_t k = 0; k < mine.size(); k++) {
+				INFO(chain.first << " " << (k ? "rule " : "policy ") << k
+					<< ": kernel " << chain.second[k].first << " pkts "
+					<< chain.second[k].second << " bytes, listrx "
+					<< mine[k].first << " pkts " << mine[k].second
+					<< " bytes");
+				CHECK(mine[k] == chain.second[k]);
+			}
+		}
+		const char *compared[] = {
+			"IpInReceives", "IpInDelivers", "TcpInSegs", "UdpNoPorts",
+			"IcmpInMsgs", "IcmpInEchos",
+		};
+		for (const char *name : compared) {
+			uint64_t k = after[name] - before[name];
+			INFO(name << ": kernel " << k << ", listrx " << r.counters[1][name]);
+			CHECK(k == r.counters[1][name]);
+		}
+		// (6.18 counts neither insert nor found: both stay 0)
+		const std::pair<const char *, const char *> ct_compared[] = {
+			{"invalid", "nf_conntrack_invalid"},
+			{"icmp_error", "nf_conntrack_icmp_error"},
+			{"drop", "nf_conntrack_drop"},
+			{"early_drop", "nf_conntrack_early_drop"},
+		};
+		for (auto &c : ct_compared) {
+			uint64_t k = ct_after[c.first] - ct_before[c.first];
+			INFO(c.first << ": kernel " << k << ", listrx " << r.counters[1][c.second]
+				     << " (kernel found " << ct_after["found"] - ct_before["found"]
+				     << ", listrx " << r.counters[1]["nf_conntrack_found"] << ")");
+			CHECK(k == r.counters[1][c.second]);
+		}
+		INFO("entries: kernel " << entries << " (" << table << "), listrx "
+					<< r.counters[1]["nf_conntrack_count"]);
+		CHECK(entries == r.counters[1]["nf_conntrack_count"]);
+		CHECK(r.counters[1]["nf_conntrack_insert"] == 5);
+	}
+	LRX_REQUIRE_POOL_FULL(mp);
+}
