@@ -220,7 +220,6 @@ static enum lrx_tcp_rcv_fate rcv_ofo_insert(struct lrx_tcp_rcv *t, struct lrx_tc
 			(sk->ofo_count - at - gone) * sizeof(*sk->ofo));
 	sk->ofo[at] = *s;
 	sk->ofo_count = sk->ofo_count - gone + 1;
-	t->mib.ofo_queue++;
 	return LRX_TCP_RCV_QUEUED;
 }
 
@@ -256,14 +255,15 @@ enum lrx_tcp_rcv_fate lrx_tcp_rcv_data(struct lrx_tcp_rcv *t, struct lrx_tcp_rcv
 		t->mib.zero_window_drop++;
 		return rcv_drop(t, len, false, LRX_TCP_DROP_ZEROWINDOW, reason);
 	}
+	if (!in_order && !seq_before(seq, sk->rcv_nxt + win))
+		return rcv_drop(t, len, false, LRX_TCP_DROP_OVERWINDOW, reason);
 	/* tcp_try_rmem_schedule, without the pruning */
 	if (sk->rmem > rcv_rcvbuf(t) || sk->rq_count + sk->ofo_count >= t->cap) {
 		*(in_order ? &t->mib.rcvq_drop : &t->mib.ofo_drop) += 1;
 		return rcv_drop(t, len, false, LRX_TCP_DROP_PROTO_MEM, reason);
 	}
 	if (!in_order) {
-		if (seq_before(seq, sk->rcv_nxt + win) == false)
-			return rcv_drop(t, len, false, LRX_TCP_DROP_OVERWINDOW, reason);
+		t->mib.ofo_queue++; /* every segment tcp_data_queue_ofo takes */
 		enum lrx_tcp_rcv_fate f = rcv_ofo_insert(t, sk, &s, reason);
 		if (f != LRX_TCP_RCV_QUEUED)
 			return rcv_drop(t, len, true, *reason, reason);

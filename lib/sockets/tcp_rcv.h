@@ -7,9 +7,9 @@
  *    moves on and what the out-of-order queue now continues follows it
  *    (tcp_ofo_queue);
  *  - after rcv_nxt and inside the window: held in the out-of-order queue,
- *    sorted by sequence (tcp_data_queue_ofo: TCPOFOQueue; a segment whose
- *    bytes are all there already is dropped, TCPOFOMerge; segments it
- *    covers whole are dropped, TCPOFOMerge each);
+ *    sorted by sequence (tcp_data_queue_ofo: TCPOFOQueue for each segment
+ *    it takes; one whose bytes are all there already is dropped,
+ *    TCPOFOMerge; segments it covers whole are dropped, TCPOFOMerge each);
  *  - all before rcv_nxt: a duplicate, dropped TCP_OLD_DATA
  *    (DelayedACKLost); past the window's end: TCP_INVALID_SEQUENCE
  *    (tcp_sequence); a closed window drops the in-order segment

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * l3-demux's module tcp: TCP on receive up to the socket lookup
  * (net/ipv4/tcp_ipv4.c, net/ipv6/tcp_ipv6.c), the established table of
- * lib/sockets (key tcp_ehash), and the replies of the receive path
- * (tcp_v4_send_reset, tcp_v4_send_synack; net/ipv4/tcp_output.c). Keys
- * tcp_ports, tcp_ehash, tcp_rst, tcp_synack; counters Tcp*, TcpExt* and
- * tcp_* as nstat names them.
+ * lib/sockets (key tcp_ehash), an established socket's data to its
+ * receive queue and the application (key tcp_rcv_socks, lib/sockets'
+ * tcp_rcv), and the replies of the receive path (tcp_v4_send_reset,
+ * tcp_v4_send_synack; net/ipv4/tcp_output.c). Keys tcp_ports, tcp_ehash,
+ * tcp_rst, tcp_synack, tcp_rcv_socks and its settings; counters Tcp*,
+ * TcpExt* and tcp_* as nstat names them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -115,8 +117,8 @@ static const enum lrx_drop_reason l3_tcp_drops[LRX_TCP_DROP_MAX] = {
 };
 
 static __rte_noinline lrx_next_t l3_tcp_data(struct l3_ctx *c, struct rte_mbuf *m,
-					    const struct lrx_meta *meta,
-					    const struct rte_tcp_hdr *th, int fam, int32_t conn)
+					     const struct lrx_meta *meta,
+					     const struct rte_tcp_hdr *th, int fam, int32_t conn)
 {
 	struct l3_tcp *t = l3_tcp_of(c);
 	struct lrx_tcp_rcv_sock *sk = lrx_tcp_rcv_sock(&t->rcv, (unsigned)fam, (uint32_t)conn);
