@@ -57,7 +57,9 @@ int lrx_tcp_rcv_init(struct lrx_tcp_rcv *t, const struct lrx_tcp_rcv_conf *conf,
 	t->cap = rcv_cap(conf, conf->truesize ? conf->truesize : LRX_TCP_MIN_TRUESIZE);
 	t->n_socks = families * conf->socks;
 	t->out_cap = t->n_socks * t->cap + conf->zc_slots;
-	t->drop_cap = t->n_socks * t->cap;
+	/* a poll drops at most what the queues held at its start and what
+	 * arrived in it (a burst, GRO's releases: 1024 at most) */
+	t->drop_cap = 2 * t->n_socks * t->cap + 1024;
 	t->socks = rte_zmalloc_socket("tcp_rcv_socks", t->n_socks * sizeof(*t->socks), 0,
 				      socket_id);
 	t->out = rte_malloc_socket("tcp_rcv_out", t->out_cap * sizeof(*t->out), 0, socket_id);
