@@ -86,21 +86,31 @@ static inline bool lrx_tcp_addr_eq(const bool v6, const uint8_t *a, const uint8_
 	return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
 }
 
-/* __inet_lookup_established: is (laddr, lport, raddr, rport), whose hash
- * is hash, in the table? */
-static inline bool lrx_tcp_ehash_lookup(const struct lrx_tcp_ehash *t, const bool v6,
-					uint32_t hash, const uint8_t *laddr,
-					const uint8_t *raddr, uint16_t lport,
-					uint16_t rport)
+/* __inet_lookup_established: the entry of (laddr, lport, raddr, rport),
+ * whose hash is hash, or -1 when the table does not have it. The entry's
+ * index is the connection's for as long as the run lasts (no teardown). */
+static inline int32_t lrx_tcp_ehash_find(const struct lrx_tcp_ehash *t, const bool v6,
+					 uint32_t hash, const uint8_t *laddr,
+					 const uint8_t *raddr, uint16_t lport,
+					 uint16_t rport)
 {
 	for (int32_t i = t->bucket[hash & t->mask]; i >= 0; i = t->ent[i].next) {
 		const struct lrx_tcp_est *e = &t->ent[i];
 		if (e->hash == hash && e->lport == lport && e->rport == rport &&
 		    lrx_tcp_addr_eq(v6, e->laddr, laddr) &&
 		    lrx_tcp_addr_eq(v6, e->raddr, raddr))
-			return true;
+			return i;
 	}
-	return false;
+	return -1;
+}
+
+/* Is the tuple in the table? */
+static inline bool lrx_tcp_ehash_lookup(const struct lrx_tcp_ehash *t, const bool v6,
+					uint32_t hash, const uint8_t *laddr,
+					const uint8_t *raddr, uint16_t lport,
+					uint16_t rport)
+{
+	return lrx_tcp_ehash_find(t, v6, hash, laddr, raddr, lport, rport) >= 0;
 }
 
 /* inet_ehash_insert of a tuple the lookup did not find, at the head of

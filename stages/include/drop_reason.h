@@ -43,9 +43,16 @@
 	X(TC_INGRESS)       /* TC_ACT_SHOT at the ingress hook (sch_handle_ingress) */ \
 	X(NETFILTER_DROP)   /* NF_DROP from a hook (nf_hook_slow) */              \
 	X(CPU_BACKLOG)      /* RPS: the target's backlog is full (enqueue_to_backlog) */ \
-	X(SOCKET_RCVBUFF)   /* a UDP socket's receive buffer is full */      \
+	X(SOCKET_RCVBUFF)   /* a UDP socket's receive buffer is full */         \
 	X(UNICAST_IN_L2_MULTICAST) /* IPv6 unicast in an L2 broadcast/multicast \
-	                     * (drop_unicast_in_l2_multicast) */
+	                     * (drop_unicast_in_l2_multicast) */               \
+	X(TCP_OLD_DATA)     /* every byte received already (tcp_data_queue) */ \
+	X(TCP_INVALID_SEQUENCE) /* past the receive window (tcp_sequence) */   \
+	X(TCP_ZEROWINDOW)   /* in order, the window closed */                  \
+	X(TCP_OVERWINDOW)   /* out of order, at or past the window's end */    \
+	X(TCP_OFOMERGE)     /* out of order, its bytes all queued already */   \
+	X(TCP_OFO_DROP)     /* out of order, passed whole by rcv_nxt */        \
+	X(PROTO_MEM)        /* TCP: the receive buffer full (tcp_try_rmem_schedule) */
 
 enum lrx_drop_reason {
 #define LRX_DROP_ENUM(name) LRX_DROP_##name,

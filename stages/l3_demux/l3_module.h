@@ -137,9 +137,9 @@ struct l3_module {
 			 enum lrx_drop_reason *reasons, uint16_t max);
 	uint16_t (*consume)(void *ctx, struct rte_mbuf **pkts, uint16_t max);
 	uint32_t (*held)(const void *ctx);
+	uint32_t (*mbuf_hold)(const void *conf, uint32_t mbuf_size); /* summed */
 	/* hooks one module at most has */
 	int (*start)(void *ctx, const struct lrx_stage_start *start);
-	uint32_t (*mbuf_hold)(const void *conf, uint32_t mbuf_size);
 };
 
 /* A module's descriptor l3_<m>_module: its tables l3_<m>_keys and

@@ -46,7 +46,8 @@ static struct {
 				       enum lrx_drop_reason *reasons, uint16_t max);
 	uint16_t (*consume[L3_N_MODULES])(void *ctx, struct rte_mbuf **pkts, uint16_t max);
 	uint32_t (*held[L3_N_MODULES])(const void *ctx);
-	unsigned n_flush, n_end_run, n_drop, n_consume, n_held;
+	uint32_t (*mbuf_hold[L3_N_MODULES])(const void *conf, uint32_t mbuf_size);
+	unsigned n_flush, n_end_run, n_drop, n_consume, n_held, n_mbuf_hold;
 } l3_hooks;
 
 static void l3_modules_flush(void *ctx, bool budget_used)
@@ -84,6 +85,14 @@ static uint32_t l3_modules_held(const void *ctx)
 	uint32_t n = 0;
 	for (unsigned i = 0; i < l3_hooks.n_held; i++)
 		n += l3_hooks.held[i](ctx);
+	return n;
+}
+
+static uint32_t l3_modules_mbuf_hold(const void *conf, uint32_t mbuf_size)
+{
+	uint32_t n = 0;
+	for (unsigned i = 0; i < l3_hooks.n_mbuf_hold; i++)
+		n += l3_hooks.mbuf_hold[i](conf, mbuf_size);
 	return n;
 }
 
@@ -125,9 +134,10 @@ void l3_modules_register(struct lrx_stage *stage, const struct lrx_value_key *ke
 			l3_hooks.drop[l3_hooks.n_drop++] = m->drop;
 		if (m->consume)
 			l3_hooks.consume[l3_hooks.n_consume++] = m->consume;
-		RTE_VERIFY(!(m->start && stage->start) && !(m->mbuf_hold && stage->mbuf_hold));
+		if (m->mbuf_hold)
+			l3_hooks.mbuf_hold[l3_hooks.n_mbuf_hold++] = m->mbuf_hold;
+		RTE_VERIFY(!(m->start && stage->start));
 		stage->start = m->start ? m->start : stage->start;
-		stage->mbuf_hold = m->mbuf_hold ? m->mbuf_hold : stage->mbuf_hold;
 	}
 	l3_hooks.stage_flush = flush;
 	stage->keys = l3_keys;
@@ -138,6 +148,7 @@ void l3_modules_register(struct lrx_stage *stage, const struct lrx_value_key *ke
 	stage->drop = L3_HOOK(drop);
 	stage->consume = L3_HOOK(consume);
 	stage->held = L3_HOOK(held);
+	stage->mbuf_hold = L3_HOOK(mbuf_hold);
 #undef L3_HOOK
 	lrx_stage_register(stage);
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * l3-demux's module tcp: TCP on receive up to the socket lookup
  * (net/ipv4/tcp_ipv4.c, net/ipv6/tcp_ipv6.c), the established table of
- * lib/sockets (key tcp_ehash), and the replies of the receive path
- * (tcp_v4_send_reset, tcp_v4_send_synack; net/ipv4/tcp_output.c). Keys
- * tcp_ports, tcp_ehash, tcp_rst, tcp_synack; counters Tcp*, TcpExt* and
- * tcp_* as nstat names them.
+ * lib/sockets (key tcp_ehash), an established socket's data to its
+ * receive queue and the application (key tcp_rcv_socks, lib/sockets'
+ * tcp_rcv), and the replies of the receive path (tcp_v4_send_reset,
+ * tcp_v4_send_synack; net/ipv4/tcp_output.c). Keys tcp_ports, tcp_ehash,
+ * tcp_rst, tcp_synack, tcp_rcv_socks and its settings; counters Tcp*,
+ * TcpExt* and tcp_* as nstat names them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -96,6 +98,54 @@ static __rte_noinline lrx_next_t l3_tcp_open(struct l3_ctx *c,
 	return lrx_next_drop(LRX_DROP_NO_SOCKET);
 }
 
+/* tcp_rcv_established / tcp_data_queue for connection conn of the table
+ * (lib/sockets/tcp_rcv.h): the payload to the socket's receive or
+ * out-of-order queue (CONSUMED: the application reads it at the end of
+ * the poll), or dropped with the reason; a segment without payload, and
+ * one of a connection without a receive queue, is delivered as before.
+ * A socket's first segment opens it: rcv_nxt is a SYN's seq + 1, else
+ * the segment's seq (a connection older than the run). Out of line: only
+ * with tcp_rcv_socks. */
+static const enum lrx_drop_reason l3_tcp_drops[LRX_TCP_DROP_MAX] = {
+	[LRX_TCP_DROP_OLD_DATA] = LRX_DROP_TCP_OLD_DATA,
+	[LRX_TCP_DROP_INVALID_SEQUENCE] = LRX_DROP_TCP_INVALID_SEQUENCE,
+	[LRX_TCP_DROP_ZEROWINDOW] = LRX_DROP_TCP_ZEROWINDOW,
+	[LRX_TCP_DROP_OVERWINDOW] = LRX_DROP_TCP_OVERWINDOW,
+	[LRX_TCP_DROP_OFOMERGE] = LRX_DROP_TCP_OFOMERGE,
+	[LRX_TCP_DROP_OFO_DROP] = LRX_DROP_TCP_OFO_DROP,
+	[LRX_TCP_DROP_PROTO_MEM] = LRX_DROP_PROTO_MEM,
+};
+
+static __rte_noinline lrx_next_t l3_tcp_data(struct l3_ctx *c, struct rte_mbuf *m,
+					     const struct lrx_meta *meta,
+					     const struct rte_tcp_hdr *th, int fam, int32_t conn)
+{
+	struct l3_tcp *t = l3_tcp_of(c);
+	struct lrx_tcp_rcv_sock *sk = lrx_tcp_rcv_sock(&t->rcv, (unsigned)fam, (uint32_t)conn);
+	if (sk == NULL) {
+		t->rcv.mib.untracked++;
+		return LRX_NEXT_DELIVER_V;
+	}
+	const uint32_t seq = rte_be_to_cpu_32(th->sent_seq);
+	const bool syn = th->tcp_flags & L3_TCP_SYN;
+	if (!sk->open)
+		lrx_tcp_rcv_open(&t->rcv, sk, seq + syn);
+	/* the state machine of a SYN or RST is not modelled */
+	if (syn || (th->tcp_flags & L3_TCP_RST))
+		return LRX_NEXT_DELIVER_V;
+	const uint32_t doff = (uint32_t)(th->data_off >> 4) * 4;
+	enum lrx_tcp_drop reason = LRX_TCP_DROP_OLD_DATA;
+	switch (lrx_tcp_rcv_data(&t->rcv, sk, m, seq, meta->transport_offset + doff,
+				 l3_l4_len(meta) - doff, &reason)) {
+	case LRX_TCP_RCV_QUEUED:
+		return LRX_NEXT_CONSUMED_V;
+	case LRX_TCP_RCV_DROP:
+		return lrx_next_drop(l3_tcp_drops[reason]);
+	default:
+		return LRX_NEXT_DELIVER_V;
+	}
+}
+
 /* est: the handler of tcp_ehash (l3_tcp_est_handler); a constant, so that
  * the handler without the table compiles as if it did not exist. */
 static __rte_always_inline lrx_next_t l3_tcp_core_(struct l3_ctx *c, struct rte_mbuf *m,
@@ -136,14 +186,15 @@ static __rte_always_inline lrx_next_t l3_tcp_core_(struct l3_ctx *c, struct rte_
 		 * the SYN-ACK again (tcp_check_req → inet_rtx_syn_ack); any
 		 * other segment is the socket's. */
 		l3_tcp_tuple(t, m, meta, th, fam, &tu);
-		if (lrx_tcp_ehash_lookup(&t->ehash[fam], fam == L3_FAMILY_V6,
-					 tu.hash, tu.laddr, tu.raddr, tu.lport,
-					 tu.rport)) {
+		const int32_t conn = lrx_tcp_ehash_find(&t->ehash[fam], fam == L3_FAMILY_V6,
+							tu.hash, tu.laddr, tu.raddr,
+							tu.lport, tu.rport);
+		if (conn >= 0) {
 			t->ehash_hits++;
-			return unlikely(l3_tcp_syn_alone(th))
-				       ? l3_ask(c, m, LRX_NEXT_DELIVER_V,
-						L3_REPLY_SYNACK, 0)
-				       : LRX_NEXT_DELIVER_V;
+			if (unlikely(l3_tcp_syn_alone(th)))
+				return l3_ask(c, m, LRX_NEXT_DELIVER_V, L3_REPLY_SYNACK, 0);
+			return t->rcv.n_socks ? l3_tcp_data(c, m, meta, th, fam, conn)
+					      : LRX_NEXT_DELIVER_V;
 		}
 	}
 	if (!l3_port_bound(t->ports, t->any,
@@ -165,6 +216,18 @@ static __rte_always_inline lrx_next_t l3_tcp_core_(struct l3_ctx *c, struct rte_
 						    l3_tcp_syn_alone(th));
 		if (unlikely(next != LRX_NEXT_CONTINUE_V))
 			return next;
+		/* the socket it opened (none: a multicast route, a full
+		 * table): a SYN sets its rcv_nxt, another segment's data is
+		 * its first (cookie_v4_check's child queues it) */
+		if (t->rcv.n_socks) {
+			const int32_t conn = lrx_tcp_ehash_find(
+				&t->ehash[fam], fam == L3_FAMILY_V6, tu.hash, tu.laddr,
+				tu.raddr, tu.lport, tu.rport);
+			if (conn >= 0 && !l3_tcp_syn_alone(th))
+				return l3_tcp_data(c, m, meta, th, fam, conn);
+			if (conn >= 0)
+				(void)l3_tcp_data(c, m, meta, th, fam, conn);
+		}
 	}
 	if (unlikely(l3_tcp_syn_alone(th)))
 		return l3_route_is_multi(c, m, meta, fam)
@@ -421,8 +484,44 @@ _Static_assert(LRX_TCP_EHASH_MAX == 1048576, "L3_EHASH_VALID says the maximum");
 
 static void l3_tcp_fini(struct l3_demux *d)
 {
+	lrx_tcp_rcv_fini(&d->tcp.rcv);
 	for (int fam = 0; fam < L3_FAMILIES; fam++)
 		lrx_tcp_ehash_fini(&d->tcp.ehash[fam]);
+}
+
+static void l3_tcp_rcv_conf(const struct l3_tcp_conf *conf, struct lrx_tcp_rcv_conf *rc)
+{
+	static const enum lrx_tcp_read_mode modes[] = {
+		LRX_TCP_READ_COPY, LRX_TCP_READ_DEVMEM, LRX_TCP_READ_ZCRX};
+	*rc = (struct lrx_tcp_rcv_conf){
+		.socks = conf->rcv_socks, .rcvbuf = conf->rcvbuf,
+		.truesize = conf->truesize, .mode = modes[conf->read_mode],
+		.reader = conf->reader ? LRX_TCP_READER_NONE : LRX_TCP_READER_POLL,
+		.read_size = conf->read_size, .dontneed_batch = conf->dontneed_batch,
+		.zc_slots = conf->read_mode ? conf->zc_slots : 0, .digest = conf->digest};
+}
+
+/* The receive queues (tcp_rcv_socks): they need the table whose entries
+ * they belong to. */
+static int l3_tcp_rcv_init(struct l3_tcp *t, const struct l3_tcp_conf *conf,
+			   const struct lrx_stage_init *init)
+{
+	struct lrx_tcp_rcv_conf rc;
+	char why[160];
+	if (conf->rcv_socks && conf->ehash == 0) {
+		snprintf(init->err, init->err_len,
+			 "%s: key 'tcp_rcv_socks' %u: the receive queues belong to "
+			 "connections of the established table: set tcp_ehash too",
+			 init->instance, conf->rcv_socks);
+		return -EINVAL;
+	}
+	l3_tcp_rcv_conf(conf, &rc);
+	int rc_ = lrx_tcp_rcv_init(&t->rcv, &rc, L3_FAMILIES, init->socket_id, why,
+				   sizeof(why));
+	if (rc_ < 0)
+		snprintf(init->err, init->err_len, "%s: key 'tcp_rcv_socks': %s",
+			 init->instance, why);
+	return rc_;
 }
 
 static int l3_tcp_init(struct l3_demux *d, const struct l3_demux_conf *conf,
@@ -444,6 +543,11 @@ static int l3_tcp_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 			return rc;
 		}
 	}
+	int rc = l3_tcp_rcv_init(t, &conf->tcp, init);
+	if (rc < 0) {
+		l3_tcp_fini(d);
+		return rc;
+	}
 	for (int fam = 0; fam < L3_FAMILIES; fam++)
 		d->core.l4_table[fam][IPPROTO_TCP] =
 			conf->tcp.ehash ? &l3_tcp_est_handler : &l3_tcp_handler;
@@ -451,6 +555,8 @@ static int l3_tcp_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 }
 
 static const char *const l3_sends[] = {"send", "none", NULL};
+static const char *const l3_read_modes[] = {"copy", "devmem", "zcrx", NULL};
+static const char *const l3_tcp_readers[] = {"poll", "none", NULL};
 
 static const struct lrx_value_key l3_tcp_keys[] = {
 	L3_KEY(PORTS, tcp.ports, "tcp_ports", "any", "TCP ports with a socket, as udp_ports"),
@@ -463,6 +569,32 @@ static const struct lrx_value_key l3_tcp_keys[] = {
 	       "a RST for a segment to a port without a socket (tcp_v4_send_reset)"),
 	L3_KEY(CHOICE, tcp.synack, "tcp_synack", "send", l3_sends,
 	       "a SYN-ACK for a SYN to a port with a socket"),
+	L3_KEY(UINT, tcp.rcv_socks, "tcp_rcv_socks", "0", 0, LRX_TCP_SOCKS_MAX,
+	       "connections per family with a receive queue, the first the "
+	       "established table holds (docs/sockets.md, TCP delivery; needs "
+	       "tcp_ehash): in-order data queued, out-of-order held, read by the "
+	       "application; 0: segments are delivered"),
+	L3_KEY(UINT, tcp.rcvbuf, "tcp_rcvbuf", "0", 0, INT32_MAX,
+	       "sk_rcvbuf of each TCP receive socket (0: tcp_rmem[1], 131072)"),
+	L3_KEY(UINT, tcp.truesize, "tcp_truesize", "0", 0, 1u << 20,
+	       "bytes a queued segment charges (skb->truesize); 0: its mbufs"),
+	L3_KEY(CHOICE, tcp.read_mode, "tcp_read", "copy", l3_read_modes,
+	       "how the application reads: copy (tcp_recvmsg) | devmem "
+	       "(references, returned by SO_DEVMEM_DONTNEED batches) | zcrx "
+	       "(io_uring completion and refill rings)"),
+	L3_KEY(CHOICE, tcp.reader, "tcp_reader", "poll", l3_tcp_readers,
+	       "poll: the application reads at the end of each poll | none: it "
+	       "stops reading until the run ends"),
+	L3_KEY(UINT, tcp.read_size, "tcp_read_size", "65536", 1, 1u << 24,
+	       "bytes of the copy's application buffer (one recvmsg each)"),
+	L3_KEY(UINT, tcp.dontneed_batch, "tcp_dontneed_batch", "512", 1,
+	       LRX_TCP_ZC_SLOTS_MAX, "devmem: tokens per SO_DEVMEM_DONTNEED "
+	       "(at most tcp_zc_slots)"),
+	L3_KEY(UINT, tcp.zc_slots, "tcp_zc_slots", "1024", 1, LRX_TCP_ZC_SLOTS_MAX,
+	       "devmem, zcrx: payload buffers the application may hold (the "
+	       "binding's pool); with none free a segment is copied"),
+	L3_KEY(BOOL, tcp.digest, "tcp_rcv_digest", "no",
+	       "hash the bytes read (counter tcp_app_digest; tests)"),
 	{.name = NULL},
 };
 
@@ -478,7 +610,71 @@ static const struct lrx_stage_counter l3_tcp_counters[] = {
 	L3_COUNTER("tcp_ehash_hits", tcp.ehash_hits),
 	L3_COUNTER("tcp_ehash_inserted", tcp.ehash_inserted),
 	L3_COUNTER("tcp_ehash_full", tcp.ehash_full),
+	L3_COUNTER("TcpExtTCPOFOQueue", tcp.rcv.mib.ofo_queue),
+	L3_COUNTER("TcpExtTCPOFODrop", tcp.rcv.mib.ofo_drop),
+	L3_COUNTER("TcpExtTCPOFOMerge", tcp.rcv.mib.ofo_merge),
+	L3_COUNTER("TcpExtTCPRcvQDrop", tcp.rcv.mib.rcvq_drop),
+	L3_COUNTER("TcpExtTCPZeroWindowDrop", tcp.rcv.mib.zero_window_drop),
+	L3_COUNTER("TcpExtDelayedACKLost", tcp.rcv.mib.delayed_ack_lost),
+	L3_COUNTER("tcp_rcv_fast", tcp.rcv.mib.fast),
+	L3_COUNTER("tcp_rcv_untracked", tcp.rcv.mib.untracked),
+	L3_COUNTER("tcp_rcv_bytes", tcp.rcv.mib.bytes_in),
+	L3_COUNTER("tcp_rcv_dup_bytes", tcp.rcv.mib.bytes_dup),
+	L3_COUNTER("tcp_rcv_drop_bytes", tcp.rcv.mib.bytes_dropped),
+	L3_COUNTER("tcp_rcv_queued_bytes", tcp.rcv.mib.bytes_queued),
+	L3_COUNTER("tcp_app_read_bytes", tcp.rcv.mib.bytes_read),
+	L3_COUNTER("tcp_app_copied_bytes", tcp.rcv.mib.bytes_copied),
+	L3_COUNTER("tcp_app_recvmsg", tcp.rcv.mib.recvmsg),
+	L3_COUNTER("tcp_app_dontneed", tcp.rcv.mib.dontneed),
+	L3_COUNTER("tcp_app_uring_enter", tcp.rcv.mib.uring_enter),
+	L3_COUNTER("tcp_zc_refs", tcp.rcv.mib.zc_refs),
+	L3_COUNTER("tcp_zc_copy_fallback", tcp.rcv.mib.zc_copy_fallback),
+	L3_COUNTER("tcp_app_digest", tcp.rcv.mib.digest),
 	{.name = NULL},
 };
 
-L3_MODULE(tcp, .fini = l3_tcp_fini);
+/* The application reads at the end of each poll (tcp_recvmsg), and
+ * everything at the run's end; what it read or gave back leaves
+ * delivered, what the out-of-order queue let go dropped. */
+static void l3_tcp_flush(void *ctx, bool budget_used)
+{
+	(void)budget_used;
+	lrx_tcp_rcv_read(&((struct l3_demux *)ctx)->tcp.rcv, false);
+}
+
+static void l3_tcp_end_run(void *ctx)
+{
+	lrx_tcp_rcv_read(&((struct l3_demux *)ctx)->tcp.rcv, true);
+}
+
+static uint16_t l3_tcp_consume(void *ctx, struct rte_mbuf **pkts, uint16_t max)
+{
+	return lrx_tcp_rcv_release(&((struct l3_demux *)ctx)->tcp.rcv, pkts, max);
+}
+
+static uint16_t l3_tcp_drop(void *ctx, struct rte_mbuf **pkts,
+			    enum lrx_drop_reason *reasons, uint16_t max)
+{
+	enum lrx_tcp_drop why[LRX_BURST_MAX];
+	const uint16_t n = lrx_tcp_rcv_drop(&((struct l3_demux *)ctx)->tcp.rcv, pkts, why,
+					    RTE_MIN(max, (uint16_t)LRX_BURST_MAX));
+	for (uint16_t i = 0; i < n; i++)
+		reasons[i] = l3_tcp_drops[why[i]];
+	return n;
+}
+
+static uint32_t l3_tcp_held(const void *ctx)
+{
+	return lrx_tcp_rcv_held(&((const struct l3_demux *)ctx)->tcp.rcv);
+}
+
+/* What the receive queues and the application can hold between polls. */
+static uint32_t l3_tcp_mbuf_hold(const void *vconf, uint32_t mbuf_size)
+{
+	struct lrx_tcp_rcv_conf rc;
+	l3_tcp_rcv_conf(&((const struct l3_demux_conf *)vconf)->tcp, &rc);
+	return lrx_tcp_rcv_capacity(&rc, L3_FAMILIES, mbuf_size);
+}
+
+L3_MODULE(tcp, .fini = l3_tcp_fini, .mbuf_hold = l3_tcp_mbuf_hold, .flush = l3_tcp_flush, .end_run = l3_tcp_end_run,
+	  .consume = l3_tcp_consume, .drop = l3_tcp_drop, .held = l3_tcp_held);

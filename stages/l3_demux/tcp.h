@@ -8,6 +8,7 @@
 
 #include "l3_module.h"
 #include "sockets/tcp_ehash.h"
+#include "sockets/tcp_rcv.h"
 
 struct l3_tcp_mib {
 	uint64_t in_segs, in_errs, in_csum_errors;
@@ -27,12 +28,19 @@ struct l3_tcp {
 	uint64_t reqq_full_do_cookies; /* LINUX_MIB_TCPREQQFULLDOCOOKIES */
 	uint64_t listen_overflows;     /* LINUX_MIB_LISTENOVERFLOWS */
 	uint64_t out_segs, out_rsts;   /* TCP_MIB_OUTSEGS, OUTRSTS */
+	/* the receive queues of the first tcp_rcv_socks connections of each
+	 * family and the application that reads them (lib/sockets/tcp_rcv.h) */
+	struct lrx_tcp_rcv rcv;
 };
 
 struct l3_tcp_conf {
 	struct lrx_port_set ports;
 	uint32_t ehash;          /* buckets of each family's table; 0: none */
 	unsigned rst, synack;    /* 0: send */
+	/* the receive side: tcp_rcv_socks and the tcp_* keys after it */
+	uint32_t rcv_socks, rcvbuf, truesize, read_size, dontneed_batch, zc_slots;
+	unsigned read_mode, reader;
+	bool digest;
 };
 
 /* the handlers without and with tcp_ehash */

@@ -7,14 +7,14 @@ plan(ctx) (the work, for the progress bar) and measure(ctx) (its tables,
 method, checks and raw figures). command.py runs the selected ones and
 page.py renders the page from the JSON they give."""
 
-from . import brouer, coming, cree_seed, hints, tx_napi
+from . import brouer, cree_seed, hints, tx_napi, zero_copy
 
 # the one table of sections, in seed order
 SECTIONS = {
     "000": brouer,
     "001": cree_seed,
     "002": tx_napi,
-    "003": coming.ZERO_COPY,
+    "003": zero_copy,
     "004": hints,
 }
 

@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "tcp_rcv.h"
+
+/* before() / after() of include/net/tcp.h: sequence space comparisons */
+static inline bool seq_before(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+static inline bool seq_after(uint32_t a, uint32_t b)
+{
+	return seq_before(b, a);
+}
+
+static uint32_t rcv_rcvbuf(const struct lrx_tcp_rcv *t)
+{
+	return t->conf.rcvbuf ? t->conf.rcvbuf : LRX_TCP_RMEM_DEFAULT;
+}
+
+static uint32_t rcv_cap(const struct lrx_tcp_rcv_conf *conf, uint32_t min_truesize)
+{
+	const uint32_t rcvbuf = conf->rcvbuf ? conf->rcvbuf : LRX_TCP_RMEM_DEFAULT;
+	/* tcp_try_rmem_schedule takes one more past a buffer not yet full */
+	return rcvbuf / min_truesize + 2;
+}
+
+uint32_t lrx_tcp_rcv_capacity(const struct lrx_tcp_rcv_conf *conf, unsigned families,
+			      uint32_t size)
+{
+	if (conf->socks == 0)
+		return 0;
+	const uint32_t each = rcv_cap(conf, conf->truesize ? conf->truesize
+							   : RTE_MAX(size, LRX_TCP_MIN_TRUESIZE));
+	const uint32_t zc = conf->mode == LRX_TCP_READ_COPY ? 0 : conf->zc_slots;
+	return families * conf->socks * each + zc;
+}
+
+int lrx_tcp_rcv_init(struct lrx_tcp_rcv *t, const struct lrx_tcp_rcv_conf *conf,
+		     unsigned families, int socket_id, char *err, size_t err_len)
+{
+	memset(t, 0, sizeof(*t));
+	t->conf = *conf;
+	if (conf->socks == 0)
+		return 0;
+	if (conf->socks > LRX_TCP_SOCKS_MAX || conf->read_size == 0 ||
+	    (conf->mode == LRX_TCP_READ_DEVMEM &&
+	     (conf->dontneed_batch == 0 || conf->dontneed_batch > conf->zc_slots))) {
+		snprintf(err, err_len, "sockets 1..%u, a read size above 0, and for "
+			 "devmem a DONTNEED batch of 1..zc_slots", LRX_TCP_SOCKS_MAX);
+		return -EINVAL;
+	}
+	t->cap = rcv_cap(conf, conf->truesize ? conf->truesize : LRX_TCP_MIN_TRUESIZE);
+	t->n_socks = families * conf->socks;
+	t->out_cap = t->n_socks * t->cap + conf->zc_slots;
+	/* a poll drops at most what the queues held at its start and what
+	 * arrived in it (a burst, GRO's releases: 1024 at most) */
+	t->drop_cap = 2 * t->n_socks * t->cap + 1024;
+	t->socks = rte_zmalloc_socket("tcp_rcv_socks", t->n_socks * sizeof(*t->socks), 0,
+				      socket_id);
+	t->out = rte_malloc_socket("tcp_rcv_out", t->out_cap * sizeof(*t->out), 0, socket_id);
+	t->drops = rte_malloc_socket("tcp_rcv_drops", t->drop_cap * sizeof(*t->drops), 0,
+				     socket_id);
+	t->drop_reasons = rte_malloc_socket("tcp_rcv_reasons",
+					    t->drop_cap * sizeof(*t->drop_reasons), 0, socket_id);
+	t->app_buf = rte_malloc_socket("tcp_rcv_app", conf->read_size, 64, socket_id);
+	if (conf->zc_slots) {
+		t->tokens = rte_malloc_socket("tcp_rcv_tokens",
+					      conf->zc_slots * sizeof(*t->tokens), 0, socket_id);
+		t->refill = rte_malloc_socket("tcp_rcv_refill",
+					      conf->zc_slots * sizeof(*t->refill), 0, socket_id);
+	}
+	bool ok = t->socks && t->out && t->drops && t->drop_reasons && t->app_buf &&
+		  (conf->zc_slots == 0 || (t->tokens && t->refill));
+	for (uint32_t i = 0; ok && i < t->n_socks; i++) {
+		struct lrx_tcp_rcv_sock *sk = &t->socks[i];
+		sk->rq = rte_malloc_socket("tcp_rcv_rq", t->cap * sizeof(*sk->rq), 0, socket_id);
+		sk->ofo = rte_malloc_socket("tcp_rcv_ofo", t->cap * sizeof(*sk->ofo), 0,
+					    socket_id);
+		ok = sk->rq && sk->ofo;
+	}
+	if (!ok) {
+		snprintf(err, err_len, "out of memory for %u TCP receive queues", t->n_socks);
+		lrx_tcp_rcv_fini(t);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void lrx_tcp_rcv_fini(struct lrx_tcp_rcv *t)
+{
+	for (uint32_t i = 0; t->socks && i < t->n_socks; i++) {
+		struct lrx_tcp_rcv_sock *sk = &t->socks[i];
+		for (uint32_t k = 0; sk->rq && k < sk->rq_count; k++)
+			rte_pktmbuf_free(sk->rq[(sk->rq_head + k) % t->cap].m);
+		for (uint32_t k = 0; sk->ofo && k < sk->ofo_count; k++)
+			rte_pktmbuf_free(sk->ofo[k].m);
+		rte_free(sk->rq);
+		rte_free(sk->ofo);
+	}
+	for (uint32_t k = 0; k < t->n_out; k++)
+		rte_pktmbuf_free(t->out[(t->out_head + k) % t->out_cap]);
+	for (uint32_t k = 0; k < t->n_drop; k++)
+		rte_pktmbuf_free(t->drops[k]);
+	for (uint32_t k = 0; k < t->tokens_n; k++)
+		rte_pktmbuf_free(t->tokens[k]);
+	for (uint32_t k = 0; k < t->refill_n; k++)
+		rte_pktmbuf_free(t->refill[(t->refill_head + k) % t->conf.zc_slots]);
+	rte_free(t->socks);
+	rte_free(t->out);
+	rte_free(t->drops);
+	rte_free(t->drop_reasons);
+	rte_free(t->app_buf);
+	rte_free(t->tokens);
+	rte_free(t->refill);
+	const struct lrx_tcp_rcv_conf conf = t->conf;
+	memset(t, 0, sizeof(*t));
+	t->conf = conf;
+}
+
+void lrx_tcp_rcv_open(struct lrx_tcp_rcv *t, struct lrx_tcp_rcv_sock *sk, uint32_t rcv_nxt)
+{
+	sk->open = true;
+	sk->digest = 0xcbf29ce484222325ull; /* FNV-1a's offset basis */
+	t->mib.digest += t->conf.digest ? sk->digest : 0;
+	sk->rcv_nxt = rcv_nxt;
+	sk->scaling_ratio = LRX_TCP_DEFAULT_SCALING_RATIO;
+}
+
+uint32_t lrx_tcp_rcv_window(const struct lrx_tcp_rcv *t, const struct lrx_tcp_rcv_sock *sk)
+{
+	const uint32_t rcvbuf = rcv_rcvbuf(t);
+	const uint64_t space = sk->rmem < rcvbuf ? rcvbuf - sk->rmem : 0;
+	/* tcp_win_from_space */
+	return (uint32_t)((space * sk->scaling_ratio) >> 8);
+}
+
+static uint32_t seg_truesize(const struct lrx_tcp_rcv *t, const struct rte_mbuf *m)
+{
+	return (t->conf.truesize ? t->conf.truesize
+				 : (uint32_t)(sizeof(struct rte_mbuf) +
+					      rte_pktmbuf_priv_size(m->pool) + m->buf_len)) *
+	       m->nb_segs;
+}
+
+static void rcv_drop_later(struct lrx_tcp_rcv *t, struct lrx_tcp_rcv_sock *sk,
+			   const struct lrx_tcp_seg *s, enum lrx_tcp_drop reason)
+{
+	sk->rmem -= s->truesize;
+	t->mib.bytes_queued -= s->len;
+	t->mib.bytes_dup += s->len;
+	t->drops[t->n_drop] = s->m;
+	t->drop_reasons[t->n_drop++] = reason;
+}
+
+/* tcp_queue_rcv: to the receive queue's tail */
+static void rcv_queue_tail(struct lrx_tcp_rcv *t, struct lrx_tcp_rcv_sock *sk,
+			   const struct lrx_tcp_seg *s)
+{
+	sk->rq[(sk->rq_head + sk->rq_count++) % t->cap] = *s;
+	sk->rcv_nxt = s->seq + s->len;
+}
+
+/* tcp_ofo_queue: what the out-of-order queue now continues moves to the
+ * receive queue; what rcv_nxt passed whole is dropped (TCP_OFO_DROP) */
+static void rcv_ofo_release(struct lrx_tcp_rcv *t, struct lrx_tcp_rcv_sock *sk)
+{
+	uint32_t k = 0;
+
+	for (; k < sk->ofo_count && !seq_after(sk->ofo[k].seq, sk->rcv_nxt); k++) {
+		struct lrx_tcp_seg s = sk->ofo[k];
+		if (!seq_after(s.seq + s.len, sk->rcv_nxt)) {
+			rcv_drop_later(t, sk, &s, LRX_TCP_DROP_OFO_DROP);
+			continue;
+		}
+		const uint32_t eaten = sk->rcv_nxt - s.seq;
+		s.seq += eaten;
+		s.off += eaten;
+		s.len -= eaten;
+		t->mib.bytes_queued -= eaten;
+		t->mib.bytes_dup += eaten;
+		rcv_queue_tail(t, sk, &s);
+	}
+	memmove(sk->ofo, sk->ofo + k, (sk->ofo_count - k) * sizeof(*sk->ofo));
+	sk->ofo_count -= k;
+}
+
+/* tcp_data_queue_ofo: the sorted insert; TCPOFOMerge for a segment all of
+ * whose bytes are there, and for each one the new segment covers whole */
+static enum lrx_tcp_rcv_fate rcv_ofo_insert(struct lrx_tcp_rcv *t, struct lrx_tcp_rcv_sock *sk,
+					    const struct lrx_tcp_seg *s,
+					    enum lrx_tcp_drop *reason)
+{
+	const uint32_t end = s->seq + s->len;
+	uint32_t at = 0;
+
+	while (at < sk->ofo_count && seq_before(sk->ofo[at].seq, s->seq))
+		at++;
+	/* the one before it (or at the same seq) may hold every byte */
+	for (uint32_t p = at ? at - 1 : 0; p < sk->ofo_count && p <= at; p++) {
+		const struct lrx_tcp_seg *o = &sk->ofo[p];
+		if (!seq_after(o->seq, s->seq) && !seq_after(end, o->seq + o->len)) {
+			t->mib.ofo_merge++;
+			*reason = LRX_TCP_DROP_OFOMERGE;
+			return LRX_TCP_RCV_DROP;
+		}
+	}
+	/* those it covers whole go (skb1 dropped, TCP_OFOMERGE) */
+	uint32_t gone = 0;
+	while (at + gone < sk->ofo_count &&
+	       !seq_after(sk->ofo[at + gone].seq + sk->ofo[at + gone].len, end)) {
+		t->mib.ofo_merge++;
+		rcv_drop_later(t, sk, &sk->ofo[at + gone], LRX_TCP_DROP_OFOMERGE);
+		gone++;
+	}
+	if (gone != 1)
+		memmove(sk->ofo + at + 1, sk->ofo + at + gone,
+			(sk->ofo_count - at - gone) * sizeof(*sk->ofo));
+	sk->ofo[at] = *s;
+	sk->ofo_count = sk->ofo_count - gone + 1;
+	return LRX_TCP_RCV_QUEUED;
+}
+
+static enum lrx_tcp_rcv_fate rcv_drop(struct lrx_tcp_rcv *t, uint32_t len, bool dup,
+				      enum lrx_tcp_drop why, enum lrx_tcp_drop *reason)
+{
+	*(dup ? &t->mib.bytes_dup : &t->mib.bytes_dropped) += len;
+	*reason = why;
+	return LRX_TCP_RCV_DROP;
+}
+
+enum lrx_tcp_rcv_fate lrx_tcp_rcv_data(struct lrx_tcp_rcv *t, struct lrx_tcp_rcv_sock *sk,
+				       struct rte_mbuf *m, uint32_t seq, uint32_t off,
+				       uint32_t len, enum lrx_tcp_drop *reason)
+{
+	if (len == 0)
+		return LRX_TCP_RCV_NO_DATA;
+	t->mib.bytes_in += len;
+	const uint32_t end = seq + len;
+	const uint32_t win = lrx_tcp_rcv_window(t, sk);
+	/* all of it received already: tcp_data_queue's "A retransmit" */
+	if (!seq_after(end, sk->rcv_nxt)) {
+		t->mib.delayed_ack_lost++;
+		return rcv_drop(t, len, true, LRX_TCP_DROP_OLD_DATA, reason);
+	}
+	/* tcp_sequence: beyond the window's right edge */
+	if (seq_after(seq, sk->rcv_nxt + win))
+		return rcv_drop(t, len, false, LRX_TCP_DROP_INVALID_SEQUENCE, reason);
+	struct lrx_tcp_seg s = {.m = m, .seq = seq, .len = len, .off = off,
+				.truesize = seg_truesize(t, m)};
+	const bool in_order = !seq_after(seq, sk->rcv_nxt);
+	if (in_order && win == 0) {
+		t->mib.zero_window_drop++;
+		return rcv_drop(t, len, false, LRX_TCP_DROP_ZEROWINDOW, reason);
+	}
+	if (!in_order && !seq_before(seq, sk->rcv_nxt + win))
+		return rcv_drop(t, len, false, LRX_TCP_DROP_OVERWINDOW, reason);
+	/* tcp_try_rmem_schedule, without the pruning */
+	if (sk->rmem > rcv_rcvbuf(t) || sk->rq_count + sk->ofo_count >= t->cap) {
+		*(in_order ? &t->mib.rcvq_drop : &t->mib.ofo_drop) += 1;
+		return rcv_drop(t, len, false, LRX_TCP_DROP_PROTO_MEM, reason);
+	}
+	if (!in_order) {
+		t->mib.ofo_queue++; /* every segment tcp_data_queue_ofo takes */
+		enum lrx_tcp_rcv_fate f = rcv_ofo_insert(t, sk, &s, reason);
+		if (f != LRX_TCP_RCV_QUEUED)
+			return rcv_drop(t, len, true, *reason, reason);
+		sk->rmem += s.truesize;
+		t->mib.bytes_queued += len;
+		return f;
+	}
+	/* in order; a head already received is trimmed (the partial
+	 * packet of tcp_data_queue: tcp_recvmsg skips it by copied_seq) */
+	const uint32_t eaten = sk->rcv_nxt - seq;
+	s.seq += eaten;
+	s.off += eaten;
+	s.len -= eaten;
+	t->mib.bytes_dup += eaten;
+	t->mib.bytes_queued += s.len;
+	t->mib.fast += eaten == 0 && sk->ofo_count == 0;
+	/* tcp_measure_rcv_mss's scaling_ratio */
+	sk->scaling_ratio = RTE_MIN(255u, (uint32_t)(((uint64_t)len << 8) / s.truesize));
+	sk->scaling_ratio = RTE_MAX(sk->scaling_ratio, 1u);
+	sk->rmem += s.truesize;
+	rcv_queue_tail(t, sk, &s);
+	if (sk->ofo_count)
+		rcv_ofo_release(t, sk);
+	return LRX_TCP_RCV_QUEUED;
+}
+
+/* ---- the application ------------------------------------------------------ */
+
+static void rcv_out(struct lrx_tcp_rcv *t, struct rte_mbuf *m)
+{
+	t->out[(t->out_head + t->n_out++) % t->out_cap] = m;
+}
+
+/* FNV-1a over the payload, and the copy to the application's buffer
+ * (dst NULL: read in place, as the zero-copy application does) */
+static void rcv_touch(struct lrx_tcp_rcv *t, struct lrx_tcp_rcv_sock *sk,
+		      const struct lrx_tcp_seg *s, uint8_t *dst)
+{
+	const struct rte_mbuf *m = s->m;
+	uint32_t skip = s->off, left = s->len;
+	uint64_t h = sk->digest;
+
+	while (m && left) {
+		if (skip >= m->data_len) {
+			skip -= m->data_len;
+			m = m->next;
+			continue;
+		}
+		const uint8_t *p = rte_pktmbuf_mtod_offset(m, const uint8_t *, skip);
+		const uint32_t n = RTE_MIN(left, (uint32_t)m->data_len - skip);
+		if (dst) {
+			memcpy(dst, p, n);
+			p = dst;
+			dst += n;
+		}
+		if (t->conf.digest)
+			for (uint32_t i = 0; i < n; i++)
+				h = (h ^ p[i]) * 0x100000001b3ull;
+		left -= n;
+		skip = 0;
+		m = m->next;
+	}
+	t->mib.digest += h - sk->digest;
+	sk->digest = h;
+}
+
+/* tcp_recvmsg's copy of one segment into the application's buffer (a
+ * recvmsg each read_size bytes; a segment larger than the buffer is
+ * copied in pieces, one call each) */
+static void rcv_copy(struct lrx_tcp_rcv *t, struct lrx_tcp_rcv_sock *sk,
+		     const struct lrx_tcp_seg *s, uint32_t *fill)
+{
+	struct lrx_tcp_seg part = *s;
+	while (part.len) {
+		if (*fill == t->conf.read_size) {
+			*fill = 0;
+			t->mib.recvmsg++;
+		}
+		struct lrx_tcp_seg piece = part;
+		piece.len = RTE_MIN(part.len, t->conf.read_size - *fill);
+		rcv_touch(t, sk, &piece, t->app_buf + *fill);
+		*fill += piece.len;
+		part.off += piece.len;
+		part.len -= piece.len;
+	}
+	t->mib.bytes_copied += s->len;
+	rcv_out(t, s->m);
+}
+
+/* devmem's SO_DEVMEM_DONTNEED: the batch of tokens given back */
+static void rcv_dontneed(struct lrx_tcp_rcv *t)
+{
+	for (uint32_t k = 0; k < t->tokens_n; k++)
+		rcv_out(t, t->tokens[k]);
+	t->zc_held -= t->tokens_n;
+	t->tokens_n = 0;
+	t->mib.dontneed++;
+}
+
+/* zcrx's refill ring, drained by the poll (io_zcrx_ring_refill) */
+static void rcv_refill(struct lrx_tcp_rcv *t)
+{
+	for (uint32_t k = 0; k < t->refill_n; k++)
+		rcv_out(t, t->refill[(t->refill_head + k) % t->conf.zc_slots]);
+	t->refill_head = (t->refill_head + t->refill_n) % t->conf.zc_slots;
+	t->zc_held -= t->refill_n;
+	t->refill_n = 0;
+}
+
+/* One segment to the application as a reference; false: no slot free */
+static bool rcv_zc(struct lrx_tcp_rcv *t, struct lrx_tcp_rcv_sock *sk,
+		   const struct lrx_tcp_seg *s)
+{
+	if (t->zc_held == t->conf.zc_slots)
+		return false;
+	rcv_touch(t, sk, s, NULL);
+	t->zc_held++;
+	t->mib.zc_refs++;
+	if (t->conf.mode == LRX_TCP_READ_DEVMEM) {
+		t->tokens[t->tokens_n++] = s->m;
+	} else {
+		/* the completion read, the buffer refilled at once */
+		t->refill[(t->refill_head + t->refill_n++) % t->conf.zc_slots] = s->m;
+	}
+	return true;
+}
+
+static uint64_t rcv_read_sock(struct lrx_tcp_rcv *t, struct lrx_tcp_rcv_sock *sk)
+{
+	uint64_t bytes = 0;
+	uint32_t fill = 0;
+
+	if (sk->rq_count == 0)
+		return 0;
+	if (t->conf.mode != LRX_TCP_READ_ZCRX)
+		t->mib.recvmsg++;
+	while (sk->rq_count) {
+		const struct lrx_tcp_seg *s = &sk->rq[sk->rq_head];
+		if (t->conf.mode == LRX_TCP_READ_COPY || !rcv_zc(t, sk, s)) {
+			t->mib.zc_copy_fallback += t->conf.mode != LRX_TCP_READ_COPY;
+			rcv_copy(t, sk, s, &fill);
+		}
+		bytes += s->len;
+		sk->rmem -= s->truesize;
+		sk->rq_head = (sk->rq_head + 1) % t->cap;
+		sk->rq_count--;
+	}
+	/* the application gathers tokens over its recvmsg calls and gives
+	 * them back once it has a batch (the seed's batching: 512) */
+	if (t->conf.mode == LRX_TCP_READ_DEVMEM && t->tokens_n >= t->conf.dontneed_batch)
+		rcv_dontneed(t);
+	return bytes;
+}
+
+uint64_t lrx_tcp_rcv_read(struct lrx_tcp_rcv *t, bool all)
+{
+	uint64_t bytes = 0;
+	bool posted = false;
+
+	if (t->n_socks == 0 || (!all && t->conf.reader == LRX_TCP_READER_NONE))
+		return 0;
+	if (t->conf.mode == LRX_TCP_READ_ZCRX)
+		rcv_refill(t);
+	for (uint32_t i = 0; i < t->n_socks; i++) {
+		const uint64_t n = rcv_read_sock(t, &t->socks[i]);
+		posted |= n != 0;
+		bytes += n;
+	}
+	t->mib.uring_enter += posted && t->conf.mode == LRX_TCP_READ_ZCRX;
+	if (all) {
+		/* the application gives every reference back */
+		if (t->tokens_n)
+			rcv_dontneed(t);
+		if (t->refill_n)
+			rcv_refill(t);
+	}
+	t->mib.bytes_queued -= bytes;
+	t->mib.bytes_read += bytes;
+	return bytes;
+}
+
+uint16_t lrx_tcp_rcv_release(struct lrx_tcp_rcv *t, struct rte_mbuf **pkts, uint16_t max)
+{
+	const uint16_t n = (uint16_t)RTE_MIN((uint32_t)max, t->n_out);
+
+	for (uint16_t k = 0; k < n; k++) {
+		pkts[k] = t->out[t->out_head];
+		t->out_head = (t->out_head + 1) % t->out_cap;
+	}
+	t->n_out -= n;
+	return n;
+}
+
+uint16_t lrx_tcp_rcv_drop(struct lrx_tcp_rcv *t, struct rte_mbuf **pkts,
+			  enum lrx_tcp_drop *reasons, uint16_t max)
+{
+	const uint16_t n = (uint16_t)RTE_MIN((uint32_t)max, t->n_drop);
+
+	memcpy(pkts, t->drops, n * sizeof(*pkts));
+	memcpy(reasons, t->drop_reasons, n * sizeof(*reasons));
+	memmove(t->drops, t->drops + n, (t->n_drop - n) * sizeof(*t->drops));
+	memmove(t->drop_reasons, t->drop_reasons + n, (t->n_drop - n) * sizeof(*reasons));
+	t->n_drop -= n;
+	return n;
+}
+
+uint32_t lrx_tcp_rcv_held(const struct lrx_tcp_rcv *t)
+{
+	uint32_t n = t->n_out + t->n_drop + t->zc_held;
+
+	for (uint32_t i = 0; i < t->n_socks; i++)
+		n += t->socks[i].rq_count + t->socks[i].ofo_count;
+	return n;
+}
+
+int64_t lrx_tcp_rcv_bytes_balance(const struct lrx_tcp_rcv *t)
+{
+	const struct lrx_tcp_rcv_mib *m = &t->mib;
+	return (int64_t)m->bytes_in -
+	       (int64_t)(m->bytes_read + m->bytes_queued + m->bytes_dropped + m->bytes_dup);
+}
