@@ -27,7 +27,7 @@
 
 #define LRX_REPORT_MAX_PORTS 16
 #define LRX_REPORT_MAX_QUEUES (LRX_REPORT_MAX_PORTS * 64)
-#define LRX_REPORT_MAX_COUNTERS 128 /* a stage's own counters (tests/core: every stage fits) */
+#define LRX_REPORT_MAX_COUNTERS 192 /* a stage's own counters (tests/core: every stage fits) */
 #define LRX_REPORT_COUNTER_NAME 48
 #define LRX_REPORT_REASON_LEN 1024
 #define LRX_REPORT_MAX_DEV_COUNTERS 8

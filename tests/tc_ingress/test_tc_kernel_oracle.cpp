@@ -206,8 +206,12 @@ struct Sink {
 		ok = sh("ip netns add " + ns) == 0 &&
 		     sh("ip -n " + net.ns + " link add " + dev + " type veth peer name " +
 			peer + " netns " + ns) == 0 &&
-		     // no IPv6 on it: its DAD and MLD would count in Ip6 input
+		     // no IPv6 on either end: the peer's DAD, MLD and router
+		     // solicitations would count in the oracle's Ip6InReceives
+		     // (ip6_rcv_core counts them before disable_ipv6 drops them)
 		     sh("ip netns exec " + net.ns + " sysctl -qw net.ipv6.conf." + dev +
+			".disable_ipv6=1") == 0 &&
+		     sh("ip netns exec " + ns + " sysctl -qw net.ipv6.conf." + peer +
 			".disable_ipv6=1") == 0 &&
 		     sh("ip -n " + net.ns + " link set " + dev + " up") == 0 &&
 		     sh("ip -n " + ns + " link set " + peer + " up") == 0;
