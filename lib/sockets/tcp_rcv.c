@@ -464,6 +464,8 @@ uint16_t lrx_tcp_rcv_drop(struct lrx_tcp_rcv *t, struct rte_mbuf **pkts,
 {
 	const uint16_t n = (uint16_t)RTE_MIN((uint32_t)max, t->n_drop);
 
+	if (n == 0) /* also without a receive side: t->drops is NULL then */
+		return 0;
 	memcpy(pkts, t->drops, n * sizeof(*pkts));
 	memcpy(reasons, t->drop_reasons, n * sizeof(*reasons));
 	memmove(t->drops, t->drops + n, (t->n_drop - n) * sizeof(*t->drops));
