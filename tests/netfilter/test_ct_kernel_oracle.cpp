@@ -27,6 +27,7 @@
 #include "engine_run.h"
 #include "frames.h"
 #include "netns_oracle.h"
+#include "nf_counts.h"
 #include "temp_file.h"
 #include "test_eal.h"
 
@@ -57,43 +58,6 @@ const char *rules_text =
 	"-A INPUT -p udp -m udp --dport 53 -m conntrack --ctstate NEW -j ACCEPT\n"
 	"-A INPUT -p icmp -m state --state NEW -j ACCEPT\n"
 	"COMMIT\n";
-
-using Counts = std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>>;
-
-Counts parse_save(const std::string &text)
-{
-	Counts out;
-	std::istringstream in(text);
-	std::string line, table;
-	std::regex chain_re(R"(^:(\S+) (\S+) \[(\d+):(\d+)\])");
-	std::regex rule_re(R"(^\[(\d+):(\d+)\] -A (\S+))");
-	std::smatch m;
-	while (std::getline(in, line)) {
-		if (line.size() > 1 && line[0] == '*')
-			table = line.substr(1);
-		else if (std::regex_search(line, m, chain_re))
-			out[table + "/" + m[1].str()].push_back(
-				{std::stoull(m[3]), std::stoull(m[4])});
-		else if (std::regex_search(line, m, rule_re))
-			out[table + "/" + m[3].str()].push_back(
-				{std::stoull(m[1]), std::stoull(m[2])});
-	}
-	return out;
-}
-
-Counts listrx_counts(const EngineRun &r, size_t stage)
-{
-	Counts out;
-	for (auto &map : r.maps.at(stage)) {
-		auto &v = out[map.first];
-		for (auto &e : map.second) {
-			uint64_t c[2];
-			std::memcpy(c, e.data() + 4, 16);
-			v.push_back({c[0], c[1]});
-		}
-	}
-	return out;
-}
 
 // /proc/net/stat/nf_conntrack: one row of hex per CPU under a header;
 // every column summed, but entries (the table's, on every row)
@@ -258,7 +222,7 @@ TEST_CASE("kernel oracle: a stateful firewall (conntrack) counts every rule, "
 		entries += ch == '\n';
 	REQUIRE(ct_after.count("insert") == 1);
 	const std::string saved = sh_out("ip netns exec " + net.ns + " iptables-legacy-save -c");
-	Counts kernel = parse_save(saved);
+	NfCounts kernel = nf_parse_save(saved);
 	REQUIRE(kernel.count("filter/INPUT") == 1);
 
 	eal_init();
@@ -282,7 +246,7 @@ TEST_CASE("kernel oracle: a stateful firewall (conntrack) counts every rule, "
 			  LRX_ENGINE_STATIC, LRX_ENGINE_GRAPH}) {
 		INFO("engine " << lrx_engine_name(kind));
 		EngineRun r = run_engine(kind, 1, 64, stages, make, polls);
-		Counts ours = listrx_counts(r, 1);
+		NfCounts ours = nf_listrx_counts(r, 1);
 		for (auto &chain : kernel) {
 			if (ours.count(chain.first) == 0)
 				continue;
