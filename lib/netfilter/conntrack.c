@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * IPv4 connection tracking (conntrack.h): the table (nf_conntrack_core.c:
  * ____nf_conntrack_find, init_conntrack, early_drop, nf_confirm), and the
- * trackers of TCP (nf_conntrack_proto_tcp.c: tcp_error, tcp_new,
- * tcp_conntracks, nf_conntrack_tcp_packet without tcp_in_window), UDP
- * (nf_conntrack_udp_packet), ICMP (icmp_packet, icmp_error,
- * nf_conntrack_inet_error) and the generic one. Default sysctl values.
+ * trackers of UDP (nf_conntrack_udp_packet), ICMP (icmp_packet,
+ * icmp_error, nf_conntrack_inet_error) and the generic one; TCP's is
+ * conntrack_tcp.c. Default sysctl values.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -13,20 +12,11 @@
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
 
-#include "conntrack.h"
+#include "conntrack_proto.h"
 
-#define S 1000ull /* ms */
-#define MIN (60 * S)
-/* the trackers' default timeouts (tcp_timeouts, udp_timeouts,
- * nf_ct_icmp_timeout, nf_ct_generic_timeout) */
-static const uint64_t lrx_tcp_timeouts[LRX_TCP_CT_MAX] = {
-	[LRX_TCP_CT_SYN_SENT] = 2 * MIN, [LRX_TCP_CT_SYN_RECV] = 60 * S,
-	[LRX_TCP_CT_ESTABLISHED] = 5 * 24 * 60 * MIN,
-	[LRX_TCP_CT_FIN_WAIT] = 2 * MIN, [LRX_TCP_CT_CLOSE_WAIT] = 60 * S,
-	[LRX_TCP_CT_LAST_ACK] = 30 * S, [LRX_TCP_CT_TIME_WAIT] = 2 * MIN,
-	[LRX_TCP_CT_CLOSE] = 10 * S, [LRX_TCP_CT_SYN_SENT2] = 2 * MIN,
-};
-#define LRX_TCP_TIMEOUT_UNACK (5 * MIN)
+#define S LRX_CT_S
+/* the trackers' default timeouts (udp_timeouts, nf_ct_icmp_timeout,
+ * nf_ct_generic_timeout) */
 #define LRX_UDP_UNREPLIED (30 * S)
 #define LRX_UDP_REPLIED (120 * S)
 #define LRX_UDP_STREAM_AFTER (2 * S)
@@ -34,104 +24,7 @@ static const uint64_t lrx_tcp_timeouts[LRX_TCP_CT_MAX] = {
 #define LRX_GENERIC_TIMEOUT (600 * S)
 #define LRX_CT_EVICTION_RANGE 8 /* NF_CT_EVICTION_RANGE */
 
-/* ---- TCP's state table ---------------------------------------------------- */
-
-#define sNO LRX_TCP_CT_NONE
-#define sSS LRX_TCP_CT_SYN_SENT
-#define sSR LRX_TCP_CT_SYN_RECV
-#define sES LRX_TCP_CT_ESTABLISHED
-#define sFW LRX_TCP_CT_FIN_WAIT
-#define sCW LRX_TCP_CT_CLOSE_WAIT
-#define sLA LRX_TCP_CT_LAST_ACK
-#define sTW LRX_TCP_CT_TIME_WAIT
-#define sCL LRX_TCP_CT_CLOSE
-#define sS2 LRX_TCP_CT_SYN_SENT2
-#define sIV LRX_TCP_CT_MAX
-#define sIG LRX_TCP_CT_IGNORE
-
-/* tcp_conntracks as Linux 6.x has it: [dir][index][old state] */
-static const uint8_t lrx_tcp_conntracks[2][6][LRX_TCP_CT_MAX] = {
-	{
-/* ORIGINAL	     sNO, sSS, sSR, sES, sFW, sCW, sLA, sTW, sCL, sS2 */
-/* syn */	   { sSS, sSS, sIG, sIG, sIG, sIG, sIG, sSS, sSS, sS2 },
-/* synack */	   { sIV, sIV, sSR, sIV, sIV, sIV, sIV, sIV, sIV, sSR },
-/* fin */	   { sIV, sIV, sFW, sFW, sLA, sLA, sLA, sTW, sCL, sIV },
-/* ack */	   { sES, sIV, sES, sES, sCW, sCW, sTW, sTW, sCL, sIV },
-/* rst */	   { sIV, sCL, sCL, sCL, sCL, sCL, sCL, sCL, sCL, sCL },
-/* none */	   { sIV, sIV, sIV, sIV, sIV, sIV, sIV, sIV, sIV, sIV },
-	},
-	{
-/* REPLY	     sNO, sSS, sSR, sES, sFW, sCW, sLA, sTW, sCL, sS2 */
-/* syn */	   { sIV, sS2, sIV, sIV, sIV, sIV, sIV, sSS, sIV, sS2 },
-/* synack */	   { sIV, sSR, sIG, sIG, sIG, sIG, sIG, sIG, sIG, sSR },
-/* fin */	   { sIV, sIV, sFW, sFW, sLA, sLA, sLA, sTW, sCL, sIV },
-/* ack */	   { sIV, sIG, sSR, sES, sCW, sCW, sTW, sTW, sCL, sIG },
-/* rst */	   { sIV, sCL, sCL, sCL, sCL, sCL, sCL, sCL, sCL, sCL },
-/* none */	   { sIV, sIV, sIV, sIV, sIV, sIV, sIV, sIV, sIV, sIV },
-	},
-};
-
-enum lrx_tcp_ct lrx_tcp_ct_next(unsigned dir, enum lrx_tcp_bit index,
-				enum lrx_tcp_ct state)
-{
-	return (enum lrx_tcp_ct)lrx_tcp_conntracks[dir & 1][index][state];
-}
-
-#define TH_FIN 0x01
-#define TH_SYN 0x02
-#define TH_RST 0x04
-#define TH_PSH 0x08
-#define TH_ACK 0x10
-#define TH_URG 0x20
-#define TH_ECE 0x40
-#define TH_CWR 0x80
-
-enum lrx_tcp_bit lrx_tcp_ct_index(uint8_t f)
-{
-	if (f & TH_RST)
-		return LRX_TCP_RST_SET;
-	if (f & TH_SYN)
-		return (f & TH_ACK) ? LRX_TCP_SYNACK_SET : LRX_TCP_SYN_SET;
-	if (f & TH_FIN)
-		return LRX_TCP_FIN_SET;
-	return (f & TH_ACK) ? LRX_TCP_ACK_SET : LRX_TCP_NONE_SET;
-}
-
-const char *lrx_tcp_ct_name(enum lrx_tcp_ct s)
-{
-	static const char *const names[] = {
-		"NONE", "SYN_SENT", "SYN_RECV", "ESTABLISHED", "FIN_WAIT",
-		"CLOSE_WAIT", "LAST_ACK", "TIME_WAIT", "CLOSE", "SYN_SENT2",
-		"INVALID", "IGNORE",
-	};
-	return (unsigned)s < RTE_DIM(names) ? names[s] : "?";
-}
-
-/* tcp_valid_flags: PSH, ECE and CWR are always valid */
-static bool lrx_tcp_valid_flags(uint8_t f)
-{
-	switch (f & ~(TH_ECE | TH_CWR | TH_PSH)) {
-	case TH_SYN: case TH_SYN | TH_URG: case TH_SYN | TH_ACK:
-	case TH_RST: case TH_RST | TH_ACK:
-	case TH_FIN | TH_ACK: case TH_FIN | TH_ACK | TH_URG:
-	case TH_ACK: case TH_ACK | TH_URG:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* ---- tuples ----------------------------------------------------------------- */
-
-static inline uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 /* nf_ct_get_tuple of the IPv4 header at iph with avail bytes after its
  * transport header at thoff (tcp/udp: nf_ct_get_tuple_ports, icmp:
@@ -149,13 +42,13 @@ static bool lrx_ct_pkt_tuple(const uint8_t *iph, uint32_t thoff, uint32_t avail,
 	case IPPROTO_UDP:
 		if (avail < 4)
 			return false;
-		t->sport = rd16(l4);
-		t->dport = rd16(l4 + 2);
+		t->sport = lrx_ct_rd16(l4);
+		t->dport = lrx_ct_rd16(l4 + 2);
 		return true;
 	case IPPROTO_ICMP:
 		if (avail < 8)
 			return false;
-		t->sport = rd16(l4 + 4);                      /* id */
+		t->sport = lrx_ct_rd16(l4 + 4);                      /* id */
 		t->dport = (uint16_t)(l4[0] << 8 | l4[1]);    /* type, code */
 		return true;
 	default:
@@ -227,6 +120,7 @@ int lrx_ct_init(struct lrx_ct *ct, uint32_t max, int socket)
 		ct->entries[i].next[0] = i + 1 < max ? i + 1 : LRX_CT_NIL;
 	ct->free_head = 0;
 	ct->pending = LRX_CT_NIL;
+	ct->tcp_loose = true;
 	return 0;
 }
 
@@ -353,7 +247,7 @@ static uint32_t lrx_ct_alloc(struct lrx_ct *ct, const struct lrx_ct_tuple *t,
 	e->tuple[0] = *t;
 	e->tuple[1] = reply;
 	e->stream_ts = now + LRX_UDP_STREAM_AFTER;
-	e->last_index = LRX_TCP_NONE_SET;
+	e->tcp.last_index = LRX_TCP_NONE_SET;
 	return i;
 }
 
@@ -403,93 +297,6 @@ void lrx_ct_gc(struct lrx_ct *ct, uint64_t now, unsigned n)
 
 /* ---- the trackers ------------------------------------------------------------- */
 
-enum lrx_ct_verdict { LRX_CT_ACCEPT, LRX_CT_INVALID, LRX_CT_REPEAT, LRX_CT_KILL };
-
-static inline void lrx_ct_refresh(struct lrx_ct_entry *e, uint64_t now, uint64_t timeout)
-{
-	e->expires = now + timeout;
-}
-
-/* nf_conntrack_tcp_packet with the window taken as valid (tcp_in_window
- * is not modelled: every segment is in window) */
-static enum lrx_ct_verdict lrx_ct_tcp(struct lrx_ct *ct, uint32_t i,
-				      const struct lrx_nf_pkt *p, unsigned dir,
-				      bool is_new, uint64_t now)
-{
-	struct lrx_ct_entry *e = &ct->entries[i];
-	const uint32_t tcplen = p->len - p->thoff;
-	if (tcplen < 20 || p->thoff + 20 > p->seg_len)
-		return LRX_CT_INVALID;
-	const uint8_t *th = p->iph + p->thoff;
-	const uint32_t doff = (uint32_t)(th[12] >> 4) * 4;
-	const uint8_t flags = th[13];
-	/* tcp_error: truncated, then the flags (the checksum is not tested:
-	 * l3-demux's tcp module tests it later) */
-	if (doff < 20 || tcplen < doff || !lrx_tcp_valid_flags(flags))
-		return LRX_CT_INVALID;
-	const enum lrx_tcp_bit index = lrx_tcp_ct_index(flags);
-	/* tcp_new: the state a first packet may open (loose pickup on) */
-	if (is_new && lrx_tcp_ct_next(0, index, LRX_TCP_CT_NONE) >= LRX_TCP_CT_MAX)
-		return LRX_CT_INVALID;
-	const uint32_t seq = rd32(th + 4), ack_seq = rd32(th + 8);
-	const uint32_t end = seq + (tcplen - doff) + !!(flags & TH_SYN) + !!(flags & TH_FIN);
-	enum lrx_tcp_ct old = (enum lrx_tcp_ct)e->tcp_state;
-	enum lrx_tcp_ct new = lrx_tcp_ct_next(dir, index, old);
-
-	switch (new) {
-	case LRX_TCP_CT_SYN_SENT:
-		if (old < LRX_TCP_CT_TIME_WAIT)
-			break;
-		/* reopening a closed or aborted connection: delete, look
-		 * up again */
-		if (e->close_init ||
-		    (e->last_dir == dir && e->last_index == LRX_TCP_RST_SET))
-			return LRX_CT_REPEAT;
-		/* fallthrough */
-	case LRX_TCP_CT_IGNORE:
-		if (index == LRX_TCP_SYNACK_SET && e->last_index == LRX_TCP_SYN_SET &&
-		    e->last_dir != dir && ack_seq == e->last_end) {
-			/* b) the SYN-ACK of a SYN ignored before: in sync */
-			old = LRX_TCP_CT_SYN_SENT;
-			new = LRX_TCP_CT_SYN_RECV;
-			break;
-		}
-		e->last_index = (uint8_t)index;
-		e->last_dir = (uint8_t)dir;
-		e->last_end = end;
-		return LRX_CT_ACCEPT;
-	case LRX_TCP_CT_MAX:
-		return LRX_CT_INVALID;
-	default:
-		break;
-	}
-	/* in window */
-	e->last_index = (uint8_t)index;
-	e->last_dir = (uint8_t)dir;
-	e->last_end = end;
-	e->tcp_state = (uint8_t)new;
-	if (old != new && new == LRX_TCP_CT_FIN_WAIT)
-		e->close_init |= (uint8_t)(1u << dir);
-	uint64_t timeout = index == LRX_TCP_RST_SET ? lrx_tcp_timeouts[LRX_TCP_CT_CLOSE]
-						    : lrx_tcp_timeouts[new];
-	if (!(e->status & LRX_CT_SEEN_REPLY)) {
-		/* an RST is the only answer: no connection (nf_ct_kill_acct) */
-		if (flags & TH_RST)
-			return LRX_CT_KILL;
-		/* a retransmitted SYN does not renew the timeout */
-		if (index == LRX_TCP_SYN_SET && old == LRX_TCP_CT_SYN_SENT)
-			return LRX_CT_ACCEPT;
-		if (new == LRX_TCP_CT_ESTABLISHED && timeout > LRX_TCP_TIMEOUT_UNACK)
-			timeout = LRX_TCP_TIMEOUT_UNACK;
-	} else if (!(e->status & LRX_CT_ASSURED) &&
-		   (old == LRX_TCP_CT_SYN_RECV || old == LRX_TCP_CT_ESTABLISHED) &&
-		   new == LRX_TCP_CT_ESTABLISHED) {
-		e->status |= LRX_CT_ASSURED;
-	}
-	lrx_ct_refresh(e, now, timeout);
-	return LRX_CT_ACCEPT;
-}
-
 /* nf_conntrack_udp_packet (udp_error without the checksum) */
 static enum lrx_ct_verdict lrx_ct_udp(struct lrx_ct_entry *e, const struct lrx_nf_pkt *p,
 				      uint64_t now)
@@ -497,7 +304,7 @@ static enum lrx_ct_verdict lrx_ct_udp(struct lrx_ct_entry *e, const struct lrx_n
 	const uint32_t udplen = p->len - p->thoff;
 	if (udplen < 8 || p->thoff + 8 > p->seg_len)
 		return LRX_CT_INVALID;
-	const uint32_t ulen = rd16(p->iph + p->thoff + 4);
+	const uint32_t ulen = lrx_ct_rd16(p->iph + p->thoff + 4);
 	if (ulen > udplen || ulen < 8)
 		return LRX_CT_INVALID;
 	if (e->status & LRX_CT_SEEN_REPLY) {
@@ -535,7 +342,7 @@ static enum lrx_ct_verdict lrx_ct_packet(struct lrx_ct *ct, uint32_t i,
 	struct lrx_ct_entry *e = &ct->entries[i];
 	switch (e->tuple[0].proto) {
 	case IPPROTO_TCP:
-		return lrx_ct_tcp(ct, i, p, dir, is_new, now);
+		return lrx_ct_tcp_packet(ct, e, p, dir, is_new, now);
 	case IPPROTO_UDP:
 		return lrx_ct_udp(e, p, now);
 	case IPPROTO_ICMP:
@@ -561,7 +368,7 @@ static int lrx_ct_icmp_error(struct lrx_ct *ct, struct lrx_nf_pkt *p, uint64_t n
 	const uint8_t *in = icmph + 8;
 	const uint32_t in_avail = avail - 8;
 	struct lrx_ct_tuple orig, inner;
-	if (in_avail < 20 || (rd16(in + 6) & 0x1fff) != 0)
+	if (in_avail < 20 || (lrx_ct_rd16(in + 6) & 0x1fff) != 0)
 		goto error;
 	const uint32_t in_thoff = (uint32_t)(in[0] & 0xf) * 4;
 	if (in_thoff > in_avail ||

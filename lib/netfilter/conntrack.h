@@ -50,15 +50,43 @@ const char *lrx_tcp_ct_name(enum lrx_tcp_ct state);
 /* IPS_* status bits kept */
 enum { LRX_CT_CONFIRMED = 1, LRX_CT_SEEN_REPLY = 2, LRX_CT_ASSURED = 4 };
 
+/* IP_CT_TCP_FLAG_* (and IP_CT_EXP_CHALLENGE_ACK, IP_CT_TCP_SIMULTANEOUS_OPEN
+ * of last_flags), the kernel's values */
+enum {
+	LRX_CT_TCP_WINDOW_SCALE = 0x01, LRX_CT_TCP_SACK_PERM = 0x02,
+	LRX_CT_TCP_CLOSE_INIT = 0x04, LRX_CT_TCP_BE_LIBERAL = 0x08,
+	LRX_CT_TCP_DATA_UNACKNOWLEDGED = 0x10, LRX_CT_TCP_MAXACK_SET = 0x20,
+	LRX_CT_TCP_EXP_CHALLENGE_ACK = 0x40, LRX_CT_TCP_SIMULTANEOUS_OPEN = 0x80,
+};
+
+/* struct ip_ct_tcp_state: what tcp_in_window knows of one direction's
+ * sender (sequence numbers as sent, host order) */
+struct lrx_ct_tcp_seen {
+	uint32_t td_end;     /* max of seq + len sent */
+	uint32_t td_maxend;  /* max of ack + max(win, 1) received */
+	uint32_t td_maxwin;  /* max(win) sent, grown by what overshot */
+	uint32_t td_maxack;  /* max of the acks sent (MAXACK_SET) */
+	uint8_t td_scale;    /* its window scale (SYN option, RFC 7323) */
+	uint8_t flags;       /* LRX_CT_TCP_* */
+};
+
+/* struct ip_ct_tcp */
+struct lrx_ct_tcp {
+	struct lrx_ct_tcp_seen seen[2];
+	uint32_t last_seq, last_ack, last_end; /* the last packet's */
+	uint16_t last_win;
+	uint8_t state;                 /* enum lrx_tcp_ct */
+	uint8_t last_dir, last_index, last_wscale, last_flags;
+	uint8_t retrans;               /* the same ACK again and again */
+};
+
 struct lrx_ct_entry {
 	struct lrx_ct_tuple tuple[2];  /* tuplehash[IP_CT_DIR_ORIGINAL/REPLY] */
 	uint32_t next[2];              /* the bucket chains, node = i << 1 | dir */
 	uint64_t expires;              /* ms on the run's clock */
 	uint64_t stream_ts;            /* UDP: 2 s after creation */
-	uint32_t last_end;             /* TCP: last_seq + len of the last one */
 	uint8_t status;
-	uint8_t tcp_state, last_index, last_dir;
-	uint8_t close_init;            /* IP_CT_TCP_FLAG_CLOSE_INIT, per dir */
+	struct lrx_ct_tcp tcp;         /* TCP's tracker */
 };
 
 /* conntrack -S's counters (/proc/net/stat/nf_conntrack) */
@@ -81,6 +109,10 @@ struct lrx_ct {
 	uint32_t pending;              /* the packet's unconfirmed entry */
 	uint32_t gc_bucket;            /* gc_worker's position */
 	uint64_t gc_ms;                /* the last sweep */
+	/* net.netfilter.nf_conntrack_tcp_be_liberal (0: out-of-window
+	 * segments are INVALID) and _tcp_loose (1: a connection is picked
+	 * up mid-stream); lrx_ct_init sets the kernel's defaults, 0 and 1 */
+	bool tcp_be_liberal, tcp_loose;
 	struct lrx_ct_stats st;
 };
 

@@ -168,6 +168,8 @@ static int l3_nf_ct_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 			 conf->nf_hook.conntrack_max);
 		return rc;
 	}
+	nf->ct_table.tcp_be_liberal = conf->nf_hook.tcp_be_liberal != 0;
+	nf->ct_table.tcp_loose = conf->nf_hook.tcp_loose != 0;
 	nf->ct = &nf->ct_table;
 	d->core.reply.ct = nf->ct;
 	return 0;
@@ -269,6 +271,14 @@ static const struct lrx_value_key l3_nf_hook_keys[] = {
 	       "conntrack's table size per polling lcore (net.netfilter."
 	       "nf_conntrack_max); a new flow in a full table evicts unassured "
 	       "entries (early_drop) or is dropped"),
+	L3_KEY(UINT, nf_hook.tcp_be_liberal, "nf_conntrack_tcp_be_liberal", "0", 0, 1,
+	       "net.netfilter.nf_conntrack_tcp_be_liberal: 0 marks TCP segments "
+	       "out of the window (tcp_in_window) INVALID, 1 only out-of-window "
+	       "RSTs"),
+	L3_KEY(UINT, nf_hook.tcp_loose, "nf_conntrack_tcp_loose", "1", 0, 1,
+	       "net.netfilter.nf_conntrack_tcp_loose: 1 picks up a TCP connection "
+	       "from a segment other than a SYN (NEW, its window not checked), 0 "
+	       "marks such a segment INVALID"),
 	{.name = NULL},
 };
 

@@ -35,6 +35,8 @@ struct l3_nf_hook_conf {
 	char file6[PATH_MAX];          /* key netfilter6; empty: no hooks */
 	uint8_t conntrack;             /* key conntrack: auto, on */
 	uint32_t conntrack_max;        /* key nf_conntrack_max */
+	uint8_t tcp_be_liberal;        /* key nf_conntrack_tcp_be_liberal */
+	uint8_t tcp_loose;             /* key nf_conntrack_tcp_loose */
 };
 
 /* One hook on one IPv4 packet: CONTINUE, or the drop. */

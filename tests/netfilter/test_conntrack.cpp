@@ -74,7 +74,7 @@ struct Table {
 		unsigned dir;
 		uint32_t i = lrx_ct_find(&ct, &t, now, &dir);
 		return i == LRX_CT_NIL ? LRX_TCP_CT_NONE
-				       : (lrx_tcp_ct)ct.entries[i].tcp_state;
+				       : (lrx_tcp_ct)ct.entries[i].tcp.state;
 	}
 };
 
@@ -404,4 +404,123 @@ TEST_CASE("conntrack: the state matches and CT --notrack in the rule file", "[co
 	REQUIRE(lrx_nf_parse(plain.c_str(), "rules", &nf, err, sizeof(err)) == 0);
 	CHECK(!nf->uses_conntrack);
 	lrx_nf_free(nf);
+}
+
+namespace {
+
+// a segment with a window and options; out: from the host
+Frame seg(bool out, uint8_t flags, uint32_t seq, uint32_t ack, uint16_t window,
+	  std::vector<uint8_t> options = {}, size_t len = 0)
+{
+	return with([&](Spec &s) {
+		s.l4 = L4::tcp;
+		s.ip4_src = out ? host : peer;
+		s.ip4_dst = out ? peer : host;
+		s.sport = out ? 22 : 40000;
+		s.dport = out ? 40000 : 22;
+		s.tcp_flags = flags;
+		s.seq = seq;
+		s.ack = ack;
+		s.window = window;
+		s.tcp_options = std::move(options);
+		s.payload.assign(len, 1);
+		s.default_payload = false;
+	});
+}
+
+const std::vector<uint8_t> ws7 = {1, 3, 3, 7}, sack_perm = {4, 2, 1, 1};
+
+// SYN (peer 100), SYN-ACK (host 5000, window 1000), ACK, then the host's
+// ACK with window 1000: the peer may send up to 101 + (1000 << scale)
+void handshake(Table &t, bool scale, bool sack = false)
+{
+	std::vector<uint8_t> opts = scale ? ws7 : std::vector<uint8_t>{};
+	if (sack)
+		opts.insert(opts.end(), sack_perm.begin(), sack_perm.end());
+	REQUIRE(t.in(seg(false, TCP_SYN, 100, 0, 1000, opts)) == LRX_NF_CT_NEW);
+	t.out(seg(true, TCP_SYN | TCP_ACK, 5000, 101, 1000, opts));
+	REQUIRE(t.in(seg(false, TCP_ACK, 101, 5001, 1000)) == LRX_NF_CT_ESTABLISHED);
+	t.out(seg(true, TCP_ACK, 5001, 101, 1000));
+}
+
+} // namespace
+
+TEST_CASE("conntrack: tcp_in_window: window scale from the SYNs bounds the data",
+	  "[conntrack]")
+{
+	// 1000 << 7 = 128000: seq 50101 is in the window
+	Table scaled;
+	handshake(scaled, true);
+	CHECK(scaled.in(seg(false, TCP_ACK, 50101, 5001, 1000, {}, 100)) ==
+	      LRX_NF_CT_ESTABLISHED);
+	CHECK(scaled.ct.st.invalid == 0);
+	// without the option both ways, 1000 bytes: far beyond (I), INVALID
+	Table plain;
+	handshake(plain, false);
+	CHECK(plain.in(seg(false, TCP_ACK, 50101, 5001, 1000, {}, 100)) ==
+	      LRX_NF_CT_INVALID);
+	CHECK(plain.ct.st.invalid == 1);
+	CHECK(plain.tcp_state(40000, 22) == LRX_TCP_CT_ESTABLISHED);
+	// the window's last byte starts a segment: in it
+	CHECK(plain.in(seg(false, TCP_ACK, 1101, 5001, 1000, {}, 100)) ==
+	      LRX_NF_CT_ESTABLISHED);
+	// one past, 102 bytes over (less than the window): let through
+	// ("bytes more than expected", NFCT_TCP_IGNORE)
+	CHECK(plain.in(seg(false, TCP_ACK, 1102, 5001, 1000, {}, 100)) ==
+	      LRX_NF_CT_ESTABLISHED);
+	CHECK(plain.ct.st.invalid == 1);
+	// nf_conntrack_tcp_be_liberal=1 takes the one far beyond
+	Table liberal;
+	liberal.ct.tcp_be_liberal = true;
+	handshake(liberal, false);
+	CHECK(liberal.in(seg(false, TCP_ACK, 50101, 5001, 1000, {}, 100)) ==
+	      LRX_NF_CT_ESTABLISHED);
+	CHECK(liberal.ct.st.invalid == 0);
+}
+
+TEST_CASE("conntrack: tcp_in_window: acks of unseen data, old data, SACK blocks",
+	  "[conntrack]")
+{
+	Table t;
+	handshake(t, true, true);
+	// III: acking what the host never sent
+	CHECK(t.in(seg(false, TCP_ACK, 101, 9000, 1000)) == LRX_NF_CT_INVALID);
+	// II: data long acknowledged (IGNORE: let through, nothing learnt)
+	CHECK(t.in(seg(false, TCP_ACK, 101 - 200000, 5001, 1000, {}, 100)) ==
+	      LRX_NF_CT_ESTABLISHED);
+	CHECK(t.ct.st.invalid == 1);
+	// a SACK block's right edge counts as the ack when the host
+	// permitted SACK: beyond its data, INVALID
+	const std::vector<uint8_t> block = {1, 1, 5, 10, 0, 0, 0x13, 0x89, 0, 0, 0x23, 0x28};
+	CHECK(t.in(seg(false, TCP_ACK, 101, 5001, 1000, block)) == LRX_NF_CT_INVALID);
+	Table no_sack;
+	handshake(no_sack, true, false);
+	CHECK(no_sack.in(seg(false, TCP_ACK, 101, 5001, 1000, block)) ==
+	      LRX_NF_CT_ESTABLISHED);
+}
+
+TEST_CASE("conntrack: an RST before the other side's highest ACK is INVALID, "
+	  "one at it closes", "[conntrack]")
+{
+	Table t;
+	t.ct.tcp_be_liberal = true; // the RST checks hold even so
+	handshake(t, false);
+	CHECK(t.in(seg(false, TCP_RST, 50, 0, 0)) == LRX_NF_CT_INVALID);
+	CHECK(t.tcp_state(40000, 22) == LRX_TCP_CT_ESTABLISHED);
+	CHECK(t.in(seg(false, TCP_RST, 101, 0, 0)) == LRX_NF_CT_ESTABLISHED);
+	CHECK(t.tcp_state(40000, 22) == LRX_TCP_CT_CLOSE);
+}
+
+TEST_CASE("conntrack: nf_conntrack_tcp_loose: a picked-up connection is liberal; "
+	  "loose=0 refuses it", "[conntrack]")
+{
+	Table t;
+	CHECK(t.in(seg(false, TCP_ACK, 100, 7, 1000)) == LRX_NF_CT_NEW);
+	// its window is unknown: anything is taken
+	CHECK(t.in(seg(false, TCP_ACK, 900000, 7, 1000, {}, 10)) == LRX_NF_CT_NEW);
+	CHECK(t.ct.st.invalid == 0);
+	Table strict;
+	strict.ct.tcp_loose = false;
+	CHECK(strict.in(seg(false, TCP_ACK, 100, 7, 1000)) == LRX_NF_CT_INVALID);
+	CHECK(strict.in(seg(false, TCP_SYN, 100, 0, 1000)) == LRX_NF_CT_NEW);
 }

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <functional>
 #include <random>
 #include <string>
@@ -154,8 +155,30 @@ TEST_CASE("build-meta,l3-demux with conntrack give identical results under "
 			for (int flags : {(int)TCP_SYN, (int)TCP_ACK, TCP_SYN | TCP_ACK, (int)TCP_RST,
 					  TCP_FIN | TCP_ACK})
 				frames.push_back(tcp(flags, sport, dport));
+	// tcp_in_window's paths: a SYN with window scale and SACK, segments
+	// at sequence numbers in, a little beyond, far beyond and before the
+	// window, acks of seen and unseen data, SACK blocks, a zero window
+	const std::vector<uint8_t> syn_opts = {2, 4, 0x05, 0xb4, 4, 2, 1, 3, 3, 7};
+	const std::vector<uint8_t> sack_opts = {1, 1, 5, 10, 0, 0, 0, 50, 0, 0, 0, 90};
+	for (uint32_t seq : {1u, 2u, 1002u, 66000u, 70002u, 0x80000000u})
+		for (uint32_t ack : {0u, 1u, 12345u})
+			frames.push_back(with([&](Spec &s) {
+				s.l4 = L4::tcp;
+				s.tcp_flags = seq == 1 ? TCP_SYN : TCP_PSH | TCP_ACK;
+				s.sport = 40003;
+				s.dport = 22;
+				s.seq = seq;
+				s.ack = ack;
+				s.window = (uint16_t)(ack == 1 ? 0 : 502);
+				s.tcp_options = seq == 1 ? syn_opts
+					      : ack == 12345 ? sack_opts : std::vector<uint8_t>{};
+			}));
 	std::mt19937 rng(43);
-	for (const char *split : {"none", "gather"}) {
+	// list split, nf_conntrack_tcp_be_liberal, nf_conntrack_tcp_loose
+	const std::array<std::array<const char *, 3>, 3> settings = {{
+		{"none", "0", "1"}, {"gather", "0", "1"}, {"gather", "1", "0"}}};
+	for (const auto &setting : settings) {
+		const char *split = setting[0];
 		const uint16_t burst = 32;
 		std::vector<uint16_t> polls;
 		size_t total = 0;
@@ -175,7 +198,9 @@ TEST_CASE("build-meta,l3-demux with conntrack give identical results under "
 				      {"list_split", split}, {"ipfrag_clock", "polls"},
 				      {"icmp_clock", "polls"}, {"icmp_ratelimit", "0"},
 				      {"arp_mac", "02:00:00:00:00:02"},
-				      {"nf_conntrack_max", "6"}}},
+				      {"nf_conntrack_max", "6"},
+				      {"nf_conntrack_tcp_be_liberal", setting[1]},
+				      {"nf_conntrack_tcp_loose", setting[2]}}},
 		};
 		auto make = [&](size_t at) { return frames[ids[at]].to_mbuf(pool()); };
 		auto clean = [](lrx_test::EngineRun &r) {
@@ -195,7 +220,7 @@ TEST_CASE("build-meta,l3-demux with conntrack give identical results under "
 			INFO(c);
 			REQUIRE(ref.counters[1].at(c) > 0);
 		}
-		INFO(split);
+		INFO(split << " be_liberal " << setting[1] << " loose " << setting[2]);
 		lrx_test::for_each_engine(1, [&](lrx_engine_kind kind, unsigned k) {
 			auto r = lrx_test::run_engine(kind, k, burst, stages, make, polls);
 			clean(r);
