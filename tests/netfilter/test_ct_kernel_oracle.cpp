@@ -12,9 +12,16 @@
 // Every rule's and policy's counters, the nstat counters and conntrack's
 // (/proc/net/stat/nf_conntrack's invalid, icmp_error, drop, early_drop;
 // the entries of /proc/net/nf_conntrack)
-// must be equal under every engine. nf_conntrack_tcp_be_liberal=1 in the
-// netns: listrx does not model TCP's window (docs/netfilter.md). Needs
-// root and iptables-legacy; skips with a printed reason otherwise.
+// must be equal under every engine, with nf_conntrack_tcp_be_liberal=1
+// on both sides. A second case, with nf_conntrack_tcp_be_liberal=0 (the
+// kernel's default), runs tcp_in_window: after a handshake (the SYN with
+// SACK and window scale; the ACK acknowledges each side's own SYN-ACK,
+// whose number is read from its reply), data in the window, data far
+// beyond it and an ACK of data never sent (INVALID), an old
+// retransmission (let through as ESTABLISHED: NFCT_TCP_IGNORE), an RST
+// before the other side's highest ACK (INVALID), a little more than the
+// window allows (IGNORE). Needs root and iptables-legacy;
+// skips with a printed reason otherwise.
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -151,34 +158,144 @@ Frame unreachable_about(const Frame &sent)
 	});
 }
 
+// What the kernel counted over a run: the rule counters, nstat and
+// conntrack's statistics (deltas), the table's entries
+struct KernelCounts {
+	NfCounts rules;
+	std::map<std::string, uint64_t> nstat, ct;
+	uint64_t entries = 0;
+	std::string table;
+};
+
+struct KernelWatch {
+	const Netns &net;
+	std::map<std::string, uint64_t> nstat_before, ct_before;
+	explicit KernelWatch(const Netns &n)
+		: net(n), nstat_before(nstat(n.ns)), ct_before(ct_stat(n.ns))
+	{
+	}
+	KernelCounts take() const
+	{
+		KernelCounts k;
+		auto after = nstat(net.ns);
+		// (nstat lists a counter once it is not 0)
+		for (auto &c : after)
+			k.nstat[c.first] = c.second - (nstat_before.count(c.first)
+							       ? nstat_before.at(c.first) : 0);
+		auto ct_after = ct_stat(net.ns);
+		for (auto &c : ct_after)
+			k.ct[c.first] = c.second - (ct_before.count(c.first)
+							    ? ct_before.at(c.first) : 0);
+		// the table's entries (conntrack -L): the stat's entries column
+		// also counts deleted entries that packets in flight still hold
+		// (an RST queued for ARP keeps its flow's entry)
+		k.table = sh_out("ip netns exec " + net.ns + " cat /proc/net/nf_conntrack");
+		for (char ch : k.table)
+			k.entries += ch == '\n';
+		k.rules = nf_parse_save(
+			sh_out("ip netns exec " + net.ns + " iptables-legacy-save -c"));
+		return k;
+	}
+};
+
+// listrx's rule, nstat and conntrack counters against the kernel's
+void check_counts(const KernelCounts &kernel, const EngineRun &r, uint64_t inserts)
+{
+	NfCounts ours = nf_listrx_counts(r, 1);
+	for (auto &chain : kernel.rules) {
+		if (ours.count(chain.first) == 0)
+			continue;
+		auto &mine = ours[chain.first];
+		REQUIRE(mine.size() == chain.second.size());
+		for (size_t k = 0; k < mine.size(); k++) {
+			INFO(chain.first << " " << (k ? "rule " : "policy ") << k
+				<< ": kernel " << chain.second[k].first << " pkts "
+				<< chain.second[k].second << " bytes, listrx "
+				<< mine[k].first << " pkts " << mine[k].second << " bytes");
+			CHECK(mine[k] == chain.second[k]);
+		}
+	}
+	const char *compared[] = {
+		"IpInReceives", "IpInDelivers", "TcpInSegs", "UdpNoPorts",
+		"IcmpInMsgs", "IcmpInEchos",
+	};
+	for (const char *name : compared) {
+		const uint64_t k = kernel.nstat.count(name) ? kernel.nstat.at(name) : 0;
+		INFO(name << ": kernel " << k << ", listrx " << r.counters[1].at(name));
+		CHECK(k == r.counters[1].at(name));
+	}
+	// (6.18 counts neither insert nor found: both stay 0)
+	const std::pair<const char *, const char *> ct_compared[] = {
+		{"invalid", "nf_conntrack_invalid"},
+		{"icmp_error", "nf_conntrack_icmp_error"},
+		{"drop", "nf_conntrack_drop"},
+		{"early_drop", "nf_conntrack_early_drop"},
+	};
+	for (auto &c : ct_compared) {
+		const uint64_t k = kernel.ct.at(c.first);
+		INFO(c.first << ": kernel " << k << ", listrx " << r.counters[1].at(c.second));
+		CHECK(k == r.counters[1].at(c.second));
+	}
+	INFO("entries: kernel " << kernel.entries << " (" << kernel.table << "), listrx "
+				<< r.counters[1].at("nf_conntrack_count"));
+	CHECK(kernel.entries == r.counters[1].at("nf_conntrack_count"));
+	CHECK(r.counters[1].at("nf_conntrack_insert") == inserts);
+}
+
+// the netns with the rules, the sysctl and a listener; "" or why not
+std::string kernel_setup(const Netns &net, const TempFile &file, const char *be_liberal)
+{
+	if (!net.ok)
+		return net.why;
+	if (sh("ip netns exec " + net.ns + " iptables-legacy-restore " + file.path) != 0)
+		return "iptables-legacy-restore refused the rules in the netns "
+		       "(no xt_conntrack, xt_state or xt_CT in this kernel?)";
+	if (sh("ip netns exec " + net.ns +
+	       " sysctl -w net.netfilter.nf_conntrack_tcp_be_liberal=" + be_liberal) != 0)
+		return "no net.netfilter.nf_conntrack_tcp_be_liberal in the netns";
+	return "";
+}
+
+std::string oracle_skip()
+{
+	if (std::string why = oracle_unavailable(); !why.empty())
+		return why;
+	if (sh("command -v iptables-legacy-restore && command -v iptables-legacy-save") != 0)
+		return "needs iptables-legacy-restore (apt-get install iptables)";
+	return "";
+}
+
+std::vector<PipelineStage> listrx_stages(const TempFile &file, const char *be_liberal)
+{
+	return {
+		{"build-meta", {{"host_mac", "02:00:00:00:00:02"}}},
+		{"l3-demux", {{"local_ipv4", "10.0.0.2/24"},
+			      {"local_ipv6", "2001:db8::2"},
+			      {"udp_ports", "none"},
+			      {"tcp_ports", "5201"},
+			      {"mcast_groups", "none"},
+			      {"trust_ip_csum_hint", "no"},
+			      {"arp_mac", "02:00:00:00:00:02"},
+			      {"icmp_clock", "polls"},
+			      {"netfilter", file.path},
+			      {"nf_conntrack_tcp_be_liberal", be_liberal}}},
+	};
+}
+
 } // namespace
 
 TEST_CASE("kernel oracle: a stateful firewall (conntrack) counts every rule, "
 	  "nstat and conntrack counter alike, under every engine",
 	  "[netfilter][conntrack][kernel]")
 {
-	if (std::string why = oracle_unavailable(); !why.empty()) {
+	if (std::string why = oracle_skip(); !why.empty()) {
 		WARN("SKIPPED: " << why);
 		return;
 	}
-	if (sh("command -v iptables-legacy-restore && command -v iptables-legacy-save") != 0) {
-		WARN("SKIPPED: needs iptables-legacy-restore (apt-get install iptables)");
-		return;
-	}
 	Netns net;
-	if (!net.ok) {
-		WARN("SKIPPED: " << net.why);
-		return;
-	}
 	const TempFile file(rules_text, "lrx_ct_rules");
-	if (sh("ip netns exec " + net.ns + " iptables-legacy-restore " + file.path) != 0) {
-		WARN("SKIPPED: iptables-legacy-restore refused the rules in the netns "
-		     "(no xt_conntrack, xt_state or xt_CT in this kernel?)");
-		return;
-	}
-	if (sh("ip netns exec " + net.ns +
-	       " sysctl -w net.netfilter.nf_conntrack_tcp_be_liberal=1") != 0) {
-		WARN("SKIPPED: no net.netfilter.nf_conntrack_tcp_be_liberal in the netns");
+	if (std::string why = kernel_setup(net, file, "1"); !why.empty()) {
+		WARN("SKIPPED: " << why);
 		return;
 	}
 	Listener listener(net);
@@ -207,87 +324,140 @@ TEST_CASE("kernel oracle: a stateful firewall (conntrack) counts every rule, "
 		udp4(1, 9),                                  // NEW: policy
 	};
 
-	auto before = nstat(net.ns);
-	auto ct_before = ct_stat(net.ns);
+	KernelWatch watch(net);
 	REQUIRE(replay(net.outside, frames, 1));
-	auto after = nstat(net.ns);
-	auto ct_after = ct_stat(net.ns);
-	// the table's entries (conntrack -L): the stat's entries column also
-	// counts deleted entries that packets in flight still hold (an RST
-	// queued for ARP keeps its flow's entry)
-	const std::string table =
-		sh_out("ip netns exec " + net.ns + " cat /proc/net/nf_conntrack");
-	uint64_t entries = 0;
-	for (char ch : table)
-		entries += ch == '\n';
-	REQUIRE(ct_after.count("insert") == 1);
-	const std::string saved = sh_out("ip netns exec " + net.ns + " iptables-legacy-save -c");
-	NfCounts kernel = nf_parse_save(saved);
-	REQUIRE(kernel.count("filter/INPUT") == 1);
+	const KernelCounts kernel = watch.take();
+	REQUIRE(kernel.rules.count("filter/INPUT") == 1);
 
 	eal_init();
 	rte_mempool *mp = mbuf_pool("ct_oracle_pool", 2047);
-	const std::vector<PipelineStage> stages = {
-		{"build-meta", {{"host_mac", "02:00:00:00:00:02"}}},
-		{"l3-demux", {{"local_ipv4", "10.0.0.2/24"},
-			      {"local_ipv6", "2001:db8::2"},
-			      {"udp_ports", "none"},
-			      {"tcp_ports", "5201"},
-			      {"mcast_groups", "none"},
-			      {"trust_ip_csum_hint", "no"},
-			      {"arp_mac", "02:00:00:00:00:02"},
-			      {"icmp_clock", "polls"},
-			      {"netfilter", file.path}}},
-	};
+	const std::vector<PipelineStage> stages = listrx_stages(file, "1");
 	auto make = [&](size_t at) { return frames[at % frames.size()].to_mbuf(mp); };
 	// a poll of 5, then the rest: bursts cut flows apart
 	const std::vector<uint16_t> polls = {5, (uint16_t)(frames.size() - 5)};
 	for (auto kind : {LRX_ENGINE_PACKET, LRX_ENGINE_BURST, LRX_ENGINE_HYBRID,
 			  LRX_ENGINE_STATIC, LRX_ENGINE_GRAPH}) {
 		INFO("engine " << lrx_engine_name(kind));
-		EngineRun r = run_engine(kind, 1, 64, stages, make, polls);
-		NfCounts ours = nf_listrx_counts(r, 1);
-		for (auto &chain : kernel) {
-			if (ours.count(chain.first) == 0)
-				continue;
-			auto &mine = ours[chain.first];
-			REQUIRE(mine.size() == chain.second.size());
-			for (size_t k = 0; k < mine.size(); k++) {
-				INFO(chain.first << " " << (k ? "rule " : "policy ") << k
-					<< ": kernel " << chain.second[k].first << " pkts "
-					<< chain.second[k].second << " bytes, listrx "
-					<< mine[k].first << " pkts " << mine[k].second
-					<< " bytes");
-				CHECK(mine[k] == chain.second[k]);
-			}
-		}
-		const char *compared[] = {
-			"IpInReceives", "IpInDelivers", "TcpInSegs", "UdpNoPorts",
-			"IcmpInMsgs", "IcmpInEchos",
-		};
-		for (const char *name : compared) {
-			uint64_t k = after[name] - before[name];
-			INFO(name << ": kernel " << k << ", listrx " << r.counters[1][name]);
-			CHECK(k == r.counters[1][name]);
-		}
-		// (6.18 counts neither insert nor found: both stay 0)
-		const std::pair<const char *, const char *> ct_compared[] = {
-			{"invalid", "nf_conntrack_invalid"},
-			{"icmp_error", "nf_conntrack_icmp_error"},
-			{"drop", "nf_conntrack_drop"},
-			{"early_drop", "nf_conntrack_early_drop"},
-		};
-		for (auto &c : ct_compared) {
-			uint64_t k = ct_after[c.first] - ct_before[c.first];
-			INFO(c.first << ": kernel " << k << ", listrx " << r.counters[1][c.second]
-				     << " (kernel found " << ct_after["found"] - ct_before["found"]
-				     << ", listrx " << r.counters[1]["nf_conntrack_found"] << ")");
-			CHECK(k == r.counters[1][c.second]);
-		}
-		INFO("entries: kernel " << entries << " (" << table << "), listrx "
-					<< r.counters[1]["nf_conntrack_count"]);
-		CHECK(entries == r.counters[1]["nf_conntrack_count"]);
-		CHECK(r.counters[1]["nf_conntrack_insert"] == 5);
+		check_counts(kernel, run_engine(kind, 1, 64, stages, make, polls), 5);
+	}
+	LRX_REQUIRE_POOL_FULL(mp);
+}
+
+namespace {
+
+constexpr uint32_t peer_isn = 1000;
+
+// the peer's segment of flow 40010 -> 5201 with len bytes of data
+Frame segment(uint8_t flags, uint32_t seq, uint32_t ack, size_t len = 0,
+	      std::vector<uint8_t> options = {})
+{
+	return with([&](Spec &s) {
+		s.l4 = L4::tcp;
+		s.tcp_flags = flags;
+		s.sport = 40010;
+		s.dport = 5201;
+		s.seq = seq;
+		s.ack = ack;
+		s.window = flags & TCP_SYN ? 64240 : 502; // 502 << 7 = 64256
+		s.tcp_options = std::move(options);
+		s.payload.assign(len, 0x5a);
+		s.default_payload = false;
+	});
+}
+
+// the SYN: MSS 1460, SACK permitted, window scale 7
+Frame window_syn()
+{
+	return segment(TCP_SYN, peer_isn, 0, 0, {2, 4, 0x05, 0xb4, 4, 2, 1, 3, 3, 7});
+}
+
+// what follows the SYN, given the host's SYN-ACK number
+std::vector<Frame> window_rest(uint32_t host_isn)
+{
+	const uint32_t ack = host_isn + 1, data = peer_isn + 1;
+	const uint8_t psh = TCP_PSH | TCP_ACK;
+	return {
+		segment(TCP_ACK, data, ack),                  // ESTABLISHED
+		segment(psh, data, ack, 100),                 // in the window
+		segment(psh, data + 100, ack, 50),            // in the window
+		segment(psh, data + 1000000, ack, 100),       // I: far beyond: INVALID
+		segment(TCP_ACK, data + 150, ack + 100000),   // III: unseen data: INVALID
+		segment(psh, data - 500000, ack, 100),        // II: old data: IGNORE
+		segment(TCP_RST, data - 100000, 0),           // before the max ACK: INVALID
+		segment(psh, data + 67000, ack, 100),         // I, a little: IGNORE
+	};
+}
+
+// listrx's SYN-ACK number for the SYN (its reply, as the kernel's read
+// from the wire)
+uint32_t listrx_isn(const std::vector<PipelineStage> &stages, rte_mempool *mp)
+{
+	const Frame syn = window_syn();
+	EngineRun r = run_engine(LRX_ENGINE_PACKET, 1, 64, stages,
+				 [&](size_t) { return syn.to_mbuf(mp); }, {1});
+	std::vector<std::vector<uint8_t>> out;
+	for (auto &o : r.out)
+		out.push_back(o.second);
+	return synack_seq(out);
+}
+
+} // namespace
+
+TEST_CASE("kernel oracle: TCP window tracking (nf_conntrack_tcp_be_liberal=0): "
+	  "out-of-window segments INVALID, ignored ones ESTABLISHED, the same "
+	  "counters under every engine",
+	  "[netfilter][conntrack][kernel]")
+{
+	if (std::string why = oracle_skip(); !why.empty()) {
+		WARN("SKIPPED: " << why);
+		return;
+	}
+	Netns net;
+	const TempFile file(rules_text, "lrx_ct_window_rules");
+	std::string why = kernel_setup(net, file, "0");
+	if (why.empty())
+		why = net.static_peer(); // the SYN-ACK goes out without ARP
+	if (!why.empty()) {
+		WARN("SKIPPED: " << why);
+		return;
+	}
+	Listener listener(net);
+	if (!listener.error.empty()) {
+		WARN("SKIPPED: " << listener.error);
+		return;
+	}
+	ReplyTap tap(net.outside);
+	RawSender tx(net.outside);
+	REQUIRE(tap.ok());
+	REQUIRE(tx.ok());
+
+	KernelWatch watch(net);
+	const Frame syn = window_syn();
+	REQUIRE(tx.send(syn.data));
+	const uint32_t kernel_isn = synack_seq(tap.take(300));
+	REQUIRE(kernel_isn != 0);
+	REQUIRE(replay(net.outside, window_rest(kernel_isn), 1));
+	const KernelCounts kernel = watch.take();
+	// the kernel's verdicts: three INVALID (dropped by the INVALID rule),
+	// the rest ESTABLISHED but the SYN
+	REQUIRE(kernel.rules.count("filter/INPUT") == 1);
+	CHECK(kernel.ct.at("invalid") == 3);
+	CHECK(kernel.rules.at("filter/INPUT").at(2).first == 3);
+	CHECK(kernel.rules.at("filter/INPUT").at(1).first == 5);
+
+	eal_init();
+	rte_mempool *mp = mbuf_pool("ct_window_pool", 2047);
+	const std::vector<PipelineStage> stages = listrx_stages(file, "0");
+	const uint32_t isn = listrx_isn(stages, mp);
+	REQUIRE(isn != 0);
+	std::vector<Frame> frames = window_rest(isn);
+	frames.insert(frames.begin(), syn);
+	auto make = [&](size_t at) { return frames[at % frames.size()].to_mbuf(mp); };
+	const std::vector<uint16_t> polls = {3, (uint16_t)(frames.size() - 3)};
+	for (auto kind : {LRX_ENGINE_PACKET, LRX_ENGINE_BURST, LRX_ENGINE_HYBRID,
+			  LRX_ENGINE_STATIC, LRX_ENGINE_GRAPH}) {
+		INFO("engine " << lrx_engine_name(kind));
+		check_counts(kernel, run_engine(kind, 1, 64, stages, make, polls), 1);
 	}
 	LRX_REQUIRE_POOL_FULL(mp);
 }

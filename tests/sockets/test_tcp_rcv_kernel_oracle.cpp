@@ -32,19 +32,6 @@ using namespace lrx_test::tcp_stream;
 
 namespace {
 
-// the SYN-ACK's sequence number among the host's replies, or 0
-uint32_t synack_seq(const std::vector<std::vector<uint8_t>> &replies)
-{
-	for (const auto &r : replies)
-		if (r.size() >= 54 && r[12] == 0x08 && r[13] == 0x00 && r[23] == 6) {
-			const size_t l4 = 14 + (size_t)(r[14] & 0x0f) * 4;
-			if (r.size() >= l4 + 20 && (r[l4 + 13] & 0x12) == 0x12)
-				return (uint32_t)r[l4 + 4] << 24 | (uint32_t)r[l4 + 5] << 16 |
-				       (uint32_t)r[l4 + 6] << 8 | r[l4 + 7];
-		}
-	return 0;
-}
-
 const char *const oracle_counters[] = {
 	"TcpExtTCPOFOQueue", "TcpExtTCPOFOMerge", "TcpExtTCPOFODrop",
 	"TcpExtTCPRcvQDrop", "TcpExtTCPZeroWindowDrop", "TcpExtDelayedACKLost"};

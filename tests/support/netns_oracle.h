@@ -308,4 +308,18 @@ struct ReplyTap {
 	}
 };
 
+// The sequence number of the first IPv4 SYN-ACK among frames (a host's
+// replies), or 0.
+inline uint32_t synack_seq(const std::vector<std::vector<uint8_t>> &frames)
+{
+	for (const auto &r : frames)
+		if (r.size() >= 54 && r[12] == 0x08 && r[13] == 0x00 && r[23] == 6) {
+			const size_t l4 = 14 + (size_t)(r[14] & 0x0f) * 4;
+			if (r.size() >= l4 + 20 && (r[l4 + 13] & 0x12) == 0x12)
+				return (uint32_t)r[l4 + 4] << 24 | (uint32_t)r[l4 + 5] << 16 |
+				       (uint32_t)r[l4 + 6] << 8 | r[l4 + 7];
+		}
+	return 0;
+}
+
 } // namespace lrx_test
