@@ -276,10 +276,10 @@ static bool lrx_tcp_window_first(struct lrx_ct_tcp_seen *sender,
 static void lrx_tcp_window_update(struct lrx_ct_tcp *st, struct lrx_ct_tcp_seen *sender,
 				  struct lrx_ct_tcp_seen *receiver,
 				  const struct lrx_tcp_seg *s, unsigned dir,
-				  unsigned index, uint32_t seq, uint32_t ack, uint32_t sack)
+				  unsigned index, uint32_t seq, uint32_t end,
+				  uint32_t ack, uint32_t sack)
 {
 	uint32_t win = s->win;
-	const uint32_t end = s->end;
 	if (!(s->flags & TH_SYN))
 		win <<= sender->td_scale; /* RFC 7323 */
 	const uint32_t swin = win + (sack - ack);
@@ -378,7 +378,7 @@ static enum lrx_tcp_action lrx_tcp_in_window(const struct lrx_ct *ct,
 	if (!lrx_after(sack, receiver->td_end - lrx_maxackwindow(sender) - 1))
 		/* IV: an ACK delayed too long */
 		return lrx_tcp_refuse(ct, sender, LRX_TCP_ACT_IGNORE);
-	lrx_tcp_window_update(st, sender, receiver, s, dir, index, seq, ack, sack);
+	lrx_tcp_window_update(st, sender, receiver, s, dir, index, seq, end, ack, sack);
 	return LRX_TCP_ACT_ACCEPT;
 }
 

@@ -524,3 +524,32 @@ TEST_CASE("conntrack: nf_conntrack_tcp_loose: a picked-up connection is liberal;
 	CHECK(strict.in(seg(false, TCP_ACK, 100, 7, 1000)) == LRX_NF_CT_INVALID);
 	CHECK(strict.in(seg(false, TCP_SYN, 100, 0, 1000)) == LRX_NF_CT_NEW);
 }
+
+TEST_CASE("conntrack: TCP timeouts: unacknowledged data, repeated ACKs, ESTABLISHED",
+	  "[conntrack]")
+{
+	Table t;
+	handshake(t, false);
+	auto expires_in = [&] {
+		lrx_ct_tuple tu{};
+		tu.src = htonl(peer);
+		tu.dst = htonl(host);
+		tu.sport = 40000;
+		tu.dport = 22;
+		tu.proto = IPPROTO_TCP;
+		unsigned dir;
+		const uint32_t i = lrx_ct_find(&t.ct, &tu, t.now, &dir);
+		REQUIRE(i != LRX_CT_NIL);
+		return t.ct.entries[i].expires - t.now;
+	};
+	CHECK(expires_in() == 5ull * 24 * 3600 * 1000); // acked both ways
+	// data the host has not acknowledged: the unacknowledged timeout
+	t.in(seg(false, TCP_ACK, 101, 5001, 1000, {}, 10));
+	CHECK(expires_in() == 300000);
+	t.out(seg(true, TCP_ACK, 5001, 111, 1000));
+	CHECK(expires_in() == 5ull * 24 * 3600 * 1000);
+	// the same ACK four times (nf_conntrack_tcp_max_retrans 3)
+	for (int i = 0; i < 4; i++)
+		t.in(seg(false, TCP_ACK, 111, 5001, 1000));
+	CHECK(expires_in() == 300000);
+}
