@@ -247,7 +247,7 @@ TEST_CASE("map write: concurrent inserts and deletes against lock-free lookups",
 		rte_rcu_qsbr_thread_offline(q.v, 0);
 	});
 	uint64_t inserted = 0, deleted = 0, full = 0, x = 88172645463325252ull;
-	for (int op = 0; op < 400000 || polls.load() < 1000; op++) {
+	for (int op = 0; op < 150000 || polls.load() < 1000; op++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17; // xorshift64
 		uint32_t k = (uint32_t)(x % keys);
 		uint64_t v[2] = {k, ~(uint64_t)k};
