@@ -326,7 +326,13 @@ static int worker_create(struct lrx_app *app, unsigned lcore_id, uint16_t tx_que
 	/* the I/O baseline: nothing between RX and the free (lcore_loop.c) */
 	w->rx_only = pc.n_stages == 0 && pc.engine != LRX_ENGINE_GRAPH &&
 		     !w->forwarding && !w->latency;
-	int rc = lrx_pipeline_create(&pc, &w->pipeline, err, err_len);
+	int rc = pc.n_stages ? lrx_worker_qsbr_create(w, socket, err, err_len) : 0;
+	pc.qsbr = w->qsbr;
+	rc = rc ?: lrx_pipeline_create(&pc, &w->pipeline, err, err_len);
+	if (rc == 0 && !lrx_pipeline_writable_maps(w->pipeline)) {
+		rte_free(w->qsbr); /* no stage kept it: no report per poll */
+		w->qsbr = NULL;
+	}
 	if (rc == 0 && capture_drops && !w->rx_only) {
 		rc = lrx_pipeline_mark_drop_stage(w->pipeline);
 		if (rc < 0)
@@ -344,6 +350,7 @@ static void worker_destroy(struct lrx_worker *w)
 	lrx_interleave_free(w);
 	if (w->pipeline)
 		lrx_pipeline_destroy(w->pipeline);
+	rte_free(w->qsbr);
 	if (w->pmu)
 		lrx_pmu_close(w->pmu);
 	rte_free(w->pmu);
@@ -501,8 +508,10 @@ static int run(struct lrx_app *app)
 		return rc;
 	app->end_tsc = rte_rdtsc();
 	/* what stages still hold goes on now, as at napi_disable */
-	for (unsigned i = 0; i < app->n_workers; i++)
+	for (unsigned i = 0; i < app->n_workers; i++) {
 		lrx_worker_drain(app->workers[i]);
+		lrx_worker_qsbr_offline(app->workers[i]);
+	}
 	return 0;
 }
 
@@ -517,6 +526,7 @@ static void ports_snapshot_and_close(struct lrx_app *app)
 
 static void workers_destroy(struct lrx_app *app)
 {
+	lrx_app_maps_open(false);
 	for (unsigned i = 0; i < app->n_workers; i++) {
 		worker_destroy(app->workers[i]);
 		app->workers[i] = NULL;
@@ -697,6 +707,7 @@ static int setup(struct lrx_app *app)
 			return setup_error_status(rc);
 		}
 	}
+	lrx_app_maps_open(true);
 	rc = workers_assign(app, n_lcores, err, sizeof(err));
 	if (rc == 0 && app->conf.interleave.n)
 		rc = lrx_interleave_setup(app->workers, n_lcores, per, app->conf.window_polls,
@@ -741,6 +752,7 @@ static void announce(const struct lrx_app *app)
 {
 	if (app->conf.telemetry && (lrx_telemetry_register(report_fill, app) < 0 ||
 				    lrx_telemetry_register_maps(report_fill_maps, app) < 0 ||
+				    lrx_telemetry_register_map_write(lrx_app_map_write, app) < 0 ||
 				    (trace && lrx_telemetry_register_trace(trace) < 0)))
 		fprintf(stderr, "listrx: telemetry commands not registered (telemetry disabled in EAL?)\n");
 	char engine[336];

@@ -7,6 +7,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_pause.h>
+#include <rte_rcu_qsbr.h>
 
 #include "lcore_loop.h"
 #include "measure.h"
@@ -98,6 +99,9 @@ static inline uint16_t worker_poll_one(struct lrx_worker *w,
 		}
 	}
 	worker_tx_poll(w);
+	/* no program run holds a map entry between two polls */
+	if (w->qsbr)
+		rte_rcu_qsbr_quiescent(w->qsbr, 0);
 	if (w->latency)
 		lrx_latency_turnaround(w->latency, &poll->turnaround_last, n);
 	poll->stats.polls++;

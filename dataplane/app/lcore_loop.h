@@ -52,6 +52,11 @@ struct lrx_worker {
 	struct lrx_interleave *interleave; /* the first one's; NULL otherwise */
 	bool follower;                    /* polled by its lcore's first worker */
 	char engine[24];                  /* its engine's name */
+	/* its quiescent states (DPDK rte_rcu_qsbr, one thread): reported
+	 * after every poll, so that another thread writing its stages'
+	 * maps knows when no lookup of this lcore holds a deleted entry;
+	 * NULL when no stage has maps others write */
+	struct rte_rcu_qsbr *qsbr;
 
 	/* written by the worker, read by the monitor and telemetry */
 	uint64_t polls_total, empty_polls, rx_packets;

@@ -179,6 +179,7 @@ static int stage_create(struct lrx_pipeline *p, unsigned index,
 			.burst = conf->burst,
 			.prefetch = conf->prefetch,
 			.lcore_id = conf->lcore_id,
+			.qsbr = conf->qsbr,
 			.conf = sc->conf,
 			.err = msg,
 			.err_len = sizeof(msg),
@@ -608,6 +609,27 @@ bool lrx_pipeline_stage_map_next(const struct lrx_pipeline *p, unsigned i, unsig
 	if (i >= p->n_stages || !p->stages[i].desc->map_next)
 		return false;
 	return p->stages[i].desc->map_next(p->stages[i].ctx, map, cursor, key, value);
+}
+
+bool lrx_pipeline_writable_maps(const struct lrx_pipeline *p)
+{
+	struct lrx_stage_map info;
+
+	for (unsigned i = 0; i < p->n_stages; i++)
+		if (p->stages[i].desc->map_write &&
+		    lrx_pipeline_stage_map_at(p, i, 0, &info))
+			return true;
+	return false;
+}
+
+bool lrx_pipeline_stage_map_write(struct lrx_pipeline *p, unsigned i, const char *stage,
+				  struct lrx_stage_map_write *w)
+{
+	if (i >= p->n_stages || !p->stages[i].desc->map_write ||
+	    strcmp(p->stages[i].desc->name, stage) != 0)
+		return false;
+	p->stages[i].desc->map_write(p->stages[i].ctx, w);
+	return true;
 }
 
 unsigned lrx_pipeline_footprint_bytes(const struct lrx_pipeline *p)

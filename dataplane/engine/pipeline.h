@@ -52,6 +52,8 @@ struct lrx_pipeline_conf {
 	struct lrx_stage_conf stages[LRX_PIPELINE_MAX_STAGES];
 	int socket_id;
 	unsigned lcore_id;            /* for per-lcore names (rte_graph) */
+	struct rte_rcu_qsbr *qsbr;    /* the lcore's quiescent states, for
+				       * the stages' map writers (stage.h) */
 };
 
 /* Per stage instance, the VPP `show runtime` figures. */
@@ -189,6 +191,13 @@ bool lrx_pipeline_stage_map_at(const struct lrx_pipeline *p, unsigned i, unsigne
 			       struct lrx_stage_map *out);
 bool lrx_pipeline_stage_map_next(const struct lrx_pipeline *p, unsigned i, unsigned map,
 				 uint32_t *cursor, void *key, void *value);
+/* Whether a stage has maps that map_write writes from another thread
+ * (its lcore must report quiescent states then: stage.h, qsbr). */
+bool lrx_pipeline_writable_maps(const struct lrx_pipeline *p);
+/* Stage i's map_write (stage.h) when it is an instance of the stage
+ * named stage; false when it is not or has no map_write. */
+bool lrx_pipeline_stage_map_write(struct lrx_pipeline *p, unsigned i, const char *stage,
+				  struct lrx_stage_map_write *w);
 /* --trace (trace.h): puts the trace wrappers in place of the stages'
  * entries until the traced packets are out. Before the workers start. */
 struct lrx_trace;

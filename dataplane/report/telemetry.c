@@ -455,6 +455,85 @@ int lrx_telemetry_register_maps(lrx_telemetry_fill_fn fill, const void *arg)
 	return 0;
 }
 
+static lrx_telemetry_map_write_fn telemetry_map_write_fn;
+static const void *telemetry_map_write_arg;
+
+void lrx_telemetry_map_write(const struct lrx_stage_map_write *w, unsigned instances,
+			     const char *stage, struct rte_tel_data *d)
+{
+	int rc = w->rc;
+	char message[RTE_TEL_MAX_STRING_LEN];
+
+	/* a dict's string holds 127 characters: the messages fit */
+	snprintf(message, sizeof(message), "%.*s", (int)sizeof(message) - 1, w->err);
+	if (rc == 0 && instances == 0) {
+		rc = -ENOENT;
+		snprintf(message, sizeof(message), "no %s stage runs (the run has not "
+			 "started, has ended, or its pipeline has none)", stage);
+	} else if (rc == 0 && w->found == 0) {
+		rc = -ENOENT;
+		snprintf(message, sizeof(message), "no eBPF map of that name in the %s "
+			 "stage (/listrx/%s/maps lists them)", stage, stage);
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "op", w->del ? "delete" : "update");
+	rte_tel_data_add_dict_string(d, "params", w->params ? w->params : "");
+	rte_tel_data_add_dict_string(d, "result", rc == 0 ? "ok" : "error");
+	rte_tel_data_add_dict_u64(d, "instances", instances);
+	rte_tel_data_add_dict_u64(d, "maps", w->found);
+	rte_tel_data_add_dict_u64(d, "written", w->written);
+	if (rc == 0)
+		return;
+	const char *name = strerrorname_np(-rc);
+	rte_tel_data_add_dict_string(d, "error", name ? name : "unknown");
+	rte_tel_data_add_dict_int(d, "errno", -rc);
+	rte_tel_data_add_dict_string(d, "message", message);
+}
+
+/* /listrx/STAGE/map_update and map_delete: the stage is the middle part;
+ * an error is a reply too (a handler's negative return is a bare null) */
+static int tel_map_write(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char stage[LRX_NAME_LEN], name[LRX_NAME_LEN];
+	const char *at = cmd + strlen("/listrx/");
+	const char *op = strrchr(cmd, '/');
+	struct lrx_stage_map_write w = {.params = params ? params : "",
+					.del = op && strcmp(op, "/map_delete") == 0};
+	snprintf(stage, sizeof(stage), "%.*s", (int)strcspn(at, "/"), at);
+	for (unsigned i = 0; lrx_stage_at(i); i++) {
+		tel_cmd_name(name, sizeof(name), lrx_stage_at(i)->name);
+		if (!strcmp(name, stage))
+			snprintf(stage, sizeof(stage), "%s", lrx_stage_at(i)->name);
+	}
+	unsigned instances = telemetry_map_write_fn(stage, &w, telemetry_map_write_arg);
+	lrx_telemetry_map_write(&w, instances, stage, d);
+	return 0;
+}
+
+int lrx_telemetry_register_map_write(lrx_telemetry_map_write_fn fn, const void *arg)
+{
+	telemetry_map_write_fn = fn;
+	telemetry_map_write_arg = arg;
+	for (unsigned i = 0; lrx_stage_at(i); i++) {
+		const struct lrx_stage *s = lrx_stage_at(i);
+		char name[LRX_NAME_LEN], cmd[RTE_TEL_MAX_STRING_LEN], help[RTE_TEL_MAX_STRING_LEN];
+		if (!s->map_write)
+			continue;
+		tel_cmd_name(name, sizeof(name), s->name);
+		snprintf(cmd, sizeof(cmd), "/listrx/%s/map_update", name);
+		snprintf(help, sizeof(help), "listrx: bpftool map update into the %s stage's maps. "
+			 "Parameters: NAME:KEY=VALUE[,any|noexist|exist]", s->name);
+		int rc = rte_telemetry_register_cmd(cmd, tel_map_write, help);
+		snprintf(cmd, sizeof(cmd), "/listrx/%s/map_delete", name);
+		snprintf(help, sizeof(help), "listrx: bpftool map delete from the %s stage's maps. "
+			 "Parameters: NAME:KEY", s->name);
+		rc = rc ?: rte_telemetry_register_cmd(cmd, tel_map_write, help);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* ---- commands: a fresh report per request ------------------------------------ */
 
 enum tel_view { TEL_STATS, TEL_CONFIG, TEL_STAGES, TEL_LCORES, TEL_LATENCY };

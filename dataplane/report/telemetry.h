@@ -20,6 +20,21 @@ int lrx_telemetry_register(lrx_telemetry_fill_fn fill, const void *arg);
  * (lrx_report_fill_maps); arg as above. */
 int lrx_telemetry_register_maps(lrx_telemetry_fill_fn fill, const void *arg);
 
+/* Writes w into the maps of the stage named stage on every lcore (stage.h:
+ * map_write); returns how many stage instances it asked (0: the stage
+ * does not run, or the run has ended). */
+typedef unsigned (*lrx_telemetry_map_write_fn)(const char *stage, struct lrx_stage_map_write *w,
+					       const void *arg);
+/* Registers /listrx/STAGE/map_update,NAME:KEY=VALUE[,any|noexist|exist]
+ * and /listrx/STAGE/map_delete,NAME:KEY for every stage whose descriptor
+ * has map_write; arg as above. */
+int lrx_telemetry_register_map_write(lrx_telemetry_map_write_fn fn, const void *arg);
+/* The reply to a write into stage's maps that instances instances saw:
+ * "result" ok, or error with "error" (the errno's name: E2BIG, EEXIST,
+ * ENOENT, EINVAL), "errno" and "message"; "maps" and "written" counted. */
+void lrx_telemetry_map_write(const struct lrx_stage_map_write *w, unsigned instances,
+			     const char *stage, struct rte_tel_data *d);
+
 /* Registers /listrx/trace: the --trace packets so far (t must outlive
  * the telemetry thread). */
 struct lrx_trace;

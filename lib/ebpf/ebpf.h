@@ -28,6 +28,7 @@
 #include <rte_ether.h>
 #include <rte_mbuf_dyn.h>
 #include <rte_mbuf_ptype.h>
+#include <rte_spinlock.h>
 
 #include "stage.h"
 
@@ -80,16 +81,34 @@ enum lrx_xdp_rss {
 /* ---- Maps (the kernel's bpf_map_lookup_elem/update/delete semantics) -- */
 #define LRX_XDP_MAP_NAME_MAX 32
 
+/* Readers (a program's lookups, on the lcore that runs it) take no lock;
+ * writers of a hash map (the program's update/delete helpers, telemetry's
+ * map_update/map_delete from another thread) hold `lock`, as
+ * htab_map_update_elem holds its bucket lock. A hash entry is published
+ * by a release store of its slot's state once key and value are written;
+ * a deleted slot is reused only after every reader passed a quiescent
+ * state (`qsbr`: the lcore's poll loop reports one after each poll), so a
+ * program that looked a key up keeps a valid value for its whole run, as
+ * RCU keeps a deleted htab element until the readers are done. Values are
+ * written in place (arrays, as array_map_update_elem; an existing hash
+ * key's value too): a reader may see a value of more than 8 bytes half
+ * written, as in the kernel's arrays. */
+struct rte_rcu_qsbr;
+
 struct lrx_xdp_map {
 	char name[LRX_XDP_MAP_NAME_MAX];
 	uint32_t type;        /* BPF_MAP_TYPE_ARRAY / _HASH (per-CPU aliases) */
 	uint32_t key_size, value_size, max_entries;
 	uint32_t value_stride; /* value_size rounded up to 8, as array_map */
 	uint32_t n_slots;     /* hash: power of two >= 2 * max_entries */
-	uint32_t count;       /* hash: entries in use */
+	uint32_t count;       /* hash: entries in use (under lock) */
 	uint8_t *values;      /* array: max_entries values; hash: per slot */
 	uint8_t *keys;        /* hash: per slot */
-	uint8_t *slot_state;  /* hash: 0 empty, 1 used, 2 deleted */
+	uint8_t *slot_state;  /* hash: 0 empty, 1 used, 2 deleted (atomic) */
+	uint64_t *retired;    /* hash: per deleted slot, the qsbr token of
+			       * its delete (reusable once acknowledged) */
+	struct rte_rcu_qsbr *qsbr; /* NULL: no reader on another thread */
+	rte_spinlock_t lock;  /* hash: serialises writers */
 	/* its keys' and values' fields from the object's BTF, for the
 	 * report (NULL: none); owned, freed by lrx_xdp_map_destroy */
 	struct lrx_map_layout *layout;
@@ -105,6 +124,9 @@ void *lrx_xdp_map_lookup(struct lrx_xdp_map *map, const void *key);
 int lrx_xdp_map_update(struct lrx_xdp_map *map, const void *key,
 		       const void *value, uint64_t flags);
 int lrx_xdp_map_delete(struct lrx_xdp_map *map, const void *key);
+/* The quiescent-state variable of the lcore whose program reads map
+ * (thread 0 of v): before another thread writes it (NULL: none does). */
+void lrx_xdp_map_set_qsbr(struct lrx_xdp_map *map, struct rte_rcu_qsbr *v);
 /* Iteration for a dump: the entry at slot/index *cursor or after it,
  * copied out; *cursor moves past it. Arrays give every index. */
 bool lrx_xdp_map_next(const struct lrx_xdp_map *map, uint32_t *cursor, void *key,
@@ -240,6 +262,8 @@ void lrx_xdp_prog_free(struct lrx_xdp_prog *prog);
 struct lrx_xdp_map *lrx_xdp_prog_map(struct lrx_xdp_prog *prog,
 				     const char *name);
 unsigned lrx_xdp_prog_map_count(const struct lrx_xdp_prog *prog);
+/* lrx_xdp_map_set_qsbr for each of the program's maps. */
+void lrx_xdp_prog_set_qsbr(struct lrx_xdp_prog *prog, struct rte_rcu_qsbr *v);
 struct lrx_xdp_map *lrx_xdp_prog_map_at(struct lrx_xdp_prog *prog,
 					unsigned index);
 /* rte_bpf handle and its JIT (NULL when rte_bpf produced none). */

@@ -949,6 +949,12 @@ unsigned lrx_xdp_prog_map_count(const struct lrx_xdp_prog *prog)
 	return prog->n_maps;
 }
 
+void lrx_xdp_prog_set_qsbr(struct lrx_xdp_prog *prog, struct rte_rcu_qsbr *v)
+{
+	for (unsigned i = 0; i < prog->n_maps; i++)
+		lrx_xdp_map_set_qsbr(&prog->maps[i], v);
+}
+
 struct lrx_xdp_map *lrx_xdp_prog_map_at(struct lrx_xdp_prog *prog,
 					unsigned index)
 {

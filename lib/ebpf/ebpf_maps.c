@@ -8,6 +8,12 @@
  * htab, BPF_F_NO_PREALLOC not supported). Keys are hashed with the CRC32
  * instruction (rte_hash_crc) and compared as one word when they fit in 8
  * bytes, the common case for XDP maps (ports, addresses, protocol ids).
+ *
+ * Concurrency (ebpf.h): lookups are lock-free; hash writers hold the map's
+ * lock; a slot is published by a release store of its state after its key
+ * and value, and a deleted slot (a tombstone) becomes reusable only once
+ * the reading lcore acknowledged the DPDK rte_rcu_qsbr token taken at the
+ * delete (its poll loop reports a quiescent state after every poll).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +24,7 @@
 #include <linux/bpf.h>
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
 
 #include "ebpf.h"
 
@@ -77,12 +84,17 @@ int lrx_xdp_map_create(struct lrx_xdp_map *map, const char *name,
 			socket_id);
 		map->slot_state = rte_zmalloc_socket("xdp_map_state",
 			map->n_slots, RTE_CACHE_LINE_SIZE, socket_id);
+		map->retired = rte_zmalloc_socket("xdp_map_retired",
+			(size_t)map->n_slots * sizeof(*map->retired),
+			RTE_CACHE_LINE_SIZE, socket_id);
 	}
+	rte_spinlock_init(&map->lock);
 	if (map->values == NULL || (hash && (map->keys == NULL ||
-					     map->slot_state == NULL))) {
+					     map->slot_state == NULL ||
+					     map->retired == NULL))) {
 		uint64_t slots = array ? max_entries : map->n_slots;
 		uint64_t bytes = (uint64_t)map->value_stride * slots +
-				 (hash ? ((uint64_t)key_size + 1) * slots : 0);
+				 (hash ? ((uint64_t)key_size + 9) * slots : 0);
 
 		lrx_xdp_map_destroy(map);
 		/* what the program asked for, not a failing machine: the
@@ -104,64 +116,96 @@ void lrx_xdp_map_destroy(struct lrx_xdp_map *map)
 	rte_free(map->values);
 	rte_free(map->keys);
 	rte_free(map->slot_state);
+	rte_free(map->retired);
 	map->values = map->keys = map->slot_state = NULL;
+	map->retired = NULL;
 	free(map->layout);
 	map->layout = NULL;
 }
 
-/* Slot holding key, or where it would be inserted (*found false): the
- * first tombstone on the probe path, else the empty slot ending it.
- * Returns UINT32_MAX when the table has neither (full of tombstones). */
-static uint32_t hash_probe(const struct lrx_xdp_map *map, const void *key,
-			   bool *found)
+void lrx_xdp_map_set_qsbr(struct lrx_xdp_map *map, struct rte_rcu_qsbr *v)
 {
-	uint32_t mask = map->n_slots - 1;
+	map->qsbr = v;
+}
+
+static inline uint8_t slot_load(const struct lrx_xdp_map *map, uint32_t slot)
+{
+	return __atomic_load_n(&map->slot_state[slot], __ATOMIC_ACQUIRE);
+}
+
+/* A tombstone may take a new key once no reader can still hold it: every
+ * reader acknowledged the token of its delete (rte_rcu_qsbr_check). */
+static bool slot_reusable(const struct lrx_xdp_map *map, uint32_t slot)
+{
+	return map->qsbr == NULL ||
+	       rte_rcu_qsbr_check(map->qsbr, map->retired[slot], false) == 1;
+}
+
+/* The key's first slot; *word holds a key of <= 8 bytes as one word. */
+static uint32_t hash_home(const struct lrx_xdp_map *map, const void *key,
+			  uint64_t *word)
+{
 	uint32_t ks = map->key_size;
-	uint64_t word = 0;
-	uint32_t slot, insert = UINT32_MAX;
 
 	/* the hash reads whole words; a program's key is often a 2-byte
 	 * field on its stack or in the frame: hash an aligned copy (key_size
 	 * <= 512, checked at create; found by tests/fuzz/fuzz_pipeline) */
-	if (ks <= sizeof(word)) {
-		memcpy(&word, key, ks);
-		slot = (uint32_t)rte_hash_crc_8byte(word, 0) & mask;
-	} else {
-		uint64_t aligned[512 / sizeof(uint64_t)];
-
-		memcpy(aligned, key, ks);
-		slot = rte_hash_crc(aligned, ks, 0) & mask;
+	*word = 0;
+	if (ks <= sizeof(*word)) {
+		memcpy(word, key, ks);
+		return (uint32_t)rte_hash_crc_8byte(*word, 0);
 	}
-	*found = false;
+	uint64_t aligned[512 / sizeof(uint64_t)];
+
+	memcpy(aligned, key, ks);
+	return rte_hash_crc(aligned, ks, 0);
+}
+
+static bool slot_has_key(const struct lrx_xdp_map *map, uint32_t slot,
+			 const void *key, uint64_t word)
+{
+	const uint8_t *k = map->keys + (size_t)slot * map->key_size;
+	uint64_t other = 0;
+
+	if (map->key_size > sizeof(word))
+		return memcmp(k, key, map->key_size) == 0;
+	memcpy(&other, k, map->key_size);
+	return other == word;
+}
+
+/* The slot holding key (UINT32_MAX: none). With insert (writers, under
+ * the lock) also where key would go: the first reusable tombstone on the
+ * probe path, else the empty slot ending it (UINT32_MAX: neither, the
+ * table is full of entries and young tombstones). A slot's key is read
+ * only after its state said USED (acquire): a writer fills key and value
+ * before it publishes the state. */
+static uint32_t hash_probe(const struct lrx_xdp_map *map, const void *key,
+			   uint32_t *insert)
+{
+	const uint32_t mask = map->n_slots - 1;
+	uint64_t word;
+	uint32_t slot = hash_home(map, key, &word) & mask;
+
 	for (uint32_t probes = 0; probes < map->n_slots; probes++) {
-		uint8_t state = map->slot_state[slot];
-		const uint8_t *k = map->keys + (size_t)slot * ks;
-		bool equal;
+		uint8_t state = slot_load(map, slot);
 
-		if (state == SLOT_EMPTY)
-			return insert != UINT32_MAX ? insert : slot;
-		if (ks <= sizeof(word)) {
-			uint64_t other = 0;
-
-			memcpy(&other, k, ks);
-			equal = other == word;
-		} else {
-			equal = memcmp(k, key, ks) == 0;
+		if (state == SLOT_EMPTY) {
+			if (insert && *insert == UINT32_MAX)
+				*insert = slot;
+			return UINT32_MAX;
 		}
-		if (state == SLOT_USED && equal) {
-			*found = true;
+		if (state == SLOT_USED && slot_has_key(map, slot, key, word))
 			return slot;
-		}
-		if (state == SLOT_DELETED && insert == UINT32_MAX)
-			insert = slot;
+		if (state == SLOT_DELETED && insert && *insert == UINT32_MAX &&
+		    slot_reusable(map, slot))
+			*insert = slot;
 		slot = (slot + 1) & mask;
 	}
-	return insert;
+	return UINT32_MAX;
 }
 
 void *lrx_xdp_map_lookup(struct lrx_xdp_map *map, const void *key)
 {
-	bool found;
 	uint32_t slot;
 
 	if (map_is_array(map)) {
@@ -172,15 +216,42 @@ void *lrx_xdp_map_lookup(struct lrx_xdp_map *map, const void *key)
 			return NULL;
 		return map->values + (size_t)index * map->value_stride;
 	}
-	slot = hash_probe(map, key, &found);
-	return found ? map->values + (size_t)slot * map->value_stride : NULL;
+	slot = hash_probe(map, key, NULL);
+	return slot != UINT32_MAX ? map->values + (size_t)slot * map->value_stride
+				  : NULL;
+}
+
+/* htab_map_update_elem's checks and insert, under the map's lock */
+static int hash_update_locked(struct lrx_xdp_map *map, const void *key,
+			      const void *value, uint64_t flags)
+{
+	uint32_t insert = UINT32_MAX;
+	uint32_t slot = hash_probe(map, key, &insert);
+
+	if (slot != UINT32_MAX && flags == BPF_NOEXIST)
+		return -EEXIST;
+	if (slot == UINT32_MAX && flags == BPF_EXIST)
+		return -ENOENT;
+	if (slot != UINT32_MAX) { /* in place (see ebpf.h) */
+		memcpy(map->values + (size_t)slot * map->value_stride, value,
+		       map->value_size);
+		return 0;
+	}
+	if (map->count >= map->max_entries || insert == UINT32_MAX)
+		return -E2BIG;
+	memcpy(map->keys + (size_t)insert * map->key_size, key, map->key_size);
+	memcpy(map->values + (size_t)insert * map->value_stride, value,
+	       map->value_size);
+	/* publish: a reader that sees USED sees the key and value */
+	__atomic_store_n(&map->slot_state[insert], SLOT_USED, __ATOMIC_RELEASE);
+	map->count++;
+	return 0;
 }
 
 int lrx_xdp_map_update(struct lrx_xdp_map *map, const void *key,
 		       const void *value, uint64_t flags)
 {
-	bool found;
-	uint32_t slot;
+	int rc;
 
 	if (flags > BPF_EXIST)
 		return -EINVAL;
@@ -192,43 +263,36 @@ int lrx_xdp_map_update(struct lrx_xdp_map *map, const void *key,
 			return -E2BIG;
 		if (flags == BPF_NOEXIST) /* array elements always exist */
 			return -EEXIST;
+		/* in place, as array_map_update_elem: not atomic */
 		memcpy(map->values + (size_t)index * map->value_stride, value,
 		       map->value_size);
 		return 0;
 	}
-	slot = hash_probe(map, key, &found);
-	if (found && flags == BPF_NOEXIST)
-		return -EEXIST;
-	if (!found && flags == BPF_EXIST)
-		return -ENOENT;
-	if (!found) {
-		if (map->count >= map->max_entries || slot == UINT32_MAX)
-			return -E2BIG;
-		memcpy(map->keys + (size_t)slot * map->key_size, key,
-		       map->key_size);
-		map->slot_state[slot] = SLOT_USED;
-		map->count++;
-	}
-	memcpy(map->values + (size_t)slot * map->value_stride, value,
-	       map->value_size);
-	return 0;
+	rte_spinlock_lock(&map->lock);
+	rc = hash_update_locked(map, key, value, flags);
+	rte_spinlock_unlock(&map->lock);
+	return rc;
 }
 
 int lrx_xdp_map_delete(struct lrx_xdp_map *map, const void *key)
 {
-	bool found;
 	uint32_t slot;
 
 	if (map_is_array(map))
 		return -EINVAL; /* as array_map_delete_elem */
-	slot = hash_probe(map, key, &found);
-	if (!found)
-		return -ENOENT;
-	map->slot_state[slot] = SLOT_DELETED;
-	memset(map->values + (size_t)slot * map->value_stride, 0,
-	       map->value_stride);
-	map->count--;
-	return 0;
+	rte_spinlock_lock(&map->lock);
+	slot = hash_probe(map, key, NULL);
+	if (slot != UINT32_MAX) {
+		/* the key and value stay as they were for the readers that
+		 * hold them; the token's increment (a release) orders the
+		 * state's store before it */
+		__atomic_store_n(&map->slot_state[slot], SLOT_DELETED,
+				 __ATOMIC_RELAXED);
+		map->retired[slot] = map->qsbr ? rte_rcu_qsbr_start(map->qsbr) : 0;
+		map->count--;
+	}
+	rte_spinlock_unlock(&map->lock);
+	return slot != UINT32_MAX ? 0 : -ENOENT;
 }
 
 const char *lrx_xdp_map_type_name(const struct lrx_xdp_map *map)
@@ -256,14 +320,22 @@ bool lrx_xdp_map_next(const struct lrx_xdp_map *map, uint32_t *cursor, void *key
 		*cursor = index + 1;
 		return true;
 	}
-	for (uint32_t slot = *cursor; slot < map->n_slots; slot++) {
-		if (map->slot_state[slot] != SLOT_USED)
+	/* under the writers' lock: another thread's dump may run while a
+	 * writer reuses a slot (the lock, not a grace period, keeps the
+	 * key whole); the lock is the map's state, not its contents */
+	rte_spinlock_t *lock = (rte_spinlock_t *)(uintptr_t)&map->lock;
+	bool found = false;
+
+	rte_spinlock_lock(lock);
+	for (uint32_t slot = *cursor; slot < map->n_slots && !found; slot++) {
+		if (slot_load(map, slot) != SLOT_USED)
 			continue;
 		memcpy(key, map->keys + (size_t)slot * map->key_size, map->key_size);
 		memcpy(value, map->values + (size_t)slot * map->value_stride,
 		       map->value_size);
 		*cursor = slot + 1;
-		return true;
+		found = true;
 	}
-	return false;
+	rte_spinlock_unlock(lock);
+	return found;
 }

@@ -83,6 +83,7 @@ static inline lrx_next_t lrx_next_redirect(uint16_t port)
 /* What init gets: the stage's typed config (conf_size bytes, every key
  * parsed), where to allocate, and a buffer for a message naming a bad
  * value. */
+struct rte_rcu_qsbr;
 struct lrx_stage_init {
 	const char *instance;   /* stage name as written in the pipeline */
 	int socket_id;          /* NUMA node of the polling lcore */
@@ -90,6 +91,12 @@ struct lrx_stage_init {
 	uint16_t prefetch;      /* [pipeline] prefetch distance, 0 = off
 				 * (stages/prefetch.h) */
 	unsigned lcore_id;      /* the lcore that runs this instance */
+	/* the polling lcore's quiescent states (DPDK rte_rcu_qsbr, thread
+	 * 0; its poll loop reports one after every poll): what a stage
+	 * whose data another thread writes while it runs (an eBPF
+	 * program's maps, map_write) gives its writers to wait on; NULL:
+	 * no other thread writes */
+	struct rte_rcu_qsbr *qsbr;
 	const void *conf;       /* the typed config; init keeps no pointer
 				 * into it */
 	char *err;              /* init writes a message here when it fails */
@@ -201,6 +208,17 @@ struct lrx_stage_map {
 	const struct lrx_map_layout *layout;
 };
 
+/* A write into a stage's maps (map_write): what to write, and what came
+ * of it over the stage instances it is handed to in turn. */
+struct lrx_stage_map_write {
+	const char *params;     /* NAME:KEY=VALUE[,FLAG] or NAME:KEY (del) */
+	bool del;
+	unsigned found;         /* maps of that name */
+	unsigned written;       /* of them, written */
+	int rc;                 /* the first error (-errno), 0: none */
+	char err[256];          /* what it was, naming the map */
+};
+
 /* ---- The descriptor ----------------------------------------------------- */
 struct lrx_stage {
 	const char *name;
@@ -295,6 +313,13 @@ struct lrx_stage {
 	bool (*map_at)(const void *ctx, unsigned i, struct lrx_stage_map *map);
 	bool (*map_next)(const void *ctx, unsigned i, uint32_t *cursor, void *key,
 			 void *value);
+	/* Optional: one element of the stage's eBPF maps written while it
+	 * runs, as `bpftool map update|delete` writes the kernel's map
+	 * (telemetry /listrx/STAGE/map_update, map_delete). Called from
+	 * another thread, safe against the stage's own lookups; adds to
+	 * w->found and w->written, and sets w->rc and w->err at the first
+	 * error (rc 0 meanwhile). */
+	void (*map_write)(void *ctx, struct lrx_stage_map_write *w);
 };
 
 /* The registry: every stage listrx knows. A stage file registers its

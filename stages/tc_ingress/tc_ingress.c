@@ -533,6 +533,7 @@ static int tc_load_programs(struct tc_ctx *c, const struct lrx_stage_init *init)
 				 init->instance, f->line, why);
 			return rc;
 		}
+		lrx_xdp_prog_set_qsbr(r->prog, init->qsbr);
 		r->bpf = lrx_xdp_prog_bpf(r->prog);
 		r->jit = lrx_xdp_prog_jit(r->prog);
 		if (c->jit && r->jit == NULL) {
@@ -793,6 +794,20 @@ static bool tc_map_next(const void *ctx, unsigned i, uint32_t *cursor,
 	return m && lrx_xdp_map_next(m, cursor, key, value);
 }
 
+/* telemetry's map_update/map_delete: the map of that name of every bpf
+ * filter's object, as map_init (the filters table is the stage's own) */
+static void tc_map_write(void *ctx, struct lrx_stage_map_write *w)
+{
+	struct tc_ctx *c = ctx;
+	unsigned progs = 0;
+
+	for (unsigned f = 0; c->run && f < c->n_filters; f++)
+		if (c->run[f].prog && ++progs)
+			lrx_bpf_prog_map_write(c->run[f].prog, w);
+	if (progs == 0) /* the parameter is still checked */
+		lrx_bpf_prog_map_write(NULL, w);
+}
+
 static const char *const tc_execs[] = {"jit", "interp", NULL};
 static const struct lrx_value_key tc_ingress_keys[] = {
 	LRX_KEY_STRING(struct tc_conf, filters, "filters", "",
@@ -844,4 +859,5 @@ LRX_STAGE_DEFINE(lrx_stage_tc_ingress, struct tc_ctx, struct tc_conf,
 	.process_burst = tc_ingress_process_burst,
 	.map_at = tc_map_at,
 	.map_next = tc_map_next,
+	.map_write = tc_map_write,
 )

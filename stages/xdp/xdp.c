@@ -349,6 +349,7 @@ static int xdp_init_object(struct xdp_ctx *xc, const struct xdp_conf *conf,
 		rc = -ENOTSUP;
 	} else {
 		rc = apply_map_init(xc, init, &conf->map_init);
+		lrx_xdp_prog_set_qsbr(xc->prog, init->qsbr);
 	}
 	xc->burst_interp = xc->exec == XDP_EXEC_INTERP &&
 			   !lrx_xdp_prog_uses_redirect(xc->prog);
@@ -485,6 +486,12 @@ static bool xdp_map_next(const void *ctx, unsigned i, uint32_t *cursor, void *ke
 	return m && lrx_xdp_map_next(m, cursor, key, value);
 }
 
+/* telemetry's map_update/map_delete: a built-in program has no maps */
+static void xdp_map_write(void *ctx, struct lrx_stage_map_write *w)
+{
+	lrx_bpf_prog_map_write(((struct xdp_ctx *)ctx)->prog, w);
+}
+
 LRX_STAGE_DEFINE(lrx_stage_xdp, struct xdp_ctx, struct xdp_conf, xdp_keys, xdp_counters,
 	.name = "xdp",
 	.shortcut = &xdp_shortcut,
@@ -496,4 +503,5 @@ LRX_STAGE_DEFINE(lrx_stage_xdp, struct xdp_ctx, struct xdp_conf, xdp_keys, xdp_c
 	.process_burst = lrx_xdp_process_burst,
 	.map_at = xdp_map_at,
 	.map_next = xdp_map_next,
+	.map_write = xdp_map_write,
 )

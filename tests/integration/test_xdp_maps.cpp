@@ -137,3 +137,124 @@ TEST_CASE("XDP maps: telemetry /listrx/xdp/maps while running", "[binary][xdp][m
 	// KEY: VALUE, decoded by the object's BTF
 	CHECK(out.find("\"17: ") != std::string::npos);
 }
+
+namespace {
+
+// The value of key in map's /listrx/xdp/maps list ("KEY: VALUE" lines of
+// the first lcore's copy); -1 when the key is not listed.
+long long tel_map_value(const json &maps, const std::string &map, const std::string &key)
+{
+	for (auto it = maps.begin(); maps.is_object() && it != maps.end(); ++it) {
+		const std::string name = it.key();
+		if (name.size() < map.size() || name.compare(name.size() - map.size(), map.size(), map))
+			continue;
+		for (const auto &line : it.value()) {
+			const std::string l = line.get<std::string>();
+			if (l.rfind(key + ": ", 0) == 0)
+				return std::stoll(l.substr(key.size() + 2));
+		}
+		return -1;
+	}
+	return -1;
+}
+
+json tel_one(const std::string &prefix, const std::string &command)
+{
+	std::string cmd = command.substr(0, command.find(','));
+	return lrx_test::telemetry_reply(lrx_test::telemetry_query(prefix, {command}), cmd);
+}
+
+} // namespace
+
+// bpftool map update / delete while the run goes: xdp_port_filter drops
+// the UDP ports that are keys of blocked_ports; the synth stream goes to
+// port 9. Nothing is blocked at the start; after map_update 9 the frames
+// are dropped, after map_delete 9 they pass again.
+TEST_CASE("XDP maps: telemetry map_update and map_delete change the verdicts while running",
+	  "[binary][xdp][maps][map_write]")
+{
+	if (!lrx_test::telemetry_unavailable().empty()) {
+		WARN("SKIPPED: " << lrx_test::telemetry_unavailable());
+		return;
+	}
+	const std::string prefix = lrx_test::file_prefix("maps-write");
+	const std::string js = lrx_test::scratch_path("maps-write.json");
+	int pid = lrx_test::spawn_program({listrx_bin(), "--no-huge", "--no-pci", "-m", "256",
+					   "--file-prefix", prefix, "--vdev",
+					   "net_synth0,profile=udp64", "--", "--duration", "60",
+					   "--stats-period", "0", "--xdp-prog", prog("xdp_port_filter"),
+					   "--json", js},
+					  "/dev/null");
+	REQUIRE(pid > 0);
+	json maps;
+	for (int attempt = 0; attempt < 60 && tel_map_value(maps, "_xdp_filter_stats", "0") <= 0;
+	     attempt++) {
+		std::this_thread::sleep_for(std::chrono::milliseconds(150));
+		maps = tel_one(prefix, "/listrx/xdp/maps");
+	}
+	INFO(maps.dump());
+	CHECK(tel_map_value(maps, "_xdp_filter_stats", "0") > 0); // passed
+	CHECK(tel_map_value(maps, "_xdp_filter_stats", "1") == -1); // none dropped (zero: not listed)
+	CHECK(tel_map_value(maps, "_xdp_blocked_ports", "9") == -1);
+
+	json up = tel_one(prefix, "/listrx/xdp/map_update,blocked_ports:9=0,noexist");
+	INFO(up.dump());
+	CHECK(up["result"] == "ok");
+	CHECK(up["written"] == 1);
+	json again = tel_one(prefix, "/listrx/xdp/map_update,blocked_ports:9=0,noexist");
+	CHECK(again["result"] == "error");
+	CHECK(again["error"] == "EEXIST");
+	json bad = tel_one(prefix, "/listrx/xdp/map_update,blocked_ports:65536=0");
+	CHECK(bad["error"] == "EINVAL");
+	CHECK(bad["message"].get<std::string>().find("2-byte key") != std::string::npos);
+	json missing = tel_one(prefix, "/listrx/xdp/map_delete,no_such_map:1");
+	CHECK(missing["error"] == "ENOENT");
+
+	for (int attempt = 0; attempt < 60 && tel_map_value(maps, "_xdp_filter_stats", "1") <= 0;
+	     attempt++) {
+		std::this_thread::sleep_for(std::chrono::milliseconds(100));
+		maps = tel_one(prefix, "/listrx/xdp/maps");
+	}
+	INFO(maps.dump());
+	const long long dropped = tel_map_value(maps, "_xdp_filter_stats", "1");
+	CHECK(dropped > 0);
+	// the program counts its hits in the entry it found: the new value
+	CHECK(tel_map_value(maps, "_xdp_blocked_ports", "9") > 0);
+
+	json del = tel_one(prefix, "/listrx/xdp/map_delete,blocked_ports:9");
+	INFO(del.dump());
+	CHECK(del["result"] == "ok");
+	CHECK(tel_one(prefix, "/listrx/xdp/map_delete,blocked_ports:9")["error"] == "ENOENT");
+	// the poll in progress at the delete may still drop; later ones pass
+	std::this_thread::sleep_for(std::chrono::milliseconds(300));
+	json a = tel_one(prefix, "/listrx/xdp/maps");
+	std::this_thread::sleep_for(std::chrono::milliseconds(300));
+	json b = tel_one(prefix, "/listrx/xdp/maps");
+	INFO(a.dump() << "\n" << b.dump());
+	CHECK(tel_map_value(a, "_xdp_blocked_ports", "9") == -1);
+	CHECK(tel_map_value(a, "_xdp_filter_stats", "1") ==
+	      tel_map_value(b, "_xdp_filter_stats", "1"));
+	CHECK(tel_map_value(b, "_xdp_filter_stats", "0") > tel_map_value(a, "_xdp_filter_stats", "0"));
+	kill(pid, SIGINT);
+	REQUIRE(lrx_test::wait_program(pid, 30) == 0);
+
+	// the summary: the stage's verdicts are the program's counts
+	json s = json::parse(lrx_test::read_file(js));
+	uint64_t stage_drop = 0, stage_pass = 0, prog_drop = 0, prog_pass = 0;
+	for (const auto &st : s["stages"])
+		if (st["name"] == "xdp") {
+			stage_drop = st["counters"]["drop"].get<uint64_t>();
+			stage_pass = st["counters"]["pass"].get<uint64_t>();
+		}
+	for (const auto &m : s["maps"]) {
+		if (m["name"] == "blocked_ports")
+			CHECK(m["entries"].empty());
+		if (m["name"] != "filter_stats")
+			continue;
+		for (const auto &e : m["entries"])
+			(e["key_int"] == 0 ? prog_pass : prog_drop) = e["value_int"].get<uint64_t>();
+	}
+	CHECK(stage_drop >= (uint64_t)dropped);
+	CHECK(stage_drop == prog_drop);
+	CHECK(stage_pass == prog_pass);
+}

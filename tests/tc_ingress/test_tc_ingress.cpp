@@ -622,3 +622,51 @@ TEST_CASE("tc-ingress: map_init fills the bpf filters' maps, and names a "
 	      std::string::npos);
 	LRX_REQUIRE_POOL_FULL(pool());
 }
+
+TEST_CASE("tc-ingress: map_write (telemetry's map_update/map_delete) writes the map of that "
+	  "name of every bpf filter's object", "[tc_ingress][map_write]")
+{
+	pool();
+	const std::string obj = test_prog("tc_port_block");
+	// two filters, two objects loaded apart: two maps named blocked
+	Tc t("filter add dev port0 ingress protocol ip pref 1 bpf da obj " + obj + " sec tc\n"
+	     "filter add dev port0 ingress protocol ip pref 2 bpf da obj " + obj + " sec tc\n");
+	REQUIRE(t.tc.ok());
+	REQUIRE(t.tc.desc()->map_write != nullptr);
+	CHECK(t.one(udp4(1, 53)) == CONT);
+	auto write = [&](const char *params, bool del) {
+		lrx_stage_map_write w = {};
+		w.params = params;
+		w.del = del;
+		t.tc.desc()->map_write(t.tc.ctx(), &w);
+		return w;
+	};
+	lrx_stage_map_write w = write("blocked:53=1", false);
+	CHECK(w.rc == 0);
+	CHECK(w.found == 2);
+	CHECK(w.written == 2);
+	CHECK(t.one(udp4(1, 53)) == SHOT);
+	w = write("blocked:53=1,noexist", false);
+	CHECK(w.rc == -EEXIST);
+	CHECK(w.written == 0);
+	CHECK(std::string(w.err).find("'blocked': key 53 exists") != std::string::npos);
+	w = write("filters:0=1", false); // the stage's own table: not an eBPF map
+	CHECK(w.rc == 0);
+	CHECK(w.found == 0);
+	w = write("blocked:53", true);
+	CHECK(w.rc == 0);
+	CHECK(w.written == 2);
+	CHECK(t.one(udp4(1, 53)) == CONT);
+	w = write("blocked", true);
+	CHECK(w.rc == -EINVAL);
+	// without bpf filters the parameter is still checked
+	Tc u32("filter add dev port0 ingress protocol ip pref 1 u32 match ip dport 53 0xffff "
+	       "action drop\n");
+	REQUIRE(u32.tc.ok());
+	lrx_stage_map_write none = {};
+	none.params = "blocked:53=1,sometimes";
+	u32.tc.desc()->map_write(u32.tc.ctx(), &none);
+	CHECK(none.rc == -EINVAL);
+	CHECK(none.found == 0);
+	LRX_REQUIRE_POOL_FULL(pool());
+}

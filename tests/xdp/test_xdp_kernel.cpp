@@ -40,6 +40,7 @@
 #include "xdp_harness.h"
 
 extern "C" {
+#include "ebpf/ebpf_map_init.h"
 #include "pipeline.h"
 #include "sink.h"
 }
@@ -807,4 +808,87 @@ TEST_CASE("map entries decoded by BTF equal bpftool map dump's of the kernel's m
 			}
 		}
 	}
+}
+
+namespace {
+
+// A map_update/map_delete parameter into the kernel's map (bpftool map
+// update/delete: bpf_map_update_elem/bpf_map_delete_elem on its fd):
+// 0 or -errno.
+int kernel_map_write(int fd, uint32_t key_size, uint32_t value_size,
+		     const struct lrx_bpf_map_write &w)
+{
+	uint8_t key[8] = {}, value[8] = {};
+	memcpy(key, &w.key, key_size); // host order, as map_init (x86)
+	memcpy(value, &w.value, value_size);
+	int rc = w.del ? bpf_map_delete_elem(fd, key) : bpf_map_update_elem(fd, key, value, w.flags);
+	return rc < 0 ? -errno : 0;
+}
+
+} // namespace
+
+TEST_CASE("map writes: bpf_map_update_elem/delete on the kernel's map give the same results "
+	  "for the same sequence", "[xdp][kernel][maps][map_write]")
+{
+	if (geteuid() != 0) {
+		WARN("SKIPPED: loading the object into the kernel needs root");
+		return;
+	}
+	pool();
+	const std::string path = prog_path("xdp_port_filter");
+	KernelProg k(path);
+	if (k.fd < 0) {
+		WARN("SKIPPED: " << k.why);
+		return;
+	}
+	lrx_xdp_prog *prog = nullptr;
+	char err[1024];
+	REQUIRE(lrx_xdp_prog_load(path.c_str(), "xdp", 1600, 0, &prog, err, sizeof(err)) == 0);
+	// blocked_ports: hash, u16 -> u64, 64 entries; filter_stats: array[2]
+	std::vector<std::pair<std::string, bool>> seq = {
+		{"blocked_ports:53=1", false}, {"blocked_ports:53=2,noexist", false},
+		{"blocked_ports:53=3,exist", false}, {"blocked_ports:54=1,exist", false},
+		{"blocked_ports:54", true}, {"blocked_ports:53", true}, {"blocked_ports:53", true},
+		{"blocked_ports:53=4,exist", false}, {"filter_stats:0=7", false},
+		{"filter_stats:1=1,noexist", false}, {"filter_stats:2=1", false},
+		{"filter_stats:1=9,exist", false}, {"filter_stats:0", true}};
+	for (unsigned p = 100; p < 164; p++) // fill it
+		seq.push_back({"blocked_ports:" + std::to_string(p) + "=" + std::to_string(p) + ",noexist",
+			       false});
+	seq.push_back({"blocked_ports:164=1", false});         // full
+	seq.push_back({"blocked_ports:100=5", false});         // an existing key: not full
+	seq.push_back({"blocked_ports:101=6,exist", false});
+	seq.push_back({"blocked_ports:102", true});
+	seq.push_back({"blocked_ports:164=1,noexist", false}); // room again
+	seq.push_back({"blocked_ports:165=1", false});
+	unsigned errors = 0;
+	for (const auto &step : seq) {
+		INFO((step.second ? "delete " : "update ") << step.first);
+		struct lrx_bpf_map_write w;
+		REQUIRE(lrx_bpf_map_write_parse(step.first.c_str(), step.second, &w) == 0);
+		lrx_xdp_map *ours = lrx_xdp_prog_map(prog, w.map);
+		REQUIRE(ours != nullptr);
+		int theirs = kernel_map_write(bpf_map__fd(k.map(w.map)), ours->key_size,
+					      ours->value_size, w);
+		CHECK(lrx_bpf_map_write(ours, &w, err, sizeof(err)) == theirs);
+		errors += theirs != 0;
+	}
+	CHECK(errors == 10); // EEXIST, 4 ENOENT, EEXIST, E2BIG, EINVAL, 2 E2BIG
+	// and the maps hold the same afterwards
+	for (const char *name : {"blocked_ports", "filter_stats"}) {
+		lrx_xdp_map *ours = lrx_xdp_prog_map(prog, name);
+		int fd = bpf_map__fd(k.map(name));
+		for (uint32_t key = 0; key < 200; key++) {
+			INFO(name << " key " << key);
+			uint64_t kv = 0;
+			uint8_t kb[8] = {};
+			memcpy(kb, &key, ours->key_size);
+			int rc = bpf_map_lookup_elem(fd, kb, &kv);
+			const void *v = lrx_xdp_map_lookup(ours, kb);
+			REQUIRE((rc == 0) == (v != nullptr));
+			if (v)
+				CHECK(memcmp(v, &kv, ours->value_size) == 0);
+		}
+	}
+	lrx_xdp_prog_free(prog);
 }
