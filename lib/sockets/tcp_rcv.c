@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_launch.h>
@@ -557,15 +558,32 @@ static uint64_t rcv_read_round(struct lrx_tcp_rcv *t, bool all)
 	return bytes;
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* The reader lcore: reads as long as there is something, until told to
- * stop (the application's loop of recvmsg, or of io_uring completions) */
+ * stop (the application's loop of recvmsg, or of io_uring completions).
+ * Its CPU time is read around each read (a system call: on the reader
+ * lcore only, where a shared CPU would otherwise count in its cycles) */
 static int rcv_reader_main(void *arg)
 {
 	struct lrx_tcp_rcv *t = arg;
 
-	while (!__atomic_load_n(&t->reader_stop, __ATOMIC_ACQUIRE))
-		if (t->conf.reader == LRX_TCP_READER_NONE || rcv_read_round(t, false) == 0)
+	while (!__atomic_load_n(&t->reader_stop, __ATOMIC_ACQUIRE)) {
+		if (t->conf.reader == LRX_TCP_READER_NONE) {
 			rte_pause();
+			continue;
+		}
+		const uint64_t start = thread_cpu_ns();
+		if (rcv_read_round(t, false) == 0)
+			rte_pause();
+		else
+			t->mib.oncpu_ns += thread_cpu_ns() - start;
+	}
 	__atomic_store_n(&t->reader_done, true, __ATOMIC_RELEASE);
 	return 0;
 }

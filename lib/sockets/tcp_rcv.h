@@ -158,6 +158,9 @@ struct lrx_tcp_rcv_mib {
 	uint64_t zc_copy_fallback;  /* segments copied: no slot free */
 	uint64_t reads;             /* reads that took something */
 	uint64_t busy_cycles;       /* TSC in those reads */
+	uint64_t oncpu_ns;          /* on a reader lcore: its thread's CPU time in
+				     * them (CLOCK_THREAD_CPUTIME_ID: without the
+				     * time another task had its CPU) */
 	uint64_t digest_read;       /* what reading moved the digests by */
 };
 

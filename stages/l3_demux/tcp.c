@@ -663,6 +663,7 @@ static const struct lrx_stage_counter l3_tcp_counters[] = {
 	L3_COUNTER("tcp_app_digest", tcp.rcv.mib.digest),
 	L3_COUNTER("tcp_app_reads", tcp.rcv.mib.reads),
 	L3_COUNTER("tcp_app_busy_cycles", tcp.rcv.mib.busy_cycles),
+	L3_COUNTER("tcp_app_oncpu_ns", tcp.rcv.mib.oncpu_ns),
 	{.name = NULL},
 };
 

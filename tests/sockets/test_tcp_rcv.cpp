@@ -56,6 +56,7 @@ EngineRun run(lrx_engine_kind engine, unsigned k, const std::vector<Frame> &fram
 	// the application's reads and their cycles: its pace, not its result
 	r.counters[1].erase("tcp_app_reads");
 	r.counters[1].erase("tcp_app_busy_cycles");
+	r.counters[1].erase("tcp_app_oncpu_ns");
 	return r;
 }
 
