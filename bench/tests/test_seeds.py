@@ -390,6 +390,10 @@ class ZeroCopy(unittest.TestCase):
         # two: the reads ran beside them
         self.assertEqual(z.split_cycles(s, "other"), (1.75, 0.5))
         self.assertAlmostEqual(z.wall_gbps(s), 409600 * 8 / 2.0 / 1e9)
+        self.assertIsNone(z.reader_oncpu_cycles_per_byte(s))
+        s["tsc_hz"] = 2e9
+        s["stages"][0]["counters"]["tcp_app_oncpu_ns"] = 51200
+        self.assertEqual(z.reader_oncpu_cycles_per_byte(s), 0.25)
         self.assertEqual(z.split_cycles({"rx_packets": 0}, "same"), (None, None))
 
     def test_placements_put_the_reader_on_the_second_lcore(self):
@@ -408,6 +412,28 @@ class ZeroCopy(unittest.TestCase):
             self.assertIn("stage.l3-demux.tcp_read=%s" % mode, two)
             for args in (one, two):
                 self.assertIn("tcp_window_wait=yes", args)
+
+
+class KernelTcp(unittest.TestCase):
+    def test_figures_of_a_window(self):
+        from listrx_bench.seeds import kernel_tcp as k
+        w = {"bytes": 10 ** 9, "calls": 20000, "secs": 2.0, "reader_cpu_s": 0.5,
+             "sender_cpu_s": 0.25, "softirqd_cpu_s": 0.25}
+        f = k.figures(w, 2e9)
+        self.assertEqual(f["gbps"], 4.0)
+        self.assertEqual(f["reader"], 1.0)
+        self.assertEqual(f["all"], 2.0)
+        self.assertEqual(f["bytes_per_call"], 50000)
+        self.assertIsNone(k.figures(dict(w, bytes=0), 2e9))
+
+    def test_cells_say_why_without_figures(self):
+        from listrx_bench.seeds import kernel_tcp as k
+        self.assertEqual(k.cell("unavailable: root", "same"), "unavailable: root")
+        self.assertTrue(k.cell({"same": []}, "same").startswith("unavailable: "))
+        one = {"gbps": 2.0, "reader": 1.0, "all": 3.0, "bytes_per_call": 1}
+        self.assertIn("3.000 [3.000–3.000] cycles/byte, 2 windows",
+                      k.cell({"same": [one, one]}, "same"))
+        self.assertTrue(k.ZC.startswith("unavailable: "))
 
 
 if __name__ == "__main__":

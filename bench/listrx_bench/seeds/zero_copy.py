@@ -19,6 +19,7 @@ both lcores compared by stats.compare."""
 import os
 
 from .. import stats
+from . import kernel_tcp
 from .measure import compare, compare_configs, level, ratio_cell, run_rotating
 from .tx_napi import lcore_ids
 
@@ -66,9 +67,10 @@ PLACEMENTS = ("same", "other")
 LCORE_ZC_SLOTS = 4096
 ONE_LCORE = ("unavailable: one lcore given (--lcores); the application on its own "
              "lcore needs a second")
-KERNEL = ("unavailable: zero-copy needs a NIC with header split (a virtio NIC and veths "
-          "here); the copy baseline over a veth TCP stream is not built yet (its sender "
-          "shares this 2-vCPU VM's CPUs with the receiver)")
+KERNEL = kernel_tcp.ZC
+KERNEL_SECONDS = 1.0
+# the kernel's copy is measured with GRO off (every segment alone)
+KERNEL_GRO = "the kernel's copy is measured with GRO off only (see that row)"
 
 
 def name(mode, gro, mss):
@@ -130,8 +132,23 @@ def all_configs(ctx):
     return configs() + (placement_configs(ctx.tmp, ids) if ids else [])
 
 
+def kernel_skip(ctx):
+    """Why the kernel's copy is not measured, or None."""
+    if ctx.args.kernel == "off":
+        return stats.unavailable("not measured (--kernel off)")
+    return kernel_tcp.unavailable_reason()
+
+
+def kernel_cpus():
+    cpus = sorted(os.sched_getaffinity(0))
+    return cpus[:2] if len(cpus) >= 2 else cpus * 2
+
+
 def plan(ctx):
-    return [("run", len(all_configs(ctx)) * ctx.args.reps, ctx.args.duration + 0.8)]
+    out = [("run", len(all_configs(ctx)) * ctx.args.reps, ctx.args.duration + 0.8)]
+    if not kernel_skip(ctx):
+        out.append(("kernel tcp", 2 * ctx.args.kernel_reps, KERNEL_SECONDS + 0.5))
+    return out
 
 
 # ---- figures ------------------------------------------------------------------------
@@ -167,6 +184,15 @@ def split_cycles(summary, place):
     app = c.get("tcp_app_busy_cycles", 0)
     poll = bcp * rx - c.get("tcp_rcv_window_wait_cycles", 0) - (app if place == "same" else 0)
     return poll / read, app / read
+
+
+def reader_oncpu_cycles_per_byte(summary):
+    """A reader lcore's own CPU time in its reads (tcp_app_oncpu_ns, the
+    thread's clock: what another task took of its CPU left out) at the
+    TSC's rate, per byte read; None without it."""
+    c, hz = l3_counters(summary), (summary or {}).get("tsc_hz")
+    read, ns = c.get("tcp_app_read_bytes"), c.get("tcp_app_oncpu_ns")
+    return ns * hz / 1e9 / read if read and ns and hz else None
 
 
 def total_cycles_per_byte(summary, place):
@@ -217,7 +243,13 @@ def level_cells(res, nm):
 
 # ---- tables -------------------------------------------------------------------------
 
-def method_rows(res):
+def kernel_cell(kfig, mode, gro, place="same"):
+    if mode != "copy":
+        return KERNEL
+    return kernel_tcp.cell(kfig, place) if not gro else stats.unavailable(KERNEL_GRO)
+
+
+def method_rows(res, kfig):
     rows = []
     for gro in (False, True):
         for mode in MODES:
@@ -226,7 +258,8 @@ def method_rows(res):
             vs = (ratio_cell(compare_configs(res, name("copy", gro, MSS), nm))
                   if mode != "copy" else "—")
             rows.append({"cells": ["%s, 1 CPU, software GRO %s" % (mode, "on" if gro else "off"),
-                                   PUBLISHED.get((mode, 1), "—"), rate, cpb, vs, KERNEL],
+                                   PUBLISHED.get((mode, 1), "—"), rate, cpb, vs,
+                                   kernel_cell(kfig, mode, gro)],
                          "why": WHY[mode]})
     return rows
 
@@ -241,11 +274,14 @@ def placement_cell(res, mode, place):
     if not tot:
         return stats.unavailable("no run gave a figure")
     rate = [g for g in (wall_gbps(s) for s in sums) if g]
-    return "%.3f [%.3f–%.3f] cycles/byte (poll %.3f + reader %.3f), %d runs; %.1f Gb/s read" % (
-        stats.median(tot), min(tot), max(tot),
-        stats.median([p for p, _ in splits if p is not None]),
-        stats.median([a for p, a in splits if p is not None]), len(tot),
-        stats.median(rate) if rate else 0)
+    oncpu = [v for v in (reader_oncpu_cycles_per_byte(s) for s in sums) if v]
+    own = ("; the reader on its CPU %.3f [%.3f–%.3f]" % (stats.median(oncpu), min(oncpu),
+                                                         max(oncpu))) if oncpu else ""
+    return ("%.3f [%.3f–%.3f] cycles/byte (poll %.3f + reader %.3f%s), %d runs; %.1f Gb/s "
+            "read" % (stats.median(tot), min(tot), max(tot),
+                      stats.median([p for p, _ in splits if p is not None]),
+                      stats.median([a for p, a in splits if p is not None]), own, len(tot),
+                      stats.median(rate) if rate else 0))
 
 
 def placement_compare(res, mode):
@@ -261,16 +297,19 @@ def placement_compare(res, mode):
     return ratio_cell(compare(series[0], series[1], shared))
 
 
-def placement_rows(res, ids):
+def placement_rows(res, ids, kfig):
     rows = []
     for mode in MODES:
         seed = "1 CPU: %s; 2 CPUs: %s" % (PUBLISHED[(mode, 1)], PUBLISHED[(mode, 2)])
+        kcells = ["1 CPU: %s; 2 CPUs: %s" % (kernel_cell(kfig, mode, False, "same"),
+                                              kernel_cell(kfig, mode, False, "other"))
+                  if mode == "copy" else KERNEL]
         if not ids:
-            rows.append({"cells": [mode, seed, ONE_LCORE, ONE_LCORE, "—"]})
+            rows.append({"cells": [mode, seed, ONE_LCORE, ONE_LCORE, "—"] + kcells})
             continue
         rows.append({"cells": [mode, seed, placement_cell(res, mode, "same"),
                                placement_cell(res, mode, "other"),
-                               placement_compare(res, mode)]})
+                               placement_compare(res, mode)] + kcells})
     return rows
 
 
@@ -284,7 +323,9 @@ def size_rows(res):
                   if mode != "copy" else "—")
             rows.append({"cells": ["MSS %d, %s, GRO off" % (mss, mode),
                                    "MTU 4148 only" if mss != MSS else "see above",
-                                   rate, cpb, vs, KERNEL]})
+                                   rate, cpb, vs,
+                                   KERNEL if mode != "copy" else stats.unavailable(
+                                       "measured at MTU 4148 only (the first table)")]})
     return rows
 
 
@@ -344,18 +385,24 @@ def measure(ctx):
     ids = lcore_ids(ctx.lx)
     res = run_rotating(ctx.lx, all_configs(ctx), ctx.args.reps, ctx.args.duration, ctx.tmp,
                        ctx.progress, ctx.args.timeout)
+    kfig = kernel_skip(ctx)
+    if kfig is None:
+        tsc_hz = (res[name("copy", False, MSS)]["first"] or {}).get("tsc_hz")
+        kfig = (kernel_tcp.measure(ctx.args.kernel_reps, KERNEL_SECONDS, kernel_cpus(),
+                                   tsc_hz, ctx.progress) if tsc_hz else
+                stats.unavailable("no TSC rate from listrx's runs to count cycles with"))
     head = ["row", "Hadi Salim et al.", "listrx: rate per lcore", "listrx: cycles per byte",
             "÷ copy (paired, ns/packet)", "kernel (this host)"]
     tables = [
         {"title": "Throughput per method, MSS 4096 (the seed's MTU 4148)", "columns": head,
-         "rows": method_rows(res)},
+         "rows": method_rows(res, kfig)},
         {"title": "Per-byte cost at 1500, 4K and 9K MTUs (GRO off)", "columns": head,
          "rows": size_rows(res)},
         {"title": "One lcore or two: the application on the polling lcore or on its own "
                    "(MSS 4096, GRO off)",
          "columns": ["method", "Hadi Salim et al.", "listrx, 1 lcore", "listrx, 2 lcores",
-                     "1 ÷ 2 lcores (paired cycles/byte)"],
-         "rows": placement_rows(res, ids)},
+                     "1 ÷ 2 lcores (paired cycles/byte)", "kernel (this host)"],
+         "rows": placement_rows(res, ids, kfig)},
         {"title": "Calls the application makes", "columns": [
             "row", "Hadi Salim et al. (perf trace)", "listrx", "listrx: copy fallbacks"],
          "rows": call_rows(res)},
@@ -384,14 +431,27 @@ def measure(ctx):
         "the reads (tcp_app_busy_cycles), plus the reads', ÷ payload bytes read; the "
         "median [min–max] of the repetitions; Gb/s: bytes read ÷ the run's wall time. "
         "1 ÷ 2 lcores: stats.compare of the two placements' cycles per byte, paired by "
-        "repetition. The host's CPUs are shared: each lcore is one vCPU, and a vCPU "
-        "another process or the hypervisor takes counts in the busy cycles of whichever "
-        "lcore it stalls." % ((ids or ["?"])[0], (ids or [None, "?"])[1], LCORE_ZC_SLOTS),
-        "kernel: %s." % KERNEL[len(stats.UNAVAILABLE):],
+        "repetition. The host's CPUs are shared: each lcore is one vCPU, and the time "
+        "another task or the hypervisor takes from it counts in the busy (TSC) cycles of "
+        "whichever lcore it stalls; \"the reader on its CPU\": the reader lcore's own "
+        "CPU time in its reads (tcp_app_oncpu_ns, CLOCK_THREAD_CPUTIME_ID: another "
+        "task's time on that CPU left out, the hypervisor's not) at the TSC's rate." % ((ids or ["?"])[0], (ids or [None, "?"])[1], LCORE_ZC_SLOTS),
+        "kernel: the copy baseline, one TCP stream over a veth pair (MTU %d) into a "
+        "network namespace, the sender's veth without TSO and GSO (every 4 KB segment "
+        "alone: GRO off), a reader doing recv() into a 64 KiB buffer; %d windows of %.1f s "
+        "per placement, alternating: 1 CPU (sender, softirq, reader on CPU %d: listrx's "
+        "net_synth writes its frames on the polling lcore too) or 2 (the reader alone on "
+        "CPU %d); Gb/s: bytes read ÷ the reader's wall time; cycles per byte: CPU seconds "
+        "(getrusage of the reader and of the sender, user + system, and the ksoftirqd "
+        "threads' of those CPUs, all tick-sampled) × the TSC's rate ÷ bytes read, the "
+        "median [min–max] of the windows; on a shared host the windows are slower "
+        "than the CPU time says (the CPUs do others' work too). Zero-copy: %s." % (
+            kernel_tcp.MTU, ctx.args.kernel_reps, KERNEL_SECONDS, kernel_cpus()[1],
+            kernel_cpus()[1], KERNEL[len(stats.UNAVAILABLE):]),
     ]
     return {"tables": tables, "method": method, "checks": checks_of(res),
             "figures": {"listrx": {k: v["runs"] for k, v in res.items()},
                         "cycles_per_byte": {k: [cycles_per_byte(s) for s in
                                                 v["summaries"].values()]
                                             for k, v in res.items()},
-                        "kernel": KERNEL}}
+                        "kernel": kfig}}
