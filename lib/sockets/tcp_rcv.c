@@ -65,7 +65,10 @@ uint32_t lrx_tcp_rcv_capacity(const struct lrx_tcp_rcv_conf *conf, unsigned fami
 	const uint32_t each = rcv_cap(conf, conf->truesize ? conf->truesize
 							   : RTE_MAX(size, LRX_TCP_MIN_TRUESIZE));
 	const uint32_t zc = conf->mode == LRX_TCP_READ_COPY ? 0 : conf->zc_slots;
-	return families * conf->socks * each + zc;
+	/* a reader lcore's: what it read since the polling lcore last
+	 * emptied the out ring, besides what the queues hold again */
+	const uint32_t queues = conf->reader_lcore == LRX_TCP_READER_SAME ? 1 : 2;
+	return queues * families * conf->socks * each + zc;
 }
 
 static int rcv_reader_main(void *arg);

@@ -309,7 +309,7 @@ def placement_rows(res, ids, kfig):
             continue
         rows.append({"cells": [mode, seed, placement_cell(res, mode, "same"),
                                placement_cell(res, mode, "other"),
-                               placement_compare(res, mode)] + kcells})
+                               placement_compare(res, mode)] + kcells, "why": WHY_LCORES})
     return rows
 
 
@@ -358,6 +358,15 @@ WHY = {
     "zcrx": "a completion per segment read in the poll, the buffer refilled by the next "
             "poll; no call per read.",
 }
+
+
+WHY_LCORES = (
+    "on two lcores the receive queue's indices, sk_rmem_alloc, and each mbuf's header "
+    "and payload move between two vCPUs' caches (net_synth writes the frames on the "
+    "polling lcore; the seed's NIC writes them to memory for either placement), the "
+    "reader spins instead of sleeping, and each lcore's vCPU is shared with other work "
+    "on this host, whose time counts in the busy cycles; the seed's second CPU is a "
+    "core of its own on an idle 48-core host.")
 
 
 def checks_of(res):
