@@ -378,6 +378,63 @@ class ZeroCopy(unittest.TestCase):
                 self.assertIn(z.name(mode, gro, z.MSS), names)
         self.assertEqual(len(names), len(set(names)))
 
+    def test_cycles_per_byte_of_each_placement(self):
+        from listrx_bench.seeds import zero_copy as z
+        s = {"rx_packets": 100, "busy_cycles_per_packet": 8192.0, "duration_s": 2.0,
+             "stages": [{"name": "l3-demux", "counters": {
+                 "tcp_app_read_bytes": 409600, "tcp_app_busy_cycles": 204800,
+                 "tcp_rcv_window_wait_cycles": 102400}}]}
+        # one lcore: the reads ran inside the polls
+        self.assertEqual(z.split_cycles(s, "same"), (1.25, 0.5))
+        self.assertEqual(z.total_cycles_per_byte(s, "same"), 1.75)
+        # two: the reads ran beside them
+        self.assertEqual(z.split_cycles(s, "other"), (1.75, 0.5))
+        self.assertAlmostEqual(z.wall_gbps(s), 409600 * 8 / 2.0 / 1e9)
+        self.assertIsNone(z.reader_oncpu_cycles_per_byte(s))
+        s["tsc_hz"] = 2e9
+        s["stages"][0]["counters"]["tcp_app_oncpu_ns"] = 51200
+        self.assertEqual(z.reader_oncpu_cycles_per_byte(s), 0.25)
+        self.assertEqual(z.split_cycles({"rx_packets": 0}, "same"), (None, None))
+
+    def test_placements_put_the_reader_on_the_second_lcore(self):
+        import tempfile
+        from listrx_bench.seeds import zero_copy as z
+        with tempfile.TemporaryDirectory() as tmp:
+            cfgs = {c["name"]: c for c in z.placement_configs(tmp, [3, 5])}
+            with open(os.path.join(tmp, "zero-copy-lcores.ini")) as f:
+                self.assertIn("[lcore.3]\npoll = 0:0", f.read())
+        self.assertEqual(len(cfgs), 2 * len(z.MODES))
+        for mode in z.MODES:
+            one = " ".join(cfgs[z.placement_name(mode, "same")]["args"])
+            two = " ".join(cfgs[z.placement_name(mode, "other")]["args"])
+            self.assertNotIn("tcp_reader_lcore", one)
+            self.assertIn("stage.l3-demux.tcp_reader_lcore=5", two)
+            self.assertIn("stage.l3-demux.tcp_read=%s" % mode, two)
+            for args in (one, two):
+                self.assertIn("tcp_window_wait=yes", args)
+
+
+class KernelTcp(unittest.TestCase):
+    def test_figures_of_a_window(self):
+        from listrx_bench.seeds import kernel_tcp as k
+        w = {"bytes": 10 ** 9, "calls": 20000, "secs": 2.0, "reader_cpu_s": 0.5,
+             "sender_cpu_s": 0.25, "softirqd_cpu_s": 0.25}
+        f = k.figures(w, 2e9)
+        self.assertEqual(f["gbps"], 4.0)
+        self.assertEqual(f["reader"], 1.0)
+        self.assertEqual(f["all"], 2.0)
+        self.assertEqual(f["bytes_per_call"], 50000)
+        self.assertIsNone(k.figures(dict(w, bytes=0), 2e9))
+
+    def test_cells_say_why_without_figures(self):
+        from listrx_bench.seeds import kernel_tcp as k
+        self.assertEqual(k.cell("unavailable: root", "same"), "unavailable: root")
+        self.assertTrue(k.cell({"same": []}, "same").startswith("unavailable: "))
+        one = {"gbps": 2.0, "reader": 1.0, "all": 3.0, "bytes_per_call": 1}
+        self.assertIn("3.000 [3.000–3.000] cycles/byte, 2 windows",
+                      k.cell({"same": [one, one]}, "same"))
+        self.assertTrue(k.ZC.startswith("unavailable: "))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -458,6 +458,18 @@ static int workers_launch(struct lrx_app *app, struct lrx_worker_arg *args,
 {
 	unsigned main_lcore = rte_get_main_lcore();
 	*on_main = NULL;
+	memset(args, 0, app->n_workers * sizeof(*args));
+	/* none launched unless all can be: a lcore a stage runs something on
+	 * (tcp_reader_lcore) cannot poll */
+	for (unsigned i = 0; i < app->n_workers; i++) {
+		const unsigned id = app->workers[i]->lcore_id;
+		if (!app->workers[i]->follower && id != main_lcore &&
+		    rte_eal_get_lcore_state(id) != WAIT) {
+			fprintf(stderr, "listrx: lcore %u polls, but a stage already runs on it "
+				"(tcp_reader_lcore?): give that another lcore\n", id);
+			return EBUSY;
+		}
+	}
 	for (unsigned i = 0; i < app->n_workers; i++) {
 		args[i] = (struct lrx_worker_arg){.worker = app->workers[i], .run = &app->run};
 		if (app->workers[i]->follower)
@@ -502,7 +514,11 @@ static int run(struct lrx_app *app)
 		monitor_main(app);
 	if (rc != 0)
 		atomic_store(&app->run.stop, true);
-	rte_eal_mp_wait_lcore();
+	/* the polling lcores only: a stage's own lcore (tcp_reader_lcore)
+	 * runs until the drain below stops it */
+	for (unsigned i = 0; i < app->n_workers; i++)
+		if (args[i].worker != NULL && args[i].worker->lcore_id != rte_get_main_lcore())
+			rte_eal_wait_lcore(args[i].worker->lcore_id);
 	polls_running = 0;
 	if (rc != 0)
 		return rc;

@@ -32,6 +32,15 @@
  *  - zcrx: io_uring zero-copy receive, references posted to a completion
  *    ring the application reads without a call, the buffers given back
  *    through a refill ring the poll drains (io_zcrx_ring_refill).
+ * The application runs on the polling lcore (after each poll, as a
+ * process woken by the softirq on its own CPU) or on an lcore of its own
+ * (reader_lcore, the seed's second CPU): the receive queue is then a
+ * single-producer single-consumer ring between the two, as the socket's
+ * queue is between softirq and process, sk_rmem_alloc an atomic both
+ * sides update, and what the application is done with goes back to the
+ * polling lcore through an rte_ring (skb_attempt_defer_free: an skb is
+ * freed on the CPU that allocated it, where its page pool recycles it).
+ * The same ring carries the copy's freed mbufs in both placements.
  * In the zero-copy ways the application holds at most zc_slots buffers
  * (the binding's page pool, the zcrx area); with none free the segment is
  * copied instead (tcp_zc_copy_fallback), as both fall back to a copy when
@@ -50,6 +59,7 @@
 #include <stdint.h>
 
 #include <rte_mbuf.h>
+struct rte_ring;
 
 
 /* tcp_rmem[1]: a new socket's sk_rcvbuf */
@@ -60,6 +70,8 @@
 #define LRX_TCP_ZC_SLOTS_MAX 65536u
 /* TCP_DEFAULT_SCALING_RATIO: 50 % in 1/256 */
 #define LRX_TCP_DEFAULT_SCALING_RATIO 128u
+/* reader_lcore: the application reads on the polling lcore */
+#define LRX_TCP_READER_SAME UINT32_MAX
 
 /* Why a segment is dropped: the kernel's SKB_DROP_REASON_* suffix (the
  * stage maps them to its drop reasons of the same names). */
@@ -94,20 +106,26 @@ struct lrx_tcp_seg {
 };
 
 struct lrx_tcp_rcv_sock {
+	/* the softirq's (the polling lcore) */
 	bool open;
 	uint32_t rcv_nxt;
-	uint32_t rmem;          /* sk_rmem_alloc */
+	uint32_t rmem;          /* sk_rmem_alloc: both sides, atomically */
 	uint32_t scaling_ratio; /* tp->scaling_ratio, 1/256 */
-	/* sk_receive_queue: a ring */
-	uint32_t rq_head, rq_count;
+	/* sk_receive_queue: a ring of rq_mask + 1 entries, rq_tail queued
+	 * (ever) by the softirq, rq_head read by the application */
+	uint32_t rq_tail, rq_mask;
 	struct lrx_tcp_seg *rq;
 	/* out_of_order_queue: sorted by seq */
 	uint32_t ofo_count;
 	struct lrx_tcp_seg *ofo;
+	/* the application's: a line of their own */
+	uint32_t rq_head __rte_cache_aligned;
 	uint64_t digest;        /* FNV-1a of the bytes read, in order */
 };
 
-/* Counters, as nstat names them (TcpExt*) and listrx's tcp_* */
+/* Counters, as nstat names them (TcpExt*) and listrx's tcp_*: the
+ * softirq's, then the application's on a line of their own (with a
+ * reader lcore each side writes only its own) */
 struct lrx_tcp_rcv_mib {
 	uint64_t ofo_queue;         /* LINUX_MIB_TCPOFOQUEUE */
 	uint64_t ofo_drop;          /* LINUX_MIB_TCPOFODROP */
@@ -117,20 +135,33 @@ struct lrx_tcp_rcv_mib {
 	uint64_t delayed_ack_lost;  /* LINUX_MIB_DELAYEDACKLOST */
 	uint64_t fast;              /* seq == rcv_nxt, nothing out of order */
 	uint64_t untracked;         /* segments of a socket without a queue */
+	uint64_t window_waits;      /* conf.window_wait: polls that waited */
+	uint64_t window_wait_cycles; /* TSC they waited */
 	/* payload bytes */
 	uint64_t bytes_in;          /* every payload byte that arrived */
 	uint64_t bytes_dup;         /* already received (trimmed, old) */
 	uint64_t bytes_dropped;     /* dropped with a reason, not dup */
+	uint64_t bytes_taken;       /* ever put in the queues and still there or read */
+	/* bytes_taken - bytes_read, and the digests, set when the
+	 * application has read (on the polling lcore) or stopped */
 	uint64_t bytes_queued;      /* in the receive and out-of-order queues */
-	uint64_t bytes_read;        /* the application has them */
+	uint64_t digest;            /* the sockets' digests summed (conf.digest) */
+	uint64_t digest_open;       /* the sockets' starting digests */
+	/* the application's */
+	uint64_t bytes_read __rte_cache_aligned; /* the application has them */
 	uint64_t bytes_copied;      /* of which copied (copy, fallback) */
 	/* the application's calls and references */
 	uint64_t recvmsg;           /* copy, devmem: recvmsg calls */
 	uint64_t dontneed;          /* devmem: setsockopt(SO_DEVMEM_DONTNEED) */
-	uint64_t uring_enter;       /* zcrx: polls that posted completions */
+	uint64_t uring_enter;       /* zcrx: reads that posted completions */
 	uint64_t zc_refs;           /* references handed out */
 	uint64_t zc_copy_fallback;  /* segments copied: no slot free */
-	uint64_t digest;            /* the sockets' digests summed (conf.digest) */
+	uint64_t reads;             /* reads that took something */
+	uint64_t busy_cycles;       /* TSC in those reads */
+	uint64_t oncpu_ns;          /* on a reader lcore: its thread's CPU time in
+				     * them (CLOCK_THREAD_CPUTIME_ID: without the
+				     * time another task had its CPU) */
+	uint64_t digest_read;       /* what reading moved the digests by */
 };
 
 struct lrx_tcp_rcv_conf {
@@ -142,6 +173,12 @@ struct lrx_tcp_rcv_conf {
 	uint32_t read_size;     /* bytes per recvmsg (the application buffer) */
 	uint32_t dontneed_batch; /* devmem: tokens per SO_DEVMEM_DONTNEED */
 	uint32_t zc_slots;      /* zero-copy buffers the application may hold */
+	uint32_t reader_lcore;  /* LRX_TCP_READER_SAME or the application's lcore */
+	/* with reader_lcore: a sender that respects the window (a TCP sender
+	 * sends nothing into a closed window; net_synth's stream would send
+	 * on and lose the flow at the first drop): the poll's end waits
+	 * while a socket has less than half its buffer free */
+	bool window_wait;
 	bool digest;            /* hash what is read (tests) */
 };
 
@@ -151,16 +188,20 @@ struct lrx_tcp_rcv {
 	uint32_t n_socks;       /* families * conf.socks */
 	struct lrx_tcp_rcv_sock *socks;
 	struct lrx_tcp_rcv_mib mib;
-	uint8_t *app_buf;       /* the copy's destination, read_size bytes */
-	/* read (or returned by the application), handed to the engine */
-	uint32_t out_head, n_out, out_cap;
-	struct rte_mbuf **out;
+	/* read (or returned by the application), handed to the engine: an
+	 * SP/SC ring, the application enqueues, the polling lcore dequeues */
+	struct rte_ring *out;
 	/* dropped from a queue, with the reason */
 	uint32_t n_drop, drop_cap;
 	struct rte_mbuf **drops;
 	enum lrx_tcp_drop *drop_reasons;
-	/* zero-copy buffers the application holds: devmem's tokens not yet
-	 * returned, zcrx's completions and refills; zc_held counts both */
+	/* the reader lcore (conf.reader_lcore): running until told to stop */
+	bool reader_launched;
+	bool reader_stop;       /* atomic: the polling lcore sets it */
+	bool reader_done;       /* atomic: the reader sets it as it returns */
+	/* the application's: zero-copy buffers it holds (devmem's tokens not
+	 * yet returned, zcrx's completions and refills; zc_held counts both) */
+	uint8_t *app_buf __rte_cache_aligned; /* the copy's destination, read_size bytes */
 	uint32_t zc_held;
 	uint32_t tokens_n;      /* devmem: tokens read, not returned */
 	struct rte_mbuf **tokens;
@@ -175,10 +216,13 @@ enum lrx_tcp_rcv_fate {
 	LRX_TCP_RCV_NO_DATA,    /* no payload: the caller's */
 };
 
-/* 0, -EINVAL (a value out of range, named in err) or -ENOMEM. */
+/* 0, -EINVAL (a value out of range, named in err), -EBUSY (the reader
+ * lcore runs something), or -ENOMEM. With conf.reader_lcore, call it on
+ * the main lcore: it launches the reader there. */
 int lrx_tcp_rcv_init(struct lrx_tcp_rcv *t, const struct lrx_tcp_rcv_conf *conf,
 		     unsigned families, int socket_id, char *err, size_t err_len);
-/* Frees what every queue still holds (a closed socket's purge). */
+/* Stops the reader lcore and frees what every queue still holds (a
+ * closed socket's purge). */
 void lrx_tcp_rcv_fini(struct lrx_tcp_rcv *t);
 /* The most mbufs the sockets and the application can hold at once when
  * each charges size bytes. */
@@ -209,9 +253,13 @@ enum lrx_tcp_rcv_fate lrx_tcp_rcv_data(struct lrx_tcp_rcv *t, struct lrx_tcp_rcv
 uint32_t lrx_tcp_rcv_window(const struct lrx_tcp_rcv *t, const struct lrx_tcp_rcv_sock *sk);
 
 /* The application: at the end of a poll (all = false: as its reader
- * says) or of the run (all: everything queued, every reference given
- * back). Returns the bytes it read. */
+ * says; nothing when it has an lcore of its own) or of the run (all:
+ * the reader lcore stopped first, then everything queued read and every
+ * reference given back, on the calling lcore). Returns the bytes read. */
 uint64_t lrx_tcp_rcv_read(struct lrx_tcp_rcv *t, bool all);
+/* conf.window_wait with a reader lcore, at the end of a poll: waits
+ * (a second at most) until every socket has half its buffer free. */
+void lrx_tcp_rcv_window_wait(struct lrx_tcp_rcv *t);
 /* Hands up to max mbufs the application is done with to the engine. */
 uint16_t lrx_tcp_rcv_release(struct lrx_tcp_rcv *t, struct rte_mbuf **pkts, uint16_t max);
 /* Hands up to max dropped mbufs and their reasons to the engine. */

@@ -480,6 +480,21 @@ static int l3_parse_ehash(const char *text, void *out)
 	return 0;
 }
 #define L3_EHASH_VALID "0 or a power of two in 1..1048576"
+
+/* tcp_reader_lcore: same (the polling lcore) or an lcore id */
+static int l3_parse_reader_lcore(const char *text, void *out)
+{
+	uint64_t v;
+	if (strcmp(text, "same") == 0) {
+		*(uint32_t *)out = LRX_TCP_READER_SAME;
+		return 0;
+	}
+	if (lrx_value_uint(text, 0, RTE_MAX_LCORE - 1, &v) < 0)
+		return -EINVAL;
+	*(uint32_t *)out = (uint32_t)v;
+	return 0;
+}
+#define L3_READER_LCORE_VALID "same, or an lcore id EAL runs other than the polling one"
 _Static_assert(LRX_TCP_EHASH_MAX == 1048576, "L3_EHASH_VALID says the maximum");
 
 static void l3_tcp_fini(struct l3_demux *d)
@@ -498,7 +513,9 @@ static void l3_tcp_rcv_conf(const struct l3_tcp_conf *conf, struct lrx_tcp_rcv_c
 		.truesize = conf->truesize, .mode = modes[conf->read_mode],
 		.reader = conf->reader ? LRX_TCP_READER_NONE : LRX_TCP_READER_POLL,
 		.read_size = conf->read_size, .dontneed_batch = conf->dontneed_batch,
-		.zc_slots = conf->read_mode ? conf->zc_slots : 0, .digest = conf->digest};
+		.zc_slots = conf->read_mode ? conf->zc_slots : 0,
+		.reader_lcore = conf->reader_lcore, .window_wait = conf->window_wait,
+		.digest = conf->digest};
 }
 
 /* The receive queues (tcp_rcv_socks): they need the table whose entries
@@ -519,8 +536,9 @@ static int l3_tcp_rcv_init(struct l3_tcp *t, const struct l3_tcp_conf *conf,
 	int rc_ = lrx_tcp_rcv_init(&t->rcv, &rc, L3_FAMILIES, init->socket_id, why,
 				   sizeof(why));
 	if (rc_ < 0)
-		snprintf(init->err, init->err_len, "%s: key 'tcp_rcv_socks': %s",
-			 init->instance, why);
+		snprintf(init->err, init->err_len, "%s: key '%s': %s", init->instance,
+			 rc_ == -ENOMEM || rc.reader_lcore == LRX_TCP_READER_SAME
+				 ? "tcp_rcv_socks" : "tcp_reader_lcore", why);
 	return rc_;
 }
 
@@ -585,6 +603,17 @@ static const struct lrx_value_key l3_tcp_keys[] = {
 	L3_KEY(CHOICE, tcp.reader, "tcp_reader", "poll", l3_tcp_readers,
 	       "poll: the application reads at the end of each poll | none: it "
 	       "stops reading until the run ends"),
+	L3_KEY(CUSTOM, tcp.reader_lcore, "tcp_reader_lcore", "same", l3_parse_reader_lcore,
+	       L3_READER_LCORE_VALID,
+	       "where the application runs: same (the polling lcore, after each "
+	       "poll) | an lcore id (a reader of its own, the receive queue an "
+	       "SP/SC ring between them, what it is done with back through an "
+	       "rte_ring; docs/sockets.md)"),
+	L3_KEY(BOOL, tcp.window_wait, "tcp_window_wait", "no",
+	       "with tcp_reader_lcore: the sender respects the window (as a TCP "
+	       "sender would; net_synth's sends on): each poll's end waits while "
+	       "a socket has less than half its buffer free (tcp_rcv_window_waits, "
+	       "tcp_rcv_window_wait_cycles)"),
 	L3_KEY(UINT, tcp.read_size, "tcp_read_size", "65536", 1, 1u << 24,
 	       "bytes of the copy's application buffer (one recvmsg each)"),
 	L3_KEY(UINT, tcp.dontneed_batch, "tcp_dontneed_batch", "512", 1,
@@ -618,6 +647,8 @@ static const struct lrx_stage_counter l3_tcp_counters[] = {
 	L3_COUNTER("TcpExtDelayedACKLost", tcp.rcv.mib.delayed_ack_lost),
 	L3_COUNTER("tcp_rcv_fast", tcp.rcv.mib.fast),
 	L3_COUNTER("tcp_rcv_untracked", tcp.rcv.mib.untracked),
+	L3_COUNTER("tcp_rcv_window_waits", tcp.rcv.mib.window_waits),
+	L3_COUNTER("tcp_rcv_window_wait_cycles", tcp.rcv.mib.window_wait_cycles),
 	L3_COUNTER("tcp_rcv_bytes", tcp.rcv.mib.bytes_in),
 	L3_COUNTER("tcp_rcv_dup_bytes", tcp.rcv.mib.bytes_dup),
 	L3_COUNTER("tcp_rcv_drop_bytes", tcp.rcv.mib.bytes_dropped),
@@ -630,6 +661,9 @@ static const struct lrx_stage_counter l3_tcp_counters[] = {
 	L3_COUNTER("tcp_zc_refs", tcp.rcv.mib.zc_refs),
 	L3_COUNTER("tcp_zc_copy_fallback", tcp.rcv.mib.zc_copy_fallback),
 	L3_COUNTER("tcp_app_digest", tcp.rcv.mib.digest),
+	L3_COUNTER("tcp_app_reads", tcp.rcv.mib.reads),
+	L3_COUNTER("tcp_app_busy_cycles", tcp.rcv.mib.busy_cycles),
+	L3_COUNTER("tcp_app_oncpu_ns", tcp.rcv.mib.oncpu_ns),
 	{.name = NULL},
 };
 
@@ -639,7 +673,9 @@ static const struct lrx_stage_counter l3_tcp_counters[] = {
 static void l3_tcp_flush(void *ctx, bool budget_used)
 {
 	(void)budget_used;
-	lrx_tcp_rcv_read(&((struct l3_demux *)ctx)->tcp.rcv, false);
+	struct lrx_tcp_rcv *t = &((struct l3_demux *)ctx)->tcp.rcv;
+	lrx_tcp_rcv_read(t, false);
+	lrx_tcp_rcv_window_wait(t);
 }
 
 static void l3_tcp_end_run(void *ctx)

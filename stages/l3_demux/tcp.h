@@ -39,8 +39,9 @@ struct l3_tcp_conf {
 	unsigned rst, synack;    /* 0: send */
 	/* the receive side: tcp_rcv_socks and the tcp_* keys after it */
 	uint32_t rcv_socks, rcvbuf, truesize, read_size, dontneed_batch, zc_slots;
+	uint32_t reader_lcore;   /* LRX_TCP_READER_SAME or an lcore id */
 	unsigned read_mode, reader;
-	bool digest;
+	bool window_wait, digest;
 };
 
 /* the handlers without and with tcp_ehash */

@@ -5,9 +5,12 @@
 // the three ways of reading (copy, devmem, zcrx) give the application the
 // same bytes; every engine the same results; an application that stops
 // reading fills the window, not the mbuf pool. Every payload byte is read,
-// queued or dropped with a reason.
+// queued or dropped with a reason. A reader on another lcore (EAL runs
+// lcores 0 and 1 here) reads the same bytes with the same counters as one
+// on the polling lcore.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,7 +28,7 @@ namespace {
 
 rte_mempool *pool()
 {
-	eal_init();
+	eal_init({}, 2); // lcore 1: tcp_reader_lcore
 	return mbuf_pool("tcp_rcv_pool", 4095);
 }
 
@@ -50,6 +53,10 @@ EngineRun run(lrx_engine_kind engine, unsigned k, const std::vector<Frame> &fram
 		[&](size_t at) { return frames[at].to_mbuf(pool()); }, polls);
 	erase_l3_split_counters(r);
 	r.counters[0].erase("pool_wraps");
+	// the application's reads and their cycles: its pace, not its result
+	r.counters[1].erase("tcp_app_reads");
+	r.counters[1].erase("tcp_app_busy_cycles");
+	r.counters[1].erase("tcp_app_oncpu_ns");
 	return r;
 }
 
@@ -217,4 +224,130 @@ TEST_CASE("TCP receive: an application that stops reading fills the window, "
 	CHECK(c.at("tcp_rcv_drop_bytes") == 300000 - c.at("tcp_app_read_bytes"));
 	check_bytes_balance(c);
 	LRX_REQUIRE_POOL_FULL(pool());
+}
+
+namespace {
+
+// n segments of 1000 bytes after the SYN, every 7th pair swapped (the
+// later one held out of order until the earlier one fills the hole)
+std::vector<Frame> long_stream(uint32_t n)
+{
+	std::vector<uint32_t> order(n);
+	for (uint32_t k = 0; k < n; k++)
+		order[k] = k;
+	for (uint32_t k = 0; k + 1 < n; k += 7)
+		std::swap(order[k], order[k + 1]);
+	std::vector<Frame> f = {segment(isn, 0, TCP_SYN, 0)};
+	for (uint32_t k : order)
+		f.push_back(segment(isn + 1 + 1000 * k, 1000));
+	return f;
+}
+
+// The application's calls depend on its pace: how much each read finds
+void erase_pace_counters(EngineRun &r)
+{
+	for (const char *pace : {"tcp_app_recvmsg", "tcp_app_dontneed", "tcp_app_uring_enter"})
+		r.counters[1].erase(pace);
+	// what leaves in which poll depends on it too: compare the packets
+	// out as a set (their bytes and fates)
+	std::sort(r.out.begin(), r.out.end());
+}
+
+} // namespace
+
+TEST_CASE("TCP receive: a reader on another lcore reads the same bytes, with "
+	  "the same counters, as one on the polling lcore, under every engine", "[sockets][tcp_rcv][reader_lcore]")
+{
+	pool(); // EAL first
+	REQUIRE(rte_lcore_count() >= 2);
+	const uint32_t n = 1500;
+	const std::vector<Frame> frames = long_stream(n);
+	// a buffer that holds the whole stream: no drop whatever the
+	// reader's pace (the window is tested below)
+	const Keys common = {{"tcp_rcvbuf", "8388608"}, {"tcp_rcv_socks", "1"},
+			     {"tcp_zc_slots", "2048"}, {"tcp_dontneed_batch", "64"}};
+	for (const char *mode : {"copy", "devmem", "zcrx"}) {
+		INFO("tcp_read " << mode);
+		Keys same = common, other = common;
+		same.push_back({"tcp_read", mode});
+		other.push_back({"tcp_read", mode});
+		other.push_back({"tcp_reader_lcore", "1"});
+		const auto polls = polls_of(frames.size(), 32);
+		engine_prefetch = 0;
+		EngineRun ref = run(LRX_ENGINE_PACKET, 1, frames, same, polls);
+		erase_pace_counters(ref);
+		// under every engine
+		for_each_engine(1, [&](lrx_engine_kind kind, unsigned k) {
+			EngineRun r = run(kind, k, frames, other, polls);
+			const auto &c = r.counters[1];
+			CHECK(c.at("tcp_app_read_bytes") == 1000ull * n);
+			CHECK(c.at("tcp_app_digest") == stream_digest(1000 * n));
+			CHECK(c.at("TcpExtTCPOFOQueue") > 0);
+			CHECK(c.at("tcp_rcv_drop_bytes") == 0);
+			CHECK(c.at("tcp_zc_copy_fallback") == 0);
+			check_bytes_balance(c);
+			erase_pace_counters(r);
+			require_same_run(r, ref);
+		});
+		LRX_REQUIRE_POOL_FULL(pool());
+	}
+}
+
+TEST_CASE("TCP receive: a stalled reader on another lcore fills the window, "
+	  "not the pool", "[sockets][tcp_rcv][reader_lcore]")
+{
+	pool(); // EAL first
+	std::vector<Frame> frames = {segment(isn, 0, TCP_SYN)};
+	for (uint32_t k = 0; k < 300; k++)
+		frames.push_back(segment(isn + 1 + 1000 * k, 1000));
+	for (const char *mode : {"copy", "zcrx"}) {
+		INFO("tcp_read " << mode);
+		unsigned most_in_use = 0;
+		EngineRun r = run_engine(
+			LRX_ENGINE_BURST, 1, 32,
+			{{"build-meta", {{"host_mac", "02:00:00:00:00:02"}}},
+			 {"l3-demux", l3_keys({{"tcp_reader", "none"}, {"tcp_rcvbuf", "16384"},
+					       {"tcp_reader_lcore", "1"}, {"tcp_read", mode}})}},
+			[&](size_t at) {
+				most_in_use = RTE_MAX(most_in_use, in_use(pool()));
+				return frames[at].to_mbuf(pool());
+			},
+			polls_of(frames.size(), 16));
+		const auto &c = r.counters[1];
+		INFO("most mbufs in use " << most_in_use);
+		CHECK(most_in_use < 16384 / 576 + 2 + 16);
+		CHECK(c.at("TcpExtTCPZeroWindowDrop") >= 1);
+		CHECK(r.stats[1].drops[LRX_DROP_TCP_INVALID_SEQUENCE] +
+			      c.at("TcpExtTCPZeroWindowDrop") + c.at("tcp_rcv_fast") == 300);
+		// stopped, the reader leaves the rest to the polling lcore
+		CHECK(c.at("tcp_app_read_bytes") > 0);
+		CHECK(c.at("tcp_app_read_bytes") < 16384);
+		CHECK(c.at("tcp_rcv_drop_bytes") == 300000 - c.at("tcp_app_read_bytes"));
+		check_bytes_balance(c);
+		LRX_REQUIRE_POOL_FULL(pool());
+	}
+}
+
+TEST_CASE("TCP receive: a reader lcore that EAL does not run, or the polling "
+	  "one, is refused naming the key", "[sockets][tcp_rcv][reader_lcore]")
+{
+	pool(); // EAL first
+	for (const char *bad : {"7", "0"}) {
+		INFO("tcp_reader_lcore " << bad);
+		lrx_pipeline_conf conf{};
+		StageConfs confs;
+		conf.engine = LRX_ENGINE_BURST;
+		conf.hybrid_k = 1;
+		conf.burst = 32;
+		conf.n_stages = 1;
+		conf.socket_id = (int)rte_socket_id();
+		conf.lcore_id = rte_lcore_id();
+		confs.set(conf.stages[0], lrx_stage_find("l3-demux"),
+			  l3_keys({{"tcp_reader_lcore", bad}}));
+		lrx_pipeline *p = nullptr;
+		char err[512] = "";
+		CHECK(lrx_pipeline_create(&conf, &p, err, sizeof(err)) < 0);
+		CHECK(std::string(err).find("tcp_reader_lcore") != std::string::npos);
+		CHECK(std::string(err).find(std::string("reader lcore ") + bad) != std::string::npos);
+	}
 }

@@ -14,7 +14,7 @@
 
 namespace lrx_test {
 
-void eal_init(const std::vector<std::string> &extra_args)
+void eal_init(const std::vector<std::string> &extra_args, unsigned n_lcores)
 {
 	static bool done = false;
 	if (done)
@@ -23,7 +23,7 @@ void eal_init(const std::vector<std::string> &extra_args)
 					 "--no-shconf", "-m", "512",
 					 "--log-level", "lib.*:warning",
 					 "--file-prefix", "lrxtest" + std::to_string(getpid())};
-	for (const std::string &a : lcores_args(1))
+	for (const std::string &a : lcores_args(n_lcores))
 		args.push_back(a);
 	args.insert(args.end(), extra_args.begin(), extra_args.end());
 	std::vector<char *> argv;

@@ -15,7 +15,9 @@ namespace lrx_test {
 // Initialises EAL once (--no-huge --no-pci --no-shconf -m 512, main lcore
 // only, log level warning). Extra vdevs may be passed on the first call
 // only. Aborts the test run with a message if EAL fails.
-void eal_init(const std::vector<std::string> &extra_args = {});
+// n_lcores: lcores 0..n-1 on the allowed CPUs (lcores_args); the first
+// call decides
+void eal_init(const std::vector<std::string> &extra_args = {}, unsigned n_lcores = 1);
 
 // A pktmbuf pool on the current socket (created once per name).
 rte_mempool *mbuf_pool(const char *name = "test_pool", unsigned n = 8191,
