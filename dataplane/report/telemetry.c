@@ -153,20 +153,29 @@ static void tel_stage(const struct lrx_report *r, const struct lrx_report_stage 
 		tel_u64(sd, "counter_", s->counters[c].name, s->counters[c].value);
 }
 
-int lrx_telemetry_stages(const struct lrx_report *r, struct rte_tel_data *d)
+/* a dict per stage into d, named "N_name", each filled by fill */
+static int tel_stage_dicts(const struct lrx_report *r, struct rte_tel_data *d,
+		      void (*fill)(const struct lrx_report *,
+				   const struct lrx_report_stage *,
+				   struct rte_tel_data *))
 {
-	rte_tel_data_start_dict(d);
 	for (unsigned i = 0; i < r->n_stages; i++) {
 		struct rte_tel_data *sd = rte_tel_data_alloc();
 		if (!sd)
 			return -ENOMEM;
-		tel_stage(r, &r->stages[i], sd);
+		fill(r, &r->stages[i], sd);
 		char label[96], name[96];
 		snprintf(label, sizeof(label), "%u_%s", i, r->stages[i].name);
 		tel_name(name, sizeof(name), label);
 		rte_tel_data_add_dict_container(d, name, sd, 0);
 	}
 	return 0;
+}
+
+int lrx_telemetry_stages(const struct lrx_report *r, struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	return tel_stage_dicts(r, d, tel_stage);
 }
 
 int lrx_telemetry_lcores(const struct lrx_report *r, struct rte_tel_data *d)
@@ -255,17 +264,7 @@ int lrx_telemetry_runtime(const struct lrx_report *period, const struct lrx_tota
 	tel_rate(d, "", "dropped_per_s", t->dropped, period->duration_s);
 	rte_tel_data_add_dict_u64(d, "rx_packets", totals->rx); /* a clear keeps these */
 	rte_tel_data_add_dict_u64(d, "dropped", totals->dropped);
-	for (unsigned i = 0; i < period->n_stages; i++) {
-		struct rte_tel_data *sd = rte_tel_data_alloc();
-		if (!sd)
-			return -ENOMEM;
-		tel_runtime_stage(period, &period->stages[i], sd);
-		char label[96], name[96];
-		snprintf(label, sizeof(label), "%u_%s", i, period->stages[i].name);
-		tel_name(name, sizeof(name), label);
-		rte_tel_data_add_dict_container(d, name, sd, 0);
-	}
-	return 0;
+	return tel_stage_dicts(period, d, tel_runtime_stage);
 }
 
 int lrx_telemetry_maps(const struct lrx_report *r, const char *stage, struct rte_tel_data *d)

@@ -351,6 +351,40 @@ static struct reg_tag load_tag(const struct loader *ld, const struct ebpf_insn *
 					  ? TAG_PKT_END : TAG_OTHER };
 }
 
+/* A conditional jump's two edges (fall through, taken). */
+static void flow_branch(const struct ebpf_insn *ins, uint32_t i,
+			const struct flow_state *s, struct flow_state *next,
+			uint32_t *next_at, unsigned *n_next)
+{
+	uint8_t op = BPF_OP(ins->code);
+
+	next[0] = *s;
+	next_at[0] = i + 1;
+	next[1] = *s;
+	next_at[1] = i + 1 + ins->off;
+	*n_next = 2;
+	/* `if rX == 0` / `if rX != 0` on a lookup result: NULL on the
+	 * equal edge, a valid value pointer on the other (the kernel's
+	 * mark_ptr_or_null_regs, for every copy with the same id) */
+	if (BPF_SRC(ins->code) == BPF_K && ins->imm == 0 &&
+	    (op == BPF_JEQ || op == EBPF_JNE) &&
+	    s->r[ins->dst_reg].kinds == TAG_MAYBE_NULL &&
+	    s->r[ins->dst_reg].null_id != TAG_NULL_CONFLICT) {
+		uint16_t id = s->r[ins->dst_reg].null_id;
+		unsigned eq = op == BPF_JEQ ? 1 : 0;
+
+		for (int r = 0; r < EBPF_REG_NUM; r++) {
+			if (s->r[r].kinds != TAG_MAYBE_NULL ||
+			    s->r[r].null_id != id)
+				continue;
+			next[eq].r[r] = (struct reg_tag){
+				.kinds = TAG_NULL };
+			next[1 - eq].r[r] = (struct reg_tag){
+				.kinds = TAG_VALUE, .map = s->r[r].map };
+		}
+	}
+}
+
 /* Successor states of instruction i (at most two edges). */
 static void flow_step(const struct loader *ld, uint32_t i,
 		      const struct flow_state *s, struct flow_state *next,
@@ -418,31 +452,7 @@ static void flow_step(const struct loader *ld, uint32_t i,
 			*n_next = 1;
 			return;
 		}
-		next[0] = out;
-		next_at[0] = i + 1;
-		next[1] = out;
-		next_at[1] = i + 1 + ins->off;
-		*n_next = 2;
-		/* `if rX == 0` / `if rX != 0` on a lookup result: NULL on the
-		 * equal edge, a valid value pointer on the other (the kernel's
-		 * mark_ptr_or_null_regs, for every copy with the same id) */
-		if (BPF_SRC(ins->code) == BPF_K && ins->imm == 0 &&
-		    (op == BPF_JEQ || op == EBPF_JNE) &&
-		    s->r[ins->dst_reg].kinds == TAG_MAYBE_NULL &&
-		    s->r[ins->dst_reg].null_id != TAG_NULL_CONFLICT) {
-			uint16_t id = s->r[ins->dst_reg].null_id;
-			unsigned eq = op == BPF_JEQ ? 1 : 0;
-
-			for (int r = 0; r < EBPF_REG_NUM; r++) {
-				if (s->r[r].kinds != TAG_MAYBE_NULL ||
-				    s->r[r].null_id != id)
-					continue;
-				next[eq].r[r] = (struct reg_tag){
-					.kinds = TAG_NULL };
-				next[1 - eq].r[r] = (struct reg_tag){
-					.kinds = TAG_VALUE, .map = s->r[r].map };
-			}
-		}
+		flow_branch(ins, i, s, next, next_at, n_next);
 		return;
 	}
 	default: /* ST, STX: no register changes */

@@ -31,6 +31,7 @@
 
 #include "listrx_build.h"
 #include "l3_modules.h"
+#include "ipv6_rcv.h"
 #include "prefetch.h"
 #include "static_entries.h"
 
@@ -152,61 +153,6 @@ static void l3_local_deliver_list(struct l3_ctx *c, struct rte_mbuf **pkts,
 			      fam, proto);
 		start = end;
 	}
-}
-
-/* ---- ip_rcv_core / ip6_rcv_core: the shared prologue and exit labels -----
- * The kernel ends both cores in one label chain, each label adding one
- * statistic and falling through to the next:
- *   csum_error:  IPSTATS_MIB_CSUMERRORS, reason IP_CSUM
- *   inhdr_error: IPSTATS_MIB_INHDRERRORS, reason IP_INHDR unless set
- *   drop:        kfree_skb_reason
- * Here each label is a small inline that counts and calls the next. */
-static inline lrx_next_t l3_ip_drop(enum lrx_drop_reason reason)
-{
-	return lrx_next_drop(reason);
-}
-
-static inline lrx_next_t l3_ip_inhdr_error(struct l3_ip_mib *mib,
-					   enum lrx_drop_reason reason)
-{
-	mib->in_hdr_errors++;
-	return l3_ip_drop(reason == LRX_DROP_NOT_SPECIFIED ? LRX_DROP_IP_INHDR
-							   : reason);
-}
-
-static inline lrx_next_t l3_ip_csum_error(struct l3_ip_mib *mib)
-{
-	mib->in_csum_errors++;
-	return l3_ip_inhdr_error(mib, LRX_DROP_IP_CSUM);
-}
-
-/* What ip_rcv_core and ip6_rcv_core do first, in the same order: drop
- * PACKET_OTHERHOST uncounted ("When the interface is in promisc. mode,
- * drop all the crap"), count InReceives, then the fixed header must be in
- * the packet and in the first segment. Returns CONTINUE with *hdr and
- * *skb_len set, or the drop. */
-static inline lrx_next_t l3_ip_rcv_prologue(struct l3_ctx *c,
-					    const struct rte_mbuf *m,
-					    const struct lrx_meta *meta,
-					    struct l3_ip_mib *mib,
-					    uint32_t hdr_size,
-					    const uint8_t **hdr,
-					    uint32_t *skb_len)
-{
-	if (unlikely(meta->pkt_type == LRX_PACKET_OTHERHOST)) {
-		c->rx_otherhost_dropped++;
-		if (m->port < RTE_MAX_ETHPORTS)
-			c->dev[m->port].rx_otherhost_dropped++;
-		return l3_ip_drop(LRX_DROP_OTHERHOST);
-	}
-	mib->in_receives++;
-
-	const uint32_t noff = meta->network_offset;
-	*skb_len = m->pkt_len - noff;
-	if (unlikely(*skb_len < hdr_size || m->data_len < noff + hdr_size))
-		return l3_ip_inhdr_error(mib, LRX_DROP_NOT_SPECIFIED);
-	*hdr = l3_frame(m) + noff;
-	return LRX_NEXT_CONTINUE_V;
 }
 
 /* ip_rcv_core for one IPv4 packet: the header's checks, the trim to its
@@ -356,116 +302,6 @@ static __rte_always_inline lrx_next_t l3_ipv4_rcv_core(struct l3_ctx *c, struct 
 			return next;
 	}
 	return l3_ipv4_rcv_finish(c, m, meta, hint);
-}
-
-/* ---- IPv6: ip6_rcv_core (+ hop-by-hop), the route (ipv6.c) --------------- */
-
-static __rte_always_inline lrx_next_t l3_ipv6_rcv_core(struct l3_ctx *c, struct rte_mbuf *m,
-					  struct lrx_meta *meta,
-					  struct l3_route_hint *hint)
-{
-	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V6];
-	(void)hint; /* ipv6_list_rcv has no route hint in the kernel either */
-	const uint8_t *raw;
-	uint32_t skb_len;
-	lrx_next_t next = l3_ip_rcv_prologue(c, m, meta, mib,
-					     sizeof(struct rte_ipv6_hdr),
-					     &raw, &skb_len);
-	if (unlikely(next != LRX_NEXT_CONTINUE_V))
-		return next;
-
-	const uint32_t noff = meta->network_offset;
-	const struct rte_ipv6_hdr *hdr = (const struct rte_ipv6_hdr *)raw;
-	if (unlikely((hdr->vtc_flow & rte_cpu_to_be_32(0xf0000000)) !=
-		     rte_cpu_to_be_32(0x60000000)))
-		return l3_ip_inhdr_error(mib, LRX_DROP_UNHANDLED_PROTO);
-	uint32_t plen = rte_be_to_cpu_16(hdr->payload_len);
-	/* a BIG TCP GRO packet over 64 KB: payload_len 0, the length in the
-	 * jumbo option ipv6_gro_complete inserts; listrx's GRO inserts none,
-	 * the skb's length says it (as ip6_rcv_core with that option) */
-	if (unlikely(plen == 0) && meta->gso_size && hdr->proto == IPPROTO_TCP &&
-	    skb_len > sizeof(struct rte_ipv6_hdr))
-		plen = skb_len - (uint32_t)sizeof(struct rte_ipv6_hdr);
-	enum lrx_drop_reason why;
-	if (l3_ipv6_addr_refused(l3_ipv6_of(c), hdr, meta->pkt_type, m->port, &why))
-		return l3_ip_inhdr_error(mib, why);
-	uint32_t toff = noff + sizeof(struct rte_ipv6_hdr);
-	uint8_t nexthdr = hdr->proto;
-	/* "pkt_len may be zero if Jumbo payload option is present": then
-	 * the packet is as long as the buffer, unless a jumbo option
-	 * says */
-	meta->len = skb_len;
-	if (likely(plen || nexthdr != 0)) {
-		if (plen + sizeof(struct rte_ipv6_hdr) > skb_len) {
-			mib->in_truncated_pkts++;
-			return l3_ip_drop(LRX_DROP_PKT_TOO_SMALL);
-		}
-		if (skb_len > plen + sizeof(struct rte_ipv6_hdr)) {
-			l3_trim_to(m, noff + plen + sizeof(struct rte_ipv6_hdr));
-			c->l3_trimmed++;
-		}
-		meta->len = plen + sizeof(struct rte_ipv6_hdr);
-	}
-	if (nexthdr == 0) { /* NEXTHDR_HOP: ipv6_parse_hopopts */
-		uint32_t hbh_len = 0, jumbo_len;
-		struct l3_ext_fail fail;
-		if (l3_ipv6_hopopts(l3_frame(m), noff,
-				    RTE_MIN(m->data_len, noff + meta->len), plen,
-				    meta->len, hdr->dst_addr[0] == 0xff, &hbh_len,
-				    &jumbo_len, &fail) != L3_EXT_UPPER) {
-			fail.mib = L3_EXT_MIB_HDR_ERRORS; /* ip6_rcv_core's */
-			return l3_ipv6_ext_failed(c, m, &fail);
-		}
-		if (jumbo_len) { /* ipv6_hop_jumbo's pskb_trim_rcsum */
-			meta->len = jumbo_len + sizeof(struct rte_ipv6_hdr);
-			if (skb_len > meta->len) {
-				l3_trim_to(m, noff + meta->len);
-				c->l3_trimmed++;
-			}
-		}
-		nexthdr = l3_frame(m)[toff];
-		toff += hbh_len;
-	}
-	meta->transport_offset = (uint16_t)toff;
-	meta->l4_proto = nexthdr;
-
-	/* NF_HOOK(NFPROTO_IPV6, NF_INET_PRE_ROUTING, ..., ip6_rcv_finish):
-	 * the list path runs it here too, packet by packet (what
-	 * nf_hook_slow_list does; nothing here depends on the order) */
-	if (l3_nf_hook_of(c)->rules6 != NULL) {
-		next = l3_ipv6_nf_hook(c, m, meta, LRX_NF_PRE_ROUTING);
-		if (next != LRX_NEXT_CONTINUE_V)
-			return next;
-	}
-	/* ip6_route_input: a non-forwarding host's ip6_forward error */
-	c->route_lookups++;
-	if (!l3_ipv6_is_local(l3_ipv6_of(c), hdr->dst_addr)) {
-		mib->in_addr_errors++;
-		return lrx_next_drop(LRX_DROP_IP_INADDRERRORS);
-	}
-	if (hdr->dst_addr[0] == 0xff) {
-		/* ip6_mc_input: InMcastPkts/Octets, then a group this port
-		 * has not joined (ipv6_chk_mcast_addr) is freed uncounted */
-		mib->in_mcast_pkts++;
-		mib->in_mcast_octets += meta->len;
-		if (!l3_mcast_joined6(&c->mc, hdr->dst_addr, m->port))
-			return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
-	}
-	/* ip6_input: NF_HOOK(NF_INET_LOCAL_IN, ..., ip6_input_finish), before
-	 * the extension headers and reassembly (ip6_protocol_deliver_rcu) */
-	if (l3_nf_hook_of(c)->rules6 != NULL) {
-		next = l3_ipv6_nf_hook(c, m, meta, LRX_NF_LOCAL_IN);
-		if (next != LRX_NEXT_CONTINUE_V)
-			return next;
-	}
-	if (unlikely(l3_ipv6_is_exthdr(nexthdr))) {
-		next = l3_ipv6_ext(c, m, meta, hdr, &toff, &nexthdr);
-		if (next != LRX_NEXT_CONTINUE_V)
-			return next;
-	}
-	if (unlikely(nexthdr == 44)) /* NEXTHDR_FRAGMENT: ipv6_frag_rcv */
-		return l3_ipv6_frag(c, m, meta, toff);
-	return LRX_NEXT_CONTINUE_V;
 }
 
 /* ip_list_rcv / ipv6_list_rcv over pkts[idx[0..n-1]], or over pkts[0..n-1]

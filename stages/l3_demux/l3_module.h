@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_byteorder.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -311,6 +312,61 @@ l3_l4_list_loop(struct l3_ctx *c, struct rte_mbuf **pkts,
 				   const uint16_t *idx, uint16_t n,           \
 				   lrx_next_t *nexts);                        \
 	extern const struct l3_handler l3_##proto##_handler;
+
+/* ---- ip_rcv_core / ip6_rcv_core: the shared prologue and exit labels -----
+ * The kernel ends both cores in one label chain, each label adding one
+ * statistic and falling through to the next:
+ *   csum_error:  IPSTATS_MIB_CSUMERRORS, reason IP_CSUM
+ *   inhdr_error: IPSTATS_MIB_INHDRERRORS, reason IP_INHDR unless set
+ *   drop:        kfree_skb_reason
+ * Here each label is a small inline that counts and calls the next. */
+static inline lrx_next_t l3_ip_drop(enum lrx_drop_reason reason)
+{
+	return lrx_next_drop(reason);
+}
+
+static inline lrx_next_t l3_ip_inhdr_error(struct l3_ip_mib *mib,
+					   enum lrx_drop_reason reason)
+{
+	mib->in_hdr_errors++;
+	return l3_ip_drop(reason == LRX_DROP_NOT_SPECIFIED ? LRX_DROP_IP_INHDR
+							   : reason);
+}
+
+static inline lrx_next_t l3_ip_csum_error(struct l3_ip_mib *mib)
+{
+	mib->in_csum_errors++;
+	return l3_ip_inhdr_error(mib, LRX_DROP_IP_CSUM);
+}
+
+/* What ip_rcv_core and ip6_rcv_core do first, in the same order: drop
+ * PACKET_OTHERHOST uncounted ("When the interface is in promisc. mode,
+ * drop all the crap"), count InReceives, then the fixed header must be in
+ * the packet and in the first segment. Returns CONTINUE with *hdr and
+ * *skb_len set, or the drop. */
+static inline lrx_next_t l3_ip_rcv_prologue(struct l3_ctx *c,
+					    const struct rte_mbuf *m,
+					    const struct lrx_meta *meta,
+					    struct l3_ip_mib *mib,
+					    uint32_t hdr_size,
+					    const uint8_t **hdr,
+					    uint32_t *skb_len)
+{
+	if (unlikely(meta->pkt_type == LRX_PACKET_OTHERHOST)) {
+		c->rx_otherhost_dropped++;
+		if (m->port < RTE_MAX_ETHPORTS)
+			c->dev[m->port].rx_otherhost_dropped++;
+		return l3_ip_drop(LRX_DROP_OTHERHOST);
+	}
+	mib->in_receives++;
+
+	const uint32_t noff = meta->network_offset;
+	*skb_len = m->pkt_len - noff;
+	if (unlikely(*skb_len < hdr_size || m->data_len < noff + hdr_size))
+		return l3_ip_inhdr_error(mib, LRX_DROP_NOT_SPECIFIED);
+	*hdr = l3_frame(m) + noff;
+	return LRX_NEXT_CONTINUE_V;
+}
 
 /* A key and a counter of a module's tables (the stage lists them). */
 #define L3_KEY(kind, field, ...) LRX_KEY_##kind(struct l3_demux_conf, field, __VA_ARGS__)

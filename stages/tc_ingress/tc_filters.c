@@ -461,8 +461,9 @@ static int tc_kind(struct lrx_rule_reader *ps, char **w, int n, int at,
 
 static const char *const tc_kinds[] = { "bpf", "flower", "u32", "matchall" };
 
-static int tc_line(struct lrx_rule_reader *ps, char **w, int n,
-		   struct lrx_tc_filter *f, const char *dir)
+/* "[tc] qdisc|filter add|replace": the words before the options. Returns
+ * the index of the first option, or the error. */
+static int tc_line_head(struct lrx_rule_reader *ps, char **w, int n, bool *qdisc)
 {
 	int at = 0;
 
@@ -471,15 +472,58 @@ static int tc_line(struct lrx_rule_reader *ps, char **w, int n,
 	if (at + 2 > n || (strcmp(w[at], "qdisc") != 0 && strcmp(w[at], "filter") != 0))
 		return tc_error(ps, w[at < n ? at : 0], "a line is 'qdisc add dev "
 				"DEV clsact' or 'filter add dev DEV ingress ...'");
-	bool qdisc = strcmp(w[at], "qdisc") == 0;
+	*qdisc = strcmp(w[at], "qdisc") == 0;
 	if (strcmp(w[at + 1], "add") != 0 && strcmp(w[at + 1], "replace") != 0)
 		return tc_error(ps, w[at + 1], "only add (and replace) build a "
 				"filter list; this reads a list, it has nothing to "
 				"delete or show");
-	at += 2;
+	return at + 2;
+}
+
+/* qdisc add dev DEV clsact|ingress [handle ffff:]: the device checked,
+ * nothing to add (returns 1) */
+static int tc_qdisc_line(struct lrx_rule_reader *ps, char **w, int n, int at,
+			 struct lrx_tc_filter *f)
+{
+	bool has_dev = false;
+
+	while (at < n) {
+		const char *k = w[at++];
+		const char *v = at < n ? w[at] : NULL;
+
+		if (strcmp(k, "dev") == 0) {
+			int rc = tc_dev(ps, v, &f->dev);
+			if (rc < 0)
+				return rc;
+			has_dev = true;
+			at++;
+		} else if (strcmp(k, "clsact") == 0 || strcmp(k, "ingress") == 0) {
+			continue;
+		} else if (strcmp(k, "handle") == 0 && v && strcmp(v, "ffff:") == 0) {
+			at++;
+		} else {
+			return tc_error(ps, k, "the qdiscs of the ingress hook are "
+					"clsact and ingress");
+		}
+	}
+	if (!has_dev)
+		return tc_error(ps, NULL, "a qdisc line needs dev DEV");
+	return 1; /* nothing to add */
+}
+
+static int tc_line(struct lrx_rule_reader *ps, char **w, int n,
+		   struct lrx_tc_filter *f, const char *dir)
+{
+	bool qdisc = false;
+	int at = tc_line_head(ps, w, n, &qdisc);
+
+	if (at < 0)
+		return at;
 	memset(f, 0, sizeof(*f));
 	f->line = (uint16_t)ps->line;
 	f->protocol = htons(ETH_P_ALL_V); /* tc's default protocol */
+	if (qdisc)
+		return tc_qdisc_line(ps, w, n, at, f);
 	bool has_dev = false, has_ingress = false, has_pref = false;
 	const char *handle = NULL;
 	while (at < n) {
@@ -494,15 +538,6 @@ static int tc_line(struct lrx_rule_reader *ps, char **w, int n,
 				return rc;
 			has_dev = true;
 			at++;
-		} else if (qdisc) {
-			if (strcmp(k, "clsact") == 0 || strcmp(k, "ingress") == 0)
-				continue;
-			if (strcmp(k, "handle") == 0 && v && strcmp(v, "ffff:") == 0) {
-				at++;
-				continue;
-			}
-			return tc_error(ps, k, "the qdiscs of the ingress hook are "
-					"clsact and ingress");
 		} else if (strcmp(k, "ingress") == 0) {
 			has_ingress = true;
 		} else if (strcmp(k, "parent") == 0) {
@@ -549,11 +584,6 @@ static int tc_line(struct lrx_rule_reader *ps, char **w, int n,
 					"(bpf, flower, u32, matchall; others are not "
 					"modelled)");
 		}
-	}
-	if (qdisc) {
-		if (!has_dev)
-			return tc_error(ps, NULL, "a qdisc line needs dev DEV");
-		return 1; /* nothing to add */
 	}
 	return tc_error(ps, NULL, "a filter line needs its kind (bpf, flower, "
 			"u32 or matchall)");
