@@ -103,6 +103,16 @@ def pyplot(test):
     return plt
 
 
+def keep_figures(figs, real_close):
+    """A pyplot.close that keeps the figures it is given in figs and passes
+    any other argument ("all" from switch_backend) to the real close."""
+    def close(fig=None):
+        if fig is None or isinstance(fig, (str, int)):
+            return real_close(fig) if fig is not None else real_close()
+        figs.append(fig)
+    return close
+
+
 class PlotsAndNumbers(unittest.TestCase):
     """The plots' y range, legend and grid, and the tables' number format."""
 
@@ -131,7 +141,9 @@ class PlotsAndNumbers(unittest.TestCase):
         tree = group_rows(rows)
         figs = []
         real_close = plt.close
-        plt.close = figs.append  # keep the figure to look at it
+        # keep the figure to look at it; pyplot's first figure closes "all"
+        # as it sets up its backend (switch_backend), which still goes through
+        plt.close = keep_figures(figs, real_close)
         try:
             with tempfile.TemporaryDirectory() as d:
                 path = os.path.join(d, "p.png")
@@ -169,7 +181,7 @@ class PlotsAndNumbers(unittest.TestCase):
                 if not (engine == "burst" and burst == 32)]
         figs = []
         real_close = plt.close
-        plt.close = figs.append
+        plt.close = keep_figures(figs, real_close)
         try:
             with tempfile.TemporaryDirectory() as d:
                 fps = next(iter(group_rows(rows).values()))

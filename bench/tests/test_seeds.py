@@ -313,7 +313,7 @@ class RealRun(unittest.TestCase):
         except BenchError as e:
             self.skipTest("no listrx binary: %s" % e)
         with tempfile.TemporaryDirectory() as out:
-            rc, _ = Arguments.run_cli(self, "seeds", "--out", out, "--only", "000,002",
+            rc, _ = Arguments.run_cli(self, "seeds", "--out", out, "--only", "000,002", "--tx-flows", "1",
                                       "--reps", "2", "--duration", "0.05",
                                       "--kernel", "off", "-q")
             with open(os.path.join(out, "seeds.json")) as f:
