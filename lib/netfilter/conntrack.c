@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <rte_hash_crc.h>
@@ -170,9 +171,24 @@ static inline bool lrx_ct_tuple_eq(const struct lrx_ct_tuple *a,
 	return x == 0;
 }
 
+/* an IPv4 tuple hashes its 4-byte addresses and the rest (the other 24
+ * bytes are 0): 3 CRC steps, not the 5 of the whole 40 bytes */
 static inline uint32_t lrx_ct_hash(const struct lrx_ct *ct, const struct lrx_ct_tuple *t)
 {
-	return rte_hash_crc(t, sizeof(*t), 0x9e3779b9) & ct->bucket_mask;
+	uint32_t h;
+	if (likely(t->l3 == 4)) {
+		uint32_t s, d;
+		uint64_t rest;
+		memcpy(&s, t->src, 4);
+		memcpy(&d, t->dst, 4);
+		memcpy(&rest, (const uint8_t *)t + offsetof(struct lrx_ct_tuple, sport), 8);
+		h = rte_hash_crc_4byte(s, 0x9e3779b9);
+		h = rte_hash_crc_4byte(d, h);
+		h = rte_hash_crc_8byte(rest, h);
+	} else {
+		h = rte_hash_crc(t, sizeof(*t), 0x9e3779b9);
+	}
+	return h & ct->bucket_mask;
 }
 
 /* ---- the table ---------------------------------------------------------------- */
@@ -544,8 +560,8 @@ error:
 
 /* resolve_normal_ct and the tracker (nf_conntrack_handle_packet) for the
  * packet's tuple t */
-static unsigned lrx_ct_resolve(struct lrx_ct *ct, struct lrx_nf_pkt *p,
-			       const struct lrx_ct_tuple *t, uint64_t now)
+static __rte_always_inline unsigned lrx_ct_resolve(struct lrx_ct *ct, struct lrx_nf_pkt *p,
+						   const struct lrx_ct_tuple *t, uint64_t now)
 {
 	for (;;) {
 		unsigned dir = 0;

@@ -23,7 +23,7 @@
 /* struct nf_conntrack_tuple: addresses network order (IPv4's in the
  * first 4 bytes, the rest 0), ports (or the ICMP/ICMPv6 id, and
  * type << 8 | code in dport) host order, l3 the family (4 or 6: the
- * kernel's src.l3num). 40 bytes, compared and hashed whole. */
+ * kernel's src.l3num). 40 bytes, compared whole. */
 struct lrx_ct_tuple {
 	uint8_t src[16], dst[16];
 	uint16_t sport, dport;
