@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * IPv4 connection tracking as net/netfilter/nf_conntrack_core.c runs it on
+ * IPv4 and IPv6 connection tracking as net/netfilter/nf_conntrack_core.c runs it on
  * a host's receive path (docs/netfilter.md): nf_conntrack_in at
  * PREROUTING (priority -200, after raw) finds the packet's entry by its
  * tuple or makes an unconfirmed one, the protocol's tracker
  * (nf_conntrack_proto_tcp.c, _udp.c, _icmp.c, _generic.c) judges the
  * packet, and nf_confirm at LOCAL_IN's end inserts a new entry. What the
  * host sends (listrx's replies) goes through lrx_ct_local_out, as
- * ipv4_conntrack_local and the POSTROUTING confirm.
+ * ipv4_conntrack_local / ipv6_conntrack_local and the POSTROUTING confirm.
+ * One table holds both families, as the kernel's does (the tuple's l3).
  *
  * One table per user (per l3-demux instance, so per polling lcore); the
  * kernel's is one per network namespace, shared by every CPU.
@@ -19,13 +20,16 @@
 
 #include "netfilter.h"
 
-/* struct nf_conntrack_tuple for IPv4: addresses network order, ports
- * (or ICMP id, and type << 8 | code in dport) host order */
+/* struct nf_conntrack_tuple: addresses network order (IPv4's in the
+ * first 4 bytes, the rest 0), ports (or the ICMP/ICMPv6 id, and
+ * type << 8 | code in dport) host order, l3 the family (4 or 6: the
+ * kernel's src.l3num). 40 bytes, compared whole. */
 struct lrx_ct_tuple {
-	uint32_t src, dst;
+	uint8_t src[16], dst[16];
 	uint16_t sport, dport;
 	uint8_t proto;
-	uint8_t pad[3];
+	uint8_t l3;
+	uint8_t pad[2];
 };
 
 /* enum tcp_conntrack, then sIV (MAX) and sIG */
@@ -121,7 +125,9 @@ int lrx_ct_init(struct lrx_ct *ct, uint32_t max, int socket);
 void lrx_ct_fini(struct lrx_ct *ct);
 
 /* nf_conntrack_in on a received IPv4 packet (whole: nf_defrag_ipv4 ran
- * before). p->ctstate is set (an UNTRACKED one is left alone); returns
+ * before) or IPv6 packet (iph[0] >> 4 tells; its transport header found
+ * as ipv6_get_l4proto finds it, p->thoff not read; fragments are not
+ * gathered first: docs/netfilter.md). p->ctstate is set (an UNTRACKED one is left alone); returns
  * LRX_NF_ACCEPT, or LRX_NF_DROP when the table is full and nothing can be
  * evicted. A new entry stays pending until lrx_ct_confirm (or the next
  * packet, which frees it: the packet was dropped). now: ms. */
@@ -132,9 +138,9 @@ unsigned lrx_ct_in(struct lrx_ct *ct, struct lrx_nf_pkt *p, uint64_t now);
 void lrx_ct_release(struct lrx_ct *ct);
 /* nf_confirm: inserts the pending entry, if any. */
 void lrx_ct_confirm(struct lrx_ct *ct, uint64_t now);
-/* ipv4_conntrack_local then the POSTROUTING confirm, for a packet the host
- * sends: its entry updated (or one made and inserted). No checksum test,
- * as the kernel skips it on output. */
+/* ipv4_conntrack_local (ipv6_conntrack_local) then the POSTROUTING
+ * confirm, for a packet the host sends: its entry updated (or one made and
+ * inserted). No checksum test, as the kernel skips it on output. */
 void lrx_ct_local_out(struct lrx_ct *ct, struct lrx_nf_pkt *p, uint64_t now);
 /* gc_worker: up to n buckets swept of expired entries. */
 void lrx_ct_gc(struct lrx_ct *ct, uint64_t now, unsigned n);

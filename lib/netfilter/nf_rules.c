@@ -259,10 +259,6 @@ static int nf_rule_close(struct nf_rule_ctx *c)
 				c->has_state ? "--state" : "--ctstate");
 	if (c->has_ct_target && !r->notrack)
 		return nf_error(ps, "CT", "-j CT is modelled with --notrack only");
-	if ((has_ct || c->has_ct_target) && ps->family == AF_INET6)
-		return nf_error(ps, has_ct ? (c->has_state ? "state" : "conntrack")
-				: "CT", "connection tracking is modelled for IPv4 "
-				"only (nf_conntrack_ipv6 is not)");
 	r->matches = (uint8_t)((has_udp ? LRX_NF_M_UDP : 0) |
 			       (has_tcp ? LRX_NF_M_TCP : 0) |
 			       (has_mp ? LRX_NF_M_MULTIPORT : 0) |

@@ -275,7 +275,7 @@ static __rte_noinline lrx_next_t l3_ipv4_nf_prerouting(struct l3_ctx *c, struct 
 {
 	const struct rte_ipv4_hdr *iph =
 		(const struct rte_ipv4_hdr *)(l3_frame(m) + meta->network_offset);
-	if (l3_nf_hook_of(c)->ct != NULL &&
+	if (l3_nf_hook_of(c)->ct4 != NULL &&
 	    (iph->fragment_offset &
 	     rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK))) {
 		const lrx_next_t next = l3_reasm_ipv4(l3_reasm_of(c), m, meta);

@@ -18,16 +18,18 @@
  * nf_conntrack_in (-200), then the rest; at LOCAL_IN the tables, then
  * nf_confirm (INT_MAX). The packet's state goes from one to the other in
  * nf->ctstate (the kernel's skb->_nfct): l3-demux runs each packet
- * through both before the next when conntrack is on. */
+ * through both before the next when conntrack is on. rules and ctr: the
+ * packet's family's. */
 static unsigned l3_nf_hook_ct(struct l3_ctx *c, struct l3_nf_hook *nf,
+			      const struct lrx_nf *rules, struct lrx_nf_counter *ctr,
 			      struct lrx_nf_pkt *p, unsigned hook)
 {
-	const struct lrx_nf *rules = nf->rules;
 	const unsigned n = rules->n_hook_tables[hook];
+	const bool v6 = rules->family == AF_INET6;
 	const uint64_t now = l3_reply_now(&c->reply);
 	if (hook == LRX_NF_LOCAL_IN) {
 		p->ctstate = nf->ctstate;
-		if (lrx_nf_hook_slow(rules, nf->ctr, hook, p) == LRX_NF_DROP)
+		if (lrx_nf_hook_slow(rules, ctr, hook, p) == LRX_NF_DROP)
 			return LRX_NF_DROP;
 		lrx_ct_confirm(nf->ct, now);
 		return LRX_NF_ACCEPT;
@@ -36,13 +38,12 @@ static unsigned l3_nf_hook_ct(struct l3_ctx *c, struct l3_nf_hook *nf,
 	lrx_ct_release(nf->ct); /* the last packet's, if it was dropped */
 	p->ctstate = 0;
 	nf->ctstate = 0;
-	if (lrx_nf_hook_tables(rules, nf->ctr, hook, p, 0, raw, false) ==
-	    LRX_NF_DROP)
+	if (lrx_nf_hook_tables(rules, ctr, hook, p, 0, raw, v6) == LRX_NF_DROP)
 		return LRX_NF_DROP;
 	if (lrx_ct_in(nf->ct, p, now) == LRX_NF_DROP)
 		return LRX_NF_DROP;
 	nf->ctstate = p->ctstate;
-	return lrx_nf_hook_tables(rules, nf->ctr, hook, p, raw, n, false);
+	return lrx_nf_hook_tables(rules, ctr, hook, p, raw, n, v6);
 }
 
 void l3_nf_ct_local_out(struct lrx_ct *ct, const struct rte_mbuf *m, uint32_t noff,
@@ -52,7 +53,8 @@ void l3_nf_ct_local_out(struct lrx_ct *ct, const struct rte_mbuf *m, uint32_t no
 	struct lrx_nf_pkt p = {
 		.iph = iph,
 		.len = m->pkt_len - noff,
-		.thoff = (uint32_t)(iph[0] & 0xf) * 4,
+		/* IPv6: conntrack finds the transport header itself */
+		.thoff = (iph[0] >> 4) == 4 ? (uint32_t)(iph[0] & 0xf) * 4 : 0,
 		.seg_len = m->data_len - noff,
 	};
 	lrx_ct_local_out(ct, &p, now);
@@ -82,10 +84,10 @@ __rte_noinline lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c, const struct rte_mbu
 		.in_vid = meta->vlan_vid,
 	};
 	unsigned verdict;
-	if (nf->ct == NULL)
+	if (nf->ct4 == NULL)
 		verdict = lrx_nf_hook_slow(nf->rules, nf->ctr, hook, &p);
 	else
-		verdict = l3_nf_hook_ct(c, nf, &p, hook);
+		verdict = l3_nf_hook_ct(c, nf, nf->rules, nf->ctr, &p, hook);
 	if (verdict == LRX_NF_ACCEPT)
 		return LRX_NEXT_CONTINUE_V;
 	nf->drops[hook]++;
@@ -97,7 +99,8 @@ __rte_noinline lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c, const struct rte_mbu
  * extension headers: found once per packet here, as every rule would find
  * the same. skb->len is the IPv6 packet, header included, after
  * ip6_rcv_core's trim. The LOCAL_IN hook sees each fragment: IPv6
- * reassembles after it, in ip6_protocol_deliver_rcu. */
+ * reassembles after it, in ip6_protocol_deliver_rcu (with conntrack too:
+ * nf_defrag_ipv6 is not modelled, docs/netfilter.md). */
 __rte_noinline lrx_next_t l3_ipv6_nf_hook(struct l3_ctx *c, const struct rte_mbuf *m,
 					  const struct lrx_meta *meta, unsigned hook)
 {
@@ -112,7 +115,12 @@ __rte_noinline lrx_next_t l3_ipv6_nf_hook(struct l3_ctx *c, const struct rte_mbu
 	};
 	p.nexthdr = (int16_t)lrx_nf6_find_hdr(p.iph, p.len, p.seg_len, &p.thoff,
 					      &p.fragoff);
-	if (lrx_nf_hook_slow(nf->rules6, nf->ctr6, hook, &p) == LRX_NF_ACCEPT)
+	unsigned verdict;
+	if (nf->ct6 == NULL)
+		verdict = lrx_nf_hook_slow(nf->rules6, nf->ctr6, hook, &p);
+	else
+		verdict = l3_nf_hook_ct(c, nf, nf->rules6, nf->ctr6, &p, hook);
+	if (verdict == LRX_NF_ACCEPT)
 		return LRX_NEXT_CONTINUE_V;
 	nf->drops6[hook]++;
 	return lrx_next_drop(LRX_DROP_NETFILTER_DROP);
@@ -152,13 +160,22 @@ static int l3_nf_hook_load(const char *file, int family, const char *key,
 	return rc;
 }
 
-/* conntrack's table when the IPv4 rules need it or the key asks for it */
+/* whether a family's rules need conntrack's hooks (nf_ct_netns_get of
+ * xt_conntrack, xt_state, xt_CT) or the key asks for them */
+static bool l3_nf_ct_wanted(const struct lrx_nf *rules, const struct l3_demux_conf *conf)
+{
+	return rules != NULL && (rules->uses_conntrack || conf->nf_hook.conntrack == 1);
+}
+
+/* conntrack's table when either family's rules need it or the key asks
+ * for it; one table for both, as the kernel's */
 static int l3_nf_ct_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 			 const struct lrx_stage_init *init)
 {
 	struct l3_nf_hook *nf = &d->nf_hook;
-	if (nf->rules == NULL ||
-	    (!nf->rules->uses_conntrack && conf->nf_hook.conntrack != 1))
+	const bool v4 = l3_nf_ct_wanted(nf->rules, conf);
+	const bool v6 = l3_nf_ct_wanted(nf->rules6, conf);
+	if (!v4 && !v6)
 		return 0;
 	int rc = lrx_ct_init(&nf->ct_table, conf->nf_hook.conntrack_max,
 			     init->socket_id);
@@ -171,7 +188,10 @@ static int l3_nf_ct_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 	nf->ct_table.tcp_be_liberal = conf->nf_hook.tcp_be_liberal != 0;
 	nf->ct_table.tcp_loose = conf->nf_hook.tcp_loose != 0;
 	nf->ct = &nf->ct_table;
-	d->core.reply.ct = nf->ct;
+	nf->ct4 = v4 ? nf->ct : NULL;
+	nf->ct6 = v6 ? nf->ct : NULL;
+	d->core.reply.ct = nf->ct4;
+	d->core.reply.ct6 = nf->ct6;
 	return 0;
 }
 
@@ -183,8 +203,8 @@ static void l3_nf_hook_fini(struct l3_demux *d)
 	rte_free(d->nf_hook.ctr6);
 	if (d->nf_hook.ct != NULL)
 		lrx_ct_fini(d->nf_hook.ct);
-	d->nf_hook.ct = NULL;
-	d->core.reply.ct = NULL;
+	d->nf_hook.ct = d->nf_hook.ct4 = d->nf_hook.ct6 = NULL;
+	d->core.reply.ct = d->core.reply.ct6 = NULL;
 	d->nf_hook.rules = d->nf_hook.rules6 = NULL;
 	d->nf_hook.ctr = d->nf_hook.ctr6 = NULL;
 }
@@ -198,7 +218,8 @@ static int l3_nf_hook_init(struct l3_demux *d, const struct l3_demux_conf *conf,
 				 &nf->ctr);
 	if (rc == 0)
 		rc = l3_nf_hook_load(conf->nf_hook.file6, AF_INET6, "netfilter6",
-				     false, init, &nf->rules6, &nf->ctr6);
+				     conf->nf_hook.conntrack == 1, init, &nf->rules6,
+				     &nf->ctr6);
 	if (rc == 0)
 		rc = l3_nf_ct_init(d, conf, init);
 	if (rc < 0)
@@ -264,9 +285,10 @@ static const struct lrx_value_key l3_nf_hook_keys[] = {
 	       "(ip6_input, before reassembly); empty: no hooks"),
 	L3_KEY(CHOICE, nf_hook.conntrack, "conntrack", "auto", l3_nf_conntracks,
 	       "connection tracking (nf_conntrack_in at PREROUTING -200, nf_confirm "
-	       "at INPUT's end, nf_defrag_ipv4 before PREROUTING; docs/netfilter.md): "
-	       "auto (on when the netfilter rules use -m conntrack, -m state or "
-	       "-j CT) | on"),
+	       "at INPUT's end, nf_defrag_ipv4 before IPv4's PREROUTING; "
+	       "docs/netfilter.md): auto (on for a family whose netfilter or "
+	       "netfilter6 rules use -m conntrack, -m state or -j CT) | on (both "
+	       "families)"),
 	L3_KEY(UINT, nf_hook.conntrack_max, "nf_conntrack_max", "65536", 1, 1 << 26,
 	       "conntrack's table size per polling lcore (net.netfilter."
 	       "nf_conntrack_max); a new flow in a full table evicts unassured "

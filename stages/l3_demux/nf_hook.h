@@ -24,8 +24,10 @@ struct l3_nf_hook {
 	struct lrx_nf_counter *ctr6;
 	uint64_t drops6[LRX_NF_HOOKS];
 	/* connection tracking (conntrack.h), this lcore's table: ct is
-	 * &ct_table when on, else NULL */
-	struct lrx_ct *ct;
+	 * &ct_table when on, else NULL; ct4 and ct6 the same when that
+	 * family's hooks track (ipv4_conntrack_ops / ipv6_conntrack_ops
+	 * registered: nf_ct_netns_get for the family), else NULL */
+	struct lrx_ct *ct, *ct4, *ct6;
 	uint8_t ctstate;               /* the packet's, PREROUTING to LOCAL_IN */
 	struct lrx_ct ct_table;
 };
@@ -46,8 +48,9 @@ lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c, const struct rte_mbuf *m,
 /* One hook on one IPv6 packet (ip6tables): CONTINUE, or the drop. */
 lrx_next_t l3_ipv6_nf_hook(struct l3_ctx *c, const struct rte_mbuf *m,
 			   const struct lrx_meta *meta, unsigned hook);
-/* A frame the host sends (a reply; IPv4 at noff) through conntrack as
- * ipv4_conntrack_local and the POSTROUTING confirm. */
+/* A frame the host sends (a reply; IPv4 or IPv6 at noff) through
+ * conntrack as ipv4_conntrack_local (ipv6_conntrack_local) and the
+ * POSTROUTING confirm. */
 void l3_nf_ct_local_out(struct lrx_ct *ct, const struct rte_mbuf *m, uint32_t noff,
 			uint64_t now);
 

@@ -181,23 +181,25 @@ uint16_t l3_reply_csum(const struct rte_mbuf *m, uint32_t l4_off,
 	return csum;
 }
 
-/* ip_local_out's NF_INET_LOCAL_OUT: conntrack sees what the host sends
- * (the OUTPUT chains are not run) */
-static __rte_noinline void l3_reply_conntrack(struct l3_reply *r, struct rte_mbuf *m)
+/* ip_local_out's (ip6_local_out's) NF_INET_LOCAL_OUT: conntrack sees what
+ * the host sends (the OUTPUT chains are not run) */
+static __rte_noinline void l3_reply_conntrack(struct l3_reply *r, struct rte_mbuf *m,
+						struct lrx_ct *ct)
 {
 	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t noff = 12;
 	while ((f[noff] == 0x81 && f[noff + 1] == 0x00) ||
 	       (f[noff] == 0x88 && f[noff + 1] == 0xa8))
 		noff += 4;
-	l3_nf_ct_local_out(r->ct, m, noff + 2, l3_reply_now(r));
+	l3_nf_ct_local_out(ct, m, noff + 2, l3_reply_now(r));
 }
 
 lrx_next_t l3_reply_out(struct l3_reply *r, struct rte_mbuf *m, int fam)
 {
 	r->ip_out_requests[fam]++;
-	if (unlikely(r->ct != NULL) && fam == L3_FAMILY_V4)
-		l3_reply_conntrack(r, m);
+	struct lrx_ct *ct = fam == L3_FAMILY_V4 ? r->ct : r->ct6;
+	if (unlikely(ct != NULL))
+		l3_reply_conntrack(r, m, ct);
 	return lrx_next_tx(m->port);
 }
 

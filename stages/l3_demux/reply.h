@@ -84,7 +84,9 @@ struct l3_reply {
 	uint64_t tsc_per_ms;
 	uint64_t tsc_start;
 
-	struct lrx_ct *ct;          /* conntrack's table (LOCAL_OUT), or NULL */
+	struct lrx_ct *ct;          /* conntrack's table (LOCAL_OUT) when IPv4 is
+				     * tracked, or NULL */
+	struct lrx_ct *ct6;         /* the same table when IPv6 is tracked */
 
 	/* state */
 	uint64_t polls;             /* clock=polls: the time in ms */

@@ -93,6 +93,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pk.nexthdr = (int16_t)lrx_nf6_find_hdr(pk.iph, pk.len, pk.seg_len,
 							       &pk.thoff, &pk.fragoff);
 			must(pk.nexthdr < 256);
+			// the state conntrack would give it (the state matches)
+			static const uint8_t states[] = {
+				0, LRX_NF_CT_INVALID, LRX_NF_CT_ESTABLISHED,
+				LRX_NF_CT_RELATED, LRX_NF_CT_NEW, LRX_NF_CT_UNTRACKED};
+			pk.ctstate = states[(seed + port) % sizeof(states)];
 			for (unsigned h = 0; h < LRX_NF_HOOKS; h++) {
 				unsigned v = lrx_nf_hook_slow(nf, ctr.data(), h, &pk);
 				must(v == LRX_NF_ACCEPT || v == LRX_NF_DROP);

@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,17 @@ using namespace lrx_test::frames;
 namespace {
 
 constexpr uint32_t peer = ip4(10, 0, 0, 1), host = ip4(10, 0, 0, 2);
+
+// an IPv4 tuple's addresses (host order in, network order in the tuple)
+lrx_ct_tuple tuple4(uint32_t src, uint32_t dst)
+{
+	lrx_ct_tuple t{};
+	const uint32_t s = htonl(src), d = htonl(dst);
+	std::memcpy(t.src, &s, 4);
+	std::memcpy(t.dst, &d, 4);
+	t.l3 = 4;
+	return t;
+}
 
 struct Table {
 	lrx_ct ct{};
@@ -65,9 +77,7 @@ struct Table {
 	// the TCP state of the flow peer:sport -> host:dport, NONE if none
 	lrx_tcp_ct tcp_state(uint16_t sport, uint16_t dport)
 	{
-		lrx_ct_tuple t{};
-		t.src = htonl(peer);
-		t.dst = htonl(host);
+		lrx_ct_tuple t = tuple4(peer, host);
 		t.sport = sport;
 		t.dport = dport;
 		t.proto = IPPROTO_TCP;
@@ -531,9 +541,7 @@ TEST_CASE("conntrack: TCP timeouts: unacknowledged data, repeated ACKs, ESTABLIS
 	Table t;
 	handshake(t, false);
 	auto expires_in = [&] {
-		lrx_ct_tuple tu{};
-		tu.src = htonl(peer);
-		tu.dst = htonl(host);
+		lrx_ct_tuple tu = tuple4(peer, host);
 		tu.sport = 40000;
 		tu.dport = 22;
 		tu.proto = IPPROTO_TCP;

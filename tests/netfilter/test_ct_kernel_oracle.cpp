@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "ct_oracle.h"
 #include "engine_run.h"
 #include "frames.h"
 #include "netns_oracle.h"
@@ -65,35 +66,6 @@ const char *rules_text =
 	"-A INPUT -p udp -m udp --dport 53 -m conntrack --ctstate NEW -j ACCEPT\n"
 	"-A INPUT -p icmp -m state --state NEW -j ACCEPT\n"
 	"COMMIT\n";
-
-// /proc/net/stat/nf_conntrack: one row of hex per CPU under a header;
-// every column summed, but entries (the table's, on every row)
-std::map<std::string, uint64_t> ct_stat(const std::string &ns)
-{
-	std::istringstream in(sh_out("ip netns exec " + ns + " cat /proc/net/stat/nf_conntrack"));
-	std::string header, row;
-	std::vector<std::string> names;
-	std::map<std::string, uint64_t> out;
-	if (!std::getline(in, header))
-		return out;
-	std::istringstream h(header);
-	for (std::string n; h >> n;)
-		names.push_back(n);
-	bool first = true;
-	while (std::getline(in, row)) {
-		std::istringstream r(row);
-		for (size_t i = 0; i < names.size(); i++) {
-			std::string v;
-			if (!(r >> v))
-				break;
-			const uint64_t x = std::stoull(v, nullptr, 16);
-			if (names[i] != "entries" || first)
-				out[names[i]] += x;
-		}
-		first = false;
-	}
-	return out;
-}
 
 struct Listener {
 	int fd = -1;
@@ -158,63 +130,10 @@ Frame unreachable_about(const Frame &sent)
 	});
 }
 
-// What the kernel counted over a run: the rule counters, nstat and
-// conntrack's statistics (deltas), the table's entries
-struct KernelCounts {
-	NfCounts rules;
-	std::map<std::string, uint64_t> nstat, ct;
-	uint64_t entries = 0;
-	std::string table;
-};
-
-struct KernelWatch {
-	const Netns &net;
-	std::map<std::string, uint64_t> nstat_before, ct_before;
-	explicit KernelWatch(const Netns &n)
-		: net(n), nstat_before(nstat(n.ns)), ct_before(ct_stat(n.ns))
-	{
-	}
-	KernelCounts take() const
-	{
-		KernelCounts k;
-		auto after = nstat(net.ns);
-		// (nstat lists a counter once it is not 0)
-		for (auto &c : after)
-			k.nstat[c.first] = c.second - (nstat_before.count(c.first)
-							       ? nstat_before.at(c.first) : 0);
-		auto ct_after = ct_stat(net.ns);
-		for (auto &c : ct_after)
-			k.ct[c.first] = c.second - (ct_before.count(c.first)
-							    ? ct_before.at(c.first) : 0);
-		// the table's entries (conntrack -L): the stat's entries column
-		// also counts deleted entries that packets in flight still hold
-		// (an RST queued for ARP keeps its flow's entry)
-		k.table = sh_out("ip netns exec " + net.ns + " cat /proc/net/nf_conntrack");
-		for (char ch : k.table)
-			k.entries += ch == '\n';
-		k.rules = nf_parse_save(
-			sh_out("ip netns exec " + net.ns + " iptables-legacy-save -c"));
-		return k;
-	}
-};
-
 // listrx's rule, nstat and conntrack counters against the kernel's
 void check_counts(const KernelCounts &kernel, const EngineRun &r, uint64_t inserts)
 {
-	NfCounts ours = nf_listrx_counts(r, 1);
-	for (auto &chain : kernel.rules) {
-		if (ours.count(chain.first) == 0)
-			continue;
-		auto &mine = ours[chain.first];
-		REQUIRE(mine.size() == chain.second.size());
-		for (size_t k = 0; k < mine.size(); k++) {
-			INFO(chain.first << " " << (k ? "rule " : "policy ") << k
-				<< ": kernel " << chain.second[k].first << " pkts "
-				<< chain.second[k].second << " bytes, listrx "
-				<< mine[k].first << " pkts " << mine[k].second << " bytes");
-			CHECK(mine[k] == chain.second[k]);
-		}
-	}
+	check_rule_counts(kernel, r);
 	const char *compared[] = {
 		"IpInReceives", "IpInDelivers", "TcpInSegs", "UdpNoPorts",
 		"IcmpInMsgs", "IcmpInEchos",
@@ -224,22 +143,7 @@ void check_counts(const KernelCounts &kernel, const EngineRun &r, uint64_t inser
 		INFO(name << ": kernel " << k << ", listrx " << r.counters[1].at(name));
 		CHECK(k == r.counters[1].at(name));
 	}
-	// (6.18 counts neither insert nor found: both stay 0)
-	const std::pair<const char *, const char *> ct_compared[] = {
-		{"invalid", "nf_conntrack_invalid"},
-		{"icmp_error", "nf_conntrack_icmp_error"},
-		{"drop", "nf_conntrack_drop"},
-		{"early_drop", "nf_conntrack_early_drop"},
-	};
-	for (auto &c : ct_compared) {
-		const uint64_t k = kernel.ct.at(c.first);
-		INFO(c.first << ": kernel " << k << ", listrx " << r.counters[1].at(c.second));
-		CHECK(k == r.counters[1].at(c.second));
-	}
-	INFO("entries: kernel " << kernel.entries << " (" << kernel.table << "), listrx "
-				<< r.counters[1].at("nf_conntrack_count"));
-	CHECK(kernel.entries == r.counters[1].at("nf_conntrack_count"));
-	CHECK(r.counters[1].at("nf_conntrack_insert") == inserts);
+	check_ct_counts(kernel, r, inserts);
 }
 
 // the netns with the rules, the sysctl and a listener; "" or why not

@@ -346,6 +346,122 @@ TEST_CASE("build-meta,l3-demux with ip6tables rules (netfilter6) give identical 
 	LRX_REQUIRE_POOL_FULL(pool());
 }
 
+TEST_CASE("build-meta,l3-demux with IPv6 conntrack (netfilter6) give identical "
+	  "results under every engine", "[netfilter][conntrack][equivalence]")
+{
+	pool();
+	const lrx_test::TempFile file6(
+		"*raw\n:PREROUTING ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+		"-A PREROUTING -p udp -m udp --dport 7 -j CT --notrack\n"
+		"COMMIT\n"
+		"*filter\n:INPUT DROP [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n"
+		"-A INPUT -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT\n"
+		"-A INPUT -m conntrack --ctstate INVALID -j DROP\n"
+		"-A INPUT -m state --state UNTRACKED -j ACCEPT\n"
+		"-A INPUT -p tcp -m multiport --dports 22,24 -m conntrack --ctstate NEW -j ACCEPT\n"
+		"-A INPUT -p udp -m udp --dport 53 -m state --state NEW -j ACCEPT\n"
+		"-A INPUT -p ipv6-icmp -m state --state NEW -j ACCEPT\n"
+		"COMMIT\n");
+	auto v6 = [](const std::function<void(Spec &)> &f) {
+		return with([&](Spec &s) {
+			s.l3 = L3::ipv6;
+			f(s);
+		});
+	};
+	const Frame from_host = v6([](Spec &s) {
+		s.ip6_src = ip6_doc(2);
+		s.ip6_dst = ip6_doc(1);
+		s.sport = 53;
+		s.dport = 2;
+	});
+	const std::vector<uint8_t> quoted(from_host.data.begin() + from_host.l2_len,
+					  from_host.data.begin() + from_host.l4_off + 8);
+	const Ip6 host = ip6_doc(2);
+	auto frag6 = [](uint16_t off_flags) {
+		return ip6_insert_ext(udp6(2, 53), 44,
+				      lrx_test::frames::ip6_ext(
+					      17, {(uint8_t)(off_flags >> 8),
+						   (uint8_t)off_flags, 0, 0, 0, 9}));
+	};
+	std::vector<Frame> frames = {
+		udp6(2, 53), udp6(3, 53), udp6(1, 7), udp6(1, 9),
+		v6([&](Spec &s) { s.l4 = L4::icmp; s.icmp_type = 1; s.icmp_code = 4;
+				  s.payload = quoted; s.default_payload = false; }),
+		v6([](Spec &s) { s.l4 = L4::icmp; s.icmp_type = 128; }),
+		v6([](Spec &s) { s.l4 = L4::icmp; s.icmp_type = 129; }),
+		v6([](Spec &s) { s.l4 = L4::icmp; s.icmp_type = 128; }).l4_corrupt_csum(),
+		v6([&](Spec &s) { s.l4 = L4::icmp; s.icmp_type = 135; s.hop_limit = 255;
+				  s.payload.assign(host.begin(), host.end());
+				  s.default_payload = false; }),
+		frag6(0x0001), frag6(0x0008),
+		udp4(2, 53), tcp4(TCP_SYN, 40000, 22),
+	};
+	for (uint16_t sport : {40000, 40001, 40002})
+		for (uint16_t dport : {22, 23, 24})
+			for (int flags : {(int)TCP_SYN, (int)TCP_ACK, TCP_SYN | TCP_ACK,
+					  (int)TCP_RST, TCP_FIN | TCP_ACK})
+				frames.push_back(v6([&](Spec &s) {
+					s.l4 = L4::tcp;
+					s.tcp_flags = (uint8_t)flags;
+					s.sport = sport;
+					s.dport = dport;
+				}));
+	std::mt19937 rng(46);
+	// list split; conntrack auto (IPv6 only: the IPv4 frames untracked)
+	// or on (both families)
+	const std::array<std::array<const char *, 2>, 3> settings = {{
+		{"none", "auto"}, {"gather", "auto"}, {"runs", "on"}}};
+	for (const auto &setting : settings) {
+		const uint16_t burst = 32;
+		std::vector<uint16_t> polls;
+		size_t total = 0;
+		while (total < 3000) {
+			uint16_t n = (uint16_t)(1 + rng() % burst);
+			polls.push_back(n);
+			total += n;
+		}
+		std::vector<uint16_t> ids(total);
+		for (auto &id : ids)
+			id = (uint16_t)(rng() % frames.size());
+		const std::vector<lrx_test::PipelineStage> stages = {
+			{"build-meta", {}},
+			{"l3-demux", {{"local_ipv4", "10.0.0.2/24"},
+				      {"local_ipv6", "2001:db8::2/64"},
+				      {"netfilter6", file6.path}, {"conntrack", setting[1]},
+				      {"tcp_ports", "22"}, {"udp_ports", "none"},
+				      {"list_split", setting[0]}, {"ipfrag_clock", "polls"},
+				      {"icmp_clock", "polls"}, {"icmp_ratelimit", "0"},
+				      {"arp_mac", "02:00:00:00:00:02"},
+				      {"nf_conntrack_max", "6"}}},
+		};
+		auto make = [&](size_t at) { return frames[ids[at]].to_mbuf(pool()); };
+		auto clean = [](lrx_test::EngineRun &r) {
+			for (auto &c : r.counters)
+				for (const char *how : {"l3_sublists", "l4_sublists",
+							"route_hint_hits", "route_lookups",
+							"pool_wraps"})
+					c.erase(how);
+		};
+		lrx_test::engine_prefetch = 0;
+		auto ref = lrx_test::run_engine(LRX_ENGINE_PACKET, 0, burst, stages, make,
+						polls);
+		clean(ref);
+		for (const char *c : {"nf_conntrack_insert", "nf_conntrack_invalid",
+				      "nf_conntrack_found", "nf_conntrack_early_drop",
+				      "nf_conntrack_icmp_error", "nf6_local_in_drops"}) {
+			INFO(c);
+			REQUIRE(ref.counters[1].at(c) > 0);
+		}
+		INFO(setting[0] << " conntrack " << setting[1]);
+		lrx_test::for_each_engine(1, [&](lrx_engine_kind kind, unsigned k) {
+			auto r = lrx_test::run_engine(kind, k, burst, stages, make, polls);
+			clean(r);
+			lrx_test::require_same_run(r, ref);
+		});
+	}
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
 TEST_CASE("l3-demux: a netfilter6 file that does not load fails init, naming "
 	  "the key, the file and line and what is valid", "[netfilter]")
 {
