@@ -6,6 +6,10 @@
 #pragma once
 #include <catch2/catch.hpp>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <map>
 #include <sstream>
@@ -46,6 +50,38 @@ inline std::map<std::string, uint64_t> ct_stat(const std::string &ns)
 	}
 	return out;
 }
+
+// A TCP socket listening on port 5201 in the netns (the oracles' open port),
+// for AF_INET or AF_INET6; error says why it could not
+struct CtListener {
+	int fd = -1;
+	std::string error;
+	CtListener(const Netns &net, int family)
+	{
+		std::string failed;
+		error = in_netns(net, [&] {
+			fd = socket(family, SOCK_STREAM, 0);
+			sockaddr_in a4{};
+			sockaddr_in6 a6{};
+			a4.sin_family = AF_INET;
+			a4.sin_port = htons(5201);
+			a6.sin6_family = AF_INET6;
+			a6.sin6_port = htons(5201);
+			const bool v6 = family == AF_INET6;
+			if (bind(fd, v6 ? (sockaddr *)&a6 : (sockaddr *)&a4,
+				 v6 ? sizeof(a6) : sizeof(a4)) ||
+			    listen(fd, 64))
+				failed = v6 ? "cannot listen on [::]:5201" : "cannot listen on 5201";
+		});
+		if (error.empty())
+			error = failed;
+	}
+	~CtListener()
+	{
+		if (fd >= 0)
+			close(fd);
+	}
+};
 
 // What the kernel counted over a run: the rule counters, nstat and
 // conntrack's statistics (deltas), the table's entries

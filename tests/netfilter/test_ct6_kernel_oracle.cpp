@@ -62,30 +62,6 @@ const char *rules6_text =
 	"-A INPUT -p ipv6-icmp -m state --state NEW -j ACCEPT\n"
 	"COMMIT\n";
 
-struct Listener6 {
-	int fd = -1;
-	std::string error;
-	explicit Listener6(const Netns &net)
-	{
-		std::string failed;
-		error = in_netns(net, [&] {
-			fd = socket(AF_INET6, SOCK_STREAM, 0);
-			sockaddr_in6 a{};
-			a.sin6_family = AF_INET6;
-			a.sin6_port = htons(5201);
-			if (bind(fd, (sockaddr *)&a, sizeof(a)) || listen(fd, 64))
-				failed = "cannot listen on [::]:5201";
-		});
-		if (error.empty())
-			error = failed;
-	}
-	~Listener6()
-	{
-		if (fd >= 0)
-			close(fd);
-	}
-};
-
 const Ip6 peer = ip6_doc(1), host = ip6_doc(2);
 
 Frame v6(const std::function<void(Spec &)> &f)
@@ -203,7 +179,7 @@ TEST_CASE("kernel oracle: an ip6tables stateful firewall (IPv6 conntrack) counts
 		WARN("SKIPPED: " << why);
 		return;
 	}
-	Listener6 listener(net);
+	CtListener listener(net, AF_INET6);
 	if (!listener.error.empty()) {
 		WARN("SKIPPED: " << listener.error);
 		return;

@@ -67,30 +67,6 @@ const char *rules_text =
 	"-A INPUT -p icmp -m state --state NEW -j ACCEPT\n"
 	"COMMIT\n";
 
-struct Listener {
-	int fd = -1;
-	std::string error;
-	explicit Listener(const Netns &net)
-	{
-		std::string failed;
-		error = in_netns(net, [&] {
-			fd = socket(AF_INET, SOCK_STREAM, 0);
-			sockaddr_in a{};
-			a.sin_family = AF_INET;
-			a.sin_port = htons(5201);
-			if (bind(fd, (sockaddr *)&a, sizeof(a)) || listen(fd, 64))
-				failed = "cannot listen on 5201";
-		});
-		if (error.empty())
-			error = failed;
-	}
-	~Listener()
-	{
-		if (fd >= 0)
-			close(fd);
-	}
-};
-
 constexpr uint32_t peer = ip4(10, 0, 0, 1), host = ip4(10, 0, 0, 2);
 
 Frame tcp(uint8_t flags, uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack)
@@ -202,7 +178,7 @@ TEST_CASE("kernel oracle: a stateful firewall (conntrack) counts every rule, "
 		WARN("SKIPPED: " << why);
 		return;
 	}
-	Listener listener(net);
+	CtListener listener(net, AF_INET);
 	if (!listener.error.empty()) {
 		WARN("SKIPPED: " << listener.error);
 		return;
@@ -325,7 +301,7 @@ TEST_CASE("kernel oracle: TCP window tracking (nf_conntrack_tcp_be_liberal=0): "
 		WARN("SKIPPED: " << why);
 		return;
 	}
-	Listener listener(net);
+	CtListener listener(net, AF_INET);
 	if (!listener.error.empty()) {
 		WARN("SKIPPED: " << listener.error);
 		return;
