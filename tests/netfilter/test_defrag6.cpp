@@ -101,6 +101,10 @@ void check_snmp(const Run &r, const Snmp &want)
 		INFO("counter " << kv.first);
 		CHECK(kv.second == (it == want.end() ? 0 : it->second));
 	}
+	for (auto &kv : want) {
+		INFO("counter " << kv.first);
+		CHECK(r.counters[1].count(kv.first) == 1);
+	}
 }
 
 std::string fate(lrx_next_t n)
@@ -156,7 +160,7 @@ TEST_CASE("nf_defrag_ipv6: in order and reversed, the datagram goes through the 
 			CHECK(fate(r.out[0].first) == "DELIVER");
 			CHECK(r.out[0].second == w.data);
 			CHECK(r.stats[1].consumed == 2);
-			check_snmp(r, {{"Ip6InReceives", 3}, {"Ip6InOctets", 3 * 48 + 208},
+			check_snmp(r, {{"Ip6InReceives", 3},
 				       {"Ip6InDelivers", 1}, {"Udp6InDatagrams", 1}});
 			CHECK(r.counters[1]["nf_conntrack_insert"] == 1);
 			CHECK(r.counters[1]["nf6_defrag_oks"] == 1);
@@ -178,7 +182,7 @@ TEST_CASE("nf_defrag_ipv6: a datagram to a closed port is answered once, quoting
 	});
 	Run r = run_all({frag6(closed, 80, 128, false), frag6(closed, 0, 80, true)});
 	CHECK(fates(r) == Fates{"TX"});
-	check_snmp(r, {{"Ip6InReceives", 2}, {"Ip6InOctets", 2 * 48 + 208},
+	check_snmp(r, {{"Ip6InReceives", 2},
 		       {"Ip6InDelivers", 1}, {"Udp6NoPorts", 1}, {"Ip6OutRequests", 1},
 		       {"Icmp6OutMsgs", 1}, {"Icmp6OutDestUnreachs", 1},
 		       {"Icmp6OutType1", 1}});
@@ -193,7 +197,7 @@ TEST_CASE("nf_defrag_ipv6: an overlap drops the fragment and its queue; a "
 	Run r = run_all({a, frag6(w, 40, 80, true), c});
 	CHECK(fates(r) == Fates{drop(LRX_DROP_NETFILTER_DROP), drop(LRX_DROP_FRAG_OVERLAP),
 				drop(LRX_DROP_FRAG_REASM_TIMEOUT)});
-	check_snmp(r, {{"Ip6InReceives", 3}, {"Ip6InOctets", 2 * 128 + 40 + 8 + 48},
+	check_snmp(r, {{"Ip6InReceives", 3},
 		       {"Ip6ReasmFails", 1}, {"Ip6ReasmTimeout", 1}});
 	CHECK(r.counters[1]["nf6_prerouting_drops"] == 1);
 	CHECK(r.counters[1]["nf6_defrag_overlaps"] == 1);
@@ -202,7 +206,7 @@ TEST_CASE("nf_defrag_ipv6: an overlap drops the fragment and its queue; a "
 	Run d = run_all({a, a, b, c});
 	CHECK(fates(d) == Fates{drop(LRX_DROP_NOT_SPECIFIED), "DELIVER"});
 	CHECK(d.out[1].second == w.data);
-	check_snmp(d, {{"Ip6InReceives", 4}, {"Ip6InOctets", 3 * 128 + 40 + 8 + 48},
+	check_snmp(d, {{"Ip6InReceives", 4},
 		       {"Ip6InDelivers", 1}, {"Udp6InDatagrams", 1}});
 }
 
@@ -222,8 +226,7 @@ TEST_CASE("nf_defrag_ipv6: a queue expires after nf_conntrack_frag6_timeout, "
 	CHECK(fates(gone) == Fates{"DELIVER", drop(LRX_DROP_FRAG_REASM_TIMEOUT), "DELIVER",
 				   "DELIVER", drop(LRX_DROP_FRAG_REASM_TIMEOUT),
 				   drop(LRX_DROP_FRAG_REASM_TIMEOUT)});
-	const uint64_t other_len = other.data.size() - other.l2_len;
-	check_snmp(gone, {{"Ip6InReceives", 6}, {"Ip6InOctets", 2 * 128 + 96 + 3 * other_len},
+	check_snmp(gone, {{"Ip6InReceives", 6},
 			  {"Ip6InDelivers", 3}, {"Udp6InDatagrams", 3},
 			  {"Ip6ReasmFails", 2}, {"Ip6ReasmTimeout", 2}});
 }
@@ -235,7 +238,7 @@ TEST_CASE("nf_defrag_ipv6: too long is dropped; not a multiple of 8 goes on to "
 	Run big = run_all({frag6(w, 0, 16, false).set_be16(w.l2_len + 42, 65528)});
 	CHECK(fates(big) == Fates{drop(LRX_DROP_NETFILTER_DROP)});
 	CHECK(big.counters[1]["nf6_prerouting_drops"] == 1);
-	check_snmp(big, {{"Ip6InReceives", 1}, {"Ip6InOctets", 40 + 8 + 16}});
+	check_snmp(big, {{"Ip6InReceives", 1}});
 	// 76 bytes with more to come (-EPROTO): a's queue is killed, the
 	// hooks see the fragment (conntrack=on, no rules: accepted) and
 	// ipv6_frag_rcv refuses it (Ip6InHdrErrors; listrx's ipv6_frag_rcv
@@ -244,7 +247,7 @@ TEST_CASE("nf_defrag_ipv6: too long is dropped; not a multiple of 8 goes on to "
 	Run odd = run_all({a, frag6(w, 80, 76, true)}, {}, false, {{"conntrack", "on"}});
 	CHECK(fates(odd) == Fates{drop(LRX_DROP_IP_INHDR), drop(LRX_DROP_FRAG_INVALID)});
 	CHECK(odd.counters[1]["nf6_defrag_fails"] == 1);
-	check_snmp(odd, {{"Ip6InReceives", 2}, {"Ip6InOctets", 128 + 124},
+	check_snmp(odd, {{"Ip6InReceives", 2},
 			 {"Ip6ReasmReqds", 1}, {"Ip6InHdrErrors", 1},
 			 {"Ip6ReasmFails", 1}, {"Ip6ReasmTimeout", 1}});
 }
@@ -255,7 +258,7 @@ TEST_CASE("nf_defrag_ipv6: without IPv6 conntrack fragments reassemble after "
 	Run r = run_all({c, b, a}, {}, false);
 	REQUIRE(r.out.size() == 1);
 	CHECK(r.out[0].second == w.data);
-	check_snmp(r, {{"Ip6InReceives", 3}, {"Ip6InOctets", 3 * 48 + 208},
+	check_snmp(r, {{"Ip6InReceives", 3},
 		       {"Ip6ReasmReqds", 3}, {"Ip6ReasmOKs", 1}, {"Ip6InDelivers", 1},
 		       {"Udp6InDatagrams", 1}});
 	CHECK(r.counters[1]["nf6_defrag_reqds"] == 0);
