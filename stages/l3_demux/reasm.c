@@ -63,8 +63,12 @@ static int l3_reasm_init(struct l3_demux *d, const struct l3_demux_conf *dconf,
 	r->high_thresh[REASM_DIR_IPV4] = r->high_thresh[REASM_DIR_IPV6] = thresh;
 	r->high_thresh[REASM_DIR_NF6] = conf->nf6_high_thresh;
 
-	/* records for each fqdir's high_thresh */
-	uint64_t cap = (2 * thresh + conf->nf6_high_thresh) / REASM_MIN_TRUESIZE + 6;
+	/* records for each fqdir's high_thresh; nf_defrag_ipv6's only where
+	 * IPv6 conntrack may run (netfilter6 rules, or conntrack=on) */
+	const bool nf6 = dconf->nf_hook.conntrack == 1 || dconf->nf_hook.file6[0] != '\0';
+	uint64_t cap = 2 * (thresh / REASM_MIN_TRUESIZE + 2);
+	if (nf6)
+		cap += conf->nf6_high_thresh / REASM_MIN_TRUESIZE + 2;
 	cap = RTE_MAX(cap, (uint64_t)16);
 	cap = RTE_MIN(cap, (uint64_t)1 << 21);
 	r->cap = (uint32_t)cap;

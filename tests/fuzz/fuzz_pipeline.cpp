@@ -102,6 +102,12 @@ std::vector<PipelineSpec> pipeline_specs()
 					  {"drop_unicast_in_l2_multicast", "any"}}}}},
 		{"burst", {meta, l3, {"xdp", {{"mode", "generic"}, {"prog", "tx"}}}}},
 		{"graph", {meta, gro, l3}},
+		// conntrack on both families: nf_defrag_ipv4/6 before PREROUTING
+		{"packet", {meta, {"l3-demux", {{"conntrack", "on"}, {"icmp_echo", "reply"},
+						{"ipfrag_clock", "polls"},
+						{"nf_conntrack_frag6_timeout", "2"},
+						{"nf_conntrack_frag6_high_thresh", "20000"},
+						{"local_ipv4", "10.0.0.2/24"}}}}},
 	};
 	for (const char *b : {"drop", "pass", "tx", "read", "touch", "abort",
 			      "redirect:1", "udp-port-drop:53,2000"})
