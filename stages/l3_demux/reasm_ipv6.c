@@ -331,10 +331,8 @@ lrx_next_t l3_reasm_ipv6_ct(struct l3_reasm *r, struct rte_mbuf *m,
 	/* nf_ct_frag6_queue's checks that do not read the queue: too long
 	 * (-EINVAL), or not a multiple of 8 bytes (-EPROTO: inet_frag_kill,
 	 * the fragment goes on for ipv6_frag_rcv to answer) */
-	if (end > REASM_MAXLEN) {
-		const uint32_t qi = reasm_find(r, &key);
-		return qi ? reasm_ct_invalid(r, qi) : lrx_next_drop(LRX_DROP_NETFILTER_DROP);
-	}
+	if (end > REASM_MAXLEN)
+		return lrx_next_drop(LRX_DROP_NETFILTER_DROP);
 	if (!last && (end & 7)) {
 		const uint32_t qi = reasm_lookup(r, &key);
 		if (qi) {
@@ -348,15 +346,19 @@ lrx_next_t l3_reasm_ipv6_ct(struct l3_reasm *r, struct rte_mbuf *m,
 		r->nf6_mib.fails++;
 		return lrx_next_drop(LRX_DROP_NETFILTER_DROP);
 	}
-	const uint32_t toff = meta->transport_offset;
 	const lrx_next_t next = reasm_ct_queue(r, qi, m, meta, fh, nhoff, offset, end, last);
 	if (next != LRX_NEXT_CONTINUE_V)
 		return next;
-	/* the datagram: the header after the hop-by-hop one (or the fixed
-	 * header) is named where ip6_rcv_core read it */
-	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
-	const uint32_t first = meta->network_offset + (uint32_t)sizeof(struct rte_ipv6_hdr);
-	meta->transport_offset = (uint16_t)toff;
-	meta->l4_proto = toff == first ? frame[meta->network_offset + 6] : frame[first];
+	/* the datagram has the first fragment's headers: the one after the
+	 * hop-by-hop header (or the fixed one), as ip6_rcv_core names it */
+	const uint8_t *ip = rte_pktmbuf_mtod(m, const uint8_t *) + meta->network_offset;
+	uint32_t toff = (uint32_t)sizeof(struct rte_ipv6_hdr);
+	uint8_t nexthdr = ip[6];
+	if (nexthdr == 0) { /* NEXTHDR_HOP */
+		nexthdr = ip[toff];
+		toff += (ip[toff + 1] + 1u) << 3;
+	}
+	meta->transport_offset = (uint16_t)(meta->network_offset + toff);
+	meta->l4_proto = nexthdr;
 	return LRX_NEXT_CONTINUE_V;
 }

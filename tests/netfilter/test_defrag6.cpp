@@ -263,3 +263,16 @@ TEST_CASE("nf_defrag_ipv6: without IPv6 conntrack fragments reassemble after "
 		       {"Udp6InDatagrams", 1}});
 	CHECK(r.counters[1]["nf6_defrag_reqds"] == 0);
 }
+
+TEST_CASE("nf_defrag_ipv6: a hop-by-hop header before the fragment header stays "
+	  "in the datagram", "[netfilter][conntrack][defrag6]")
+{
+	const std::vector<uint8_t> padn = {1, 4, 0, 0, 0, 0};
+	auto hbh = [&](const Frame &f) { return ip6_insert_ext(f, 0, ip6_ext(44, padn)); };
+	Run r = run_all({hbh(c), hbh(a), hbh(b)});
+	REQUIRE(r.out.size() == 1);
+	CHECK(fate(r.out[0].first) == "DELIVER");
+	CHECK(r.out[0].second == ip6_insert_ext(w, 0, ip6_ext(17, padn)).data);
+	check_snmp(r, {{"Ip6InReceives", 3}, {"Ip6InDelivers", 1}, {"Udp6InDatagrams", 1}});
+	CHECK(rule_pkts(r, "ip6/filter/INPUT", 1) == 1);
+}
