@@ -103,7 +103,8 @@ static int nf_iface(struct nf_parse *ps, const char *v, struct lrx_nf_rule *r)
 	if (v == NULL || strlen(v) >= 16)
 		return nf_error(ps, v ? v : "-i", "%s; at most 15 characters", valid);
 	size_t len = strlen(v);
-	if (strcmp(v, "+") == 0) {
+	/* xtables_parse_interface: "" is any device, as "+" */
+	if (len == 0 || strcmp(v, "+") == 0) {
 		r->in_any = true;
 		return 0;
 	}

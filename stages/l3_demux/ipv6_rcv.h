@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * ipv6_rcv's core for l3-demux's IPv6 handler (l3_demux.c), as
  * net/ipv6/ip6_input.c beside ip_input.c: ip6_rcv_core with the
- * hop-by-hop header, NF_HOOK(PRE_ROUTING), ip6_route_input, ip6_mc_input,
+ * hop-by-hop header, NF_HOOK(PRE_ROUTING) (nf_defrag_ipv6 first with
+ * conntrack), ip6_route_input, ip6_mc_input,
  * ip6_input's NF_HOOK(LOCAL_IN), then the extension headers and
  * ipv6_frag_rcv (the module ipv6, ipv6.c). Inline, as udp.h holds udp's
  * core: the handler's per-packet and list entries are one body.
@@ -123,11 +124,16 @@ l3_ipv6_rcv_finish(struct l3_ctx *c, struct rte_mbuf *m, struct lrx_meta *meta,
 
 	/* NF_HOOK(NFPROTO_IPV6, NF_INET_PRE_ROUTING, ..., ip6_rcv_finish):
 	 * the list path runs it here too, packet by packet (what
-	 * nf_hook_slow_list does; nothing here depends on the order) */
+	 * nf_hook_slow_list does; nothing here depends on the order). With
+	 * conntrack nf_defrag_ipv6 runs first and may make m the whole
+	 * datagram: its headers are read again. */
 	if (l3_nf_hook_of(c)->rules6 != NULL) {
-		next = l3_ipv6_nf_hook(c, m, meta, LRX_NF_PRE_ROUTING);
+		next = l3_ipv6_nf_prerouting(c, m, meta);
 		if (next != LRX_NEXT_CONTINUE_V)
 			return next;
+		hdr = (const struct rte_ipv6_hdr *)(l3_frame(m) + meta->network_offset);
+		toff = meta->transport_offset;
+		nexthdr = meta->l4_proto;
 	}
 	/* ip6_route_input: a non-forwarding host's ip6_forward error */
 	c->route_lookups++;

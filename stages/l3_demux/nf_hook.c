@@ -98,9 +98,9 @@ __rte_noinline lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c, const struct rte_mbu
  * ip6_packet_match's protocol is the header ipv6_find_hdr finds past the
  * extension headers: found once per packet here, as every rule would find
  * the same. skb->len is the IPv6 packet, header included, after
- * ip6_rcv_core's trim. The LOCAL_IN hook sees each fragment: IPv6
- * reassembles after it, in ip6_protocol_deliver_rcu (with conntrack too:
- * nf_defrag_ipv6 is not modelled, docs/netfilter.md). */
+ * ip6_rcv_core's trim. Without conntrack the hooks see each fragment:
+ * IPv6 reassembles after LOCAL_IN, in ip6_protocol_deliver_rcu; with it
+ * nf_defrag_ipv6 gathers them first (l3_ipv6_nf_prerouting). */
 __rte_noinline lrx_next_t l3_ipv6_nf_hook(struct l3_ctx *c, const struct rte_mbuf *m,
 					  const struct lrx_meta *meta, unsigned hook)
 {
@@ -124,6 +124,26 @@ __rte_noinline lrx_next_t l3_ipv6_nf_hook(struct l3_ctx *c, const struct rte_mbu
 		return LRX_NEXT_CONTINUE_V;
 	nf->drops6[hook]++;
 	return lrx_next_drop(LRX_DROP_NETFILTER_DROP);
+}
+
+/* NF_HOOK(NF_INET_PRE_ROUTING) for IPv6: with conntrack, ipv6_defrag
+ * (nf_defrag_ipv6, -400) first: nf_ct_frag6_gather holds a fragment
+ * (NF_STOLEN), drops one it refuses (NF_DROP), hands on what it does not
+ * handle, and the datagram whole when complete, so that raw, conntrack,
+ * mangle, filter and ip6_input see it once (its fragment header gone:
+ * ipv6_frag_rcv never runs, Ip6Reasm* stay as they were). */
+__rte_noinline lrx_next_t l3_ipv6_nf_prerouting(struct l3_ctx *c, struct rte_mbuf *m,
+						struct lrx_meta *meta)
+{
+	struct l3_nf_hook *nf = l3_nf_hook_of(c);
+	if (nf->ct6 != NULL) {
+		const lrx_next_t next = l3_reasm_ipv6_ct(l3_reasm_of(c), m, meta);
+		if (next == lrx_next_drop(LRX_DROP_NETFILTER_DROP))
+			nf->drops6[LRX_NF_PRE_ROUTING]++;
+		if (next != LRX_NEXT_CONTINUE_V)
+			return next;
+	}
+	return l3_ipv6_nf_hook(c, m, meta, LRX_NF_PRE_ROUTING);
 }
 
 /* one rule file (key 'key', family) into *rules, its counters into *ctr;
@@ -282,10 +302,10 @@ static const struct lrx_value_key l3_nf_hook_keys[] = {
 	L3_KEY(STRING, nf_hook.file6, "netfilter6", "",
 	       "ip6tables-save file of IPv6 rules (raw, mangle, filter; "
 	       "docs/netfilter.md) run at PREROUTING (after ip6_rcv_core) and INPUT "
-	       "(ip6_input, before reassembly); empty: no hooks"),
+	       "(ip6_input, before reassembly unless conntrack is on); empty: no hooks"),
 	L3_KEY(CHOICE, nf_hook.conntrack, "conntrack", "auto", l3_nf_conntracks,
 	       "connection tracking (nf_conntrack_in at PREROUTING -200, nf_confirm "
-	       "at INPUT's end, nf_defrag_ipv4 before IPv4's PREROUTING; "
+	       "at INPUT's end, nf_defrag_ipv4/6 before PREROUTING; "
 	       "docs/netfilter.md): auto (on for a family whose netfilter or "
 	       "netfilter6 rules use -m conntrack, -m state or -j CT) | on (both "
 	       "families)"),

@@ -48,6 +48,11 @@ lrx_next_t l3_ipv4_nf_hook(struct l3_ctx *c, const struct rte_mbuf *m,
 /* One hook on one IPv6 packet (ip6tables): CONTINUE, or the drop. */
 lrx_next_t l3_ipv6_nf_hook(struct l3_ctx *c, const struct rte_mbuf *m,
 			   const struct lrx_meta *meta, unsigned hook);
+/* PREROUTING for one IPv6 packet: nf_defrag_ipv6 when conntrack tracks
+ * IPv6, then the hook. CONTINUE (m possibly the reassembled datagram,
+ * meta describing it), CONSUMED (a fragment held), or the drop. */
+lrx_next_t l3_ipv6_nf_prerouting(struct l3_ctx *c, struct rte_mbuf *m,
+				 struct lrx_meta *meta);
 /* A frame the host sends (a reply; IPv4 or IPv6 at noff) through
  * conntrack as ipv4_conntrack_local (ipv6_conntrack_local) and the
  * POSTROUTING confirm. */

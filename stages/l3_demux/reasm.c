@@ -11,6 +11,10 @@
  *  - the timer: a queue expires ipfrag_time after its creation
  *    (ip_expire: IpReasmFails + IpReasmTimeout), checked at every end of
  *    poll; the run's end expires every queue left;
+ *  - nf_defrag_ipv6's queues (reasm_ipv6.c, l3_reasm_ipv6_ct) beside
+ *    them: their own user in the key, memory limit and timeout
+ *    (nf_conntrack_frag6_high_thresh, nf_conntrack_frag6_timeout), and
+ *    on expiry the IPv6 counters (ip6frag_expire_frag_queue);
  *  - ip_frag_reasm / ip6_frag_reasm: the fragment that completes the
  *    datagram becomes its head (skb_morph: the mbuf the engine holds
  *    takes the first fragment's bytes), the others are chained after it
@@ -53,11 +57,18 @@ static int l3_reasm_init(struct l3_demux *d, const struct l3_demux_conf *dconf,
 	r->max_dist = conf->max_dist;
 	r->clock_polls = conf->clock == 1;
 	/* ipfrag_clock=polls: one poll counts as one second */
-	r->timeout = r->clock_polls ? conf->time_s : conf->time_s * rte_get_tsc_hz();
-	r->high_thresh = thresh;
+	const uint64_t unit = r->clock_polls ? 1 : rte_get_tsc_hz();
+	r->timeout[REASM_LRU_FRAG] = conf->time_s * unit;
+	r->timeout[REASM_LRU_NF6] = conf->nf6_time_s * unit;
+	r->high_thresh[REASM_DIR_IPV4] = r->high_thresh[REASM_DIR_IPV6] = thresh;
+	r->high_thresh[REASM_DIR_NF6] = conf->nf6_high_thresh;
 
-	/* records for each family's ipfrag_high_thresh */
+	/* records for each fqdir's high_thresh; nf_defrag_ipv6's only where
+	 * IPv6 conntrack may run (netfilter6 rules, or conntrack=on) */
+	const bool nf6 = dconf->nf_hook.conntrack == 1 || dconf->nf_hook.file6[0] != '\0';
 	uint64_t cap = 2 * (thresh / REASM_MIN_TRUESIZE + 2);
+	if (nf6)
+		cap += conf->nf6_high_thresh / REASM_MIN_TRUESIZE + 2;
 	cap = RTE_MAX(cap, (uint64_t)16);
 	cap = RTE_MIN(cap, (uint64_t)1 << 21);
 	r->cap = (uint32_t)cap;
@@ -81,8 +92,9 @@ static int l3_reasm_init(struct l3_demux *d, const struct l3_demux_conf *dconf,
 		l3_reasm_fini(d);
 		snprintf(init->err, init->err_len,
 			 "%s: no memory for %u reassembly queues "
-			 "(ipfrag_high_thresh=%lu)", init->instance, r->cap,
-			 thresh);
+			 "(ipfrag_high_thresh=%lu, nf_conntrack_frag6_high_thresh=%u)",
+			 init->instance, r->cap,
+			 thresh, conf->nf6_high_thresh);
 		return -ENOMEM;
 	}
 	for (uint32_t i = 1; i <= r->cap; i++) {
@@ -105,8 +117,9 @@ static void l3_reasm_fini(struct l3_demux *d)
 	struct l3_reasm *r = &d->reasm;
 	struct rte_mbuf *m;
 	enum lrx_drop_reason reason;
-	while (r->queues && r->lru_head)
-		reasm_queue_free(r, r->lru_head, LRX_DROP_FRAG_REASM_TIMEOUT);
+	for (unsigned l = 0; l < REASM_LRUS; l++)
+		while (r->queues && r->lru_head[l])
+			reasm_queue_free(r, r->lru_head[l], LRX_DROP_FRAG_REASM_TIMEOUT);
 	while (r->frags && l3_reasm_drop(d, &m, &reason, 1))
 		rte_pktmbuf_free(m);
 	rte_free(r->hash);
@@ -163,26 +176,45 @@ static void reasm_peer_put(struct l3_reasm *r, uint32_t pi)
 	r->free_peer = pi;
 }
 
-/* frag_mem_limit: each family's fqdir counts its own memory (IPv4 and
- * IPv6 have their own ipfrag_high_thresh), so the order of IPv4 and IPv6
- * fragments in a burst does not change what either accepts. */
+/* frag_mem_limit: each fqdir counts its own memory (IPv4 and IPv6 have
+ * their own ipfrag_high_thresh, nf_defrag_ipv6 its own), so the order of
+ * IPv4 and IPv6 fragments in a burst does not change what either
+ * accepts. */
 static inline void reasm_mem_add(struct l3_reasm *r,
 				 const struct l3_reasm_queue *q, int64_t bytes)
 {
-	r->fam_mem[q->key.family == 6] += (uint64_t)bytes;
+	r->fam_mem[reasm_dir(&q->key)] += (uint64_t)bytes;
 	r->mem += (uint64_t)bytes;
 }
 
-/* inet_frag_find: the queue of key, created if absent; 0 when the memory
- * held is above ipfrag_high_thresh (or no queue is left). */
-uint32_t reasm_find(struct l3_reasm *r, const struct l3_reasm_key *key)
+/* the expiry list of a queue: nf_defrag_ipv6's has its own timeout */
+static inline unsigned reasm_lru_of(const struct l3_reasm_queue *q)
 {
-	if (r->high_thresh == 0 || r->fam_mem[key->family == 6] > r->high_thresh)
-		return 0;
-	const uint32_t b = reasm_bucket(r, key);
-	for (uint32_t i = r->hash[b]; i; i = rq(r, i)->hash_next)
+	return reasm_dir(&q->key) == REASM_DIR_NF6 ? REASM_LRU_NF6 : REASM_LRU_FRAG;
+}
+
+static void reasm_lru_append(struct l3_reasm *r, uint32_t qi);
+
+/* the queue of key, 0 if none (rhashtable_lookup) */
+uint32_t reasm_lookup(struct l3_reasm *r, const struct l3_reasm_key *key)
+{
+	for (uint32_t i = r->hash[reasm_bucket(r, key)]; i; i = rq(r, i)->hash_next)
 		if (memcmp(&rq(r, i)->key, key, sizeof(*key)) == 0)
 			return i;
+	return 0;
+}
+
+/* inet_frag_find: the queue of key, created if absent; 0 when the memory
+ * held is above its fqdir's high_thresh (or no queue is left). */
+uint32_t reasm_find(struct l3_reasm *r, const struct l3_reasm_key *key)
+{
+	const enum l3_reasm_dir dir = reasm_dir(key);
+	if (r->high_thresh[dir] == 0 || r->fam_mem[dir] > r->high_thresh[dir])
+		return 0;
+	const uint32_t found = reasm_lookup(r, key);
+	if (found)
+		return found;
+	const uint32_t b = reasm_bucket(r, key);
 	const uint32_t qi = r->free_queue;
 	if (qi == 0)
 		return 0;
@@ -190,22 +222,17 @@ uint32_t reasm_find(struct l3_reasm *r, const struct l3_reasm_key *key)
 	r->free_queue = q->hash_next;
 	*q = (struct l3_reasm_queue){
 		.key = *key,
-		.expires = reasm_now(r) + r->timeout,
 		.hash_next = r->hash[b],
-		.lru_prev = r->lru_tail,
 		.truesize = sizeof(*q),
 	};
+	q->expires = reasm_now(r) + r->timeout[reasm_lru_of(q)];
 	if (key->family == 4 && r->max_dist != 0) {
 		uint32_t saddr;
 		memcpy(&saddr, key->saddr, 4);
 		q->peer = reasm_peer_get(r, saddr);
 	}
 	r->hash[b] = qi;
-	if (r->lru_tail)
-		rq(r, r->lru_tail)->lru_next = qi;
-	else
-		r->lru_head = qi;
-	r->lru_tail = qi;
+	reasm_lru_append(r, qi);
 	reasm_mem_add(r, q, sizeof(*q));
 	r->queues_now++;
 	return qi;
@@ -280,26 +307,28 @@ static uint16_t l3_reasm_drop(void *ctx, struct rte_mbuf **pkts,
 static void reasm_lru_unlink(struct l3_reasm *r, uint32_t qi)
 {
 	struct l3_reasm_queue *q = rq(r, qi);
+	const unsigned l = reasm_lru_of(q);
 	if (q->lru_prev)
 		rq(r, q->lru_prev)->lru_next = q->lru_next;
 	else
-		r->lru_head = q->lru_next;
+		r->lru_head[l] = q->lru_next;
 	if (q->lru_next)
 		rq(r, q->lru_next)->lru_prev = q->lru_prev;
 	else
-		r->lru_tail = q->lru_prev;
+		r->lru_tail[l] = q->lru_prev;
 }
 
 static void reasm_lru_append(struct l3_reasm *r, uint32_t qi)
 {
 	struct l3_reasm_queue *q = rq(r, qi);
+	const unsigned l = reasm_lru_of(q);
 	q->lru_next = 0;
-	q->lru_prev = r->lru_tail;
-	if (r->lru_tail)
-		rq(r, r->lru_tail)->lru_next = qi;
+	q->lru_prev = r->lru_tail[l];
+	if (r->lru_tail[l])
+		rq(r, r->lru_tail[l])->lru_next = qi;
 	else
-		r->lru_head = qi;
-	r->lru_tail = qi;
+		r->lru_head[l] = qi;
+	r->lru_tail[l] = qi;
 }
 
 void reasm_queue_free(struct l3_reasm *r, uint32_t qi, unsigned drop)
@@ -319,7 +348,9 @@ void reasm_queue_free(struct l3_reasm *r, uint32_t qi, unsigned drop)
 	r->queues_now--;
 }
 
-/* ip_expire / ip6_frag_expire (no ICMP time exceeded is sent) */
+/* ip_expire / ip6_frag_expire, and nf_ct_frag6_expire (both
+ * ip6frag_expire_frag_queue: the IPv6 counters); no ICMP time exceeded
+ * is sent */
 static void reasm_expire(struct l3_reasm *r, uint32_t qi)
 {
 	struct l3_reasm_mib *mib = &r->mib[rq(r, qi)->key.family == 6];
@@ -335,20 +366,22 @@ static void l3_reasm_tick(void *ctx, bool budget_used)
 	struct l3_reasm *r = &((struct l3_demux *)ctx)->reasm;
 	(void)budget_used;
 	r->polls++;
-	if (r->lru_head == 0)
+	if ((r->lru_head[REASM_LRU_FRAG] | r->lru_head[REASM_LRU_NF6]) == 0)
 		return;
-	/* one timeout for all: creation order is expiry order */
+	/* one timeout a list: creation order is expiry order */
 	const uint64_t now = reasm_now(r);
-	while (r->lru_head && rq(r, r->lru_head)->expires <= now)
-		reasm_expire(r, r->lru_head);
+	for (unsigned l = 0; l < REASM_LRUS; l++)
+		while (r->lru_head[l] && rq(r, r->lru_head[l])->expires <= now)
+			reasm_expire(r, r->lru_head[l]);
 }
 
 /* The end of the run: every queue left ends as its timer would. */
 static void l3_reasm_expire_all(void *ctx)
 {
 	struct l3_reasm *r = &((struct l3_demux *)ctx)->reasm;
-	while (r->queues && r->lru_head)
-		reasm_expire(r, r->lru_head);
+	for (unsigned l = 0; l < REASM_LRUS; l++)
+		while (r->queues && r->lru_head[l])
+			reasm_expire(r, r->lru_head[l]);
 }
 
 /* ---- fragments: inet_frag_queue_insert ------------------------------------ */
@@ -596,7 +629,7 @@ static void reasm_reinit(struct l3_reasm *r, uint32_t qi)
 	q->flags = 0;
 	q->len = q->meat = 0;
 	q->ecn = 0;
-	q->expires = reasm_now(r) + r->timeout;
+	q->expires = reasm_now(r) + r->timeout[REASM_LRU_FRAG];
 	/* the timer moved: keep the list in expiry order */
 	reasm_lru_unlink(r, qi);
 	reasm_lru_append(r, qi);
@@ -748,8 +781,17 @@ static const struct lrx_value_key l3_reasm_keys[] = {
 	       "IPv4: fragments from one source between two of a datagram above "
 	       "which its queue starts again (net.ipv4.ipfrag_max_dist; 0: off)"),
 	L3_KEY(CHOICE, reasm.clock, "ipfrag_clock", "tsc", l3_reasm_clocks,
-	       "what ipfrag_time counts (polls: ends of poll, the "
-	       "same for every engine)"),
+	       "what ipfrag_time and nf_conntrack_frag6_timeout count (polls: "
+	       "ends of poll, the same for every engine)"),
+	L3_KEY(UINT, reasm.nf6_time_s, "nf_conntrack_frag6_timeout", "60", 0, 86400,
+	       "seconds a queue of nf_defrag_ipv6 (IPv6 conntrack on) lives after "
+	       "its first fragment (net.netfilter.nf_conntrack_frag6_timeout); "
+	       "polls at ipfrag_clock=polls"),
+	L3_KEY(UINT, reasm.nf6_high_thresh, "nf_conntrack_frag6_high_thresh", "4194304",
+	       0, 1ul << 31,
+	       "bytes of fragments nf_defrag_ipv6 holds above which new fragments "
+	       "are dropped (net.netfilter.nf_conntrack_frag6_high_thresh; 0: every "
+	       "fragment is dropped)"),
 	{.name = NULL},
 };
 
@@ -765,6 +807,11 @@ static const struct lrx_value_key l3_reasm_keys[] = {
 static const struct lrx_stage_counter l3_reasm_counters[] = {
 	L3_REASM_COUNTERS("Ip", "IpExtReasmOverlaps", 0),
 	L3_REASM_COUNTERS("Ip6", "Ip6ReasmOverlaps", 1),
+	/* nf_ct_frag6_gather's (listrx's own: no SNMP counter) */
+	L3_COUNTER("nf6_defrag_reqds", reasm.nf6_mib.reqds),
+	L3_COUNTER("nf6_defrag_oks", reasm.nf6_mib.oks),
+	L3_COUNTER("nf6_defrag_fails", reasm.nf6_mib.fails),
+	L3_COUNTER("nf6_defrag_overlaps", reasm.nf6_mib.overlaps),
 	L3_COUNTER("reasm_frags_dropped", reasm.frags_dropped),
 	L3_COUNTER("reasm_queues", reasm.queues_now, .role = LRX_COUNTER_GAUGE),
 	L3_COUNTER("reasm_mem", reasm.mem, .role = LRX_COUNTER_GAUGE),

@@ -22,18 +22,35 @@ struct l3_reasm_mib {
 	uint64_t overlaps; /* IpExtReasmOverlaps (Ip6ReasmOverlaps) */
 };
 
+/* The fqdirs whose memory is counted apart, each with its own
+ * high_thresh: IPv4's and IPv6's (net->ipv4.fqdir, net->ipv6.fqdir) and
+ * nf_defrag_ipv6's (nf_frag_pernet's fqdir, nf_conntrack_frag6_*) */
+enum l3_reasm_dir { REASM_DIR_IPV4, REASM_DIR_IPV6, REASM_DIR_NF6, REASM_DIRS };
+/* the queues by expiry, one list per timeout: ipfrag_time (both
+ * families' ipv6_frag_rcv and ip_defrag), nf_conntrack_frag6_timeout */
+enum { REASM_LRU_FRAG, REASM_LRU_NF6, REASM_LRUS };
+
+/* the key's user (ip_defrag_users / ip6_defrag_users): nf_ct_frag6_gather
+ * keys with IP6_DEFRAG_CONNTRACK_IN, so its queues are not
+ * ipv6_frag_rcv's (IP6_DEFRAG_LOCAL_DELIVER) */
+enum { REASM_USER_LOCAL_DELIVER, REASM_USER_CONNTRACK_IN };
+
 struct l3_reasm {
 	struct l3_reasm_mib mib[2];   /* [0] IPv4, [1] IPv6 */
+	/* nf_ct_frag6_gather's own (no SNMP counter: the kernel counts
+	 * only its timeouts, as Ip6ReasmFails + Ip6ReasmTimeout) */
+	struct l3_reasm_mib nf6_mib;
 	uint64_t frags_joined;        /* fragments appended to a datagram */
 	uint64_t frags_dropped;       /* fragments discarded with their queue */
-	uint64_t mem;                 /* bytes held, both families */
-	uint64_t fam_mem[2];          /* frag_mem_limit of each: [0] IPv4, [1] IPv6 */
+	uint64_t mem;                 /* bytes held, all fqdirs */
+	uint64_t fam_mem[REASM_DIRS]; /* frag_mem_limit of each fqdir */
 	uint64_t queues_now;          /* queues alive */
 	uint64_t frags_now;           /* fragments held */
 
 	/* configuration */
-	uint64_t high_thresh;         /* ipfrag_high_thresh, bytes */
-	uint64_t timeout;             /* ipfrag_time in clock units */
+	uint64_t high_thresh[REASM_DIRS]; /* ipfrag_high_thresh, ..., bytes */
+	uint64_t timeout[REASM_LRUS]; /* ipfrag_time, nf_conntrack_frag6_timeout,
+				       * in clock units */
 	bool clock_polls;             /* ipfrag_clock=polls */
 	uint32_t max_dist;            /* ipfrag_max_dist, 0 = off */
 	uint64_t polls;               /* poll ends so far */
@@ -50,7 +67,7 @@ struct l3_reasm {
 	 * first, so that the order does not depend on how an engine's
 	 * sublists interleave the families */
 	uint32_t discard_head[2], discard_tail[2];
-	uint32_t lru_head, lru_tail;  /* queues by expiry, index + 1 */
+	uint32_t lru_head[REASM_LRUS], lru_tail[REASM_LRUS]; /* index + 1 */
 	/* inet_peer: per IPv4 source, the fragments seen (ip_frag_too_far);
 	 * kept while a queue of the source lives */
 	uint32_t *peer_hash;
@@ -64,6 +81,8 @@ struct l3_reasm_conf {
 	uint32_t high_thresh;  /* ipfrag_high_thresh */
 	uint32_t max_dist;     /* ipfrag_max_dist */
 	unsigned clock;        /* ipfrag_clock: 0 tsc, 1 polls */
+	uint32_t nf6_time_s;       /* nf_conntrack_frag6_timeout */
+	uint32_t nf6_high_thresh;  /* nf_conntrack_frag6_high_thresh */
 };
 /* ---- shared by reasm.c and reasm_ipv6.c (net/ipv4/inet_fragment.c) ---- */
 
@@ -87,10 +106,20 @@ struct l3_reasm_key {
 	uint8_t saddr[16];
 	uint8_t daddr[16];
 	uint32_t id;          /* IPv4: the 16-bit id; IPv6: identification */
-	uint16_t iif;         /* IPv6 scoped destinations: the port */
+	uint16_t iif;         /* IPv6 scoped destinations (nf: all): the port */
 	uint8_t family;       /* 4 or 6 */
-	uint8_t proto_ecn;    /* IPv4: protocol; IPv6: ip6_frag_ecn */
+	uint8_t proto_ecn;    /* IPv4: protocol; IPv6: ip6_frag_ecn (nf: 0) */
+	uint8_t user;         /* REASM_USER_* */
+	uint8_t pad[3];
 };
+
+/* the fqdir of a queue's key */
+static inline enum l3_reasm_dir reasm_dir(const struct l3_reasm_key *key)
+{
+	if (key->family == 4)
+		return REASM_DIR_IPV4;
+	return key->user == REASM_USER_CONNTRACK_IN ? REASM_DIR_NF6 : REASM_DIR_IPV6;
+}
 
 struct l3_reasm_queue {
 	struct l3_reasm_key key;
@@ -163,6 +192,7 @@ static inline bool reasm_complete(const struct l3_reasm_queue *q)
 
 /* reasm.c's queues and fragments, as each family's receive uses them */
 uint32_t reasm_find(struct l3_reasm *r, const struct l3_reasm_key *key);
+uint32_t reasm_lookup(struct l3_reasm *r, const struct l3_reasm_key *key);
 void reasm_queue_free(struct l3_reasm *r, uint32_t qi, unsigned drop);
 bool reasm_end_ok(struct l3_reasm_queue *q, uint32_t end, bool last);
 lrx_next_t reasm_queue_frag(struct l3_reasm *r, struct l3_reasm_queue *q,
@@ -193,6 +223,18 @@ enum l3_reasm_ip_mib {
 lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 			 struct lrx_meta *meta, uint32_t *toff,
 			 uint8_t *nexthdr, enum l3_reasm_ip_mib *ip_mib);
+
+/* nf_ct_frag6_gather (nf_defrag_ipv6's ipv6_defrag at PREROUTING -400)
+ * for an IPv6 packet that passed ip6_rcv_core: CONTINUE with m unchanged
+ * (no fragment header, a jumbogram, a first fragment without its
+ * upper-layer header, a fragment that is not a multiple of 8: what the
+ * kernel hands on for ipv6_frag_rcv to judge), CONTINUE with m the whole
+ * datagram (its fragment header removed; meta->transport_offset and
+ * l4_proto name the header after the hop-by-hop one, as ip6_rcv_core
+ * left them), CONSUMED (queued: NF_STOLEN), or a drop (-EINVAL and
+ * -ENOMEM: NF_DROP, NETFILTER_DROP). Counts no SNMP counter. */
+lrx_next_t l3_reasm_ipv6_ct(struct l3_reasm *r, struct rte_mbuf *m,
+			    struct lrx_meta *meta);
 
 /* pskb_trim_rcsum: cut the packet to len bytes. Padding in the last
  * segment is the common case; otherwise the chain is cut and the segments

@@ -40,7 +40,8 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 start=$SECONDS
 set +e
-"$harness" -max_total_time="$seconds" -max_len="$max_len" \
+# -error_exitcode=1: libFuzzer's default, 77, is what meson reads as a skip
+"$harness" -max_total_time="$seconds" -max_len="$max_len" -error_exitcode=1 \
 	-timeout=25 -rss_limit_mb=3072 -print_final_stats=1 -artifact_prefix="$scratch.artifacts/" \
 	"$@" "$scratch" "$seeds" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}

@@ -248,8 +248,8 @@ TEST_CASE("conntrack6: the families apart in one table; what ipv6_get_l4proto re
 	Frame frag = ip6_insert_ext(udp_in(7, 8), 44,
 				    {IPPROTO_UDP, 0, 0x00, 0x08 | 1, 0, 0, 0, 1});
 	CHECK(t.in(frag) == LRX_NF_CT_INVALID);
-	// the first fragment is tracked by its header (nf_defrag_ipv6 is
-	// not modelled: docs/netfilter.md)
+	// a first fragment is tracked by its header (one nf_defrag_ipv6
+	// hands on, as a fragment not a multiple of 8 bytes: -EPROTO)
 	Frame first = ip6_insert_ext(udp_in(7, 8), 44, {IPPROTO_UDP, 0, 0, 1, 0, 0, 0, 1});
 	CHECK(t.in(first) == LRX_NF_CT_NEW);
 	// no next header (59)

@@ -22,12 +22,15 @@
 
 #include <netinet/in.h>
 
+#include <unistd.h>
+
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "ct_oracle.h"
 #include "engine_run.h"
+#include "../l3_demux/reasm_frames.h"
 #include "frames.h"
 #include "netns_oracle.h"
 #include "nf_counts.h"
@@ -242,6 +245,129 @@ TEST_CASE("kernel oracle: an ip6tables stateful firewall (IPv6 conntrack) counts
 		// the flows: 5201's handshake, the UDP query, the echo
 		check_ct_counts(kernel, r, 3 + 2 /* the SYN and ACK to 24 */);
 		CHECK(r.counters[1].at("nf_prerouting_drops") == 0);
+	}
+	LRX_REQUIRE_POOL_FULL(mp);
+}
+
+namespace {
+
+// a datagram of 200 payload bytes from the peer (UDP, ICMPv6 or TCP as f
+// sets), to cut into fragments
+Frame whole(const std::function<void(Spec &)> &f)
+{
+	return v6([&](Spec &s) {
+		s.payload = reasm::seq_payload(200);
+		s.default_payload = false;
+		f(s);
+	});
+}
+
+// its IP payload's bytes [off, off + len) (to the end when len is 0)
+Frame piece(const Frame &w, uint32_t off, uint32_t len, uint32_t id)
+{
+	const uint32_t payload = w.l3_len - 40u;
+	const bool last = len == 0 || off + len >= payload;
+	return reasm::frag6(w, off, last ? payload - off : len, !last, id);
+}
+
+} // namespace
+
+TEST_CASE("kernel oracle: nf_defrag_ipv6 gathers IPv6 fragments before the "
+	  "stateful firewall, every counter alike under every engine",
+	  "[netfilter][conntrack][kernel][defrag6]")
+{
+	if (std::string why = oracle6_skip(); !why.empty()) {
+		WARN("SKIPPED: " << why);
+		return;
+	}
+	Netns net;
+	const TempFile file(rules6_text, "lrx_defrag6_rules");
+	if (std::string why = kernel_setup6(net, file); !why.empty()) {
+		WARN("SKIPPED: " << why);
+		return;
+	}
+	if (net.in("sysctl -w net.netfilter.nf_conntrack_frag6_timeout=1") != "") {
+		WARN("SKIPPED: no net.netfilter.nf_conntrack_frag6_timeout in the netns");
+		return;
+	}
+	CtListener listener(net, AF_INET6);
+	if (!listener.error.empty()) {
+		WARN("SKIPPED: " << listener.error);
+		return;
+	}
+	const Frame query = whole([](Spec &s) { s.sport = 5353; s.dport = 53; });
+	const Frame ping = whole([](Spec &s) { s.l4 = L4::icmp; s.icmp_type = 128; });
+	const Frame syn = whole([](Spec &s) {
+		s.l4 = L4::tcp;
+		s.tcp_flags = TCP_SYN;
+		s.sport = 40000;
+		s.dport = 5201;
+		s.seq = 100;
+	});
+	const Frame overlapped = whole([](Spec &s) { s.sport = 5354; s.dport = 53; });
+	const Frame cut = whole([](Spec &s) { s.sport = 5355; s.dport = 53; });
+	const std::vector<Frame> frames = {
+		// one datagram each: NEW, one rule hit; the port unreachable,
+		// the echo reply, the SYN-ACK out
+		piece(query, 0, 80, 1), piece(query, 80, 80, 1), piece(query, 160, 0, 1),
+		piece(ping, 160, 0, 2), piece(ping, 80, 80, 2), piece(ping, 0, 80, 2),
+		piece(syn, 96, 0, 3), piece(syn, 0, 96, 3),
+		// an overlap: NF_DROP, its queue killed; the last starts a queue
+		// that expires (Ip6ReasmFails + Ip6ReasmTimeout, no ICMPv6: no
+		// first fragment)
+		piece(overlapped, 0, 80, 4), piece(overlapped, 40, 80, 4),
+		piece(overlapped, 160, 0, 4),
+		// incomplete: expires
+		piece(cut, 80, 80, 5),
+		// the query again, whole: ESTABLISHED by the port unreachable
+		query,
+	};
+
+	KernelWatch watch(net, "ip6tables-legacy-save -c", "ip6/");
+	REQUIRE(replay(net.outside, frames, 1));
+	sleep(3); // nf_conntrack_frag6_timeout=1: the queues left expire
+	const KernelCounts kernel = watch.take();
+	REQUIRE(kernel.rules.count("ip6/filter/INPUT") == 1);
+
+	eal_init();
+	rte_mempool *mp = mbuf_pool("defrag6_oracle_pool", 2047);
+	const std::vector<PipelineStage> stages = {
+		{"build-meta", {{"host_mac", "02:00:00:00:00:02"}}},
+		{"l3-demux", {{"local_ipv4", "10.0.0.2/24"},
+			      {"local_ipv6", "2001:db8::2/64"},
+			      {"udp_ports", "none"},
+			      {"tcp_ports", "5201"},
+			      {"mcast_groups", "none"},
+			      {"icmpv6_ratelimit", "0"},
+			      {"ipv6_mip6", "no"},
+			      {"icmp_clock", "polls"},
+			      {"netfilter6", file.path},
+			      {"nf_conntrack_tcp_be_liberal", "1"}}},
+	};
+	auto make = [&](size_t at) { return frames[at].to_mbuf(mp); };
+	const std::vector<uint16_t> polls = {4, (uint16_t)(frames.size() - 4)};
+	const char *const compared[] = {
+		"Ip6InReceives", "Ip6InDelivers", "Ip6ReasmReqds",
+		"Ip6ReasmOKs", "Ip6ReasmFails", "Ip6ReasmTimeout", "Ip6InHdrErrors",
+		"Udp6InDatagrams", "Udp6NoPorts", "TcpInSegs", "Icmp6InMsgs",
+		"Icmp6InEchos", "Icmp6OutEchoReplies", "Icmp6OutDestUnreachs",
+		"Icmp6OutTimeExcds",
+	};
+	for (auto kind : {LRX_ENGINE_PACKET, LRX_ENGINE_BURST, LRX_ENGINE_HYBRID,
+			  LRX_ENGINE_STATIC, LRX_ENGINE_GRAPH}) {
+		INFO("engine " << lrx_engine_name(kind));
+		const EngineRun r = run_engine(kind, 1, 64, stages, make, polls);
+		check_rule_counts(kernel, r);
+		for (const char *name : compared) {
+			const uint64_t k = kernel.nstat.count(name) ? kernel.nstat.at(name) : 0;
+			const uint64_t l = r.counters[1].count(name) ? r.counters[1].at(name) : 0;
+			INFO(name << ": kernel " << k << ", listrx " << l);
+			CHECK(k == l);
+		}
+		// the query, the echo, the SYN: one entry each
+		check_ct_counts(kernel, r, 3);
+		CHECK(r.counters[1].at("nf6_defrag_oks") == 3);
+		CHECK(r.counters[1].at("nf6_prerouting_drops") == 1);
 	}
 	LRX_REQUIRE_POOL_FULL(mp);
 }

@@ -396,3 +396,13 @@ TEST_CASE("netfilter: a port match on a packet too short for its header "
 	CHECK(r.in(udp4(1, 9).ip4_proto(1).ip4_total_length(24)) == LRX_NF_ACCEPT);
 	CHECK(r.count("filter/INPUT", 3).first == 1);
 }
+
+TEST_CASE("netfilter rules: -i \"\" is any device, as xtables_parse_interface "
+	  "reads an empty name", "[netfilter]")
+{
+	Rules r("*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -i \"\" -j DROP\nCOMMIT\n");
+	INFO(r.err);
+	REQUIRE(r.rc == 0);
+	CHECK(r.in(udp_src(0x0a000001, 1, 2), 0) == LRX_NF_DROP);
+	CHECK(r.in(udp_src(0x0a000001, 1, 2), 3, 7) == LRX_NF_DROP);
+}

@@ -20,6 +20,7 @@
 #include "temp_file.h"
 #include "frames.h"
 #include "test_eal.h"
+#include "../l3_demux/reasm_frames.h"
 
 extern "C" {
 #include "pipeline.h"
@@ -396,6 +397,18 @@ TEST_CASE("build-meta,l3-demux with IPv6 conntrack (netfilter6) give identical "
 		frag6(0x0001), frag6(0x0008),
 		udp4(2, 53), tcp4(TCP_SYN, 40000, 22),
 	};
+	// nf_defrag_ipv6: the fragments of two datagrams (UDP to 53, an echo
+	// request) and an overlapping one, drawn in any order and number
+	for (const Frame &whole : {v6([](Spec &s) { s.dport = 53; s.payload.assign(200, 7);
+						    s.default_payload = false; }),
+				   v6([](Spec &s) { s.l4 = L4::icmp; s.icmp_type = 128;
+						    s.payload.assign(200, 9);
+						    s.default_payload = false; })}) {
+		frames.push_back(lrx_test::reasm::frag6(whole, 0, 80, true, 0x77));
+		frames.push_back(lrx_test::reasm::frag6(whole, 80, 80, true, 0x77));
+		frames.push_back(lrx_test::reasm::frag6(whole, 160, whole.l3_len - 200, false, 0x77));
+		frames.push_back(lrx_test::reasm::frag6(whole, 40, 80, true, 0x77));
+	}
 	for (uint16_t sport : {40000, 40001, 40002})
 		for (uint16_t dport : {22, 23, 24})
 			for (int flags : {(int)TCP_SYN, (int)TCP_ACK, TCP_SYN | TCP_ACK,
@@ -448,7 +461,8 @@ TEST_CASE("build-meta,l3-demux with IPv6 conntrack (netfilter6) give identical "
 		clean(ref);
 		for (const char *c : {"nf_conntrack_insert", "nf_conntrack_invalid",
 				      "nf_conntrack_found", "nf_conntrack_early_drop",
-				      "nf_conntrack_icmp_error", "nf6_local_in_drops"}) {
+				      "nf_conntrack_icmp_error", "nf6_local_in_drops",
+				      "nf6_defrag_oks", "nf6_defrag_overlaps", "nf6_prerouting_drops"}) {
 			INFO(c);
 			REQUIRE(ref.counters[1].at(c) > 0);
 		}
