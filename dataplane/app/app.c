@@ -542,7 +542,6 @@ static void ports_snapshot_and_close(struct lrx_app *app)
 
 static void workers_destroy(struct lrx_app *app)
 {
-	lrx_app_maps_open(false);
 	for (unsigned i = 0; i < app->n_workers; i++) {
 		worker_destroy(app->workers[i]);
 		app->workers[i] = NULL;
@@ -723,7 +722,6 @@ static int setup(struct lrx_app *app)
 			return setup_error_status(rc);
 		}
 	}
-	lrx_app_maps_open(true);
 	rc = workers_assign(app, n_lcores, err, sizeof(err));
 	if (rc == 0 && app->conf.interleave.n)
 		rc = lrx_interleave_setup(app->workers, n_lcores, per, app->conf.window_polls,
@@ -848,6 +846,8 @@ static int report_run(const struct lrx_app *app, int status)
  * state, the summary, then everything freed. */
 static int finish(struct lrx_app *app, int status)
 {
+	/* telemetry's threads outlive everything below: its commands first */
+	lrx_telemetry_close();
 	ports_snapshot_and_close(app);
 	app->mbufs_in_use_at_exit = lrx_ports_pools_in_use(&app->ports);
 	app->mbufs_freed_twice_at_exit = lrx_ports_pools_over(&app->ports);

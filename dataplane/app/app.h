@@ -44,12 +44,10 @@ void lrx_report_fill(struct lrx_report *r, const struct lrx_app *app);
 int lrx_report_fill_maps(struct lrx_report *r, const struct lrx_app *app);
 
 /* map_write.c: telemetry's map_update/map_delete (lrx_telemetry_map_write_fn):
- * w into stage's instances on every lcore while the maps are open;
- * returns how many instances it asked. */
+ * w into stage's instances on every lcore; returns how many instances it
+ * asked. Telemetry calls it until lrx_telemetry_close, which finish()
+ * calls before the pipelines go. */
 unsigned lrx_app_map_write(const char *stage, struct lrx_stage_map_write *w, const void *arg);
-/* Opens the pipelines' maps to telemetry's writes (before the run), closes
- * them (before the pipelines go): a write in progress finishes first. */
-void lrx_app_maps_open(bool open);
 /* The worker's quiescent-state variable (one reader, itself), online;
  * 0 or -ENOMEM with err. */
 int lrx_worker_qsbr_create(struct lrx_worker *w, int socket, char *err, size_t err_len);

@@ -3,8 +3,10 @@
  * lcore's stage instance has its own copy of an eBPF program's maps (the
  * kernel has one map; a write here goes to every copy, as bpftool's update
  * of a per-CPU map writes each CPU's value), each safe against its lcore's
- * lookups (lib/ebpf/ebpf.h). Writers from several telemetry clients and
- * the end of the run are serialised by one lock. */
+ * lookups (lib/ebpf/ebpf.h). Writers from several telemetry clients are
+ * serialised by one lock, so that every copy takes their writes in one
+ * order; telemetry stops calling before the pipelines go
+ * (lrx_telemetry_close). */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,7 +17,6 @@
 #include "app.h"
 
 static pthread_mutex_t map_write_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool maps_open;
 
 unsigned lrx_app_map_write(const char *stage, struct lrx_stage_map_write *w, const void *arg)
 {
@@ -23,7 +24,7 @@ unsigned lrx_app_map_write(const char *stage, struct lrx_stage_map_write *w, con
 	unsigned instances = 0;
 
 	pthread_mutex_lock(&map_write_lock);
-	for (unsigned i = 0; maps_open && i < app->n_workers; i++) {
+	for (unsigned i = 0; i < app->n_workers; i++) {
 		struct lrx_pipeline *p = app->workers[i]->pipeline;
 		for (unsigned s = 0; p && s < lrx_pipeline_stage_count(p); s++) {
 			const int rc_before = w->rc;
@@ -43,13 +44,6 @@ unsigned lrx_app_map_write(const char *stage, struct lrx_stage_map_write *w, con
 	}
 	pthread_mutex_unlock(&map_write_lock);
 	return instances;
-}
-
-void lrx_app_maps_open(bool open)
-{
-	pthread_mutex_lock(&map_write_lock);
-	maps_open = open;
-	pthread_mutex_unlock(&map_write_lock);
 }
 
 int lrx_worker_qsbr_create(struct lrx_worker *w, int socket, char *err, size_t err_len)

@@ -37,6 +37,70 @@ static void tel_u64(struct rte_tel_data *d, const char *prefix, const char *name
 	rte_tel_data_add_dict_u64(d, clean, value);
 }
 
+/* ---- every command behind one gate --------------------------------------------
+ * rte_telemetry (22.11) cannot unregister a command, and its threads serve
+ * clients until the process exits (rte_eal_cleanup leaves them running):
+ * a command running while the app frees its ports, pipelines and maps
+ * would read freed memory. Every /listrx command is registered through
+ * tel_register and runs inside the gate's read lock; lrx_telemetry_close
+ * takes the write lock (writer-preferring: clients asking in a loop cannot
+ * hold it off), so it returns once the commands in flight are done, and
+ * later ones are refused without touching the run. */
+#define TEL_MAX_COMMANDS 64
+
+static struct {
+	char name[RTE_TEL_MAX_STRING_LEN];
+	telemetry_cb fn;
+} tel_commands[TEL_MAX_COMMANDS];
+static unsigned tel_n_commands;
+static pthread_rwlock_t tel_gate = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+static bool tel_closed;
+
+static void tel_shutting_down(struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "result", "error");
+	rte_tel_data_add_dict_string(d, "error", "ESHUTDOWN");
+	rte_tel_data_add_dict_int(d, "errno", ESHUTDOWN);
+	rte_tel_data_add_dict_string(d, "message", "listrx is shutting down: the run has "
+				     "ended, its ports, pipelines and maps are being freed");
+}
+
+static int tel_gated(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	telemetry_cb fn = NULL;
+	int rc = 0;
+	pthread_rwlock_rdlock(&tel_gate);
+	for (unsigned i = 0; i < tel_n_commands && !fn; i++)
+		if (!strcmp(tel_commands[i].name, cmd))
+			fn = tel_commands[i].fn;
+	if (tel_closed)
+		tel_shutting_down(d);
+	else
+		rc = fn ? fn(cmd, params, d) : -ENOENT; /* registered: always found */
+	pthread_rwlock_unlock(&tel_gate);
+	return rc;
+}
+
+static int tel_register(const char *cmd, telemetry_cb fn, const char *help)
+{
+	pthread_rwlock_wrlock(&tel_gate);
+	bool room = tel_n_commands < TEL_MAX_COMMANDS;
+	if (room) {
+		snprintf(tel_commands[tel_n_commands].name, sizeof(tel_commands[0].name), "%s", cmd);
+		tel_commands[tel_n_commands++].fn = fn;
+	}
+	pthread_rwlock_unlock(&tel_gate);
+	return room ? rte_telemetry_register_cmd(cmd, tel_gated, help) : -ENOSPC;
+}
+
+void lrx_telemetry_close(void)
+{
+	pthread_rwlock_wrlock(&tel_gate);
+	tel_closed = true;
+	pthread_rwlock_unlock(&tel_gate);
+}
+
 /* ---- renderers ---------------------------------------------------------------- */
 
 static void tel_drops(const struct lrx_report *r, struct rte_tel_data *d)
@@ -396,7 +460,7 @@ static int tel_trace(const char *cmd __rte_unused, const char *params __rte_unus
 int lrx_telemetry_register_trace(const struct lrx_trace *t)
 {
 	telemetry_trace = t;
-	return rte_telemetry_register_cmd("/listrx/trace", tel_trace,
+	return tel_register("/listrx/trace", tel_trace,
 					  "listrx --trace: the traced packets' events so far. No parameters");
 }
 
@@ -447,7 +511,7 @@ int lrx_telemetry_register_maps(lrx_telemetry_fill_fn fill, const void *arg)
 		snprintf(cmd, sizeof(cmd), "/listrx/%s/maps", name);
 		snprintf(help, sizeof(help), "listrx: the %s stage's maps, as bpftool map dump. No parameters",
 			 s->name);
-		int rc = rte_telemetry_register_cmd(cmd, tel_maps, help);
+		int rc = tel_register(cmd, tel_maps, help);
 		if (rc < 0)
 			return rc;
 	}
@@ -522,11 +586,11 @@ int lrx_telemetry_register_map_write(lrx_telemetry_map_write_fn fn, const void *
 		snprintf(cmd, sizeof(cmd), "/listrx/%s/map_update", name);
 		snprintf(help, sizeof(help), "listrx: bpftool map update into the %s stage's maps. "
 			 "Parameters: NAME:KEY=VALUE[,any|noexist|exist]", s->name);
-		int rc = rte_telemetry_register_cmd(cmd, tel_map_write, help);
+		int rc = tel_register(cmd, tel_map_write, help);
 		snprintf(cmd, sizeof(cmd), "/listrx/%s/map_delete", name);
 		snprintf(help, sizeof(help), "listrx: bpftool map delete from the %s stage's maps. "
 			 "Parameters: NAME:KEY", s->name);
-		rc = rc ?: rte_telemetry_register_cmd(cmd, tel_map_write, help);
+		rc = rc ?: tel_register(cmd, tel_map_write, help);
 		if (rc < 0)
 			return rc;
 	}
@@ -605,17 +669,17 @@ int lrx_telemetry_register(lrx_telemetry_fill_fn fill, const void *arg)
 {
 	telemetry_fill = fill;
 	telemetry_arg = arg;
-	int rc = rte_telemetry_register_cmd("/listrx/stats", tel_stats,
+	int rc = tel_register("/listrx/stats", tel_stats,
 					    "listrx totals, drops by reason, per-queue rx. No parameters");
-	rc = rc ?: rte_telemetry_register_cmd("/listrx/config", tel_config,
+	rc = rc ?: tel_register("/listrx/config", tel_config,
 					      "listrx effective configuration. No parameters");
-	rc = rc ?: rte_telemetry_register_cmd("/listrx/stages", tel_stages,
+	rc = rc ?: tel_register("/listrx/stages", tel_stages,
 					      "listrx per-stage calls, packets, cycles, drops, stage counters. No parameters");
-	rc = rc ?: rte_telemetry_register_cmd("/listrx/lcores", tel_lcores,
+	rc = rc ?: tel_register("/listrx/lcores", tel_lcores,
 					      "listrx per-lcore polls and packets. No parameters");
-	rc = rc ?: rte_telemetry_register_cmd("/listrx/latency", tel_latency,
+	rc = rc ?: tel_register("/listrx/latency", tel_latency,
 					      "listrx RX timestamp to verdict latency (--latency). No parameters");
-	rc = rc ?: rte_telemetry_register_cmd("/listrx/runtime", tel_runtime,
+	rc = rc ?: tel_register("/listrx/runtime", tel_runtime,
 					      "listrx per-stage rates since start or last clear. Parameter: clear");
 	return rc;
 }

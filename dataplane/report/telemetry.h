@@ -13,7 +13,8 @@
 typedef void (*lrx_telemetry_fill_fn)(struct lrx_report *r, const void *arg);
 
 /* Registers /listrx/stats, /listrx/config, /listrx/stages, /listrx/lcores,
- * /listrx/latency, /listrx/runtime[,clear]. arg must outlive the process's telemetry thread. */
+ * /listrx/latency, /listrx/runtime[,clear]. arg (and what fill reads) must
+ * live until lrx_telemetry_close. */
 int lrx_telemetry_register(lrx_telemetry_fill_fn fill, const void *arg);
 /* Registers /listrx/STAGE/maps for every stage whose descriptor has maps
  * (stage.h: map_at): fill must fill the report's maps too
@@ -35,10 +36,17 @@ int lrx_telemetry_register_map_write(lrx_telemetry_map_write_fn fn, const void *
 void lrx_telemetry_map_write(const struct lrx_stage_map_write *w, unsigned instances,
 			     const char *stage, struct rte_tel_data *d);
 
-/* Registers /listrx/trace: the --trace packets so far (t must outlive
- * the telemetry thread). */
+/* Registers /listrx/trace: the --trace packets so far (t must live until
+ * lrx_telemetry_close). */
 struct lrx_trace;
 int lrx_telemetry_register_trace(const struct lrx_trace *t);
+
+/* Shuts every /listrx command before the app frees what they read
+ * (rte_telemetry's threads serve clients until the process exits): waits
+ * for the commands running, then each later one replies {"result":
+ * "error", "error": "ESHUTDOWN", "errno", "message": "listrx is shutting
+ * down: ..."} without reading the run. */
+void lrx_telemetry_close(void);
 
 /* The renderers behind the commands, from a report (tests call them). */
 void lrx_telemetry_stats(const struct lrx_report *r, struct rte_tel_data *d);

@@ -84,34 +84,55 @@ enum lrx_xdp_rss {
 /* Readers (a program's lookups, on the lcore that runs it) take no lock;
  * writers of a hash map (the program's update/delete helpers, telemetry's
  * map_update/map_delete from another thread) hold `lock`, as
- * htab_map_update_elem holds its bucket lock. A hash entry is published
- * by a release store of its slot's state once key and value are written;
- * a deleted slot is reused only after every reader passed a quiescent
- * state (`qsbr`: the lcore's poll loop reports one after each poll), so a
- * program that looked a key up keeps a valid value for its whole run, as
- * RCU keeps a deleted htab element until the readers are done. Values are
- * written in place (arrays, as array_map_update_elem; an existing hash
- * key's value too): a reader may see a value of more than 8 bytes half
- * written, as in the kernel's arrays. */
+ * htab_map_update_elem holds its bucket lock. A hash map is the kernel's
+ * htab layout: buckets of singly linked elements from a preallocated
+ * pool (twice max_entries). An element is linked by a release store of
+ * its bucket's head once key and value are written, unlinked by a release
+ * store of its predecessor's link (its own link stays, so a lookup on it
+ * walks on, as hlist_nulls_del_rcu), and goes to the tail of the pool's
+ * free list with the rte_rcu_qsbr token of its delete: it takes another
+ * key only once every reader passed a quiescent state (`qsbr`: the
+ * lcore's poll loop reports one after each poll), so a program that
+ * looked a key up keeps a valid value for its whole run, as RCU keeps a
+ * deleted htab element until the readers are done. A lookup visits only
+ * the entries of its bucket, never a deleted one. Values are written in
+ * place (arrays, as array_map_update_elem; an existing hash key's value
+ * too): a reader may see a value of more than 8 bytes half written, as in
+ * the kernel's arrays. */
 struct rte_rcu_qsbr;
+
+#define LRX_XDP_MAP_NIL UINT32_MAX /* a hash link to no element */
 
 struct lrx_xdp_map {
 	char name[LRX_XDP_MAP_NAME_MAX];
 	uint32_t type;        /* BPF_MAP_TYPE_ARRAY / _HASH (per-CPU aliases) */
 	uint32_t key_size, value_size, max_entries;
 	uint32_t value_stride; /* value_size rounded up to 8, as array_map */
-	uint32_t n_slots;     /* hash: power of two >= 2 * max_entries */
+	uint32_t n_buckets;   /* hash: power of two >= max_entries, as
+			       * htab_map_alloc's; 0 for an array */
+	uint32_t elem_size;   /* hash: link, key rounded up to 8, value */
+	uint32_t n_elems;     /* hash: the pool, 2 * max_entries */
 	uint32_t count;       /* hash: entries in use (under lock) */
-	uint8_t *values;      /* array: max_entries values; hash: per slot */
-	uint8_t *keys;        /* hash: per slot */
-	uint8_t *slot_state;  /* hash: 0 empty, 1 used, 2 deleted (atomic) */
-	uint64_t *retired;    /* hash: per deleted slot, the qsbr token of
-			       * its delete (reusable once acknowledged) */
+	uint8_t *values;      /* array: max_entries values */
+	uint32_t *buckets;    /* hash: per bucket its first element (atomic) */
+	uint8_t *elems;       /* hash: the pool (struct lrx_xdp_map_elem) */
+	/* hash, under lock: free elements oldest delete first (a ring of
+	 * n_elems) and per element the qsbr token of its delete (0: none) */
+	uint32_t *free_ring;
+	uint64_t *retired;
+	uint32_t free_head, free_n;
 	struct rte_rcu_qsbr *qsbr; /* NULL: no reader on another thread */
 	rte_spinlock_t lock;  /* hash: serialises writers */
 	/* its keys' and values' fields from the object's BTF, for the
 	 * report (NULL: none); owned, freed by lrx_xdp_map_destroy */
 	struct lrx_map_layout *layout;
+};
+
+/* A hash element's head; the key (zero-padded to 8 bytes) and the value
+ * follow. */
+struct lrx_xdp_map_elem {
+	uint32_t next;   /* the bucket's next element (atomic) */
+	uint32_t linked; /* in a bucket (writers and the dump, under lock) */
 };
 
 /* BPF_ANY / BPF_NOEXIST / BPF_EXIST */
@@ -121,13 +142,28 @@ int lrx_xdp_map_create(struct lrx_xdp_map *map, const char *name,
 		       size_t err_len);
 void lrx_xdp_map_destroy(struct lrx_xdp_map *map);
 void *lrx_xdp_map_lookup(struct lrx_xdp_map *map, const void *key);
+/* bpf_map_update_elem from a thread other than the reader's (telemetry,
+ * map_init): -E2BIG only when max_entries keys are in, and -EAGAIN when
+ * every free element was deleted since the reader's last quiescent state
+ * (retry after its next poll: lrx_bpf_map_write waits for it). */
 int lrx_xdp_map_update(struct lrx_xdp_map *map, const void *key,
 		       const void *value, uint64_t flags);
+/* bpf_map_update_elem from the program, on the reader's own lcore: never
+ * -EAGAIN. It cannot wait for its own quiescent state, so it takes the
+ * oldest free element even when young: only its own run can hold that
+ * element's value (each lcore reads its own copy), and the kernel's
+ * preallocated htab reuses a deleted element at once for every reader
+ * (htab_map_delete_elem -> free_htab_elem -> pcpu_freelist_push). */
+int lrx_xdp_map_update_from_prog(struct lrx_xdp_map *map, const void *key,
+				 const void *value, uint64_t flags);
 int lrx_xdp_map_delete(struct lrx_xdp_map *map, const void *key);
+/* The hash elements a lookup of key compares (tests: a missing key's
+ * lookup visits its bucket's entries only); 0 for an array. */
+uint32_t lrx_xdp_map_lookup_visits(const struct lrx_xdp_map *map, const void *key);
 /* The quiescent-state variable of the lcore whose program reads map
  * (thread 0 of v): before another thread writes it (NULL: none does). */
 void lrx_xdp_map_set_qsbr(struct lrx_xdp_map *map, struct rte_rcu_qsbr *v);
-/* Iteration for a dump: the entry at slot/index *cursor or after it,
+/* Iteration for a dump: the entry at element/index *cursor or after it,
  * copied out; *cursor moves past it. Arrays give every index. */
 bool lrx_xdp_map_next(const struct lrx_xdp_map *map, uint32_t *cursor, void *key,
 		      void *value);

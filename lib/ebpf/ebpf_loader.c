@@ -54,7 +54,8 @@ static uint64_t helper_map_update(uint64_t map, uint64_t key, uint64_t value,
 				  uint64_t flags, uint64_t a5)
 {
 	RTE_SET_USED(a5);
-	return (uint64_t)(int64_t)lrx_xdp_map_update(
+	/* the program runs on the lcore that reads the map */
+	return (uint64_t)(int64_t)lrx_xdp_map_update_from_prog(
 		(struct lrx_xdp_map *)map, (const void *)key,
 		(const void *)value, flags);
 }

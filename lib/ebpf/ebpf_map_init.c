@@ -179,22 +179,22 @@ int lrx_bpf_map_write(struct lrx_xdp_map *map, const struct lrx_bpf_map_write *w
 		return rc;
 	rc = w->del ? lrx_xdp_map_delete(map, key)
 		    : lrx_xdp_map_update(map, key, value, w->flags);
-	/* room, but only in slots deleted since the reader's last poll
+	/* room, but only in elements deleted since the reader's last poll
 	 * (ebpf_maps.c): wait for its next poll, as long as 100 ms */
-	for (unsigned tries = 0; rc == -E2BIG && !w->del && map->qsbr && tries < 1000 &&
-	     __atomic_load_n(&map->count, __ATOMIC_RELAXED) < map->max_entries; tries++) {
+	for (unsigned tries = 0; rc == -EAGAIN && tries < 1000; tries++) {
 		rte_delay_us_sleep(100);
 		rc = lrx_xdp_map_update(map, key, value, w->flags);
 	}
 	switch (rc) {
 	case 0:
 		break;
+	case -EAGAIN:
+		snprintf(err, err_len, "map '%s': no free element yet (%u "
+			 "entries; the lcore has not polled since the deletes)",
+			 map->name, map->count);
+		break;
 	case -E2BIG: /* htab_map_update_elem: full; array_map: the index */
-		if (map->n_slots && map->count < map->max_entries)
-			snprintf(err, err_len, "map '%s': no free slot yet (%u "
-				 "entries; the lcore has not polled since the "
-				 "deletes)", map->name, map->count);
-		else if (map->n_slots)
+		if (map->n_buckets)
 			snprintf(err, err_len, "map '%s': full (%u entries, "
 				 "max_entries %u)", map->name, map->count,
 				 map->max_entries);
@@ -205,7 +205,7 @@ int lrx_bpf_map_write(struct lrx_xdp_map *map, const struct lrx_bpf_map_write *w
 		break;
 	case -EEXIST:
 		snprintf(err, err_len, "map '%s': key %" PRIu64 " exists (noexist%s)",
-			 map->name, w->key, map->n_slots ? "" : ": an array's "
+			 map->name, w->key, map->n_buckets ? "" : ": an array's "
 			 "elements always exist");
 		break;
 	case -ENOENT:

@@ -1,19 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Array and hash maps with the kernel's bpf_map_*_elem semantics
  * (kernel/bpf/arraymap.c, kernel/bpf/hashtab.c), sized at load time and
- * never allocating afterwards: the hash is open addressing with linear
- * probing over a power-of-two slot array of at least twice max_entries,
- * with tombstones for deleted entries, so lookups and updates in the hot
- * path only touch preallocated memory (as the kernel's preallocated
- * htab, BPF_F_NO_PREALLOC not supported). Keys are hashed with the CRC32
- * instruction (rte_hash_crc) and compared as one word when they fit in 8
- * bytes, the common case for XDP maps (ports, addresses, protocol ids).
+ * never allocating afterwards. The hash is the kernel's htab layout: a
+ * power-of-two array of buckets (at least max_entries, as htab_map_alloc)
+ * whose elements are singly linked, from a pool allocated at create (as
+ * the preallocated htab; BPF_F_NO_PREALLOC not supported). A delete
+ * unlinks its element at once, so a lookup visits only the live entries
+ * of its bucket however many keys came and went. Keys are hashed with the
+ * CRC32 instruction (rte_hash_crc) and compared as one word when they fit
+ * in 8 bytes, the common case for XDP maps (ports, addresses, protocol
+ * ids).
  *
  * Concurrency (ebpf.h): lookups are lock-free; hash writers hold the map's
- * lock; a slot is published by a release store of its state after its key
- * and value, and a deleted slot (a tombstone) becomes reusable only once
- * the reading lcore acknowledged the DPDK rte_rcu_qsbr token taken at the
- * delete (its poll loop reports a quiescent state after every poll).
+ * lock; an element is published by a release store of its bucket's head
+ * after its key and value, unlinked by a release store of the link before
+ * it, and freed to the tail of a FIFO with the DPDK rte_rcu_qsbr token
+ * taken at the delete: the pool's head (the oldest delete) is reused once
+ * the reading lcore acknowledged that token (its poll loop reports a
+ * quiescent state after every poll). The pool holds twice max_entries, so
+ * a writer waits for a poll only after more than max_entries deletes
+ * within one.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,12 +34,63 @@
 
 #include "ebpf.h"
 
-enum { SLOT_EMPTY = 0, SLOT_USED = 1, SLOT_DELETED = 2 };
-
 static bool map_is_array(const struct lrx_xdp_map *map)
 {
 	return map->type == BPF_MAP_TYPE_ARRAY ||
 	       map->type == BPF_MAP_TYPE_PERCPU_ARRAY;
+}
+
+/* A hash element: its head, the key (zero-padded to 8 bytes), the value. */
+static inline uint32_t key_stride(uint32_t key_size)
+{
+	return RTE_ALIGN_CEIL(key_size, 8);
+}
+
+static inline struct lrx_xdp_map_elem *elem_at(const struct lrx_xdp_map *map,
+					       uint32_t e)
+{
+	return (struct lrx_xdp_map_elem *)(map->elems + (size_t)e * map->elem_size);
+}
+
+static inline uint8_t *elem_key(struct lrx_xdp_map_elem *elem)
+{
+	return (uint8_t *)(elem + 1);
+}
+
+static inline uint8_t *elem_value(const struct lrx_xdp_map *map,
+				  struct lrx_xdp_map_elem *elem)
+{
+	return elem_key(elem) + key_stride(map->key_size);
+}
+
+static int hash_alloc(struct lrx_xdp_map *map, int socket_id)
+{
+	map->n_buckets = rte_align32pow2(map->max_entries);
+	map->n_elems = map->max_entries * 2;
+	map->elem_size = (uint32_t)sizeof(struct lrx_xdp_map_elem) +
+			 key_stride(map->key_size) + map->value_stride;
+	map->buckets = rte_malloc_socket("xdp_map_buckets",
+		(size_t)map->n_buckets * sizeof(*map->buckets),
+		RTE_CACHE_LINE_SIZE, socket_id);
+	map->elems = rte_zmalloc_socket("xdp_map_elems",
+		(size_t)map->elem_size * map->n_elems, RTE_CACHE_LINE_SIZE,
+		socket_id);
+	map->free_ring = rte_malloc_socket("xdp_map_free",
+		(size_t)map->n_elems * sizeof(*map->free_ring),
+		RTE_CACHE_LINE_SIZE, socket_id);
+	map->retired = rte_zmalloc_socket("xdp_map_retired",
+		(size_t)map->n_elems * sizeof(*map->retired),
+		RTE_CACHE_LINE_SIZE, socket_id);
+	if (!map->buckets || !map->elems || !map->free_ring || !map->retired)
+		return -ENOMEM;
+	for (uint32_t b = 0; b < map->n_buckets; b++)
+		map->buckets[b] = LRX_XDP_MAP_NIL;
+	/* every element free, never deleted (token 0) */
+	for (uint32_t e = 0; e < map->n_elems; e++)
+		map->free_ring[e] = e;
+	map->free_head = 0;
+	map->free_n = map->n_elems;
+	return 0;
 }
 
 int lrx_xdp_map_create(struct lrx_xdp_map *map, const char *name,
@@ -45,6 +102,7 @@ int lrx_xdp_map_create(struct lrx_xdp_map *map, const char *name,
 		     type == BPF_MAP_TYPE_PERCPU_ARRAY;
 	bool hash = type == BPF_MAP_TYPE_HASH ||
 		    type == BPF_MAP_TYPE_PERCPU_HASH;
+	int rc;
 
 	memset(map, 0, sizeof(*map));
 	snprintf(map->name, sizeof(map->name), "%s", name);
@@ -70,42 +128,33 @@ int lrx_xdp_map_create(struct lrx_xdp_map *map, const char *name,
 	map->value_size = value_size;
 	map->max_entries = max_entries;
 	map->value_stride = RTE_ALIGN_CEIL(value_size, 8);
+	rte_spinlock_init(&map->lock);
 	if (array) {
 		map->values = rte_zmalloc_socket("xdp_map",
 			(size_t)map->value_stride * max_entries,
 			RTE_CACHE_LINE_SIZE, socket_id);
+		rc = map->values ? 0 : -ENOMEM;
 	} else {
-		map->n_slots = rte_align32pow2(max_entries * 2);
-		map->values = rte_zmalloc_socket("xdp_map",
-			(size_t)map->value_stride * map->n_slots,
-			RTE_CACHE_LINE_SIZE, socket_id);
-		map->keys = rte_zmalloc_socket("xdp_map_keys",
-			(size_t)key_size * map->n_slots, RTE_CACHE_LINE_SIZE,
-			socket_id);
-		map->slot_state = rte_zmalloc_socket("xdp_map_state",
-			map->n_slots, RTE_CACHE_LINE_SIZE, socket_id);
-		map->retired = rte_zmalloc_socket("xdp_map_retired",
-			(size_t)map->n_slots * sizeof(*map->retired),
-			RTE_CACHE_LINE_SIZE, socket_id);
+		rc = hash_alloc(map, socket_id);
 	}
-	rte_spinlock_init(&map->lock);
-	if (map->values == NULL || (hash && (map->keys == NULL ||
-					     map->slot_state == NULL ||
-					     map->retired == NULL))) {
-		uint64_t slots = array ? max_entries : map->n_slots;
-		uint64_t bytes = (uint64_t)map->value_stride * slots +
-				 (hash ? ((uint64_t)key_size + 9) * slots : 0);
+	if (rc != 0) {
+		uint64_t n = array ? max_entries : map->n_elems;
+		uint64_t each = array ? map->value_stride :
+			map->elem_size + sizeof(*map->free_ring) +
+			sizeof(*map->retired) + sizeof(*map->buckets);
+		uint64_t bytes = n * each;
 
 		lrx_xdp_map_destroy(map);
 		/* what the program asked for, not a failing machine: the
 		 * user's to change (exit 2) */
 		snprintf(err, err_len,
 			 "map '%s': %" PRIu64 " bytes (%" PRIu64 " MiB: %" PRIu64
-			 " slots of %u-byte values%s) do not fit in EAL's memory "
-			 "on socket %d: lower max_entries or value_size, or give "
-			 "EAL more (-m, hugepages)", name, bytes, bytes >> 20,
-			 slots, map->value_stride, hash ? " and their keys" : "",
-			 socket_id);
+			 " %s of %" PRIu64 "%s) do not fit in EAL's memory on "
+			 "socket %d: lower max_entries or value_size, or give "
+			 "EAL more (-m, hugepages)", name, bytes, bytes >> 20, n,
+			 array ? "slots" : "elements", each,
+			 array ? "-byte values" : " bytes (key, value, links; "
+			 "twice max_entries)", socket_id);
 		return -EINVAL;
 	}
 	return 0;
@@ -114,10 +163,12 @@ int lrx_xdp_map_create(struct lrx_xdp_map *map, const char *name,
 void lrx_xdp_map_destroy(struct lrx_xdp_map *map)
 {
 	rte_free(map->values);
-	rte_free(map->keys);
-	rte_free(map->slot_state);
+	rte_free(map->buckets);
+	rte_free(map->elems);
+	rte_free(map->free_ring);
 	rte_free(map->retired);
-	map->values = map->keys = map->slot_state = NULL;
+	map->values = map->elems = NULL;
+	map->buckets = map->free_ring = NULL;
 	map->retired = NULL;
 	free(map->layout);
 	map->layout = NULL;
@@ -128,24 +179,11 @@ void lrx_xdp_map_set_qsbr(struct lrx_xdp_map *map, struct rte_rcu_qsbr *v)
 	map->qsbr = v;
 }
 
-static inline uint8_t slot_load(const struct lrx_xdp_map *map, uint32_t slot)
+/* The key's bucket; *word holds a key of <= 8 bytes as one word. */
+static inline uint32_t hash_bucket(const struct lrx_xdp_map *map,
+				   const void *key, uint64_t *word)
 {
-	return __atomic_load_n(&map->slot_state[slot], __ATOMIC_ACQUIRE);
-}
-
-/* A tombstone may take a new key once no reader can still hold it: every
- * reader acknowledged the token of its delete (rte_rcu_qsbr_check). */
-static bool slot_reusable(const struct lrx_xdp_map *map, uint32_t slot)
-{
-	return map->qsbr == NULL ||
-	       rte_rcu_qsbr_check(map->qsbr, map->retired[slot], false) == 1;
-}
-
-/* The key's first slot; *word holds a key of <= 8 bytes as one word. */
-static uint32_t hash_home(const struct lrx_xdp_map *map, const void *key,
-			  uint64_t *word)
-{
-	uint32_t ks = map->key_size;
+	uint32_t ks = map->key_size, hash;
 
 	/* the hash reads whole words; a program's key is often a 2-byte
 	 * field on its stack or in the frame: hash an aligned copy (key_size
@@ -153,60 +191,55 @@ static uint32_t hash_home(const struct lrx_xdp_map *map, const void *key,
 	*word = 0;
 	if (ks <= sizeof(*word)) {
 		memcpy(word, key, ks);
-		return (uint32_t)rte_hash_crc_8byte(*word, 0);
-	}
-	uint64_t aligned[512 / sizeof(uint64_t)];
+		hash = (uint32_t)rte_hash_crc_8byte(*word, 0);
+	} else {
+		uint64_t aligned[512 / sizeof(uint64_t)];
 
-	memcpy(aligned, key, ks);
-	return rte_hash_crc(aligned, ks, 0);
+		memcpy(aligned, key, ks);
+		hash = rte_hash_crc(aligned, ks, 0);
+	}
+	return hash & (map->n_buckets - 1);
 }
 
-static bool slot_has_key(const struct lrx_xdp_map *map, uint32_t slot,
-			 const void *key, uint64_t word)
+static inline bool elem_has_key(const struct lrx_xdp_map *map,
+				struct lrx_xdp_map_elem *elem, const void *key,
+				uint64_t word)
 {
-	const uint8_t *k = map->keys + (size_t)slot * map->key_size;
-	uint64_t other = 0;
+	uint64_t stored;
 
 	if (map->key_size > sizeof(word))
-		return memcmp(k, key, map->key_size) == 0;
-	memcpy(&other, k, map->key_size);
-	return other == word;
+		return memcmp(elem_key(elem), key, map->key_size) == 0;
+	memcpy(&stored, elem_key(elem), sizeof(stored)); /* zero-padded */
+	return stored == word;
 }
 
-/* The slot holding key (UINT32_MAX: none). With insert (writers, under
- * the lock) also where key would go: the first reusable tombstone on the
- * probe path, else the empty slot ending it (UINT32_MAX: neither, the
- * table is full of entries and young tombstones). A slot's key is read
- * only after its state said USED (acquire): a writer fills key and value
- * before it publishes the state. */
-static uint32_t hash_probe(const struct lrx_xdp_map *map, const void *key,
-			   uint32_t *insert)
+static inline uint32_t link_load(const uint32_t *link)
 {
-	const uint32_t mask = map->n_slots - 1;
+	return __atomic_load_n(link, __ATOMIC_ACQUIRE);
+}
+
+/* A lookup's walk of the key's bucket: the element holding key
+ * (LRX_XDP_MAP_NIL: none), counting the elements compared in *visits
+ * when not NULL. An element's key is read only after the link to it
+ * (acquire): a writer fills key and value before it links the element. */
+static inline uint32_t hash_walk(const struct lrx_xdp_map *map,
+				 const void *key, uint32_t *visits)
+{
 	uint64_t word;
-	uint32_t slot = hash_home(map, key, &word) & mask;
+	uint32_t e = link_load(&map->buckets[hash_bucket(map, key, &word)]);
 
-	for (uint32_t probes = 0; probes < map->n_slots; probes++) {
-		uint8_t state = slot_load(map, slot);
-
-		if (state == SLOT_EMPTY) {
-			if (insert && *insert == UINT32_MAX)
-				*insert = slot;
-			return UINT32_MAX;
-		}
-		if (state == SLOT_USED && slot_has_key(map, slot, key, word))
-			return slot;
-		if (state == SLOT_DELETED && insert && *insert == UINT32_MAX &&
-		    slot_reusable(map, slot))
-			*insert = slot;
-		slot = (slot + 1) & mask;
+	for (; e != LRX_XDP_MAP_NIL; e = link_load(&elem_at(map, e)->next)) {
+		if (visits)
+			(*visits)++;
+		if (elem_has_key(map, elem_at(map, e), key, word))
+			break;
 	}
-	return UINT32_MAX;
+	return e;
 }
 
 void *lrx_xdp_map_lookup(struct lrx_xdp_map *map, const void *key)
 {
-	uint32_t slot;
+	uint32_t e;
 
 	if (map_is_array(map)) {
 		uint32_t index;
@@ -216,40 +249,103 @@ void *lrx_xdp_map_lookup(struct lrx_xdp_map *map, const void *key)
 			return NULL;
 		return map->values + (size_t)index * map->value_stride;
 	}
-	slot = hash_probe(map, key, NULL);
-	return slot != UINT32_MAX ? map->values + (size_t)slot * map->value_stride
-				  : NULL;
+	e = hash_walk(map, key, NULL);
+	return e != LRX_XDP_MAP_NIL ? elem_value(map, elem_at(map, e)) : NULL;
+}
+
+uint32_t lrx_xdp_map_lookup_visits(const struct lrx_xdp_map *map, const void *key)
+{
+	uint32_t visits = 0;
+
+	if (!map_is_array(map))
+		hash_walk(map, key, &visits);
+	return visits;
+}
+
+/* Writers, under the lock: the link that holds key's element or, when
+ * no element holds key, the NIL ending its bucket; *bucket its bucket. */
+static uint32_t *hash_find_link(struct lrx_xdp_map *map, const void *key,
+				uint32_t *bucket)
+{
+	uint64_t word;
+	uint32_t *link;
+
+	*bucket = hash_bucket(map, key, &word);
+	link = &map->buckets[*bucket];
+	while (*link != LRX_XDP_MAP_NIL &&
+	       !elem_has_key(map, elem_at(map, *link), key, word))
+		link = &elem_at(map, *link)->next;
+	return link;
+}
+
+/* The oldest free element (the pool's FIFO head), once no reader can
+ * hold it: every reader acknowledged the token of its delete
+ * (rte_rcu_qsbr_check), or the writer is the reader itself (own).
+ * LRX_XDP_MAP_NIL: not yet. */
+static uint32_t free_take(struct lrx_xdp_map *map, bool own)
+{
+	uint32_t e;
+
+	if (map->free_n == 0)
+		return LRX_XDP_MAP_NIL;
+	e = map->free_ring[map->free_head];
+	if (!own && map->qsbr && map->retired[e] != 0 &&
+	    rte_rcu_qsbr_check(map->qsbr, map->retired[e], false) != 1)
+		return LRX_XDP_MAP_NIL;
+	map->free_head = map->free_head + 1 == map->n_elems ? 0 : map->free_head + 1;
+	map->free_n--;
+	return e;
+}
+
+/* To the FIFO's tail with the token of its delete: tokens grow, so the
+ * head is always the oldest. */
+static void free_put(struct lrx_xdp_map *map, uint32_t e, uint64_t token)
+{
+	uint32_t tail = map->free_head + map->free_n;
+
+	if (tail >= map->n_elems)
+		tail -= map->n_elems;
+	map->free_ring[tail] = e;
+	map->retired[e] = token;
+	map->free_n++;
 }
 
 /* htab_map_update_elem's checks and insert, under the map's lock */
 static int hash_update_locked(struct lrx_xdp_map *map, const void *key,
-			      const void *value, uint64_t flags)
+			      const void *value, uint64_t flags, bool own)
 {
-	uint32_t insert = UINT32_MAX;
-	uint32_t slot = hash_probe(map, key, &insert);
+	uint32_t bucket, e;
+	uint32_t *link = hash_find_link(map, key, &bucket);
+	struct lrx_xdp_map_elem *elem;
 
-	if (slot != UINT32_MAX && flags == BPF_NOEXIST)
+	if (*link != LRX_XDP_MAP_NIL && flags == BPF_NOEXIST)
 		return -EEXIST;
-	if (slot == UINT32_MAX && flags == BPF_EXIST)
+	if (*link == LRX_XDP_MAP_NIL && flags == BPF_EXIST)
 		return -ENOENT;
-	if (slot != UINT32_MAX) { /* in place (see ebpf.h) */
-		memcpy(map->values + (size_t)slot * map->value_stride, value,
+	if (*link != LRX_XDP_MAP_NIL) { /* in place (see ebpf.h) */
+		memcpy(elem_value(map, elem_at(map, *link)), value,
 		       map->value_size);
 		return 0;
 	}
-	if (map->count >= map->max_entries || insert == UINT32_MAX)
+	if (map->count >= map->max_entries)
 		return -E2BIG;
-	memcpy(map->keys + (size_t)insert * map->key_size, key, map->key_size);
-	memcpy(map->values + (size_t)insert * map->value_stride, value,
-	       map->value_size);
-	/* publish: a reader that sees USED sees the key and value */
-	__atomic_store_n(&map->slot_state[insert], SLOT_USED, __ATOMIC_RELEASE);
+	e = free_take(map, own);
+	if (e == LRX_XDP_MAP_NIL)
+		return -EAGAIN;
+	elem = elem_at(map, e);
+	memset(elem_key(elem), 0, key_stride(map->key_size));
+	memcpy(elem_key(elem), key, map->key_size);
+	memcpy(elem_value(map, elem), value, map->value_size);
+	__atomic_store_n(&elem->next, map->buckets[bucket], __ATOMIC_RELAXED);
+	elem->linked = 1;
+	/* publish: a reader that reaches the element sees its key and value */
+	__atomic_store_n(&map->buckets[bucket], e, __ATOMIC_RELEASE);
 	map->count++;
 	return 0;
 }
 
-int lrx_xdp_map_update(struct lrx_xdp_map *map, const void *key,
-		       const void *value, uint64_t flags)
+static int map_update(struct lrx_xdp_map *map, const void *key,
+		      const void *value, uint64_t flags, bool own)
 {
 	int rc;
 
@@ -269,30 +365,46 @@ int lrx_xdp_map_update(struct lrx_xdp_map *map, const void *key,
 		return 0;
 	}
 	rte_spinlock_lock(&map->lock);
-	rc = hash_update_locked(map, key, value, flags);
+	rc = hash_update_locked(map, key, value, flags, own);
 	rte_spinlock_unlock(&map->lock);
 	return rc;
 }
 
+int lrx_xdp_map_update(struct lrx_xdp_map *map, const void *key,
+		       const void *value, uint64_t flags)
+{
+	return map_update(map, key, value, flags, false);
+}
+
+int lrx_xdp_map_update_from_prog(struct lrx_xdp_map *map, const void *key,
+				 const void *value, uint64_t flags)
+{
+	return map_update(map, key, value, flags, true);
+}
+
 int lrx_xdp_map_delete(struct lrx_xdp_map *map, const void *key)
 {
-	uint32_t slot;
+	uint32_t bucket, e;
+	uint32_t *link;
 
 	if (map_is_array(map))
 		return -EINVAL; /* as array_map_delete_elem */
 	rte_spinlock_lock(&map->lock);
-	slot = hash_probe(map, key, NULL);
-	if (slot != UINT32_MAX) {
-		/* the key and value stay as they were for the readers that
-		 * hold them; the token's increment (a release) orders the
-		 * state's store before it */
-		__atomic_store_n(&map->slot_state[slot], SLOT_DELETED,
-				 __ATOMIC_RELAXED);
-		map->retired[slot] = map->qsbr ? rte_rcu_qsbr_start(map->qsbr) : 0;
+	link = hash_find_link(map, key, &bucket);
+	e = *link;
+	if (e != LRX_XDP_MAP_NIL) {
+		struct lrx_xdp_map_elem *elem = elem_at(map, e);
+
+		/* unlinked as hlist_nulls_del_rcu: the element keeps its key,
+		 * value and next for the readers on it; the token's increment
+		 * (a release) orders this store before it */
+		__atomic_store_n(link, elem->next, __ATOMIC_RELEASE);
+		elem->linked = 0;
+		free_put(map, e, map->qsbr ? rte_rcu_qsbr_start(map->qsbr) : 0);
 		map->count--;
 	}
 	rte_spinlock_unlock(&map->lock);
-	return slot != UINT32_MAX ? 0 : -ENOENT;
+	return e != LRX_XDP_MAP_NIL ? 0 : -ENOENT;
 }
 
 const char *lrx_xdp_map_type_name(const struct lrx_xdp_map *map)
@@ -321,19 +433,20 @@ bool lrx_xdp_map_next(const struct lrx_xdp_map *map, uint32_t *cursor, void *key
 		return true;
 	}
 	/* under the writers' lock: another thread's dump may run while a
-	 * writer reuses a slot (the lock, not a grace period, keeps the
+	 * writer reuses an element (the lock, not a grace period, keeps the
 	 * key whole); the lock is the map's state, not its contents */
 	rte_spinlock_t *lock = (rte_spinlock_t *)(uintptr_t)&map->lock;
 	bool found = false;
 
 	rte_spinlock_lock(lock);
-	for (uint32_t slot = *cursor; slot < map->n_slots && !found; slot++) {
-		if (slot_load(map, slot) != SLOT_USED)
+	for (uint32_t e = *cursor; e < map->n_elems && !found; e++) {
+		struct lrx_xdp_map_elem *elem = elem_at(map, e);
+
+		if (!elem->linked)
 			continue;
-		memcpy(key, map->keys + (size_t)slot * map->key_size, map->key_size);
-		memcpy(value, map->values + (size_t)slot * map->value_stride,
-		       map->value_size);
-		*cursor = slot + 1;
+		memcpy(key, elem_key(elem), map->key_size);
+		memcpy(value, elem_value(map, elem), map->value_size);
+		*cursor = e + 1;
 		found = true;
 	}
 	rte_spinlock_unlock(lock);

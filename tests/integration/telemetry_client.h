@@ -3,9 +3,12 @@
 // it: commands into a running listrx's socket, its replies parsed.
 #pragma once
 
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <vector>
 
@@ -61,5 +64,64 @@ inline nlohmann::json telemetry_reply(const std::string &out, const std::string 
 	auto v = telemetry_replies(out, command);
 	return v.empty() ? nlohmann::json() : v[0];
 }
+
+// The socket dpdk-telemetry.py talks to: EAL's runtime directory
+// (eal_create_runtime_dir: /var/run for root, else XDG_RUNTIME_DIR or
+// /tmp), then dpdk/PREFIX.
+inline std::string telemetry_socket_path(const std::string &prefix)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	std::string base = getuid() == 0 ? "/var/run" : xdg ? xdg : "/tmp";
+	return base + "/dpdk/" + prefix + "/dpdk_telemetry.v2";
+}
+
+// One client on that socket, as dpdk-telemetry.py is one, without a
+// Python start per command: for tests that ask many times a second.
+class TelemetrySocket
+{
+      public:
+	explicit TelemetrySocket(const std::string &prefix)
+	{
+		const std::string path = telemetry_socket_path(prefix);
+		sockaddr_un addr{};
+		addr.sun_family = AF_UNIX;
+		if (path.size() >= sizeof(addr.sun_path))
+			return;
+		path.copy(addr.sun_path, path.size());
+		fd_ = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+		char greeting[4096];
+		if (fd_ >= 0 && (connect(fd_, (sockaddr *)&addr, sizeof(addr)) != 0 ||
+				 recv(fd_, greeting, sizeof(greeting), 0) <= 0))
+			close_fd();
+	}
+	~TelemetrySocket() { close_fd(); }
+	TelemetrySocket(const TelemetrySocket &) = delete;
+	TelemetrySocket &operator=(const TelemetrySocket &) = delete;
+
+	bool connected() const { return fd_ >= 0; }
+	// The reply to command, "" once the server closed the connection
+	// (or the process is gone).
+	std::string ask(const std::string &command)
+	{
+		std::vector<char> buf(1 << 16);
+		if (fd_ < 0 || send(fd_, command.data(), command.size(), MSG_NOSIGNAL) < 0)
+			return "";
+		ssize_t n = recv(fd_, buf.data(), buf.size(), 0);
+		if (n <= 0) {
+			close_fd();
+			return "";
+		}
+		return std::string(buf.data(), (size_t)n);
+	}
+
+      private:
+	void close_fd()
+	{
+		if (fd_ >= 0)
+			close(fd_);
+		fd_ = -1;
+	}
+	int fd_ = -1;
+};
 
 } // namespace lrx_test

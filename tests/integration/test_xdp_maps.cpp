@@ -258,3 +258,105 @@ TEST_CASE("XDP maps: telemetry map_update and map_delete change the verdicts whi
 	CHECK(stage_drop == prog_drop);
 	CHECK(stage_pass == prog_pass);
 }
+
+namespace {
+
+// What one client saw of the run's end: replies with the data asked,
+// refusals because the run was shutting down, and anything else.
+struct StopTally {
+	unsigned answered = 0, refused = 0, bad = 0;
+	std::string first_bad;
+};
+
+// One reply to command: the data asked (a map write done, the maps
+// dump, the totals) or the refusal of a run shutting down.
+void tally_reply(const std::string &command, const std::string &out, StopTally &t)
+{
+	const std::string cmd = command.substr(0, command.find(','));
+	json j = json::parse(out, nullptr, false);
+	json r = !j.is_discarded() && j.is_object() && j.contains(cmd) ? j[cmd] : json();
+	bool refused = r.is_object() && r.value("error", "") == "ESHUTDOWN" &&
+		       r.value("message", "").find("shutting down") != std::string::npos;
+	bool answered = r.is_object() &&
+			(cmd.find("/map_") != std::string::npos ? r.value("result", "") == "ok"
+			 : cmd == "/listrx/stats"		 ? r.contains("rx_packets")
+								 : r.contains("0_xdp_blocked_ports") ||
+								   r.contains("1_xdp_blocked_ports"));
+	t.answered += answered;
+	t.refused += refused;
+	if (!answered && !refused && t.bad++ == 0)
+		t.first_bad = command + " -> " + out;
+}
+
+} // namespace
+
+// The run's end frees the ports, pipelines and maps that telemetry's
+// commands read, while rte_telemetry's threads keep serving clients until
+// the process exits: clients that read and write the maps in a loop
+// while SIGINT stops the binary get data, or a refusal saying it is
+// shutting down, never a read of freed memory (the sanitizer build runs
+// this too: ASan/UBSan abort the binary on one).
+TEST_CASE("XDP maps: telemetry map reads and writes while SIGINT stops the binary",
+	  "[binary][xdp][maps][map_write]")
+{
+	const std::string prefix = lrx_test::file_prefix("maps-stop");
+	const std::string out = lrx_test::scratch_path("maps-stop.out");
+	const std::string js = lrx_test::scratch_path("maps-stop.json");
+	int pid = lrx_test::spawn_program({listrx_bin(), "--no-huge", "--no-pci", "-m", "256",
+					   "--file-prefix", prefix, "--vdev",
+					   "net_synth0,profile=udp64", "--", "--duration", "60",
+					   "--stats-period", "0", "--xdp-prog", prog("xdp_port_filter"),
+					   "--json", js},
+					  out);
+	REQUIRE(pid > 0);
+	bool up = false;
+	for (int attempt = 0; attempt < 100 && !up; attempt++) {
+		std::this_thread::sleep_for(std::chrono::milliseconds(100));
+		lrx_test::TelemetrySocket s(prefix);
+		up = s.ask("/listrx/xdp/maps").find("_xdp_blocked_ports") != std::string::npos;
+	}
+	REQUIRE(up);
+	constexpr unsigned clients = 4;
+	std::vector<StopTally> tally(clients);
+	std::vector<std::thread> threads;
+	for (unsigned c = 0; c < clients; c++)
+		threads.emplace_back([&, c] {
+			lrx_test::TelemetrySocket s(prefix);
+			const std::string key = "blocked_ports:" + std::to_string(1000 + c);
+			const std::string commands[] = {"/listrx/xdp/map_update," + key + "=7",
+							"/listrx/xdp/maps",
+							"/listrx/xdp/map_delete," + key, "/listrx/stats"};
+			for (unsigned i = 0; s.connected(); i++) {
+				const std::string &command = commands[i % 4];
+				std::string reply = s.ask(command);
+				if (!reply.empty())
+					tally_reply(command, reply, tally[c]);
+			}
+		});
+	std::this_thread::sleep_for(std::chrono::milliseconds(500));
+	kill(pid, SIGINT);
+	const int status = lrx_test::wait_program(pid, 60);
+	for (auto &t : threads)
+		t.join();
+	const std::string text = lrx_test::read_file(out);
+	INFO(text);
+	StopTally all;
+	for (const auto &t : tally) {
+		all.answered += t.answered;
+		all.refused += t.refused;
+		all.bad += t.bad;
+		if (all.first_bad.empty())
+			all.first_bad = t.first_bad;
+	}
+	INFO("answered " << all.answered << ", refused " << all.refused << ", other "
+			 << all.bad << ": " << all.first_bad);
+	CHECK(status == 0);
+	CHECK(text.find("mbufs in use at exit: 0\n") != std::string::npos);
+	CHECK(all.answered > 0);
+	CHECK(all.bad == 0);
+	// the clients were asking when the run shut its commands: some asked
+	// after (the binary takes milliseconds to free and exit)
+	CHECK(all.refused > 0);
+	unlink(out.c_str());
+	unlink(js.c_str());
+}

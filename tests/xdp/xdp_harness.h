@@ -8,6 +8,8 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "stage_harness.h"
 
@@ -56,5 +58,18 @@ struct Stage : lrx_test::StageInstance {
 		return p ? lrx_xdp_prog_map(p, name) : nullptr;
 	}
 };
+
+// A map's entries as lrx_xdp_map_next gives them, key and value bytes
+// (a dump: equal contents, whatever the layout).
+inline std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>>
+map_dump(const lrx_xdp_map *m)
+{
+	std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> out;
+	std::vector<uint8_t> key(m->key_size), value(m->value_size);
+	uint32_t cursor = 0;
+	while (lrx_xdp_map_next(m, &cursor, key.data(), value.data()))
+		out.emplace_back(key, value);
+	return out;
+}
 
 } // namespace lrx_xdp_test
