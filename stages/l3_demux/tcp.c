@@ -255,8 +255,39 @@ static __rte_always_inline lrx_next_t l3_tcp_est_core(struct l3_ctx *c, struct r
 	return l3_tcp_est_one(c, m, meta, fam);
 }
 
-L3_DEFINE_HANDLER(tcp, l3_tcp_core)
-L3_DEFINE_HANDLER(tcp_est, l3_tcp_est_core)
+/* tcp_v4_err / tcp_v6_err: __inet_lookup_established of the quoted
+ * segment, which this host sent (its source is the local end); none
+ * counts InErrors. A listener is not looked up: without tcp_ehash the
+ * socket of a port in tcp_ports holds an established connection for
+ * every peer (as on receive). What the kernel does with a socket found
+ * (OutOfWindowIcmps, the socket's error) is not modelled. */
+static bool l3_tcp_err(struct l3_ctx *c, const uint8_t *ip, const uint8_t *l4,
+		       int fam)
+{
+	const struct l3_tcp *t = l3_tcp_of(c);
+	uint16_t sport;
+	(void)ip;
+	(void)fam;
+	memcpy(&sport, l4, 2);
+	return l3_port_bound(t->ports, t->any, rte_be_to_cpu_16(sport));
+}
+static bool l3_tcp_est_err(struct l3_ctx *c, const uint8_t *ip, const uint8_t *l4,
+			   int fam)
+{
+	const struct l3_tcp *t = l3_tcp_of(c);
+	const bool v6 = fam == L3_FAMILY_V6;
+	const uint8_t *laddr = ip + (v6 ? 8 : 12), *raddr = ip + (v6 ? 24 : 16);
+	uint16_t lport, rport;
+	memcpy(&lport, l4, 2);
+	memcpy(&rport, l4 + 2, 2);
+	const uint32_t hash = lrx_tcp_ehashfn(&t->ehash[fam], v6, laddr, raddr,
+					      lport, rport);
+	return lrx_tcp_ehash_lookup(&t->ehash[fam], v6, hash, laddr, raddr,
+				    lport, rport);
+}
+
+L3_DEFINE_HANDLER_ERR(tcp, l3_tcp_core, l3_tcp_err)
+L3_DEFINE_HANDLER_ERR(tcp_est, l3_tcp_est_core, l3_tcp_est_err)
 
 /* ---- the replies ---------------------------------------------------------- */
 
@@ -370,6 +401,27 @@ static lrx_next_t l3_tcp_reply_write(struct l3_ctx *c, struct rte_mbuf *m,
 	return l3_reply_out(r, m, fam);
 }
 
+/* No output route back to the segment's source (ipv4_routes /
+ * ipv6_routes): tcp_v4_send_reset still counts OutSegs and OutRsts after
+ * ip_send_unicast_reply gave up; tcp_v6_send_response's
+ * ip6_dst_lookup_flow counts Ip6OutNoRoutes and nothing else. */
+static bool l3_tcp_rst_unrouted(struct l3_ctx *c, int fam, const uint8_t *src)
+{
+	if (fam == L3_FAMILY_V6) {
+		if (l3_ipv6_out_route(c, src) >= 0)
+			return false;
+		c->reply.ip_out_no_routes[L3_FAMILY_V6]++;
+		return true;
+	}
+	uint32_t saddr;
+	memcpy(&saddr, src, 4);
+	if (l3_ipv4_out_route(l3_route_of(c), saddr))
+		return false;
+	l3_tcp_of(c)->out_segs++;
+	l3_tcp_of(c)->out_rsts++;
+	return true;
+}
+
 /* tcp_v4_send_reset / tcp_v6_send_reset: never to a RST; after an ACK
  * the reset takes its number, else it acknowledges the segment
  * (SYN and FIN count one); no window, no options; IPv4 TOS and IPv6
@@ -380,6 +432,8 @@ static lrx_next_t l3_tcp_rst(struct l3_ctx *c, struct rte_mbuf *m,
 	struct l3_tcp_seg s;
 	l3_tcp_seg_read(m, meta, fam, &s);
 	if (s.flags & L3_TCP_RST)
+		return fate;
+	if (unlikely(l3_tcp_rst_unrouted(c, fam, s.src)))
 		return fate;
 	uint32_t seq = 0, ack = 0;
 	uint8_t flags = L3_TCP_RST;
