@@ -614,6 +614,9 @@ TEST_CASE("kernel oracle: replies to a source off the link, without and "
 		return;
 	REQUIRE(net.in("sysctl -w net.ipv6.icmp.ratelimit=0") == "");
 	REQUIRE(net.static_peer() == "");
+	Listener listener(net);
+	INFO(listener.error);
+	REQUIRE(listener.error.empty());
 	REQUIRE(settle(net));
 	const uint32_t off4 = ip4(10, 7, 0, 5);
 	const Ip6 off6 = ip6({0x2001, 0xdb9, 0, 0, 0, 0, 0, 5});
@@ -632,6 +635,9 @@ TEST_CASE("kernel oracle: replies to a source off the link, without and "
 		{"SYN6 to a closed port from 2001:db9::5", v6(tcp(true, TCP_SYN, 81))},
 		{"UDP6 to a closed port from 2001:db8::1", udp6(1000, 3000)},
 		{"echo6 from 2001:db8::1", echo6},
+		// last: with a route the kernel retransmits its SYN-ACKs
+		{"SYN to the listener from 10.7.0.5", v4(tcp(false, TCP_SYN, 5201))},
+		{"SYN6 to the listener from 2001:db9::5", v6(tcp(true, TCP_SYN, 5201))},
 	};
 	rte_mempool *mp = mbuf_pool("oracle_route_pool", 1023);
 	StageKeys keys = l3_keys;
@@ -640,7 +646,8 @@ TEST_CASE("kernel oracle: replies to a source off the link, without and "
 	{
 		INFO("no default route (only the veth's prefix routes)");
 		KernelRun k = kernel_run(net, frames, 15);
-		CHECK(k.counters["Ip6OutNoRoutes"] == 3);
+		CHECK(k.counters["Ip6OutNoRoutes"] == 4);
+		CHECK(k.counters["TcpExtListenDrops"] == 2);
 		StageKeys nodefault = keys;
 		nodefault.emplace_back("ipv4_routes", "subnets");
 		nodefault.emplace_back("ipv6_routes", "subnets");

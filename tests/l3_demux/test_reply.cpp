@@ -764,6 +764,30 @@ TEST_CASE("l3-demux replies: none to a source without a route back",
 		CHECK(o.counters["Ip6OutNoRoutes"] == 1);
 		CHECK(o.counters["TcpOutSegs"] == 0);
 		CHECK(o.counters["Ip6OutRequests"] == 0);
+		// a SYN to the listener: inet_csk_route_req finds no route,
+		// tcp_conn_request drops the request (no request socket in
+		// the established table), the SYN stays consumed
+		for (bool v6 : {false, true}) {
+			INFO((v6 ? "SYN6" : "SYN") << " to the listener");
+			StageInstance::Keys k = nodefault;
+			k["tcp_ehash"] = "64";
+			o = run1(v6 ? Frame(tcp_syn(true, {})).ip6_src(off6).l4_fix_csum()
+				    : Frame(tcp_syn(false, {})).ip4_src(off4).l4_fix_csum(),
+				 burst, k);
+			CHECK(next_name(o.next) == "DELIVER");
+			CHECK(o.counters[v6 ? "Ip6OutNoRoutes" : "IpOutNoRoutes"] == 1);
+			CHECK(o.counters["TcpExtListenDrops"] == 1);
+			CHECK(o.counters["TcpOutSegs"] == 0);
+			CHECK(o.counters["tcp_ehash_inserted"] == 0);
+			k.erase("ipv4_routes");
+			k.erase("ipv6_routes");
+			o = run1(v6 ? Frame(tcp_syn(true, {})).ip6_src(off6).l4_fix_csum()
+				    : Frame(tcp_syn(false, {})).ip4_src(off4).l4_fix_csum(),
+				 burst, k);
+			CHECK(next_name(o.next) == "TX(0)");
+			CHECK(o.counters["TcpExtListenDrops"] == 0);
+			CHECK(o.counters["tcp_ehash_inserted"] == 1);
+		}
 		// on-link and link-local sources have their prefix routes
 		o = run1(udp4(1000, 3000), burst, nodefault);
 		CHECK(next_name(o.next) == "TX(0)");
