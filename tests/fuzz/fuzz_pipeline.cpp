@@ -102,6 +102,15 @@ std::vector<PipelineSpec> pipeline_specs()
 					  {"drop_unicast_in_l2_multicast", "any"}}}}},
 		{"burst", {meta, l3, {"xdp", {{"mode", "generic"}, {"prog", "tx"}}}}},
 		{"graph", {meta, gro, l3}},
+		// no default route, sockets and the established table: the
+		// ICMP errors' handlers and replies without a route
+		{"packet", {meta, {"l3-demux", {{"local_ipv4", "10.0.0.2/24"},
+						{"local_ipv6", "2001:db8::2/64"},
+						{"udp_ports", "none"},
+						{"udp_sockets", "10.0.0.2:53,[::]:2000"},
+						{"tcp_ehash", "64"},
+						{"ipv4_routes", "subnets"},
+						{"ipv6_routes", "subnets"}}}}},
 	};
 	for (const char *b : {"drop", "pass", "tx", "read", "touch", "abort",
 			      "redirect:1", "udp-port-drop:53,2000"})
