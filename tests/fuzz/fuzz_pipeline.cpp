@@ -106,7 +106,6 @@ std::vector<PipelineSpec> pipeline_specs()
 		// ICMP errors' handlers and replies without a route
 		{"packet", {meta, {"l3-demux", {{"local_ipv4", "10.0.0.2/24"},
 						{"local_ipv6", "2001:db8::2/64"},
-						{"udp_ports", "none"},
 						{"udp_sockets", "10.0.0.2:53,[::]:2000"},
 						{"tcp_ehash", "64"},
 						{"ipv4_routes", "subnets"},
