@@ -41,6 +41,8 @@
 	X(IP_LOCALNET)      /* 127/8 source or destination (route_localnet off) */ \
 	X(IP_INVALID_DEST)  /* martian destination */                        \
 	X(TC_INGRESS)       /* TC_ACT_SHOT at the ingress hook (sch_handle_ingress) */ \
+	X(TC_RECLASSIFY_LOOP) /* TC_ACT_RECLASSIFY past max_reclassify_loop     \
+	                     * (__tcf_classify) */                               \
 	X(NETFILTER_DROP)   /* NF_DROP from a hook (nf_hook_slow) */              \
 	X(CPU_BACKLOG)      /* RPS: the target's backlog is full (enqueue_to_backlog) */ \
 	X(SOCKET_RCVBUFF)   /* a UDP socket's receive buffer is full */         \

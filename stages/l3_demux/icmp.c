@@ -72,6 +72,53 @@ static bool l3_icmp_error_short(const struct rte_mbuf *m,
 	return o == UINT32_MAX || o + 8 > q + quoted;
 }
 
+/* The errors whose datagram goes to its protocol's error handler:
+ * icmp_unreach's (destination unreachable of code <= NR_ICMP_UNREACH,
+ * source quench, time exceeded but for fragment reassembly, parameter
+ * problem) and icmp_redirect's; every ICMPv6 error (icmpv6_notify). */
+static inline bool l3_icmp_notifies(int fam, uint8_t type, uint8_t code)
+{
+	if (fam == L3_FAMILY_V6)
+		return type < 128;
+	return (type == 3 && code <= 15) || type == 4 || type == 5 ||
+	       (type == 11 && code != 1) || type == 12;
+}
+
+/* icmp_socket_deliver / icmpv6_notify past the length checks of
+ * l3_icmp_error_short: IPv4 wants the quoted header and 8 bytes more
+ * (else InErrors); then the quoted protocol's error handler (raw sockets
+ * are not modelled), whose finding no socket counts InErrors too. Out of
+ * line: only for errors. */
+static __rte_noinline void l3_icmp_notify(struct l3_ctx *c, const struct rte_mbuf *m,
+					  const struct lrx_meta *meta, int fam,
+					  uint32_t quoted)
+{
+	struct l3_icmp_mib *mib = &l3_icmp_of(c)->mib[fam];
+	const uint32_t q = meta->transport_offset + sizeof(struct rte_icmp_hdr);
+	const uint8_t *frame = l3_frame(m);
+	const uint32_t end = RTE_MIN(q + quoted, (uint32_t)m->data_len);
+	uint32_t l4;
+	uint8_t proto;
+	if (q + 40 > end && (fam == L3_FAMILY_V6 || q + 20 > end))
+		return; /* not in the first segment: not looked at */
+	if (fam == L3_FAMILY_V4) {
+		l4 = q + (frame[q] & 0xf) * 4u;
+		proto = frame[q + 9];
+		if (l4 + 8 > q + quoted) {
+			mib->in_errors++;
+			return;
+		}
+	} else {
+		proto = frame[q + 6];
+		l4 = l3_icmp6_skip_exthdr(frame, q + 40, end, &proto);
+	}
+	if (l4 + 8 > end)
+		return; /* not in the first segment: not looked at */
+	const struct l3_handler *h = c->l4_table[fam][proto];
+	if (h != NULL && h->err != NULL && !h->err(c, frame + q, frame + l4, fam))
+		mib->in_errors++;
+}
+
 static inline lrx_next_t l3_icmp_core(struct l3_ctx *c, struct rte_mbuf *m,
 				      struct lrx_meta *meta, const int fam)
 {
@@ -112,6 +159,8 @@ static inline lrx_next_t l3_icmp_core(struct l3_ctx *c, struct rte_mbuf *m,
 		mib->in_errors++;
 		return lrx_next_drop(LRX_DROP_NOT_SPECIFIED);
 	}
+	if (l3_icmp_notifies(fam, type, l3_frame(m)[meta->transport_offset + 1]))
+		l3_icmp_notify(c, m, meta, fam, l4_len - sizeof(struct rte_icmp_hdr));
 	if (fam == L3_FAMILY_V4) {
 		if (type == RTE_IP_ICMP_ECHO_REQUEST) /* icmp_echo */
 			return l3_ask(c, m, LRX_NEXT_DELIVER_V, L3_REPLY_ECHO4, 0);
@@ -209,17 +258,21 @@ static bool l3_peer_allow(struct l3_icmp *ic, int fam, const uint8_t *addr,
 	return ok;
 }
 
-/* icmp_global_allow, the peer's bucket with timeout tmo ms (the
- * family's xrlim_allow), icmp_global_consume. */
-static bool l3_icmp_rate_ok(struct l3_ctx *c, int fam, const uint8_t *peer,
-			    uint32_t tmo)
+/* icmp_global_allow, its refusal counted (IcmpOutRateLimitGlobal, for
+ * both families, as the kernel does). */
+static bool l3_icmp_global_ok(struct l3_icmp *ic, uint64_t now)
 {
-	struct l3_icmp *ic = l3_icmp_of(c);
-	const uint64_t now = l3_reply_now(&c->reply);
-	if (!l3_global_allow(ic, now)) {
-		ic->icmp_out_ratelimit_global++;
-		return false;
-	}
+	if (l3_global_allow(ic, now))
+		return true;
+	ic->icmp_out_ratelimit_global++;
+	return false;
+}
+
+/* The peer's bucket with timeout tmo ms (the family's xrlim_allow), then
+ * icmp_global_consume. */
+static bool l3_icmp_peer_ok(struct l3_icmp *ic, int fam, const uint8_t *peer,
+			    uint32_t tmo, uint64_t now)
+{
 	if (!l3_peer_allow(ic, fam, peer, tmo, now)) {
 		ic->out[fam].ratelimit_host++;
 		return false;
@@ -228,35 +281,52 @@ static bool l3_icmp_rate_ok(struct l3_ctx *c, int fam, const uint8_t *peer,
 	return true;
 }
 
-/* icmpv4_global_allow + icmpv4_xrlim_allow for a message of type/code
- * to peer (network order). */
+/* icmpv4_global_allow, the output route (icmp_route_lookup /
+ * ip_route_output_key: none, nothing is sent and nothing counted), then
+ * icmpv4_xrlim_allow for a message of type/code to peer (network order). */
 static bool l3_icmp4_allowed(struct l3_ctx *c, uint8_t type, uint8_t code,
 			     uint32_t peer)
 {
 	struct l3_icmp *ic = l3_icmp_of(c);
+	const bool routed = l3_ipv4_out_route(l3_route_of(c), peer);
 	/* icmpv4_mask_allow: types past NR_ICMP_TYPES, fragmentation
 	 * needed and those outside icmp_ratemask go unlimited */
 	if (type > 18 || (type == 3 && code == 4) ||
 	    !((1u << type) & ic->conf.ratemask4))
-		return true;
-	return l3_icmp_rate_ok(c, L3_FAMILY_V4, (const uint8_t *)&peer,
-			       ic->conf.ratelimit4_ms);
+		return routed;
+	const uint64_t now = l3_reply_now(&c->reply);
+	if (!l3_icmp_global_ok(ic, now) || !routed)
+		return false;
+	return l3_icmp_peer_ok(ic, L3_FAMILY_V4, (const uint8_t *)&peer,
+			       ic->conf.ratelimit4_ms, now);
 }
 
-/* icmpv6_global_allow (its refusal counted in the IPv4 MIB, as the
- * kernel does) + icmpv6_xrlim_allow, whose timeout shrinks for wider
- * routes to the peer: tmo >>= (128 - plen) >> 5. */
+/* icmpv6_global_allow, then the output route and icmpv6_xrlim_allow,
+ * whose timeout shrinks for wider routes to the peer: tmo >>= (128 -
+ * plen) >> 5. No route counts Ip6OutNoRoutes (ip6_dst_lookup_tail, or
+ * icmpv6_xrlim_allow's own lookup, whose refusal icmp6_send counts as
+ * rate limited too; icmpv6_echo_reply looks the route up before
+ * icmpv6_xrlim_allow). */
 static bool l3_icmp6_allowed(struct l3_ctx *c, uint8_t type,
 			     const uint8_t *peer)
 {
 	struct l3_icmp *ic = l3_icmp_of(c);
-	if (!((ic->conf.ratemask6[type >> 6] >> (type & 63)) & 1))
+	const bool limited = (ic->conf.ratemask6[type >> 6] >> (type & 63)) & 1;
+	const uint64_t now = l3_reply_now(&c->reply);
+	if (limited && !l3_icmp_global_ok(ic, now))
+		return false;
+	const int plen = l3_ipv6_out_route(c, peer);
+	if (plen < 0) {
+		c->reply.ip_out_no_routes[L3_FAMILY_V6]++;
+		ic->out[L3_FAMILY_V6].ratelimit_host += limited && type != 129;
+		return false;
+	}
+	if (!limited)
 		return true;
 	uint32_t tmo = ic->conf.ratelimit6_ms;
-	const unsigned plen = l3_ipv6_route_plen(l3_ipv6_of(c), peer);
 	if (plen < 128)
 		tmo >>= (128 - plen) >> 5;
-	return l3_icmp_rate_ok(c, L3_FAMILY_V6, peer, tmo);
+	return l3_icmp_peer_ok(ic, L3_FAMILY_V6, peer, tmo, now);
 }
 
 /* ---- the messages ---------------------------------------------------------- */

@@ -723,6 +723,8 @@ static const struct lrx_stage_counter l3_demux_counters[] = {
 	L3_COUNTER("IpExtInBcastOctets", core.ip[0].in_bcast_octets),
 	L3_COUNTER("IpOutRequests", core.reply.ip_out_requests[0]),
 	L3_COUNTER("Ip6OutRequests", core.reply.ip_out_requests[1]),
+	L3_COUNTER("IpOutNoRoutes", core.reply.ip_out_no_routes[0]),
+	L3_COUNTER("Ip6OutNoRoutes", core.reply.ip_out_no_routes[1]),
 	L3_COUNTER("reply_no_room", core.reply.reply_no_room),
 	L3_COUNTER("rx_otherhost_dropped", core.rx_otherhost_dropped),
 	L3_COUNTER("rx_dropped", core.rx_dropped),

@@ -67,10 +67,20 @@ typedef void (*l3_list_rcv_fn)(struct l3_ctx *c, struct rte_mbuf **pkts,
 			       struct lrx_meta *const *metas,
 			       const uint16_t *idx, uint16_t n,
 			       lrx_next_t *nexts);
+/* The protocol's ICMP error handler (inet_protos[].err_handler): is
+ * there a socket for the datagram this host sent, quoted in an ICMP
+ * error at ip (IPv4 or IPv6 header, inside the frame) with its transport
+ * header's first 8 bytes at l4? false: none, and the caller counts
+ * InErrors, as __udp4_lib_err, __udp6_lib_err, tcp_v4_err and
+ * tcp_v6_err do. NULL: the handler counts nothing (ping_err, or no
+ * err_handler). */
+typedef bool (*l3_err_fn)(struct l3_ctx *c, const uint8_t *ip,
+			  const uint8_t *l4, int fam);
 struct l3_handler {
 	const char *name;
 	l3_rcv_fn rcv;
 	l3_list_rcv_fn list_rcv;
+	l3_err_fn err;
 };
 
 /* ethertype classes: index of the first-level table */
@@ -268,7 +278,9 @@ l3_l4_list_loop(struct l3_ctx *c, struct rte_mbuf **pkts,
 /* A protocol's handler: two thin entries around its core (one packet, one
  * sublist), l3_<proto>_rcv and l3_<proto>_list_rcv, and the handler
  * l3_<proto>_handler the module's init puts in the tables. */
-#define L3_DEFINE_HANDLER(proto, core)                                        \
+#define L3_DEFINE_HANDLER(proto, core) L3_DEFINE_HANDLER_ERR(proto, core, NULL)
+/* ... with an ICMP error handler */
+#define L3_DEFINE_HANDLER_ERR(proto, core, err_fn)                            \
 	lrx_next_t l3_##proto##_rcv(struct l3_ctx *c, struct rte_mbuf *m,     \
 				    struct lrx_meta *meta)                    \
 	{                                                                     \
@@ -303,6 +315,7 @@ l3_l4_list_loop(struct l3_ctx *c, struct rte_mbuf **pkts,
 		.name = #proto,                                               \
 		.rcv = l3_##proto##_rcv,                                      \
 		.list_rcv = l3_##proto##_list_rcv,                            \
+		.err = err_fn,                                                \
 	};
 #define L3_DECLARE_HANDLER(proto)                                             \
 	lrx_next_t l3_##proto##_rcv(struct l3_ctx *c, struct rte_mbuf *m,     \

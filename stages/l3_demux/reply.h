@@ -95,6 +95,8 @@ struct l3_reply {
 
 	/* counters, as nstat names them (l3-demux's descriptor) */
 	uint64_t ip_out_requests[2];
+	uint64_t ip_out_no_routes[2]; /* IPSTATS_MIB_OUTNOROUTES: a reply
+				       * without an output route */
 	uint64_t reply_no_room;     /* not answered: no headroom or data */
 };
 

@@ -251,9 +251,12 @@ bool l3_ipv4_source_refused_fib(const struct l3_ctx *c,
 }
 
 const char l3_routes4_valid[] =
-	"none, or a list of up to 32 IPv4 prefixes with no host bits set, each "
-	"optionally %port (the port its route leaves by; absent: any), "
-	"e.g. 10.9.0.0/24%1+0.0.0.0/0%0";
+	"none, subnets, or a list of up to 32 IPv4 prefixes with no host bits "
+	"set, each optionally %port (the port its route leaves by; absent: "
+	"any), e.g. 10.9.0.0/24%1+0.0.0.0/0%0";
+const char l3_routes6_valid[] =
+	"none, subnets, or a list of up to 32 IPv6 prefixes with no host bits "
+	"set, each optionally %port, e.g. 2001:db8:9::/48+::/0%0";
 const char l3_rp_filters_valid[] =
 	"none, or a list of port:mode (mode 0 off, 1 strict, 2 loose), e.g. 0:1+1:2";
 
@@ -266,34 +269,128 @@ static int l3_parse_port(const char *text, uint16_t *port)
 	return rc;
 }
 
+/* One route of a list: PREFIX[%PORT] of family af, no host bits set (as
+ * `ip route add` wants). */
+static int l3_parse_route(char *item, int af, uint8_t *prefix, uint8_t *plen,
+			  uint16_t *port)
+{
+	unsigned len;
+	char *pct = strchr(item, '%');
+	*port = L3_ROUTE_ANY_PORT;
+	if (pct) {
+		*pct = '\0';
+		if (l3_parse_port(pct + 1, port) < 0)
+			return -EINVAL;
+	}
+	if (lrx_value_addr(item, af, prefix, &len) < 0)
+		return -EINVAL;
+	const unsigned bytes = af == AF_INET6 ? 16 : 4;
+	for (unsigned b = 0; b < bytes; b++) {
+		const unsigned keep = len >= 8 * (b + 1) ? 8 : len > 8 * b ? len - 8 * b : 0;
+		if (prefix[b] & (uint8_t)~(0xff00 >> keep))
+			return -EINVAL;
+	}
+	*plen = (uint8_t)len;
+	return 0;
+}
+
+/* ipv4_routes / ipv6_routes: "none" (not described: complete stays
+ * false), "subnets" (only the local subnets' routes) or a list; each
+ * route goes to put(out, index, prefix, plen, port). */
+static int l3_parse_routes(const char *text, int af, void *out, uint8_t *n,
+			   bool *complete,
+			   void (*put)(void *, unsigned, const uint8_t *, uint8_t, uint16_t))
+{
+	char item[80];
+	int rc;
+	*n = 0;
+	*complete = strcmp(text, "none") != 0;
+	if (strcmp(text, "none") == 0 || strcmp(text, "subnets") == 0)
+		return 0;
+	for (const char *p = text; (rc = lrx_value_list_next(&p, item, sizeof(item))) > 0;) {
+		uint8_t prefix[16], plen;
+		uint16_t port;
+		if (*n == L3_ROUTES_MAX || l3_parse_route(item, af, prefix, &plen, &port) < 0)
+			return -EINVAL;
+		put(out, (*n)++, prefix, plen, port);
+	}
+	return rc < 0 || *n == 0 ? -EINVAL : 0;
+}
+
+static void l3_put_route4(void *out, unsigned i, const uint8_t *prefix,
+			  uint8_t plen, uint16_t port)
+{
+	struct l3_routes4 *t = out;
+	memcpy(&t->prefix[i], prefix, 4);
+	t->plen[i] = plen;
+	t->port[i] = port;
+}
+
+static void l3_put_route6(void *out, unsigned i, const uint8_t *prefix,
+			  uint8_t plen, uint16_t port)
+{
+	struct l3_routes6 *t = out;
+	memcpy(t->prefix[i], prefix, 16);
+	t->plen[i] = plen;
+	t->port[i] = port;
+}
+
 int l3_parse_routes4(const char *text, void *out)
 {
 	struct l3_routes4 *t = out;
-	char item[64];
-	int rc;
 	memset(t, 0, sizeof(*t));
-	if (strcmp(text, "none") == 0)
-		return 0;
-	for (const char *p = text; (rc = lrx_value_list_next(&p, item, sizeof(item))) > 0;) {
-		uint16_t port = L3_ROUTE_ANY_PORT;
-		char *pct = strchr(item, '%');
-		if (pct) {
-			*pct = '\0';
-			if (l3_parse_port(pct + 1, &port) < 0)
-				return -EINVAL;
-		}
-		uint32_t prefix;
-		unsigned plen;
-		if (t->n == L3_ROUTES_MAX || lrx_value_addr(item, AF_INET, &prefix, &plen) < 0)
-			return -EINVAL;
-		const uint32_t mask = plen ? UINT32_MAX << (32 - plen) : 0;
-		if (rte_be_to_cpu_32(prefix) & ~mask) /* as `ip route add` */
-			return -EINVAL;
-		t->prefix[t->n] = prefix;
-		t->plen[t->n] = (uint8_t)plen;
-		t->port[t->n++] = port;
+	return l3_parse_routes(text, AF_INET, t, &t->n, &t->complete, l3_put_route4);
+}
+
+int l3_parse_routes6(const char *text, void *out)
+{
+	struct l3_routes6 *t = out;
+	memset(t, 0, sizeof(*t));
+	return l3_parse_routes(text, AF_INET6, t, &t->n, &t->complete, l3_put_route6);
+}
+
+/* Does a of len bytes match prefix/plen? */
+static bool l3_in_prefix(const uint8_t *a, const uint8_t *prefix, unsigned plen)
+{
+	for (unsigned b = 0; plen; b++) {
+		const unsigned take = plen < 8 ? plen : 8;
+		if ((a[b] ^ prefix[b]) & (uint8_t)(0xff00 >> take))
+			return false;
+		plen -= take;
 	}
-	return rc < 0 || t->n == 0 ? -EINVAL : 0;
+	return true;
+}
+
+bool l3_ipv4_out_route(const struct l3_route *r, uint32_t daddr_be)
+{
+	const struct l3_routes4 *t = &r->routes4;
+	if (!t->complete)
+		return true;
+	for (unsigned i = 0; i < t->n; i++)
+		if (l3_in_prefix4(daddr_be, t->prefix[i], t->plen[i]))
+			return true;
+	return false;
+}
+
+/* fib6_lookup's longest prefix among ipv6_routes, each local_ipv6
+ * prefix route and fe80::/64; without a complete table, the local
+ * prefix the address is on, else a default route's 0. */
+int l3_ipv6_out_route(struct l3_ctx *c, const uint8_t *daddr)
+{
+	static const uint8_t link_local[16] = {0xfe, 0x80};
+	const struct l3_routes6 *t = &l3_route_of(c)->routes6;
+	const struct l3_ipv6 *v6 = l3_ipv6_of(c);
+	if (!t->complete)
+		return (int)l3_ipv6_route_plen(v6, daddr);
+	int best = l3_in_prefix(daddr, link_local, 64) ? 64 : -1;
+	for (unsigned i = 0; i < v6->n_local6; i++)
+		if (v6->plen6[i] < 128 && v6->plen6[i] > best &&
+		    l3_in_prefix(daddr, v6->local6[i], v6->plen6[i]))
+			best = v6->plen6[i];
+	for (unsigned i = 0; i < t->n; i++)
+		if (t->plen[i] > best && l3_in_prefix(daddr, t->prefix[i], t->plen[i]))
+			best = t->plen[i];
+	return best;
 }
 
 int l3_parse_rp_filters(const char *text, void *out)
@@ -337,6 +434,7 @@ static void l3_route_init_rp_filter(struct l3_route *r,
 					    : L3_SOURCE_LOCAL;
 	/* ipv4_routes, then each address's prefix route (fib_add_ifaddr) */
 	r->routes4 = conf->routes4;
+	r->routes6 = conf->routes6;
 	for (unsigned i = 0; i < r->n_local4; i++) {
 		const uint8_t plen = r->plen4[i];
 		if (plen >= 32)
@@ -390,9 +488,16 @@ static const struct lrx_value_key l3_route_keys[] = {
 	       "higher of it and rp_filter applies, as the kernel takes the max"),
 	L3_KEY(CUSTOM, route.routes4, "ipv4_routes", "none", l3_parse_routes4,
 	       l3_routes4_valid,
-	       "the unicast routes the reverse path filter looks a source up in "
-	       "(ip route add PREFIX dev PORT), beside each local_ipv4 subnet, "
-	       "which any port reaches"),
+	       "the main table's unicast routes (ip route add PREFIX dev PORT) "
+	       "beside each local_ipv4 subnet, which any port reaches: the "
+	       "reverse path filter looks a source up in them; with subnets or a "
+	       "list, a reply (ICMP, RST) to an address none covers is not sent "
+	       "(no default route); none: replies go out to every address"),
+	L3_KEY(CUSTOM, route.routes6, "ipv6_routes", "none", l3_parse_routes6,
+	       l3_routes6_valid,
+	       "IPv6 unicast routes beside each local_ipv6 prefix and fe80::/64: "
+	       "with subnets or a list, a reply to an address none covers is not "
+	       "sent (Ip6OutNoRoutes); none: replies go out to every address"),
 	L3_KEY(BOOL, route.route_hint, "route_hint", "yes",
 	       "in bursts, reuse the previous packet's route lookup when "
 	       "the destination is the same (ip_can_use_hint)"),

@@ -28,16 +28,34 @@ enum l3_source_check {
 
 /* The main table's unicast routes the reverse path filter looks the
  * source up in: ipv4_routes as listed, then the subnet of each local_ipv4
- * address (fib_add_ifaddr's prefix route) through any port. */
+ * address (fib_add_ifaddr's prefix route) through any port. complete:
+ * the table is the host's whole main table (ipv4_routes=subnets or a
+ * list), so a reply to an address no route covers finds none
+ * (ip_route_output_key: -ENETUNREACH); else (none) replies go out as
+ * from a host with a default route. */
 struct l3_routes4 {
 	uint8_t n;
+	bool complete;
 	uint8_t plen[L3_ROUTES_SLOTS];
 	uint16_t port[L3_ROUTES_SLOTS];   /* L3_ROUTE_ANY_PORT: every port */
 	uint32_t prefix[L3_ROUTES_SLOTS]; /* network order */
 };
-/* ipv4_routes: "none" or a list of PREFIX[%PORT] (value layer's CUSTOM). */
+/* ipv6_routes: the same for IPv6 replies, beside each local_ipv6 prefix
+ * and fe80::/64 (addrconf_add_linklocal's and addrconf_prefix_route's
+ * routes), which the table does not hold. */
+struct l3_routes6 {
+	uint8_t n;
+	bool complete;
+	uint8_t plen[L3_ROUTES_MAX];
+	uint16_t port[L3_ROUTES_MAX];
+	uint8_t prefix[L3_ROUTES_MAX][16];
+};
+/* ipv4_routes / ipv6_routes: "none", "subnets" or a list of
+ * PREFIX[%PORT] (value layer's CUSTOM, one parser for both families). */
 int l3_parse_routes4(const char *text, void *out);
+int l3_parse_routes6(const char *text, void *out);
 extern const char l3_routes4_valid[];
+extern const char l3_routes6_valid[];
 
 /* rp_filter_ports as parsed: net.ipv4.conf.IF.rp_filter per port. */
 struct l3_rp_filters {
@@ -66,6 +84,7 @@ struct l3_route {
 	uint8_t rp_filter_all;
 	uint8_t rp_filter[RTE_MAX_ETHPORTS]; /* max(all, the port's) */
 	struct l3_routes4 routes4;
+	struct l3_routes6 routes6;
 };
 
 struct l3_route_conf {
@@ -74,6 +93,7 @@ struct l3_route_conf {
 	uint8_t rp_filter;
 	struct l3_rp_filters rp_filter_ports;
 	struct l3_routes4 routes4;
+	struct l3_routes6 routes6;
 	struct l3_addrs local_ipv4;
 };
 
@@ -207,6 +227,15 @@ static inline lrx_next_t l3_ipv4_route(struct l3_ctx *c, struct l3_route *r,
 							: L3_RT_LOCAL;
 	return LRX_NEXT_CONTINUE_V;
 }
+
+/* The output route of a reply to daddr (ip_route_output_key's fib_lookup
+ * in the main table, route.c): true when there is one. */
+bool l3_ipv4_out_route(const struct l3_route *r, uint32_t daddr_be);
+
+/* The output route of an IPv6 reply to daddr (ip6_route_output, route.c):
+ * its prefix length, or -1 when there is none (ip6_null_entry:
+ * -ENETUNREACH). */
+int l3_ipv6_out_route(struct l3_ctx *c, const uint8_t *daddr);
 
 /* The source of an error about a packet not for a local address
  * (route.c). */

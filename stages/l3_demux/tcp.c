@@ -59,6 +59,17 @@ static inline bool l3_tcp_syn_alone(const struct rte_tcp_hdr *th)
 	       RTE_TCP_SYN_FLAG;
 }
 
+/* Is there an output route back to addr, the segment's source
+ * (ipv4_routes / ipv6_routes)? */
+static bool l3_tcp_route_back(struct l3_ctx *c, int fam, const uint8_t *addr)
+{
+	if (fam == L3_FAMILY_V6)
+		return l3_ipv6_out_route(c, addr) >= 0;
+	uint32_t a;
+	memcpy(&a, addr, 4);
+	return l3_ipv4_out_route(l3_route_of(c), a);
+}
+
 /* A listener opens a socket for a segment the established table did not
  * have (key tcp_ehash): inet_ehash_insert of
  *  - syn: the request socket of tcp_conn_request
@@ -83,6 +94,13 @@ static __rte_noinline lrx_next_t l3_tcp_open(struct l3_ctx *c,
 	struct l3_tcp *t = l3_tcp_of(c);
 	if (l3_route_is_multi(c, m, meta, fam))
 		return LRX_NEXT_CONTINUE_V;
+	if (syn && unlikely(!l3_tcp_route_back(c, fam, tu->raddr))) {
+		/* tcp_conn_request: the SYN queue's check, then route_req
+		 * finds no route and no request socket is made (the
+		 * SYN-ACK's ask counts the rest) */
+		t->reqq_full_do_cookies += t->ehash[fam].n == t->ehash[fam].max;
+		return LRX_NEXT_CONTINUE_V;
+	}
 	if (lrx_tcp_ehash_insert(&t->ehash[fam], fam == L3_FAMILY_V6, tu->hash,
 				 tu->laddr, tu->raddr, tu->lport,
 				 tu->rport) == 0) {
@@ -95,6 +113,7 @@ static __rte_noinline lrx_next_t l3_tcp_open(struct l3_ctx *c,
 		return LRX_NEXT_CONTINUE_V;
 	}
 	t->listen_overflows++;
+	t->listen_drops++; /* tcp_listendrop */
 	return lrx_next_drop(LRX_DROP_NO_SOCKET);
 }
 
@@ -255,8 +274,39 @@ static __rte_always_inline lrx_next_t l3_tcp_est_core(struct l3_ctx *c, struct r
 	return l3_tcp_est_one(c, m, meta, fam);
 }
 
-L3_DEFINE_HANDLER(tcp, l3_tcp_core)
-L3_DEFINE_HANDLER(tcp_est, l3_tcp_est_core)
+/* tcp_v4_err / tcp_v6_err: __inet_lookup_established of the quoted
+ * segment, which this host sent (its source is the local end); none
+ * counts InErrors. A listener is not looked up: without tcp_ehash the
+ * socket of a port in tcp_ports holds an established connection for
+ * every peer (as on receive). What the kernel does with a socket found
+ * (OutOfWindowIcmps, the socket's error) is not modelled. */
+static bool l3_tcp_err(struct l3_ctx *c, const uint8_t *ip, const uint8_t *l4,
+		       int fam)
+{
+	const struct l3_tcp *t = l3_tcp_of(c);
+	uint16_t sport;
+	(void)ip;
+	(void)fam;
+	memcpy(&sport, l4, 2);
+	return l3_port_bound(t->ports, t->any, rte_be_to_cpu_16(sport));
+}
+static bool l3_tcp_est_err(struct l3_ctx *c, const uint8_t *ip, const uint8_t *l4,
+			   int fam)
+{
+	const struct l3_tcp *t = l3_tcp_of(c);
+	const bool v6 = fam == L3_FAMILY_V6;
+	const uint8_t *laddr = ip + (v6 ? 8 : 12), *raddr = ip + (v6 ? 24 : 16);
+	uint16_t lport, rport;
+	memcpy(&lport, l4, 2);
+	memcpy(&rport, l4 + 2, 2);
+	const uint32_t hash = lrx_tcp_ehashfn(&t->ehash[fam], v6, laddr, raddr,
+					      lport, rport);
+	return lrx_tcp_ehash_lookup(&t->ehash[fam], v6, hash, laddr, raddr,
+				    lport, rport);
+}
+
+L3_DEFINE_HANDLER_ERR(tcp, l3_tcp_core, l3_tcp_err)
+L3_DEFINE_HANDLER_ERR(tcp_est, l3_tcp_est_core, l3_tcp_est_err)
 
 /* ---- the replies ---------------------------------------------------------- */
 
@@ -370,6 +420,23 @@ static lrx_next_t l3_tcp_reply_write(struct l3_ctx *c, struct rte_mbuf *m,
 	return l3_reply_out(r, m, fam);
 }
 
+/* No output route back to the segment's source (ipv4_routes /
+ * ipv6_routes): tcp_v4_send_reset still counts OutSegs and OutRsts after
+ * ip_send_unicast_reply gave up; tcp_v6_send_response's
+ * ip6_dst_lookup_flow counts Ip6OutNoRoutes and nothing else. */
+static bool l3_tcp_rst_unrouted(struct l3_ctx *c, int fam, const uint8_t *src)
+{
+	if (l3_tcp_route_back(c, fam, src))
+		return false;
+	if (fam == L3_FAMILY_V6) {
+		c->reply.ip_out_no_routes[L3_FAMILY_V6]++;
+		return true;
+	}
+	l3_tcp_of(c)->out_segs++;
+	l3_tcp_of(c)->out_rsts++;
+	return true;
+}
+
 /* tcp_v4_send_reset / tcp_v6_send_reset: never to a RST; after an ACK
  * the reset takes its number, else it acknowledges the segment
  * (SYN and FIN count one); no window, no options; IPv4 TOS and IPv6
@@ -380,6 +447,8 @@ static lrx_next_t l3_tcp_rst(struct l3_ctx *c, struct rte_mbuf *m,
 	struct l3_tcp_seg s;
 	l3_tcp_seg_read(m, meta, fam, &s);
 	if (s.flags & L3_TCP_RST)
+		return fate;
+	if (unlikely(l3_tcp_rst_unrouted(c, fam, s.src)))
 		return fate;
 	uint32_t seq = 0, ack = 0;
 	uint8_t flags = L3_TCP_RST;
@@ -408,6 +477,14 @@ static lrx_next_t l3_tcp_synack(struct l3_ctx *c, struct rte_mbuf *m,
 {
 	struct l3_tcp_seg s;
 	l3_tcp_seg_read(m, meta, fam, &s);
+	if (unlikely(!l3_tcp_route_back(c, fam, s.src))) {
+		/* inet_csk_route_req / inet6_csk_route_req: no route
+		 * (OutNoRoutes), tcp_conn_request drops the request
+		 * (tcp_listendrop); the SYN stays consumed */
+		c->reply.ip_out_no_routes[fam]++;
+		l3_tcp_of(c)->listen_drops++;
+		return fate;
+	}
 	const unsigned alen = fam ? 16 : 4;
 	const uint32_t hash = l3_reply_hash_addr(s.src, alen,
 		l3_reply_hash_addr(s.dst, alen,
@@ -636,6 +713,7 @@ static const struct lrx_stage_counter l3_tcp_counters[] = {
 	L3_COUNTER("tcp_no_socket", tcp.no_socket),
 	L3_COUNTER("TcpExtTCPReqQFullDoCookies", tcp.reqq_full_do_cookies),
 	L3_COUNTER("TcpExtListenOverflows", tcp.listen_overflows),
+	L3_COUNTER("TcpExtListenDrops", tcp.listen_drops),
 	L3_COUNTER("tcp_ehash_hits", tcp.ehash_hits),
 	L3_COUNTER("tcp_ehash_inserted", tcp.ehash_inserted),
 	L3_COUNTER("tcp_ehash_full", tcp.ehash_full),

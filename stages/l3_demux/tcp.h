@@ -27,6 +27,7 @@ struct l3_tcp {
 	uint64_t ehash_hits, ehash_inserted, ehash_full;
 	uint64_t reqq_full_do_cookies; /* LINUX_MIB_TCPREQQFULLDOCOOKIES */
 	uint64_t listen_overflows;     /* LINUX_MIB_LISTENOVERFLOWS */
+	uint64_t listen_drops;         /* LINUX_MIB_LISTENDROPS (tcp_listendrop) */
 	uint64_t out_segs, out_rsts;   /* TCP_MIB_OUTSEGS, OUTRSTS */
 	/* the receive queues of the first tcp_rcv_socks connections of each
 	 * family and the application that reads them (lib/sockets/tcp_rcv.h) */

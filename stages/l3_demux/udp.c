@@ -99,8 +99,24 @@ static __rte_always_inline lrx_next_t l3_udp_sock_core(struct l3_ctx *c, struct 
 	return l3_udp_core_(c, l3_udp_of(c), m, meta, fam, true);
 }
 
-L3_DEFINE_HANDLER(udp, l3_udp_core)
-L3_DEFINE_HANDLER(udp_sock, l3_udp_sock_core)
+/* __udp4_lib_err / __udp6_lib_err: the socket that sent the quoted
+ * datagram, bound to its source port (and, among udp_sockets, its source
+ * address); none counts InErrors. */
+static bool l3_udp_err(struct l3_ctx *c, const uint8_t *ip, const uint8_t *l4,
+		       int fam)
+{
+	const struct l3_udp *u = l3_udp_of(c);
+	uint16_t sport;
+	memcpy(&sport, l4, 2);
+	sport = rte_be_to_cpu_16(sport);
+	if (u->socks != NULL)
+		return lrx_udp_lookup(u->socks, fam == L3_FAMILY_V6,
+				      ip + (fam == L3_FAMILY_V6 ? 8 : 12), sport) != NULL;
+	return l3_port_bound(u->ports, u->any, sport);
+}
+
+L3_DEFINE_HANDLER_ERR(udp, l3_udp_core, l3_udp_err)
+L3_DEFINE_HANDLER_ERR(udp_sock, l3_udp_sock_core, l3_udp_err)
 
 /* The sockets of key udp_sockets: they replace udp_ports (an empty port
  * map sends every datagram to the lookup). */

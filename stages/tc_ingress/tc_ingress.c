@@ -20,9 +20,10 @@
  *  - TC_ACT_RECLASSIFY restarts the walk, 16 times at most
  *    (__tcf_classify), then drops;
  *  - the verdict (sch_handle_ingress): OK, RECLASSIFY, PIPE, UNSPEC go on;
- *    SHOT drops (TC_INGRESS); STOLEN, QUEUED, TRAP are consumed
- *    (consume_skb: listrx counts them delivered); REDIRECT leaves by the
- *    bpf_redirect / mirred port (skb_do_redirect).
+ *    SHOT drops (TC_INGRESS; TC_RECLASSIFY_LOOP past 16 restarts);
+ *    STOLEN, QUEUED, TRAP are consumed (consume_skb: listrx counts them
+ *    delivered); REDIRECT leaves by the bpf_redirect / mirred port
+ *    (skb_do_redirect).
  * A port without filters costs one test (no clsact: entry is NULL).
  * The kernel runs the hook per packet in the list path too
  * (__netif_receive_skb_list_core calls __netif_receive_skb_core for each
@@ -305,7 +306,8 @@ static inline int tc_tp_classify(struct tc_ctx *c, const struct tc_tp *tp,
  * (SKB_DROP_REASON_TC_RECLASSIFY_LOOP). */
 static inline int tc_classify(struct tc_ctx *c, const struct tc_chain *chain,
 			      struct rte_mbuf *m, struct lrx_meta *meta,
-			      uint32_t *redirect)
+			      uint32_t *redirect,
+			      enum lrx_drop_reason *reason)
 {
 	/* qdisc_pkt_len: skb->len with the MAC header pulled */
 	const uint32_t skb_len = m->pkt_len - meta->mac_len;
@@ -323,6 +325,8 @@ static inline int tc_classify(struct tc_ctx *c, const struct tc_chain *chain,
 		if (unlikely(ret == LRX_TC_ACT_RECLASSIFY)) {
 			if (limit++ >= TC_MAX_RECLASSIFY_LOOP) {
 				c->n_reclassify_loop++;
+				/* tcf_set_drop_reason */
+				*reason = LRX_DROP_TC_RECLASSIFY_LOOP;
 				ret = LRX_TC_ACT_SHOT;
 				break;
 			}
@@ -347,10 +351,12 @@ static __rte_always_inline lrx_next_t tc_ingress_core(struct tc_ctx *c,
 		return LRX_NEXT_CONTINUE_V; /* no clsact on the device */
 	c->n_classified++;
 	uint32_t redirect = LRX_XDP_REDIRECT_NONE;
-	switch (tc_classify(c, &c->chains[port], m, meta, &redirect)) {
+	/* tcf_get_drop_reason: TC_INGRESS unless the classifier set one */
+	enum lrx_drop_reason reason = LRX_DROP_TC_INGRESS;
+	switch (tc_classify(c, &c->chains[port], m, meta, &redirect, &reason)) {
 	case LRX_TC_ACT_SHOT:
 		c->n_shot++;
-		return lrx_next_drop(LRX_DROP_TC_INGRESS);
+		return lrx_next_drop(reason);
 	case LRX_TC_ACT_STOLEN:
 	case LRX_TC_ACT_QUEUED:
 	case LRX_TC_ACT_TRAP:

@@ -109,6 +109,14 @@ std::vector<PipelineSpec> pipeline_specs()
 						{"nf_conntrack_frag6_timeout", "2"},
 						{"nf_conntrack_frag6_high_thresh", "20000"},
 						{"local_ipv4", "10.0.0.2/24"}}}}},
+		// no default route, sockets and the established table: the
+		// ICMP errors' handlers and replies without a route
+		{"packet", {meta, {"l3-demux", {{"local_ipv4", "10.0.0.2/24"},
+						{"local_ipv6", "2001:db8::2/64"},
+						{"udp_sockets", "10.0.0.2:53,[::]:2000"},
+						{"tcp_ehash", "64"},
+						{"ipv4_routes", "subnets"},
+						{"ipv6_routes", "subnets"}}}}},
 	};
 	for (const char *b : {"drop", "pass", "tx", "read", "touch", "abort",
 			      "redirect:1", "udp-port-drop:53,2000"})

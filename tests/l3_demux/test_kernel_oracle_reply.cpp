@@ -491,3 +491,180 @@ TEST_CASE("kernel oracle: VLAN tags with no VLAN device "
 	}
 	LRX_REQUIRE_POOL_FULL(mp);
 }
+
+namespace {
+
+// listrx (build-meta, l3-demux with keys) under every engine against the
+// kernel's run k of frames: each frame's reply (or none) and every
+// compared counter.
+void check_engines(const std::vector<Named> &frames, const KernelRun &k,
+		   const StageKeys &keys, rte_mempool *mp)
+{
+	for (auto kind : {LRX_ENGINE_PACKET, LRX_ENGINE_BURST, LRX_ENGINE_HYBRID,
+			  LRX_ENGINE_STATIC, LRX_ENGINE_GRAPH}) {
+		INFO("engine " << lrx_engine_name(kind));
+		EngineRun r = run_engine(
+			kind, 1, 8,
+			{{"build-meta", {{"host_mac", "02:00:00:00:00:02"}}}, {"l3-demux", keys}},
+			[&](size_t at) { return frames[at].frame.to_mbuf(mp); },
+			{(uint16_t)frames.size()});
+		REQUIRE(r.out.size() == frames.size());
+		for (size_t i = 0; i < frames.size(); i++) {
+			INFO("frame " << frames[i].name);
+			const bool tx = lrx_next_kind(r.out[i].first) == LRX_NEXT_TX;
+			CHECK(k.replies[i].size() == (tx ? 1u : 0u));
+			if (tx && k.replies[i].size() == 1) {
+				INFO("kernel " << hex(k.replies[i][0]));
+				INFO("listrx " << hex(r.out[i].second));
+				CHECK(normalize(r.out[i].second) == normalize(k.replies[i][0]));
+			}
+		}
+		for (const char *name : compared) {
+			INFO(name << ": kernel " << k.counters.at(name) << ", listrx "
+				  << r.counters[1][name]);
+			CHECK(r.counters[1].count(name) == 1);
+			CHECK(k.counters.at(name) == r.counters[1][name]);
+		}
+	}
+}
+
+// A UDP socket bound to port inside the namespace (closed on destruction).
+struct UdpSocket {
+	int fd = -1;
+	std::string error;
+	UdpSocket(const Netns &net, uint16_t port)
+	{
+		error = in_netns(net, [&] {
+			fd = socket(AF_INET, SOCK_DGRAM, 0);
+			sockaddr_in a{};
+			a.sin_family = AF_INET;
+			a.sin_port = htons(port);
+			if (fd < 0 || bind(fd, (sockaddr *)&a, sizeof(a)) != 0)
+				error = "cannot bind UDP port " + std::to_string(port);
+		});
+	}
+	~UdpSocket()
+	{
+		if (fd >= 0)
+			close(fd);
+	}
+};
+
+} // namespace
+
+TEST_CASE("kernel oracle: ICMP and ICMPv6 errors quoting UDP and TCP without "
+	  "a socket count InErrors as the kernel does under every engine",
+	  "[l3_demux][kernel][icmp_err]")
+{
+	Netns net;
+	if (!can_run(net))
+		return;
+	REQUIRE(net.static_peer() == "");
+	Listener listener(net);
+	INFO(listener.error);
+	REQUIRE(listener.error.empty());
+	UdpSocket udp(net, 4445);
+	INFO(udp.error);
+	REQUIRE(udp.error.empty());
+	REQUIRE(settle(net));
+	const L4 U = L4::udp, T = L4::tcp;
+	const std::vector<Named> frames = {
+		{"port unreachable, UDP, closed port", icmp_error(false, 3, 3, U, 4444)},
+		{"port unreachable, UDP, the socket's port", icmp_error(false, 3, 3, U, 4445)},
+		{"host unreachable, TCP, closed port", icmp_error(false, 3, 1, T, 4444)},
+		{"host unreachable, TCP, the listener's port (no connection)",
+		 icmp_error(false, 3, 1, T, 5201)},
+		{"fragmentation needed, UDP, closed port", icmp_error(false, 3, 4, U, 4444)},
+		{"source quench, UDP", icmp_error(false, 4, 0, U, 4444)},
+		{"time exceeded in transit, TCP", icmp_error(false, 11, 0, T, 4444)},
+		{"time exceeded in reassembly, UDP", icmp_error(false, 11, 1, U, 4444)},
+		{"parameter problem, UDP", icmp_error(false, 12, 0, U, 4444)},
+		{"unreachable code 16, UDP", icmp_error(false, 3, 16, U, 4444)},
+		{"port unreachable quoting an echo request", icmp_error(false, 3, 3, L4::icmp, 0)},
+		{"port unreachable quoting 24 bytes", icmp_error(false, 3, 3, U, 4445, 2, 24)},
+		{"ICMPv6 port unreachable, UDP, closed port", icmp_error(true, 1, 4, U, 4444)},
+		{"ICMPv6 no route, TCP, closed port", icmp_error(true, 1, 0, T, 4444)},
+		{"ICMPv6 packet too big, TCP, the listener's port", icmp_error(true, 2, 0, T, 5201)},
+		{"ICMPv6 time exceeded, UDP", icmp_error(true, 3, 0, U, 4444)},
+		{"ICMPv6 parameter problem, TCP", icmp_error(true, 4, 0, T, 4444)},
+		{"ICMPv6 error of unknown type 100, UDP", icmp_error(true, 100, 0, U, 4444)},
+		{"ICMPv6 port unreachable quoting an echo request",
+		 icmp_error(true, 1, 4, L4::icmp, 0)},
+	};
+	KernelRun k = kernel_run(net, frames, 15);
+	CHECK(k.counters["IcmpInErrors"] > 0);
+	CHECK(k.counters["Icmp6InErrors"] > 0);
+	rte_mempool *mp = mbuf_pool("oracle_icmperr_pool", 1023);
+	StageKeys keys = l3_keys;
+	for (auto &kv : keys)
+		if (kv.first == "udp_ports")
+			kv.second = "4445";
+	// the listener's port holds no connection: the established table
+	keys.emplace_back("tcp_ehash", "1024");
+	check_engines(frames, k, keys, mp);
+	LRX_REQUIRE_POOL_FULL(mp);
+}
+
+TEST_CASE("kernel oracle: replies to a source off the link, without and "
+	  "with a default route (ipv4_routes, ipv6_routes) under every engine",
+	  "[l3_demux][kernel][route]")
+{
+	Netns net;
+	if (!can_run(net))
+		return;
+	REQUIRE(net.in("sysctl -w net.ipv6.icmp.ratelimit=0") == "");
+	REQUIRE(net.static_peer() == "");
+	Listener listener(net);
+	INFO(listener.error);
+	REQUIRE(listener.error.empty());
+	REQUIRE(settle(net));
+	const uint32_t off4 = ip4(10, 7, 0, 5);
+	const Ip6 off6 = ip6({0x2001, 0xdb9, 0, 0, 0, 0, 0, 5});
+	auto v4 = [&](Frame f) { return f.ip4_src(off4).l4_fix_csum(); };
+	auto v6 = [&](Frame f) { return f.ip6_src(off6).l4_fix_csum(); };
+	const Frame echo6 = with([](Spec &s) { s.l3 = L3::ipv6; s.l4 = L4::icmp; });
+	const std::vector<Named> frames = {
+		{"UDP to a closed port from 10.7.0.5", v4(udp4(1000, 3000))},
+		{"echo from 10.7.0.5", v4(icmp4(8, 20))},
+		{"SYN to a closed port from 10.7.0.5", v4(tcp(false, TCP_SYN, 81))},
+		{"ACK with data to a closed port from 10.7.0.5",
+		 v4(tcp(false, TCP_ACK, 81, {}, 10))},
+		{"UDP to a closed port from 10.0.0.1", udp4(1000, 3000)},
+		{"UDP6 to a closed port from 2001:db9::5", v6(udp6(1000, 3000))},
+		{"echo6 from 2001:db9::5", v6(echo6)},
+		{"SYN6 to a closed port from 2001:db9::5", v6(tcp(true, TCP_SYN, 81))},
+		{"UDP6 to a closed port from 2001:db8::1", udp6(1000, 3000)},
+		{"echo6 from 2001:db8::1", echo6},
+		// last: with a route the kernel retransmits its SYN-ACKs
+		{"SYN to the listener from 10.7.0.5", v4(tcp(false, TCP_SYN, 5201))},
+		{"SYN6 to the listener from 2001:db9::5", v6(tcp(true, TCP_SYN, 5201))},
+	};
+	rte_mempool *mp = mbuf_pool("oracle_route_pool", 1023);
+	StageKeys keys = l3_keys;
+	keys.emplace_back("icmp_ratelimit", "0");
+	keys.emplace_back("icmpv6_ratelimit", "0");
+	{
+		INFO("no default route (only the veth's prefix routes)");
+		KernelRun k = kernel_run(net, frames, 15);
+		CHECK(k.counters["Ip6OutNoRoutes"] == 4);
+		CHECK(k.counters["TcpExtListenDrops"] == 2);
+		StageKeys nodefault = keys;
+		nodefault.emplace_back("ipv4_routes", "subnets");
+		nodefault.emplace_back("ipv6_routes", "subnets");
+		check_engines(frames, k, nodefault, mp);
+	}
+	REQUIRE(net.in("ip route add default via 10.0.0.1 dev " + net.inside) == "");
+	REQUIRE(net.in("ip -6 route add default via 2001:db8::1 dev " + net.inside) == "");
+	{
+		INFO("a default route by the veth");
+		KernelRun k = kernel_run(net, frames, 15);
+		CHECK(k.counters["IcmpOutMsgs"] == 3);
+		StageKeys with_default = keys;
+		with_default.emplace_back("ipv4_routes", "0.0.0.0/0%0");
+		with_default.emplace_back("ipv6_routes", "::/0%0");
+		check_engines(frames, k, with_default, mp);
+		// none: every address answered, as a host with a default route
+		check_engines(frames, k, keys, mp);
+	}
+	LRX_REQUIRE_POOL_FULL(mp);
+}

@@ -506,3 +506,74 @@ TEST_CASE("rp_filter strict and loose give the same verdicts and counters "
 	}
 	LRX_REQUIRE_POOL_FULL(pool());
 }
+
+// ICMP errors quoting datagrams with and without a socket (InErrors from
+// the protocols' error handlers) and replies to sources without a route
+// back (ipv4_routes / ipv6_routes = subnets) beside ones with a route:
+// the same verdicts, replies and counters under every engine, with and
+// without tcp_ehash.
+TEST_CASE("ICMP errors without a socket and replies without a route give "
+	  "the same results under every engine", "[l3_demux][equivalence][route]")
+{
+	pool(); // EAL first
+	const uint32_t off4 = ip4(10, 7, 0, 5);
+	const Ip6 off6 = ip6({0x2001, 0xdb9, 0, 0, 0, 0, 0, 5});
+	Frame echo4 = with([](Spec &s) { s.l4 = L4::icmp; });
+	Frame echo6 = with([](Spec &s) {
+		s.l3 = L3::ipv6;
+		s.l4 = L4::icmp;
+	});
+	const std::vector<Frame> frames = {
+		icmp_error(false, 3, 3, L4::udp, 4444), icmp_error(false, 3, 3, L4::udp, 2000),
+		icmp_error(false, 11, 0, L4::tcp, 4444), icmp_error(false, 3, 1, L4::tcp, 5201),
+		icmp_error(true, 1, 4, L4::udp, 4444), icmp_error(true, 1, 4, L4::udp, 2000),
+		icmp_error(true, 3, 0, L4::tcp, 4444),
+		udp4(1000, 3000).ip4_src(off4).l4_fix_csum(), udp4(1000, 3000),
+		Frame(echo4).ip4_src(off4).l4_fix_csum(), echo4,
+		tcp4(TCP_SYN, 1000, 2001).ip4_src(off4).l4_fix_csum(),
+		udp6(1000, 3000).ip6_src(off6).l4_fix_csum(), udp6(1000, 3000),
+		Frame(echo6).ip6_src(off6).l4_fix_csum(), echo6,
+		with([&](Spec &s) {
+			s.l3 = L3::ipv6;
+			s.l4 = L4::tcp;
+			s.tcp_flags = TCP_SYN;
+			s.dport = 2001;
+			s.ip6_src = off6;
+		}),
+	};
+	std::vector<uint16_t> ids(frames.size());
+	for (size_t i = 0; i < ids.size(); i++)
+		ids[i] = (uint16_t)i;
+	const Keys bm = {{"host_mac", "02:00:00:00:00:02"}};
+	for (const char *ehash : {"0", "1024"}) {
+		INFO("tcp_ehash " << ehash);
+		const Keys l3 = {{"local_ipv4", "10.0.0.2/24"}, {"local_ipv6", "2001:db8::2/64"},
+				 {"udp_ports", "2000"}, {"tcp_ports", "5201"},
+				 {"tcp_ehash", ehash}, {"icmp_clock", "polls"},
+				 {"icmp_ratelimit", "0"}, {"icmpv6_ratelimit", "0"},
+				 {"ipv4_routes", "subnets"}, {"ipv6_routes", "subnets"}};
+		for (uint16_t burst : {1, 4, 32}) {
+			INFO("burst " << burst);
+			std::vector<uint16_t> polls;
+			for (size_t done = 0; done < frames.size(); done += burst)
+				polls.push_back((uint16_t)std::min<size_t>(burst, frames.size() - done));
+			lrx_test::engine_prefetch = 0;
+			Run ref = run(LRX_ENGINE_PACKET, 0, burst, {bm, l3}, ids, frames, polls);
+			REQUIRE(ref.out.size() == frames.size());
+			size_t replies = 0;
+			for (auto &o : ref.out)
+				replies += lrx_next_kind(o.first) == LRX_NEXT_TX;
+			CHECK(replies == 4); // the on-link UDP and echo of each family
+			// tcp_ehash: the listener's port holds no connection
+			CHECK(ref.counters[1]["IcmpInErrors"] == (ehash[0] == '0' ? 2u : 3u));
+			CHECK(ref.counters[1]["Icmp6InErrors"] == 2);
+			CHECK(ref.counters[1]["Ip6OutNoRoutes"] == 3);
+			CHECK(ref.counters[1]["TcpOutRsts"] == 1);
+			lrx_test::for_each_engine(2, [&](lrx_engine_kind kind, unsigned k) {
+				lrx_test::require_same_run(
+					run(kind, k, burst, {bm, l3}, ids, frames, polls), ref);
+			});
+		}
+	}
+	LRX_REQUIRE_POOL_FULL(pool());
+}

@@ -648,3 +648,184 @@ TEST_CASE("l3-demux replies: the per-peer and global ICMP rate limits count "
 	}
 	LRX_REQUIRE_POOL_FULL(pool());
 }
+
+// __udp4_lib_err, __udp6_lib_err, tcp_v4_err, tcp_v6_err: no socket for
+// the quoted datagram counts InErrors; the error is still consumed
+// (delivered), no reply.
+TEST_CASE("l3-demux: an ICMP error quoting a datagram no socket sent counts "
+	  "InErrors", "[l3_demux][icmp_err]")
+{
+	eal_init();
+	struct Case {
+		const char *name;
+		Frame f;
+		uint64_t in_errors;
+		StageInstance::Keys keys;
+	};
+	const L4 U = L4::udp, T = L4::tcp;
+	const Case cases[] = {
+		{"port unreachable, UDP, no socket", icmp_error(false, 3, 3, U, 4444), 1, {}},
+		{"port unreachable, UDP, the socket of 2000", icmp_error(false, 3, 3, U, 2000), 0, {}},
+		{"host unreachable, TCP, no socket", icmp_error(false, 3, 1, T, 4444), 1, {}},
+		{"host unreachable, TCP, the listener's port", icmp_error(false, 3, 1, T, 5201), 0, {}},
+		{"source quench", icmp_error(false, 4, 0, U, 4444), 1, {}},
+		{"redirect", icmp_error(false, 5, 1, U, 4444), 1, {}},
+		{"time exceeded in transit", icmp_error(false, 11, 0, U, 4444), 1, {}},
+		{"time exceeded in reassembly: not passed on", icmp_error(false, 11, 1, U, 4444), 0, {}},
+		{"parameter problem", icmp_error(false, 12, 0, T, 4444), 1, {}},
+		{"unreachable code 16: not passed on", icmp_error(false, 3, 16, U, 4444), 0, {}},
+		{"quoting an echo request (ping_err counts nothing)",
+		 icmp_error(false, 3, 3, L4::icmp, 0), 0, {}},
+		// icmp_socket_deliver: the header and 8 bytes more, else InErrors
+		{"the quoted header and 4 bytes", icmp_error(false, 3, 3, U, 2000, 2, 24), 1, {}},
+		{"udp_ports any", icmp_error(false, 3, 3, U, 4444), 0, {{"udp_ports", "any"}}},
+		{"udp_sockets: bound to the quoted source",
+		 icmp_error(false, 3, 3, U, 4444), 0,
+		 {{"udp_ports", "any"}, {"udp_sockets", "10.0.0.2:4444"}}},
+		{"udp_sockets: bound to another address",
+		 icmp_error(false, 3, 3, U, 4444, 3), 1,
+		 {{"udp_ports", "any"}, {"udp_sockets", "10.0.0.2:4444"}}},
+		{"tcp_ehash: no connection", icmp_error(false, 3, 1, T, 5201), 1,
+		 {{"tcp_ehash", "1024"}}},
+		{"IPv6 port unreachable, UDP, no socket", icmp_error(true, 1, 4, U, 4444), 1, {}},
+		{"IPv6 port unreachable, UDP, the socket of 2000", icmp_error(true, 1, 4, U, 2000), 0, {}},
+		{"IPv6 time exceeded, TCP, no socket", icmp_error(true, 3, 0, T, 4444), 1, {}},
+		{"IPv6 packet too big, TCP, the listener's port", icmp_error(true, 2, 0, T, 5201), 0, {}},
+		{"IPv6 parameter problem, UDP, no socket", icmp_error(true, 4, 0, U, 4444), 1, {}},
+		{"IPv6 udp_sockets: bound to the quoted source",
+		 icmp_error(true, 1, 4, U, 4444), 0,
+		 {{"udp_ports", "any"}, {"udp_sockets", "[2001:db8::2]:4444"}}},
+	};
+	for (const Case &c : cases)
+		for (bool burst : {false, true}) {
+			INFO(c.name << (burst ? " (burst)" : " (per packet)"));
+			Out o = run1(c.f, burst, c.keys);
+			CHECK(next_name(o.next) == "DELIVER");
+			CHECK(o.counters["IcmpInErrors"] + o.counters["Icmp6InErrors"] ==
+			      c.in_errors);
+			CHECK(o.counters["IcmpInMsgs"] + o.counters["Icmp6InMsgs"] == 1);
+			CHECK(o.counters["IcmpOutMsgs"] + o.counters["Icmp6OutMsgs"] == 0);
+		}
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
+// ip_route_output_key / ip6_dst_lookup with no route back to an off-link
+// source: ipv4_routes / ipv6_routes = subnets (a namespace without a
+// default route) sends nothing, with the kernel's counters (measured on
+// Linux 6.18 by test_kernel_oracle_reply.cpp); none (the default) and a
+// default route answer.
+TEST_CASE("l3-demux replies: none to a source without a route back",
+	  "[l3_demux][reply][route]")
+{
+	eal_init();
+	const uint32_t off4 = ip4(10, 7, 0, 5);
+	const Ip6 off6 = ip6({0x2001, 0xdb9, 0, 0, 0, 0, 0, 5});
+	const Frame udp_v4 = udp4(1000, 3000).ip4_src(off4).l4_fix_csum();
+	const Frame echo_v4 = with([](Spec &s) { s.l4 = L4::icmp; }).ip4_src(off4).l4_fix_csum();
+	const Frame rst_v4 = tcp_syn(false, {}, 2001).ip4_src(off4).l4_fix_csum();
+	const Frame udp_v6 = udp6(1000, 3000).ip6_src(off6).l4_fix_csum();
+	const Frame echo_v6 = with([](Spec &s) {
+		s.l3 = L3::ipv6;
+		s.l4 = L4::icmp;
+	}).ip6_src(off6).l4_fix_csum();
+	const Frame rst_v6 = tcp_syn(true, {}, 2001).ip6_src(off6).l4_fix_csum();
+	const StageInstance::Keys nodefault = {{"ipv4_routes", "subnets"},
+					       {"ipv6_routes", "subnets"}};
+	for (bool burst : {false, true}) {
+		INFO((burst ? "burst" : "per packet"));
+		Out o = run1(udp_v4, burst, nodefault);
+		CHECK(next_name(o.next) == next_name(lrx_next_drop(LRX_DROP_NO_SOCKET)));
+		CHECK(o.counters["UdpNoPorts"] == 1);
+		CHECK(o.counters["IcmpOutMsgs"] == 0);
+		CHECK(o.counters["IpOutRequests"] == 0);
+		o = run1(echo_v4, burst, nodefault);
+		CHECK(next_name(o.next) == "DELIVER");
+		CHECK(o.counters["IcmpOutMsgs"] == 0);
+		// tcp_v4_send_reset counts the reset ip_send_unicast_reply
+		// could not route
+		o = run1(rst_v4, burst, nodefault);
+		CHECK(next_name(o.next) == next_name(lrx_next_drop(LRX_DROP_NO_SOCKET)));
+		CHECK(o.counters["TcpOutSegs"] == 1);
+		CHECK(o.counters["TcpOutRsts"] == 1);
+		CHECK(o.counters["IpOutRequests"] == 0);
+		// icmpv6_xrlim_allow's lookup fails: no route, and rate limited
+		o = run1(udp_v6, burst, nodefault);
+		CHECK(next_name(o.next) == next_name(lrx_next_drop(LRX_DROP_NO_SOCKET)));
+		CHECK(o.counters["Ip6OutNoRoutes"] == 1);
+		CHECK(o.counters["Icmp6OutRateLimitHost"] == 1);
+		CHECK(o.counters["Icmp6OutMsgs"] == 0);
+		o = run1(echo_v6, burst, nodefault);
+		CHECK(next_name(o.next) == "DELIVER");
+		CHECK(o.counters["Ip6OutNoRoutes"] == 1);
+		CHECK(o.counters["Icmp6OutRateLimitHost"] == 0);
+		CHECK(o.counters["Icmp6OutMsgs"] == 0);
+		o = run1(rst_v6, burst, nodefault);
+		CHECK(next_name(o.next) == next_name(lrx_next_drop(LRX_DROP_NO_SOCKET)));
+		CHECK(o.counters["Ip6OutNoRoutes"] == 1);
+		CHECK(o.counters["TcpOutSegs"] == 0);
+		CHECK(o.counters["Ip6OutRequests"] == 0);
+		// a SYN to the listener: inet_csk_route_req finds no route,
+		// tcp_conn_request drops the request (no request socket in
+		// the established table), the SYN stays consumed
+		for (bool v6 : {false, true}) {
+			INFO((v6 ? "SYN6" : "SYN") << " to the listener");
+			StageInstance::Keys k = nodefault;
+			k["tcp_ehash"] = "64";
+			o = run1(v6 ? Frame(tcp_syn(true, {})).ip6_src(off6).l4_fix_csum()
+				    : Frame(tcp_syn(false, {})).ip4_src(off4).l4_fix_csum(),
+				 burst, k);
+			CHECK(next_name(o.next) == "DELIVER");
+			CHECK(o.counters[v6 ? "Ip6OutNoRoutes" : "IpOutNoRoutes"] == 1);
+			CHECK(o.counters["TcpExtListenDrops"] == 1);
+			CHECK(o.counters["TcpOutSegs"] == 0);
+			CHECK(o.counters["tcp_ehash_inserted"] == 0);
+			k.erase("ipv4_routes");
+			k.erase("ipv6_routes");
+			o = run1(v6 ? Frame(tcp_syn(true, {})).ip6_src(off6).l4_fix_csum()
+				    : Frame(tcp_syn(false, {})).ip4_src(off4).l4_fix_csum(),
+				 burst, k);
+			CHECK(next_name(o.next) == "TX(0)");
+			CHECK(o.counters["TcpExtListenDrops"] == 0);
+			CHECK(o.counters["tcp_ehash_inserted"] == 1);
+		}
+		// on-link and link-local sources have their prefix routes
+		o = run1(udp4(1000, 3000), burst, nodefault);
+		CHECK(next_name(o.next) == "TX(0)");
+		o = run1(udp6(1000, 3000).ip6_src(ip6({0xfe80, 0, 0, 0, 0, 0, 0, 1})).l4_fix_csum(),
+			 burst, nodefault);
+		CHECK(next_name(o.next) == "TX(0)");
+		// the default (none), a default route, a route to the source
+		for (const StageInstance::Keys &k :
+		     {StageInstance::Keys{},
+		      StageInstance::Keys{{"ipv4_routes", "0.0.0.0/0%0"}, {"ipv6_routes", "::/0"}},
+		      StageInstance::Keys{{"ipv4_routes", "10.7.0.0/16"},
+					  {"ipv6_routes", "2001:db9::/32%0"}}}) {
+			for (const Frame *f : {&udp_v4, &echo_v4, &rst_v4, &udp_v6, &echo_v6, &rst_v6}) {
+				o = run1(*f, burst, k);
+				CHECK(next_name(o.next) == "TX(0)");
+				CHECK(o.counters["Ip6OutNoRoutes"] == 0);
+			}
+		}
+	}
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
+TEST_CASE("l3-demux: bad ipv4_routes and ipv6_routes name the key",
+	  "[l3_demux][route]")
+{
+	eal_init();
+	for (auto kv : std::vector<std::pair<std::string, std::string>>{
+		     {"ipv6_routes", "2001:db8::1/64"},
+		     {"ipv6_routes", "10.0.0.0/8"},
+		     {"ipv6_routes", "2001:db8::/129"},
+		     {"ipv6_routes", "::/0%x"},
+		     {"ipv4_routes", "subnets+10.0.0.0/8"},
+		     {"ipv4_routes", "2001:db8::/64"}}) {
+		INFO(kv.first << "=" << kv.second);
+		StageInstance::Keys keys = l3_keys;
+		keys[kv.first] = kv.second;
+		StageInstance l3(L3_DEMUX_STAGE_NAME, keys);
+		CHECK_FALSE(l3.ok());
+		CHECK(std::string(l3.error()).find(kv.first) != std::string::npos);
+	}
+}

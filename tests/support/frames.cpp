@@ -487,6 +487,31 @@ Frame udp6(uint16_t sport, uint16_t dport)
 	return build(s);
 }
 
+Frame icmp_error(bool v6, uint8_t type, uint8_t code, L4 proto, uint16_t sport,
+		 uint8_t local_last, size_t keep)
+{
+	Spec q;
+	q.l3 = v6 ? L3::ipv6 : L3::ipv4;
+	q.l4 = proto;
+	q.ip4_src = ip4(10, 0, 0, local_last);
+	q.ip4_dst = ip4(10, 0, 0, 1);
+	q.ip6_src = ip6_doc(local_last);
+	q.ip6_dst = ip6_doc(1);
+	q.sport = sport;
+	q.dport = 53;
+	q.pad_to = 0;
+	const Frame quoted = build(q);
+	Spec s;
+	s.l3 = q.l3;
+	s.l4 = L4::icmp;
+	s.icmp_type = type;
+	s.icmp_code = code;
+	const size_t len = keep ? keep : quoted.l3_len;
+	s.payload.assign(quoted.data.begin() + quoted.l2_len,
+			 quoted.data.begin() + quoted.l2_len + (long)len);
+	return build(s);
+}
+
 Frame arp_request(uint32_t sender_ip, uint32_t target_ip)
 {
 	Spec s;

@@ -169,6 +169,12 @@ Frame udp4(uint16_t sport = 1000, uint16_t dport = 2000);
 Frame tcp4(uint8_t flags = TCP_ACK, uint16_t sport = 1000, uint16_t dport = 2000);
 Frame udp6(uint16_t sport = 1000, uint16_t dport = 2000);
 Frame arp_request(uint32_t sender_ip, uint32_t target_ip);
+// An ICMP (IPv6: ICMPv6) error of type/code from the peer (10.0.0.1,
+// 2001:db8::1) quoting a datagram this host sent: proto (L4::udp, tcp or
+// icmp) from 10.0.0.<local_last>:sport (2001:db8::<local_last>) to the
+// peer's port 53; the whole datagram quoted, or its first keep bytes.
+Frame icmp_error(bool v6, uint8_t type, uint8_t code, L4 proto, uint16_t sport,
+		 uint8_t local_last = 2, size_t keep = 0);
 
 // RFC 1071 Internet checksum of a byte range (folded, complemented).
 uint16_t inet_checksum(const uint8_t *p, size_t len, uint32_t sum = 0);

@@ -588,7 +588,9 @@ TEST_CASE("tc-ingress: u32 keys, a link into a hash table, terminal nodes, "
 	CHECK(t.one(build(tos)) == SHOT);
 	CHECK(t.tc.counter("reclassify_loop") == 0);
 	tos.l4 = L4::tcp; // pref 2 is UDP only: pref 3 reclassifies
-	CHECK(t.one(build(tos)) == SHOT);
+	// __tcf_classify's reason: TC_RECLASSIFY_LOOP, not TC_INGRESS
+	CHECK(t.one(build(tos)) ==
+	      lrx_next_drop(LRX_DROP_TC_RECLASSIFY_LOOP));
 	CHECK(t.filter(5)[1] == 17);
 	CHECK(t.tc.counter("reclassify_loop") == 1);
 	CHECK(t.tc.counter("u32_calls") > 0);
