@@ -192,6 +192,22 @@ TEST_CASE("tc-ingress: the filter file's errors name the line, the word and "
 		 "'tcp': listrx models match u32, u16, u8, ip and ip6"},
 		{"filter add dev port0 ingress protocol ip u32 match ip6 src 10.0.0.1",
 		 "'10.0.0.1': an IPv6 address"},
+		// parse_ip/parse_ip6: two words at least after the selector;
+		// a flag last on the line is refused as tc refuses it
+		{"filter add dev port0 ingress protocol ip u32 match ip nofrag",
+		 "'nofrag': match ip needs a field and a word after it"},
+		{"filter add dev port0 ingress protocol ip u32 match ip6 priority 0x100 0xff",
+		 "'priority': priority is a traffic class VALUE 0..0xff"},
+		{"filter add dev port0 ingress protocol ip u32 match ip6 prio 1 0xff",
+		 "'prio': match ip6 takes src, dst, priority, protocol, flowlabel"},
+		{"filter add dev port0 ingress protocol ip u32 match ip6 priority 1 0xff "
+		 "at 4", "'at': u32 takes match"},
+		{"filter add dev port0 ingress protocol ip u32 match ip dsfieldx 1 ff",
+		 "'dsfieldx': match ip takes src, dst, tos, dsfield, precedence"},
+		{"filter add dev port0 ingress protocol ip u32 match ip nofrag match ip mf",
+		 ":1: 'mf': match ip needs a field and a word after it"},
+		{"filter add dev port0 ingress protocol ip u32 match ip mf match ip nofrag "
+		 "classid 1:1", "'nofrag': clashes with an earlier match"},
 		{"filter add dev port0 ingress protocol ip u32 classid 1:1",
 		 "'u32': needs a selector"},
 		{"filter add dev port0 ingress handle 1: protocol ip u32 divisor 3",
@@ -668,5 +684,61 @@ TEST_CASE("tc-ingress: map_write (telemetry's map_update/map_delete) writes the 
 	u32.tc.desc()->map_write(u32.tc.ctx(), &none);
 	CHECK(none.rc == -EINVAL);
 	CHECK(none.found == 0);
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
+TEST_CASE("tc-ingress: u32's ip and ip6 fields as tc packs them: the fragment "
+	  "flags, precedence, the traffic class and the flow label",
+	  "[tc_ingress]")
+{
+	pool();
+	Tc t("filter add dev port0 ingress protocol ip pref 1 u32 match ip firstfrag "
+	     "match ip protocol 17 ff action drop\n"                           // 0
+	     "filter add dev port0 ingress protocol ip pref 1 u32 match ip mf match "
+	     "ip prec 0x20 0xe0 action drop\n"                                 // 1
+	     "filter add dev port0 ingress protocol ip pref 1 u32 match ip nofrag "
+	     "match ip icmp_code 3 ff action drop\n"                           // 2
+	     "filter add dev port0 ingress protocol ip pref 1 u32 match ip df match "
+	     "ip src 0.0.0.0/0 match ip dport 9 ffff action drop\n"            // 3
+	     "filter add dev port0 ingress protocol ipv6 pref 2 u32 match ip6 priority "
+	     "0xb8 0xfc action drop\n"                                         // 4
+	     "filter add dev port0 ingress protocol ipv6 pref 2 u32 match ip6 flowlabel "
+	     "0x12345 0xfffff match ip6 icmp_code 0 ff action drop\n");         // 5
+	REQUIRE(t.tc.ok());
+	// firstfrag: MF set, offset 0 (0x2000 under 0x3fff)
+	CHECK(t.one(udp4(1, 5).ip4_frag(0x2000)) == SHOT);
+	CHECK(t.filter(0)[1] == 1);
+	CHECK(t.one(udp4(1, 5).ip4_frag(0x2001)) == CONT); // mf, not firstfrag
+	Spec prec;
+	prec.tos = 0x28;
+	prec.frag = 0x2010;
+	CHECK(t.one(build(prec)) == SHOT);
+	CHECK(t.filter(1)[1] == 1);
+	Spec unreach;
+	unreach.l4 = L4::icmp;
+	unreach.icmp_type = 3;
+	unreach.icmp_code = 3;
+	unreach.frag = 0;
+	CHECK(t.one(build(unreach)) == SHOT); // nofrag (DF clear) and code 3
+	CHECK(t.filter(2)[1] == 1);
+	CHECK(t.one(udp4(1, 9)) == SHOT); // DF, any source (a zero-mask key)
+	CHECK(t.filter(3)[1] == 1);
+	CHECK(t.one(udp4(1, 10)) == CONT);
+	// the traffic class is bits 20..27 of the first word: DSCP 46 (EF)
+	Frame ef = udp6(1, 7);
+	ef.set_be32(ef.l2_len, 0x6b800000u | 0x1);
+	CHECK(t.one(ef) == SHOT);
+	CHECK(t.filter(4)[1] == 1);
+	ef.set_be32(ef.l2_len, 0x6b400000u);
+	CHECK(t.one(ef) == CONT);
+	Spec flow;
+	flow.l3 = L3::ipv6;
+	flow.l4 = L4::icmp;
+	flow.flow_label = 0x12345;
+	flow.icmp_type = 128;
+	CHECK(t.one(build(flow)) == SHOT);
+	CHECK(t.filter(5)[1] == 1);
+	flow.flow_label = 0x12344;
+	CHECK(t.one(build(flow)) == CONT);
 	LRX_REQUIRE_POOL_FULL(pool());
 }
