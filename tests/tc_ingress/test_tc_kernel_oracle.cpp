@@ -10,6 +10,8 @@
 // with a printed reason otherwise.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+
 #include <cstdio>
 #include <map>
 #include <regex>
@@ -26,6 +28,7 @@
 
 extern "C" {
 #include "meta.h"
+#include "tc_ingress/tc_ingress.h"
 }
 
 using namespace lrx_test;
@@ -395,6 +398,113 @@ TEST_CASE("kernel oracle: u32 filters (keys, offsets, hash tables, links) "
 		CHECK(kernel == l3.counter(name));
 	}
 	LRX_REQUIRE_POOL_FULL(mp);
+}
+
+
+namespace {
+
+// The keys tc packs for a u32 line, as `tc filter show` prints them
+// ("match VAL/MASK at [nexthdr+]OFF", in the node's order), or "refused".
+std::string kernel_u32_keys(const Netns &net, const std::string &opts)
+{
+	const std::string at = "ip netns exec " + net.ns + " tc filter ";
+	const std::string dev = " dev " + net.inside + " ingress pref 10 ";
+	if (sh(at + "add" + dev + "protocol all u32 " + opts + " 2>/dev/null") != 0)
+		return "refused";
+	std::string out = sh_out(at + "show" + dev);
+	sh(at + "del" + dev);
+	std::string keys;
+	std::smatch m;
+	const std::regex re("match ([0-9a-f]{8})/([0-9a-f]{8}) at (nexthdr\\+)?(-?[0-9]+)");
+	for (auto it = out.cbegin(); std::regex_search(it, out.cend(), m, re);
+	     it = m.suffix().first)
+		keys += m[1].str() + "/" + m[2].str() + "@" + m[3].str() + m[4].str() + " ";
+	return keys;
+}
+
+// The same from listrx's parser (a key with any offmask prints nexthdr+,
+// as u32_print_opt does).
+std::string listrx_u32_keys(const std::string &opts)
+{
+	const std::string line = "filter add dev port0 ingress protocol all u32 " + opts + "\n";
+	std::vector<lrx_tc_filter> f(2);
+	char err[512];
+	if (lrx_tc_parse(line.c_str(), "t", nullptr, f.data(), 2, err, sizeof(err)) != 1)
+		return "refused";
+	std::string keys;
+	char b[64];
+	for (unsigned i = 0; i < f[0].u32.nkeys; i++) {
+		const lrx_tc_u32_key &k = f[0].u32.keys[i];
+		snprintf(b, sizeof(b), "%08x/%08x@%s%d ", ntohl(k.val), ntohl(k.mask),
+			 k.offmask ? "nexthdr+" : "", k.off);
+		keys += b;
+	}
+	return keys;
+}
+
+} // namespace
+
+TEST_CASE("kernel oracle: tc and listrx pack the same u32 keys for every "
+	  "field of match ip and match ip6, and refuse the same lines",
+	  "[tc_ingress][kernel]")
+{
+	if (std::string why = oracle_unavailable(); !why.empty()) {
+		WARN("SKIPPED: " << why);
+		return;
+	}
+	if (sh("command -v tc") != 0) {
+		WARN("SKIPPED: needs tc (apt-get install iproute2)");
+		return;
+	}
+	Netns net;
+	if (!net.ok) {
+		WARN("SKIPPED: " << net.why);
+		return;
+	}
+	if (sh("ip netns exec " + net.ns + " tc qdisc add dev " + net.inside +
+	       " clsact") != 0 ||
+	    kernel_u32_keys(net, "match u32 0 0") == "refused") {
+		WARN("SKIPPED: the kernel refused a u32 filter (CONFIG_NET_CLS_U32)");
+		return;
+	}
+	const std::vector<std::string> lines = {
+		"match ip src 10.1.2.3/24", "match ip dst 10.1.2.3", "match ip src 0.0.0.0/0",
+		"match ip src 1.2.3.4/31 at 16", "match ip tos 0x10 0xfc",
+		"match ip dsfield 0x10 0xfc", "match ip d 0x10 0xff", "match ip p 0x20 0xe0",
+		"match ip prec 0x20 0xe0", "match ip precedence 0xe0 0xe0",
+		"match ip ihl 0x45 0xff", "match ip protocol 17 0xff",
+		"match ip nofrag match u32 0 0", "match ip firstfrag match u32 0 0",
+		"match ip df match u32 0 0", "match ip mf match u32 0 0",
+		"match ip mf match ip nofrag match u32 0 0", "match ip nofrag",
+		"match ip df", "match ip mf classid 1:1",
+		"match ip firstfrag match ip protocol 6 ff", "match ip dport 53 0xffff",
+		"match ip sport 0x1000 0xf000", "match ip icmp_type 8 0xff",
+		"match ip icmp_code 3 0xff", "match ip icmp_code 3 0xff at 24",
+		"match ip dport 53 0xffff at nexthdr+2", "match ip dsfieldx 1 ff",
+		"match ip6 src 2001:db8::1/64", "match ip6 dst 2001:db8::1/65",
+		"match ip6 src ::/0", "match ip6 dst ::1/127",
+		"match ip6 priority 0x10 0xff", "match ip6 priority 0xb8 0xfc",
+		"match ip6 priority 0x100 0xff", "match ip6 priority 1 0x1ff",
+		"match ip6 priority 1 0xff at 4",
+		"match ip6 flowlabel 0x12345 0xfffff",
+		"match ip6 flowlabel 0x12345 0xfffff match ip6 priority 0xab 0xff",
+		"match ip6 flowlabel 0x12345 0xfffff at nexthdr+4",
+		"match ip6 protocol 58 0xff", "match ip6 nexthdr 17 0xff",
+		"match ip6 dport 7 0xffff", "match ip6 sport 7 0xffff at 40",
+		"match ip6 icmp_type 128 0xff", "match ip6 icmp_code 0 0xff",
+		"match ip6 icmp_code 3 0xff at 44", "match ip6 icmp_type 1 ff "
+		"match ip6 icmp_code 4 ff", "match ip6 prio 1 0xff",
+		"match ip6 flowlabel 0x12345", "match ip6 protocol 6 ff match ip6 protocol 17 ff",
+	};
+	unsigned refused = 0;
+	for (const auto &l : lines) {
+		std::string k = kernel_u32_keys(net, l), x = listrx_u32_keys(l);
+		INFO(l << "\n  tc:     " << k << "\n  listrx: " << x);
+		CHECK(k == x);
+		refused += k == "refused";
+	}
+	CHECK(refused > 5);
+	CHECK(refused < lines.size() / 2);
 }
 
 TEST_CASE("kernel oracle: a cls_bpf program whose map is filled from outside "
