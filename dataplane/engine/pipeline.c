@@ -414,6 +414,12 @@ static void engine_take_given_up(struct lrx_pipeline *p, struct engine_stage *st
 	       (n = st->desc->consume(st->ctx, pkts, max)) != 0)
 		for (uint16_t i = 0; i < n; i++)
 			engine_give_up(p, st, sink, pkts[i], LRX_NEXT_DELIVER_V);
+	lrx_next_t nexts[RTE_DIM(pkts)];
+	while (st->desc->emit != NULL &&
+	       (max = (uint16_t)RTE_MIN(RTE_DIM(pkts), LRX_SINK_MAX - sink->n)) != 0 &&
+	       (n = st->desc->emit(st->ctx, pkts, nexts, max)) != 0)
+		for (uint16_t i = 0; i < n; i++)
+			engine_give_up(p, st, sink, pkts[i], nexts[i]);
 }
 
 void lrx_pipeline_poll_end(struct lrx_pipeline *p, bool budget_used,
@@ -423,10 +429,12 @@ void lrx_pipeline_poll_end(struct lrx_pipeline *p, bool budget_used,
 		struct engine_stage *st = &p->stages[s];
 		uint16_t n, max;
 
-		if (st->desc->flush == NULL)
+		if (st->desc->flush == NULL && st->desc->emit == NULL)
 			continue;
-		st->desc->flush(st->ctx, budget_used);
-		if (st->desc->drop != NULL || st->desc->consume != NULL)
+		if (st->desc->flush != NULL)
+			st->desc->flush(st->ctx, budget_used);
+		if (st->desc->drop != NULL || st->desc->consume != NULL ||
+		    st->desc->emit != NULL)
 			engine_take_given_up(p, st, sink);
 		if (st->release == NULL)
 			continue; /* a timer only (stage.h end_run) */

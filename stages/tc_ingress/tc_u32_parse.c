@@ -4,7 +4,7 @@
  * (struct tc_u32_sel and its keys):
  *
  *   u32 [ht X:[Y:]] [match SEL]... [offset ...] [hashkey ...] [link X:]
- *       [classid|flowid C] [skip_hw] [action A]
+ *       [classid|flowid C] [skip_hw] [action A [action B]...]
  *   u32 divisor N                          (with `handle X:`: a table)
  *   SEL: u32|u16|u8 VAL MASK [at [nexthdr+]OFF]
  *        ip  src|dst A[/N] [at OFF] | tos|dsfield|precedence|ihl|protocol|
@@ -445,7 +445,6 @@ int lrx_tc_u32_parse(struct lrx_rule_reader *ps, char **w, int n, int at,
 	int rc = 0;
 
 	f->kind = LRX_TC_KIND_U32;
-	f->action = LRX_TC_ACT_OK; /* tcf_exts_exec with no action */
 	while (at < n && rc == 0) {
 		const char *k = w[at++];
 		if (strcmp(k, "match") == 0) {
@@ -466,9 +465,6 @@ int lrx_tc_u32_parse(struct lrx_rule_reader *ps, char **w, int n, int at,
 		} else if (strcmp(k, "action") == 0 || strcmp(k, "actions") == 0) {
 			rc = lrx_tc_action_parse(ps, w, n, &at, f);
 			terminal = true;
-			if (rc == 0 && at < n)
-				rc = u32_error(ps, w[at], "one action per filter, "
-					       "last on the line");
 		} else {
 			rc = u32_error(ps, k, "u32 takes match, offset, hashkey, "
 				       "ht, link, divisor, classid, flowid, "
