@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <regex>
 #include <string>
@@ -20,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine_run.h"
 #include "frames.h"
 #include "netns_oracle.h"
 #include "stage_harness.h"
@@ -400,6 +402,180 @@ TEST_CASE("kernel oracle: u32 filters (keys, offsets, hash tables, links) "
 	LRX_REQUIRE_POOL_FULL(mp);
 }
 
+
+namespace {
+
+// A device's received packets and bytes (the mirred target's peer).
+std::pair<uint64_t, uint64_t> rx_of(const std::string &ns, const std::string &dev)
+{
+	const std::string at = "ip netns exec " + ns + " cat /sys/class/net/" + dev +
+			       "/statistics/";
+	return {std::stoull("0" + sh_out(at + "rx_packets")),
+		std::stoull("0" + sh_out(at + "rx_bytes"))};
+}
+
+// The mirred actions' stats by index: packets, bytes, drops, overlimits.
+std::map<int, std::vector<uint64_t>> kernel_actions(const std::string &ns,
+						    const std::string &dev)
+{
+	std::map<int, std::vector<uint64_t>> out;
+	auto filters = nlohmann::json::parse(
+		sh_out("ip netns exec " + ns + " tc -s -j filter show dev " + dev +
+		       " ingress"), nullptr, false);
+	for (auto &f : filters) {
+		if (!f.contains("options") || !f["options"].contains("actions"))
+			continue;
+		for (auto &a : f["options"]["actions"]) {
+			const auto &st = a["stats"];
+			out[a["index"].get<int>()] = {
+				st["packets"].get<uint64_t>(), st["bytes"].get<uint64_t>(),
+				st.value("drops", (uint64_t)0), st.value("overlimits", (uint64_t)0)};
+		}
+	}
+	return out;
+}
+
+} // namespace
+
+TEST_CASE("kernel oracle: u32 on the ip fragment flags, precedence, the ip6 "
+	  "traffic class and flow label, with mirred action lists (mirror, "
+	  "mirror then redirect): per-action counters, the target's received "
+	  "frames and nstat under every engine", "[tc_ingress][kernel]")
+{
+	if (std::string why = oracle_unavailable(); !why.empty()) {
+		WARN("SKIPPED: " << why);
+		return;
+	}
+	if (sh("command -v tc") != 0) {
+		WARN("SKIPPED: needs tc (apt-get install iproute2)");
+		return;
+	}
+	Netns net;
+	if (!net.ok) {
+		WARN("SKIPPED: " << net.why);
+		return;
+	}
+	Sink sink(net);
+	if (!sink.ok) {
+		WARN("SKIPPED: cannot make the mirred target (a veth pair into a "
+		     "second netns)");
+		return;
+	}
+	if (!settle(net)) {
+		WARN("SKIPPED: IPv6 DAD did not finish in the namespace");
+		return;
+	}
+	// act_gact and cls_matchall are not in this kernel: the lists are of
+	// mirred actions (a mirror's control action is pipe, a redirect's
+	// stolen), the verdicts pass (a list that ends in pipe) and redirect.
+	const std::string mirror = " action mirred egress mirror dev %OUT%";
+	const std::string redirect = " action mirred egress redirect dev %OUT%";
+	const std::string batch =
+		"qdisc add dev %DEV% clsact\n"
+		"filter add dev %DEV% ingress protocol ip pref 1 u32 match ip dport 53 0xffff" +
+		mirror + redirect + "\n"
+		"filter add dev %DEV% ingress protocol ip pref 1 u32 match ip firstfrag "
+		"match ip protocol 17 ff" + mirror + "\n"
+		"filter add dev %DEV% ingress protocol ip pref 1 u32 match ip prec 0x20 0xe0 "
+		"match ip df" + mirror + mirror + "\n"
+		"filter add dev %DEV% ingress protocol ip pref 1 u32 match ip nofrag match "
+		"ip icmp_type 8 ff" + mirror + "\n"
+		"filter add dev %DEV% ingress protocol ipv6 pref 2 u32 match ip6 priority "
+		"0xb8 0xfc" + mirror + "\n"
+		"filter add dev %DEV% ingress protocol ipv6 pref 2 u32 match ip6 flowlabel "
+		"0x12345 0xfffff" + redirect + "\n"
+		"filter add dev %DEV% ingress protocol ipv6 pref 2 u32 match ip6 icmp_type "
+		"128 ff match ip6 icmp_code 0 ff" + mirror + "\n";
+	auto with = [&](const std::string &dev, const std::string &out) {
+		return std::regex_replace(std::regex_replace(batch, std::regex("%DEV%"), dev),
+					  std::regex("%OUT%"), out);
+	};
+	TempFile kernel_file(with(net.inside, sink.dev)), listrx_file(with("port0", "port1"));
+	if (sh("ip netns exec " + net.ns + " tc -batch " + kernel_file.path) != 0) {
+		WARN("SKIPPED: the kernel refused the u32 set-up (tc -batch; "
+		     "CONFIG_NET_CLS_U32, CONFIG_NET_ACT_MIRRED)");
+		return;
+	}
+
+	Spec prec, ping, ef, flow, ping6;
+	prec.tos = 0x28;
+	ping.l4 = L4::icmp;
+	ping.frag = 0;
+	ef.l3 = L3::ipv6;
+	flow.l3 = L3::ipv6;
+	flow.flow_label = 0x12345;
+	ping6.l3 = L3::ipv6;
+	ping6.l4 = L4::icmp;
+	ping6.icmp_type = 128;
+	Frame ef_frame = build(ef);
+	ef_frame.set_be32(ef_frame.l2_len, 0x6b800000u); // DSCP 46 (EF)
+	const std::vector<Frame> frames = {
+		udp4(1, 53), udp4(1, 12000).ip4_frag(0x2000), build(prec), udp4(1, 54),
+		build(ping), ef_frame, build(flow), build(ping6), udp6(1, 9), tcp4(),
+		udp4(1, 9).ip4_frag(0x2001),
+	};
+	const unsigned repeat = 3;
+
+	eal_init();
+	rte_mempool *mp = mbuf_pool("tc_mirror_oracle_pool", 1023);
+	auto before = nstat(net.ns);
+	auto rx_before = rx_of(sink.ns, sink.peer);
+	REQUIRE(replay(net.outside, frames, repeat));
+	auto after = nstat(net.ns);
+	auto rx_after = rx_of(sink.ns, sink.peer);
+	auto kact = kernel_actions(net.ns, net.inside);
+	REQUIRE(kact.size() == 9);
+	const uint64_t krx = rx_after.first - rx_before.first;
+	const uint64_t krx_bytes = rx_after.second - rx_before.second;
+
+	const std::vector<PipelineStage> stages = {
+		{"build-meta", {{"host_mac", "02:00:00:00:00:02"}}},
+		{"tc-ingress", {{"filters", listrx_file.path}}},
+		{"l3-demux", {{"local_ipv4", "10.0.0.2/24"}, {"local_ipv6", "2001:db8::2"},
+			      {"udp_ports", "none"}, {"tcp_ports", "none"},
+			      {"mcast_groups", "none"}, {"trust_ip_csum_hint", "no"}}},
+	};
+	auto make = [&](size_t at) { return frames[at % frames.size()].to_mbuf(mp); };
+	const std::vector<uint16_t> polls(frames.size() * repeat, 1);
+	const char *compared[] = {
+		"IpInReceives", "IpInDelivers", "UdpNoPorts", "TcpInSegs", "IpReasmReqds",
+		"Ip6InReceives", "Udp6NoPorts", "Icmp6InEchos", "IcmpInEchos",
+	};
+	for_each_engine(2, [&](lrx_engine_kind kind, unsigned k) {
+		EngineRun r = run_engine(kind, k, 32, stages, make, polls);
+		uint64_t to_target = 0, to_target_bytes = 0;
+		for (auto &o : r.out)
+			if (o.first == lrx_next_redirect(1)) {
+				to_target++;
+				to_target_bytes += o.second.size();
+			}
+		INFO("target: kernel " << krx << " pkt " << krx_bytes << " bytes, listrx "
+				       << to_target << " pkt " << to_target_bytes << " bytes");
+		CHECK(krx == to_target);
+		CHECK(krx_bytes == to_target_bytes);
+		CHECK(r.counters[1].at("mirrored") > 0);
+		// the k-th mirred action in file order is index k
+		const auto &rows = r.maps.at(1).at("actions");
+		REQUIRE(rows.size() == kact.size());
+		int index = 0;
+		for (const auto &e : rows) {
+			uint64_t v[4];
+			memcpy(v, e.data() + 8, sizeof(v));
+			const auto &kv = kact[++index];
+			INFO("action index " << index << ": kernel " << kv[0] << " pkt "
+					     << kv[1] << " bytes, listrx " << v[0] << " pkt "
+					     << v[1] << " bytes");
+			CHECK(kv == std::vector<uint64_t>(v, v + 4));
+		}
+		for (const char *name : compared) {
+			uint64_t kernel = after[name] - before[name];
+			INFO(name << ": kernel " << kernel << ", listrx "
+				  << r.counters[2].at(name));
+			CHECK(kernel == r.counters[2].at(name));
+		}
+	});
+	LRX_REQUIRE_POOL_FULL(mp);
+}
 
 namespace {
 
