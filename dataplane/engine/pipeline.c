@@ -171,9 +171,6 @@ static int stage_create(struct lrx_pipeline *p, unsigned index,
 	st->process_one = desc->process_one;
 	st->process_burst = desc->process_burst;
 	st->release = desc->release;
-	st->at_poll_end = desc->flush != NULL || desc->emit != NULL;
-	st->gives_up = desc->drop != NULL || desc->consume != NULL;
-	st->emits = desc->emit != NULL;
 	st->footprint_kb = sc->footprint_kb;
 	if (desc->init != NULL) {
 		struct lrx_stage_init init = {
@@ -198,6 +195,10 @@ static int stage_create(struct lrx_pipeline *p, unsigned index,
 			return rc;
 		}
 	}
+	st->emits = desc->emit != NULL &&
+		    (desc->makes_packets == NULL || desc->makes_packets(st->ctx));
+	st->gives_up = desc->drop != NULL || desc->consume != NULL;
+	st->at_poll_end = desc->flush != NULL || st->emits;
 	return 0;
 }
 

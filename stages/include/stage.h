@@ -303,6 +303,11 @@ struct lrx_stage {
 	 * flush. */
 	uint16_t (*emit)(void *ctx, struct rte_mbuf **pkts, lrx_next_t *nexts,
 			 uint16_t max);
+	/* Optional, asked once after init: whether this instance, as
+	 * configured, makes packets at all (tc-ingress: a filter has a
+	 * mirror); false spares it the emit call at every end of poll.
+	 * Without it, a stage with emit is asked every poll. */
+	bool (*makes_packets)(const void *ctx);
 	/* Optional: packets still held, those drop and consume have not
 	 * taken included (for accounting and the exit flush). */
 	uint32_t (*held)(const void *ctx);

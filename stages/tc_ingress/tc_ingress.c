@@ -405,6 +405,13 @@ static uint16_t tc_ingress_emit(void *ctx, struct rte_mbuf **pkts,
 	return n;
 }
 
+static bool tc_ingress_makes_packets(const void *ctx)
+{
+	const struct tc_ctx *c = ctx;
+
+	return c->copies_max != 0; /* a filter has a mirror */
+}
+
 static uint32_t tc_ingress_held(const void *ctx)
 {
 	const struct tc_ctx *c = ctx;
@@ -835,6 +842,7 @@ LRX_STAGE_DEFINE(lrx_stage_tc_ingress, struct tc_ctx, struct tc_conf,
 	.process_one = lrx_tc_ingress_process_one,
 	.process_burst = tc_ingress_process_burst,
 	.emit = tc_ingress_emit,
+	.makes_packets = tc_ingress_makes_packets,
 	.held = tc_ingress_held,
 	.map_at = tc_map_at,
 	.map_next = tc_map_next,

@@ -95,8 +95,8 @@ struct tc_ctx {
  * rewrite the original in place, where the kernel would unshare it). No
  * copy (pool empty, queue full): the action's overlimits, as a failed
  * clone; the verdict stays TC_ACT_PIPE. */
-static inline void tc_mirror(struct tc_ctx *c, const struct rte_mbuf *m,
-			     uint16_t port, struct tc_action_run *ar)
+static __rte_noinline void tc_mirror(struct tc_ctx *c, const struct rte_mbuf *m,
+				     uint16_t port, struct tc_action_run *ar)
 {
 	struct rte_mbuf *copy = NULL;
 
@@ -131,12 +131,12 @@ static inline int tc_actions_exec(struct tc_ctx *c, uint16_t i,
 		ar->packets++;
 		ar->bytes += skb_len;
 		ret = act->verdict;
-		if (act->kind == LRX_TC_MIRRED_MIRROR)
+		if (unlikely(act->kind == LRX_TC_MIRRED_MIRROR))
 			tc_mirror(c, m, act->port, ar);
 		else if (act->kind == LRX_TC_MIRRED_REDIRECT)
 			*redirect = act->port;
-		else if (ret == LRX_TC_ACT_SHOT)
-			ar->drops++;
+		else
+			ar->drops += ret == LRX_TC_ACT_SHOT;
 		if (ret != LRX_TC_ACT_PIPE)
 			break;
 	}
