@@ -17,6 +17,10 @@
  *    and mask (masks in the order they were first used), port ranges as
  *    fl_range_port_dst_cmp; the first match runs its action;
  *  - u32 (u32_classify, tc_u32.c) and matchall (mall_classify);
+ *  - a filter's actions run as tcf_action_exec runs them
+ *    (tc_actions_exec in tc_ingress_int.h): pipe goes on, any other
+ *    verdict ends the list; a mirred mirror's copy waits for the end of
+ *    the poll (emit);
  *  - TC_ACT_RECLASSIFY restarts the walk, 16 times at most
  *    (__tcf_classify), then drops;
  *  - the verdict (sch_handle_ingress): OK, RECLASSIFY, PIPE, UNSPEC go on;
