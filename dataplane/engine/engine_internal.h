@@ -37,6 +37,9 @@ struct engine_stage {
 	void *ctx;
 	uint32_t ballast_lines;   /* 64-byte lines run per packet, 0 = none */
 	uint32_t ballast_slot;    /* = stage index: distinct code per stage */
+	/* what lrx_pipeline_poll_end asks of it: flush or emit; drop or
+	 * consume; emit */
+	bool at_poll_end, gives_up, emits;
 	struct lrx_stage_stats stats;
 	/* cold */
 	const struct lrx_stage *desc;

@@ -195,6 +195,10 @@ static int stage_create(struct lrx_pipeline *p, unsigned index,
 			return rc;
 		}
 	}
+	st->emits = desc->emit != NULL &&
+		    (desc->makes_packets == NULL || desc->makes_packets(st->ctx));
+	st->gives_up = desc->drop != NULL || desc->consume != NULL;
+	st->at_poll_end = desc->flush != NULL || st->emits;
 	return 0;
 }
 
@@ -416,6 +420,20 @@ static void engine_take_given_up(struct lrx_pipeline *p, struct engine_stage *st
 			engine_give_up(p, st, sink, pkts[i], LRX_NEXT_DELIVER_V);
 }
 
+/* What stage st made (stage.h: emit), into the sink with its next. */
+static void engine_take_emitted(struct lrx_pipeline *p, struct engine_stage *st,
+				struct lrx_sink *sink)
+{
+	struct rte_mbuf *pkts[64];
+	lrx_next_t nexts[RTE_DIM(pkts)];
+	uint16_t n, max;
+
+	while ((max = (uint16_t)RTE_MIN(RTE_DIM(pkts), LRX_SINK_MAX - sink->n)) != 0 &&
+	       (n = st->desc->emit(st->ctx, pkts, nexts, max)) != 0)
+		for (uint16_t i = 0; i < n; i++)
+			engine_give_up(p, st, sink, pkts[i], nexts[i]);
+}
+
 void lrx_pipeline_poll_end(struct lrx_pipeline *p, bool budget_used,
 			   struct lrx_sink *sink)
 {
@@ -423,11 +441,14 @@ void lrx_pipeline_poll_end(struct lrx_pipeline *p, bool budget_used,
 		struct engine_stage *st = &p->stages[s];
 		uint16_t n, max;
 
-		if (st->desc->flush == NULL)
+		if (!st->at_poll_end)
 			continue;
-		st->desc->flush(st->ctx, budget_used);
-		if (st->desc->drop != NULL || st->desc->consume != NULL)
+		if (st->desc->flush != NULL)
+			st->desc->flush(st->ctx, budget_used);
+		if (st->gives_up)
 			engine_take_given_up(p, st, sink);
+		if (unlikely(st->emits))
+			engine_take_emitted(p, st, sink);
 		if (st->release == NULL)
 			continue; /* a timer only (stage.h end_run) */
 		/* in pipeline order, so what this stage releases is flushed

@@ -294,6 +294,20 @@ struct lrx_stage {
 	 * delivered, as the kernel consumes them (consume_skb: datagrams a
 	 * socket's reader took). Asked after drop; returns how many. */
 	uint16_t (*consume)(void *ctx, struct rte_mbuf **pkts, uint16_t max);
+	/* Optional: packets the stage made that leave by a port, each with
+	 * its next (a redirect): act_mirred's mirror, whose copy the kernel
+	 * transmits while the original goes on. Asked at the end of each
+	 * poll, after consume (in the order the stage made them, so every
+	 * engine puts them in the sink at the same place); returns how
+	 * many it wrote (at most max). A stage may have emit without
+	 * flush. */
+	uint16_t (*emit)(void *ctx, struct rte_mbuf **pkts, lrx_next_t *nexts,
+			 uint16_t max);
+	/* Optional, asked once after init: whether this instance, as
+	 * configured, makes packets at all (tc-ingress: a filter has a
+	 * mirror); false spares it the emit call at every end of poll.
+	 * Without it, a stage with emit is asked every poll. */
+	bool (*makes_packets)(const void *ctx);
 	/* Optional: packets still held, those drop and consume have not
 	 * taken included (for accounting and the exit flush). */
 	uint32_t (*held)(const void *ctx);

@@ -13,8 +13,9 @@
  *                 [src_port P[-Q]] [dst_port P[-Q]] [action A]
  *          u32 ...                                (tc_u32_parse.c)
  *          matchall [skip_hw] [classid X] [action A]
- *   A: drop|shot|pass|ok|continue|pipe|reclassify
- *      | mirred egress redirect dev DEV
+ *   A: [gact] drop|shot|pass|ok|continue|pipe|reclassify
+ *      | mirred egress redirect|mirror dev DEV
+ *   (action A [action B]...: a list, run as tcf_action_exec runs it)
  *
  * DEV is portN (the DPDK port N) or `all` (every port; a listrx
  * extension). The checks tc and the kernel make (fl_set_key: ip_proto
@@ -87,10 +88,43 @@ static bool proto_is_vlan(uint16_t proto_be)
 	return proto_be == htons(0x8100) || proto_be == htons(0x88a8);
 }
 
-/* One action (tcf_action_exec with one action): gact's verdicts, or
- * mirred's redirect. *w is the word after "action"; moves past it. */
-int lrx_tc_action_parse(struct lrx_rule_reader *ps, char **w, int n, int *at,
-			struct lrx_tc_filter *f)
+/* mirred egress redirect|mirror dev DEV (act_mirred: a redirect's
+ * control action is TC_ACT_STOLEN, listrx sends the packet itself as a
+ * redirect; a mirror's is TC_ACT_PIPE, its copy leaves by DEV). *at is
+ * the word after "mirred". */
+static int tc_mirred_parse(struct lrx_rule_reader *ps, char **w, int n, int *at,
+			   struct lrx_tc_action *a)
+{
+	const char *dir = *at < n ? w[*at] : "mirred";
+	if (strcmp(dir, "ingress") == 0)
+		return tc_error(ps, dir, "mirred ingress (into a device's receive "
+				"path) is not modelled: egress redirect|mirror "
+				"dev portN");
+	if (*at + 3 >= n || strcmp(dir, "egress") != 0 ||
+	    (strcmp(w[*at + 1], "redirect") != 0 &&
+	     strcmp(w[*at + 1], "mirror") != 0) ||
+	    strcmp(w[*at + 2], "dev") != 0)
+		return tc_error(ps, "mirred", "listrx models 'mirred egress "
+				"redirect|mirror dev portN'");
+	uint16_t dev;
+	int rc = tc_dev(ps, w[*at + 3], &dev);
+	if (rc < 0)
+		return rc;
+	if (dev == LRX_TC_DEV_ALL)
+		return tc_error(ps, "all", "mirred sends to one port");
+	const bool mirror = w[*at + 1][1] == 'i';
+	*at += 4;
+	*a = (struct lrx_tc_action){
+		.kind = mirror ? LRX_TC_MIRRED_MIRROR : LRX_TC_MIRRED_REDIRECT,
+		.verdict = mirror ? LRX_TC_ACT_PIPE : LRX_TC_ACT_REDIRECT,
+		.port = dev };
+	return 0;
+}
+
+/* One action: gact's verdicts or mirred; *at is the word after
+ * "action". */
+static int tc_action_one(struct lrx_rule_reader *ps, char **w, int n, int *at,
+			 struct lrx_tc_action *out)
 {
 	static const struct { const char *name; int8_t act; } gact[] = {
 		{ "drop", LRX_TC_ACT_SHOT }, { "shot", LRX_TC_ACT_SHOT },
@@ -105,34 +139,38 @@ int lrx_tc_action_parse(struct lrx_rule_reader *ps, char **w, int n, int *at,
 	if (a == NULL)
 		return tc_error(ps, "action", "needs a verdict: drop, pass, "
 				"continue, pipe, reclassify or mirred egress "
-				"redirect dev DEV");
+				"redirect|mirror dev DEV");
 	for (size_t i = 0; i < sizeof(gact) / sizeof(gact[0]); i++)
 		if (strcmp(a, gact[i].name) == 0) {
-			f->action = gact[i].act;
+			*out = (struct lrx_tc_action){ .kind = LRX_TC_GACT,
+						       .verdict = gact[i].act };
 			return 0;
 		}
-	if (strcmp(a, "mirred") == 0) {
-		/* act_mirred: the packet leaves by DEV; its own verdict is
-		 * TC_ACT_STOLEN, listrx sends it as a redirect */
-		if (*at + 3 >= n || strcmp(w[*at], "egress") != 0 ||
-		    strcmp(w[*at + 1], "redirect") != 0 ||
-		    strcmp(w[*at + 2], "dev") != 0)
-			return tc_error(ps, "mirred", "listrx models 'mirred egress "
-					"redirect dev portN' only");
-		uint16_t dev;
-		int rc = tc_dev(ps, w[*at + 3], &dev);
+	if (strcmp(a, "mirred") == 0)
+		return tc_mirred_parse(ps, w, n, at, out);
+	return tc_error(ps, a, "valid actions: drop (shot), pass (ok), "
+			"continue, pipe, reclassify, mirred egress redirect|mirror "
+			"dev DEV (this models gact and mirred)");
+}
+
+int lrx_tc_action_parse(struct lrx_rule_reader *ps, char **w, int n, int *at,
+			struct lrx_tc_filter *f)
+{
+	for (;;) {
+		if (f->n_actions == LRX_TC_ACTIONS_MAX)
+			return tc_error(ps, "action", "more than %d actions on one "
+					"filter", LRX_TC_ACTIONS_MAX);
+		int rc = tc_action_one(ps, w, n, at, &f->actions[f->n_actions]);
 		if (rc < 0)
 			return rc;
-		if (dev == LRX_TC_DEV_ALL)
-			return tc_error(ps, "all", "a redirect goes to one port");
-		*at += 4;
-		f->action = LRX_TC_ACT_REDIRECT;
-		f->redirect_port = dev;
-		return 0;
+		f->n_actions++;
+		if (*at == n)
+			return 0;
+		if (strcmp(w[*at], "action") != 0 && strcmp(w[*at], "actions") != 0)
+			return tc_error(ps, w[*at], "after an action, only another "
+					"'action ...' (the actions end the line)");
+		(*at)++;
 	}
-	return tc_error(ps, a, "valid actions: drop (shot), pass (ok), "
-			"continue, pipe, reclassify, mirred egress redirect dev "
-			"DEV (this models gact and mirred)");
 }
 
 static int tc_bpf(struct lrx_rule_reader *ps, char **w, int n, int at,
@@ -141,7 +179,6 @@ static int tc_bpf(struct lrx_rule_reader *ps, char **w, int n, int at,
 	const char *obj = NULL;
 
 	f->kind = LRX_TC_KIND_BPF;
-	f->action = LRX_TC_ACT_OK; /* tcf_exts_exec with no action */
 	snprintf(f->sec, sizeof(f->sec), "%s", "classifier");
 	bool has_action = false;
 	while (at < n) {
@@ -375,7 +412,6 @@ static int tc_flower(struct lrx_rule_reader *ps, char **w, int n, int at,
 	};
 
 	f->kind = LRX_TC_KIND_FLOWER;
-	f->action = LRX_TC_ACT_OK; /* tcf_exts_exec with no action */
 	int rc = tc_flower_ethtype(&c, w, n, at);
 	if (rc < 0)
 		return rc;
@@ -392,9 +428,6 @@ static int tc_flower(struct lrx_rule_reader *ps, char **w, int n, int at,
 			rc = lrx_tc_action_parse(ps, w, n, &at, f);
 			if (rc < 0)
 				return rc;
-			if (at < n)
-				return tc_error(ps, w[at], "one action per filter "
-						"(after it, nothing)");
 			continue;
 		}
 		if (v == NULL)
@@ -418,7 +451,6 @@ static int tc_matchall(struct lrx_rule_reader *ps, char **w, int n, int at,
 		       struct lrx_tc_filter *f)
 {
 	f->kind = LRX_TC_KIND_MATCHALL;
-	f->action = LRX_TC_ACT_OK; /* tcf_exts_exec with no action */
 	while (at < n) {
 		const char *k = w[at++];
 		if (strcmp(k, "skip_hw") == 0 || strcmp(k, "verbose") == 0)
@@ -434,9 +466,6 @@ static int tc_matchall(struct lrx_rule_reader *ps, char **w, int n, int at,
 		int rc = lrx_tc_action_parse(ps, w, n, &at, f);
 		if (rc < 0)
 			return rc;
-		if (at < n)
-			return tc_error(ps, w[at], "one action per filter "
-					"(after it, nothing)");
 	}
 	return 0;
 }

@@ -17,6 +17,10 @@
  *    and mask (masks in the order they were first used), port ranges as
  *    fl_range_port_dst_cmp; the first match runs its action;
  *  - u32 (u32_classify, tc_u32.c) and matchall (mall_classify);
+ *  - a filter's actions run as tcf_action_exec runs them
+ *    (tc_actions_exec in tc_ingress_int.h): pipe goes on, any other
+ *    verdict ends the list; a mirred mirror's copy waits for the end of
+ *    the poll (emit);
  *  - TC_ACT_RECLASSIFY restarts the walk, 16 times at most
  *    (__tcf_classify), then drops;
  *  - the verdict (sch_handle_ingress): OK, RECLASSIFY, PIPE, UNSPEC go on;
@@ -161,8 +165,7 @@ static inline int tc_flower_classify(struct tc_ctx *c, const struct tc_tp *tp,
 			continue;
 		r->packets++;
 		r->bytes += skb_len;
-		*redirect = f->redirect_port;
-		return f->action;
+		return tc_actions_exec(c, i, m, skb_len, redirect);
 	}
 	return LRX_TC_ACT_UNSPEC;
 }
@@ -249,15 +252,14 @@ static inline int tc_bpf_classify(struct tc_ctx *c, const struct tc_tp *tp,
 		} else {
 			if (res == 0)
 				continue;
-			ret = f->action; /* tcf_exts_exec */
+			ret = tc_actions_exec(c, i, m, skb_len, redirect);
 			if (ret < 0)
 				continue;
 		}
 		r->packets++;
 		r->bytes += skb_len;
-		if (ret == LRX_TC_ACT_REDIRECT)
-			*redirect = f->direct_action ? lrx_xdp_redirect_take()
-						     : f->redirect_port;
+		if (ret == LRX_TC_ACT_REDIRECT && f->direct_action)
+			*redirect = lrx_xdp_redirect_take();
 		break;
 	}
 	return ret;
@@ -267,7 +269,8 @@ static inline int tc_bpf_classify(struct tc_ctx *c, const struct tc_tp *tp,
 
 /* mall_classify: every packet runs the one filter's action */
 static inline int tc_matchall_classify(struct tc_ctx *c, const struct tc_tp *tp,
-				       uint32_t skb_len, uint32_t *redirect)
+				       const struct rte_mbuf *m, uint32_t skb_len,
+				       uint32_t *redirect)
 {
 	const uint16_t i = c->order[tp->first];
 	struct tc_filter_run *r = &c->run[i];
@@ -276,8 +279,7 @@ static inline int tc_matchall_classify(struct tc_ctx *c, const struct tc_tp *tp,
 	r->runs++;
 	r->packets++;
 	r->bytes += skb_len;
-	*redirect = c->filters[i].redirect_port;
-	return c->filters[i].action;
+	return tc_actions_exec(c, i, m, skb_len, redirect);
 }
 
 /* __tcf_classify's limit on TC_ACT_RECLASSIFY restarts */
@@ -297,7 +299,7 @@ static inline int tc_tp_classify(struct tc_ctx *c, const struct tc_tp *tp,
 	case LRX_TC_KIND_U32:
 		return tc_u32_classify(c, tp, m, meta, skb_len, redirect);
 	default:
-		return tc_matchall_classify(c, tp, skb_len, redirect);
+		return tc_matchall_classify(c, tp, m, skb_len, redirect);
 	}
 }
 
@@ -393,6 +395,38 @@ static void tc_ingress_process_burst(void *ctx, struct rte_mbuf **pkts,
 		lrx_prefetch_ahead(pkts, i, n, c->prefetch);
 		nexts[i] = tc_ingress_core(c, pkts[i]);
 	}
+}
+
+/* The mirrors' copies, in the order they were made: each leaves by its
+ * port (stage.h emit), at the end of the poll. */
+static uint16_t tc_ingress_emit(void *ctx, struct rte_mbuf **pkts,
+				lrx_next_t *nexts, uint16_t max)
+{
+	struct tc_ctx *c = ctx;
+	uint16_t n = (uint16_t)RTE_MIN((uint32_t)max, c->n_copies - c->copies_out);
+
+	for (uint16_t k = 0; k < n; k++) {
+		pkts[k] = c->copies[c->copies_out + k];
+		nexts[k] = lrx_next_redirect(c->copy_port[c->copies_out + k]);
+	}
+	c->copies_out += n;
+	if (c->copies_out == c->n_copies)
+		c->n_copies = c->copies_out = 0;
+	return n;
+}
+
+static bool tc_ingress_makes_packets(const void *ctx)
+{
+	const struct tc_ctx *c = ctx;
+
+	return c->copies_max != 0; /* a filter has a mirror */
+}
+
+static uint32_t tc_ingress_held(const void *ctx)
+{
+	const struct tc_ctx *c = ctx;
+
+	return c->n_copies - c->copies_out;
 }
 
 /* ---- building the chains ------------------------------------------------ */
@@ -559,6 +593,13 @@ static void tc_ingress_fini(void *ctx)
 
 	for (unsigned i = 0; c->run && i < c->n_filters; i++)
 		lrx_xdp_prog_free(c->run[i].prog);
+	for (uint32_t k = c->copies_out; k < c->n_copies; k++)
+		rte_pktmbuf_free(c->copies[k]);
+	rte_free(c->copies);
+	rte_free(c->copy_port);
+	c->copies = NULL;
+	c->copy_port = NULL;
+	c->n_copies = c->copies_out = c->copies_max = 0;
 	tc_u32_free(c);
 	rte_free(c->run);
 	rte_free(c->filters);
@@ -600,6 +641,29 @@ static int tc_apply_map_init(struct tc_ctx *c, const struct lrx_stage_init *init
 					     "no bpf filter's object has a map "
 					     "of that name");
 	}
+	return 0;
+}
+
+/* Room for the mirrors' copies of one poll (the engine takes them at
+ * its end: emit), when a filter has a mirror. */
+#define TC_COPIES_MAX (4u * LRX_BURST_MAX)
+static int tc_copies_alloc(struct tc_ctx *c, int socket_id)
+{
+	bool mirror = false;
+
+	for (unsigned i = 0; i < c->n_filters; i++)
+		for (unsigned a = 0; a < c->filters[i].n_actions; a++)
+			mirror |= c->filters[i].actions[a].kind == LRX_TC_MIRRED_MIRROR;
+	if (!mirror)
+		return 0;
+	c->copies = rte_zmalloc_socket("tc_copies", TC_COPIES_MAX * sizeof(*c->copies),
+				       RTE_CACHE_LINE_SIZE, socket_id);
+	c->copy_port = rte_zmalloc_socket("tc_copy_port",
+					  TC_COPIES_MAX * sizeof(*c->copy_port),
+					  RTE_CACHE_LINE_SIZE, socket_id);
+	if (c->copies == NULL || c->copy_port == NULL)
+		return -ENOMEM;
+	c->copies_max = TC_COPIES_MAX;
 	return 0;
 }
 
@@ -665,7 +729,9 @@ static int tc_ingress_init(void *ctx, const struct lrx_stage_init *init)
 		tc_ingress_fini(c);
 		return -ENOMEM;
 	}
-	rc = tc_u32_build(c, path, init->socket_id, why, sizeof(why));
+	rc = tc_copies_alloc(c, init->socket_id);
+	if (rc == 0)
+		rc = tc_u32_build(c, path, init->socket_id, why, sizeof(why));
 	if (rc == -EINVAL)
 		snprintf(init->err, init->err_len, "%s: %s", init->instance, why);
 	for (uint16_t port = 0; rc == 0 && port < RTE_MAX_ETHPORTS; port++) {
@@ -695,6 +761,17 @@ static bool tc_port_in_run(const struct lrx_stage_start *start, uint16_t port)
 	return false;
 }
 
+/* the first mirred action of f whose port the run lacks, or NULL */
+static const struct lrx_tc_action *tc_mirred_missing(const struct lrx_tc_filter *f,
+						     const struct lrx_stage_start *start)
+{
+	for (unsigned a = 0; a < f->n_actions; a++)
+		if (f->actions[a].kind != LRX_TC_GACT &&
+		    !tc_port_in_run(start, f->actions[a].port))
+			return &f->actions[a];
+	return NULL;
+}
+
 static int tc_ingress_start(void *ctx, const struct lrx_stage_start *start)
 {
 	const struct tc_ctx *c = ctx;
@@ -702,8 +779,8 @@ static int tc_ingress_start(void *ctx, const struct lrx_stage_start *start)
 	for (unsigned i = 0; i < c->n_filters; i++) {
 		const struct lrx_tc_filter *f = &c->filters[i];
 		const bool dev_bad = f->dev != LRX_TC_DEV_ALL && !tc_port_in_run(start, f->dev);
-		if (!dev_bad && (f->action != LRX_TC_ACT_REDIRECT ||
-				 tc_port_in_run(start, f->redirect_port)))
+		const struct lrx_tc_action *a = dev_bad ? NULL : tc_mirred_missing(f, start);
+		if (!dev_bad && a == NULL)
 			continue;
 		char ports[160] = "";
 		size_t used = 0;
@@ -715,103 +792,12 @@ static int tc_ingress_start(void *ctx, const struct lrx_stage_start *start)
 		snprintf(start->err, start->err_len,
 			 "%s: %s:%u: %s port%u: no such port in this run (tc: Cannot "
 			 "find device); its ports: %s", start->instance, c->path, f->line,
-			 dev_bad ? "dev" : "mirred redirect to", dev_bad ? f->dev : f->redirect_port,
+			 dev_bad ? "dev" : a->kind == LRX_TC_MIRRED_MIRROR ? "mirred mirror to"
+			 : "mirred redirect to", dev_bad ? f->dev : a->port,
 			 ports);
 		return -EINVAL;
 	}
 	return 0;
-}
-
-/* ---- the report: per-filter counters and the programs' maps --------------
- * Map 0 "filters": key the filter's index in the file (u32), value
- * {runs, packets, bytes} (3 x u64): runs = times the classifier tried it,
- * packets/bytes = times it gave the verdict (tc -s filter show's counts,
- * which this kernel shows for neither cls_bpf nor u32). Then each
- * program's maps, in file order. */
-#define TC_FILTERS_VALUE_SIZE 24
-static const struct lrx_map_layout tc_filters_layout = {
-	.n_fields = 4,
-	.fields = {
-		{.name = "filter", .offset = 0, .size = 4, .count = 1,
-		 .part = LRX_MAP_KEY, .kind = LRX_MAP_UINT},
-		{.name = "runs", .offset = 0, .size = 8, .count = 1,
-		 .part = LRX_MAP_VALUE, .kind = LRX_MAP_UINT},
-		{.name = "pkts", .offset = 8, .size = 8, .count = 1,
-		 .part = LRX_MAP_VALUE, .kind = LRX_MAP_UINT},
-		{.name = "bytes", .offset = 16, .size = 8, .count = 1,
-		 .part = LRX_MAP_VALUE, .kind = LRX_MAP_UINT},
-	},
-};
-
-static struct lrx_xdp_map *tc_prog_map(const struct tc_ctx *c, unsigned i)
-{
-	for (unsigned f = 0; c->run && f < c->n_filters; f++) {
-		struct lrx_xdp_prog *prog = c->run[f].prog;
-		unsigned n = prog ? lrx_xdp_prog_map_count(prog) : 0;
-		if (i < n)
-			return lrx_xdp_prog_map_at(prog, i);
-		i -= n;
-	}
-	return NULL;
-}
-
-static bool tc_map_at(const void *ctx, unsigned i, struct lrx_stage_map *out)
-{
-	const struct tc_ctx *c = ctx;
-
-	if (i == 0) {
-		if (c->n_filters == 0)
-			return false;
-		*out = (struct lrx_stage_map){ .name = "filters", .type = "array",
-					       .key_size = 4,
-					       .value_size = TC_FILTERS_VALUE_SIZE,
-					       .max_entries = c->n_filters,
-					       .layout = &tc_filters_layout };
-		return true;
-	}
-	const struct lrx_xdp_map *m = tc_prog_map(c, i - 1);
-	if (m == NULL)
-		return false;
-	*out = (struct lrx_stage_map){ .name = m->name,
-				       .type = lrx_xdp_map_type_name(m),
-				       .key_size = m->key_size,
-				       .value_size = m->value_size,
-				       .max_entries = m->max_entries,
-				       .layout = m->layout };
-	return true;
-}
-
-static bool tc_map_next(const void *ctx, unsigned i, uint32_t *cursor,
-			void *key, void *value)
-{
-	const struct tc_ctx *c = ctx;
-
-	if (i == 0) {
-		if (*cursor >= c->n_filters)
-			return false;
-		const struct tc_filter_run *r = &c->run[*cursor];
-		uint64_t v[3] = { r->runs, r->packets, r->bytes };
-		memcpy(key, cursor, 4);
-		memcpy(value, v, sizeof(v));
-		(*cursor)++;
-		return true;
-	}
-	const struct lrx_xdp_map *m = tc_prog_map(c, i - 1);
-	return m && lrx_xdp_map_next(m, cursor, key, value);
-}
-
-/* telemetry's map_update/map_delete: the map of that name of every bpf
- * filter's object, as map_init (the filters table is the stage's own) */
-static void tc_map_write(void *ctx, struct lrx_stage_map_write *w)
-{
-	struct tc_ctx *c = ctx;
-	unsigned progs = 0;
-
-	for (unsigned f = 0; c->run && f < c->n_filters; f++)
-		if (c->run[f].prog && ++progs)
-			lrx_bpf_prog_map_write(c->run[f].prog, w);
-	if (progs == 0) /* the parameter is still checked */
-		lrx_bpf_prog_map_write(NULL, w);
 }
 
 static const char *const tc_execs[] = {"jit", "interp", NULL};
@@ -848,6 +834,8 @@ static const struct lrx_stage_counter tc_ingress_counters[] = {
 	TC_COUNTER("u32_calls", n_u32_calls),
 	TC_COUNTER("matchall_calls", n_matchall_calls),
 	TC_COUNTER("reclassify_loop", n_reclassify_loop),
+	TC_COUNTER("mirrored", n_mirrored),
+	TC_COUNTER("mirror_failed", n_mirror_failed),
 	{ .name = NULL },
 };
 
@@ -863,6 +851,9 @@ LRX_STAGE_DEFINE(lrx_stage_tc_ingress, struct tc_ctx, struct tc_conf,
 	.fini = tc_ingress_fini,
 	.process_one = lrx_tc_ingress_process_one,
 	.process_burst = tc_ingress_process_burst,
+	.emit = tc_ingress_emit,
+	.makes_packets = tc_ingress_makes_packets,
+	.held = tc_ingress_held,
 	.map_at = tc_map_at,
 	.map_next = tc_map_next,
 	.map_write = tc_map_write,

@@ -96,16 +96,32 @@ struct lrx_tc_flow_key {
 #define LRX_TC_KEY_WORDS (sizeof(struct lrx_tc_flow_key) / 8)
 static_assert(sizeof(struct lrx_tc_flow_key) % 8 == 0, "key in words");
 
+/* One action of a filter's list (tcf_exts): gact's verdict, or mirred
+ * (act_mirred) with its target port. The kernel takes 32 per filter
+ * (TCA_ACT_MAX_PRIO); listrx 8. */
+#define LRX_TC_ACTIONS_MAX 8
+enum lrx_tc_action_kind {
+	LRX_TC_GACT,            /* verdict: its control action */
+	LRX_TC_MIRRED_REDIRECT, /* the packet leaves by port: TC_ACT_REDIRECT */
+	LRX_TC_MIRRED_MIRROR,   /* a copy leaves by port: TC_ACT_PIPE */
+};
+struct lrx_tc_action {
+	uint8_t kind;           /* enum lrx_tc_action_kind */
+	int8_t verdict;         /* enum lrx_tc_act this action returns */
+	uint16_t port;          /* mirred: the target */
+};
+
 struct lrx_tc_filter {
 	uint16_t line;        /* in the file, for messages */
 	uint16_t dev;         /* DPDK port id or LRX_TC_DEV_ALL */
 	uint32_t pref;        /* prio: the tcf_proto's place in the chain */
 	uint16_t protocol;    /* network order; ETH_P_ALL (0x0003) = every */
 	uint8_t kind;         /* enum lrx_tc_kind */
-	/* the action of a flower filter or of a cls_bpf filter without
-	 * direct-action (enum lrx_tc_act), and a mirred target */
-	int8_t action;
-	uint16_t redirect_port;
+	/* the action list of a flower, u32 or matchall filter or of a
+	 * cls_bpf filter without direct-action, run by tcf_action_exec;
+	 * none: TC_ACT_OK (tcf_exts_exec with no action) */
+	uint8_t n_actions;
+	struct lrx_tc_action actions[LRX_TC_ACTIONS_MAX];
 	/* flower */
 	struct lrx_tc_flow_key key, mask;
 	bool sport_range, dport_range;  /* fl_range_port_dst_cmp */
@@ -133,7 +149,9 @@ struct lrx_rule_reader;
  * word. */
 int lrx_tc_u32_parse(struct lrx_rule_reader *ps, char **w, int n, int at,
 		     const char *handle, struct lrx_tc_filter *f);
-/* One action after "action" (gact or mirred), from w[*at]. */
+/* The action list: w[*at] is the word after the first "action"; each
+ * further "action" (or "actions") adds one (gact or mirred), to the end
+ * of the line. */
 int lrx_tc_action_parse(struct lrx_rule_reader *ps, char **w, int n, int *at,
 			struct lrx_tc_filter *f);
 

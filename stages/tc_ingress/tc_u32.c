@@ -103,7 +103,8 @@ static inline bool u32_down(const struct tc_ctx *c, const struct tc_filter_run *
 
 /* check_terminal: a terminal node runs its action (tcf_exts_exec, the
  * action's stats); true with *ret when that gives a verdict (>= 0) */
-static inline bool u32_terminal(struct tc_ctx *c, uint16_t i, uint32_t skb_len,
+static inline bool u32_terminal(struct tc_ctx *c, uint16_t i,
+				const struct rte_mbuf *m, uint32_t skb_len,
 				uint32_t *redirect, int *ret)
 {
 	const struct lrx_tc_filter *f = &c->filters[i];
@@ -113,11 +114,8 @@ static inline bool u32_terminal(struct tc_ctx *c, uint16_t i, uint32_t skb_len,
 		return false;
 	r->packets++;
 	r->bytes += skb_len;
-	if (f->action < 0)
-		return false;
-	*redirect = f->redirect_port;
-	*ret = f->action;
-	return true;
+	*ret = tc_actions_exec(c, i, m, skb_len, redirect);
+	return *ret >= 0;
 }
 
 int tc_u32_classify(struct tc_ctx *c, const struct tc_tp *tp,
@@ -147,7 +145,7 @@ int tc_u32_classify(struct tc_ctx *c, const struct tc_tp *tp,
 				continue;
 			}
 			if (r->u32_down < 0) {
-				if (u32_terminal(c, i, skb_len, redirect, &ret))
+				if (u32_terminal(c, i, m, skb_len, redirect, &ret))
 					return ret;
 				w.n++;
 				continue;
@@ -165,7 +163,7 @@ int tc_u32_classify(struct tc_ctx *c, const struct tc_tp *tp,
 		if (sdepth == 0)
 			return LRX_TC_ACT_UNSPEC;
 		w = stack[--sdepth];
-		if (u32_terminal(c, *w.n, skb_len, redirect, &ret))
+		if (u32_terminal(c, *w.n, m, skb_len, redirect, &ret))
 			return ret;
 		w.n++;
 	}

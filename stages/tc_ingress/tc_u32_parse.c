@@ -4,13 +4,15 @@
  * (struct tc_u32_sel and its keys):
  *
  *   u32 [ht X:[Y:]] [match SEL]... [offset ...] [hashkey ...] [link X:]
- *       [classid|flowid C] [skip_hw] [action A]
+ *       [classid|flowid C] [skip_hw] [action A [action B]...]
  *   u32 divisor N                          (with `handle X:`: a table)
  *   SEL: u32|u16|u8 VAL MASK [at [nexthdr+]OFF]
- *        ip  src|dst A[/N] | tos|dsfield|protocol|ihl|icmp_type|icmp_code
- *            VAL MASK | sport|dport VAL MASK   [at [nexthdr+]OFF]
- *        ip6 src|dst A[/N] | protocol|icmp_type|icmp_code VAL MASK |
- *            sport|dport VAL MASK              [at [nexthdr+]OFF]
+ *        ip  src|dst A[/N] [at OFF] | tos|dsfield|precedence|ihl|protocol|
+ *            icmp_type|icmp_code|sport|dport VAL MASK [at [nexthdr+]OFF] |
+ *            nofrag|firstfrag|df|mf        (not last on the line)
+ *        ip6 src|dst A[/N] [at OFF] | protocol|flowlabel|icmp_type|
+ *            icmp_code|sport|dport VAL MASK [at [nexthdr+]OFF] |
+ *            priority VAL MASK             (the traffic class, no at)
  *   offset [plus N] [at N] [mask M] [shift S] [eat]
  *   hashkey mask M at N
  *
@@ -129,14 +131,15 @@ static int u32_at(struct lrx_rule_reader *ps, char **w, int n, int *at,
 	return 0;
 }
 
-/* VAL MASK [at OFF] of a 1, 2 or 4-byte field (parse_u32/u16/u8) */
+/* VAL MASK [at OFF] of a 1, 2 or 4-byte field (parse_u32/u16/u8);
+ * offmask: the field's own (ip6 icmp_code's 1), -1 after at nexthdr+ */
 static int u32_field(struct lrx_rule_reader *ps, char **w, int n, int *at,
-		     struct lrx_tc_u32 *s, unsigned bytes, int32_t off)
+		     struct lrx_tc_u32 *s, unsigned bytes, int32_t off,
+		     int32_t offmask)
 {
 	const uint64_t max = bytes == 4 ? UINT32_MAX : (1ull << (8 * bytes)) - 1;
 	const char *name = w[*at - 1];
 	uint64_t key, mask;
-	int32_t offmask = 0;
 
 	if (*at + 2 > n)
 		return u32_error(ps, name, "needs VALUE MASK");
@@ -153,8 +156,8 @@ static int u32_field(struct lrx_rule_reader *ps, char **w, int n, int *at,
 					    (uint32_t)mask, off, offmask);
 }
 
-/* src|dst A[/N]: one key per 32 bits of the prefix (parse_ip_addr,
- * parse_ip6_addr) */
+/* src|dst A[/N] (parse_ip_addr: one key, a zero mask for /0;
+ * parse_ip6_addr: one key per 32 bits of the prefix) */
 static int u32_addr(struct lrx_rule_reader *ps, char **w, int n, int *at,
 		    struct lrx_tc_u32 *s, int af, int32_t off)
 {
@@ -172,49 +175,123 @@ static int u32_addr(struct lrx_rule_reader *ps, char **w, int n, int *at,
 		uint32_t a, m;
 		memcpy(&a, addr + i, 4);
 		memcpy(&m, mask + i, 4);
-		if (m != 0)
+		if (m != 0 || af == AF_INET)
 			rc = u32_pack(ps, word, s, a, m, off + (int32_t)i, offmask);
 	}
 	return rc;
 }
 
-/* the fields of `match ip` and `match ip6`: name, bytes, offset */
+/* ip6 priority VAL MASK (parse_ip6_class): the traffic class, 8 bits
+ * each, shifted into bits 20..27 of the first word; no `at` */
+static int u32_ip6_class(struct lrx_rule_reader *ps, char **w, int n,
+			 int *at, struct lrx_tc_u32 *s)
+{
+	uint64_t key, mask;
+
+	if (*at + 2 > n)
+		return u32_error(ps, w[*at - 1], "needs VALUE MASK");
+	if (lrx_rule_uint(w[*at], 0xff, true, &key) != 0 ||
+	    lrx_rule_hex(w[*at + 1], 0xff, &mask) != 0)
+		return u32_error(ps, w[*at - 1], "priority is a traffic class "
+				 "VALUE 0..0xff and a hex MASK 0..ff (tc: "
+				 "Illegal \"match\")");
+	*at += 2;
+	return u32_pack(ps, "priority", s, htonl((uint32_t)key << 20),
+			htonl((uint32_t)mask << 20), 0, 0);
+}
+
+/* the fields of `match ip` (parse_ip) and `match ip6` (parse_ip6), in
+ * iproute2's order */
+enum u32_ip_how {
+	U32_IP_ADDR,  /* src|dst A[/N] */
+	U32_IP_FIELD, /* VAL MASK [at OFF] of bytes at off */
+	U32_IP_FLAG,  /* no value: pack_key16(key, mask) at off */
+	U32_IP_CLASS, /* ip6 priority */
+};
 struct u32_ip_field {
 	const char *name;
-	uint8_t bytes; /* 0: an address */
-	uint8_t off;
+	uint8_t how;     /* enum u32_ip_how */
+	bool prefix;     /* matches(): any prefix of the name is taken */
+	uint8_t bytes, off;
+	int8_t offmask;  /* the key's offmask (tc's ip6 icmp_code: 1) */
+	uint16_t key, mask;
 };
 static const struct u32_ip_field u32_ip_fields[] = {
-	{ "src", 0, 12 }, { "dst", 0, 16 }, { "tos", 1, 1 },
-	{ "dsfield", 1, 1 }, { "ihl", 1, 0 }, { "protocol", 1, 9 },
-	{ "sport", 2, 20 }, { "dport", 2, 22 }, { "icmp_type", 1, 20 },
-	{ "icmp_code", 1, 21 },
+	{ "src", U32_IP_ADDR, false, 0, 12, 0, 0, 0 },
+	{ "dst", U32_IP_ADDR, false, 0, 16, 0, 0, 0 },
+	{ "tos", U32_IP_FIELD, false, 1, 1, 0, 0, 0 },
+	{ "dsfield", U32_IP_FIELD, true, 1, 1, 0, 0, 0 },
+	{ "precedence", U32_IP_FIELD, true, 1, 1, 0, 0, 0 },
+	{ "ihl", U32_IP_FIELD, false, 1, 0, 0, 0, 0 },
+	{ "protocol", U32_IP_FIELD, false, 1, 9, 0, 0, 0 },
+	{ "nofrag", U32_IP_FLAG, false, 2, 6, 0, 0, 0x3fff },
+	{ "firstfrag", U32_IP_FLAG, false, 2, 6, 0, 0x2000, 0x3fff },
+	{ "df", U32_IP_FLAG, false, 2, 6, 0, 0x4000, 0x4000 },
+	{ "mf", U32_IP_FLAG, false, 2, 6, 0, 0x2000, 0x2000 },
+	{ "dport", U32_IP_FIELD, false, 2, 22, 0, 0, 0 },
+	{ "sport", U32_IP_FIELD, false, 2, 20, 0, 0, 0 },
+	{ "icmp_type", U32_IP_FIELD, false, 1, 20, 0, 0, 0 },
+	{ "icmp_code", U32_IP_FIELD, false, 1, 21, 0, 0, 0 },
 };
 static const struct u32_ip_field u32_ip6_fields[] = {
-	{ "src", 0, 8 }, { "dst", 0, 24 }, { "protocol", 1, 6 },
-	{ "sport", 2, 40 }, { "dport", 2, 42 }, { "icmp_type", 1, 40 },
-	{ "icmp_code", 1, 41 },
+	{ "src", U32_IP_ADDR, false, 0, 8, 0, 0, 0 },
+	{ "dst", U32_IP_ADDR, false, 0, 24, 0, 0, 0 },
+	{ "priority", U32_IP_CLASS, false, 1, 0, 0, 0, 0 },
+	{ "protocol", U32_IP_FIELD, false, 1, 6, 0, 0, 0 },
+	{ "flowlabel", U32_IP_FIELD, false, 4, 0, 0, 0, 0 },
+	{ "dport", U32_IP_FIELD, false, 2, 42, 0, 0, 0 },
+	{ "sport", U32_IP_FIELD, false, 2, 40, 0, 0, 0 },
+	{ "icmp_type", U32_IP_FIELD, false, 1, 40, 0, 0, 0 },
+	{ "icmp_code", U32_IP_FIELD, false, 1, 41, 1, 0, 0 },
 };
+
+/* strcmp, or iproute2's matches() for a field that takes a prefix */
+static bool u32_ip_name(const struct u32_ip_field *f, const char *k)
+{
+	return f->prefix ? k[0] && strncmp(k, f->name, strlen(k)) == 0
+			 : strcmp(k, f->name) == 0;
+}
+
+static int u32_ip_one(struct lrx_rule_reader *ps, char **w, int n, int *at,
+		      struct lrx_tc_u32 *s, const struct u32_ip_field *f,
+		      bool v6)
+{
+	switch (f->how) {
+	case U32_IP_ADDR:
+		return u32_addr(ps, w, n, at, s, v6 ? AF_INET6 : AF_INET, f->off);
+	case U32_IP_FIELD:
+		return u32_field(ps, w, n, at, s, f->bytes, f->off, f->offmask);
+	case U32_IP_CLASS:
+		return u32_ip6_class(ps, w, n, at, s);
+	default:
+		return u32_pack_sized(ps, f->name, s, 2, f->key, f->mask, f->off, 0);
+	}
+}
 
 static int u32_match_ip(struct lrx_rule_reader *ps, char **w, int n,
 			int *at, struct lrx_tc_u32 *s, bool v6)
 {
 	const struct u32_ip_field *t = v6 ? u32_ip6_fields : u32_ip_fields;
 	const size_t nt = v6 ? RTE_DIM(u32_ip6_fields) : RTE_DIM(u32_ip_fields);
-	const char *k = *at < n ? w[(*at)++] : NULL;
+	const char *sel = w[*at - 1];
 
-	for (size_t i = 0; k != NULL && i < nt; i++) {
-		if (strcmp(k, t[i].name) != 0)
-			continue;
-		return t[i].bytes == 0
-			       ? u32_addr(ps, w, n, at, s, v6 ? AF_INET6 : AF_INET, t[i].off)
-			       : u32_field(ps, w, n, at, s, t[i].bytes, t[i].off);
-	}
-	return u32_error(ps, k ? k : w[*at - 1], v6
-			 ? "match ip6 takes src, dst, protocol, sport, dport, "
-			   "icmp_type, icmp_code"
-			 : "match ip takes src, dst, tos, dsfield, ihl, protocol, "
-			   "sport, dport, icmp_type, icmp_code");
+	/* parse_ip/parse_ip6 refuse fewer than two words after the
+	 * selector, a flag (nofrag, df...) last on the line included */
+	if (*at + 2 > n)
+		return u32_error(ps, *at < n ? w[*at] : sel, "match %s needs a "
+				 "field and a word after it (tc: Illegal "
+				 "\"match\"; a flag such as nofrag cannot end "
+				 "the line)", sel);
+	const char *k = w[(*at)++];
+	for (size_t i = 0; i < nt; i++)
+		if (u32_ip_name(&t[i], k))
+			return u32_ip_one(ps, w, n, at, s, &t[i], v6);
+	return u32_error(ps, k, v6
+			 ? "match ip6 takes src, dst, priority, protocol, "
+			   "flowlabel, dport, sport, icmp_type, icmp_code"
+			 : "match ip takes src, dst, tos, dsfield, precedence, "
+			   "ihl, protocol, nofrag, firstfrag, df, mf, dport, "
+			   "sport, icmp_type, icmp_code");
 }
 
 /* match u32|u16|u8|ip|ip6 ... (parse_selector) */
@@ -224,11 +301,11 @@ static int u32_match(struct lrx_rule_reader *ps, char **w, int n, int *at,
 	const char *k = *at < n ? w[(*at)++] : NULL;
 
 	if (k != NULL && strcmp(k, "u32") == 0)
-		return u32_field(ps, w, n, at, s, 4, 0);
+		return u32_field(ps, w, n, at, s, 4, 0, 0);
 	if (k != NULL && strcmp(k, "u16") == 0)
-		return u32_field(ps, w, n, at, s, 2, 0);
+		return u32_field(ps, w, n, at, s, 2, 0, 0);
 	if (k != NULL && strcmp(k, "u8") == 0)
-		return u32_field(ps, w, n, at, s, 1, 0);
+		return u32_field(ps, w, n, at, s, 1, 0, 0);
 	if (k != NULL && (strcmp(k, "ip") == 0 || strcmp(k, "ip6") == 0))
 		return u32_match_ip(ps, w, n, at, s, k[2] == '6');
 	return u32_error(ps, k ? k : "match", "listrx models match u32, u16, "
@@ -368,7 +445,6 @@ int lrx_tc_u32_parse(struct lrx_rule_reader *ps, char **w, int n, int at,
 	int rc = 0;
 
 	f->kind = LRX_TC_KIND_U32;
-	f->action = LRX_TC_ACT_OK; /* tcf_exts_exec with no action */
 	while (at < n && rc == 0) {
 		const char *k = w[at++];
 		if (strcmp(k, "match") == 0) {
@@ -389,9 +465,6 @@ int lrx_tc_u32_parse(struct lrx_rule_reader *ps, char **w, int n, int at,
 		} else if (strcmp(k, "action") == 0 || strcmp(k, "actions") == 0) {
 			rc = lrx_tc_action_parse(ps, w, n, &at, f);
 			terminal = true;
-			if (rc == 0 && at < n)
-				rc = u32_error(ps, w[at], "one action per filter, "
-					       "last on the line");
 		} else {
 			rc = u32_error(ps, k, "u32 takes match, offset, hashkey, "
 				       "ht, link, divisor, classid, flowid, "

@@ -3,9 +3,12 @@
 // each put after "filter add dev port0 ingress protocol ip|ipv6 " (the
 // first byte of the rest chooses), e.g. "pref 2 handle 1: u32 divisor 4"
 // or "pref 1 u32 match ip dport 53 ffff offset at 0 mask 0f00 shift 6 eat
-// link 1: hashkey mask 3 at 20 action drop". The parser must give
-// filters whose keys are packed as pack_key packs them (a multiple of 4,
-// value inside its mask, at most LRX_TC_U32_KEYS_MAX) or -EINVAL naming
+// link 1: hashkey mask 3 at 20 action drop" (every field of match ip and
+// ip6, the flags nofrag..mf and ip6 priority included, and action lists
+// with mirred mirror, whose copies are taken through emit). The parser must
+// give filters whose keys are packed as pack_key packs them (a multiple
+// of 4, value inside its mask, offmask 0, 1 or -1, at most
+// LRX_TC_U32_KEYS_MAX) or -EINVAL naming
 // the input; a set that loads into the stage runs the bytes after the NUL
 // as frames (a length byte, then that many bytes after an Ethernet
 // header) through build-meta and tc-ingress: no crash, no read outside
@@ -43,7 +46,8 @@ LRX_FUZZ_BOOKKEEPING void check_filters(const lrx_tc_filter *f, int n)
 		if (s.nkeys > LRX_TC_U32_KEYS_MAX)
 			lrx_fuzz::fail("filter %d: %u keys", i, s.nkeys);
 		for (unsigned k = 0; k < s.nkeys; k++)
-			if (s.keys[k].off % 4 != 0 || (s.keys[k].val & ~s.keys[k].mask))
+			if (s.keys[k].off % 4 != 0 || (s.keys[k].val & ~s.keys[k].mask) ||
+			    s.keys[k].offmask < -1 || s.keys[k].offmask > 1)
 				lrx_fuzz::fail("filter %d key %u: off %d val %08x mask %08x",
 					       i, k, s.keys[k].off, s.keys[k].val,
 					       s.keys[k].mask);
@@ -90,6 +94,17 @@ void run_frames(void *tc, lrx_fuzz::Reader &in, bool v6)
 		if (bm_desc->process_one(bm_ctx, m) == LRX_NEXT_CONTINUE_V)
 			tc_desc->process_one(tc, m);
 		rte_pktmbuf_free(m);
+		// what a mirror copied leaves at the poll's end (emit); a
+		// copy the pool had no room for is counted, not lost
+		rte_mbuf *copies[8];
+		lrx_next_t nexts[8];
+		uint16_t got;
+		while ((got = tc_desc->emit(tc, copies, nexts, 8)) != 0)
+			for (uint16_t k = 0; k < got; k++) {
+				if (lrx_next_kind(nexts[k]) != LRX_NEXT_REDIRECT)
+					lrx_fuzz::fail("a copy's next %u", nexts[k]);
+				rte_pktmbuf_free(copies[k]);
+			}
 	}
 }
 

@@ -137,6 +137,41 @@ TEST_CASE("tc filter counters: runs, pkts and bytes by name", "[binary][tc][maps
 	CHECK(text.find("     filter      runs      pkts     bytes\n") != std::string::npos);
 }
 
+TEST_CASE("tc action lists: mirred mirror's copies leave by the port, the "
+	  "originals go on; the actions map counts each action",
+	  "[binary][tc][maps]")
+{
+	std::string filters = write_file(
+		"mirror.tc", "filter add dev all ingress protocol ip pref 1 flower ip_proto udp "
+			     "dst_port 9 action mirred egress mirror dev port0 action pass\n");
+	std::string text;
+	json s = run_json("tc-mirror", {"--pipeline", "build-meta,tc-ingress,l3-demux", "--set",
+					"stage.tc-ingress.filters=" + filters},
+			  &text);
+	const json &m = map_named(s, "actions");
+	REQUIRE(m["entries"].size() == 2);
+	const uint64_t rx = s["rx_packets"].get<uint64_t>();
+	REQUIRE(rx > 0);
+	for (const auto &e : m["entries"]) {
+		INFO(e.dump());
+		CHECK(e["formatted"]["key"]["filter"] == 0);
+		CHECK(e["pkts"] == rx);
+		CHECK(e["dropped"] == 0);
+	}
+	// every copy left by port0 as the stage's redirect; every original
+	// went on to l3-demux
+	const json *tc = nullptr;
+	for (const auto &st : s["stages"])
+		if (st["name"] == "tc-ingress")
+			tc = &st;
+	REQUIRE(tc != nullptr);
+	CHECK((*tc)["counters"]["mirrored"] == rx);
+	CHECK((*tc)["counters"]["mirror_failed"] == 0);
+	CHECK((*tc)["redirected"] == rx);
+	CHECK((*tc)["counters"]["act_ok"] == rx);
+	CHECK(s["tx_packets"].get<uint64_t>() >= rx);
+}
+
 #ifdef LRX_XDP_TEST_PROGS_DIR
 TEST_CASE("an eBPF map with BTF: key and value decoded by their types, as bpftool map dump",
 	  "[binary][xdp][maps]")

@@ -6,6 +6,7 @@
 // program maps, with flower and cls_bpf filters (JIT and interpreter).
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -101,8 +102,10 @@ TEST_CASE("build-meta,tc-ingress,l3-demux give identical results under every "
 	LRX_REQUIRE_POOL_FULL(pool());
 }
 
-TEST_CASE("u32 (hash table, link, offsets), matchall and gact reclassify give "
-	  "identical results under every engine", "[tc_ingress][equivalence]")
+TEST_CASE("u32 (hash table, link, offsets, ip6 priority and flowlabel, ip "
+	  "firstfrag), matchall, gact reclassify and action lists with mirred "
+	  "mirror give identical results under every engine",
+	  "[tc_ingress][equivalence]")
 {
 	pool();
 	TempFile filters(
@@ -117,11 +120,18 @@ TEST_CASE("u32 (hash table, link, offsets), matchall and gact reclassify give "
 		"filter add dev port0 ingress protocol ip pref 2 u32 ht 1:3: match u16 1003 ffff "
 		"at 2 action mirred egress redirect dev port1\n"
 		"filter add dev port0 ingress protocol ipv6 pref 3 u32 match ip6 dport 53 0xffff "
-		"action drop\n"
+		"action mirred egress mirror dev port1 action drop\n"
+		"filter add dev port0 ingress protocol ipv6 pref 3 u32 match ip6 priority 0xb8 "
+		"0xfc match ip6 flowlabel 0x12345 0xfffff action pipe action mirred egress "
+		"mirror dev port2 action continue\n"
+		"filter add dev port0 ingress protocol ip pref 4 u32 match ip firstfrag "
+		"match u32 0 0 action mirred egress mirror dev port2 action mirred egress "
+		"redirect dev port1\n"
 		"filter add dev port0 ingress protocol ip pref 4 u32 match ip src 10.0.0.9/32 "
 		"action reclassify\n"
-		"filter add dev port0 ingress protocol all pref 5 matchall action pipe\n");
-	const std::vector<Frame> frames = {
+		"filter add dev port0 ingress protocol all pref 5 matchall action mirred "
+		"egress mirror dev port1 action pipe\n");
+	std::vector<Frame> frames = {
 		udp4(1, 1000), udp4(1, 1001), udp4(1, 1002), udp4(1, 1003),
 		udp4(1, 1006), udp4(1, 1007), udp4(1, 2000), tcp4(), udp6(1, 53),
 		udp6(1, 54), udp4(1, 1003).ip4_frag(0x2000), udp4().truncate(20),
@@ -129,7 +139,11 @@ TEST_CASE("u32 (hash table, link, offsets), matchall and gact reclassify give "
 		with([](Spec &s) { s.ip4_src = lrx_test::frames::ip4(10, 0, 0, 9); }),
 		with([](Spec &s) { s.vlans = {5}; s.dport = 1002; }),
 		arp_request(ip4(10, 0, 0, 1), ip4(10, 0, 0, 2)),
+		with([](Spec &s) { s.l3 = L3::ipv6; s.flow_label = 0x12345; }),
+		udp4(1, 2000).ip4_frag(0x2000),
 	};
+	// the traffic class: DSCP 46 (EF) and the flow label
+	frames[frames.size() - 2].set_be32(frames[frames.size() - 2].l2_len, 0x6b812345u);
 	std::mt19937 rng(4343);
 	const uint16_t burst = 32;
 	std::vector<uint16_t> polls;
@@ -151,12 +165,30 @@ TEST_CASE("u32 (hash table, link, offsets), matchall and gact reclassify give "
 	lrx_test::engine_prefetch = 0;
 	auto ref = lrx_test::run_engine(LRX_ENGINE_PACKET, 0, burst, stages, make, polls);
 	for (const char *c : {"u32_calls", "matchall_calls", "reclassify_loop",
-			      "act_redirect", "act_shot", "act_ok"})
+			      "act_redirect", "act_shot", "act_ok", "mirrored"})
 		REQUIRE(ref.counters[1].at(c) > 0);
 	lrx_test::for_each_engine(2, [&](lrx_engine_kind kind, unsigned k) {
 		auto r = lrx_test::run_engine(kind, k, burst, stages, make, polls);
 		lrx_test::require_same_run(r, ref);
 	});
 	CHECK(ref.maps.at(1).count("filters") == 1);
+	// every filter's first action ran (entries: filter, order, pkts...)
+	unsigned firsts = 0;
+	for (const auto &e : ref.maps.at(1).at("actions")) {
+		uint32_t key[2];
+		uint64_t pkts;
+		REQUIRE(e.size() == 8 + 32);
+		memcpy(key, e.data(), 8);
+		memcpy(&pkts, e.data() + 8, 8);
+		INFO("filter " << key[0] << " action " << key[1]);
+		if (key[1] == 1) {
+			CHECK(pkts > 0);
+			firsts++;
+		}
+	}
+	CHECK(firsts == 8);
+	// every packet and every copy in the sink once
+	CHECK(ref.out.size() + ref.counters[2].at("merged") ==
+	      total + ref.counters[1].at("mirrored"));
 	LRX_REQUIRE_POOL_FULL(pool());
 }

@@ -101,6 +101,38 @@ struct Tc {
 		REQUIRE(key == i);
 		return {v[0], v[1], v[2]};
 	}
+	// the "actions" map: {pkts, bytes, dropped, overlimits} of filter
+	// i's action `order` (1-based)
+	std::vector<uint64_t> action(uint32_t i, uint32_t order)
+	{
+		lrx_stage_map info;
+		REQUIRE(tc.desc()->map_at(tc.ctx(), 1, &info));
+		REQUIRE(std::string(info.name) == "actions");
+		uint32_t cursor = 0, key[2];
+		uint64_t v[4];
+		while (tc.desc()->map_next(tc.ctx(), 1, &cursor, key, v))
+			if (key[0] == i && key[1] == order)
+				return {v[0], v[1], v[2], v[3]};
+		FAIL("no action " << i << "/" << order);
+		return {};
+	}
+	// the mirrors' copies the stage emits (their bytes and nexts), freed
+	std::vector<std::pair<std::vector<uint8_t>, lrx_next_t>> emitted()
+	{
+		std::vector<std::pair<std::vector<uint8_t>, lrx_next_t>> out;
+		rte_mbuf *m[8];
+		lrx_next_t nx[8];
+		uint16_t n;
+		while ((n = tc.desc()->emit(tc.ctx(), m, nx, 8)) != 0)
+			for (uint16_t k = 0; k < n; k++) {
+				const uint8_t *d = rte_pktmbuf_mtod(m[k], const uint8_t *);
+				out.push_back({std::vector<uint8_t>(d, d + rte_pktmbuf_pkt_len(m[k])),
+					       nx[k]});
+				rte_pktmbuf_free(m[k]);
+			}
+		CHECK(tc.desc()->held(tc.ctx()) == 0);
+		return out;
+	}
 	// slot k of a program's array map of u64 by name
 	uint64_t prog_map(const char *name, uint32_t slot)
 	{
@@ -192,6 +224,22 @@ TEST_CASE("tc-ingress: the filter file's errors name the line, the word and "
 		 "'tcp': listrx models match u32, u16, u8, ip and ip6"},
 		{"filter add dev port0 ingress protocol ip u32 match ip6 src 10.0.0.1",
 		 "'10.0.0.1': an IPv6 address"},
+		// parse_ip/parse_ip6: two words at least after the selector;
+		// a flag last on the line is refused as tc refuses it
+		{"filter add dev port0 ingress protocol ip u32 match ip nofrag",
+		 "'nofrag': match ip needs a field and a word after it"},
+		{"filter add dev port0 ingress protocol ip u32 match ip6 priority 0x100 0xff",
+		 "'priority': priority is a traffic class VALUE 0..0xff"},
+		{"filter add dev port0 ingress protocol ip u32 match ip6 prio 1 0xff",
+		 "'prio': match ip6 takes src, dst, priority, protocol, flowlabel"},
+		{"filter add dev port0 ingress protocol ip u32 match ip6 priority 1 0xff "
+		 "at 4", "'at': u32 takes match"},
+		{"filter add dev port0 ingress protocol ip u32 match ip dsfieldx 1 ff",
+		 "'dsfieldx': match ip takes src, dst, tos, dsfield, precedence"},
+		{"filter add dev port0 ingress protocol ip u32 match ip nofrag match ip mf",
+		 ":1: 'mf': match ip needs a field and a word after it"},
+		{"filter add dev port0 ingress protocol ip u32 match ip mf match ip nofrag "
+		 "classid 1:1", "'nofrag': clashes with an earlier match"},
 		{"filter add dev port0 ingress protocol ip u32 classid 1:1",
 		 "'u32': needs a selector"},
 		{"filter add dev port0 ingress handle 1: protocol ip u32 divisor 3",
@@ -229,6 +277,18 @@ TEST_CASE("tc-ingress: the filter file's errors name the line, the word and "
 		 ":2: pref 4 on port0 is already a u32 filter"},
 		{"filter add dev port0 ingress protocol ip u32 match u32 0 0 action nat",
 		 "'nat': valid actions: drop (shot), pass (ok), continue, pipe, reclassify"},
+		{"filter add dev port0 ingress matchall action mirred ingress redirect "
+		 "dev port1", "'ingress': mirred ingress (into a device's receive path) "
+		 "is not modelled"},
+		{"filter add dev port0 ingress matchall action mirred egress mirror dev all",
+		 "'all': mirred sends to one port"},
+		{"filter add dev port0 ingress protocol ip u32 match u32 0 0 action drop "
+		 "classid 1:1", "'classid': after an action, only another 'action ...'"},
+		{"filter add dev port0 ingress matchall action pipe action pipe action pipe "
+		 "action pipe action pipe action pipe action pipe action pipe action drop",
+		 "'action': more than 8 actions on one filter"},
+		{"filter add dev port0 ingress matchall action pipe action",
+		 "'action': needs a verdict"},
 		{"filter del dev port0 ingress", "'del': only add"},
 		{"filter add dev port0 ingress bpf da", "'bpf': needs obj FILE"},
 		{"filter add dev port0 ingress prio 0 bpf da obj x.o",
@@ -670,5 +730,119 @@ TEST_CASE("tc-ingress: map_write (telemetry's map_update/map_delete) writes the 
 	u32.tc.desc()->map_write(u32.tc.ctx(), &none);
 	CHECK(none.rc == -EINVAL);
 	CHECK(none.found == 0);
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
+TEST_CASE("tc-ingress: u32's ip and ip6 fields as tc packs them: the fragment "
+	  "flags, precedence, the traffic class and the flow label",
+	  "[tc_ingress]")
+{
+	pool();
+	Tc t("filter add dev port0 ingress protocol ip pref 1 u32 match ip firstfrag "
+	     "match ip protocol 17 ff action drop\n"                           // 0
+	     "filter add dev port0 ingress protocol ip pref 1 u32 match ip mf match "
+	     "ip prec 0x20 0xe0 action drop\n"                                 // 1
+	     "filter add dev port0 ingress protocol ip pref 1 u32 match ip nofrag "
+	     "match ip icmp_code 3 ff action drop\n"                           // 2
+	     "filter add dev port0 ingress protocol ip pref 1 u32 match ip df match "
+	     "ip src 0.0.0.0/0 match ip dport 9 ffff action drop\n"            // 3
+	     "filter add dev port0 ingress protocol ipv6 pref 2 u32 match ip6 priority "
+	     "0xb8 0xfc action drop\n"                                         // 4
+	     "filter add dev port0 ingress protocol ipv6 pref 2 u32 match ip6 flowlabel "
+	     "0x12345 0xfffff match ip6 icmp_code 0 ff action drop\n");         // 5
+	REQUIRE(t.tc.ok());
+	// firstfrag: MF set, offset 0 (0x2000 under 0x3fff)
+	CHECK(t.one(udp4(1, 5).ip4_frag(0x2000)) == SHOT);
+	CHECK(t.filter(0)[1] == 1);
+	CHECK(t.one(udp4(1, 5).ip4_frag(0x2001)) == CONT); // mf, not firstfrag
+	Spec prec;
+	prec.tos = 0x28;
+	prec.frag = 0x2010;
+	CHECK(t.one(build(prec)) == SHOT);
+	CHECK(t.filter(1)[1] == 1);
+	Spec unreach;
+	unreach.l4 = L4::icmp;
+	unreach.icmp_type = 3;
+	unreach.icmp_code = 3;
+	unreach.frag = 0;
+	CHECK(t.one(build(unreach)) == SHOT); // nofrag (DF clear) and code 3
+	CHECK(t.filter(2)[1] == 1);
+	CHECK(t.one(udp4(1, 9)) == SHOT); // DF, any source (a zero-mask key)
+	CHECK(t.filter(3)[1] == 1);
+	CHECK(t.one(udp4(1, 10)) == CONT);
+	// the traffic class is bits 20..27 of the first word: DSCP 46 (EF)
+	Frame ef = udp6(1, 7);
+	ef.set_be32(ef.l2_len, 0x6b800000u | 0x1);
+	CHECK(t.one(ef) == SHOT);
+	CHECK(t.filter(4)[1] == 1);
+	ef.set_be32(ef.l2_len, 0x6b400000u);
+	CHECK(t.one(ef) == CONT);
+	Spec flow;
+	flow.l3 = L3::ipv6;
+	flow.l4 = L4::icmp;
+	flow.flow_label = 0x12345;
+	flow.icmp_type = 128;
+	CHECK(t.one(build(flow)) == SHOT);
+	CHECK(t.filter(5)[1] == 1);
+	flow.flow_label = 0x12344;
+	CHECK(t.one(build(flow)) == CONT);
+	LRX_REQUIRE_POOL_FULL(pool());
+}
+
+TEST_CASE("tc-ingress: action lists as tcf_action_exec runs them: pipe goes "
+	  "on, any other verdict ends the list; mirred mirror's copy leaves by "
+	  "its port at the poll's end, the original goes on", "[tc_ingress]")
+{
+	pool();
+	Tc t("filter add dev port0 ingress protocol ip pref 1 u32 match ip dport 7 ffff "
+	     "action mirred egress mirror dev port1 action drop\n"              // 0
+	     "filter add dev port0 ingress protocol ip pref 1 u32 match ip dport 8 ffff "
+	     "action gact pipe action pass action drop\n"                       // 1
+	     "filter add dev port0 ingress protocol ip pref 1 u32 match ip dport 9 ffff "
+	     "action mirred egress mirror dev port1 action mirred egress mirror dev "
+	     "port2 action mirred egress redirect dev port3\n"                  // 2
+	     "filter add dev port0 ingress protocol ip pref 2 flower ip_proto udp "
+	     "dst_port 10 action pipe action continue action drop\n"            // 3
+	     "filter add dev port0 ingress pref 3 matchall action mirred egress "
+	     "mirror dev port2\n");                                             // 4
+	REQUIRE(t.tc.ok());
+	const Frame f7 = udp4(1, 7);
+	const uint64_t len = f7.size() - 14; // skb->len at the hook
+	// mirror then drop: the copy is the whole frame, the original drops
+	CHECK(t.one(f7) == SHOT);
+	auto out = t.emitted();
+	REQUIRE(out.size() == 1);
+	CHECK(out[0].first == f7.data);
+	CHECK(out[0].second == lrx_next_redirect(1));
+	CHECK(t.action(0, 1) == std::vector<uint64_t>{1, len, 0, 0});
+	CHECK(t.action(0, 2) == std::vector<uint64_t>{1, len, 1, 0});
+	// pipe, then pass ends the list: drop never runs
+	CHECK(t.one(udp4(1, 8)) == CONT);
+	CHECK(t.action(1, 1)[0] == 1);
+	CHECK(t.action(1, 2)[0] == 1);
+	CHECK(t.action(1, 3)[0] == 0);
+	CHECK(t.emitted().empty());
+	// two mirrors and a redirect: copies to 1 and 2 (in that order), the
+	// packet itself to 3
+	CHECK(t.one(udp4(1, 9)) == lrx_next_redirect(3));
+	out = t.emitted();
+	REQUIRE(out.size() == 2);
+	CHECK(out[0].second == lrx_next_redirect(1));
+	CHECK(out[1].second == lrx_next_redirect(2));
+	// continue ends the list with TC_ACT_UNSPEC: the next tp runs (the
+	// matchall mirrors, its list of one pipe ends: TC_ACT_PIPE, passed)
+	CHECK(t.one(udp4(1, 10)) == CONT);
+	CHECK(t.action(3, 2)[0] == 1);
+	CHECK(t.action(3, 3)[0] == 0);
+	CHECK(t.action(4, 1)[0] == 1);
+	CHECK(t.tc.counter("mirrored") == 4);
+	CHECK(t.emitted().size() == 1);
+	// three polls' copies wait in order until taken
+	std::vector<lrx_next_t> nexts = t.run({udp4(1, 7), udp4(1, 11), udp4(1, 7)}, true);
+	CHECK(nexts == std::vector<lrx_next_t>{SHOT, CONT, SHOT});
+	out = t.emitted();
+	REQUIRE(out.size() == 3);
+	CHECK(out[1].second == lrx_next_redirect(2));
+	CHECK(t.tc.counter("mirror_failed") == 0);
 	LRX_REQUIRE_POOL_FULL(pool());
 }
