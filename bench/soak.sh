@@ -113,7 +113,7 @@ except (OSError, ValueError) as e:
     s = None
     fail.append(f"no JSON summary: {e}")
 if s:
-    rx, parts = s["rx_packets"], s["delivered"] + s["dropped"] + s["tx_packets"] + s["merged_segments"] + s["held"]
+    rx, parts = s["rx_packets"] + s.get("made", 0), s["delivered"] + s["dropped"] + s["tx_packets"] + s["merged_segments"] + s["held"]
     print(f"soak: rx {rx} delivered {s['delivered']} dropped {s['dropped']} "
           f"tx {s['tx_packets']} held {s['held']} mbufs in use at exit "
           f"{s['mbufs_in_use_at_exit']} drops {s.get('drops')}")

@@ -197,11 +197,13 @@ def listrx_accounting(summary_):
     rx, held, in_use = summary_["rx_packets"], summary_["held"], summary_["mbufs_in_use_at_exit"]
     # segments GRO merged into another packet were freed with it
     merged = summary_.get("merged_segments", 0)
+    # packets the stages made (mirred mirror copies) have fates too
+    made = summary_.get("made", 0)
     out = summary_["delivered"] + summary_["tx_packets"] + summary_["dropped"]
     problems = []
-    if out + merged != rx or held:
-        problems.append("rx %d != delivered + tx + dropped %d (merged %d, held %d)"
-                        % (rx, out, merged, held))
+    if out + merged != rx + made or held:
+        problems.append("rx %d != delivered + tx + dropped %d (merged %d, made %d, held %d)"
+                        % (rx, out, merged, made, held))
     if in_use:
         problems.append("%d mbufs in use at exit" % in_use)
     return "; ".join(problems) or None

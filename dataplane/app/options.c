@@ -273,6 +273,7 @@ static const char *const position_names[] = {
 static const char *const role_names[] = {
 	[LRX_COUNTER_COUNT] = "count", [LRX_COUNTER_IN] = "in", [LRX_COUNTER_OUT] = "out",
 	[LRX_COUNTER_MERGED] = "merged", [LRX_COUNTER_GAUGE] = "gauge",
+	[LRX_COUNTER_MADE] = "made",
 };
 
 static void json_provides(struct lrx_json *j, const char *key, unsigned bits)

@@ -174,22 +174,25 @@ static void totals_read(struct lrx_totals *t, const struct lrx_app *app)
 		t->tx_cleaned += w->counters.tx_cleaned;
 		t->tx_clean_busy += w->counters.tx_clean_busy;
 	}
-	/* what the pipelines took in and did not put out */
-	uint64_t out = t->tx + t->delivered + t->dropped;
-	t->held = t->rx > out ? t->rx - out : 0;
 }
 
-/* rx - out is what the stages merged into other packets (their
+/* rx + made - out is what the stages merged into other packets (their
  * LRX_COUNTER_MERGED counters: dev_gro_receive's GRO_MERGED, ip_frag_reasm)
- * plus what they hold now (their held hooks). */
+ * plus what they hold now (their held hooks); made are the packets they
+ * made themselves (LRX_COUNTER_MADE: act_mirred's mirror copies). */
 static void totals_split_held(struct lrx_totals *t, const struct lrx_report *r,
 			      const struct lrx_app *app)
 {
 	for (unsigned s = 0; s < r->n_stages; s++) {
-		uint64_t merged;
-		if (lrx_report_stage_role(&r->stages[s], LRX_COUNTER_MERGED, &merged))
-			t->merged += merged;
+		uint64_t v;
+		if (lrx_report_stage_role(&r->stages[s], LRX_COUNTER_MERGED, &v))
+			t->merged += v;
+		if (lrx_report_stage_role(&r->stages[s], LRX_COUNTER_MADE, &v))
+			t->made += v;
 	}
+	/* what the pipelines took in or made and did not put out */
+	uint64_t out = t->tx + t->delivered + t->dropped;
+	t->held = t->rx + t->made > out ? t->rx + t->made - out : 0;
 	for (unsigned i = 0; i < app->n_workers; i++)
 		if (app->workers[i]->pipeline)
 			t->held_now += lrx_pipeline_held(app->workers[i]->pipeline);
@@ -283,10 +286,13 @@ static void lcore_pmu_fill(struct lrx_report_lcore *l, const struct lrx_pmu *g)
 	}
 }
 
-static void merged_add(void *arg, const struct lrx_stage_counter *c, uint64_t value)
+static void merged_made_add(void *arg, const struct lrx_stage_counter *c, uint64_t value)
 {
+	struct lrx_report_lcore *l = arg;
 	if (c->role == LRX_COUNTER_MERGED)
-		*(uint64_t *)arg += value;
+		l->merged += value;
+	else if (c->role == LRX_COUNTER_MADE)
+		l->made += value;
 }
 
 /* the fates of one worker's packets (its own sink counters and pipeline) */
@@ -296,7 +302,7 @@ static void lcore_fates_fill(struct lrx_report_lcore *l, const struct lrx_worker
 	l->dropped = wk->counters.dropped;
 	l->tx = wk->counters.tx;
 	for (unsigned s = 0; wk->pipeline && s < lrx_pipeline_stage_count(wk->pipeline); s++)
-		lrx_pipeline_stage_counters(wk->pipeline, s, merged_add, &l->merged);
+		lrx_pipeline_stage_counters(wk->pipeline, s, merged_made_add, l);
 	l->held_now = wk->pipeline ? lrx_pipeline_held(wk->pipeline) : 0;
 }
 

@@ -206,6 +206,7 @@ static void json_lcore(const struct lrx_report *r, unsigned first, struct lrx_js
 		lrx_json_u64(j, "dropped", l->dropped);
 		lrx_json_u64(j, "tx_packets", l->tx);
 		lrx_json_u64(j, "merged_segments", l->merged);
+		lrx_json_u64(j, "made", l->made);
 		lrx_json_u64(j, "held", l->held_now);
 		lrx_json_u64(j, "polls", l->polls);
 		lrx_json_u64(j, "windows", ew[e].windows);

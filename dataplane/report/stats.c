@@ -39,6 +39,7 @@ static void totals_sub(struct lrx_totals *t, const struct lrx_totals *then)
 	t->delivered -= then->delivered;
 	t->dropped -= then->dropped;
 	t->merged -= then->merged;
+	t->made -= then->made;
 	for (unsigned i = 0; i < LRX_DROP_MAX; i++)
 		t->drops[i] -= then->drops[i];
 	t->polls -= then->polls;
@@ -100,6 +101,7 @@ void lrx_report_sub(struct lrx_report *r, const struct lrx_report *then)
 		l->dropped -= o->dropped;
 		l->tx -= o->tx;
 		l->merged -= o->merged; /* held_now is a gauge */
+		l->made -= o->made;
 		l->measured_packets -= RTE_MIN(l->measured_packets, o->measured_packets);
 	}
 	for (unsigned s = 0; s < r->n_stages && s < then->n_stages; s++)

@@ -38,8 +38,10 @@ struct lrx_totals {
 	 * merged into others (GRO, reassembly) plus those they hold */
 	uint64_t held;
 	uint64_t merged;      /* the stages' LRX_COUNTER_MERGED counters */
+	uint64_t made;        /* the stages' LRX_COUNTER_MADE counters */
 	uint64_t held_now;    /* packets the stages hold now (their held hooks):
-			       * rx = tx + delivered + dropped + merged + held_now */
+			       * rx + made = tx + delivered + dropped + merged +
+			       * held_now */
 	uint64_t drops[LRX_DROP_MAX];
 	uint64_t polls, empty_polls, busy_cycles;
 	/* [run] tx_clean rx-poll / tx-poll: the poll's cleaning (sink.h) */
@@ -86,10 +88,10 @@ struct lrx_report_lcore {
 	unsigned lcore;
 	char engine[24];                /* its pipeline's engine */
 	uint64_t polls, empty_polls, packets, busy_cycles;
-	/* what its pipeline did with its packets: packets = delivered +
-	 * dropped + tx + merged + held_now (an interleaved run's engines each
-	 * have a worker of their own on the lcore) */
-	uint64_t delivered, dropped, tx, merged, held_now;
+	/* what its pipeline did with its packets: packets + made =
+	 * delivered + dropped + tx + merged + held_now (an interleaved run's
+	 * engines each have a worker of their own on the lcore) */
+	uint64_t delivered, dropped, tx, merged, made, held_now;
 	bool follower;                  /* an interleaved lcore's engine after the first */
 	const struct lrx_window_log *windows; /* the first one's: the windows */
 	bool measuring;

@@ -34,6 +34,8 @@ void lrx_stats_line(const struct lrx_totals *t, double now, const struct lrx_tot
 		(unsigned long)t->tx, (unsigned long)t->delivered, (unsigned long)t->dropped);
 	if (t->merged)
 		fprintf(out, " merged %lu", (unsigned long)t->merged);
+	if (t->made)
+		fprintf(out, " made %lu", (unsigned long)t->made);
 	fprintf(out, " held %lu\n", (unsigned long)t->held_now);
 	fflush(out);
 }
@@ -212,6 +214,9 @@ static void text_header(const struct lrx_report *r, FILE *out)
 	if (t->merged)
 		fprintf(out, ", merged %lu (inside other packets: GRO, reassembly)",
 			(unsigned long)t->merged);
+	if (t->made)
+		fprintf(out, ", made %lu (by the stages: mirred mirror copies, out among tx/dropped)",
+			(unsigned long)t->made);
 	fprintf(out, ", held %lu\n", (unsigned long)t->held_now);
 	if (r->tx_clean == LRX_TX_CLEAN_RX_POLL || r->tx_clean == LRX_TX_CLEAN_TX_POLL)
 		fprintf(out, "tx clean %s: %lu queue cleanings freed %lu mbufs, %lu left to a busy queue\n",
@@ -644,9 +649,11 @@ static void json_totals(const struct lrx_report *r, struct lrx_json *j)
 	lrx_json_u64(j, "delivered", t->delivered);
 	lrx_json_u64(j, "dropped", t->dropped);
 	lrx_json_u64(j, "tx_failed", t->tx_failed);
-	/* rx = tx + delivered + dropped + merged_segments + held; "held" is
-	 * what the text summary's "held" is: packets a stage still holds */
+	/* rx + made = tx + delivered + dropped + merged_segments + held;
+	 * "held" is what the text summary's "held" is: packets a stage still
+	 * holds; "made" the packets stages made (mirred mirror copies) */
 	lrx_json_u64(j, "merged_segments", t->merged);
+	lrx_json_u64(j, "made", t->made);
 	lrx_json_u64(j, "held", t->held_now);
 	json_drops(j, t->drops);
 	lrx_json_double(j, "mpps", per_second(t->rx, secs) / 1e6);
@@ -748,6 +755,7 @@ static void json_lcores(const struct lrx_report *r, struct lrx_json *j)
 		lrx_json_u64(j, "dropped", l->dropped);
 		lrx_json_u64(j, "tx_packets", l->tx);
 		lrx_json_u64(j, "merged_segments", l->merged);
+		lrx_json_u64(j, "made", l->made);
 		lrx_json_u64(j, "held", l->held_now);
 		if (l->measuring)
 			lrx_json_u64(j, "measured_packets", l->measured_packets);

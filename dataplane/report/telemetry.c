@@ -141,6 +141,7 @@ void lrx_telemetry_stats(const struct lrx_report *r, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "dropped", t->dropped);
 	rte_tel_data_add_dict_u64(d, "tx_failed", t->tx_failed);
 	rte_tel_data_add_dict_u64(d, "merged_segments", t->merged);
+	rte_tel_data_add_dict_u64(d, "made", t->made);
 	rte_tel_data_add_dict_u64(d, "held", t->held_now);
 	rte_tel_data_add_dict_u64(d, "polls", t->polls);
 	rte_tel_data_add_dict_u64(d, "empty_polls", t->empty_polls);

@@ -125,6 +125,10 @@ enum lrx_counter_role {
 				 * leave inside it, with no fate of their own
 				 * (dev_gro_receive's GRO_MERGED, ip_frag_reasm) */
 	LRX_COUNTER_GAUGE,      /* a level, not a count: a period keeps it */
+	LRX_COUNTER_MADE,       /* packets the stage made (emit: act_mirred's
+				 * mirror copies); each has a fate of its own:
+				 * rx + made = tx + delivered + dropped +
+				 * merged + held */
 };
 
 /* Stage-specific counter (beyond calls/packets/cycles/drops, which the

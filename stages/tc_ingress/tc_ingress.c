@@ -820,7 +820,7 @@ static const struct lrx_value_key tc_ingress_keys[] = {
 	{.name = NULL},
 };
 
-#define TC_COUNTER(n, f) { .name = n, .offset = offsetof(struct tc_ctx, f) }
+#define TC_COUNTER(n, f, ...) { .name = n, .offset = offsetof(struct tc_ctx, f), __VA_ARGS__ }
 static const struct lrx_stage_counter tc_ingress_counters[] = {
 	TC_COUNTER("classified", n_classified),
 	TC_COUNTER("act_ok", n_ok),
@@ -834,7 +834,7 @@ static const struct lrx_stage_counter tc_ingress_counters[] = {
 	TC_COUNTER("u32_calls", n_u32_calls),
 	TC_COUNTER("matchall_calls", n_matchall_calls),
 	TC_COUNTER("reclassify_loop", n_reclassify_loop),
-	TC_COUNTER("mirrored", n_mirrored),
+	TC_COUNTER("mirrored", n_mirrored, .role = LRX_COUNTER_MADE),
 	TC_COUNTER("mirror_failed", n_mirror_failed),
 	{ .name = NULL },
 };

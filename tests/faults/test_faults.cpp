@@ -78,11 +78,12 @@ uint64_t u64(const json &j, const char *key)
 	return j[key].get<uint64_t>();
 }
 
-// rx = delivered + dropped + tx + merged + held (tx_failed is counted in dropped)
+// rx + made = delivered + dropped + tx + merged + held (tx_failed is
+// counted in dropped)
 void require_consistent(const json &s)
 {
 	INFO(s.dump(1));
-	CHECK(u64(s, "rx_packets") ==
+	CHECK(u64(s, "rx_packets") + u64(s, "made") ==
 	      u64(s, "delivered") + u64(s, "dropped") + u64(s, "tx_packets") +
 		      u64(s, "merged_segments") + u64(s, "held"));
 	CHECK(u64(s, "mbufs_in_use_at_exit") == 0);

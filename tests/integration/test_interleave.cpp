@@ -45,7 +45,7 @@ uint64_t fates(const json &o)
 {
 	return o["delivered"].get<uint64_t>() + o["dropped"].get<uint64_t>() +
 	       o["tx_packets"].get<uint64_t>() + o["merged_segments"].get<uint64_t>() +
-	       o["held"].get<uint64_t>();
+	       o["held"].get<uint64_t>() - o["made"].get<uint64_t>();
 }
 
 // what the order A B B A B A A B gives window k of n engines (windows.h)

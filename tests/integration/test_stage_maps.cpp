@@ -170,6 +170,14 @@ TEST_CASE("tc action lists: mirred mirror's copies leave by the port, the "
 	CHECK((*tc)["redirected"] == rx);
 	CHECK((*tc)["counters"]["act_ok"] == rx);
 	CHECK(s["tx_packets"].get<uint64_t>() >= rx);
+	// the copies are the stages' made packets, each with a fate:
+	// rx + made = tx + delivered + dropped + merged + held
+	CHECK(s["made"] == rx);
+	CHECK(rx + s["made"].get<uint64_t>() ==
+	      s["tx_packets"].get<uint64_t>() + s["delivered"].get<uint64_t>() +
+		      s["dropped"].get<uint64_t>() + s["merged_segments"].get<uint64_t>() +
+		      s["held"].get<uint64_t>());
+	CHECK(text.find(" made ") != std::string::npos);
 }
 
 #ifdef LRX_XDP_TEST_PROGS_DIR
