@@ -210,19 +210,23 @@ void reasm_pull(struct rte_mbuf *m, uint32_t len);
 lrx_next_t l3_reasm_ipv4(struct l3_reasm *r, struct rte_mbuf *m,
 			 struct lrx_meta *meta);
 
-/* Which IPv6 MIB counter (outside the reassembly MIB) a verdict moves. */
-enum l3_reasm_ip_mib {
-	L3_REASM_IP_MIB_NONE,
-	L3_REASM_IP_MIB_HDR_ERRORS,     /* Ip6InHdrErrors (parameter problem) */
+/* A header error of ipv6_frag_rcv: Ip6InHdrErrors and the ICMPv6
+ * parameter problem it sends (icmpv6_param_prob: code, and the pointer
+ * from the network header). */
+struct l3_reasm_hdr_error {
+	bool counted;
+	uint8_t icmp_code;      /* ICMPV6_HDR_FIELD 0, ICMPV6_HDR_INCOMP 3 */
+	uint16_t icmp_pointer;
 };
 
 /* ipv6_frag_rcv for the fragment header at *toff. CONTINUE: *toff and
  * *nexthdr name the header after it (an atomic fragment, RFC 6946, or the
  * reassembled datagram, whose fragment header is removed as
- * ip6_frag_reasm does); otherwise CONSUMED or a drop, counting *ip_mib. */
+ * ip6_frag_reasm does); otherwise CONSUMED or a drop, with *err counted
+ * where it says so (each of those sends a parameter problem). */
 lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 			 struct lrx_meta *meta, uint32_t *toff,
-			 uint8_t *nexthdr, enum l3_reasm_ip_mib *ip_mib);
+			 uint8_t *nexthdr, struct l3_reasm_hdr_error *err);
 
 /* nf_ct_frag6_gather (nf_defrag_ipv6's ipv6_defrag at PREROUTING -400)
  * for an IPv6 packet that passed ip6_rcv_core: CONTINUE with m unchanged

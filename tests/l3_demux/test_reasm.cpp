@@ -113,6 +113,7 @@ std::string verdict(lrx_next_t n)
 {
 	switch (lrx_next_kind(n)) {
 	case LRX_NEXT_DELIVER: return "DELIVER";
+	case LRX_NEXT_TX: return "TX(" + std::to_string(lrx_next_arg(n)) + ")";
 	case LRX_NEXT_DROP:
 		return std::string("DROP(") +
 		       lrx_drop_reason_name((lrx_drop_reason)lrx_next_arg(n)) + ")";
@@ -131,6 +132,48 @@ std::vector<std::string> verdicts(const Run &r)
 	return v;
 }
 using Fates = std::vector<std::string>;
+
+uint32_t be32_at(const std::vector<uint8_t> &b, size_t off)
+{
+	return (uint32_t)b.at(off) << 24 | (uint32_t)b.at(off + 1) << 16 |
+	       (uint32_t)b.at(off + 2) << 8 | b.at(off + 3);
+}
+
+// The ICMPv6 parameter problem (icmpv6_param_prob) that answers frag: back
+// out of the ingress port, from the address it was sent to, code and
+// pointer as given, quoting the whole fragment's IPv6 packet.
+void check_paramprob6(const Run &r, const Frame &frag, uint8_t code,
+		      uint32_t pointer)
+{
+	REQUIRE(r.out.size() == 1);
+	CHECK(verdict(r.out[0].first) == "TX(0)");
+	const std::vector<uint8_t> &c = r.out[0].second;
+	const size_t l3 = frag.l2_len, ip_len = 40u + frag.be16(l3 + 4);
+	REQUIRE(c.size() == l3 + 48 + ip_len);
+	CHECK(c[l3 + 6] == 58); // ICMPv6
+	CHECK(std::vector<uint8_t>(c.begin() + l3 + 8, c.begin() + l3 + 24) ==
+	      std::vector<uint8_t>(frag.data.begin() + l3 + 24,
+				   frag.data.begin() + l3 + 40));
+	CHECK(std::vector<uint8_t>(c.begin() + l3 + 24, c.begin() + l3 + 40) ==
+	      std::vector<uint8_t>(frag.data.begin() + l3 + 8,
+				   frag.data.begin() + l3 + 24));
+	CHECK(c[l3 + 40] == 4); // ICMPV6_PARAMPROB
+	CHECK(c[l3 + 41] == code);
+	CHECK(be32_at(c, l3 + 44) == pointer);
+	CHECK(std::vector<uint8_t>(c.begin() + l3 + 48, c.end()) ==
+	      std::vector<uint8_t>(frag.data.begin() + l3,
+				   frag.data.begin() + l3 + ip_len));
+}
+
+// What the parameter problem adds to the counters (icmp6_send).
+Snmp with_paramprob6(Snmp s)
+{
+	s["Icmp6OutMsgs"] = 1;
+	s["Icmp6OutParmProblems"] = 1;
+	s["Icmp6OutType4"] = 1;
+	s["Ip6OutRequests"] = 1;
+	return s;
+}
 
 } // namespace
 
@@ -424,22 +467,41 @@ TEST_CASE("reassembly: IPv6 overlap, timeout, atomic and truncated fragments",
 	}
 	SECTION("first fragment without the whole UDP header (RFC 8200 4.5)")
 	{
-		Run r = run_all({frag6(w, 0, 4, true)});
-		REQUIRE(r.out.size() == 1);
-		CHECK(verdict(r.out[0].first) == drop(LRX_DROP_IP_INHDR));
+		// parameter problem code 3 (ICMPV6_HDR_INCOMP), pointer 0
+		const Frame f = frag6(w, 0, 4, true);
+		Run r = run_all({f});
+		check_paramprob6(r, f, 3, 0);
 		// Ip6InHdrErrors, as Linux 6.18 counts it (oracle test)
-		check_snmp(r, {{"Ip6InReceives", 1}, {"Ip6ReasmReqds", 1},
-			       {"Ip6InHdrErrors", 1}});
+		check_snmp(r, with_paramprob6({{"Ip6InReceives", 1},
+					       {"Ip6ReasmReqds", 1},
+					       {"Ip6InHdrErrors", 1}}));
 	}
 	SECTION("a non-last fragment not a multiple of 8: parameter problem")
 	{
-		Run r = run_all({frag6(w, 0, 20, true)});
-		REQUIRE(r.out.size() == 1);
-		CHECK(verdict(r.out[0].first) == drop(LRX_DROP_IP_INHDR));
+		// pointer 4: the payload length (RFC 8200 4.5)
+		const Frame f = frag6(w, 0, 20, true);
+		Run r = run_all({f});
+		check_paramprob6(r, f, 0, 4);
 		// the queue fq_find created stays until its timer
-		check_snmp(r, {{"Ip6InReceives", 1}, {"Ip6ReasmReqds", 1},
-			       {"Ip6InHdrErrors", 1}, {"Ip6ReasmFails", 1},
-			       {"Ip6ReasmTimeout", 1}});
+		check_snmp(r, with_paramprob6({{"Ip6InReceives", 1},
+					       {"Ip6ReasmReqds", 1},
+					       {"Ip6InHdrErrors", 1},
+					       {"Ip6ReasmFails", 1},
+					       {"Ip6ReasmTimeout", 1}}));
+	}
+	SECTION("a fragment that ends past 65535: parameter problem at frag_off")
+	{
+		// offset 65528 + 16 bytes: pointer 42, the fragment header's
+		// offset field
+		Frame f = frag6(w, 0, 16, true);
+		f.set_be16(f.l2_len + 42, (uint16_t)(65528 | 1));
+		Run r = run_all({f});
+		check_paramprob6(r, f, 0, 42);
+		check_snmp(r, with_paramprob6({{"Ip6InReceives", 1},
+					       {"Ip6ReasmReqds", 1},
+					       {"Ip6InHdrErrors", 1},
+					       {"Ip6ReasmFails", 1},
+					       {"Ip6ReasmTimeout", 1}}));
 	}
 }
 
