@@ -3,7 +3,8 @@
 // a duplicate, with an overlap, incomplete ones that time out, two last
 // fragments with different ends, datagrams whose fragments are 64 and 66
 // fragments of the same source apart (ipfrag_max_dist); IPv6 atomic,
-// truncated first and unaligned fragments) are sent into a veth whose peer lives in a
+// truncated first and unaligned fragments, each answered with a parameter
+// problem) are sent into a veth whose peer lives in a
 // fresh network namespace (ipfrag_time 1 s there, so the incomplete queues
 // expire while the test waits), and through build-meta,l3-demux under
 // every engine; the kernel's nstat counters and listrx's must agree (the
@@ -115,6 +116,10 @@ TEST_CASE("kernel oracle: reassembly counters of a veth in a netns match "
 		"Ip6InUnknownProtos", "Ip6ReasmReqds", "Ip6ReasmOKs",
 		"Ip6ReasmFails", "Ip6ReasmTimeout", "Udp6NoPorts", "Udp6InErrors",
 		"Udp6InCsumErrors",
+		// the parameter problems of ipv6_frag_rcv (truncated first,
+		// not 8-aligned); Icmp6OutMsgs would count the kernel's
+		// neighbour solicitations too
+		"Icmp6OutParmProblems", "Icmp6OutType4",
 	};
 	const StageKeys l3_keys = {{"local_ipv4", "10.0.0.2"},
 				   {"local_ipv6", "2001:db8::2"},
@@ -139,6 +144,7 @@ TEST_CASE("kernel oracle: reassembly counters of a veth in a netns match "
 			CHECK(kernel == ours);
 		}
 		CHECK(r.counters[1]["IpReasmOKs"] > 0);
+		CHECK(r.counters[1]["Icmp6OutParmProblems"] > 0);
 		LRX_REQUIRE_POOL_FULL(mp);
 	}
 }
