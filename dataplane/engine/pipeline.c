@@ -395,7 +395,7 @@ static inline void engine_give_up(struct lrx_pipeline *p, struct engine_stage *s
 	lrx_sink_put(sink, m, next);
 }
 
-/* What stage st gives up (stage.h: drop, then consume), into the sink
+/* What stage st gives up (stage.h: drop, send, then consume), into the sink
  * with its fate, counted as the stage's drops or deliveries. */
 static void engine_take_given_up(struct lrx_pipeline *p, struct engine_stage *st,
 				 struct lrx_sink *sink)
@@ -409,6 +409,11 @@ static void engine_take_given_up(struct lrx_pipeline *p, struct engine_stage *st
 	       (n = st->desc->drop(st->ctx, pkts, reasons, max)) != 0)
 		for (uint16_t i = 0; i < n; i++)
 			engine_give_up(p, st, sink, pkts[i], lrx_next_drop(reasons[i]));
+	while (st->desc->send != NULL &&
+	       (max = (uint16_t)RTE_MIN(RTE_DIM(pkts), LRX_SINK_MAX - sink->n)) != 0 &&
+	       (n = st->desc->send(st->ctx, pkts, max)) != 0)
+		for (uint16_t i = 0; i < n; i++)
+			engine_give_up(p, st, sink, pkts[i], lrx_next_tx(pkts[i]->port));
 	while (st->desc->consume != NULL &&
 	       (max = (uint16_t)RTE_MIN(RTE_DIM(pkts), LRX_SINK_MAX - sink->n)) != 0 &&
 	       (n = st->desc->consume(st->ctx, pkts, max)) != 0)
@@ -426,7 +431,8 @@ void lrx_pipeline_poll_end(struct lrx_pipeline *p, bool budget_used,
 		if (st->desc->flush == NULL)
 			continue;
 		st->desc->flush(st->ctx, budget_used);
-		if (st->desc->drop != NULL || st->desc->consume != NULL)
+		if (st->desc->drop != NULL || st->desc->send != NULL ||
+		    st->desc->consume != NULL)
 			engine_take_given_up(p, st, sink);
 		if (st->release == NULL)
 			continue; /* a timer only (stage.h end_run) */

@@ -67,6 +67,10 @@ struct l3_reasm {
 	 * first, so that the order does not depend on how an engine's
 	 * sublists interleave the families */
 	uint32_t discard_head[2], discard_tail[2];
+	/* first fragments of expired queues that became their ICMP time
+	 * exceeded (ip_expire), in expiry order, until the send hook; per
+	 * family, IPv4 first, as the discard lists */
+	uint32_t send_head[2], send_tail[2];
 	uint32_t lru_head[REASM_LRUS], lru_tail[REASM_LRUS]; /* index + 1 */
 	/* inet_peer: per IPv4 source, the fragments seen (ip_frag_too_far);
 	 * kept while a queue of the source lives */
@@ -154,9 +158,10 @@ struct l3_reasm_frag {
 	uint32_t next;
 	uint16_t hdr_len;         /* bytes before the fragment's data */
 	uint8_t drop;             /* discarded: its enum lrx_drop_reason */
-	uint16_t noff, mac_len;   /* its meta's, kept here: a metadata ring
-				   * (build-meta placement=pool) may reuse
-				   * a held packet's slot */
+	uint8_t pkt_type;         /* these four: its meta's, kept here: a */
+	uint16_t noff, mac_len;   /* metadata ring (build-meta placement=pool)
+				   * may reuse a held packet's slot */
+	uint16_t vlan_vid;
 };
 
 static inline struct l3_reasm_queue *rq(struct l3_reasm *r, uint32_t i)

@@ -165,6 +165,43 @@ void check_paramprob6(const Run &r, const Frame &frag, uint8_t code,
 				   frag.data.begin() + l3 + ip_len));
 }
 
+// The ICMP time exceeded, code 1 (ip_expire: ICMP_EXC_FRAGTIME;
+// ip6frag_expire_frag_queue: ICMPV6_EXC_FRAGTIME) that the expiry of
+// first's queue sent: back out of the ingress port, from the address first
+// was sent to, quoting first's whole IP packet.
+void check_time_exceeded(const std::pair<lrx_next_t, std::vector<uint8_t>> &out,
+			 const Frame &first, bool v6)
+{
+	CHECK(verdict(out.first) == "TX(0)");
+	const std::vector<uint8_t> &c = out.second;
+	const size_t l3 = first.l2_len;
+	const size_t ip_len = v6 ? 40u + first.be16(l3 + 4) : first.be16(l3 + 2);
+	const size_t hdr = v6 ? 48 : 28, src = v6 ? 8 : 12, alen = v6 ? 16 : 4;
+	REQUIRE(c.size() == l3 + hdr + ip_len);
+	CHECK(c[l3 + (v6 ? 6 : 9)] == (v6 ? 58 : 1));
+	auto bytes = [](const std::vector<uint8_t> &b, size_t off, size_t n) {
+		return std::vector<uint8_t>(b.begin() + off, b.begin() + off + n);
+	};
+	CHECK(bytes(c, l3 + src, alen) == bytes(first.data, l3 + src + alen, alen));
+	CHECK(bytes(c, l3 + src + alen, alen) == bytes(first.data, l3 + src, alen));
+	const size_t icmp = l3 + hdr - 8;
+	CHECK(c[icmp] == (v6 ? 3 : 11));
+	CHECK(c[icmp + 1] == 1);
+	CHECK(be32_at(c, icmp + 4) == 0);
+	CHECK(bytes(c, l3 + hdr, ip_len) == bytes(first.data, l3, ip_len));
+}
+
+// What a time exceeded adds to the counters of family fam ("Ip", "Ip6").
+Snmp with_time_exceeded(Snmp s, const std::string &fam)
+{
+	const bool v6 = fam == "Ip6";
+	s[v6 ? "Icmp6OutMsgs" : "IcmpOutMsgs"]++;
+	s[v6 ? "Icmp6OutTimeExcds" : "IcmpOutTimeExcds"]++;
+	s[v6 ? "Icmp6OutType3" : "IcmpMsgOutType11"]++;
+	s[v6 ? "Ip6OutRequests" : "IpOutRequests"]++;
+	return s;
+}
+
 // What the parameter problem adds to the counters (icmp6_send).
 Snmp with_paramprob6(Snmp s)
 {
@@ -342,16 +379,52 @@ TEST_CASE("reassembly: queues time out (ipfrag_time) and at the run's end",
 	// run's end expires
 	Run r = run_all(in, {1, 0, 1},
 			{{"ipfrag_clock", "polls"}, {"ipfrag_time", "2"}});
-	CHECK(verdicts(r) == Fates{drop(LRX_DROP_FRAG_REASM_TIMEOUT),
-				   drop(LRX_DROP_FRAG_REASM_TIMEOUT)});
-	check_snmp(r, {{"IpInReceives", 2}, {"IpReasmReqds", 2},
-		       {"IpReasmFails", 2}, {"IpReasmTimeout", 2}});
+	// the first queue held the first fragment: it becomes the ICMP time
+	// exceeded; the second (the last fragment only) sends none
+	REQUIRE(r.out.size() == 2);
+	check_time_exceeded(r.out[0], in[0], false);
+	CHECK(verdict(r.out[1].first) == drop(LRX_DROP_FRAG_REASM_TIMEOUT));
+	check_snmp(r, with_time_exceeded({{"IpInReceives", 2}, {"IpReasmReqds", 2},
+					  {"IpReasmFails", 2}, {"IpReasmTimeout", 2}},
+					 "Ip"));
+	// IPv6 the same (ip6frag_expire_frag_queue), at the end of poll 1
+	Run ipv6_first = run_all({frag6(whole6(), 0, 96, true)}, {1, 0},
+				 {{"ipfrag_clock", "polls"}, {"ipfrag_time", "1"}});
+	REQUIRE(ipv6_first.out.size() == 1);
+	check_time_exceeded(ipv6_first.out[0], frag6(whole6(), 0, 96, true), true);
+	check_snmp(ipv6_first,
+		   with_time_exceeded({{"Ip6InReceives", 1}, {"Ip6ReasmReqds", 1},
+				       {"Ip6ReasmFails", 1}, {"Ip6ReasmTimeout", 1}},
+				      "Ip6"));
 	// within the time (poll 1) the same stream completes
 	Run ok = run_all(in, {1, 1}, {{"ipfrag_clock", "polls"}, {"ipfrag_time", "2"}});
 	REQUIRE(ok.out.size() == 1);
 	CHECK(verdict(ok.out[0].first) == "DELIVER");
 	CHECK(ok.counters[1]["IpReasmTimeout"] == 0);
 	CHECK(ok.counters[1]["IpReasmOKs"] == 1);
+}
+
+TEST_CASE("reassembly: the time exceeded of an expiry is rate limited as "
+	  "every ICMP error", "[l3_demux][reasm]")
+{
+	// no global credit (icmp_msgs_per_sec, icmp_msgs_burst 0): not sent,
+	// the first fragment dropped with the queue (icmp_global_allow)
+	const Frame first = frag4(whole4(), 0, 80, true);
+	Run r = run_all({first}, {}, {{"icmp_msgs_per_sec", "0"}, {"icmp_msgs_burst", "0"}});
+	CHECK(verdicts(r) == Fates{drop(LRX_DROP_FRAG_REASM_TIMEOUT)});
+	check_snmp(r, {{"IpInReceives", 1}, {"IpReasmReqds", 1}, {"IpReasmFails", 1},
+		       {"IpReasmTimeout", 1}, {"IcmpOutRateLimitGlobal", 1}});
+	// seven first fragments of one peer: the peer's bucket
+	// (XRLIM_BURST_FACTOR 6) lets six through (icmpv4_xrlim_allow); the
+	// engine takes a stage's drops before its sends
+	std::vector<Frame> seven;
+	for (uint16_t id = 1; id <= 7; id++)
+		seven.push_back(frag4(whole4(id), 0, 80, true));
+	Run burst = run_all(seven);
+	CHECK(verdicts(burst) == Fates{drop(LRX_DROP_FRAG_REASM_TIMEOUT), "TX(0)",
+				       "TX(0)", "TX(0)", "TX(0)", "TX(0)", "TX(0)"});
+	CHECK(burst.counters[1]["IcmpOutTimeExcds"] == 6);
+	CHECK(burst.counters[1]["IcmpOutRateLimitHost"] == 1);
 }
 
 TEST_CASE("reassembly: above ipfrag_high_thresh new fragments fail",
@@ -362,10 +435,11 @@ TEST_CASE("reassembly: above ipfrag_high_thresh new fragments fail",
 	Run r = run_all({frag4(whole4(1), 0, 80, true), frag4(whole4(2), 0, 80, true),
 			 frag4(whole4(1), 80, 128, false)},
 			{}, {{"ipfrag_high_thresh", "1"}});
-	CHECK(verdicts(r) == Fates{drop(LRX_DROP_NOMEM), drop(LRX_DROP_NOMEM),
-				   drop(LRX_DROP_FRAG_REASM_TIMEOUT)});
-	check_snmp(r, {{"IpInReceives", 3}, {"IpReasmReqds", 3},
-		       {"IpReasmFails", 3}, {"IpReasmTimeout", 1}});
+	// the held one is a first fragment: its expiry sends the time exceeded
+	CHECK(verdicts(r) == Fates{drop(LRX_DROP_NOMEM), drop(LRX_DROP_NOMEM), "TX(0)"});
+	check_snmp(r, with_time_exceeded({{"IpInReceives", 3}, {"IpReasmReqds", 3},
+					  {"IpReasmFails", 3}, {"IpReasmTimeout", 1}},
+					 "Ip"));
 }
 
 TEST_CASE("reassembly: IPv4 and IPv6 each have their own ipfrag_high_thresh, "
@@ -380,12 +454,13 @@ TEST_CASE("reassembly: IPv4 and IPv6 each have their own ipfrag_high_thresh, "
 		Run r = run_all({frag6(w6, 0, 80, true, 1), frag4(whole4(1), 0, 80, true),
 				 frag6(w6, 0, 80, true, 2), frag4(whole4(2), 0, 80, true)},
 				{}, {{"ipfrag_high_thresh", "1"}, {"list_split", split}});
-		// the two held ones expire at the run's end, IPv4's first
+		// the two held ones (first fragments) expire at the run's end
+		// and become their time exceeded, IPv4's first
 		REQUIRE(r.out.size() == 4);
 		CHECK(verdict(r.out[0].first) == drop(LRX_DROP_NOMEM));
 		CHECK(verdict(r.out[1].first) == drop(LRX_DROP_NOMEM));
-		CHECK(verdict(r.out[2].first) == drop(LRX_DROP_FRAG_REASM_TIMEOUT));
-		CHECK(verdict(r.out[3].first) == drop(LRX_DROP_FRAG_REASM_TIMEOUT));
+		check_time_exceeded(r.out[2], frag4(whole4(1), 0, 80, true), false);
+		check_time_exceeded(r.out[3], frag6(w6, 0, 80, true, 1), true);
 		for (const char *fam : {"Ip", "Ip6"}) {
 			INFO(fam);
 			const std::string f = fam;

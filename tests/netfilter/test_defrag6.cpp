@@ -5,8 +5,8 @@
 // entry, one rule hit) and ip6_input delivers without ipv6_frag_rcv (no
 // Ip6Reasm*); an overlap drops the fragment (NF_DROP) and the queue
 // (RFC 5722), a duplicate is freed alone, a queue expires after
-// nf_conntrack_frag6_timeout (Ip6ReasmFails + Ip6ReasmTimeout, as
-// ip6frag_expire_frag_queue), a fragment past 65535 bytes is dropped, one
+// nf_conntrack_frag6_timeout (Ip6ReasmFails + Ip6ReasmTimeout and the
+// time exceeded about its first fragment, as ip6frag_expire_frag_queue), a fragment past 65535 bytes is dropped, one
 // not a multiple of 8 bytes goes on for ipv6_frag_rcv to answer (a
 // parameter problem through LOCAL_OUT's conntrack), and
 // without conntrack nothing changes. Each case checks the fates, the
@@ -223,13 +223,27 @@ TEST_CASE("nf_defrag_ipv6: a queue expires after nf_conntrack_frag6_timeout, "
 	CHECK(kept.out[3].second == w.data);
 	// 2 polls: a expires; b and c wait for the first fragment until the
 	// run's end
+	// run's end; a's expiry sends the ICMPv6 time exceeded about it
+	// (ip6frag_expire_frag_queue: nf_defrag_ipv6's queues too), through
+	// LOCAL_OUT's conntrack, which finds no entry for the quoted flow
+	// (nf_conntrack_inet_error: icmp_error, as Linux 6.18 counts it)
 	Run gone = run_all(in, polls, true, {{"nf_conntrack_frag6_timeout", "2"}});
-	CHECK(fates(gone) == Fates{"DELIVER", drop(LRX_DROP_FRAG_REASM_TIMEOUT), "DELIVER",
-				   "DELIVER", drop(LRX_DROP_FRAG_REASM_TIMEOUT),
+	CHECK(fates(gone) == Fates{"DELIVER", "TX", "DELIVER", "DELIVER",
+				   drop(LRX_DROP_FRAG_REASM_TIMEOUT),
 				   drop(LRX_DROP_FRAG_REASM_TIMEOUT)});
+	REQUIRE(gone.out.size() == 6);
+	const std::vector<uint8_t> &reply = gone.out[1].second;
+	REQUIRE(reply.size() == w.l2_len + 48u + (a.data.size() - w.l2_len));
+	CHECK(reply[w.l2_len + 40] == 3); // ICMPV6_TIME_EXCEED
+	CHECK(reply[w.l2_len + 41] == 1); // ICMPV6_EXC_FRAGTIME
+	CHECK(std::vector<uint8_t>(reply.begin() + w.l2_len + 48, reply.end()) ==
+	      std::vector<uint8_t>(a.data.begin() + w.l2_len, a.data.end()));
+	CHECK(gone.counters[1]["nf_conntrack_icmp_error"] == 1);
 	check_snmp(gone, {{"Ip6InReceives", 6},
 			  {"Ip6InDelivers", 3}, {"Udp6InDatagrams", 3},
-			  {"Ip6ReasmFails", 2}, {"Ip6ReasmTimeout", 2}});
+			  {"Ip6ReasmFails", 2}, {"Ip6ReasmTimeout", 2},
+			  {"Ip6OutRequests", 1}, {"Icmp6OutMsgs", 1},
+			  {"Icmp6OutTimeExcds", 1}, {"Icmp6OutType3", 1}});
 }
 
 TEST_CASE("nf_defrag_ipv6: too long is dropped; not a multiple of 8 goes on to "
