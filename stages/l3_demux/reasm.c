@@ -396,6 +396,10 @@ static void reasm_expire_icmp(struct l3_demux *d, struct l3_reasm_queue *q)
 		.len = ipv6 ? 40u + (uint32_t)(ip[4] << 8 | ip[5])
 			    : (uint32_t)(ip[2] << 8 | ip[3]),
 	};
+	/* __icmp_send: not about a broadcast or multicast route (icmp6_send
+	 * checks a group destination itself) */
+	if (!ipv6 && l3_route_is_multi(&d->core, f->m, &meta, L3_FAMILY_V4))
+		return;
 	const lrx_next_t timeout = lrx_next_drop(LRX_DROP_FRAG_REASM_TIMEOUT);
 	if (l3_icmp_frag_time_exceeded(&d->core, f->m, &meta, timeout, ipv6) ==
 	    timeout)

@@ -427,6 +427,21 @@ TEST_CASE("reassembly: the time exceeded of an expiry is rate limited as "
 	CHECK(burst.counters[1]["IcmpOutRateLimitHost"] == 1);
 }
 
+TEST_CASE("reassembly: no time exceeded about a broadcast datagram",
+	  "[l3_demux][reasm]")
+{
+	// a first fragment to 255.255.255.255 (unicast MAC: PACKET_HOST):
+	// the route is broadcast, __icmp_send sends nothing
+	Frame first = frag4(whole4(), 0, 80, true);
+	for (size_t i = 0; i < 4; i++)
+		first.set_u8(first.l2_len + 16 + i, 0xff);
+	first.ip4_fix_csum();
+	Run r = run_all({first});
+	CHECK(verdicts(r) == Fates{drop(LRX_DROP_FRAG_REASM_TIMEOUT)});
+	CHECK(r.counters[1]["IcmpOutMsgs"] == 0);
+	CHECK(r.counters[1]["IpReasmTimeout"] == 1);
+}
+
 TEST_CASE("reassembly: above ipfrag_high_thresh new fragments fail",
 	  "[l3_demux][reasm]")
 {
