@@ -410,7 +410,8 @@ TEST_CASE("reassembly: the time exceeded of an expiry is rate limited as "
 	// no global credit (icmp_msgs_per_sec, icmp_msgs_burst 0): not sent,
 	// the first fragment dropped with the queue (icmp_global_allow)
 	const Frame first = frag4(whole4(), 0, 80, true);
-	Run r = run_all({first}, {}, {{"icmp_msgs_per_sec", "0"}, {"icmp_msgs_burst", "0"}});
+	Run r = run_all({first}, {}, {{"icmp_msgs_per_sec", "0"}, {"icmp_msgs_burst", "0"},
+				      {"icmp_clock", "polls"}});
 	CHECK(verdicts(r) == Fates{drop(LRX_DROP_FRAG_REASM_TIMEOUT)});
 	check_snmp(r, {{"IpInReceives", 1}, {"IpReasmReqds", 1}, {"IpReasmFails", 1},
 		       {"IpReasmTimeout", 1}, {"IcmpOutRateLimitGlobal", 1}});
@@ -420,7 +421,7 @@ TEST_CASE("reassembly: the time exceeded of an expiry is rate limited as "
 	std::vector<Frame> seven;
 	for (uint16_t id = 1; id <= 7; id++)
 		seven.push_back(frag4(whole4(id), 0, 80, true));
-	Run burst = run_all(seven);
+	Run burst = run_all(seven, {}, {{"icmp_clock", "polls"}});
 	CHECK(verdicts(burst) == Fates{drop(LRX_DROP_FRAG_REASM_TIMEOUT), "TX(0)",
 				       "TX(0)", "TX(0)", "TX(0)", "TX(0)", "TX(0)"});
 	CHECK(burst.counters[1]["IcmpOutTimeExcds"] == 6);
