@@ -197,7 +197,7 @@ static int stage_create(struct lrx_pipeline *p, unsigned index,
 	}
 	st->emits = desc->emit != NULL &&
 		    (desc->makes_packets == NULL || desc->makes_packets(st->ctx));
-	st->gives_up = desc->drop != NULL || desc->consume != NULL;
+	st->gives_up = desc->drop != NULL || desc->send != NULL || desc->consume != NULL;
 	st->at_poll_end = desc->flush != NULL || st->emits;
 	return 0;
 }
@@ -399,7 +399,7 @@ static inline void engine_give_up(struct lrx_pipeline *p, struct engine_stage *s
 	lrx_sink_put(sink, m, next);
 }
 
-/* What stage st gives up (stage.h: drop, then consume), into the sink
+/* What stage st gives up (stage.h: drop, send, then consume), into the sink
  * with its fate, counted as the stage's drops or deliveries. */
 static void engine_take_given_up(struct lrx_pipeline *p, struct engine_stage *st,
 				 struct lrx_sink *sink)
@@ -413,6 +413,11 @@ static void engine_take_given_up(struct lrx_pipeline *p, struct engine_stage *st
 	       (n = st->desc->drop(st->ctx, pkts, reasons, max)) != 0)
 		for (uint16_t i = 0; i < n; i++)
 			engine_give_up(p, st, sink, pkts[i], lrx_next_drop(reasons[i]));
+	while (st->desc->send != NULL &&
+	       (max = (uint16_t)RTE_MIN(RTE_DIM(pkts), LRX_SINK_MAX - sink->n)) != 0 &&
+	       (n = st->desc->send(st->ctx, pkts, max)) != 0)
+		for (uint16_t i = 0; i < n; i++)
+			engine_give_up(p, st, sink, pkts[i], lrx_next_tx(pkts[i]->port));
 	while (st->desc->consume != NULL &&
 	       (max = (uint16_t)RTE_MIN(RTE_DIM(pkts), LRX_SINK_MAX - sink->n)) != 0 &&
 	       (n = st->desc->consume(st->ctx, pkts, max)) != 0)

@@ -294,6 +294,12 @@ struct lrx_stage {
 	 * ends in one counted fate. Returns how many it wrote (at most max). */
 	uint16_t (*drop)(void *ctx, struct rte_mbuf **pkts,
 			 enum lrx_drop_reason *reasons, uint16_t max);
+	/* Optional: packets the stage took (CONSUMED) that now leave as the
+	 * reply built in them, out of their ingress port (TX), as the kernel
+	 * sends an error about a packet it held (ip_expire's ICMP time
+	 * exceeded about a queue's first fragment). Asked after drop;
+	 * returns how many. */
+	uint16_t (*send)(void *ctx, struct rte_mbuf **pkts, uint16_t max);
 	/* Optional: packets the stage took (CONSUMED) that now leave
 	 * delivered, as the kernel consumes them (consume_skb: datagrams a
 	 * socket's reader took). Asked after drop; returns how many. */
@@ -312,7 +318,7 @@ struct lrx_stage {
 	 * mirror); false spares it the emit call at every end of poll.
 	 * Without it, a stage with emit is asked every poll. */
 	bool (*makes_packets)(const void *ctx);
-	/* Optional: packets still held, those drop and consume have not
+	/* Optional: packets still held, those drop, send and consume have not
 	 * taken included (for accounting and the exit flush). */
 	uint32_t (*held)(const void *ctx);
 	/* Optional: the end of the run (lrx_pipeline_drain, before the

@@ -343,16 +343,17 @@ static void l3_icmp_error_hdr(uint8_t *icmp, uint8_t type, uint8_t code,
 
 /* An error's Out counters: a destination unreachable, or a parameter
  * problem. */
-static void l3_icmp_count_error(struct l3_icmp_out *o, bool unreach)
+enum l3_icmp_error_class { L3_ICMP_ERR_UNREACH, L3_ICMP_ERR_PARM, L3_ICMP_ERR_TIME };
+
+static void l3_icmp_count_error(struct l3_icmp_out *o, enum l3_icmp_error_class k)
 {
 	o->msgs++;
-	if (unreach) {
-		o->dest_unreachs++;
-		o->type_unreach++;
-	} else {
-		o->parm_probs++;
-		o->type_parm++;
-	}
+	o->dest_unreachs += k == L3_ICMP_ERR_UNREACH;
+	o->type_unreach += k == L3_ICMP_ERR_UNREACH;
+	o->parm_probs += k == L3_ICMP_ERR_PARM;
+	o->type_parm += k == L3_ICMP_ERR_PARM;
+	o->time_excds += k == L3_ICMP_ERR_TIME;
+	o->type_time_exc += k == L3_ICMP_ERR_TIME;
 }
 
 /* The checksum of the ICMP message at l4_off (ICMPv6's with the pseudo
@@ -415,7 +416,10 @@ static lrx_next_t l3_icmp4_error(struct l3_ctx *c, struct rte_mbuf *m,
 	l3_reply_ip4_write(p, tos, (uint16_t)(28 + quote), r->ip_id++, false,
 		     IPPROTO_ICMP, src, saddr_in);
 	l3_icmp_error_hdr(p + 20, type, code, rest);
-	l3_icmp_count_error(&ic->out[L3_FAMILY_V4], type == 3);
+	l3_icmp_count_error(&ic->out[L3_FAMILY_V4],
+			    type == 3	 ? L3_ICMP_ERR_UNREACH
+			    : type == 11 ? L3_ICMP_ERR_TIME
+					 : L3_ICMP_ERR_PARM);
 	return l3_icmp_send(r, m, p + 20, l4_off, 8 + quote, NULL);
 }
 
@@ -540,7 +544,10 @@ static lrx_next_t l3_icmp6_error(struct l3_ctx *c, struct rte_mbuf *m,
 		return l3_reply_no_room(r, fate);
 	l3_reply_ip6_write(p, 0, (uint16_t)(8 + quote), IPPROTO_ICMPV6, src, dst);
 	l3_icmp_error_hdr(p + 40, type, code, pointer);
-	l3_icmp_count_error(&ic->out[L3_FAMILY_V6], type == 1);
+	l3_icmp_count_error(&ic->out[L3_FAMILY_V6],
+			    type == 1	? L3_ICMP_ERR_UNREACH
+			    : type == 3 ? L3_ICMP_ERR_TIME
+					: L3_ICMP_ERR_PARM);
 	return l3_icmp_send(r, m, p + 40, l4_off, 8 + quote, p);
 }
 
@@ -620,6 +627,17 @@ lrx_next_t l3_icmp_answer(struct l3_ctx *c, struct rte_mbuf *m,
 	default:
 		return fate;
 	}
+}
+
+/* ip_expire: icmp_send(head, ICMP_TIME_EXCEEDED, ICMP_EXC_FRAGTIME);
+ * ip6frag_expire_frag_queue: icmpv6_send(head, ICMPV6_TIME_EXCEED,
+ * ICMPV6_EXC_FRAGTIME). No switch: the kernel has none. */
+lrx_next_t l3_icmp_frag_time_exceeded(struct l3_ctx *c, struct rte_mbuf *m,
+				      struct lrx_meta *meta, lrx_next_t fate,
+				      bool ipv6)
+{
+	return ipv6 ? l3_icmp6_error(c, m, meta, fate, 3, 1, 0)
+		    : l3_icmp4_error(c, m, meta, fate, 11, 1, 0);
 }
 
 /* ---- the module ----------------------------------------------------------- */
@@ -717,6 +735,8 @@ static const struct lrx_stage_counter l3_icmp_counters[] = {
 	L3_COUNTER("IcmpMsgOutType0", icmp.out[0].type_echo_rep),
 	L3_COUNTER("IcmpMsgOutType3", icmp.out[0].type_unreach),
 	L3_COUNTER("IcmpMsgOutType12", icmp.out[0].type_parm),
+	L3_COUNTER("IcmpOutTimeExcds", icmp.out[0].time_excds),
+	L3_COUNTER("IcmpMsgOutType11", icmp.out[0].type_time_exc),
 	L3_COUNTER("Icmp6InMsgs", icmp.mib[1].in_msgs),
 	L3_COUNTER("Icmp6InErrors", icmp.mib[1].in_errors),
 	L3_COUNTER("Icmp6InCsumErrors", icmp.mib[1].in_csum_errors),
@@ -728,6 +748,8 @@ static const struct lrx_stage_counter l3_icmp_counters[] = {
 	L3_COUNTER("Icmp6OutRateLimitHost", icmp.out[1].ratelimit_host),
 	L3_COUNTER("Icmp6OutType1", icmp.out[1].type_unreach),
 	L3_COUNTER("Icmp6OutType4", icmp.out[1].type_parm),
+	L3_COUNTER("Icmp6OutTimeExcds", icmp.out[1].time_excds),
+	L3_COUNTER("Icmp6OutType3", icmp.out[1].type_time_exc),
 	L3_COUNTER("Icmp6OutType129", icmp.out[1].type_echo_rep),
 	{.name = NULL},
 };

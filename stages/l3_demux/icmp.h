@@ -44,10 +44,10 @@ struct l3_icmp_conf {
 };
 
 /* ICMP_MIB_OUT* / ICMP6_MIB_OUT* of one family; the types' counters
- * (IcmpMsgOutType0, 3, 12; Icmp6OutType129, 1, 4) by what they are */
+ * (IcmpMsgOutType0, 3, 11, 12; Icmp6OutType129, 1, 3, 4) by what they are */
 struct l3_icmp_out {
-	uint64_t msgs, echo_reps, dest_unreachs, parm_probs, ratelimit_host;
-	uint64_t type_echo_rep, type_unreach, type_parm;
+	uint64_t msgs, echo_reps, dest_unreachs, parm_probs, time_excds, ratelimit_host;
+	uint64_t type_echo_rep, type_unreach, type_parm, type_time_exc;
 };
 
 struct l3_icmp {
@@ -71,5 +71,12 @@ L3_DECLARE_HANDLER(icmp)
 lrx_next_t l3_icmp_answer(struct l3_ctx *c, struct rte_mbuf *m,
 			  struct lrx_meta *meta, lrx_next_t fate,
 			  enum l3_reply_kind kind, uint32_t info);
+
+/* The ICMP time exceeded (code 1, reassembly) a queue's expiry sends
+ * about its first fragment m, which the queue still holds (meta rebuilt
+ * from the queue's record): TX, or fate when it is not sent. */
+lrx_next_t l3_icmp_frag_time_exceeded(struct l3_ctx *c, struct rte_mbuf *m,
+				      struct lrx_meta *meta, lrx_next_t fate,
+				      bool ipv6);
 
 #endif

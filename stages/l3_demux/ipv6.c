@@ -371,11 +371,15 @@ lrx_next_t l3_ipv6_frag(struct l3_ctx *c, struct rte_mbuf *m,
 			struct lrx_meta *meta, uint32_t toff)
 {
 	struct l3_ip_mib *mib = &c->ip[L3_FAMILY_V6];
-	enum l3_reasm_ip_mib which;
+	struct l3_reasm_hdr_error err;
 	uint8_t nexthdr;
 	lrx_next_t next = l3_reasm_ipv6(l3_reasm_of(c), m, meta, &toff, &nexthdr,
-					&which);
-	mib->in_hdr_errors += which == L3_REASM_IP_MIB_HDR_ERRORS;
+					&err);
+	if (err.counted) {
+		mib->in_hdr_errors++;
+		return l3_ask(c, m, next, L3_REPLY_PARAMPROB6,
+			      l3_reply_paramprob6(err.icmp_code, err.icmp_pointer));
+	}
 	if (next != LRX_NEXT_CONTINUE_V)
 		return next;
 	meta->transport_offset = (uint16_t)toff;

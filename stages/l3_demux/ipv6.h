@@ -33,6 +33,7 @@ enum l3_paramprob6 {
 	L3_PARAMPROB6_HDR_FIELD = 0,  /* ICMPV6_HDR_FIELD */
 	L3_PARAMPROB6_NEXTHDR = 1,    /* ICMPV6_UNK_NEXTHDR */
 	L3_PARAMPROB6_OPTION = 2,     /* ICMPV6_UNK_OPTION */
+	L3_PARAMPROB6_HDR_INCOMP = 3, /* ICMPV6_HDR_INCOMP (RFC 8200 4.5) */
 };
 
 /* What a failed header costs: the drop reason, the counter, and the

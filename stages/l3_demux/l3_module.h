@@ -146,6 +146,7 @@ struct l3_module {
 	void (*end_run)(void *ctx);
 	uint16_t (*drop)(void *ctx, struct rte_mbuf **pkts,
 			 enum lrx_drop_reason *reasons, uint16_t max);
+	uint16_t (*send)(void *ctx, struct rte_mbuf **pkts, uint16_t max);
 	uint16_t (*consume)(void *ctx, struct rte_mbuf **pkts, uint16_t max);
 	uint32_t (*held)(const void *ctx);
 	uint32_t (*mbuf_hold)(const void *conf, uint32_t mbuf_size); /* summed */

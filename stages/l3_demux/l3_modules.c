@@ -44,10 +44,11 @@ static struct {
 	void (*end_run[L3_N_MODULES])(void *ctx);
 	uint16_t (*drop[L3_N_MODULES])(void *ctx, struct rte_mbuf **pkts,
 				       enum lrx_drop_reason *reasons, uint16_t max);
+	uint16_t (*send[L3_N_MODULES])(void *ctx, struct rte_mbuf **pkts, uint16_t max);
 	uint16_t (*consume[L3_N_MODULES])(void *ctx, struct rte_mbuf **pkts, uint16_t max);
 	uint32_t (*held[L3_N_MODULES])(const void *ctx);
 	uint32_t (*mbuf_hold[L3_N_MODULES])(const void *conf, uint32_t mbuf_size);
-	unsigned n_flush, n_end_run, n_drop, n_consume, n_held, n_mbuf_hold;
+	unsigned n_flush, n_end_run, n_drop, n_send, n_consume, n_held, n_mbuf_hold;
 } l3_hooks;
 
 static void l3_modules_flush(void *ctx, bool budget_used)
@@ -69,6 +70,14 @@ static uint16_t l3_modules_drop(void *ctx, struct rte_mbuf **pkts,
 	uint16_t n = 0;
 	for (unsigned i = 0; i < l3_hooks.n_drop; i++)
 		n += l3_hooks.drop[i](ctx, pkts + n, reasons + n, max - n);
+	return n;
+}
+
+static uint16_t l3_modules_send(void *ctx, struct rte_mbuf **pkts, uint16_t max)
+{
+	uint16_t n = 0;
+	for (unsigned i = 0; i < l3_hooks.n_send; i++)
+		n += l3_hooks.send[i](ctx, pkts + n, max - n);
 	return n;
 }
 
@@ -132,6 +141,8 @@ void l3_modules_register(struct lrx_stage *stage, const struct lrx_value_key *ke
 			l3_hooks.held[l3_hooks.n_held++] = m->held;
 		if (m->drop)
 			l3_hooks.drop[l3_hooks.n_drop++] = m->drop;
+		if (m->send)
+			l3_hooks.send[l3_hooks.n_send++] = m->send;
 		if (m->consume)
 			l3_hooks.consume[l3_hooks.n_consume++] = m->consume;
 		if (m->mbuf_hold)
@@ -146,6 +157,7 @@ void l3_modules_register(struct lrx_stage *stage, const struct lrx_value_key *ke
 #define L3_HOOK(h) (l3_hooks.n_##h == 1 ? l3_hooks.h[0] : l3_hooks.n_##h ? l3_modules_##h : NULL)
 	stage->end_run = L3_HOOK(end_run);
 	stage->drop = L3_HOOK(drop);
+	stage->send = L3_HOOK(send);
 	stage->consume = L3_HOOK(consume);
 	stage->held = L3_HOOK(held);
 	stage->mbuf_hold = L3_HOOK(mbuf_hold);

@@ -37,6 +37,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "icmp.h"
 #include "l3_modules.h"
 
 static inline uint64_t reasm_now(const struct l3_reasm *r)
@@ -109,6 +110,7 @@ static int l3_reasm_init(struct l3_demux *d, const struct l3_demux_conf *dconf,
 
 static uint16_t l3_reasm_drop(void *ctx, struct rte_mbuf **pkts,
 			      enum lrx_drop_reason *reasons, uint16_t max);
+static uint16_t l3_reasm_send(void *ctx, struct rte_mbuf **pkts, uint16_t max);
 
 /* Frees every queue and what drop has not taken (uncounted: the run's end
  * and the engine's drain counted them). */
@@ -121,6 +123,8 @@ static void l3_reasm_fini(struct l3_demux *d)
 		while (r->queues && r->lru_head[l])
 			reasm_queue_free(r, r->lru_head[l], LRX_DROP_FRAG_REASM_TIMEOUT);
 	while (r->frags && l3_reasm_drop(d, &m, &reason, 1))
+		rte_pktmbuf_free(m);
+	while (r->frags && l3_reasm_send(d, &m, 1))
 		rte_pktmbuf_free(m);
 	rte_free(r->hash);
 	rte_free(r->queues);
@@ -348,14 +352,80 @@ void reasm_queue_free(struct l3_reasm *r, uint32_t qi, unsigned drop)
 	r->queues_now--;
 }
 
-/* ip_expire / ip6_frag_expire, and nf_ct_frag6_expire (both
- * ip6frag_expire_frag_queue: the IPv6 counters); no ICMP time exceeded
- * is sent */
-static void reasm_expire(struct l3_reasm *r, uint32_t qi)
+/* The first fragments that became their time exceeded, out of their
+ * ingress port. */
+static uint16_t l3_reasm_send(void *ctx, struct rte_mbuf **pkts, uint16_t max)
 {
+	struct l3_reasm *r = &((struct l3_demux *)ctx)->reasm;
+	uint16_t n = 0;
+	for (unsigned fam = 0; fam < 2; fam++) {
+		while (n < max && r->send_head[fam]) {
+			const uint32_t i = r->send_head[fam];
+			pkts[n++] = rf(r, i)->m;
+			r->send_head[fam] = rf(r, i)->next;
+			reasm_frag_unhold(r, i);
+		}
+		if (!r->send_head[fam])
+			r->send_tail[fam] = 0;
+	}
+	return n;
+}
+
+/* ip_expire / ip6frag_expire_frag_queue with the first fragment in
+ * (INET_FRAG_FIRST_IN): the time exceeded about it (icmp_send /
+ * icmpv6_send, with their rate limits and checks), built in its buffer
+ * while the queue holds it; sent, it leaves the queue for the send list.
+ * IPv4's only user here is IP_DEFRAG_LOCAL_DELIVER (frag_expire_skip_icmp
+ * is false); IPv6 sends for nf_defrag_ipv6's queues too; the port is
+ * always there (the kernel's dev_get_by_index_rcu). */
+static void reasm_expire_icmp(struct l3_demux *d, struct l3_reasm_queue *q)
+{
+	struct l3_reasm *r = &d->reasm;
+	const uint32_t fi = q->first;
+	if (!(q->flags & REASM_FIRST_IN) || fi == 0 || rf(r, fi)->offset != 0)
+		return;
+	struct l3_reasm_frag *f = rf(r, fi);
+	const bool ipv6 = q->key.family == 6;
+	const uint8_t *ip = rte_pktmbuf_mtod_offset(f->m, const uint8_t *, f->noff);
+	struct lrx_meta meta = {
+		.protocol = ipv6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4,
+		.mac_len = f->mac_len,
+		.network_offset = f->noff,
+		.pkt_type = f->pkt_type,
+		.vlan_vid = f->vlan_vid,
+		.len = ipv6 ? 40u + (uint32_t)(ip[4] << 8 | ip[5])
+			    : (uint32_t)(ip[2] << 8 | ip[3]),
+	};
+	/* __icmp_send: not about a broadcast or multicast route (icmp6_send
+	 * checks a group destination itself) */
+	if (!ipv6 && l3_route_is_multi(&d->core, f->m, &meta, L3_FAMILY_V4))
+		return;
+	const lrx_next_t timeout = lrx_next_drop(LRX_DROP_FRAG_REASM_TIMEOUT);
+	if (l3_icmp_frag_time_exceeded(&d->core, f->m, &meta, timeout, ipv6) ==
+	    timeout)
+		return;
+	/* inet_frag_pull_head */
+	q->first = f->next;
+	if (q->tail == fi)
+		q->tail = 0;
+	q->n_frags--;
+	f->next = 0;
+	if (r->send_tail[ipv6])
+		rf(r, r->send_tail[ipv6])->next = fi;
+	else
+		r->send_head[ipv6] = fi;
+	r->send_tail[ipv6] = fi;
+}
+
+/* ip_expire / ip6_frag_expire, and nf_ct_frag6_expire (both
+ * ip6frag_expire_frag_queue: the IPv6 counters) */
+static void reasm_expire(struct l3_demux *d, uint32_t qi)
+{
+	struct l3_reasm *r = &d->reasm;
 	struct l3_reasm_mib *mib = &r->mib[rq(r, qi)->key.family == 6];
 	mib->fails++;
 	mib->timeout++;
+	reasm_expire_icmp(d, rq(r, qi));
 	reasm_queue_free(r, qi, LRX_DROP_FRAG_REASM_TIMEOUT);
 }
 
@@ -372,7 +442,7 @@ static void l3_reasm_tick(void *ctx, bool budget_used)
 	const uint64_t now = reasm_now(r);
 	for (unsigned l = 0; l < REASM_LRUS; l++)
 		while (r->lru_head[l] && rq(r, r->lru_head[l])->expires <= now)
-			reasm_expire(r, r->lru_head[l]);
+			reasm_expire(ctx, r->lru_head[l]);
 }
 
 /* The end of the run: every queue left ends as its timer would. */
@@ -381,7 +451,7 @@ static void l3_reasm_expire_all(void *ctx)
 	struct l3_reasm *r = &((struct l3_demux *)ctx)->reasm;
 	for (unsigned l = 0; l < REASM_LRUS; l++)
 		while (r->queues && r->lru_head[l])
-			reasm_expire(r, r->lru_head[l]);
+			reasm_expire(ctx, r->lru_head[l]);
 }
 
 /* ---- fragments: inet_frag_queue_insert ------------------------------------ */
@@ -554,8 +624,10 @@ static uint32_t reasm_frag_new(struct l3_reasm *r, struct rte_mbuf *m,
 		.offset = offset,
 		.end = end,
 		.hdr_len = (uint16_t)hdr_len,
+		.pkt_type = meta->pkt_type,
 		.noff = meta->network_offset,
 		.mac_len = meta->mac_len,
+		.vlan_vid = meta->vlan_vid,
 		.truesize = reasm_truesize(m),
 	};
 	return fi;
@@ -821,5 +893,5 @@ static const struct lrx_stage_counter l3_reasm_counters[] = {
 };
 
 L3_MODULE(reasm, .fini = l3_reasm_fini, .flush = l3_reasm_tick,
-	  .end_run = l3_reasm_expire_all, .drop = l3_reasm_drop,
+	  .end_run = l3_reasm_expire_all, .drop = l3_reasm_drop, .send = l3_reasm_send,
 	  .held = l3_reasm_held);

@@ -67,6 +67,10 @@ struct l3_reasm {
 	 * first, so that the order does not depend on how an engine's
 	 * sublists interleave the families */
 	uint32_t discard_head[2], discard_tail[2];
+	/* first fragments of expired queues that became their ICMP time
+	 * exceeded (ip_expire), in expiry order, until the send hook; per
+	 * family, IPv4 first, as the discard lists */
+	uint32_t send_head[2], send_tail[2];
 	uint32_t lru_head[REASM_LRUS], lru_tail[REASM_LRUS]; /* index + 1 */
 	/* inet_peer: per IPv4 source, the fragments seen (ip_frag_too_far);
 	 * kept while a queue of the source lives */
@@ -154,9 +158,10 @@ struct l3_reasm_frag {
 	uint32_t next;
 	uint16_t hdr_len;         /* bytes before the fragment's data */
 	uint8_t drop;             /* discarded: its enum lrx_drop_reason */
-	uint16_t noff, mac_len;   /* its meta's, kept here: a metadata ring
-				   * (build-meta placement=pool) may reuse
-				   * a held packet's slot */
+	uint8_t pkt_type;         /* these four: its meta's, kept here: a */
+	uint16_t noff, mac_len;   /* metadata ring (build-meta placement=pool)
+				   * may reuse a held packet's slot */
+	uint16_t vlan_vid;
 };
 
 static inline struct l3_reasm_queue *rq(struct l3_reasm *r, uint32_t i)
@@ -210,19 +215,23 @@ void reasm_pull(struct rte_mbuf *m, uint32_t len);
 lrx_next_t l3_reasm_ipv4(struct l3_reasm *r, struct rte_mbuf *m,
 			 struct lrx_meta *meta);
 
-/* Which IPv6 MIB counter (outside the reassembly MIB) a verdict moves. */
-enum l3_reasm_ip_mib {
-	L3_REASM_IP_MIB_NONE,
-	L3_REASM_IP_MIB_HDR_ERRORS,     /* Ip6InHdrErrors (parameter problem) */
+/* A header error of ipv6_frag_rcv: Ip6InHdrErrors and the ICMPv6
+ * parameter problem it sends (icmpv6_param_prob: code, and the pointer
+ * from the network header). */
+struct l3_reasm_hdr_error {
+	bool counted;
+	uint8_t icmp_code;      /* ICMPV6_HDR_FIELD 0, ICMPV6_HDR_INCOMP 3 */
+	uint16_t icmp_pointer;
 };
 
 /* ipv6_frag_rcv for the fragment header at *toff. CONTINUE: *toff and
  * *nexthdr name the header after it (an atomic fragment, RFC 6946, or the
  * reassembled datagram, whose fragment header is removed as
- * ip6_frag_reasm does); otherwise CONSUMED or a drop, counting *ip_mib. */
+ * ip6_frag_reasm does); otherwise CONSUMED or a drop, with *err counted
+ * where it says so (each of those sends a parameter problem). */
 lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 			 struct lrx_meta *meta, uint32_t *toff,
-			 uint8_t *nexthdr, enum l3_reasm_ip_mib *ip_mib);
+			 uint8_t *nexthdr, struct l3_reasm_hdr_error *err);
 
 /* nf_ct_frag6_gather (nf_defrag_ipv6's ipv6_defrag at PREROUTING -400)
  * for an IPv6 packet that passed ip6_rcv_core: CONTINUE with m unchanged

@@ -130,23 +130,33 @@ static void reasm_key_ipv6(struct l3_reasm_key *key, const struct rte_ipv6_hdr *
 		key->iif = port;
 }
 
+/* Ip6InHdrErrors and icmpv6_param_prob(skb, code, pointer): the
+ * fragment is dropped (or becomes the reply, reply.c) */
+static lrx_next_t reasm_hdr_error(struct l3_reasm_hdr_error *err,
+				  uint8_t code, uint32_t pointer)
+{
+	err->counted = true;
+	err->icmp_code = code;
+	err->icmp_pointer = (uint16_t)pointer;
+	return lrx_next_drop(LRX_DROP_IP_INHDR);
+}
+
 lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 			 struct lrx_meta *meta, uint32_t *toff,
-			 uint8_t *nexthdr, enum l3_reasm_ip_mib *ip_mib)
+			 uint8_t *nexthdr, struct l3_reasm_hdr_error *err)
 {
 	struct l3_reasm_mib *mib = &r->mib[1];
 	const uint32_t noff = meta->network_offset, fh = *toff;
 	const uint32_t pkt_end = noff + meta->len;
 	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
 	struct rte_ipv6_hdr *hdr = (struct rte_ipv6_hdr *)(frame + noff);
-	*ip_mib = L3_REASM_IP_MIB_NONE;
+	err->counted = false;
 	mib->reqds++;
 	/* fail_hdr: a jumbogram, or no room for the fragment header (in
-	 * the first segment, where listrx reads headers) */
-	if (hdr->payload_len == 0 || fh + 8 > pkt_end || fh + 8 > m->data_len) {
-		*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
-		return lrx_next_drop(LRX_DROP_IP_INHDR);
-	}
+	 * the first segment, where listrx reads headers); the pointer is
+	 * skb_network_header_len, the fragment header's offset */
+	if (hdr->payload_len == 0 || fh + 8 > pkt_end || fh + 8 > m->data_len)
+		return reasm_hdr_error(err, 0, fh - noff);
 	const uint8_t *fhdr = frame + fh;
 	const uint16_t frag_off = (uint16_t)((fhdr[2] << 8) | fhdr[3]);
 	if ((frag_off & 0xfff9) == 0) {
@@ -158,12 +168,11 @@ lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 	}
 	/* RFC 8200 4.5: the first fragment holds every header through the
 	 * upper-layer one, or it is discarded (Ip6InHdrErrors + ICMP
-	 * parameter problem, code 3; checked against Linux 6.18) */
+	 * parameter problem, code 3 (ICMPV6_HDR_INCOMP), pointer 0; checked
+	 * against Linux 6.18) */
 	if (reasm_ipv6_thdr_truncated(m, noff + sizeof(*hdr), pkt_end,
-				      hdr->proto)) {
-		*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
-		return lrx_next_drop(LRX_DROP_IP_INHDR);
-	}
+				      hdr->proto))
+		return reasm_hdr_error(err, 3, 0);
 	struct l3_reasm_key key;
 	reasm_key_ipv6(&key, hdr, fhdr, m->port);
 	const uint32_t qi = reasm_find(r, &key);
@@ -178,12 +187,12 @@ lrx_next_t l3_reasm_ipv6(struct l3_reasm *r, struct rte_mbuf *m,
 	const uint32_t end = offset + (pkt_end - (fh + 8));
 	enum lrx_drop_reason reason = LRX_DROP_FRAG_INVALID;
 	const bool last = !(frag_off & 1);
-	if (end > REASM_MAXLEN || (!last && (end & 7))) {
-		/* a parameter problem at frag_off, or (RFC 2460) in the
-		 * payload length; the queue stays */
-		*ip_mib = L3_REASM_IP_MIB_HDR_ERRORS;
-		return lrx_next_drop(LRX_DROP_IP_INHDR);
-	}
+	/* ip6_frag_queue's prob_offset: a parameter problem at frag_off,
+	 * or (RFC 2460) at the payload length; the queue stays */
+	if (end > REASM_MAXLEN)
+		return reasm_hdr_error(err, 0, fh + 2 - noff);
+	if (!last && (end & 7))
+		return reasm_hdr_error(err, 0, 4);
 	if (!reasm_end_ok(q, end, last) || end == offset)
 		goto discard_fq;
 	uint32_t fi;

@@ -113,6 +113,7 @@ std::string verdict(lrx_next_t n)
 {
 	switch (lrx_next_kind(n)) {
 	case LRX_NEXT_DELIVER: return "DELIVER";
+	case LRX_NEXT_TX: return "TX(" + std::to_string(lrx_next_arg(n)) + ")";
 	case LRX_NEXT_DROP:
 		return std::string("DROP(") +
 		       lrx_drop_reason_name((lrx_drop_reason)lrx_next_arg(n)) + ")";
@@ -131,6 +132,85 @@ std::vector<std::string> verdicts(const Run &r)
 	return v;
 }
 using Fates = std::vector<std::string>;
+
+uint32_t be32_at(const std::vector<uint8_t> &b, size_t off)
+{
+	return (uint32_t)b.at(off) << 24 | (uint32_t)b.at(off + 1) << 16 |
+	       (uint32_t)b.at(off + 2) << 8 | b.at(off + 3);
+}
+
+// The ICMPv6 parameter problem (icmpv6_param_prob) that answers frag: back
+// out of the ingress port, from the address it was sent to, code and
+// pointer as given, quoting the whole fragment's IPv6 packet.
+void check_paramprob6(const Run &r, const Frame &frag, uint8_t code,
+		      uint32_t pointer)
+{
+	REQUIRE(r.out.size() == 1);
+	CHECK(verdict(r.out[0].first) == "TX(0)");
+	const std::vector<uint8_t> &c = r.out[0].second;
+	const size_t l3 = frag.l2_len, ip_len = 40u + frag.be16(l3 + 4);
+	REQUIRE(c.size() == l3 + 48 + ip_len);
+	CHECK(c[l3 + 6] == 58); // ICMPv6
+	CHECK(std::vector<uint8_t>(c.begin() + l3 + 8, c.begin() + l3 + 24) ==
+	      std::vector<uint8_t>(frag.data.begin() + l3 + 24,
+				   frag.data.begin() + l3 + 40));
+	CHECK(std::vector<uint8_t>(c.begin() + l3 + 24, c.begin() + l3 + 40) ==
+	      std::vector<uint8_t>(frag.data.begin() + l3 + 8,
+				   frag.data.begin() + l3 + 24));
+	CHECK(c[l3 + 40] == 4); // ICMPV6_PARAMPROB
+	CHECK(c[l3 + 41] == code);
+	CHECK(be32_at(c, l3 + 44) == pointer);
+	CHECK(std::vector<uint8_t>(c.begin() + l3 + 48, c.end()) ==
+	      std::vector<uint8_t>(frag.data.begin() + l3,
+				   frag.data.begin() + l3 + ip_len));
+}
+
+// The ICMP time exceeded, code 1 (ip_expire: ICMP_EXC_FRAGTIME;
+// ip6frag_expire_frag_queue: ICMPV6_EXC_FRAGTIME) that the expiry of
+// first's queue sent: back out of the ingress port, from the address first
+// was sent to, quoting first's whole IP packet.
+void check_time_exceeded(const std::pair<lrx_next_t, std::vector<uint8_t>> &out,
+			 const Frame &first, bool v6)
+{
+	CHECK(verdict(out.first) == "TX(0)");
+	const std::vector<uint8_t> &c = out.second;
+	const size_t l3 = first.l2_len;
+	const size_t ip_len = v6 ? 40u + first.be16(l3 + 4) : first.be16(l3 + 2);
+	const size_t hdr = v6 ? 48 : 28, src = v6 ? 8 : 12, alen = v6 ? 16 : 4;
+	REQUIRE(c.size() == l3 + hdr + ip_len);
+	CHECK(c[l3 + (v6 ? 6 : 9)] == (v6 ? 58 : 1));
+	auto bytes = [](const std::vector<uint8_t> &b, size_t off, size_t n) {
+		return std::vector<uint8_t>(b.begin() + off, b.begin() + off + n);
+	};
+	CHECK(bytes(c, l3 + src, alen) == bytes(first.data, l3 + src + alen, alen));
+	CHECK(bytes(c, l3 + src + alen, alen) == bytes(first.data, l3 + src, alen));
+	const size_t icmp = l3 + hdr - 8;
+	CHECK(c[icmp] == (v6 ? 3 : 11));
+	CHECK(c[icmp + 1] == 1);
+	CHECK(be32_at(c, icmp + 4) == 0);
+	CHECK(bytes(c, l3 + hdr, ip_len) == bytes(first.data, l3, ip_len));
+}
+
+// What a time exceeded adds to the counters of family fam ("Ip", "Ip6").
+Snmp with_time_exceeded(Snmp s, const std::string &fam)
+{
+	const bool v6 = fam == "Ip6";
+	s[v6 ? "Icmp6OutMsgs" : "IcmpOutMsgs"]++;
+	s[v6 ? "Icmp6OutTimeExcds" : "IcmpOutTimeExcds"]++;
+	s[v6 ? "Icmp6OutType3" : "IcmpMsgOutType11"]++;
+	s[v6 ? "Ip6OutRequests" : "IpOutRequests"]++;
+	return s;
+}
+
+// What the parameter problem adds to the counters (icmp6_send).
+Snmp with_paramprob6(Snmp s)
+{
+	s["Icmp6OutMsgs"] = 1;
+	s["Icmp6OutParmProblems"] = 1;
+	s["Icmp6OutType4"] = 1;
+	s["Ip6OutRequests"] = 1;
+	return s;
+}
 
 } // namespace
 
@@ -299,16 +379,68 @@ TEST_CASE("reassembly: queues time out (ipfrag_time) and at the run's end",
 	// run's end expires
 	Run r = run_all(in, {1, 0, 1},
 			{{"ipfrag_clock", "polls"}, {"ipfrag_time", "2"}});
-	CHECK(verdicts(r) == Fates{drop(LRX_DROP_FRAG_REASM_TIMEOUT),
-				   drop(LRX_DROP_FRAG_REASM_TIMEOUT)});
-	check_snmp(r, {{"IpInReceives", 2}, {"IpReasmReqds", 2},
-		       {"IpReasmFails", 2}, {"IpReasmTimeout", 2}});
+	// the first queue held the first fragment: it becomes the ICMP time
+	// exceeded; the second (the last fragment only) sends none
+	REQUIRE(r.out.size() == 2);
+	check_time_exceeded(r.out[0], in[0], false);
+	CHECK(verdict(r.out[1].first) == drop(LRX_DROP_FRAG_REASM_TIMEOUT));
+	check_snmp(r, with_time_exceeded({{"IpInReceives", 2}, {"IpReasmReqds", 2},
+					  {"IpReasmFails", 2}, {"IpReasmTimeout", 2}},
+					 "Ip"));
+	// IPv6 the same (ip6frag_expire_frag_queue), at the end of poll 1
+	Run ipv6_first = run_all({frag6(whole6(), 0, 96, true)}, {1, 0},
+				 {{"ipfrag_clock", "polls"}, {"ipfrag_time", "1"}});
+	REQUIRE(ipv6_first.out.size() == 1);
+	check_time_exceeded(ipv6_first.out[0], frag6(whole6(), 0, 96, true), true);
+	check_snmp(ipv6_first,
+		   with_time_exceeded({{"Ip6InReceives", 1}, {"Ip6ReasmReqds", 1},
+				       {"Ip6ReasmFails", 1}, {"Ip6ReasmTimeout", 1}},
+				      "Ip6"));
 	// within the time (poll 1) the same stream completes
 	Run ok = run_all(in, {1, 1}, {{"ipfrag_clock", "polls"}, {"ipfrag_time", "2"}});
 	REQUIRE(ok.out.size() == 1);
 	CHECK(verdict(ok.out[0].first) == "DELIVER");
 	CHECK(ok.counters[1]["IpReasmTimeout"] == 0);
 	CHECK(ok.counters[1]["IpReasmOKs"] == 1);
+}
+
+TEST_CASE("reassembly: the time exceeded of an expiry is rate limited as "
+	  "every ICMP error", "[l3_demux][reasm]")
+{
+	// no global credit (icmp_msgs_per_sec, icmp_msgs_burst 0): not sent,
+	// the first fragment dropped with the queue (icmp_global_allow)
+	const Frame first = frag4(whole4(), 0, 80, true);
+	Run r = run_all({first}, {}, {{"icmp_msgs_per_sec", "0"}, {"icmp_msgs_burst", "0"},
+				      {"icmp_clock", "polls"}});
+	CHECK(verdicts(r) == Fates{drop(LRX_DROP_FRAG_REASM_TIMEOUT)});
+	check_snmp(r, {{"IpInReceives", 1}, {"IpReasmReqds", 1}, {"IpReasmFails", 1},
+		       {"IpReasmTimeout", 1}, {"IcmpOutRateLimitGlobal", 1}});
+	// seven first fragments of one peer: the peer's bucket
+	// (XRLIM_BURST_FACTOR 6) lets six through (icmpv4_xrlim_allow); the
+	// engine takes a stage's drops before its sends
+	std::vector<Frame> seven;
+	for (uint16_t id = 1; id <= 7; id++)
+		seven.push_back(frag4(whole4(id), 0, 80, true));
+	Run burst = run_all(seven, {}, {{"icmp_clock", "polls"}});
+	CHECK(verdicts(burst) == Fates{drop(LRX_DROP_FRAG_REASM_TIMEOUT), "TX(0)",
+				       "TX(0)", "TX(0)", "TX(0)", "TX(0)", "TX(0)"});
+	CHECK(burst.counters[1]["IcmpOutTimeExcds"] == 6);
+	CHECK(burst.counters[1]["IcmpOutRateLimitHost"] == 1);
+}
+
+TEST_CASE("reassembly: no time exceeded about a broadcast datagram",
+	  "[l3_demux][reasm]")
+{
+	// a first fragment to 255.255.255.255 (unicast MAC: PACKET_HOST):
+	// the route is broadcast, __icmp_send sends nothing
+	Frame first = frag4(whole4(), 0, 80, true);
+	for (size_t i = 0; i < 4; i++)
+		first.set_u8(first.l2_len + 16 + i, 0xff);
+	first.ip4_fix_csum();
+	Run r = run_all({first});
+	CHECK(verdicts(r) == Fates{drop(LRX_DROP_FRAG_REASM_TIMEOUT)});
+	CHECK(r.counters[1]["IcmpOutMsgs"] == 0);
+	CHECK(r.counters[1]["IpReasmTimeout"] == 1);
 }
 
 TEST_CASE("reassembly: above ipfrag_high_thresh new fragments fail",
@@ -319,10 +451,11 @@ TEST_CASE("reassembly: above ipfrag_high_thresh new fragments fail",
 	Run r = run_all({frag4(whole4(1), 0, 80, true), frag4(whole4(2), 0, 80, true),
 			 frag4(whole4(1), 80, 128, false)},
 			{}, {{"ipfrag_high_thresh", "1"}});
-	CHECK(verdicts(r) == Fates{drop(LRX_DROP_NOMEM), drop(LRX_DROP_NOMEM),
-				   drop(LRX_DROP_FRAG_REASM_TIMEOUT)});
-	check_snmp(r, {{"IpInReceives", 3}, {"IpReasmReqds", 3},
-		       {"IpReasmFails", 3}, {"IpReasmTimeout", 1}});
+	// the held one is a first fragment: its expiry sends the time exceeded
+	CHECK(verdicts(r) == Fates{drop(LRX_DROP_NOMEM), drop(LRX_DROP_NOMEM), "TX(0)"});
+	check_snmp(r, with_time_exceeded({{"IpInReceives", 3}, {"IpReasmReqds", 3},
+					  {"IpReasmFails", 3}, {"IpReasmTimeout", 1}},
+					 "Ip"));
 }
 
 TEST_CASE("reassembly: IPv4 and IPv6 each have their own ipfrag_high_thresh, "
@@ -337,12 +470,13 @@ TEST_CASE("reassembly: IPv4 and IPv6 each have their own ipfrag_high_thresh, "
 		Run r = run_all({frag6(w6, 0, 80, true, 1), frag4(whole4(1), 0, 80, true),
 				 frag6(w6, 0, 80, true, 2), frag4(whole4(2), 0, 80, true)},
 				{}, {{"ipfrag_high_thresh", "1"}, {"list_split", split}});
-		// the two held ones expire at the run's end, IPv4's first
+		// the two held ones (first fragments) expire at the run's end
+		// and become their time exceeded, IPv4's first
 		REQUIRE(r.out.size() == 4);
 		CHECK(verdict(r.out[0].first) == drop(LRX_DROP_NOMEM));
 		CHECK(verdict(r.out[1].first) == drop(LRX_DROP_NOMEM));
-		CHECK(verdict(r.out[2].first) == drop(LRX_DROP_FRAG_REASM_TIMEOUT));
-		CHECK(verdict(r.out[3].first) == drop(LRX_DROP_FRAG_REASM_TIMEOUT));
+		check_time_exceeded(r.out[2], frag4(whole4(1), 0, 80, true), false);
+		check_time_exceeded(r.out[3], frag6(w6, 0, 80, true, 1), true);
 		for (const char *fam : {"Ip", "Ip6"}) {
 			INFO(fam);
 			const std::string f = fam;
@@ -424,22 +558,41 @@ TEST_CASE("reassembly: IPv6 overlap, timeout, atomic and truncated fragments",
 	}
 	SECTION("first fragment without the whole UDP header (RFC 8200 4.5)")
 	{
-		Run r = run_all({frag6(w, 0, 4, true)});
-		REQUIRE(r.out.size() == 1);
-		CHECK(verdict(r.out[0].first) == drop(LRX_DROP_IP_INHDR));
+		// parameter problem code 3 (ICMPV6_HDR_INCOMP), pointer 0
+		const Frame f = frag6(w, 0, 4, true);
+		Run r = run_all({f});
+		check_paramprob6(r, f, 3, 0);
 		// Ip6InHdrErrors, as Linux 6.18 counts it (oracle test)
-		check_snmp(r, {{"Ip6InReceives", 1}, {"Ip6ReasmReqds", 1},
-			       {"Ip6InHdrErrors", 1}});
+		check_snmp(r, with_paramprob6({{"Ip6InReceives", 1},
+					       {"Ip6ReasmReqds", 1},
+					       {"Ip6InHdrErrors", 1}}));
 	}
 	SECTION("a non-last fragment not a multiple of 8: parameter problem")
 	{
-		Run r = run_all({frag6(w, 0, 20, true)});
-		REQUIRE(r.out.size() == 1);
-		CHECK(verdict(r.out[0].first) == drop(LRX_DROP_IP_INHDR));
+		// pointer 4: the payload length (RFC 8200 4.5)
+		const Frame f = frag6(w, 0, 20, true);
+		Run r = run_all({f});
+		check_paramprob6(r, f, 0, 4);
 		// the queue fq_find created stays until its timer
-		check_snmp(r, {{"Ip6InReceives", 1}, {"Ip6ReasmReqds", 1},
-			       {"Ip6InHdrErrors", 1}, {"Ip6ReasmFails", 1},
-			       {"Ip6ReasmTimeout", 1}});
+		check_snmp(r, with_paramprob6({{"Ip6InReceives", 1},
+					       {"Ip6ReasmReqds", 1},
+					       {"Ip6InHdrErrors", 1},
+					       {"Ip6ReasmFails", 1},
+					       {"Ip6ReasmTimeout", 1}}));
+	}
+	SECTION("a fragment that ends past 65535: parameter problem at frag_off")
+	{
+		// offset 65528 + 16 bytes: pointer 42, the fragment header's
+		// offset field
+		Frame f = frag6(w, 0, 16, true);
+		f.set_be16(f.l2_len + 42, (uint16_t)(65528 | 1));
+		Run r = run_all({f});
+		check_paramprob6(r, f, 0, 42);
+		check_snmp(r, with_paramprob6({{"Ip6InReceives", 1},
+					       {"Ip6ReasmReqds", 1},
+					       {"Ip6InHdrErrors", 1},
+					       {"Ip6ReasmFails", 1},
+					       {"Ip6ReasmTimeout", 1}}));
 	}
 }
 

@@ -3,7 +3,9 @@
 // a duplicate, with an overlap, incomplete ones that time out, two last
 // fragments with different ends, datagrams whose fragments are 64 and 66
 // fragments of the same source apart (ipfrag_max_dist); IPv6 atomic,
-// truncated first and unaligned fragments) are sent into a veth whose peer lives in a
+// truncated first and unaligned fragments, each answered with a parameter
+// problem; first fragments alone, whose expiry sends a time exceeded) are
+// sent into a veth whose peer lives in a
 // fresh network namespace (ipfrag_time 1 s there, so the incomplete queues
 // expire while the test waits), and through build-meta,l3-demux under
 // every engine; the kernel's nstat counters and listrx's must agree (the
@@ -69,6 +71,10 @@ std::vector<Frame> streams()
 		v.push_back(f);
 	for (const Frame &f : far_stream(301, 500, 65))
 		v.push_back(f);
+	// first fragments alone: their expiry sends the ICMP time exceeded
+	// (ip_expire, ip6_frag_expire)
+	add({frag4(whole4(108), 0, 80, true)});
+	add({frag6(w, 0, 96, true, 9)});
 	return v;
 }
 
@@ -115,14 +121,25 @@ TEST_CASE("kernel oracle: reassembly counters of a veth in a netns match "
 		"Ip6InUnknownProtos", "Ip6ReasmReqds", "Ip6ReasmOKs",
 		"Ip6ReasmFails", "Ip6ReasmTimeout", "Udp6NoPorts", "Udp6InErrors",
 		"Udp6InCsumErrors",
+		// the parameter problems of ipv6_frag_rcv (truncated first,
+		// not 8-aligned); Icmp6OutMsgs would count the kernel's
+		// neighbour solicitations too
+		"Icmp6OutParmProblems", "Icmp6OutType4",
+		"IcmpOutTimeExcds", "Icmp6OutTimeExcds", "Icmp6OutType3",
 	};
 	const StageKeys l3_keys = {{"local_ipv4", "10.0.0.2"},
 				   {"local_ipv6", "2001:db8::2"},
 				   {"udp_ports", "none"}, {"tcp_ports", "none"},
-				   {"trust_ip_csum_hint", "no"}};
+				   {"trust_ip_csum_hint", "no"},
+				   // the kernel's timers fire 1 s on: the time
+				   // exceeded's rate limit sees that second
+				   // (1 poll = 1 ms on both clocks)
+				   {"ipfrag_clock", "polls"}, {"ipfrag_time", "1000"},
+				   {"icmp_clock", "polls"}};
 	std::vector<uint16_t> polls;
 	for (size_t left = frames.size(); left; left -= polls.back())
 		polls.push_back((uint16_t)std::min<size_t>(left, 8));
+	polls.insert(polls.end(), 1100, 0);
 	for (auto kind : {LRX_ENGINE_PACKET, LRX_ENGINE_BURST, LRX_ENGINE_HYBRID,
 			  LRX_ENGINE_STATIC, LRX_ENGINE_GRAPH}) {
 		INFO("engine " << lrx_engine_name(kind));
@@ -139,6 +156,9 @@ TEST_CASE("kernel oracle: reassembly counters of a veth in a netns match "
 			CHECK(kernel == ours);
 		}
 		CHECK(r.counters[1]["IpReasmOKs"] > 0);
+		CHECK(r.counters[1]["Icmp6OutParmProblems"] > 0);
+		CHECK(r.counters[1]["IcmpOutTimeExcds"] > 0);
+		CHECK(r.counters[1]["Icmp6OutTimeExcds"] > 0);
 		LRX_REQUIRE_POOL_FULL(mp);
 	}
 }

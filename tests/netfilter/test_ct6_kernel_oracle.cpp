@@ -306,6 +306,7 @@ TEST_CASE("kernel oracle: nf_defrag_ipv6 gathers IPv6 fragments before the "
 	});
 	const Frame overlapped = whole([](Spec &s) { s.sport = 5354; s.dport = 53; });
 	const Frame cut = whole([](Spec &s) { s.sport = 5355; s.dport = 53; });
+	const Frame lone = whole([](Spec &s) { s.sport = 5356; s.dport = 53; });
 	const std::vector<Frame> frames = {
 		// one datagram each: NEW, one rule hit; the port unreachable,
 		// the echo reply, the SYN-ACK out
@@ -319,6 +320,10 @@ TEST_CASE("kernel oracle: nf_defrag_ipv6 gathers IPv6 fragments before the "
 		piece(overlapped, 160, 0, 4),
 		// incomplete: expires
 		piece(cut, 80, 80, 5),
+		// a first fragment alone: its expiry sends the ICMPv6 time
+		// exceeded (ip6frag_expire_frag_queue), through LOCAL_OUT's
+		// conntrack (icmp_error: no entry for the quoted flow)
+		piece(lone, 0, 80, 6),
 		// the query again, whole: ESTABLISHED by the port unreachable
 		query,
 	};

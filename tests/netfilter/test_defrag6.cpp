@@ -5,9 +5,10 @@
 // entry, one rule hit) and ip6_input delivers without ipv6_frag_rcv (no
 // Ip6Reasm*); an overlap drops the fragment (NF_DROP) and the queue
 // (RFC 5722), a duplicate is freed alone, a queue expires after
-// nf_conntrack_frag6_timeout (Ip6ReasmFails + Ip6ReasmTimeout, as
-// ip6frag_expire_frag_queue), a fragment past 65535 bytes is dropped, one
-// not a multiple of 8 bytes goes on for ipv6_frag_rcv to answer, and
+// nf_conntrack_frag6_timeout (Ip6ReasmFails + Ip6ReasmTimeout and the
+// time exceeded about its first fragment, as ip6frag_expire_frag_queue), a fragment past 65535 bytes is dropped, one
+// not a multiple of 8 bytes goes on for ipv6_frag_rcv to answer (a
+// parameter problem through LOCAL_OUT's conntrack), and
 // without conntrack nothing changes. Each case checks the fates, the
 // bytes, the SNMP counters and that the mbuf pool is full afterwards.
 #include <catch2/catch.hpp>
@@ -222,13 +223,27 @@ TEST_CASE("nf_defrag_ipv6: a queue expires after nf_conntrack_frag6_timeout, "
 	CHECK(kept.out[3].second == w.data);
 	// 2 polls: a expires; b and c wait for the first fragment until the
 	// run's end
+	// run's end; a's expiry sends the ICMPv6 time exceeded about it
+	// (ip6frag_expire_frag_queue: nf_defrag_ipv6's queues too), through
+	// LOCAL_OUT's conntrack, which finds no entry for the quoted flow
+	// (nf_conntrack_inet_error: icmp_error, as Linux 6.18 counts it)
 	Run gone = run_all(in, polls, true, {{"nf_conntrack_frag6_timeout", "2"}});
-	CHECK(fates(gone) == Fates{"DELIVER", drop(LRX_DROP_FRAG_REASM_TIMEOUT), "DELIVER",
-				   "DELIVER", drop(LRX_DROP_FRAG_REASM_TIMEOUT),
+	CHECK(fates(gone) == Fates{"DELIVER", "TX", "DELIVER", "DELIVER",
+				   drop(LRX_DROP_FRAG_REASM_TIMEOUT),
 				   drop(LRX_DROP_FRAG_REASM_TIMEOUT)});
+	REQUIRE(gone.out.size() == 6);
+	const std::vector<uint8_t> &reply = gone.out[1].second;
+	REQUIRE(reply.size() == w.l2_len + 48u + (a.data.size() - w.l2_len));
+	CHECK(reply[w.l2_len + 40] == 3); // ICMPV6_TIME_EXCEED
+	CHECK(reply[w.l2_len + 41] == 1); // ICMPV6_EXC_FRAGTIME
+	CHECK(std::vector<uint8_t>(reply.begin() + w.l2_len + 48, reply.end()) ==
+	      std::vector<uint8_t>(a.data.begin() + w.l2_len, a.data.end()));
+	CHECK(gone.counters[1]["nf_conntrack_icmp_error"] == 1);
 	check_snmp(gone, {{"Ip6InReceives", 6},
 			  {"Ip6InDelivers", 3}, {"Udp6InDatagrams", 3},
-			  {"Ip6ReasmFails", 2}, {"Ip6ReasmTimeout", 2}});
+			  {"Ip6ReasmFails", 2}, {"Ip6ReasmTimeout", 2},
+			  {"Ip6OutRequests", 1}, {"Icmp6OutMsgs", 1},
+			  {"Icmp6OutTimeExcds", 1}, {"Icmp6OutType3", 1}});
 }
 
 TEST_CASE("nf_defrag_ipv6: too long is dropped; not a multiple of 8 goes on to "
@@ -241,15 +256,26 @@ TEST_CASE("nf_defrag_ipv6: too long is dropped; not a multiple of 8 goes on to "
 	check_snmp(big, {{"Ip6InReceives", 1}});
 	// 76 bytes with more to come (-EPROTO): a's queue is killed, the
 	// hooks see the fragment (conntrack=on, no rules: accepted) and
-	// ipv6_frag_rcv refuses it (Ip6InHdrErrors; listrx's ipv6_frag_rcv
-	// sends no parameter problem), its fq_find's queue expiring at the
-	// run's end (fq->iif set: counted)
+	// ipv6_frag_rcv refuses it (Ip6InHdrErrors) with a parameter problem
+	// at the payload length (the fragment becomes the reply), its
+	// fq_find's queue expiring at the run's end (fq->iif set: counted)
 	Run odd = run_all({a, frag6(w, 80, 76, true)}, {}, false, {{"conntrack", "on"}});
-	CHECK(fates(odd) == Fates{drop(LRX_DROP_IP_INHDR), drop(LRX_DROP_FRAG_INVALID)});
+	CHECK(fates(odd) == Fates{"TX", drop(LRX_DROP_FRAG_INVALID)});
+	REQUIRE(odd.out.size() == 2);
+	const std::vector<uint8_t> &reply = odd.out[0].second;
+	REQUIRE(reply.size() > w.l2_len + 48u);
+	CHECK(reply[w.l2_len + 40] == 4); // ICMPV6_PARAMPROB, ICMPV6_HDR_FIELD
+	CHECK(reply[w.l2_len + 41] == 0);
+	CHECK(reply[w.l2_len + 47] == 4);
 	CHECK(odd.counters[1]["nf6_defrag_fails"] == 1);
+	// LOCAL_OUT: the quoted fragment has no tuple (get_l4proto: a
+	// non-first fragment), nf_conntrack_icmpv6_error fails
+	CHECK(odd.counters[1]["nf_conntrack_icmp_error"] == 1);
 	check_snmp(odd, {{"Ip6InReceives", 2},
 			 {"Ip6ReasmReqds", 1}, {"Ip6InHdrErrors", 1},
-			 {"Ip6ReasmFails", 1}, {"Ip6ReasmTimeout", 1}});
+			 {"Ip6ReasmFails", 1}, {"Ip6ReasmTimeout", 1},
+			 {"Ip6OutRequests", 1}, {"Icmp6OutMsgs", 1},
+			 {"Icmp6OutParmProblems", 1}, {"Icmp6OutType4", 1}});
 }
 
 TEST_CASE("nf_defrag_ipv6: without IPv6 conntrack fragments reassemble after "

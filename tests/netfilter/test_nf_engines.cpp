@@ -82,7 +82,10 @@ TEST_CASE("build-meta,l3-demux with netfilter give identical results under "
 		const std::vector<lrx_test::PipelineStage> stages = {
 			{"build-meta", {}},
 			{"l3-demux", {{"local_ipv4", "10.0.0.2/24"}, {"netfilter", path},
-				      {"list_split", split}, {"ipfrag_clock", "polls"}}},
+				      {"list_split", split}, {"ipfrag_clock", "polls"},
+				      // the replies' rate limits on the poll count,
+				      // not the TSC (first fragments' expiries send)
+				      {"icmp_clock", "polls"}}},
 		};
 		auto make = [&](size_t at) { return frames[ids[at]].to_mbuf(pool()); };
 		auto clean = [](lrx_test::EngineRun &r) {
@@ -318,7 +321,10 @@ TEST_CASE("build-meta,l3-demux with ip6tables rules (netfilter6) give identical 
 			{"l3-demux", {{"local_ipv4", "10.0.0.2/24"},
 				      {"local_ipv6", "2001:db8::2/64"},
 				      {"netfilter", file4.path}, {"netfilter6", file6.path},
-				      {"list_split", split}, {"ipfrag_clock", "polls"}}},
+				      {"list_split", split}, {"ipfrag_clock", "polls"},
+				      // the replies' rate limits on the poll count,
+				      // not the TSC (first fragments' expiries send)
+				      {"icmp_clock", "polls"}}},
 		};
 		auto make = [&](size_t at) { return frames[ids[at]].to_mbuf(pool()); };
 		auto clean = [](lrx_test::EngineRun &r) {
