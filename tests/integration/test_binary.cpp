@@ -337,7 +337,9 @@ TEST_CASE("SIGINT and SIGTERM stop the run: summary, pool full, exit 0", "[binar
 		std::string js = lrx_test::scratch_path("sig" + std::to_string(sig) + ".json");
 		lrx_test::RunOptions opt;
 		opt.signal = sig;
-		opt.signal_after_s = 1.5;
+		// once the run polls (its first periodic line), not after a fixed
+		// time: a sanitizer build under load can take longer to start
+		opt.signal_when_output = "] rx ";
 		opt.timeout_s = 60;
 		auto r = run_program(cmd(eal("sig" + std::to_string(sig), "net_null0,copy=0"),
 					 {"--json", js, "--stats-period", "0.2"}),
