@@ -113,15 +113,23 @@ static lrx_next_t reasm_finish_ipv6(struct l3_reasm *r, struct l3_reasm_mib *mib
 	return LRX_NEXT_CONTINUE_V;
 }
 
-/* fq_find's key of an IPv6 fragment (header fhdr) that came in on port */
-static void reasm_key_ipv6(struct l3_reasm_key *key, const struct rte_ipv6_hdr *hdr,
-			   const uint8_t *fhdr, uint16_t port)
+/* The part of an IPv6 fragment queue's key both users share (struct
+ * frag_v6_compare_key: addresses and the fragment header's id) */
+static void reasm_key_ipv6_common(struct l3_reasm_key *key, const struct rte_ipv6_hdr *hdr,
+				  const uint8_t *fhdr)
 {
 	memset(key, 0, sizeof(*key));
 	memcpy(key->saddr, hdr->src_addr, 16);
 	memcpy(key->daddr, hdr->dst_addr, 16);
 	memcpy(&key->id, fhdr + 4, 4);
 	key->family = 6;
+}
+
+/* fq_find's key of an IPv6 fragment (header fhdr) that came in on port */
+static void reasm_key_ipv6(struct l3_reasm_key *key, const struct rte_ipv6_hdr *hdr,
+			   const uint8_t *fhdr, uint16_t port)
+{
+	reasm_key_ipv6_common(key, hdr, fhdr);
 	const uint8_t tclass = (uint8_t)(rte_be_to_cpu_32(hdr->vtc_flow) >> 20);
 	key->proto_ecn = (uint8_t)(1u << (tclass & 3));
 	/* link-local (fe80::/10) and multicast destinations: per device */
@@ -255,11 +263,7 @@ static bool reasm_ct_find_fhdr(const struct rte_mbuf *m, uint32_t noff, uint32_t
 static void reasm_key_ct6(struct l3_reasm_key *key, const struct rte_ipv6_hdr *hdr,
 			  const uint8_t *fhdr, uint16_t port)
 {
-	memset(key, 0, sizeof(*key));
-	memcpy(key->saddr, hdr->src_addr, 16);
-	memcpy(key->daddr, hdr->dst_addr, 16);
-	memcpy(&key->id, fhdr + 4, 4);
-	key->family = 6;
+	reasm_key_ipv6_common(key, hdr, fhdr);
 	key->iif = port;
 	key->user = REASM_USER_CONNTRACK_IN;
 }
