@@ -402,20 +402,9 @@ lrx_next_t l3_ipv6_frag(struct l3_ctx *c, struct rte_mbuf *m,
  * route), else 0 (a default route). */
 unsigned l3_ipv6_route_plen(const struct l3_ipv6 *v6, const uint8_t *addr)
 {
-	for (unsigned i = 0; i < v6->n_local6; i++) {
-		const unsigned plen = v6->plen6[i];
-		const uint8_t *a = v6->local6[i];
-		unsigned bits = plen;
-		bool same = true;
-		for (unsigned b = 0; b < 16 && bits && same; b++) {
-			const unsigned take = bits < 8 ? bits : 8;
-			const uint8_t mask = (uint8_t)(0xff00 >> take);
-			same = ((a[b] ^ addr[b]) & mask) == 0;
-			bits -= take;
-		}
-		if (same)
-			return plen;
-	}
+	for (unsigned i = 0; i < v6->n_local6; i++)
+		if (l3_in_prefix(addr, v6->local6[i], v6->plen6[i]))
+			return v6->plen6[i];
 	return 0;
 }
 

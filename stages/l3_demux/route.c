@@ -349,18 +349,6 @@ int l3_parse_routes6(const char *text, void *out)
 	return l3_parse_routes(text, AF_INET6, t, &t->n, &t->complete, l3_put_route6);
 }
 
-/* Does a of len bytes match prefix/plen? */
-static bool l3_in_prefix(const uint8_t *a, const uint8_t *prefix, unsigned plen)
-{
-	for (unsigned b = 0; plen; b++) {
-		const unsigned take = plen < 8 ? plen : 8;
-		if ((a[b] ^ prefix[b]) & (uint8_t)(0xff00 >> take))
-			return false;
-		plen -= take;
-	}
-	return true;
-}
-
 bool l3_ipv4_out_route(const struct l3_route *r, uint32_t daddr_be)
 {
 	const struct l3_routes4 *t = &r->routes4;

@@ -115,6 +115,18 @@ enum l3_rt {
 	L3_RT_UNREACH,   /* RTN_UNREACHABLE: dst.input = ip_error */
 };
 
+/* Does address a (network order, any length) match prefix/plen? */
+static inline bool l3_in_prefix(const uint8_t *a, const uint8_t *prefix, unsigned plen)
+{
+	for (unsigned b = 0; plen; b++) {
+		const unsigned take = plen < 8 ? plen : 8;
+		if ((a[b] ^ prefix[b]) & (uint8_t)(0xff00 >> take))
+			return false;
+		plen -= take;
+	}
+	return true;
+}
+
 static inline bool l3_ipv4_is_local(const struct l3_route *r, uint32_t daddr)
 {
 	if (r->n_local4 == 0)
