@@ -93,22 +93,6 @@ Run run_all(const std::vector<Frame> &in, std::vector<uint16_t> polls = {},
 	return ref;
 }
 
-// Every SNMP counter (capitalised name) of l3-demux is as listed, or 0.
-void check_snmp(const Run &r, const Snmp &want)
-{
-	for (auto &kv : r.counters[1]) {
-		if (!std::isupper((unsigned char)kv.first[0]))
-			continue;
-		auto it = want.find(kv.first);
-		INFO("counter " << kv.first);
-		CHECK(kv.second == (it == want.end() ? 0 : it->second));
-	}
-	for (auto &kv : want) {
-		INFO("counter " << kv.first);
-		CHECK(r.counters[1].count(kv.first) == 1);
-	}
-}
-
 std::string verdict(lrx_next_t n)
 {
 	switch (lrx_next_kind(n)) {

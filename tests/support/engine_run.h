@@ -7,6 +7,7 @@
 // compares every engine's result with the packet engine's.
 #pragma once
 
+#include <cctype>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -189,6 +190,24 @@ inline void require_same_run(const EngineRun &r, const EngineRun &ref)
 			CHECK(r.stats[s].drops[d] == ref.stats[s].drops[d]);
 		CHECK(r.counters[s] == ref.counters[s]);
 		CHECK(r.maps[s] == ref.maps[s]);
+	}
+}
+
+// Every SNMP counter (a capitalised name) of the stage at index stage
+// (l3-demux after build-meta: 1) is as listed, or 0.
+inline void check_snmp(const EngineRun &r, const std::map<std::string, uint64_t> &want,
+		       size_t stage = 1)
+{
+	for (auto &kv : r.counters.at(stage)) {
+		if (!std::isupper((unsigned char)kv.first[0]))
+			continue;
+		auto it = want.find(kv.first);
+		INFO("counter " << kv.first);
+		CHECK(kv.second == (it == want.end() ? 0 : it->second));
+	}
+	for (auto &kv : want) {
+		INFO("counter " << kv.first);
+		CHECK(r.counters.at(stage).count(kv.first) == 1);
 	}
 }
 
